@@ -1,0 +1,51 @@
+import { createHash } from 'node:crypto';
+import { chmod, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { Value } from '@sinclair/typebox/value';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import { AppError } from '../errors.ts';
+import { describeError } from '../http/base-app.ts';
+import { operations, type OperationName } from './operations.ts';
+
+/** A Unix socket path for the data dir, short enough for the 107-byte limit of socket paths. */
+export function adminSocketPath(dataDir: string): string {
+  const inDataDir = join(dataDir, 'admin.sock');
+  if (Buffer.byteLength(inDataDir) < 100) return inDataDir;
+  return join(tmpdir(), `portico-${createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}.sock`);
+}
+
+/**
+ * Serves CLI operations on a Unix socket (mode 0600, owner only) while `portico serve` holds the embedded
+ * database, which only one process may open: `POST /operations/<name>` with the operation's input as JSON.
+ */
+export async function startAdminServer(options: {
+  db: Database;
+  config: Pick<Config, 'environment' | 'dataDir'>;
+  logger?: FastifyBaseLogger;
+}): Promise<{ path: string; app: FastifyInstance }> {
+  const path = adminSocketPath(options.config.dataDir);
+  const app = Fastify(options.logger ? { loggerInstance: options.logger } : { logger: false });
+  app.post<{ Params: { name: string }; Body: unknown }>('/operations/:name', async (request, reply) => {
+    try {
+      const name = request.params.name;
+      if (!Object.hasOwn(operations, name)) throw new AppError('NOT_FOUND', `no operation ${name}`);
+      const op = operations[name as OperationName];
+      if (!Value.Check(op.input, request.body)) {
+        const problems = [...Value.Errors(op.input, request.body)].map((e) => `${e.path || '/'}: ${e.message}`);
+        throw new AppError('BAD_USER_INPUT', problems.join('; '));
+      }
+      return { result: await op.run(options.db, request.body as never, options.config) };
+    } catch (error) {
+      const described = describeError(error);
+      if (!described.expected) request.log.error({ err: error }, 'admin operation failed');
+      return reply.code(described.status).send({ error: { code: described.code, message: described.message } });
+    }
+  });
+  await rm(path, { force: true });
+  await app.listen({ path });
+  await chmod(path, 0o600);
+  return { path, app };
+}

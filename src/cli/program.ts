@@ -1,0 +1,195 @@
+import { Command, Option } from 'commander';
+import { runOperation } from '../admin/run-operation.ts';
+import type { OperationInput, OperationName } from '../admin/operations.ts';
+import { CONFIG_VARIABLES, loadConfig, type Config, type ConfigKey, type RawConfig } from '../config.ts';
+import { readLockOwner } from '../db/data-dir-lock.ts';
+import { openDatabase } from '../db/open-database.ts';
+import { demoFactsPath, readDemoFacts } from '../demo/demo-facts.ts';
+import { createLogger } from '../logger.ts';
+import { serve, type ServiceName } from '../serve.ts';
+
+export interface CliIO {
+  env: NodeJS.ProcessEnv;
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+function configOf(command: Command, env: NodeJS.ProcessEnv): Config {
+  const flags = command.optsWithGlobals<RawConfig>();
+  const raw: RawConfig = {};
+  for (const key of Object.keys(CONFIG_VARIABLES) as ConfigKey[]) raw[key] = flags[key];
+  return loadConfig(env, raw);
+}
+
+function print(io: CliIO, value: unknown, json: boolean, text: () => string): void {
+  io.out(json ? JSON.stringify(value, null, 2) : text());
+}
+
+/**
+ * The `portico` command. Every configuration variable is also a global flag (`--data-dir`, `--database-url`, …);
+ * flags win over the environment.
+ */
+export function createProgram(io: CliIO): Command {
+  const program = new Command('portico')
+    .description('Portico: the Transactions GraphQL service and the Portfolio REST service.')
+    .showHelpAfterError()
+    .configureOutput({ writeOut: (text) => io.out(text.trimEnd()), writeErr: (text) => io.err(text.trimEnd()) });
+  for (const [key, variable] of Object.entries(CONFIG_VARIABLES)) {
+    const option = new Option(variable.flag, `${variable.help} [env ${variable.env}]`);
+    if (variable.default !== undefined && key !== 'trustProxy') option.default(undefined, variable.default);
+    program.addOption(option);
+  }
+  program.addHelpText(
+    'after',
+    '\nEvery option can also be set by its environment variable; a flag wins over the variable.',
+  );
+
+  const operate = async <Name extends OperationName>(command: Command, name: Name, input: OperationInput<Name>) =>
+    runOperation(configOf(command, io.env), name, input);
+
+  program
+    .command('serve')
+    .description('run both services over HTTPS (seeding demo data into a fresh embedded database)')
+    .addOption(new Option('--only <service>', 'run one service only').choices(['transactions', 'portfolio']))
+    .option('--demo', 'seed demo data into an empty database (default on the embedded database in staging)')
+    .option('--no-demo', 'never seed demo data')
+    .action(async (options: { only?: ServiceName; demo?: boolean }, command: Command) => {
+      const config = configOf(command, io.env);
+      const logger = createLogger(config.logLevel);
+      const running = await serve(config, { only: options.only, demo: options.demo, logger, print: io.out });
+      await new Promise<void>((resolve) => {
+        const stop = (signal: NodeJS.Signals) => {
+          logger.info({ signal }, 'shutting down');
+          resolve();
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      await running.close();
+    });
+
+  program
+    .command('migrate')
+    .description('bring the database schema up to date (serve does this at start too)')
+    .action(async (_: unknown, command: Command) => {
+      const config = configOf(command, io.env);
+      const owner = config.databaseUrl === undefined ? await readLockOwner(config.dataDir) : undefined;
+      if (owner) {
+        io.out(`The embedded database is served by process ${owner.pid}, which migrated it at start.`);
+        return;
+      }
+      const opened = await openDatabase(config);
+      await opened.close();
+      io.out(
+        opened.applied.length === 0
+          ? 'The schema is up to date.'
+          : `Applied ${opened.applied.map((m) => `${String(m.version).padStart(4, '0')}_${m.name}`).join(', ')}.`,
+      );
+    });
+
+  program
+    .command('demo')
+    .description('print the demo facts: addresses, demo API key, demo ids, CA certificate')
+    .option('--json', 'print them as JSON (the shape of <data dir>/demo.json)')
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const config = configOf(command, io.env);
+      const facts = await readDemoFacts(config.dataDir);
+      if (!facts) {
+        throw new Error(`no demo data in ${config.dataDir}: start Portico once with "npm start" (portico serve)`);
+      }
+      print(io, facts, options.json === true, () =>
+        [
+          `Transactions  ${facts.transactions.url}`,
+          `  API key     ${facts.transactions.apiKey}`,
+          `  transaction ${facts.transactions.transactionId}`,
+          `Portfolio     ${facts.portfolio.url}`,
+          `CA cert       ${facts.caCertPath}`,
+          `(from ${demoFactsPath(config.dataDir)})`,
+        ].join('\n'),
+      );
+    });
+
+  const org = program.command('org').description('manage organizations (tenants of the Transactions service)');
+  org
+    .command('create')
+    .description('create an organization')
+    .requiredOption('--handle <handle>', 'unique short name: lower-case letters, digits, hyphens')
+    .requiredOption('--name <name>', 'display name')
+    .option('--json', 'print the result as JSON')
+    .action(async (options: { handle: string; name: string; json?: boolean }, command: Command) => {
+      const created = (await operate(command, 'org.create', options)) as { id: string; handle: string };
+      print(io, created, options.json === true, () => `Created organization ${created.handle} (${created.id}).`);
+    });
+
+  const keys = program.command('keys').description('manage Transactions API keys');
+  keys
+    .command('create')
+    .description('issue an API key for an organization; the key is shown once')
+    .requiredOption('--org <handle>', 'the organization')
+    .option('--name <name>', 'what the key is for, e.g. "erp integration"')
+    .addOption(
+      new Option('--key-environment <env>', 'staging (sk_test_) or production (sk_live_); default: PORTICO_ENVIRONMENT').choices([
+        'staging',
+        'production',
+      ]),
+    )
+    .option('--json', 'print the result as JSON')
+    .action(
+      async (
+        options: { org: string; name?: string; keyEnvironment?: 'staging' | 'production'; json?: boolean },
+        command: Command,
+      ) => {
+        const created = (await operate(command, 'keys.create', {
+          org: options.org,
+          ...(options.name === undefined ? {} : { name: options.name }),
+          ...(options.keyEnvironment === undefined ? {} : { environment: options.keyEnvironment }),
+        })) as { key: string; id: string; environment: string };
+        print(io, created, options.json === true, () =>
+          [
+            `Created a ${created.environment} key for ${options.org} (id ${created.id}):`,
+            '',
+            `  ${created.key}`,
+            '',
+            'Store it now: Portico keeps only its hash and cannot show it again.',
+          ].join('\n'),
+        );
+      },
+    );
+  keys
+    .command('list')
+    .description("list an organization's keys (prefixes only)")
+    .requiredOption('--org <handle>', 'the organization')
+    .option('--json', 'print the result as JSON')
+    .action(async (options: { org: string; json?: boolean }, command: Command) => {
+      const list = (await operate(command, 'keys.list', { org: options.org })) as {
+        id: string;
+        displayPrefix: string;
+        environment: string;
+        name: string | null;
+        createdAt: string;
+        revokedAt: string | null;
+      }[];
+      print(io, list, options.json === true, () =>
+        list.length === 0
+          ? `${options.org} has no keys.`
+          : list
+              .map(
+                (k) =>
+                  `${k.displayPrefix}…  ${k.environment.padEnd(10)} ${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}  ${k.name ?? ''}  (${k.id})`,
+              )
+              .join('\n'),
+      );
+    });
+  keys
+    .command('revoke')
+    .description('revoke a key at once; requests with it get 401')
+    .requiredOption('--org <handle>', 'the organization')
+    .argument('<key>', 'the key id, or its prefix as `keys list` shows it')
+    .option('--json', 'print the result as JSON')
+    .action(async (key: string, options: { org: string; json?: boolean }, command: Command) => {
+      const revoked = (await operate(command, 'keys.revoke', { org: options.org, key })) as { id: string };
+      print(io, revoked, options.json === true, () => `Revoked key ${revoked.id}.`);
+    });
+
+  return program;
+}

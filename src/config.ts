@@ -1,0 +1,151 @@
+import { resolve } from 'node:path';
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+/**
+ * Every setting Portico reads, with its environment variable. Flags of the `portico` command mirror them
+ * (`--data-dir` for `PORTICO_DATA_DIR` and so on) and win over the environment.
+ * Nothing outside this file reads `process.env`.
+ */
+export const CONFIG_VARIABLES = {
+  dataDir: {
+    env: 'PORTICO_DATA_DIR',
+    flag: '--data-dir <dir>',
+    help: 'embedded database, generated TLS certificate, local file storage, demo.json',
+    default: './.portico',
+  },
+  databaseUrl: {
+    env: 'DATABASE_URL',
+    flag: '--database-url <url>',
+    help: 'postgres://… for a PostgreSQL server; unset → embedded PGlite in the data dir',
+    default: undefined,
+  },
+  environment: {
+    env: 'PORTICO_ENVIRONMENT',
+    flag: '--environment <env>',
+    help: 'which keys the Transactions service accepts: staging → sk_test_, production → sk_live_',
+    default: 'staging',
+  },
+  transactionsPort: {
+    env: 'PORTICO_TRANSACTIONS_PORT',
+    flag: '--transactions-port <port>',
+    help: 'Transactions service port (0 = any free port)',
+    default: '4000',
+  },
+  portfolioPort: {
+    env: 'PORTICO_PORTFOLIO_PORT',
+    flag: '--portfolio-port <port>',
+    help: 'Portfolio service port (0 = any free port)',
+    default: '4001',
+  },
+  host: {
+    env: 'PORTICO_HOST',
+    flag: '--host <address>',
+    help: 'listening address',
+    default: '127.0.0.1',
+  },
+  tlsCert: {
+    env: 'PORTICO_TLS_CERT',
+    flag: '--tls-cert <file>',
+    help: 'PEM certificate (chain); unset → self-signed for localhost, generated once into the data dir',
+    default: undefined,
+  },
+  tlsKey: {
+    env: 'PORTICO_TLS_KEY',
+    flag: '--tls-key <file>',
+    help: 'PEM private key of --tls-cert',
+    default: undefined,
+  },
+  trustProxy: {
+    env: 'PORTICO_TRUST_PROXY',
+    flag: '--trust-proxy',
+    help: "accept X-Forwarded-Proto: https from a TLS-terminating proxy ('1'/'true' to enable)",
+    default: 'false',
+  },
+  logLevel: {
+    env: 'PORTICO_LOG_LEVEL',
+    flag: '--log-level <level>',
+    help: 'fatal, error, warn, info, debug, trace or silent',
+    default: 'info',
+  },
+} as const;
+
+export type ConfigKey = keyof typeof CONFIG_VARIABLES;
+/** Raw values as they come from the environment or flags, before validation. */
+export type RawConfig = Partial<Record<ConfigKey, string | boolean | undefined>>;
+
+const Port = Type.Integer({ minimum: 0, maximum: 65535 });
+
+export const ConfigSchema = Type.Object({
+  /** @default './.portico' (absolute after parsing) */
+  dataDir: Type.String({ minLength: 1 }),
+  /** @default undefined: embedded PGlite */
+  databaseUrl: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  /** @default 'staging' */
+  environment: Type.Union([Type.Literal('staging'), Type.Literal('production')]),
+  /** @default 4000 */
+  transactionsPort: Port,
+  /** @default 4001 */
+  portfolioPort: Port,
+  /** @default '127.0.0.1' */
+  host: Type.String({ minLength: 1 }),
+  tlsCert: Type.Optional(Type.String({ minLength: 1 })),
+  tlsKey: Type.Optional(Type.String({ minLength: 1 })),
+  /** @default false */
+  trustProxy: Type.Boolean(),
+  /** @default 'info' */
+  logLevel: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+  ),
+});
+
+export type Config = Static<typeof ConfigSchema>;
+export type Environment = Config['environment'];
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+function toBoolean(value: string | boolean): boolean | string {
+  if (typeof value === 'boolean') return value;
+  const lowered = value.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(lowered)) return true;
+  if (['0', 'false', 'no', 'off', ''].includes(lowered)) return false;
+  return value;
+}
+
+function toInteger(value: string | boolean): number | string | boolean {
+  return typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+}
+
+/**
+ * Parses the configuration once: flags win over the environment, the environment over defaults.
+ * Throws a {@link ConfigError} naming each bad variable.
+ *
+ * @example
+ * const config = loadConfig(process.env, { transactionsPort: '0' });
+ */
+export function loadConfig(env: NodeJS.ProcessEnv, flags: RawConfig = {}): Config {
+  const raw: Record<string, unknown> = {};
+  for (const [key, variable] of Object.entries(CONFIG_VARIABLES) as [
+    ConfigKey,
+    (typeof CONFIG_VARIABLES)[ConfigKey],
+  ][]) {
+    const value = flags[key] ?? env[variable.env] ?? variable.default;
+    if (value === undefined || value === '') continue;
+    if (key === 'trustProxy') raw[key] = toBoolean(value);
+    else if (key === 'transactionsPort' || key === 'portfolioPort') raw[key] = toInteger(value);
+    else raw[key] = value;
+  }
+  const errors = [...Value.Errors(ConfigSchema, raw)].map((error) => {
+    const key = error.path.slice(1) as ConfigKey;
+    const variable = key in CONFIG_VARIABLES ? CONFIG_VARIABLES[key].env : error.path;
+    return `${variable}: ${error.message} (got ${JSON.stringify(raw[key])})`;
+  });
+  if (errors.length > 0) throw new ConfigError(`invalid configuration:\n  ${errors.join('\n  ')}`);
+  const config = raw as Config;
+  if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
+    throw new ConfigError('invalid configuration: PORTICO_TLS_CERT and PORTICO_TLS_KEY must be set together');
+  }
+  return { ...config, dataDir: resolve(config.dataDir) };
+}

@@ -1,0 +1,61 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { Database } from './database.ts';
+
+const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
+const LOCK = "select pg_advisory_xact_lock(hashtext('portico.schema_migrations'))";
+const FILE_PATTERN = /^(\d{4})_([a-z0-9_]+)\.sql$/;
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** The migrations shipped with Portico, in order: `src/db/migrations/NNNN_name.sql`. */
+export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]> {
+  const files = (await readdir(dir)).filter((file) => FILE_PATTERN.test(file)).sort();
+  return Promise.all(
+    files.map(async (file) => {
+      const [, version = '', name = ''] = FILE_PATTERN.exec(file) ?? [];
+      return { version: Number(version), name, sql: await readFile(new URL(file, `file://${dir}/`), 'utf8') };
+    }),
+  );
+}
+
+/**
+ * Applies the migrations not yet recorded in `schema_migrations`, each in its own transaction.
+ * Safe to run from several processes at once: an advisory lock lets one apply while the others wait
+ * and then find nothing left to do.
+ *
+ * @returns the migrations applied by this call
+ */
+export async function migrate(db: Database, migrations?: Migration[]): Promise<Migration[]> {
+  const all = migrations ?? (await loadMigrations());
+  await db.transaction(async (tx) => {
+    await tx.query(LOCK);
+    await tx.exec(`create table if not exists schema_migrations (
+      version integer primary key,
+      name text not null,
+      applied_at timestamptz not null default now()
+    )`);
+  });
+  const applied: Migration[] = [];
+  for (const migration of all) {
+    const done = await db.transaction(async (tx) => {
+      await tx.query(LOCK);
+      const [existing] = await tx.query('select 1 from schema_migrations where version = $1', [
+        migration.version,
+      ]);
+      if (existing) return false;
+      await tx.exec(migration.sql);
+      await tx.query('insert into schema_migrations (version, name) values ($1, $2)', [
+        migration.version,
+        migration.name,
+      ]);
+      return true;
+    });
+    if (done) applied.push(migration);
+  }
+  return applied;
+}

@@ -1,0 +1,61 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { generate } from 'selfsigned';
+import type { Config } from '../config.ts';
+
+export interface TlsMaterial {
+  cert: string;
+  key: string;
+  /** The certificate file clients should trust (the generated one, or PORTICO_TLS_CERT). */
+  certPath: string;
+  /** Whether Portico generated the certificate itself (self-signed, for localhost). */
+  selfSigned: boolean;
+}
+
+const CERT_FILE = 'tls/localhost-cert.pem';
+const KEY_FILE = 'tls/localhost-key.pem';
+
+/**
+ * The certificate both services present: PORTICO_TLS_CERT/PORTICO_TLS_KEY when set, else a self-signed
+ * certificate for localhost (127.0.0.1 and ::1 too), generated once into the data dir and reused.
+ */
+export async function loadTlsMaterial(config: Pick<Config, 'tlsCert' | 'tlsKey' | 'dataDir'>): Promise<TlsMaterial> {
+  if (config.tlsCert !== undefined && config.tlsKey !== undefined) {
+    const [cert, key] = await Promise.all([readFile(config.tlsCert, 'utf8'), readFile(config.tlsKey, 'utf8')]);
+    return { cert, key, certPath: config.tlsCert, selfSigned: false };
+  }
+  const certPath = join(config.dataDir, CERT_FILE);
+  const keyPath = join(config.dataDir, KEY_FILE);
+  try {
+    const [cert, key] = await Promise.all([readFile(certPath, 'utf8'), readFile(keyPath, 'utf8')]);
+    return { cert, key, certPath, selfSigned: true };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const now = new Date();
+  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    notBeforeDate: new Date(now.getTime() - 60_000),
+    notAfterDate: new Date(now.getTime() + 825 * 24 * 3600 * 1000),
+    extensions: [
+      // Its own CA, so that clients can trust it with --cacert / NODE_EXTRA_CA_CERTS.
+      { name: 'basicConstraints', cA: true, critical: true },
+      { name: 'keyUsage', digitalSignature: true, keyCertSign: true, critical: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+          { type: 7, ip: '::1' },
+        ],
+      },
+    ],
+  });
+  await mkdir(join(config.dataDir, 'tls'), { recursive: true, mode: 0o700 });
+  await writeFile(keyPath, pems.private, { mode: 0o600 });
+  await writeFile(certPath, pems.cert, { mode: 0o644 });
+  return { cert: pems.cert, key: pems.private, certPath, selfSigned: true };
+}

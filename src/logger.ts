@@ -1,0 +1,35 @@
+import pino, { type Logger } from 'pino';
+import type { Config } from './config.ts';
+
+interface LoggedRequest {
+  method: string;
+  url: string;
+  ip?: string;
+  headers: Record<string, unknown>;
+}
+
+/**
+ * The JSON logger of a Portico process. Requests are logged by method, path, address and user agent only:
+ * never a header that could carry a key, and signed-link signatures and recipient tokens are redacted.
+ */
+export function createLogger(level: Config['logLevel'], destination?: pino.DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      serializers: {
+        err: pino.stdSerializers.err,
+        req: (request: LoggedRequest) => ({
+          method: request.method,
+          url: request.url
+            .replace(/([?&]signature=)[^&]*/, '$1[redacted]')
+            .replace(/(\/recipient\/)[^/?]+/, '$1[redacted]'),
+          remoteAddress: request.ip,
+          userAgent: request.headers['user-agent'],
+        }),
+        res: (reply: { statusCode: number }) => ({ statusCode: reply.statusCode }),
+      },
+      redact: { paths: ['apiKey', '*.apiKey', 'key', '*.key', 'headers.authorization'], censor: '[redacted]' },
+    },
+    destination,
+  );
+}

@@ -1,0 +1,132 @@
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { startAdminServer } from './admin/admin-server.ts';
+import type { Config } from './config.ts';
+import { openDatabase } from './db/open-database.ts';
+import { demoBanner, demoFactsPath, readDemoFacts, writeDemoFacts, type DemoFacts } from './demo/demo-facts.ts';
+import { seedTransactionsDemo, type TransactionsDemo } from './demo/seed.ts';
+import { createLocalFileStore } from './files/local-file-store.ts';
+import { loadTlsMaterial } from './http/tls.ts';
+import { PORTFOLIO_BASE_PATH, buildPortfolioApp } from './portfolio/app.ts';
+import { GRAPHQL_PATH, buildTransactionsApp } from './transactions/app.ts';
+
+export type ServiceName = 'transactions' | 'portfolio';
+
+export interface ServeOptions {
+  /** Run one service only. @default both */
+  only?: ServiceName | undefined;
+  /**
+   * Seed demo data into an empty database. @default true on the embedded database in staging, else false
+   */
+  demo?: boolean | undefined;
+  logger: Logger;
+  /** Where the banner goes. @default stdout */
+  print?: (text: string) => void;
+}
+
+export interface RunningPortico {
+  /** Base addresses on the ports actually used, e.g. `https://localhost:4000/beta`. */
+  urls: Partial<Record<ServiceName, string>>;
+  demo: DemoFacts | undefined;
+  caCertPath: string;
+  close(): Promise<void>;
+}
+
+function publicHost(host: string): string {
+  // The generated certificate names localhost; a wildcard address is reached as localhost too.
+  if (['127.0.0.1', '0.0.0.0', '::', '::1', 'localhost'].includes(host)) return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * `portico serve`: opens the database (migrating it), seeds demo data on a fresh embedded database, and runs
+ * both services over HTTPS. While it runs on the embedded database it answers CLI commands on a Unix socket.
+ */
+export async function serve(config: Config, options: ServeOptions): Promise<RunningPortico> {
+  const print = options.print ?? ((text: string) => void process.stdout.write(`${text}\n`));
+  const { logger } = options;
+  const tls = await loadTlsMaterial(config);
+  const opened = await openDatabase(config);
+  const closers: (() => Promise<void>)[] = [() => opened.close()];
+  const close = async () => {
+    for (const closer of closers.splice(0).reverse()) await closer();
+  };
+  try {
+    const { db } = opened;
+    const files = createLocalFileStore(join(config.dataDir, 'files'));
+    const seedDemo =
+      options.demo ?? (config.databaseUrl === undefined && config.environment === 'staging');
+    let seeded: TransactionsDemo | undefined;
+    if (seedDemo) {
+      const [anything] = await db.query('select 1 from organizations limit 1');
+      if (!anything) {
+        seeded = await seedTransactionsDemo(db, files, config.environment);
+        logger.info({ organizationId: seeded.organizationId }, 'seeded demo data');
+      }
+    }
+
+    const common = { db, tls, trustProxy: config.trustProxy };
+    const apps: [ServiceName, FastifyInstance, number, string][] = [];
+    if (options.only !== 'portfolio') {
+      const app = await buildTransactionsApp({
+        ...common,
+        environment: config.environment,
+        files,
+        logger: logger.child({ service: 'transactions' }),
+      });
+      apps.push(['transactions', app, config.transactionsPort, GRAPHQL_PATH]);
+    }
+    if (options.only !== 'transactions') {
+      const app = await buildPortfolioApp({ ...common, logger: logger.child({ service: 'portfolio' }) });
+      apps.push(['portfolio', app, config.portfolioPort, PORTFOLIO_BASE_PATH]);
+    }
+    const urls: RunningPortico['urls'] = {};
+    for (const [name, app, port, path] of apps) {
+      await app.listen({ port, host: config.host });
+      closers.push(() => app.close());
+      const { port: actual } = app.server.address() as AddressInfo;
+      urls[name] = `https://${publicHost(config.host)}:${actual}${path}`;
+    }
+
+    if (config.databaseUrl === undefined) {
+      const admin = await startAdminServer({ db, config, logger: logger.child({ service: 'admin' }) });
+      closers.push(() => admin.app.close());
+      await opened.announce(admin.path);
+    }
+
+    const previous = await readDemoFacts(config.dataDir);
+    const transactionsDemo = seeded ?? previous?.transactions;
+    let demo: DemoFacts | undefined;
+    if (transactionsDemo) {
+      demo = {
+        transactions: { ...transactionsDemo, url: urls.transactions ?? previous?.transactions.url ?? '' },
+        portfolio: {
+          url: urls.portfolio ?? previous?.portfolio.url ?? '',
+          apiKey: previous?.portfolio.apiKey ?? null,
+          companyId: previous?.portfolio.companyId ?? null,
+        },
+        caCertPath: tls.certPath,
+      };
+      await writeDemoFacts(config.dataDir, demo);
+    }
+    if (seeded && demo) print(demoBanner(demo, demoFactsPath(config.dataDir)));
+    else {
+      print(
+        [
+          '',
+          'Portico is running.',
+          ...Object.entries(urls).map(([name, url]) => `  ${name.padEnd(13)} ${url}`),
+          `  CA certificate ${tls.certPath}`,
+          ...(demo ? [`  Demo facts    ${demoFactsPath(config.dataDir)} (or: npx portico demo --json)`] : []),
+          '',
+        ].join('\n'),
+      );
+    }
+    return { urls, demo, caCertPath: tls.certPath, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import mercurius from 'mercurius';
+import type { Environment } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import { registerDownloadRoute } from '../files/download-route.ts';
+import { createFileLinks, loadInstanceSecret } from '../files/file-links.ts';
+import type { FileStore } from '../files/local-file-store.ts';
+import { createBaseApp, type BaseAppOptions } from '../http/base-app.ts';
+import { authenticate, type Caller } from './authenticate.ts';
+import { formatGraphQLErrors } from './graphql/errors.ts';
+import { loaders, resolvers, type TransactionsContext } from './graphql/resolvers.ts';
+
+export const GRAPHQL_PATH = '/beta';
+const schema = readFileSync(new URL('./graphql/schema.graphql', import.meta.url), 'utf8');
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The organization and key behind a request to the GraphQL endpoint, once authenticated. */
+    caller: Caller | null;
+  }
+}
+
+export interface TransactionsAppDeps extends Omit<BaseAppOptions, 'checkReady'> {
+  db: Database;
+  /** Which keys this deployment accepts. */
+  environment: Environment;
+  files: FileStore;
+}
+
+/**
+ * The Transactions service: the GraphQL API at `/beta` (GraphiQL at `/graphiql`), signed file downloads at
+ * `/files/:id`, health at `/healthz` and `/readyz`. Returns the app without listening.
+ */
+export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<FastifyInstance> {
+  const { db } = deps;
+  const app = createBaseApp({ ...deps, checkReady: async () => void (await db.query('select 1')) });
+  const links = createFileLinks(await loadInstanceSecret(db, 'file_links'));
+
+  app.decorateRequest('caller', null);
+  app.addHook('onRoute', (route) => {
+    if (route.url !== GRAPHQL_PATH) return;
+    route.onRequest = [
+      async (request, reply) => {
+        try {
+          request.caller = await authenticate(db, deps.environment, request);
+        } catch (error) {
+          void reply.header('www-authenticate', 'Bearer realm="portico"');
+          throw error;
+        }
+      },
+    ];
+  });
+
+  // Encapsulated, so that Mercurius' error handler answers for the GraphQL routes only.
+  await app.register(async (graphql) => graphql.register(mercurius, {
+    schema,
+    resolvers,
+    loaders,
+    path: GRAPHQL_PATH,
+    graphiql: true,
+    jit: 1,
+    queryDepth: 12,
+    context: (request: FastifyRequest): TransactionsContext =>
+      request.caller
+        ? { db, caller: request.caller, links, baseUrl: `${request.protocol}://${request.host}` }
+        : // Mercurius also builds a context to report a request refused before execution (e.g. 401);
+          // no resolver runs with it.
+          ({} as TransactionsContext),
+    errorFormatter: (execution, context) => formatGraphQLErrors(execution, context.reply.request.id, context.reply.log),
+    errorHandler: async (error, request, reply) => {
+      const { statusCode, response } = formatGraphQLErrors({ errors: [error as never] }, request.id, request.log);
+      return reply.code(statusCode).send(response);
+    },
+  }));
+
+  registerDownloadRoute(app, { db, links, store: deps.files });
+  return app;
+}

@@ -1,0 +1,43 @@
+import type { Queryable } from '../db/database.ts';
+import { AppError } from '../errors.ts';
+
+export interface Organization {
+  id: string;
+  handle: string;
+  name: string;
+  createdAt: Date;
+}
+
+const COLUMNS = 'id, handle, name, created_at as "createdAt"';
+const HANDLE = /^[a-z0-9][a-z0-9-]{1,62}$/;
+
+export async function createOrganization(
+  db: Queryable,
+  options: { handle: string; name: string },
+): Promise<Organization> {
+  if (!HANDLE.test(options.handle)) {
+    throw new AppError(
+      'BAD_USER_INPUT',
+      `handle "${options.handle}" must be 2–63 lower-case letters, digits or hyphens, starting with a letter or digit`,
+    );
+  }
+  if (options.name.trim() === '') throw new AppError('BAD_USER_INPUT', 'name must not be blank');
+  const [organization] = await db.query<Organization>(
+    `insert into organizations (handle, name) values ($1, $2) on conflict (handle) do nothing returning ${COLUMNS}`,
+    [options.handle, options.name.trim()],
+  );
+  if (!organization) throw new AppError('BAD_USER_INPUT', `an organization with handle "${options.handle}" exists already`);
+  return organization;
+}
+
+export async function findOrganizationByHandle(db: Queryable, handle: string): Promise<Organization | undefined> {
+  const [organization] = await db.query<Organization>(`select ${COLUMNS} from organizations where handle = $1`, [handle]);
+  return organization;
+}
+
+/** The organization with this handle, or a NOT_FOUND error that says so. */
+export async function getOrganizationByHandle(db: Queryable, handle: string): Promise<Organization> {
+  const organization = await findOrganizationByHandle(db, handle);
+  if (!organization) throw new AppError('NOT_FOUND', `no organization with handle "${handle}"`);
+  return organization;
+}
