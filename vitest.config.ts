@@ -1,6 +1,14 @@
+import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
+const require = createRequire(import.meta.url);
+
 export default defineConfig({
+  resolve: {
+    // Node resolves graphql to its CommonJS build (package "main"), which Mercurius also requires; Vite would
+    // pick the ESM build ("module") for our code and give us a second GraphQLError class.
+    alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,

@@ -43,4 +43,5 @@ export class AppError extends Error {
   }
 }
 
-export const INTERNAL_MESSAGE = 'An unexpected error occurred. Quote the request id when you contact support.';
+export const INTERNAL_MESSAGE =
+  'An unexpected error occurred. Quote the request id when you contact support.';

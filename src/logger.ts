@@ -28,7 +28,10 @@ export function createLogger(level: Config['logLevel'], destination?: pino.Desti
         }),
         res: (reply: { statusCode: number }) => ({ statusCode: reply.statusCode }),
       },
-      redact: { paths: ['apiKey', '*.apiKey', 'key', '*.key', 'headers.authorization'], censor: '[redacted]' },
+      redact: {
+        paths: ['apiKey', '*.apiKey', 'key', '*.key', 'headers.authorization'],
+        censor: '[redacted]',
+      },
     },
     destination,
   );

@@ -16,11 +16,17 @@ try {
 } catch (error) {
   if (error instanceof CommanderError) {
     process.exitCode = error.exitCode;
-  } else if (error instanceof AppError || error instanceof ConfigError || error instanceof DataDirLockedError) {
+  } else if (
+    error instanceof AppError ||
+    error instanceof ConfigError ||
+    error instanceof DataDirLockedError
+  ) {
     process.stderr.write(`portico: ${error.message}\n`);
     process.exitCode = 1;
   } else {
-    process.stderr.write(`portico: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `portico: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exitCode = 1;
   }
 }

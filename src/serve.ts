@@ -5,7 +5,13 @@ import type { Logger } from 'pino';
 import { startAdminServer } from './admin/admin-server.ts';
 import type { Config } from './config.ts';
 import { openDatabase } from './db/open-database.ts';
-import { demoBanner, demoFactsPath, readDemoFacts, writeDemoFacts, type DemoFacts } from './demo/demo-facts.ts';
+import {
+  demoBanner,
+  demoFactsPath,
+  readDemoFacts,
+  writeDemoFacts,
+  type DemoFacts,
+} from './demo/demo-facts.ts';
 import { seedTransactionsDemo, type TransactionsDemo } from './demo/seed.ts';
 import { createLocalFileStore } from './files/local-file-store.ts';
 import { loadTlsMaterial } from './http/tls.ts';
@@ -56,8 +62,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
   try {
     const { db } = opened;
     const files = createLocalFileStore(join(config.dataDir, 'files'));
-    const seedDemo =
-      options.demo ?? (config.databaseUrl === undefined && config.environment === 'staging');
+    const seedDemo = options.demo ?? (config.databaseUrl === undefined && config.environment === 'staging');
     let seeded: TransactionsDemo | undefined;
     if (seedDemo) {
       const [anything] = await db.query('select 1 from organizations limit 1');

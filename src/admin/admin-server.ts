@@ -34,14 +34,18 @@ export async function startAdminServer(options: {
       if (!Object.hasOwn(operations, name)) throw new AppError('NOT_FOUND', `no operation ${name}`);
       const op = operations[name as OperationName];
       if (!Value.Check(op.input, request.body)) {
-        const problems = [...Value.Errors(op.input, request.body)].map((e) => `${e.path || '/'}: ${e.message}`);
+        const problems = [...Value.Errors(op.input, request.body)].map(
+          (e) => `${e.path || '/'}: ${e.message}`,
+        );
         throw new AppError('BAD_USER_INPUT', problems.join('; '));
       }
       return { result: await op.run(options.db, request.body as never, options.config) };
     } catch (error) {
       const described = describeError(error);
       if (!described.expected) request.log.error({ err: error }, 'admin operation failed');
-      return reply.code(described.status).send({ error: { code: described.code, message: described.message } });
+      return reply
+        .code(described.status)
+        .send({ error: { code: described.code, message: described.message } });
     }
   });
   await rm(path, { force: true });

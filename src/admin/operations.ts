@@ -27,7 +27,11 @@ export const operations = {
     run: (db, input) => createOrganization(db, input),
   }),
   'keys.create': operation({
-    input: Type.Object({ org: Type.String(), name: Type.Optional(Type.String()), environment: Type.Optional(Environment) }),
+    input: Type.Object({
+      org: Type.String(),
+      name: Type.Optional(Type.String()),
+      environment: Type.Optional(Environment),
+    }),
     async run(db, input, config) {
       const organization = await getOrganizationByHandle(db, input.org);
       const { key, record } = await createApiKey(db, {

@@ -33,7 +33,14 @@ export function createProgram(io: CliIO): Command {
   const program = new Command('portico')
     .description('Portico: the Transactions GraphQL service and the Portfolio REST service.')
     .showHelpAfterError()
-    .configureOutput({ writeOut: (text) => io.out(text.trimEnd()), writeErr: (text) => io.err(text.trimEnd()) });
+    .configureOutput({
+      writeOut: (text) => {
+        io.out(text.trimEnd());
+      },
+      writeErr: (text) => {
+        io.err(text.trimEnd());
+      },
+    });
   for (const [key, variable] of Object.entries(CONFIG_VARIABLES)) {
     const option = new Option(variable.flag, `${variable.help} [env ${variable.env}]`);
     if (variable.default !== undefined && key !== 'trustProxy') option.default(undefined, variable.default);
@@ -44,8 +51,11 @@ export function createProgram(io: CliIO): Command {
     '\nEvery option can also be set by its environment variable; a flag wins over the variable.',
   );
 
-  const operate = async <Name extends OperationName>(command: Command, name: Name, input: OperationInput<Name>) =>
-    runOperation(configOf(command, io.env), name, input);
+  const operate = async <Name extends OperationName>(
+    command: Command,
+    name: Name,
+    input: OperationInput<Name>,
+  ) => runOperation(configOf(command, io.env), name, input);
 
   program
     .command('serve')
@@ -95,7 +105,9 @@ export function createProgram(io: CliIO): Command {
       const config = configOf(command, io.env);
       const facts = await readDemoFacts(config.dataDir);
       if (!facts) {
-        throw new Error(`no demo data in ${config.dataDir}: start Portico once with "npm start" (portico serve)`);
+        throw new Error(
+          `no demo data in ${config.dataDir}: start Portico once with "npm start" (portico serve)`,
+        );
       }
       print(io, facts, options.json === true, () =>
         [
@@ -109,7 +121,9 @@ export function createProgram(io: CliIO): Command {
       );
     });
 
-  const org = program.command('org').description('manage organizations (tenants of the Transactions service)');
+  const org = program
+    .command('org')
+    .description('manage organizations (tenants of the Transactions service)');
   org
     .command('create')
     .description('create an organization')
@@ -118,7 +132,12 @@ export function createProgram(io: CliIO): Command {
     .option('--json', 'print the result as JSON')
     .action(async (options: { handle: string; name: string; json?: boolean }, command: Command) => {
       const created = (await operate(command, 'org.create', options)) as { id: string; handle: string };
-      print(io, created, options.json === true, () => `Created organization ${created.handle} (${created.id}).`);
+      print(
+        io,
+        created,
+        options.json === true,
+        () => `Created organization ${created.handle} (${created.id}).`,
+      );
     });
 
   const keys = program.command('keys').description('manage Transactions API keys');
@@ -128,10 +147,10 @@ export function createProgram(io: CliIO): Command {
     .requiredOption('--org <handle>', 'the organization')
     .option('--name <name>', 'what the key is for, e.g. "erp integration"')
     .addOption(
-      new Option('--key-environment <env>', 'staging (sk_test_) or production (sk_live_); default: PORTICO_ENVIRONMENT').choices([
-        'staging',
-        'production',
-      ]),
+      new Option(
+        '--key-environment <env>',
+        'staging (sk_test_) or production (sk_live_); default: PORTICO_ENVIRONMENT',
+      ).choices(['staging', 'production']),
     )
     .option('--json', 'print the result as JSON')
     .action(

@@ -24,7 +24,7 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir
     const db = createPostgresDatabase({ connectionString: config.databaseUrl });
     try {
       const applied = await migrate(db);
-      return { db, applied, announce: async () => undefined, close: () => db.close() };
+      return { db, applied, announce: () => Promise.resolve(), close: () => db.close() };
     } catch (error) {
       await db.close();
       throw error;

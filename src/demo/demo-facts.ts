@@ -30,7 +30,8 @@ export async function writeDemoFacts(dataDir: string, facts: DemoFacts): Promise
 /** The banner `portico serve` prints: where the services are, the demo key, and a request that works. */
 export function demoBanner(facts: DemoFacts, factsPath: string): string {
   const query = JSON.stringify({
-    query: 'query ($id: uuid!) { transaction(id: $id) { id state transactionRecipients { vulcanKey entity { name } } } }',
+    query:
+      'query ($id: uuid!) { transaction(id: $id) { id state transactionRecipients { vulcanKey entity { name } } } }',
     variables: { id: facts.transactions.transactionId },
   });
   return [

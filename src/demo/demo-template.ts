@@ -5,10 +5,16 @@
 export const demoSubscriptionTemplate = {
   key: 'subscription',
   name: 'Fund subscription',
-  description: 'An investor subscribes to a fund: details, tax forms, amount, signature, sponsor review, countersignature.',
+  description:
+    'An investor subscribes to a fund: details, tax forms, amount, signature, sponsor review, countersignature.',
   recipientRoles: [
     { key: 'investor', description: 'The subscribing investor.' },
-    { key: 'countersigner', description: 'The sender, who countersigns at the end.', sender: true, addedAt: 'countersigning' },
+    {
+      key: 'countersigner',
+      description: 'The sender, who countersigns at the end.',
+      sender: true,
+      addedAt: 'countersigning',
+    },
   ],
   processes: [
     {
@@ -32,7 +38,10 @@ export const demoSubscriptionTemplate = {
           schema: {
             type: 'object',
             required: ['taxResidency', 'w9FileId'],
-            properties: { taxResidency: { type: 'string', pattern: '^[A-Z]{2}$' }, w9FileId: { type: 'string' } },
+            properties: {
+              taxResidency: { type: 'string', pattern: '^[A-Z]{2}$' },
+              w9FileId: { type: 'string' },
+            },
           },
         },
         {

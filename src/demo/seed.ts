@@ -78,9 +78,13 @@ export async function seedTransactionsDemo(
   db: Database,
   files: FileStore,
   environment: Environment,
+  options: { handle?: string; name?: string } = {},
 ): Promise<TransactionsDemo> {
   return db.transaction(async (tx) => {
-    const organization = await createOrganization(tx, { handle: DEMO_ORGANIZATION_HANDLE, name: 'Demo Capital' });
+    const organization = await createOrganization(tx, {
+      handle: options.handle ?? DEMO_ORGANIZATION_HANDLE,
+      name: options.name ?? 'Demo Capital',
+    });
     const org = organization.id;
     const { key } = await createApiKey(tx, { organizationId: org, environment, name: 'demo' });
     const senderEntityId = await insert(tx, 'entities', {
@@ -102,7 +106,11 @@ export async function seedTransactionsDemo(
     const investor = (entity: { name: string; email: string; type: string }) =>
       insert(tx, 'entities', { organization_id: org, ...entity });
 
-    const createTransaction = async (options: { state: string; notice: { name: string; email: string }; completed?: boolean }) => {
+    const createTransaction = async (options: {
+      state: string;
+      notice: { name: string; email: string };
+      completed?: boolean;
+    }) => {
       const id = await insert(tx, 'transactions', {
         organization_id: org,
         template_id: templateId,
@@ -151,9 +159,10 @@ export async function seedTransactionsDemo(
         });
       }
       if (options.committed) {
-        await tx.query('update transaction_process_revisions set committed_at = clock_timestamp() where id = $1', [
-          revisionId,
-        ]);
+        await tx.query(
+          'update transaction_process_revisions set committed_at = clock_timestamp() where id = $1',
+          [revisionId],
+        );
       }
       return revisionId;
     };
@@ -259,7 +268,9 @@ export async function seedTransactionsDemo(
       transaction_signature_container_id: containerId,
       file_id: agreement,
     });
-    await tx.query('update transaction_processes set completed_at = clock_timestamp() where id = $1', [processId]);
+    await tx.query('update transaction_processes set completed_at = clock_timestamp() where id = $1', [
+      processId,
+    ]);
     await events(transactionId, [
       ['create', null, 'draft'],
       ['send', 'draft', 'in_progress'],
@@ -273,7 +284,11 @@ export async function seedTransactionsDemo(
     ]);
 
     // 2. In progress: the Redwood Family Trust has filled in part of the first revision.
-    const trustId = await investor({ name: 'Redwood Family Trust', email: 'trustee@redwood.example', type: 'trust' });
+    const trustId = await investor({
+      name: 'Redwood Family Trust',
+      email: 'trustee@redwood.example',
+      type: 'trust',
+    });
     const inProgress = await createTransaction({
       state: 'in_progress',
       notice: { name: 'Morgan Redwood', email: 'trustee@redwood.example' },
@@ -304,8 +319,15 @@ export async function seedTransactionsDemo(
     ]);
 
     // 3. Just created, not yet sent.
-    const acmeId = await investor({ name: 'Acme Ventures LLC', email: 'finance@acme.example', type: 'company' });
-    const draft = await createTransaction({ state: 'draft', notice: { name: 'Acme Finance', email: 'finance@acme.example' } });
+    const acmeId = await investor({
+      name: 'Acme Ventures LLC',
+      email: 'finance@acme.example',
+      type: 'company',
+    });
+    const draft = await createTransaction({
+      state: 'draft',
+      notice: { name: 'Acme Finance', email: 'finance@acme.example' },
+    });
     await insert(tx, 'transaction_recipients', {
       organization_id: org,
       transaction_id: draft,
@@ -320,7 +342,11 @@ export async function seedTransactionsDemo(
     await revision(draft, draftProcess, 1, {
       committed: false,
       context: { reason: 'initial' },
-      items: { investor_details: [{}, 0], tax_forms: [{}, 0], subscription_amount: [{ currency: 'USD' }, 50] },
+      items: {
+        investor_details: [{}, 0],
+        tax_forms: [{}, 0],
+        subscription_amount: [{ currency: 'USD' }, 50],
+      },
     });
     await events(draft, [['create', null, 'draft']]);
 

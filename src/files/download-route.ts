@@ -18,7 +18,10 @@ function contentDisposition(filename: string): string {
  * `GET /files/:id?expires=…&signature=…`: downloads a file through a signed link, without an API key.
  * A link that is forged, altered or expired gets 403; no file behind a genuine link gets 404.
  */
-export function registerDownloadRoute(app: FastifyInstance, deps: { db: Queryable; links: FileLinks; store: FileStore }) {
+export function registerDownloadRoute(
+  app: FastifyInstance,
+  deps: { db: Queryable; links: FileLinks; store: FileStore },
+) {
   app.get<DownloadRequest>(
     '/files/:id',
     {
@@ -35,7 +38,10 @@ export function registerDownloadRoute(app: FastifyInstance, deps: { db: Queryabl
       const { id } = request.params;
       const { expires = '', signature = '' } = request.query;
       if (!deps.links.verify(id, expires, signature)) {
-        throw new AppError('FORBIDDEN', 'This download link is invalid or has expired. Ask the API for a new one.');
+        throw new AppError(
+          'FORBIDDEN',
+          'This download link is invalid or has expired. Ask the API for a new one.',
+        );
       }
       const [file] = await deps.db.query<{ storageKey: string | null; mimeType: string; filename: string }>(
         `select storage_key as "storageKey", mime_type as "mimeType",

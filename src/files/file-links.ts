@@ -43,7 +43,9 @@ export async function loadInstanceSecret(db: Queryable, name: string): Promise<B
     name,
     randomBytes(32),
   ]);
-  const [row] = await db.query<{ value: Uint8Array }>('select value from instance_secrets where name = $1', [name]);
+  const [row] = await db.query<{ value: Uint8Array }>('select value from instance_secrets where name = $1', [
+    name,
+  ]);
   if (!row) throw new Error(`instance secret ${name} is missing`);
   return Buffer.from(row.value);
 }

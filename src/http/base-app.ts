@@ -9,6 +9,7 @@ import type { RequestListener, Server } from 'node:http';
 import { AppError, ERROR_STATUS, INTERNAL_MESSAGE, type ErrorCode } from '../errors.ts';
 import { createHttpsOnlyServer } from './https-only-server.ts';
 import { requestIdFor } from './request-id.ts';
+import type { Queryable } from '../db/database.ts';
 import type { TlsMaterial } from './tls.ts';
 
 export interface BaseAppOptions {
@@ -17,8 +18,8 @@ export interface BaseAppOptions {
   trustProxy?: boolean;
   /** Where the app logs (see `createLogger`); silent when absent. */
   logger?: FastifyBaseLogger;
-  /** Throws when the service cannot serve, e.g. its database is unreachable (`GET /readyz`). */
-  checkReady: () => Promise<void>;
+  /** The service's database: `GET /readyz` answers ok while it answers. */
+  db: Queryable;
 }
 
 const STATUS_CODES = new Map<number, ErrorCode>([
@@ -34,9 +35,21 @@ const STATUS_CODES = new Map<number, ErrorCode>([
 ]);
 
 /** What a client may see of any error: its code, status and message; unexpected errors are masked. */
-export function describeError(error: unknown): { code: ErrorCode; status: number; message: string; details?: Record<string, unknown>; expected: boolean } {
+export function describeError(error: unknown): {
+  code: ErrorCode;
+  status: number;
+  message: string;
+  details?: Record<string, unknown>;
+  expected: boolean;
+} {
   if (error instanceof AppError) {
-    return { code: error.code, status: error.status, message: error.message, ...(error.details ? { details: error.details } : {}), expected: true };
+    return {
+      code: error.code,
+      status: error.status,
+      message: error.message,
+      ...(error.details ? { details: error.details } : {}),
+      expected: true,
+    };
   }
   const fastifyError = error as Partial<FastifyError>;
   const status = fastifyError.statusCode;
@@ -44,7 +57,12 @@ export function describeError(error: unknown): { code: ErrorCode; status: number
   if (code !== undefined && status !== undefined && status < 500) {
     return { code, status, message: fastifyError.message ?? code, expected: true };
   }
-  return { code: 'INTERNAL_SERVER_ERROR', status: ERROR_STATUS.INTERNAL_SERVER_ERROR, message: INTERNAL_MESSAGE, expected: false };
+  return {
+    code: 'INTERNAL_SERVER_ERROR',
+    status: ERROR_STATUS.INTERNAL_SERVER_ERROR,
+    message: INTERNAL_MESSAGE,
+    expected: false,
+  };
 }
 
 /**
@@ -59,7 +77,10 @@ export function createBaseApp(options: BaseAppOptions): FastifyInstance {
           // Fastify only listens on, addresses and closes the server it is given, which the polyglot
           // TLS/plain-HTTP server does like an http.Server.
           serverFactory: (handler: RequestListener) =>
-            createHttpsOnlyServer({ tls, trustProxy: options.trustProxy ?? false }, handler) as unknown as Server,
+            createHttpsOnlyServer(
+              { tls, trustProxy: options.trustProxy ?? false },
+              handler,
+            ) as unknown as Server,
         }
       : {}),
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
@@ -93,14 +114,18 @@ export function createBaseApp(options: BaseAppOptions): FastifyInstance {
 
   app.setNotFoundHandler(async (request, reply) =>
     reply.code(404).send({
-      error: { code: 'NOT_FOUND', message: `Nothing here: ${request.method} ${request.url.split('?')[0] ?? ''}`, requestId: request.id },
+      error: {
+        code: 'NOT_FOUND',
+        message: `Nothing here: ${request.method} ${request.url.split('?')[0] ?? ''}`,
+        requestId: request.id,
+      },
     }),
   );
 
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/healthz', (_request, reply) => reply.send({ status: 'ok' }));
   app.get('/readyz', async (request, reply) => {
     try {
-      await options.checkReady();
+      await options.db.query('select 1');
       return { status: 'ok' };
     } catch (error) {
       request.log.warn({ err: error }, 'not ready');

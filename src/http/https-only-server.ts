@@ -23,7 +23,8 @@ function refuse(request: IncomingMessage, response: ServerResponse): void {
   const body = JSON.stringify({
     error: {
       code: 'HTTPS_REQUIRED',
-      message: 'This API is served over HTTPS only. Repeat the request with https:// (and, if you sent a key, rotate it: it crossed the network in clear).',
+      message:
+        'This API is served over HTTPS only. Repeat the request with https:// (and, if you sent a key, rotate it: it crossed the network in clear).',
       requestId: requestIdFor(request),
     },
   });

@@ -19,9 +19,14 @@ const KEY_FILE = 'tls/localhost-key.pem';
  * The certificate both services present: PORTICO_TLS_CERT/PORTICO_TLS_KEY when set, else a self-signed
  * certificate for localhost (127.0.0.1 and ::1 too), generated once into the data dir and reused.
  */
-export async function loadTlsMaterial(config: Pick<Config, 'tlsCert' | 'tlsKey' | 'dataDir'>): Promise<TlsMaterial> {
+export async function loadTlsMaterial(
+  config: Pick<Config, 'tlsCert' | 'tlsKey' | 'dataDir'>,
+): Promise<TlsMaterial> {
   if (config.tlsCert !== undefined && config.tlsKey !== undefined) {
-    const [cert, key] = await Promise.all([readFile(config.tlsCert, 'utf8'), readFile(config.tlsKey, 'utf8')]);
+    const [cert, key] = await Promise.all([
+      readFile(config.tlsCert, 'utf8'),
+      readFile(config.tlsKey, 'utf8'),
+    ]);
     return { cert, key, certPath: config.tlsCert, selfSigned: false };
   }
   const certPath = join(config.dataDir, CERT_FILE);

@@ -11,7 +11,10 @@ import type { Environment } from '../config.ts';
  * const key = generateApiKey('staging'); // 'sk_test_4eC39HqLyjWDarjtT1zdp7dc0rKVoB1XyZ3Hk9'
  * parseApiKey(key); // { ok: true, environment: 'staging', … }
  */
-const PREFIXES = { staging: 'sk_test_', production: 'sk_live_' } as const satisfies Record<Environment, string>;
+const PREFIXES = { staging: 'sk_test_', production: 'sk_live_' } as const satisfies Record<
+  Environment,
+  string
+>;
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const RANDOM_LENGTH = 32;
 const CHECKSUM_LENGTH = 6;
@@ -52,8 +55,7 @@ export function generateApiKey(environment: Environment): string {
 }
 
 export type ParsedApiKey =
-  | { ok: true; key: string; environment: Environment }
-  | { ok: false; reason: 'malformed' | 'checksum' };
+  { ok: true; key: string; environment: Environment } | { ok: false; reason: 'malformed' | 'checksum' };
 
 /** Checks a key's form and checksum, without any lookup. */
 export function parseApiKey(key: string): ParsedApiKey {

@@ -4,7 +4,7 @@ import { createBaseApp, type BaseAppOptions } from '../http/base-app.ts';
 
 export const PORTFOLIO_BASE_PATH = '/v1/external';
 
-export interface PortfolioAppDeps extends Omit<BaseAppOptions, 'checkReady'> {
+export interface PortfolioAppDeps extends BaseAppOptions {
   db: Database;
 }
 
@@ -13,8 +13,7 @@ export interface PortfolioAppDeps extends Omit<BaseAppOptions, 'checkReady'> {
  * Returns the app without listening.
  */
 export async function buildPortfolioApp(deps: PortfolioAppDeps): Promise<FastifyInstance> {
-  const { db } = deps;
-  const app = createBaseApp({ ...deps, checkReady: async () => void (await db.query('select 1')) });
+  const app = createBaseApp(deps);
   await app.ready();
   return app;
 }

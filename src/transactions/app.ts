@@ -21,7 +21,7 @@ declare module 'fastify' {
   }
 }
 
-export interface TransactionsAppDeps extends Omit<BaseAppOptions, 'checkReady'> {
+export interface TransactionsAppDeps extends BaseAppOptions {
   db: Database;
   /** Which keys this deployment accepts. */
   environment: Environment;
@@ -34,7 +34,7 @@ export interface TransactionsAppDeps extends Omit<BaseAppOptions, 'checkReady'> 
  */
 export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<FastifyInstance> {
   const { db } = deps;
-  const app = createBaseApp({ ...deps, checkReady: async () => void (await db.query('select 1')) });
+  const app = createBaseApp(deps);
   const links = createFileLinks(await loadInstanceSecret(db, 'file_links'));
 
   app.decorateRequest('caller', null);
@@ -53,26 +53,33 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
   });
 
   // Encapsulated, so that Mercurius' error handler answers for the GraphQL routes only.
-  await app.register(async (graphql) => graphql.register(mercurius, {
-    schema,
-    resolvers,
-    loaders,
-    path: GRAPHQL_PATH,
-    graphiql: true,
-    jit: 1,
-    queryDepth: 12,
-    context: (request: FastifyRequest): TransactionsContext =>
-      request.caller
-        ? { db, caller: request.caller, links, baseUrl: `${request.protocol}://${request.host}` }
-        : // Mercurius also builds a context to report a request refused before execution (e.g. 401);
-          // no resolver runs with it.
-          ({} as TransactionsContext),
-    errorFormatter: (execution, context) => formatGraphQLErrors(execution, context.reply.request.id, context.reply.log),
-    errorHandler: async (error, request, reply) => {
-      const { statusCode, response } = formatGraphQLErrors({ errors: [error as never] }, request.id, request.log);
-      return reply.code(statusCode).send(response);
-    },
-  }));
+  await app.register(async (graphql) =>
+    graphql.register(mercurius, {
+      schema,
+      resolvers,
+      loaders,
+      path: GRAPHQL_PATH,
+      graphiql: true,
+      jit: 1,
+      queryDepth: 12,
+      context: (request: FastifyRequest): TransactionsContext =>
+        request.caller
+          ? { db, caller: request.caller, links, baseUrl: `${request.protocol}://${request.host}` }
+          : // Mercurius also builds a context to report a request refused before execution (e.g. 401);
+            // no resolver runs with it.
+            ({} as TransactionsContext),
+      errorFormatter: (execution, context) =>
+        formatGraphQLErrors(execution, context.reply.request.id, context.reply.log),
+      errorHandler: async (error, request, reply) => {
+        const { statusCode, response } = formatGraphQLErrors(
+          { errors: [error as never] },
+          request.id,
+          request.log,
+        );
+        return reply.code(statusCode).send(response);
+      },
+    }),
+  );
 
   registerDownloadRoute(app, { db, links, store: deps.files });
   return app;

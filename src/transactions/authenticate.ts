@@ -12,7 +12,10 @@ export interface Caller {
   environment: Environment;
 }
 
-const ENVIRONMENT_NAMES: Record<Environment, string> = { staging: 'staging (sk_test_)', production: 'production (sk_live_)' };
+const ENVIRONMENT_NAMES: Record<Environment, string> = {
+  staging: 'staging (sk_test_)',
+  production: 'production (sk_live_)',
+};
 
 function unauthenticated(message: string): AppError {
   return new AppError('UNAUTHENTICATED', message);
@@ -23,7 +26,11 @@ function unauthenticated(message: string): AppError {
  * (never which keys exist). Form and checksum are checked before any lookup; a key of the other environment
  * is refused by its prefix.
  */
-export async function authenticate(db: Queryable, environment: Environment, request: FastifyRequest): Promise<Caller> {
+export async function authenticate(
+  db: Queryable,
+  environment: Environment,
+  request: FastifyRequest,
+): Promise<Caller> {
   const header = request.headers.authorization;
   if (header === undefined || header.trim() === '') {
     throw unauthenticated('Missing API key. Send it as the header "Authorization: Bearer sk_…".');

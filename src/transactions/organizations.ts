@@ -26,12 +26,19 @@ export async function createOrganization(
     `insert into organizations (handle, name) values ($1, $2) on conflict (handle) do nothing returning ${COLUMNS}`,
     [options.handle, options.name.trim()],
   );
-  if (!organization) throw new AppError('BAD_USER_INPUT', `an organization with handle "${options.handle}" exists already`);
+  if (!organization)
+    throw new AppError('BAD_USER_INPUT', `an organization with handle "${options.handle}" exists already`);
   return organization;
 }
 
-export async function findOrganizationByHandle(db: Queryable, handle: string): Promise<Organization | undefined> {
-  const [organization] = await db.query<Organization>(`select ${COLUMNS} from organizations where handle = $1`, [handle]);
+export async function findOrganizationByHandle(
+  db: Queryable,
+  handle: string,
+): Promise<Organization | undefined> {
+  const [organization] = await db.query<Organization>(
+    `select ${COLUMNS} from organizations where handle = $1`,
+    [handle],
+  );
   return organization;
 }
 

@@ -180,8 +180,9 @@ export async function listTransactions(
 }
 
 export async function countTransactions(db: Queryable, organizationId: string): Promise<number> {
-  const [row] = await db.query<{ count: string }>('select count(*) as count from transactions where organization_id = $1', [
-    organizationId,
-  ]);
+  const [row] = await db.query<{ count: string }>(
+    'select count(*) as count from transactions where organization_id = $1',
+    [organizationId],
+  );
   return Number(row?.count ?? 0);
 }

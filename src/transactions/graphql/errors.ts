@@ -28,7 +28,9 @@ function codeOfRequestError(error: GraphQLError): ErrorCode {
 
 function format(error: GraphQLError, requestId: string, log: FastifyBaseLogger): GraphQLFormattedError {
   const { message, locations, path } = error;
-  const given = error.extensions.code;
+  // Errors of queries compiled by graphql-jit can come without extensions.
+  const extensions = error.extensions as GraphQLError['extensions'] | undefined;
+  const given = extensions?.code;
   const original = error.originalError;
   let code: string;
   let shownMessage = message;
@@ -74,7 +76,10 @@ export function formatGraphQLErrors(
   execution: ExecutionResult & { statusCode?: number },
   requestId: string,
   log: FastifyBaseLogger,
-): { statusCode: number; response: { data: ExecutionResult['data'] | null; errors: GraphQLFormattedError[] } } {
+): {
+  statusCode: number;
+  response: { data: ExecutionResult['data'] | null; errors: GraphQLFormattedError[] };
+} {
   const raw = (execution.errors ?? []).map(asGraphQLError);
   const errors = raw.flatMap(nestedErrors).map((error) => format(error, requestId, log));
   const statusCode = statusOf(execution, raw);

@@ -143,7 +143,10 @@ export const resolvers: IResolvers = {
   ...scalars,
   Query: {
     viewer: async (_: unknown, __: unknown, { db, caller }: Context) => {
-      const organization = await findById(db, 'organization', { id: caller.organizationId, organizationId: caller.organizationId });
+      const organization = await findById(db, 'organization', {
+        id: caller.organizationId,
+        organizationId: caller.organizationId,
+      });
       if (!organization) throw new Error(`the organization of API key ${caller.apiKeyId} is gone`);
       return organization;
     },
@@ -177,9 +180,13 @@ export const resolvers: IResolvers = {
       }
       const scope = { id: input.transactionFileId, organizationId: context.caller.organizationId };
       const holder =
-        (await findById(context.db, 'transactionFile', scope)) ?? (await findById(context.db, 'signatureFile', scope));
+        (await findById(context.db, 'transactionFile', scope)) ??
+        (await findById(context.db, 'signatureFile', scope));
       const file = holder
-        ? await findById(context.db, 'file', { id: holder.fileId as string, organizationId: scope.organizationId })
+        ? await findById(context.db, 'file', {
+            id: holder.fileId as string,
+            organizationId: scope.organizationId,
+          })
         : undefined;
       if (!file) {
         throw new AppError('NOT_FOUND', `no transaction file with id ${input.transactionFileId}`, {
@@ -220,6 +227,7 @@ export const resolvers: IResolvers = {
       countTransactions(db, connection.organizationId),
   },
   File: {
-    signedUrl: (file: Row, _: unknown, context: Context) => signedUrl(context, file.id, DEFAULT_LINK_SECONDS).url,
+    signedUrl: (file: Row, _: unknown, context: Context) =>
+      signedUrl(context, file.id, DEFAULT_LINK_SECONDS).url,
   },
 };

@@ -10,7 +10,9 @@ function badInput(message: string): GraphQLError {
 
 function parseUuid(value: unknown): string {
   if (typeof value !== 'string' || !UUID_PATTERN.test(value)) {
-    throw badInput(`${JSON.stringify(value)} is not a UUID (expected e.g. 3f1c0f5e-8f5b-4f5e-9a51-1c9f0b1c2d3e)`);
+    throw badInput(
+      `${JSON.stringify(value)} is not a UUID (expected e.g. 3f1c0f5e-8f5b-4f5e-9a51-1c9f0b1c2d3e)`,
+    );
   }
   return value.toLowerCase();
 }
@@ -18,7 +20,9 @@ function parseUuid(value: unknown): string {
 function parseDateTime(value: unknown): Date {
   const date = typeof value === 'string' && DATE_TIME_PATTERN.test(value) ? new Date(value) : undefined;
   if (!date || Number.isNaN(date.getTime())) {
-    throw badInput(`${JSON.stringify(value)} is not an RFC 3339 date-time (expected e.g. 2026-11-22T09:30:00Z)`);
+    throw badInput(
+      `${JSON.stringify(value)} is not an RFC 3339 date-time (expected e.g. 2026-11-22T09:30:00Z)`,
+    );
   }
   return date;
 }

@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { Database } from '../../src/db/database.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { createPGliteDatabase } from '../../src/db/pglite-database.ts';
+import { createPostgresDatabase } from '../../src/db/postgres-database.ts';
+
+/** `TEST_DATABASE_URL` selects PostgreSQL for the whole suite; without it every test file gets a PGlite. */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
+export const DIALECT = TEST_DATABASE_URL === undefined ? 'pglite' : 'postgres';
+
+export interface TestDatabase {
+  db: Database;
+  /** For PostgreSQL, the connection settings that reach this test database's schema (for child processes). */
+  connection?: { url: string; options: string };
+  close(): Promise<void>;
+}
+
+/**
+ * A fresh, migrated database for one test file: an in-memory PGlite, or on PostgreSQL a schema of its own
+ * (dropped on close), so test files never see each other's rows.
+ */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  if (TEST_DATABASE_URL === undefined) {
+    const db = await createPGliteDatabase();
+    await migrate(db);
+    return { db, close: () => db.close() };
+  }
+  const schema = `test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const options = `-c search_path=${schema}`;
+  const db = createPostgresDatabase({ connectionString: TEST_DATABASE_URL, connectionOptions: options });
+  await migrate(db);
+  return {
+    db,
+    connection: { url: TEST_DATABASE_URL, options },
+    async close() {
+      await db.close();
+      const cleanup = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await cleanup.connect();
+      await cleanup.query(`drop schema ${schema} cascade`);
+      await cleanup.end();
+    },
+  };
+}
+
+/** Wraps a database so a test can count the statements (round trips) it receives. */
+export function countingQueries(db: Database): { db: Database; count: () => number; reset: () => void } {
+  let count = 0;
+  return {
+    db: {
+      ...db,
+      query: (text, params) => {
+        count += 1;
+        return db.query(text, params);
+      },
+    },
+    count: () => count,
+    reset: () => {
+      count = 0;
+    },
+  };
+}

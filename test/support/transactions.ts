@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Environment } from '../../src/config.ts';
+import type { Database } from '../../src/db/database.ts';
+import { seedTransactionsDemo, type TransactionsDemo } from '../../src/demo/seed.ts';
+import { createLocalFileStore, type FileStore } from '../../src/files/local-file-store.ts';
+import { buildTransactionsApp } from '../../src/transactions/app.ts';
+
+/** A file store in a temporary directory, removed by `cleanup`. */
+export async function createTestFileStore(): Promise<{
+  files: FileStore;
+  dir: string;
+  cleanup: () => Promise<void>;
+}> {
+  const dir = await mkdtemp(join(tmpdir(), 'portico-files-'));
+  return { files: createLocalFileStore(dir), dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** A unique organization handle, so tests sharing a database never collide. */
+export function uniqueHandle(prefix = 'org'): string {
+  return `${prefix}-${randomBytes(4).toString('hex')}`;
+}
+
+/** The demo organization's data under a fresh handle: a complete transaction with 2 recipients and 3 revisions. */
+export function seedOrganization(
+  db: Database,
+  files: FileStore,
+  environment: Environment = 'staging',
+): Promise<TransactionsDemo> {
+  return seedTransactionsDemo(db, files, environment, { handle: uniqueHandle('demo'), name: 'Test Capital' });
+}
+
+/** The Transactions app on `db`, not listening; call it with `inject()`. */
+export function transactionsApp(
+  db: Database,
+  files: FileStore,
+  environment: Environment = 'staging',
+): Promise<FastifyInstance> {
+  return buildTransactionsApp({ db, files, environment });
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read responses loosely and assert them
+export interface GraphQLResponse<Data = Record<string, any>> {
+  status: number;
+  headers: Record<string, unknown>;
+  body: {
+    data?: Data | null;
+    errors?: { message: string; path?: string[]; extensions: Record<string, unknown> }[];
+  };
+}
+
+/** POSTs a GraphQL request to `/beta` with `Authorization: Bearer <key>` (no header when key is undefined). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read responses loosely and assert them
+export async function graphql<Data = Record<string, any>>(
+  app: FastifyInstance,
+  key: string | undefined,
+  query: string,
+  variables?: Record<string, unknown>,
+): Promise<GraphQLResponse<Data>> {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/beta',
+    headers: key === undefined ? {} : { authorization: `Bearer ${key}` },
+    payload: { query, variables },
+  });
+  return { status: response.statusCode, headers: response.headers, body: response.json() };
+}
+
+/** The spec's reference query (part 4). */
+export const REFERENCE_QUERY = `query ($id: uuid!) {
+  transaction(id: $id) {
+    id
+    transactionRecipients { id vulcanKey entity { id name email settings type } }
+    transactionProcessRevisions {
+      id transactionProcessId createdAt committedAt context
+      transactionItems { id completionPercentage createdAt data vulcanKey }
+    }
+  }
+}`;

@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Queryable } from '../../src/db/database.ts';
+import type { TransactionsDemo } from '../../src/demo/seed.ts';
+import { countingQueries, createTestDatabase, type TestDatabase } from '../support/database.ts';
+import {
+  createTestFileStore,
+  graphql,
+  REFERENCE_QUERY,
+  seedOrganization,
+  transactionsApp,
+} from '../support/transactions.ts';
+
+let testDb: TestDatabase;
+let cleanup: () => Promise<void>;
+let demo: TransactionsDemo;
+
+async function insertId(db: Queryable, sql: string, params: unknown[]): Promise<string> {
+  const [row] = await db.query<{ id: string }>(`${sql} returning id`, params);
+  if (!row) throw new Error('no row');
+  return row.id;
+}
+
+/** A transaction with `recipients` recipients and `revisions` revisions of `items` items each. */
+async function bigTransaction(
+  db: Queryable,
+  recipients: number,
+  revisions: number,
+  items: number,
+): Promise<string> {
+  const org = demo.organizationId;
+  const transactionId = await insertId(
+    db,
+    `insert into transactions (organization_id, template_id, sender_entity_id, state, notice_name, notice_email)
+     values ($1, $2, $3, 'in_progress', 'Big', 'big@example.com')`,
+    [org, demo.templateId, demo.senderEntityId],
+  );
+  for (let r = 0; r < recipients; r += 1) {
+    const entityId = await insertId(
+      db,
+      `insert into entities (organization_id, name, type) values ($1, $2, 'individual')`,
+      [org, `Investor ${r}`],
+    );
+    await db.query(
+      `insert into transaction_recipients (organization_id, transaction_id, entity_id, vulcan_key) values ($1, $2, $3, 'investor')`,
+      [org, transactionId, entityId],
+    );
+  }
+  const processId = await insertId(
+    db,
+    `insert into transaction_processes (organization_id, transaction_id, key) values ($1, $2, 'subscription')`,
+    [org, transactionId],
+  );
+  for (let n = 1; n <= revisions; n += 1) {
+    const revisionId = await insertId(
+      db,
+      `insert into transaction_process_revisions (organization_id, transaction_process_id, transaction_id, number)
+       values ($1, $2, $3, $4)`,
+      [org, processId, transactionId, n],
+    );
+    await db.query(
+      `insert into transaction_items (organization_id, transaction_process_revision_id, transaction_id, vulcan_key, data)
+       select $1, $2, $3, 'item_' || i, jsonb_build_object('i', i) from generate_series(1, $4::int) as i`,
+      [org, revisionId, transactionId, items],
+    );
+  }
+  return transactionId;
+}
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  const store = await createTestFileStore();
+  cleanup = store.cleanup;
+  demo = await seedOrganization(testDb.db, store.files);
+});
+
+afterAll(async () => {
+  await testDb.close();
+  await cleanup();
+});
+
+it('answers the reference query in as many SQL round trips as it is deep, whatever the number of records', async () => {
+  const big = await bigTransaction(testDb.db, 3, 5, 20);
+  const small = await bigTransaction(testDb.db, 1, 1, 1);
+  const counting = countingQueries(testDb.db);
+  const { files, cleanup: cleanupFiles } = await createTestFileStore();
+  const app = await transactionsApp(counting.db, files);
+  try {
+    const counts: number[] = [];
+    for (const id of [big, small, big]) {
+      counting.reset();
+      const { body } = await graphql(app, demo.apiKey, REFERENCE_QUERY, { id });
+      expect(body.errors).toBeUndefined();
+      counts.push(counting.count());
+      if (id === big) {
+        const revisions = body.data?.transaction.transactionProcessRevisions;
+        expect(revisions).toHaveLength(5);
+        expect(revisions.flatMap((r: { transactionItems: unknown[] }) => r.transactionItems)).toHaveLength(
+          100,
+        );
+        expect(body.data?.transaction.transactionRecipients).toHaveLength(3);
+      }
+    }
+    // 1 key lookup + transaction + (recipients, revisions) + (entities, items): one statement per level.
+    expect(counts).toEqual([6, 6, 6]);
+  } finally {
+    await app.close();
+    await cleanupFiles();
+  }
+});
