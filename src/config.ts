@@ -131,17 +131,25 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: RawConfig = {}): Confi
     ConfigKey,
     (typeof CONFIG_VARIABLES)[ConfigKey],
   ][]) {
-    const value = flags[key] ?? env[variable.env] ?? variable.default;
-    if (value === undefined || value === '') continue;
+    // An empty variable (common in compose files) means "not set", like an absent one.
+    const value =
+      [flags[key], env[variable.env]].find((given) => given !== undefined && given !== '') ??
+      variable.default;
+    if (value === undefined) continue;
     if (key === 'trustProxy') raw[key] = toBoolean(value);
     else if (key === 'transactionsPort' || key === 'portfolioPort') raw[key] = toInteger(value);
     else raw[key] = value;
   }
-  const errors = [...Value.Errors(ConfigSchema, raw)].map((error) => {
+  const problems = new Map<string, string>();
+  for (const error of Value.Errors(ConfigSchema, raw)) {
     const key = error.path.slice(1) as ConfigKey;
     const variable = key in CONFIG_VARIABLES ? CONFIG_VARIABLES[key].env : error.path;
-    return `${variable}: ${error.message} (got ${JSON.stringify(raw[key])})`;
-  });
+    if (problems.has(variable)) continue;
+    const choices = (error.schema.anyOf as { const?: unknown }[] | undefined)?.map((choice) => choice.const);
+    const expected = choices ? `must be one of ${choices.join(', ')}` : error.message;
+    problems.set(variable, `${variable}: ${expected} (got ${JSON.stringify(raw[key])})`);
+  }
+  const errors = [...problems.values()];
   if (errors.length > 0) throw new ConfigError(`invalid configuration:\n  ${errors.join('\n  ')}`);
   const config = raw as Config;
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {

@@ -41,10 +41,9 @@ export function createProgram(io: CliIO): Command {
         io.err(text.trimEnd());
       },
     });
-  for (const [key, variable] of Object.entries(CONFIG_VARIABLES)) {
-    const option = new Option(variable.flag, `${variable.help} [env ${variable.env}]`);
-    if (variable.default !== undefined && key !== 'trustProxy') option.default(undefined, variable.default);
-    program.addOption(option);
+  for (const variable of Object.values(CONFIG_VARIABLES)) {
+    const shownDefault = variable.default === undefined ? '' : `, default ${variable.default}`;
+    program.addOption(new Option(variable.flag, `${variable.help} [env ${variable.env}${shownDefault}]`));
   }
   program.addHelpText(
     'after',

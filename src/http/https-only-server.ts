@@ -20,15 +20,17 @@ function arrivedOverHttps(request: IncomingMessage, trustProxy: boolean): boolea
 }
 
 function refuse(request: IncomingMessage, response: ServerResponse): void {
+  const requestId = requestIdFor(request);
   const body = JSON.stringify({
     error: {
       code: 'HTTPS_REQUIRED',
       message:
         'This API is served over HTTPS only. Repeat the request with https:// (and, if you sent a key, rotate it: it crossed the network in clear).',
-      requestId: requestIdFor(request),
+      requestId,
     },
   });
   response.writeHead(ERROR_STATUS.HTTPS_REQUIRED, {
+    'x-request-id': requestId,
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
     connection: 'close',

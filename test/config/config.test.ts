@@ -1,0 +1,146 @@
+import { isAbsolute, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+/** The message of the ConfigError that `load` throws (fails the test if it throws nothing or something else). */
+function configErrorOf(load: () => unknown): string {
+  try {
+    load();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('applies the documented defaults when nothing is set', () => {
+    const config = loadConfig({});
+    expect(config).toEqual({
+      dataDir: resolve('./.portico'),
+      environment: 'staging',
+      transactionsPort: 4000,
+      portfolioPort: 4001,
+      host: '127.0.0.1',
+      trustProxy: false,
+      logLevel: 'info',
+    });
+    expect(isAbsolute(config.dataDir)).toBe(true);
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.tlsCert).toBeUndefined();
+  });
+
+  it('reads every setting from its environment variable', () => {
+    const config = loadConfig({
+      PORTICO_DATA_DIR: 'relative/data',
+      DATABASE_URL: 'postgresql://portico@db.example:5432/portico',
+      PORTICO_ENVIRONMENT: 'production',
+      PORTICO_TRANSACTIONS_PORT: '8443',
+      PORTICO_PORTFOLIO_PORT: '0',
+      PORTICO_HOST: '0.0.0.0',
+      PORTICO_TLS_CERT: '/etc/portico/cert.pem',
+      PORTICO_TLS_KEY: '/etc/portico/key.pem',
+      PORTICO_TRUST_PROXY: 'true',
+      PORTICO_LOG_LEVEL: 'warn',
+    });
+    expect(config).toEqual({
+      dataDir: resolve('relative/data'),
+      databaseUrl: 'postgresql://portico@db.example:5432/portico',
+      environment: 'production',
+      transactionsPort: 8443,
+      portfolioPort: 0,
+      host: '0.0.0.0',
+      tlsCert: '/etc/portico/cert.pem',
+      tlsKey: '/etc/portico/key.pem',
+      trustProxy: true,
+      logLevel: 'warn',
+    });
+  });
+
+  it('lets flags win over the environment', () => {
+    const config = loadConfig(
+      {
+        PORTICO_TRANSACTIONS_PORT: '5000',
+        PORTICO_HOST: '0.0.0.0',
+        PORTICO_DATA_DIR: '/from/env',
+        PORTICO_TRUST_PROXY: 'false',
+        PORTICO_ENVIRONMENT: 'production',
+      },
+      { transactionsPort: '6000', host: '::1', dataDir: '/from/flag', trustProxy: true },
+    );
+    expect(config.transactionsPort).toBe(6000);
+    expect(config.host).toBe('::1');
+    expect(config.dataDir).toBe('/from/flag');
+    expect(config.trustProxy).toBe(true);
+    // What no flag sets still comes from the environment.
+    expect(config.environment).toBe('production');
+  });
+
+  it.each([
+    ['PORTICO_TRANSACTIONS_PORT', 'abc'],
+    ['PORTICO_TRANSACTIONS_PORT', '1e3'],
+    ['PORTICO_PORTFOLIO_PORT', '65536'],
+    ['PORTICO_PORTFOLIO_PORT', '-1'],
+    ['PORTICO_ENVIRONMENT', 'prod'],
+    ['PORTICO_LOG_LEVEL', 'loud'],
+    ['PORTICO_TRUST_PROXY', 'maybe'],
+    ['DATABASE_URL', 'mysql://root@localhost/portico'],
+  ])('rejects %s=%s with a ConfigError naming the variable and the value', (variable, value) => {
+    const message = configErrorOf(() => loadConfig({ [variable]: value }));
+    expect(message).toContain(variable);
+    expect(message).toContain(value);
+  });
+
+  it('names the variable of a bad flag value too, and every bad variable at once', () => {
+    const message = configErrorOf(() =>
+      loadConfig({ PORTICO_ENVIRONMENT: 'prod' }, { transactionsPort: 'http', portfolioPort: '99999' }),
+    );
+    expect(message).toContain('PORTICO_TRANSACTIONS_PORT');
+    expect(message).toContain('PORTICO_PORTFOLIO_PORT');
+    expect(message).toContain('PORTICO_ENVIRONMENT');
+  });
+
+  it('rejects a TLS certificate without its key, and a key without its certificate', () => {
+    for (const env of [
+      { PORTICO_TLS_CERT: '/etc/portico/cert.pem' },
+      { PORTICO_TLS_KEY: '/etc/portico/key.pem' },
+    ]) {
+      const message = configErrorOf(() => loadConfig(env));
+      expect(message).toContain('PORTICO_TLS_CERT');
+      expect(message).toContain('PORTICO_TLS_KEY');
+    }
+  });
+
+  it.each(['1', 'true', 'yes', 'on', 'TRUE', ' Yes '])(
+    'turns trustProxy on for PORTICO_TRUST_PROXY=%j',
+    (value) => {
+      expect(loadConfig({ PORTICO_TRUST_PROXY: value }).trustProxy).toBe(true);
+    },
+  );
+
+  it.each(['0', 'false', 'no', 'off'])('leaves trustProxy off for PORTICO_TRUST_PROXY=%j', (value) => {
+    expect(loadConfig({ PORTICO_TRUST_PROXY: value }).trustProxy).toBe(false);
+  });
+
+  it('does not read process.env, only the environment it is given', () => {
+    const saved = process.env.PORTICO_TRANSACTIONS_PORT;
+    process.env.PORTICO_TRANSACTIONS_PORT = '4999';
+    try {
+      expect(loadConfig({}).transactionsPort).toBe(4000);
+    } finally {
+      if (saved === undefined) delete process.env.PORTICO_TRANSACTIONS_PORT;
+      else process.env.PORTICO_TRANSACTIONS_PORT = saved;
+    }
+  });
+
+  it('treats an empty variable as unset and falls back to its default', () => {
+    const config = loadConfig({ PORTICO_TRUST_PROXY: '', PORTICO_HOST: '', PORTICO_TRANSACTIONS_PORT: '' });
+    expect(config).toMatchObject({ trustProxy: false, host: '127.0.0.1', transactionsPort: 4000 });
+  });
+
+  it('lists the allowed values of a setting that has a fixed set, once per variable', () => {
+    expect(() => loadConfig({ PORTICO_ENVIRONMENT: 'prod', PORTICO_LOG_LEVEL: 'loud' })).toThrow(
+      /PORTICO_ENVIRONMENT: must be one of staging, production \(got "prod"\)\n\s+PORTICO_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent \(got "loud"\)$/,
+    );
+  });
+});
