@@ -9,7 +9,7 @@ import type { FileStore } from '../files/local-file-store.ts';
 import { createBaseApp, type BaseAppOptions } from '../http/base-app.ts';
 import { authenticate, type Caller } from './authenticate.ts';
 import { formatGraphQLErrors } from './graphql/errors.ts';
-import { loaders, resolvers, type TransactionsContext } from './graphql/resolvers.ts';
+import { resolvers, type TransactionsContext } from './graphql/resolvers.ts';
 
 export const GRAPHQL_PATH = '/beta';
 const schema = readFileSync(new URL('./graphql/schema.graphql', import.meta.url), 'utf8');
@@ -57,7 +57,6 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
     graphql.register(mercurius, {
       schema,
       resolvers,
-      loaders,
       path: GRAPHQL_PATH,
       graphiql: true,
       jit: 1,

@@ -78,7 +78,7 @@ afterAll(async () => {
   await cleanup();
 });
 
-it('answers the reference query in as many SQL round trips as it is deep, whatever the number of records', async () => {
+it('answers the reference query in one SQL statement after the key lookup, whatever the number of records', async () => {
   const big = await bigTransaction(testDb.db, 3, 5, 20);
   const small = await bigTransaction(testDb.db, 1, 1, 1);
   const counting = countingQueries(testDb.db);
@@ -100,8 +100,87 @@ it('answers the reference query in as many SQL round trips as it is deep, whatev
         expect(body.data?.transaction.transactionRecipients).toHaveLength(3);
       }
     }
-    // 1 key lookup + transaction + (recipients, revisions) + (entities, items): one statement per level.
-    expect(counts).toEqual([6, 6, 6]);
+    // The key lookup, then one statement for the transaction and everything selected under it.
+    expect(counts).toEqual([2, 2, 2]);
+  } finally {
+    await app.close();
+    await cleanupFiles();
+  }
+});
+
+it('reads relations selected through fragments, inline fragments and aliases, still in one statement', async () => {
+  const counting = countingQueries(testDb.db);
+  const { files, cleanup: cleanupFiles } = await createTestFileStore();
+  const app = await transactionsApp(counting.db, files);
+  try {
+    counting.reset();
+    const { body } = await graphql(
+      app,
+      demo.apiKey,
+      `
+        query ($id: uuid!) {
+          transaction(id: $id) {
+            ...Parties
+            ... on Transaction {
+              oldest: transactionProcessRevisions {
+                number
+                transactionItems {
+                  vulcanKey
+                }
+              }
+            }
+            newest: transactionProcessRevisions(orderBy: CREATED_AT_DESC) {
+              number
+            }
+            transactionProcesses {
+              transactionSignatureContainers {
+                transactionSignatures {
+                  transactionRecipient {
+                    entity {
+                      name
+                    }
+                  }
+                }
+                transactionSignatureFile {
+                  file {
+                    mimeType
+                  }
+                }
+              }
+            }
+          }
+        }
+        fragment Parties on Transaction {
+          transactionRecipients {
+            entity {
+              name
+            }
+          }
+          senderEntity {
+            name
+          }
+        }
+      `,
+      { id: demo.transactionId },
+    );
+    expect(body.errors).toBeUndefined();
+    const t = body.data?.transaction;
+    expect(t.transactionRecipients.map((r: { entity: { name: string } }) => r.entity.name)).toEqual([
+      'Jane Q. Doe',
+      'Demo Capital Fund I, L.P.',
+    ]);
+    expect(t.senderEntity.name).toBe('Demo Capital Fund I, L.P.');
+    expect(t.oldest.map((r: { number: number }) => r.number)).toEqual([1, 2, 3]);
+    expect(t.oldest[0].transactionItems).toHaveLength(3);
+    expect(t.newest.map((r: { number: number }) => r.number)).toEqual([3, 2, 1]);
+    const [container] = t.transactionProcesses[0].transactionSignatureContainers;
+    expect(
+      container.transactionSignatures.map(
+        (s: { transactionRecipient: { entity: { name: string } } }) => s.transactionRecipient.entity.name,
+      ),
+    ).toEqual(['Jane Q. Doe', 'Demo Capital Fund I, L.P.']);
+    expect(container.transactionSignatureFile.file.mimeType).toBe('application/pdf');
+    expect(counting.count()).toBe(2);
   } finally {
     await app.close();
     await cleanupFiles();

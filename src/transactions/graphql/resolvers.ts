@@ -1,4 +1,5 @@
-import type { IResolvers, MercuriusContext, MercuriusLoaders } from 'mercurius';
+import type { GraphQLResolveInfo } from 'graphql';
+import type { IResolvers, MercuriusContext } from 'mercurius';
 import type { Queryable } from '../../db/database.ts';
 import { AppError } from '../../errors.ts';
 import {
@@ -11,14 +12,16 @@ import type { Caller } from '../authenticate.ts';
 import {
   countTransactions,
   findById,
-  findByIds,
-  listByParents,
   listTransactions,
+  relatedKey,
+  RELATIONS,
   type CreatedAtOrder,
   type ResourceName,
   type Row,
+  type Tree,
 } from '../reads.ts';
 import { scalars } from './scalars.ts';
+import { selectionTree, subfieldNodes } from './selection.ts';
 
 /** What every resolver gets besides Mercurius' own context. */
 export interface TransactionsContext {
@@ -35,8 +38,6 @@ declare module 'mercurius' {
 }
 
 type Context = MercuriusContext;
-type Query = { obj: Row; params: { orderBy?: CreatedAtOrder } };
-type Loader = (queries: Query[], context: Context) => Promise<unknown[]>;
 
 const MAX_PAGE = 100;
 
@@ -44,86 +45,39 @@ function ordered(rows: Row[], orderBy: CreatedAtOrder | undefined): Row[] {
   return orderBy === 'CREATED_AT_DESC' ? rows.toReversed() : rows;
 }
 
-function unique(values: unknown[]): string[] {
-  return [...new Set(values.filter((value): value is string => typeof value === 'string'))];
+/**
+ * Resolvers for every relation field: they read what the root field loaded with its row in one statement
+ * (see `selectionTree` and `findById`), so a query costs one SQL statement per root field, whatever its depth.
+ */
+type RelationResolver = (parent: Row, args: { orderBy?: CreatedAtOrder }) => unknown;
+
+function relationResolvers(): Record<string, Record<string, RelationResolver>> {
+  const resolvers: Record<string, Record<string, RelationResolver>> = {};
+  for (const [type, relations] of Object.entries(RELATIONS)) {
+    const fields: Record<string, RelationResolver> = {};
+    for (const [field, relation] of Object.entries(relations)) {
+      const key = relatedKey(field);
+      fields[field] = (parent, args) => {
+        const value = parent[key];
+        // Every row handed to GraphQL comes from a read given the query's selection tree.
+        if (value === undefined) throw new Error(`${type}.${field} was not read with its ${type}`);
+        return relation.kind === 'many' ? ordered(value as Row[], args.orderBy) : value;
+      };
+    }
+    resolvers[type] = fields;
+  }
+  return resolvers;
 }
 
-/** Loads a list field for every parent of one query level in one SQL statement. */
-function children(resource: ResourceName, parentColumn: string): Loader {
-  return async (queries, { db, caller }) => {
-    const groups = await listByParents(db, resource, parentColumn, {
-      parentIds: unique(queries.map((query) => query.obj.id)),
-      organizationId: caller.organizationId,
-    });
-    return queries.map((query) => ordered(groups.get(query.obj.id) ?? [], query.params.orderBy));
-  };
-}
-
-/** Like {@link children}, for a field that holds at most one child. */
-function child(resource: ResourceName, parentColumn: string): Loader {
-  const load = children(resource, parentColumn);
-  return async (queries, context) => (await load(queries, context)).map((rows) => (rows as Row[])[0] ?? null);
-}
-
-/** Loads the row a foreign key of the parent points to, for every parent of one query level at once. */
-function parent(resource: ResourceName, foreignKey: string): Loader {
-  return async (queries, { db, caller }) => {
-    const found = await findByIds(db, resource, {
-      ids: unique(queries.map((query) => query.obj[foreignKey])),
-      organizationId: caller.organizationId,
-    });
-    return queries.map((query) => found.get(query.obj[foreignKey] as string) ?? null);
-  };
-}
-
-export const loaders: MercuriusLoaders = {
-  Organization: {
-    templates: children('template', 'organization_id'),
-    entities: children('entity', 'organization_id'),
-  },
-  Transaction: {
-    template: parent('template', 'templateId'),
-    organization: parent('organization', 'organizationId'),
-    senderEntity: parent('entity', 'senderEntityId'),
-    transactionRecipients: children('recipient', 'transaction_id'),
-    transactionProcesses: children('process', 'transaction_id'),
-    transactionProcessRevisions: children('revision', 'transaction_id'),
-    transactionItems: children('item', 'transaction_id'),
-    transactionFiles: children('transactionFile', 'transaction_id'),
-    transactionSignatureContainers: children('signatureContainer', 'transaction_id'),
-    transactionSignatureFiles: children('signatureFile', 'transaction_id'),
-    events: children('event', 'transaction_id'),
-  },
-  TransactionRecipient: {
-    entity: parent('entity', 'entityId'),
-  },
-  TransactionProcess: {
-    transactionProcessRevisions: children('revision', 'transaction_process_id'),
-    transactionSignatureContainers: children('signatureContainer', 'transaction_process_id'),
-  },
-  TransactionProcessRevision: {
-    transactionItems: children('item', 'transaction_process_revision_id'),
-  },
-  TransactionFile: {
-    file: parent('file', 'fileId'),
-    transactionRecipient: parent('recipient', 'transactionRecipientId'),
-  },
-  TransactionSignatureContainer: {
-    transactionSignatures: children('signature', 'transaction_signature_container_id'),
-    transactionSignatureFile: child('signatureFile', 'transaction_signature_container_id'),
-  },
-  TransactionSignature: {
-    transactionRecipient: parent('recipient', 'transactionRecipientId'),
-  },
-  TransactionSignatureFile: {
-    file: parent('file', 'fileId'),
-    transactionSignatureContainer: parent('signatureContainer', 'transactionSignatureContainerId'),
-  },
-};
-
+/** A root field that reads one record of the caller's organization with the relations the query selects. */
 function byId(resource: ResourceName) {
-  return (_: unknown, { id }: { id: string }, { db, caller }: Context) =>
-    findById(db, resource, { id, organizationId: caller.organizationId }).then((row) => row ?? null);
+  return async (_: unknown, { id }: { id: string }, { db, caller }: Context, info: GraphQLResolveInfo) =>
+    (await findById(db, resource, { id, organizationId: caller.organizationId }, treeOf(resource, info))) ??
+    null;
+}
+
+function treeOf(resource: ResourceName, info: GraphQLResolveInfo): Tree {
+  return selectionTree(resource, info.fieldNodes, info.fragments);
 }
 
 function decodeCursor(cursor: string): string {
@@ -139,27 +93,32 @@ function signedUrl(context: Context, fileId: string, seconds: number): { url: st
   return { url: context.baseUrl + context.links.pathFor(fileId, expiresAt), expiresAt };
 }
 
+const relations = relationResolvers();
+
 export const resolvers: IResolvers = {
   ...scalars,
+  ...relations,
   Query: {
-    viewer: async (_: unknown, __: unknown, { db, caller }: Context) => {
-      const organization = await findById(db, 'organization', {
-        id: caller.organizationId,
-        organizationId: caller.organizationId,
-      });
+    viewer: async (_: unknown, __: unknown, { db, caller }: Context, info: GraphQLResolveInfo) => {
+      const organization = await findById(
+        db,
+        'Organization',
+        { id: caller.organizationId, organizationId: caller.organizationId },
+        treeOf('Organization', info),
+      );
       if (!organization) throw new Error(`the organization of API key ${caller.apiKeyId} is gone`);
       return organization;
     },
-    entity: byId('entity'),
-    organization: byId('organization'),
-    template: byId('template'),
-    transaction: byId('transaction'),
-    transactionItem: byId('item'),
-    transactionFile: byId('transactionFile'),
-    transactionSignatureFile: byId('signatureFile'),
-    transactionRecipient: byId('recipient'),
+    entity: byId('Entity'),
+    organization: byId('Organization'),
+    template: byId('Template'),
+    transaction: byId('Transaction'),
+    transactionItem: byId('TransactionItem'),
+    transactionFile: byId('TransactionFile'),
+    transactionSignatureFile: byId('TransactionSignatureFile'),
+    transactionRecipient: byId('TransactionRecipient'),
     file: async (_: unknown, { id }: { id: string }, { db, caller }: Context) => {
-      const file = await findById(db, 'file', { id, organizationId: caller.organizationId });
+      const file = await findById(db, 'File', { id, organizationId: caller.organizationId });
       if (!file) throw new AppError('NOT_FOUND', `no file with id ${id}`);
       return file;
     },
@@ -180,10 +139,10 @@ export const resolvers: IResolvers = {
       }
       const scope = { id: input.transactionFileId, organizationId: context.caller.organizationId };
       const holder =
-        (await findById(context.db, 'transactionFile', scope)) ??
-        (await findById(context.db, 'signatureFile', scope));
+        (await findById(context.db, 'TransactionFile', scope)) ??
+        (await findById(context.db, 'TransactionSignatureFile', scope));
       const file = holder
-        ? await findById(context.db, 'file', {
+        ? await findById(context.db, 'File', {
             id: holder.fileId as string,
             organizationId: scope.organizationId,
           })
@@ -197,20 +156,26 @@ export const resolvers: IResolvers = {
     },
   },
   Organization: {
+    ...relations.Organization,
     transactions: async (
       organization: Row,
       args: { first: number; after?: string | null; orderBy: CreatedAtOrder },
       { db }: Context,
+      info: GraphQLResolveInfo,
     ) => {
       if (!Number.isInteger(args.first) || args.first < 1 || args.first > MAX_PAGE) {
         throw new AppError('BAD_USER_INPUT', `first must be between 1 and ${MAX_PAGE}`, { field: 'first' });
       }
-      const page = await listTransactions(db, {
-        organizationId: organization.id,
-        first: args.first,
-        after: args.after == null ? undefined : decodeCursor(args.after),
-        orderBy: args.orderBy,
-      });
+      const page = await listTransactions(
+        db,
+        {
+          organizationId: organization.id,
+          first: args.first,
+          after: args.after == null ? undefined : decodeCursor(args.after),
+          orderBy: args.orderBy,
+        },
+        selectionTree('Transaction', subfieldNodes(info.fieldNodes, 'nodes', info.fragments), info.fragments),
+      );
       const last = page.rows.at(-1);
       return {
         nodes: page.rows,

@@ -1,0 +1,47 @@
+import { Kind, type FieldNode, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
+import { RELATIONS, type ResourceName, type Tree } from '../reads.ts';
+
+type Fragments = Record<string, FragmentDefinitionNode>;
+
+/** The field nodes of a selection, by field name, through inline fragments and fragment spreads. */
+function fieldsByName(nodes: readonly FieldNode[], fragments: Fragments): Map<string, FieldNode[]> {
+  const fields = new Map<string, FieldNode[]>();
+  const visit = (selectionSet: SelectionSetNode | undefined): void => {
+    for (const selection of selectionSet?.selections ?? []) {
+      if (selection.kind === Kind.FIELD) {
+        const name = selection.name.value;
+        fields.set(name, [...(fields.get(name) ?? []), selection]);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        visit(selection.selectionSet);
+      } else {
+        visit(fragments[selection.name.value]?.selectionSet);
+      }
+    }
+  };
+  for (const node of nodes) visit(node.selectionSet);
+  return fields;
+}
+
+/**
+ * The relations a query selects under a field of type `resource`, as a tree for the reads to load in one
+ * statement. Aliases of one field share one entry (their `orderBy` applies when resolving); `@skip` and
+ * `@include` are not evaluated, so at worst a relation is read and not shown.
+ */
+export function selectionTree(
+  resource: ResourceName,
+  nodes: readonly FieldNode[],
+  fragments: Fragments,
+): Tree {
+  const tree: Tree = {};
+  const relations = RELATIONS[resource] ?? {};
+  for (const [name, fieldNodes] of fieldsByName(nodes, fragments)) {
+    const relation = relations[name];
+    if (relation) tree[name] = selectionTree(relation.resource, fieldNodes, fragments);
+  }
+  return tree;
+}
+
+/** The field nodes of the sub-field `name` under `nodes`, e.g. the `nodes` of a connection. */
+export function subfieldNodes(nodes: readonly FieldNode[], name: string, fragments: Fragments): FieldNode[] {
+  return fieldsByName(nodes, fragments).get(name) ?? [];
+}
