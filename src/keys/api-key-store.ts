@@ -1,6 +1,7 @@
 import type { Environment } from '../config.ts';
 import type { Queryable } from '../db/database.ts';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key.ts';
+import type { ApiKeyCache } from './api-key-cache.ts';
 
 export interface ApiKeyRecord {
   id: string;
@@ -32,11 +33,23 @@ export async function createApiKey(
   return { key, record };
 }
 
-/** The key record for a well-formed key, revoked or not; undefined if no such key was ever issued. */
-export async function findApiKey(db: Queryable, key: string): Promise<ApiKeyRecord | undefined> {
+/**
+ * The key record for a well-formed key, revoked or not; undefined if no such key was ever issued. With a
+ * cache, a valid key looked up a moment ago is not looked up again (see `api-key-cache.ts`).
+ */
+export async function findApiKey(
+  db: Queryable,
+  key: string,
+  cache?: ApiKeyCache,
+): Promise<ApiKeyRecord | undefined> {
+  const hash = hashApiKey(key);
+  const cacheKey = hash.toString('base64');
+  const cached = cache?.get(cacheKey);
+  if (cached) return cached;
   const [record] = await db.query<ApiKeyRecord>(`select ${COLUMNS} from api_keys where secret_hash = $1`, [
-    hashApiKey(key),
+    hash,
   ]);
+  if (record) cache?.set(cacheKey, record);
   return record;
 }
 

@@ -210,6 +210,8 @@ describe('portico while `portico serve` holds the embedded database', { timeout:
     expect(revoked.code).toBe(0);
     expect(revoked.stdout).toContain(key.id);
 
+    // A server reuses a valid key lookup for up to a second (docs/operations.md), on every node alike.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
     const refused = await viewerHandle(key.key);
     expect(refused.status).toBe(401);
     const body = refused.json();

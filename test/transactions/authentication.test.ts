@@ -3,11 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/keys/api-key.ts';
 import { createApiKey, revokeApiKey } from '../../src/keys/api-key-store.ts';
 import type { TransactionsDemo } from '../../src/demo/seed.ts';
+import type { FileStore } from '../../src/files/local-file-store.ts';
+import { buildTransactionsApp } from '../../src/transactions/app.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { createTestFileStore, graphql, seedOrganization, transactionsApp } from '../support/transactions.ts';
 
 let testDb: TestDatabase;
 let cleanup: () => Promise<void>;
+let files: FileStore;
 let staging: FastifyInstance;
 let production: FastifyInstance;
 let demo: TransactionsDemo;
@@ -16,6 +19,7 @@ beforeAll(async () => {
   testDb = await createTestDatabase();
   const store = await createTestFileStore();
   cleanup = store.cleanup;
+  files = store.files;
   staging = await transactionsApp(testDb.db, store.files, 'staging');
   production = await transactionsApp(testDb.db, store.files, 'production');
   demo = await seedOrganization(testDb.db, store.files, 'staging');
@@ -97,15 +101,49 @@ describe('API keys on the GraphQL endpoint', () => {
     await expectRefused(production, `Bearer ${demo.apiKey}`, /staging \(sk_test_\) key.*serves production/);
   });
 
-  it('refuses a revoked key from the moment it is revoked', async () => {
-    const { key, record } = await createApiKey(testDb.db, {
-      organizationId: demo.organizationId,
+  it('refuses a revoked key at once when key lookups are not reused', async () => {
+    const uncached = await buildTransactionsApp({
+      db: testDb.db,
+      files,
       environment: 'staging',
-      name: 'to revoke',
+      apiKeyCacheMs: 0,
     });
-    expect((await graphql(staging, key, '{ viewer { id } }')).status).toBe(200);
-    await revokeApiKey(testDb.db, { organizationId: demo.organizationId, key: record.id });
-    await expectRefused(staging, `Bearer ${key}`, /revoked/);
+    try {
+      const { key, record } = await createApiKey(testDb.db, {
+        organizationId: demo.organizationId,
+        environment: 'staging',
+        name: 'to revoke',
+      });
+      expect((await graphql(uncached, key, '{ viewer { id } }')).status).toBe(200);
+      await revokeApiKey(testDb.db, { organizationId: demo.organizationId, key: record.id });
+      await expectRefused(uncached, `Bearer ${key}`, /revoked/);
+    } finally {
+      await uncached.close();
+    }
+  });
+
+  it('refuses a revoked key once the reuse period of its last lookup is over', async () => {
+    const cached = await buildTransactionsApp({
+      db: testDb.db,
+      files,
+      environment: 'staging',
+      apiKeyCacheMs: 300,
+    });
+    try {
+      const { key, record } = await createApiKey(testDb.db, {
+        organizationId: demo.organizationId,
+        environment: 'staging',
+      });
+      expect((await graphql(cached, key, '{ viewer { id } }')).status).toBe(200);
+      await revokeApiKey(testDb.db, { organizationId: demo.organizationId, key: record.id });
+      // The lookup made a moment ago still stands...
+      expect((await graphql(cached, key, '{ viewer { id } }')).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 350));
+      // ...and no longer once it is older than the reuse period.
+      await expectRefused(cached, `Bearer ${key}`, /revoked/);
+    } finally {
+      await cached.close();
+    }
   });
 
   it('leaves the health routes and GraphiQL page open without a key', async () => {

@@ -1,0 +1,34 @@
+import type { ApiKeyRecord } from './api-key-store.ts';
+
+/**
+ * Remembers valid key lookups for a moment, so that a busy client costs one lookup per key a second instead
+ * of one a request. Only keys found and not revoked are kept, by their SHA-256 (never the key), at most
+ * `maxEntries` of them. The price: a key revoked on any node keeps working on this one for at most `ttlMs`.
+ */
+export interface ApiKeyCache {
+  get(hash: string, now?: number): ApiKeyRecord | undefined;
+  set(hash: string, record: ApiKeyRecord, now?: number): void;
+}
+
+export function createApiKeyCache(options: { ttlMs: number; maxEntries?: number }): ApiKeyCache {
+  const maxEntries = options.maxEntries ?? 10_000;
+  const entries = new Map<string, { record: ApiKeyRecord; expiresAt: number }>();
+  return {
+    get(hash, now = Date.now()) {
+      const entry = entries.get(hash);
+      if (!entry) return undefined;
+      if (entry.expiresAt <= now) {
+        entries.delete(hash);
+        return undefined;
+      }
+      return entry.record;
+    },
+    set(hash, record, now = Date.now()) {
+      if (options.ttlMs <= 0 || record.revokedAt !== null) return;
+      entries.delete(hash);
+      // Maps iterate in insertion order: the first key is the oldest entry.
+      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value ?? '');
+      entries.set(hash, { record, expiresAt: now + options.ttlMs });
+    },
+  };
+}
