@@ -1,0 +1,88 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Linux reports process CPU time in clock ticks of 10 ms (USER_HZ 100). */
+const TICK_MS = 10;
+
+/** CPU time used so far, in clock ticks, read from /proc (Linux); zeros elsewhere. */
+export interface CpuSnapshot {
+  /** This process' main thread: the servers, Fastify, Mercurius, the pg driver, PGlite. */
+  mainThread: number;
+  /** This whole process (main thread, the autocannon worker thread, GC and libuv threads). */
+  process: number;
+  /** Every process named `postgres` on this machine (meaningful when the server is local). */
+  postgres: number;
+  /** The whole machine, busy and idle. */
+  machine: number;
+  idle: number;
+}
+
+function read(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** utime + stime of a /proc/<pid>/stat or /proc/<pid>/task/<tid>/stat file. */
+function ticksOf(statPath: string): number {
+  const stat = read(statPath);
+  if (stat === undefined) return 0;
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
+}
+
+function postgresTicks(): number {
+  let sum = 0;
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return 0;
+  }
+  for (const pid of pids) {
+    if (read(`/proc/${pid}/comm`)?.trim() === 'postgres') sum += ticksOf(`/proc/${pid}/stat`);
+  }
+  return sum;
+}
+
+export function cpuSnapshot(): CpuSnapshot {
+  const cpu = (read('/proc/stat')?.split('\n')[0] ?? '').split(/\s+/).slice(1).map(Number);
+  return {
+    mainThread: ticksOf(`/proc/self/task/${process.pid}/stat`),
+    process: ticksOf('/proc/self/stat'),
+    postgres: postgresTicks(),
+    machine: cpu.reduce((sum, value) => sum + (Number.isFinite(value) ? value : 0), 0),
+    idle: (cpu[3] ?? 0) + (cpu[4] ?? 0),
+  };
+}
+
+export interface CpuPerRequest {
+  mainThreadMs: number;
+  otherThreadsMs: number;
+  postgresMs: number;
+  /** Share of the whole machine's CPU time in use (all CPUs), 0–1. */
+  machineBusy: number;
+  /** Share of the machine's CPU time used by neither this process nor PostgreSQL: other load, noise. */
+  otherLoad: number;
+}
+
+/** CPU milliseconds per request between two snapshots, and how busy the machine was; undefined without /proc. */
+export function cpuPerRequest(
+  before: CpuSnapshot,
+  after: CpuSnapshot,
+  requests: number,
+): CpuPerRequest | undefined {
+  const machine = after.machine - before.machine;
+  if (machine <= 0 || requests === 0) return undefined;
+  const per = (ticks: number) => (ticks * TICK_MS) / requests;
+  const busy = machine - (after.idle - before.idle);
+  const ours = after.process - before.process + (after.postgres - before.postgres);
+  return {
+    mainThreadMs: per(after.mainThread - before.mainThread),
+    otherThreadsMs: per(after.process - after.mainThread - (before.process - before.mainThread)),
+    postgresMs: per(after.postgres - before.postgres),
+    machineBusy: busy / machine,
+    otherLoad: Math.max(0, busy - ours) / machine,
+  };
+}

@@ -1,0 +1,54 @@
+import autocannon from 'autocannon';
+
+export interface LoadOptions {
+  url: string;
+  /** The exact request body (JSON) every request sends. */
+  body: string;
+  headers?: Record<string, string>;
+  connections: number;
+  seconds: number;
+  /** When set, every response body must be exactly this text; any other counts as a failure. */
+  expectBody?: string;
+}
+
+export interface LoadResult {
+  requests: number;
+  seconds: number;
+  requestsPerSecond: number;
+  /** Latency percentiles in ms (autocannon records whole milliseconds). */
+  p50: number;
+  p99: number;
+  /** Errors, timeouts, non-2xx answers and bodies other than `expectBody`. */
+  failures: number;
+  failureDetail: string;
+}
+
+/**
+ * Keeps `connections` connections busy for `seconds` with the same POST, from an autocannon worker thread so
+ * that the load generator does not share the server's event loop. Certificates are not verified (loopback,
+ * self-signed).
+ */
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const result = await autocannon({
+    url: options.url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...options.headers },
+    body: options.body,
+    connections: options.connections,
+    pipelining: 1,
+    duration: options.seconds,
+    workers: 1,
+    ...(options.expectBody === undefined ? {} : { expectBody: options.expectBody }),
+  });
+  const failures = result.errors + result.timeouts + result.non2xx + result.mismatches;
+  const seconds = result.duration;
+  return {
+    requests: result.requests.total,
+    seconds,
+    requestsPerSecond: seconds > 0 ? result.requests.total / seconds : 0,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    failures,
+    failureDetail: `errors ${result.errors}, timeouts ${result.timeouts}, non-2xx ${result.non2xx}, mismatched bodies ${result.mismatches}`,
+  };
+}

@@ -1,0 +1,396 @@
+/**
+ * `npm run bench`: the spec's reference query through the Transactions GraphQL endpoint, side by side with the
+ * floor (one hand-written SQL statement behind a bare route on the same TLS setup), on PostgreSQL and on
+ * PGlite. See bench/README.md.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import type { FastifyInstance } from 'fastify';
+import { seedTransactionsDemo } from '../src/demo/seed.ts';
+import { createLocalFileStore, type FileStore } from '../src/files/local-file-store.ts';
+import { loadTlsMaterial, type TlsMaterial } from '../src/http/tls.ts';
+import { buildTransactionsApp, GRAPHQL_PATH } from '../src/transactions/app.ts';
+import { countingQueries } from '../test/support/database.ts';
+import { REFERENCE_QUERY } from '../test/support/transactions.ts';
+import { cpuPerRequest, cpuSnapshot, type CpuPerRequest } from './cpu.ts';
+import { openBenchDatabase, type Dialect } from './database.ts';
+import { buildFloorApp, FLOOR_PATH } from './floor.ts';
+import { post } from './https-client.ts';
+import { runLoad, type LoadResult } from './load.ts';
+import { profiled } from './profile.ts';
+import { seedLargeTransaction } from './seed.ts';
+
+/** The issue's target: GraphQL reaches at least this share of the floor's throughput on PostgreSQL. */
+const TARGET_RATIO = 0.6;
+
+type Shape = 'demo' | 'large';
+type Endpoint = 'floor' | 'graphql';
+
+const SHAPES: Record<Shape, { revisions: number; items: number; label: string }> = {
+  demo: { revisions: 3, items: 3, label: 'demo (2 recipients, 3 revisions x 3 items)' },
+  large: { revisions: 5, items: 20, label: 'large (2 recipients, 5 revisions x 20 items)' },
+};
+
+function positiveNumber(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, not ${raw}`);
+  return value;
+}
+
+function list<T extends string>(name: string, fallback: T[], allowed: readonly T[]): T[] {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const values = raw.split(',').map((value) => value.trim());
+  for (const value of values) {
+    if (!(allowed as readonly string[]).includes(value)) {
+      throw new Error(`${name}: unknown value ${value} (expected some of ${allowed.join(', ')})`);
+    }
+  }
+  return values as T[];
+}
+
+const settings = {
+  measureSeconds: positiveNumber('BENCH_DURATION', 10),
+  warmupSeconds: positiveNumber('BENCH_WARMUP', 2),
+  connections: Math.round(positiveNumber('BENCH_CONNECTIONS', 10)),
+  dialects: list<Dialect>('BENCH_DIALECTS', ['postgres', 'pglite'], ['postgres', 'pglite']),
+  shapes: list<Shape>('BENCH_SHAPES', ['demo'], ['demo', 'large']),
+};
+
+interface Measurement {
+  dialect: Dialect;
+  shape: Shape;
+  endpoint: Endpoint;
+  result: LoadResult;
+  /** SQL statements one request sends to the database. */
+  statements: number;
+  cpu: CpuPerRequest | undefined;
+}
+
+/** Cleanups run last-in first-out, at the end, on failure and on Ctrl-C. */
+const cleanups: (() => Promise<unknown>)[] = [];
+/** The temporary data dir (TLS certificate, files), removed last. */
+let dataDir: string | undefined;
+
+async function removeDataDir(): Promise<void> {
+  if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
+  dataDir = undefined;
+}
+
+async function cleanUp(): Promise<void> {
+  while (cleanups.length > 0) {
+    const cleanup = cleanups.pop();
+    try {
+      await cleanup?.();
+    } catch (error) {
+      console.error('bench: cleanup failed:', error);
+    }
+  }
+}
+
+async function listen(app: FastifyInstance, path: string): Promise<string> {
+  cleanups.push(() => app.close());
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.server.address() as AddressInfo;
+  return `https://127.0.0.1:${port}${path}`;
+}
+
+/** Parses and re-serializes: equal strings mean the same values with the same key and element order. */
+function canonical(text: string): { value: unknown; json: string } {
+  const value: unknown = JSON.parse(text);
+  return { value, json: JSON.stringify(value) };
+}
+
+function firstDifference(a: string, b: string): string {
+  let index = 0;
+  while (index < a.length && a[index] === b[index]) index += 1;
+  const from = Math.max(0, index - 80);
+  return `at character ${index}:\n  graphql: …${a.slice(from, index + 80)}…\n  floor:   …${b.slice(from, index + 80)}…`;
+}
+
+interface TransactionJson {
+  data?: {
+    transaction?: {
+      transactionRecipients?: unknown[];
+      transactionProcessRevisions?: { transactionItems?: unknown[] }[];
+    } | null;
+  };
+  errors?: unknown;
+}
+
+/**
+ * Asks both endpoints once and fails loudly unless both answer 200 with the same JSON (same values, same key and
+ * element order) of the expected size, and unless GraphQL refuses a request without a key. Returns the exact
+ * response texts, which every request of the load runs must then reproduce.
+ */
+async function verify(options: {
+  graphqlUrl: string;
+  floorUrl: string;
+  body: string;
+  apiKey: string;
+  ca: string;
+  shape: Shape;
+}): Promise<{ graphql: string; floor: string }> {
+  const { body, ca } = options;
+  const anonymous = await post(options.graphqlUrl, body, {}, ca);
+  if (anonymous.status !== 401) {
+    throw new Error(
+      `GraphQL without an API key answered ${anonymous.status}, expected 401: ${anonymous.text}`,
+    );
+  }
+  const graphql = await post(options.graphqlUrl, body, { authorization: `Bearer ${options.apiKey}` }, ca);
+  const floor = await post(options.floorUrl, body, {}, ca);
+  if (graphql.status !== 200) throw new Error(`GraphQL answered ${graphql.status}: ${graphql.text}`);
+  if (floor.status !== 200) throw new Error(`the floor answered ${floor.status}: ${floor.text}`);
+  const a = canonical(graphql.text);
+  const b = canonical(floor.text);
+  const parsed = a.value as TransactionJson;
+  if (parsed.errors !== undefined || !parsed.data?.transaction) {
+    throw new Error(`GraphQL did not return the transaction: ${graphql.text}`);
+  }
+  const { revisions, items } = SHAPES[options.shape];
+  const transaction = parsed.data.transaction;
+  const revisionList = transaction.transactionProcessRevisions ?? [];
+  const itemCount = revisionList.reduce((sum, revision) => sum + (revision.transactionItems?.length ?? 0), 0);
+  if (
+    transaction.transactionRecipients?.length !== 2 ||
+    revisionList.length !== revisions ||
+    itemCount !== revisions * items
+  ) {
+    throw new Error(
+      `expected 2 recipients, ${revisions} revisions and ${revisions * items} items, got ${graphql.text}`,
+    );
+  }
+  if (!isDeepStrictEqual(a.value, b.value) || a.json !== b.json) {
+    throw new Error(`the floor's JSON differs from GraphQL's ${firstDifference(a.json, b.json)}`);
+  }
+  return { graphql: graphql.text, floor: floor.text };
+}
+
+async function benchDialect(dialect: Dialect, tls: TlsMaterial, files: FileStore): Promise<Measurement[]> {
+  const database = await openBenchDatabase(dialect);
+  cleanups.push(() => database.close());
+  console.log(`\n${dialect}: ${database.description}`);
+
+  const demo = await seedTransactionsDemo(database.db, files, 'staging', {
+    handle: `bench-${randomBytes(4).toString('hex')}`,
+    name: 'Bench Capital',
+  });
+  const transactionIds: Record<Shape, () => Promise<string>> = {
+    demo: () => Promise.resolve(demo.transactionId),
+    large: () => seedLargeTransaction(database.db, demo, SHAPES.large),
+  };
+
+  // Each app gets its own statement counter around the same database.
+  const counted = { graphql: countingQueries(database.db), floor: countingQueries(database.db) };
+  const graphqlApp = await buildTransactionsApp({
+    db: counted.graphql.db,
+    files,
+    environment: 'staging',
+    tls,
+  });
+  const floorApp = buildFloorApp({ db: counted.floor.db, tls });
+  const urls: Record<Endpoint, string> = {
+    graphql: await listen(graphqlApp, GRAPHQL_PATH),
+    floor: await listen(floorApp, FLOOR_PATH),
+  };
+  const headers: Record<Endpoint, Record<string, string>> = {
+    graphql: { authorization: `Bearer ${demo.apiKey}` },
+    floor: {},
+  };
+
+  const measurements: Measurement[] = [];
+  for (const shape of settings.shapes) {
+    const id = await transactionIds[shape]();
+    const body = JSON.stringify({ query: REFERENCE_QUERY, variables: { id } });
+    const expected = await verify({
+      graphqlUrl: urls.graphql,
+      floorUrl: urls.floor,
+      body,
+      apiKey: demo.apiKey,
+      ca: tls.cert,
+      shape,
+    });
+    const statements: Record<Endpoint, number> = { graphql: 0, floor: 0 };
+    for (const endpoint of ['graphql', 'floor'] as const) {
+      counted[endpoint].reset();
+      await post(urls[endpoint], body, headers[endpoint], tls.cert);
+      statements[endpoint] = counted[endpoint].count();
+    }
+    console.log(
+      `  ${SHAPES[shape].label}: both endpoints return the same JSON ` +
+        `(GraphQL ${Buffer.byteLength(expected.graphql)} bytes, floor ${Buffer.byteLength(expected.floor)} bytes); ` +
+        `SQL statements per request: GraphQL ${statements.graphql}, floor ${statements.floor}`,
+    );
+
+    for (const endpoint of ['floor', 'graphql'] as const) {
+      const load = (seconds: number) =>
+        runLoad({
+          url: urls[endpoint],
+          body,
+          headers: headers[endpoint],
+          connections: settings.connections,
+          seconds,
+          expectBody: expected[endpoint],
+        });
+      const check = (result: LoadResult, phase: string) => {
+        if (result.failures > 0 || result.requests === 0) {
+          throw new Error(
+            `${dialect} ${endpoint} ${phase}: ${result.requests} requests; ${result.failureDetail}`,
+          );
+        }
+        return result;
+      };
+      check(await load(settings.warmupSeconds), 'warm-up');
+      const before = cpuSnapshot();
+      const result = check(
+        await profiled(`${dialect}-${shape}-${endpoint}`, () => load(settings.measureSeconds)),
+        'measurement',
+      );
+      const cpu = cpuPerRequest(before, cpuSnapshot(), result.requests);
+      console.log(
+        `  ${endpoint.padEnd(7)} ${result.requestsPerSecond.toFixed(0).padStart(6)} req/s  ` +
+          `p50 ${result.p50} ms  p99 ${result.p99} ms  (${result.requests} requests in ${result.seconds} s)` +
+          (cpu
+            ? `; CPU ms/request: main thread ${cpu.mainThreadMs.toFixed(2)}, other threads ` +
+              `${cpu.otherThreadsMs.toFixed(2)}, postgres ${cpu.postgresMs.toFixed(2)}; ` +
+              `machine ${(cpu.machineBusy * 100).toFixed(0)}% busy, ` +
+              `${(cpu.otherLoad * 100).toFixed(0)}% by other processes`
+            : ''),
+      );
+      measurements.push({
+        dialect,
+        shape,
+        endpoint,
+        result,
+        statements: statements[endpoint],
+        cpu,
+      });
+    }
+  }
+  return measurements;
+}
+
+function ratioOf(measurements: Measurement[], dialect: Dialect, shape: Shape): number | undefined {
+  const find = (endpoint: Endpoint) =>
+    measurements.find((m) => m.dialect === dialect && m.shape === shape && m.endpoint === endpoint);
+  const graphql = find('graphql');
+  const floor = find('floor');
+  if (!graphql || !floor || floor.result.requestsPerSecond === 0) return undefined;
+  return graphql.result.requestsPerSecond / floor.result.requestsPerSecond;
+}
+
+function printTable(measurements: Measurement[]): void {
+  const header = [
+    'dialect',
+    'shape',
+    'endpoint',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'SQL/req',
+    'CPU ms/req node main/other/postgres',
+    'graphql/floor',
+  ];
+  const rows = measurements.map((m) => {
+    const ratio = m.endpoint === 'graphql' ? ratioOf(measurements, m.dialect, m.shape) : undefined;
+    return [
+      m.dialect,
+      m.shape,
+      m.endpoint,
+      m.result.requestsPerSecond.toFixed(0),
+      String(m.result.p50),
+      String(m.result.p99),
+      String(m.statements),
+      m.cpu
+        ? [m.cpu.mainThreadMs, m.cpu.otherThreadsMs, m.cpu.postgresMs].map((ms) => ms.toFixed(2)).join(' / ')
+        : 'n/a',
+      ratio === undefined ? '' : `${(ratio * 100).toFixed(1)}%`,
+    ];
+  });
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)),
+  );
+  const line = (cells: string[]) =>
+    `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' | ')} |`;
+  console.log(`\n${line(header)}`);
+  console.log(`|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`);
+  for (const row of rows) console.log(line(row));
+}
+
+async function main(): Promise<void> {
+  const budgetSeconds =
+    settings.dialects.length *
+      settings.shapes.length *
+      2 *
+      (settings.warmupSeconds + settings.measureSeconds) +
+    90;
+  const watchdog = setTimeout(() => {
+    console.error(`bench: still running after ${budgetSeconds} s; giving up`);
+    void cleanUp()
+      .then(removeDataDir)
+      .finally(() => process.exit(1));
+  }, budgetSeconds * 1000);
+  const interrupted = () => {
+    console.error('bench: interrupted; cleaning up');
+    void cleanUp()
+      .then(removeDataDir)
+      .finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+
+  console.log(
+    `Portico bench: the reference query, ${settings.connections} connections over HTTPS (loopback), ` +
+      `warm-up ${settings.warmupSeconds} s + ${settings.measureSeconds} s per endpoint`,
+  );
+  console.log(
+    `node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? 'unknown'}), ` +
+      `load average ${loadavg()
+        .map((load) => load.toFixed(2))
+        .join(' ')}`,
+  );
+
+  const measurements: Measurement[] = [];
+  try {
+    dataDir = await mkdtemp(join(tmpdir(), 'portico-bench-'));
+    const tls = await loadTlsMaterial({ dataDir });
+    const files = createLocalFileStore(join(dataDir, 'files'));
+    for (const dialect of settings.dialects) {
+      try {
+        measurements.push(...(await benchDialect(dialect, tls, files)));
+      } finally {
+        // This dialect's apps and database, before the next dialect's load runs.
+        await cleanUp();
+      }
+    }
+  } finally {
+    await cleanUp();
+    await removeDataDir();
+    clearTimeout(watchdog);
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
+  }
+
+  printTable(measurements);
+  const ratio = ratioOf(measurements, 'postgres', 'demo');
+  const target = `GraphQL >= ${TARGET_RATIO * 100}% of the floor's throughput on PostgreSQL (demo transaction)`;
+  if (ratio === undefined) console.log(`\nTarget (${target}): not evaluated (needs postgres and demo).`);
+  else {
+    const verdict = ratio >= TARGET_RATIO ? 'MET' : 'NOT MET';
+    console.log(`\nTarget (${target}): ${verdict} at ${(ratio * 100).toFixed(1)}%.`);
+  }
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error('\nbench failed:', error);
+  process.exitCode = 1;
+}
