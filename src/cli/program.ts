@@ -185,6 +185,7 @@ export function createProgram(io: CliIO): Command {
         environment: string;
         name: string | null;
         createdAt: string;
+        lastUsedAt: string | null;
         revokedAt: string | null;
       }[];
       print(io, list, options.json === true, () =>
@@ -193,7 +194,7 @@ export function createProgram(io: CliIO): Command {
           : list
               .map(
                 (k) =>
-                  `${k.displayPrefix}…  ${k.environment.padEnd(10)} ${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}  ${k.name ?? ''}  (${k.id})`,
+                  `${k.displayPrefix}…  ${k.environment.padEnd(10)} ${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}  last used ${k.lastUsedAt ?? 'never'}  ${k.name ?? ''}  (${k.id})`,
               )
               .join('\n'),
       );

@@ -10,11 +10,13 @@ export interface ApiKeyRecord {
   name: string | null;
   displayPrefix: string;
   createdAt: Date;
+  /** When a request last used the key, to the nearest lookup (lookups are reused for up to a second). */
+  lastUsedAt: Date | null;
   revokedAt: Date | null;
 }
 
 const COLUMNS = `id, organization_id as "organizationId", environment, name, display_prefix as "displayPrefix",
-  created_at as "createdAt", revoked_at as "revokedAt"`;
+  created_at as "createdAt", last_used_at as "lastUsedAt", revoked_at as "revokedAt"`;
 
 /**
  * Issues a Transactions API key for an organization. The key is returned once, here; only its hash is kept.
@@ -46,9 +48,12 @@ export async function findApiKey(
   const cacheKey = hash.toString('base64');
   const cached = cache?.get(cacheKey);
   if (cached) return cached;
-  const [record] = await db.query<ApiKeyRecord>(`select ${COLUMNS} from api_keys where secret_hash = $1`, [
-    hash,
-  ]);
+  // One statement finds the key and notes its use; a revoked key keeps its last use before revocation.
+  const [record] = await db.query<ApiKeyRecord>(
+    `update api_keys set last_used_at = case when revoked_at is null then clock_timestamp() else last_used_at end
+     where secret_hash = $1 returning ${COLUMNS}`,
+    [hash],
+  );
   if (record) cache?.set(cacheKey, record);
   return record;
 }

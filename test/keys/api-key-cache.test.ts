@@ -9,6 +9,7 @@ const record = (id: string, revokedAt: Date | null = null): ApiKeyRecord => ({
   name: null,
   displayPrefix: 'sk_test_abcd',
   createdAt: new Date(0),
+  lastUsedAt: null,
   revokedAt,
 });
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/keys/api-key.ts';
-import { createApiKey, revokeApiKey } from '../../src/keys/api-key-store.ts';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../src/keys/api-key-store.ts';
 import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import type { FileStore } from '../../src/files/local-file-store.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
@@ -144,6 +144,18 @@ describe('API keys on the GraphQL endpoint', () => {
     } finally {
       await cached.close();
     }
+  });
+
+  it('records when a key was last used, for operators deciding which keys to revoke', async () => {
+    const { key, record } = await createApiKey(testDb.db, {
+      organizationId: demo.organizationId,
+      environment: 'staging',
+    });
+    const before = await listApiKeys(testDb.db, demo.organizationId);
+    expect(before.find((k) => k.id === record.id)?.lastUsedAt).toBeNull();
+    await graphql(staging, key, '{ viewer { id } }');
+    const after = await listApiKeys(testDb.db, demo.organizationId);
+    expect(after.find((k) => k.id === record.id)?.lastUsedAt).toBeInstanceOf(Date);
   });
 
   it('leaves the health routes and GraphiQL page open without a key', async () => {
