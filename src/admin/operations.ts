@@ -4,6 +4,7 @@ import type { Database } from '../db/database.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../keys/api-key-store.ts';
 import { AppError } from '../errors.ts';
 import { createOrganization, getOrganizationByHandle } from '../transactions/organizations.ts';
+import { importTemplateSource } from '../transactions/templates.ts';
 
 /**
  * What an operator does from the CLI. Each operation runs against an open database: directly, or inside the
@@ -25,6 +26,17 @@ export const operations = {
   'org.create': operation({
     input: Type.Object({ handle: Type.String(), name: Type.String() }),
     run: (db, input) => createOrganization(db, input),
+  }),
+  'templates.import': operation({
+    input: Type.Object({ org: Type.String(), source: Type.String(), filename: Type.String() }),
+    async run(db, input) {
+      const organization = await getOrganizationByHandle(db, input.org);
+      return importTemplateSource(db, {
+        organizationId: organization.id,
+        source: input.source,
+        filename: input.filename,
+      });
+    },
   }),
   'keys.create': operation({
     input: Type.Object({

@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { Command, Option } from 'commander';
 import { runOperation } from '../admin/run-operation.ts';
 import type { OperationInput, OperationName } from '../admin/operations.ts';
@@ -136,6 +138,36 @@ export function createProgram(io: CliIO): Command {
         created,
         options.json === true,
         () => `Created organization ${created.handle} (${created.id}).`,
+      );
+    });
+
+  const templates = program.command('templates').description('manage transaction templates');
+  templates
+    .command('import')
+    .description(
+      'check a template file (YAML or JSON) and import it; a changed template in use becomes a new version',
+    )
+    .argument('<file>', 'the template file, e.g. templates/examples/subscription.yaml')
+    .requiredOption('--org <handle>', 'the organization')
+    .option('--json', 'print the result as JSON')
+    .action(async (file: string, options: { org: string; json?: boolean }, command: Command) => {
+      const source = await readFile(file, 'utf8');
+      const imported = (await operate(command, 'templates.import', {
+        org: options.org,
+        source,
+        filename: basename(file),
+      })) as { key: string; version: number; id: string; outcome: string };
+      const what = {
+        created: 'Imported',
+        unchanged: 'Unchanged:',
+        updated: 'Updated (no transaction uses it yet)',
+        versioned: 'Imported a new version (transactions use the previous one)',
+      }[imported.outcome];
+      print(
+        io,
+        imported,
+        options.json === true,
+        () => `${what} template ${imported.key} v${imported.version} (${imported.id}).`,
       );
     });
 

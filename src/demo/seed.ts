@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import type { Environment } from '../config.ts';
 import type { Database, Queryable } from '../db/database.ts';
 import type { FileStore } from '../files/local-file-store.ts';
 import { createApiKey } from '../keys/api-key-store.ts';
 import { createOrganization } from '../transactions/organizations.ts';
-import { demoSubscriptionTemplate } from './demo-template.ts';
+import { checkTemplate, describeProblems } from '../transactions/template-validation.ts';
+import type { TemplateDefinition } from '../transactions/template-schema.ts';
 
 /** The ids and key of the demo data, as `demo.json` reports them. */
 export interface TransactionsDemo {
@@ -17,6 +19,15 @@ export interface TransactionsDemo {
 }
 
 export const DEMO_ORGANIZATION_HANDLE = 'demo-capital';
+
+const EXAMPLE_TEMPLATE = new URL('../../templates/examples/subscription.yaml', import.meta.url);
+
+/** The example subscription template (`templates/examples/subscription.yaml`), checked like any import. */
+export async function loadExampleTemplate(): Promise<TemplateDefinition> {
+  const checked = checkTemplate(await readFile(EXAMPLE_TEMPLATE, 'utf8'));
+  if (!checked.ok) throw new Error(describeProblems('subscription.yaml', checked.problems));
+  return checked.definition;
+}
 
 /** Inserts one row and returns its id. Column names come from this file, values always as parameters. */
 async function insert(db: Queryable, table: string, row: Record<string, unknown>): Promise<string> {
@@ -94,14 +105,14 @@ export async function seedTransactionsDemo(
       type: 'fund',
       settings: { locale: 'en-US', timezone: 'America/New_York' },
     });
-    const { key: templateKey, name, description } = demoSubscriptionTemplate;
+    const template = await loadExampleTemplate();
     const templateId = await insert(tx, 'templates', {
       organization_id: org,
-      key: templateKey,
+      key: template.key,
       version: 1,
-      name,
-      description,
-      definition: demoSubscriptionTemplate,
+      name: template.name,
+      description: template.description ?? null,
+      definition: template,
     });
     const investor = (entity: { name: string; email: string; type: string }) =>
       insert(tx, 'entities', { organization_id: org, ...entity });
@@ -275,10 +286,10 @@ export async function seedTransactionsDemo(
       ['create', null, 'draft'],
       ['send', 'draft', 'in_progress'],
       ['submit', 'in_progress', 'in_review'],
-      ['request_changes', 'in_review', 'in_progress'],
-      ['submit', 'in_progress', 'in_review'],
-      ['request_changes', 'in_review', 'in_progress'],
-      ['submit', 'in_progress', 'in_review'],
+      ['request_changes', 'in_review', 'changes_requested'],
+      ['submit', 'changes_requested', 'in_review'],
+      ['request_changes', 'in_review', 'changes_requested'],
+      ['submit', 'changes_requested', 'in_review'],
       ['approve', 'in_review', 'countersigning'],
       ['countersign', 'countersigning', 'completed'],
     ]);

@@ -3,7 +3,7 @@
 // embedded database, in particular while `portico serve` holds it (the CLI then goes through its admin socket).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -218,6 +218,32 @@ describe('portico while `portico serve` holds the embedded database', { timeout:
     expect(body.data ?? null).toBeNull();
     expect(body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
     expect(refused.text).not.toContain(handle);
+  });
+
+  it('imports a template file through the running server, and refuses a broken one saying where it is wrong', async () => {
+    const handle = uniqueHandle('tpl');
+    expect(
+      (await portico(['org', 'create', '--handle', handle, '--name', 'Template Partners'], env)).code,
+    ).toBe(0);
+    const imported = await portico(
+      ['templates', 'import', 'templates/examples/subscription.yaml', '--org', handle],
+      env,
+    );
+    expect(imported.stderr).toBe('');
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toMatch(/^Imported template subscription v1 \(/);
+    const again = await portico(
+      ['templates', 'import', 'templates/examples/subscription.yaml', '--org', handle],
+      env,
+    );
+    expect(again.stdout).toMatch(/^Unchanged: template subscription v1/);
+
+    const broken = join(dir, 'broken.yaml');
+    const source = await readFile('templates/examples/subscription.yaml', 'utf8');
+    await writeFile(broken, source.replace('to: countersigning', 'to: aproved'));
+    const refused = await portico(['templates', 'import', broken, '--org', handle], env);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/broken\.yaml:\d+: workflow\.events\[3\]\.to: unknown state "aproved"/);
   });
 
   it('refuses an organization whose handle exists already, exiting non-zero with a message naming it', async () => {

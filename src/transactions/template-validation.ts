@@ -1,0 +1,247 @@
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import { TemplateSchema, type TemplateDefinition } from './template-schema.ts';
+import { finalStates, reachableStates, statesThatCanFinish } from './workflow.ts';
+
+export type PathSegment = string | number;
+
+/** One mistake in a template file: where it is and what is wrong. */
+export interface TemplateProblem {
+  /** e.g. `workflow.events[3].to` */
+  path: string;
+  /** 1-based line in the file, when known. */
+  line?: number;
+  message: string;
+}
+
+export type TemplateCheck =
+  { ok: true; definition: TemplateDefinition } | { ok: false; problems: TemplateProblem[] };
+
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+addFormats.default(ajv);
+const validateStructure = ajv.compile<TemplateDefinition>(TemplateSchema);
+
+/** `['workflow', 'events', 3, 'to']` → `workflow.events[3].to` */
+export function formatPath(path: readonly PathSegment[]): string {
+  return path.reduce<string>(
+    (out, segment) =>
+      typeof segment === 'number' ? `${out}[${segment}]` : out ? `${out}.${segment}` : segment,
+    '',
+  );
+}
+
+function pointerToPath(pointer: string): PathSegment[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+}
+
+function structureProblems(errors: ErrorObject[]): { path: PathSegment[]; message: string }[] {
+  // A failed union reports once, at its own path, instead of once per branch it did not match.
+  const unions = errors.filter((error) => error.keyword === 'anyOf').map((error) => error.instancePath);
+  return errors
+    .filter(
+      (error) =>
+        error.keyword === 'anyOf' ||
+        !unions.some((path) => error.instancePath.startsWith(path) && error.keyword !== 'anyOf'),
+    )
+    .map((error) => {
+      const path = pointerToPath(error.instancePath);
+      if (error.keyword === 'anyOf') {
+        const described = (error.parentSchema as { description?: string } | undefined)?.description;
+        return { path, message: `is not a valid choice${described ? ` (${described})` : ''}` };
+      }
+      if (error.keyword === 'additionalProperties') {
+        const extra = (error.params as { additionalProperty: string }).additionalProperty;
+        return { path: [...path, extra], message: 'is not a known field' };
+      }
+      if (error.keyword === 'required') {
+        const missing = (error.params as { missingProperty: string }).missingProperty;
+        return { path: [...path, missing], message: 'is required' };
+      }
+      return { path, message: error.message ?? 'is not valid' };
+    });
+}
+
+/** The mistakes of meaning that a schema cannot see: unknown names, duplicates, unreachable states… */
+function semanticProblems(template: TemplateDefinition): { path: PathSegment[]; message: string }[] {
+  const problems: { path: PathSegment[]; message: string }[] = [];
+  const flag = (path: PathSegment[], message: string) => problems.push({ path, message });
+  const duplicates = (keys: string[], path: (index: number) => PathSegment[], what: string) => {
+    keys.forEach((key, index) => {
+      if (keys.indexOf(key) !== index) flag(path(index), `${what} "${key}" is defined twice`);
+    });
+  };
+
+  const { workflow } = template;
+  const states = new Set(workflow.states.map((state) => state.key));
+  const events = new Set(workflow.events.map((event) => event.key));
+  const processes = new Set(template.processes.map((process) => process.key));
+  const roles = new Set(template.recipientRoles.map((role) => role.key));
+
+  duplicates(
+    template.recipientRoles.map((role) => role.key),
+    (i) => ['recipientRoles', i, 'key'],
+    'role',
+  );
+  duplicates(
+    template.processes.map((process) => process.key),
+    (i) => ['processes', i, 'key'],
+    'process',
+  );
+  duplicates(
+    workflow.states.map((state) => state.key),
+    (i) => ['workflow', 'states', i, 'key'],
+    'state',
+  );
+  duplicates(
+    workflow.events.map((event) => event.key),
+    (i) => ['workflow', 'events', i, 'key'],
+    'event',
+  );
+
+  const primaries = template.recipientRoles.filter((role) => role.primary === true);
+  if (primaries.length !== 1) {
+    flag(
+      ['recipientRoles'],
+      `exactly one role must be primary (the recipient named at creation); found ${primaries.length}`,
+    );
+  }
+
+  template.processes.forEach((process, p) => {
+    duplicates(
+      process.items.map((item) => item.vulcanKey),
+      (i) => ['processes', p, 'items', i, 'vulcanKey'],
+      'item',
+    );
+    duplicates(
+      (process.documents ?? []).map((document) => document.key),
+      (i) => ['processes', p, 'documents', i, 'key'],
+      'document',
+    );
+    process.items.forEach((item, i) => {
+      try {
+        ajv.compile(item.schema);
+      } catch (error) {
+        flag(
+          ['processes', p, 'items', i, 'schema'],
+          `is not a valid JSON Schema: ${(error as Error).message}`,
+        );
+      }
+    });
+    (process.documents ?? []).forEach((document, d) => {
+      document.signedBy.forEach((role, r) => {
+        if (!roles.has(role)) flag(['processes', p, 'documents', d, 'signedBy', r], `unknown role "${role}"`);
+      });
+    });
+    if (process.submitEvent !== undefined && !events.has(process.submitEvent)) {
+      flag(['processes', p, 'submitEvent'], `unknown event "${process.submitEvent}"`);
+    }
+  });
+
+  if (!states.has(workflow.initialState)) {
+    flag(['workflow', 'initialState'], `unknown state "${workflow.initialState}"`);
+  }
+  const finals = finalStates(workflow);
+  workflow.states.forEach((state, s) => {
+    (state.onEnter ?? []).forEach((action, a) => {
+      const [kind, target] = Object.entries(action)[0] ?? ['', ''];
+      const known = kind === 'addRecipient' ? roles : processes;
+      if (!known.has(target)) {
+        flag(
+          ['workflow', 'states', s, 'onEnter', a, kind],
+          `unknown ${kind === 'addRecipient' ? 'role' : 'process'} "${target}"`,
+        );
+      }
+    });
+  });
+  workflow.events.forEach((event, e) => {
+    event.from.forEach((from, f) => {
+      if (!states.has(from)) flag(['workflow', 'events', e, 'from', f], `unknown state "${from}"`);
+      else if (finals.has(from))
+        flag(['workflow', 'events', e, 'from', f], `"${from}" is final: no event leaves it`);
+    });
+    if (!states.has(event.to)) flag(['workflow', 'events', e, 'to'], `unknown state "${event.to}"`);
+  });
+  if (problems.length > 0) return problems;
+
+  if (finals.size === 0) {
+    flag(['workflow', 'states'], 'no state is final: the workflow could never complete');
+    return problems;
+  }
+  const reachable = reachableStates(workflow);
+  const canFinish = statesThatCanFinish(workflow);
+  workflow.states.forEach((state, s) => {
+    if (!reachable.has(state.key)) {
+      flag(
+        ['workflow', 'states', s],
+        `state "${state.key}" cannot be reached from the initial state "${workflow.initialState}"`,
+      );
+    } else if (!canFinish.has(state.key)) {
+      flag(
+        ['workflow', 'states', s],
+        `from state "${state.key}" no sequence of events reaches a final state`,
+      );
+    }
+  });
+  return problems;
+}
+
+function lineOf(document: Document, lines: LineCounter, path: PathSegment[]): number | undefined {
+  // The deepest node of the path that exists in the file, so a missing field points at its parent.
+  for (let length = path.length; length >= 0; length -= 1) {
+    const node = document.getIn(path.slice(0, length), true);
+    if ((isScalar(node) || isMap(node) || isSeq(node)) && node.range)
+      return lines.linePos(node.range[0]).line;
+  }
+  return undefined;
+}
+
+/**
+ * Reads a template file (YAML, or JSON which is YAML too) and checks it: its structure against
+ * `docs/template.schema.json`, then its meaning (names that must exist, duplicates, a workflow whose every state
+ * can be reached and can reach a final state). Every problem comes with its path and line.
+ */
+export function checkTemplate(source: string): TemplateCheck {
+  const lines = new LineCounter();
+  const document = parseDocument(source, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
+  if (document.errors.length > 0) {
+    return {
+      ok: false,
+      problems: document.errors.map((error) => ({
+        path: '',
+        line: error.linePos?.[0].line,
+        message: error.message.split('\n')[0] ?? error.message,
+      })),
+    };
+  }
+  const value: unknown = document.toJS();
+  const locate = (problem: { path: PathSegment[]; message: string }): TemplateProblem => {
+    const line = lineOf(document, lines, problem.path);
+    return {
+      path: formatPath(problem.path),
+      ...(line === undefined ? {} : { line }),
+      message: problem.message,
+    };
+  };
+  if (!validateStructure(value)) {
+    return { ok: false, problems: structureProblems(validateStructure.errors ?? []).map(locate) };
+  }
+  const problems = semanticProblems(value).map(locate);
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, definition: value };
+}
+
+/** `subscription.yaml:42: workflow.events[3].to: unknown state "aproved"` */
+export function describeProblems(filename: string, problems: readonly TemplateProblem[]): string {
+  return problems
+    .map((problem) =>
+      [`${filename}${problem.line === undefined ? '' : `:${problem.line}`}`, problem.path, problem.message]
+        .filter((part) => part !== '')
+        .join(': '),
+    )
+    .join('\n');
+}

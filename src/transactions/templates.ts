@@ -1,0 +1,71 @@
+import type { Database } from '../db/database.ts';
+import { AppError } from '../errors.ts';
+import type { TemplateDefinition } from './template-schema.ts';
+import { checkTemplate, describeProblems } from './template-validation.ts';
+
+export interface ImportedTemplate {
+  id: string;
+  key: string;
+  version: number;
+  /**
+   * `created`: a new key. `unchanged`: the latest version is the same definition. `updated`: the latest version
+   * changed in place, as no transaction uses it. `versioned`: a new version, as transactions use the latest.
+   */
+  outcome: 'created' | 'unchanged' | 'updated' | 'versioned';
+}
+
+/**
+ * Stores a checked template for an organization. A template some transaction uses never changes: a changed
+ * definition then becomes a new version, and transactions keep the version they started with.
+ */
+export async function importTemplate(
+  db: Database,
+  options: { organizationId: string; definition: TemplateDefinition },
+): Promise<ImportedTemplate> {
+  const { organizationId, definition } = options;
+  return db.transaction(async (tx) => {
+    // One import of a key at a time, so two imports cannot both take the next version number.
+    await tx.query('select pg_advisory_xact_lock(hashtext($1))', [
+      `portico.template:${organizationId}:${definition.key}`,
+    ]);
+    const [latest] = await tx.query<{ id: string; version: number; same: boolean; used: boolean }>(
+      `select id, version, definition = $3::jsonb as same,
+         exists (select 1 from transactions where template_id = templates.id) as used
+       from templates where organization_id = $1 and key = $2 order by version desc limit 1`,
+      [organizationId, definition.key, JSON.stringify(definition)],
+    );
+    const base = { key: definition.key };
+    if (latest?.same) return { ...base, id: latest.id, version: latest.version, outcome: 'unchanged' };
+    if (latest && !latest.used) {
+      await tx.query('update templates set name = $2, description = $3, definition = $4 where id = $1', [
+        latest.id,
+        definition.name,
+        definition.description ?? null,
+        definition,
+      ]);
+      return { ...base, id: latest.id, version: latest.version, outcome: 'updated' };
+    }
+    const version = (latest?.version ?? 0) + 1;
+    const [created] = await tx.query<{ id: string }>(
+      `insert into templates (organization_id, key, version, name, description, definition)
+       values ($1, $2, $3, $4, $5, $6) returning id`,
+      [organizationId, definition.key, version, definition.name, definition.description ?? null, definition],
+    );
+    if (!created) throw new Error('insert returned no row');
+    return { ...base, id: created.id, version, outcome: latest ? 'versioned' : 'created' };
+  });
+}
+
+/** Checks a template file's text and imports it; a file with mistakes is refused with all of them listed. */
+export async function importTemplateSource(
+  db: Database,
+  options: { organizationId: string; source: string; filename: string },
+): Promise<ImportedTemplate> {
+  const checked = checkTemplate(options.source);
+  if (!checked.ok) {
+    throw new AppError('BAD_USER_INPUT', describeProblems(options.filename, checked.problems), {
+      problems: checked.problems,
+    });
+  }
+  return importTemplate(db, { organizationId: options.organizationId, definition: checked.definition });
+}

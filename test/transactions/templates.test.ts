@@ -1,0 +1,223 @@
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadExampleTemplate } from '../../src/demo/seed.ts';
+import type { TemplateDefinition } from '../../src/transactions/template-schema.ts';
+import {
+  TEMPLATE_SCHEMA_PATH,
+  templateSchemaDocument,
+} from '../../src/transactions/template-schema-document.ts';
+import { checkTemplate, describeProblems } from '../../src/transactions/template-validation.ts';
+import { importTemplate, importTemplateSource } from '../../src/transactions/templates.ts';
+import { createOrganization } from '../../src/transactions/organizations.ts';
+import { AppError } from '../../src/errors.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { uniqueHandle } from '../support/transactions.ts';
+
+const EXAMPLE = new URL('../../templates/examples/subscription.yaml', import.meta.url);
+let example: string;
+
+beforeAll(async () => {
+  example = await readFile(EXAMPLE, 'utf8');
+});
+
+/** The example with one textual change, checked; the problems as `line: path: message` lines. */
+function problemsAfter(from: string | RegExp, to: string): string[] {
+  const changed = example.replace(from, to);
+  expect(changed).not.toBe(example);
+  const checked = checkTemplate(changed);
+  if (checked.ok) throw new Error('the changed template passed');
+  return describeProblems('t.yaml', checked.problems).split('\n');
+}
+
+describe('template files', () => {
+  it('accepts the example subscription template', () => {
+    const checked = checkTemplate(example);
+    expect(checked.ok).toBe(true);
+  });
+
+  it('reads JSON templates as well as YAML', async () => {
+    const definition = await loadExampleTemplate();
+    expect(checkTemplate(JSON.stringify(definition)).ok).toBe(true);
+  });
+
+  it('publishes the JSON Schema it checks with, and the published copy is current', async () => {
+    expect(await readFile(TEMPLATE_SCHEMA_PATH, 'utf8')).toBe(templateSchemaDocument());
+  });
+
+  it('names the line of a syntax error', () => {
+    const [problem] = problemsAfter('name: Fund subscription', 'name: [Fund subscription');
+    expect(problem).toMatch(/^t\.yaml:\d+: /);
+  });
+
+  it('reports an event into an unknown state with its path and line', () => {
+    const lines = problemsAfter('    to: countersigning', '    to: aproved');
+    const line = example.split('\n').findIndex((text) => text.trim() === 'to: countersigning') + 1;
+    expect(lines).toEqual([`t.yaml:${line}: workflow.events[3].to: unknown state "aproved"`]);
+  });
+
+  it.each([
+    [
+      'an unknown field',
+      'primary: true',
+      'primry: true',
+      /recipientRoles\[0\]\.primry: is not a known field/,
+    ],
+    ['a missing field', /\nname: Fund subscription\n/, '\n', /^t\.yaml:\d+: name: is required$/],
+    [
+      'a key of the wrong form',
+      'key: subscription\nname',
+      'key: Subscription!\nname',
+      /key: must match pattern/,
+    ],
+    [
+      'an event from an unknown state',
+      'from: [draft]',
+      'from: [draft, nowhere]',
+      /workflow\.events\[0\]\.from\[1\]: unknown state "nowhere"/,
+    ],
+    [
+      'an unknown initial state',
+      'initialState: draft',
+      'initialState: start',
+      /workflow\.initialState: unknown state "start"/,
+    ],
+    [
+      'a state defined twice',
+      '    - key: in_review\n',
+      '    - key: in_progress\n',
+      /workflow\.states\[2\]\.key: state "in_progress" is defined twice/,
+    ],
+    [
+      'an unknown role that signs',
+      'signedBy: [investor, countersigner]',
+      'signedBy: [investor, notary]',
+      /documents\[0\]\.signedBy\[1\]: unknown role "notary"/,
+    ],
+    [
+      'an action on an unknown process',
+      'openRevision: subscription',
+      'openRevision: kyc',
+      /onEnter\[0\]\.openRevision: unknown process "kyc"/,
+    ],
+    [
+      'an action of an unknown kind',
+      'addRecipient: countersigner',
+      'addSigner: countersigner',
+      /onEnter\[0\]: is not a valid choice/,
+    ],
+    [
+      'an item schema that is not JSON Schema',
+      'required: [legalName, email, address]',
+      'required: 12',
+      /items\[0\]\.schema: is not a valid JSON Schema/,
+    ],
+    ['no primary role', '    primary: true\n', '', /recipientRoles: exactly one role must be primary/],
+    [
+      'an unknown submit event',
+      'submitEvent: submit',
+      'submitEvent: send_in',
+      /processes\[0\]\.submitEvent: unknown event "send_in"/,
+    ],
+    [
+      'an event leaving a final state',
+      'from: [countersigning]',
+      'from: [countersigning, completed]',
+      /"completed" is final: no event leaves it/,
+    ],
+    ['no final state', '      final: true\n', '', /workflow\.states: no state is final/],
+  ])('refuses %s, saying where', (_, from, to, expected) => {
+    const lines = problemsAfter(from, to);
+    expect(lines.some((line) => expected.test(line))).toBe(true);
+    for (const line of lines) expect(line).toMatch(/^t\.yaml(:\d+)?: /);
+  });
+
+  it('refuses a state that cannot be reached, and one from which the workflow cannot complete', () => {
+    const unreachable = problemsAfter('    - key: completed\n', '    - key: limbo\n    - key: completed\n');
+    expect(unreachable).toEqual([
+      expect.stringMatching(
+        /workflow\.states\[5\]: state "limbo" cannot be reached from the initial state "draft"/,
+      ),
+    ]);
+    const stuck = problemsAfter(
+      / {4}- key: request_changes\n {6}from: \[in_review\]\n {6}to: changes_requested\n/,
+      '',
+    );
+    expect(stuck).toEqual([expect.stringMatching(/state "changes_requested" cannot be reached/)]);
+    const trapped = problemsAfter('from: [in_progress, changes_requested]', 'from: [in_progress]');
+    expect(trapped).toEqual([
+      expect.stringMatching(/from state "changes_requested" no sequence of events reaches a final state/),
+    ]);
+  });
+});
+
+describe('importing templates', () => {
+  let testDb: TestDatabase;
+  let organizationId: string;
+  let definition: TemplateDefinition;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    organizationId = (await createOrganization(testDb.db, { handle: uniqueHandle(), name: 'Templates Ltd' }))
+      .id;
+    definition = await loadExampleTemplate();
+  });
+
+  afterAll(async () => {
+    await testDb.close();
+  });
+
+  it('creates version 1, changes an unused template in place, and makes a new version of one in use', async () => {
+    const created = await importTemplate(testDb.db, { organizationId, definition });
+    expect(created).toMatchObject({ key: 'subscription', version: 1, outcome: 'created' });
+    expect(await importTemplate(testDb.db, { organizationId, definition })).toEqual({
+      ...created,
+      outcome: 'unchanged',
+    });
+
+    const renamed = { ...definition, name: 'Fund subscription (2027)' };
+    const updated = await importTemplate(testDb.db, { organizationId, definition: renamed });
+    expect(updated).toEqual({ ...created, outcome: 'updated' });
+
+    const [entity] = await testDb.db.query<{ id: string }>(
+      `insert into entities (organization_id, name, type) values ($1, 'Fund', 'fund') returning id`,
+      [organizationId],
+    );
+    const [transaction] = await testDb.db.query<{ id: string }>(
+      `insert into transactions (organization_id, template_id, sender_entity_id, state, notice_name, notice_email)
+       values ($1, $2, $3, 'draft', 'A', 'a@example.com') returning id`,
+      [organizationId, created.id, entity?.id],
+    );
+    const changed = { ...renamed, description: 'Now with a new description.' };
+    const versioned = await importTemplate(testDb.db, { organizationId, definition: changed });
+    expect(versioned).toMatchObject({ key: 'subscription', version: 2, outcome: 'versioned' });
+    expect(versioned.id).not.toBe(created.id);
+
+    const rows = await testDb.db.query<{ version: number; name: string; description: string | null }>(
+      'select version, name, description from templates where organization_id = $1 order by version',
+      [organizationId],
+    );
+    expect(rows).toEqual([
+      { version: 1, name: 'Fund subscription (2027)', description: definition.description },
+      { version: 2, name: 'Fund subscription (2027)', description: 'Now with a new description.' },
+    ]);
+    const [kept] = await testDb.db.query<{ templateId: string }>(
+      'select template_id as "templateId" from transactions where id = $1',
+      [transaction?.id],
+    );
+    expect(kept?.templateId).toBe(created.id);
+  });
+
+  it('refuses a file with mistakes, listing each with its place, and stores nothing', async () => {
+    const source = example.replace('    to: countersigning', '    to: aproved');
+    const attempt = importTemplateSource(testDb.db, { organizationId, source, filename: 'broken.yaml' });
+    await expect(attempt).rejects.toBeInstanceOf(AppError);
+    await expect(attempt).rejects.toThrow(
+      /^broken\.yaml:\d+: workflow\.events\[3\]\.to: unknown state "aproved"$/,
+    );
+    const [count] = await testDb.db.query<{ count: string }>(
+      `select count(*) as count from templates where organization_id = $1 and definition #>> '{workflow,events,3,to}' = 'aproved'`,
+      [organizationId],
+    );
+    expect(count?.count).toBe('0');
+  });
+});
