@@ -13,6 +13,10 @@ import { formatGraphQLErrors } from './graphql/errors.ts';
 import { resolvers, type TransactionsContext } from './graphql/resolvers.ts';
 
 export const GRAPHQL_PATH = '/beta';
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
 const schema = readFileSync(new URL('./graphql/schema.graphql', import.meta.url), 'utf8');
 
 declare module 'fastify' {
@@ -73,7 +77,13 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
       queryDepth: 12,
       context: (request: FastifyRequest): TransactionsContext =>
         request.caller
-          ? { db, caller: request.caller, links, baseUrl: `${request.protocol}://${request.host}` }
+          ? {
+              db,
+              caller: request.caller,
+              links,
+              baseUrl: `${request.protocol}://${request.host}`,
+              idempotencyKey: headerValue(request.headers['idempotency-key']),
+            }
           : // Mercurius also builds a context to report a request refused before execution (e.g. 401);
             // no resolver runs with it.
             ({} as TransactionsContext),

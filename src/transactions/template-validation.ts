@@ -82,6 +82,9 @@ function semanticProblems(template: TemplateDefinition): { path: PathSegment[]; 
   const events = new Set(workflow.events.map((event) => event.key));
   const processes = new Set(template.processes.map((process) => process.key));
   const roles = new Set(template.recipientRoles.map((role) => role.key));
+  const senderRoles = new Set(
+    template.recipientRoles.filter((role) => role.sender === true).map((role) => role.key),
+  );
 
   duplicates(
     template.recipientRoles.map((role) => role.key),
@@ -151,7 +154,12 @@ function semanticProblems(template: TemplateDefinition): { path: PathSegment[]; 
     (state.onEnter ?? []).forEach((action, a) => {
       const [kind, target] = Object.entries(action)[0] ?? ['', ''];
       const known = kind === 'addRecipient' ? roles : processes;
-      if (!known.has(target)) {
+      if (kind === 'addRecipient' && known.has(target) && !senderRoles.has(target)) {
+        flag(
+          ['workflow', 'states', s, 'onEnter', a, kind],
+          `role "${target}" is not a sender role: only those are added by the workflow`,
+        );
+      } else if (!known.has(target)) {
         flag(
           ['workflow', 'states', s, 'onEnter', a, kind],
           `unknown ${kind === 'addRecipient' ? 'role' : 'process'} "${target}"`,

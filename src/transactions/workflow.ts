@@ -32,6 +32,11 @@ export function eventsFrom(workflow: WorkflowDefinition, state: string): Event[]
   return workflow.events.filter((event) => event.from.includes(state));
 }
 
+/** The events that can happen to a transaction in `state` now: allowed from it, with their guards holding. */
+export function allowedEvents(workflow: WorkflowDefinition, state: string, facts: WorkflowFacts): Event[] {
+  return eventsFrom(workflow, state).filter((event) => guardHolds(event, facts));
+}
+
 /** What entering `state` does. */
 export function actionsOnEntering(workflow: WorkflowDefinition, state: string): WorkflowAction[] {
   return workflow.states.find((candidate) => candidate.key === state)?.onEnter ?? [];
@@ -59,8 +64,7 @@ export function decide(
   eventKey: string,
   facts: WorkflowFacts,
 ): Decision {
-  const possible = eventsFrom(workflow, state);
-  const allowed = possible.filter((event) => guardHolds(event, facts)).map((event) => event.key);
+  const allowed = allowedEvents(workflow, state, facts).map((event) => event.key);
   const listed =
     allowed.length > 0
       ? `allowed from "${state}": ${allowed.join(', ')}`

@@ -59,11 +59,12 @@ export async function graphql<Data = Record<string, any>>(
   key: string | undefined,
   query: string,
   variables?: Record<string, unknown>,
+  headers: Record<string, string> = {},
 ): Promise<GraphQLResponse<Data>> {
   const response = await app.inject({
     method: 'POST',
     url: '/beta',
-    headers: key === undefined ? {} : { authorization: `Bearer ${key}` },
+    headers: key === undefined ? headers : { ...headers, authorization: `Bearer ${key}` },
     payload: { query, variables },
   });
   return { status: response.statusCode, headers: response.headers, body: response.json() };

@@ -125,6 +125,12 @@ describe('template files', () => {
       /"completed" is final: no event leaves it/,
     ],
     ['no final state', '      final: true\n', '', /workflow\.states: no state is final/],
+    [
+      'adding a recipient of a role that is not the sender',
+      '        - addRecipient: countersigner',
+      '        - addRecipient: investor',
+      /onEnter\[0\]\.addRecipient: role "investor" is not a sender role/,
+    ],
   ])('refuses %s, saying where', (_, from, to, expected) => {
     const lines = problemsAfter(from, to);
     expect(lines.some((line) => expected.test(line))).toBe(true);

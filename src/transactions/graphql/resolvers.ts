@@ -1,6 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { IResolvers, MercuriusContext } from 'mercurius';
-import type { Queryable } from '../../db/database.ts';
+import type { Database } from '../../db/database.ts';
 import { AppError } from '../../errors.ts';
 import {
   DEFAULT_LINK_SECONDS,
@@ -20,16 +20,27 @@ import {
   type Row,
   type Tree,
 } from '../reads.ts';
+import { idempotent } from '../idempotency.ts';
+import {
+  createTransaction,
+  triggerTransactionEvent,
+  type Actor,
+  type CreateTransactionInput,
+} from '../lifecycle.ts';
+import type { TemplateDefinition } from '../template-schema.ts';
+import { allowedEvents } from '../workflow.ts';
 import { scalars } from './scalars.ts';
 import { selectionTree, subfieldNodes } from './selection.ts';
 
 /** What every resolver gets besides Mercurius' own context. */
 export interface TransactionsContext {
-  db: Queryable;
+  db: Database;
   caller: Caller;
   links: FileLinks;
   /** `https://host:port` as the client addressed us, for absolute links. */
   baseUrl: string;
+  /** The request's `Idempotency-Key` header, for mutations. */
+  idempotencyKey: string | undefined;
 }
 
 declare module 'mercurius' {
@@ -70,6 +81,10 @@ function relationResolvers(): Record<string, Record<string, RelationResolver>> {
 }
 
 /** A root field that reads one record of the caller's organization with the relations the query selects. */
+function actorOf(caller: Caller): Actor {
+  return { type: 'api_key', id: caller.apiKeyId };
+}
+
 function byId(resource: ResourceName) {
   return async (_: unknown, { id }: { id: string }, { db, caller }: Context, info: GraphQLResolveInfo) =>
     (await findById(db, resource, { id, organizationId: caller.organizationId }, treeOf(resource, info))) ??
@@ -124,6 +139,37 @@ export const resolvers: IResolvers = {
     },
   },
   Mutation: {
+    createTransaction: (
+      _: unknown,
+      { input }: { input: CreateTransactionInput },
+      { db, caller, idempotencyKey }: Context,
+    ) =>
+      idempotent(
+        db,
+        { organizationId: caller.organizationId, key: idempotencyKey, operation: 'createTransaction', input },
+        (tx) =>
+          createTransaction(tx, { organizationId: caller.organizationId, actor: actorOf(caller), input }),
+      ),
+    triggerTransactionEvent: (
+      _: unknown,
+      { input }: { input: { transactionId: string; eventKey: string } },
+      { db, caller, idempotencyKey }: Context,
+    ) =>
+      idempotent(
+        db,
+        {
+          organizationId: caller.organizationId,
+          key: idempotencyKey,
+          operation: 'triggerTransactionEvent',
+          input,
+        },
+        (tx) =>
+          triggerTransactionEvent(tx, {
+            organizationId: caller.organizationId,
+            actor: actorOf(caller),
+            input,
+          }),
+      ),
     genTransactionFileLink: async (
       _: unknown,
       { input }: { input: { transactionFileId: string; expiresInSeconds?: number | null } },
@@ -185,6 +231,31 @@ export const resolvers: IResolvers = {
         },
         organizationId: organization.id,
       };
+    },
+  },
+  Template: {
+    workflow: (template: Row) => {
+      const { workflow } = template.definition as TemplateDefinition;
+      return {
+        initialState: workflow.initialState,
+        states: workflow.states.map((state) => ({
+          ...state,
+          final: state.final === true,
+          onEnter: state.onEnter ?? [],
+        })),
+        events: workflow.events,
+      };
+    },
+  },
+  Transaction: {
+    ...relations.Transaction,
+    availableEvents: (transaction: Row) => {
+      const template = transaction[relatedKey('template')] as Row;
+      const processes = transaction[relatedKey('transactionProcesses')] as Row[];
+      const { workflow } = template.definition as TemplateDefinition;
+      return allowedEvents(workflow, transaction.state as string, {
+        allProcessesComplete: processes.every((process) => process.isComplete === true),
+      });
     },
   },
   TransactionConnection: {

@@ -22,6 +22,16 @@ function fieldsByName(nodes: readonly FieldNode[], fragments: Fragments): Map<st
   return fields;
 }
 
+/** Fields computed from relations of their row, which must then be read with it. */
+const FIELD_NEEDS: Partial<Record<ResourceName, Record<string, Tree>>> = {
+  Transaction: { availableEvents: { template: {}, transactionProcesses: {} } },
+};
+
+function merge(into: Tree, from: Tree): Tree {
+  for (const [field, subtree] of Object.entries(from)) into[field] = merge(into[field] ?? {}, subtree);
+  return into;
+}
+
 /**
  * The relations a query selects under a field of type `resource`, as a tree for the reads to load in one
  * statement. Aliases of one field share one entry (their `orderBy` applies when resolving); `@skip` and
@@ -36,7 +46,9 @@ export function selectionTree(
   const relations = RELATIONS[resource] ?? {};
   for (const [name, fieldNodes] of fieldsByName(nodes, fragments)) {
     const relation = relations[name];
-    if (relation) tree[name] = selectionTree(relation.resource, fieldNodes, fragments);
+    if (relation) merge(tree, { [name]: selectionTree(relation.resource, fieldNodes, fragments) });
+    const needs = FIELD_NEEDS[resource]?.[name];
+    if (needs) merge(tree, needs);
   }
   return tree;
 }

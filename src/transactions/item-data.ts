@@ -1,0 +1,54 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+
+/** What can be said of data entered into an item, given the item's JSON Schema. */
+export interface ItemRules {
+  /** Problems of the data as far as it goes (a partial save may leave required fields out), as `path: message`. */
+  problems(data: unknown): string[];
+  /** The share of the schema's required fields present and valid, 0 to 100 (100 when nothing is required). */
+  completion(data: unknown): number;
+}
+
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+addFormats.default(ajv);
+const cache = new Map<string, ItemRules>();
+
+interface ObjectSchema {
+  required?: string[];
+  properties?: Record<string, unknown>;
+  [keyword: string]: unknown;
+}
+
+function describe(errors: ErrorObject[] | null | undefined): string[] {
+  return (errors ?? []).map((error) => {
+    const path = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
+    const extra =
+      error.keyword === 'additionalProperties'
+        ? ` (${(error.params as { additionalProperty: string }).additionalProperty})`
+        : '';
+    return `${path || '(item)'}: ${error.message ?? 'is not valid'}${extra}`;
+  });
+}
+
+/** The rules of an item schema, compiled once per distinct schema. */
+export function itemRules(schema: ObjectSchema): ItemRules {
+  const cacheKey = JSON.stringify(schema);
+  const cached = cache.get(cacheKey);
+  if (cached) return cached;
+  const { required = [], ...partialSchema } = schema;
+  const partial = ajv.compile(partialSchema);
+  const fields = new Map<string, ValidateFunction>(
+    required.map((field) => [field, ajv.compile(schema.properties?.[field] ?? {})]),
+  );
+  const rules: ItemRules = {
+    problems: (data) => (partial(data) ? [] : describe(partial.errors)),
+    completion(data) {
+      if (required.length === 0) return 100;
+      const record = typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : {};
+      const done = required.filter((field) => field in record && fields.get(field)?.(record[field]) === true);
+      return Math.floor((100 * done.length) / required.length);
+    },
+  };
+  cache.set(cacheKey, rules);
+  return rules;
+}

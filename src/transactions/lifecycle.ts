@@ -1,0 +1,387 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Transaction } from '../db/database.ts';
+import { AppError } from '../errors.ts';
+import { itemRules } from './item-data.ts';
+import type { TemplateDefinition, WorkflowAction } from './template-schema.ts';
+import { actionsOnEntering, decide } from './workflow.ts';
+
+/**
+ * Creating transactions and moving them through their workflow. Every function runs inside the caller's
+ * database transaction (see `idempotent`), so a change, its event log entry, its outbox rows and the
+ * completion it causes commit together or not at all.
+ */
+
+/** Who causes a change: an integrator's API key, a recipient, or Portico itself. */
+export interface Actor {
+  type: 'api_key' | 'recipient' | 'system';
+  id: string | null;
+}
+
+export interface CreateTransactionInput {
+  templateId: string;
+  senderEntityId: string;
+  noticeEmail: string;
+  noticeName: string;
+  inputData?: unknown;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** The state of one transaction while a change is applied to it. */
+interface Subject {
+  id: string;
+  organizationId: string;
+  senderEntityId: string;
+  definition: TemplateDefinition;
+  inputData: Record<string, unknown>;
+}
+
+async function insertId(tx: Transaction, sql: string, params: unknown[]): Promise<string> {
+  const [row] = await tx.query<{ id: string }>(`${sql} returning id`, params);
+  if (!row) throw new Error('insert returned no row');
+  return row.id;
+}
+
+function itemsOf(definition: TemplateDefinition, processKey: string) {
+  return definition.processes.find((process) => process.key === processKey)?.items ?? [];
+}
+
+/** Checks inputData against the template's items: an object keyed by item vulcanKey, each value valid so far. */
+function inputDataProblems(definition: TemplateDefinition, inputData: unknown): string[] {
+  if (inputData === undefined || inputData === null) return [];
+  if (typeof inputData !== 'object' || Array.isArray(inputData)) {
+    return ['inputData: must be an object keyed by item vulcanKey'];
+  }
+  const items = new Map(
+    definition.processes.flatMap((process) => process.items.map((item) => [item.vulcanKey, item])),
+  );
+  return Object.entries(inputData as Record<string, unknown>).flatMap(([vulcanKey, data]) => {
+    const item = items.get(vulcanKey);
+    if (!item) return [`inputData.${vulcanKey}: no item of the template has this vulcanKey`];
+    return itemRules(item.schema)
+      .problems(data)
+      .map((problem) => `inputData.${vulcanKey}.${problem}`);
+  });
+}
+
+async function recordEvent(
+  tx: Transaction,
+  subject: Subject,
+  change: { eventKey: string; source: string | null; target: string; actor: Actor },
+): Promise<void> {
+  await tx.query(
+    `insert into transaction_events (organization_id, transaction_id, event_key, source_state, target_state, actor_type, actor_id)
+     values ($1, $2, $3, $4, $5, $6, $7)`,
+    [
+      subject.organizationId,
+      subject.id,
+      change.eventKey,
+      change.source,
+      change.target,
+      change.actor.type,
+      change.actor.id,
+    ],
+  );
+  await tx.query(
+    `insert into outbox_events (organization_id, type, transaction_id, payload) values ($1, 'transaction.state_changed', $2, $3)`,
+    [
+      subject.organizationId,
+      subject.id,
+      {
+        transactionId: subject.id,
+        organizationId: subject.organizationId,
+        eventKey: change.eventKey,
+        previousState: change.source,
+        state: change.target,
+      },
+    ],
+  );
+}
+
+/** Opens revision `number` of a process with one item per template item, computing each item's completion. */
+async function openRevision(
+  tx: Transaction,
+  subject: Subject,
+  process: { id: string; key: string },
+  number: number,
+  context: Record<string, unknown>,
+  dataFor: (vulcanKey: string) => unknown,
+): Promise<void> {
+  const revisionId = await insertId(
+    tx,
+    `insert into transaction_process_revisions (organization_id, transaction_process_id, transaction_id, number, context)
+     values ($1, $2, $3, $4, $5)`,
+    [subject.organizationId, process.id, subject.id, number, context],
+  );
+  for (const item of itemsOf(subject.definition, process.key)) {
+    const data = dataFor(item.vulcanKey) ?? {};
+    await tx.query(
+      `insert into transaction_items
+         (organization_id, transaction_process_revision_id, transaction_id, vulcan_key, data, completion_percentage)
+       values ($1, $2, $3, $4, $5, $6)`,
+      [
+        subject.organizationId,
+        revisionId,
+        subject.id,
+        item.vulcanKey,
+        data,
+        itemRules(item.schema).completion(data),
+      ],
+    );
+  }
+}
+
+async function applyAction(
+  tx: Transaction,
+  subject: Subject,
+  action: WorkflowAction,
+  reason: string,
+): Promise<void> {
+  if ('addRecipient' in action) {
+    // Template checks allow addRecipient for sender roles only: the sender entity takes the role.
+    await tx.query(
+      `insert into transaction_recipients (organization_id, transaction_id, entity_id, vulcan_key)
+       values ($1, $2, $3, $4) on conflict do nothing`,
+      [subject.organizationId, subject.id, subject.senderEntityId, action.addRecipient],
+    );
+    return;
+  }
+  const key = 'createProcess' in action ? action.createProcess : action.openRevision;
+  const [existing] = await tx.query<{ id: string }>(
+    'select id from transaction_processes where transaction_id = $1 and key = $2',
+    [subject.id, key],
+  );
+  if (!existing) {
+    const id = await insertId(
+      tx,
+      'insert into transaction_processes (organization_id, transaction_id, key) values ($1, $2, $3)',
+      [subject.organizationId, subject.id, key],
+    );
+    await openRevision(tx, subject, { id, key }, 1, { reason }, (vulcanKey) => subject.inputData[vulcanKey]);
+    return;
+  }
+  if ('createProcess' in action) return;
+  // A new revision: new items carrying the latest data forward; earlier revisions stay as they were.
+  const latest = await tx.query<{ number: number; vulcanKey: string; data: unknown }>(
+    `select r.number, i.vulcan_key as "vulcanKey", i.data
+     from transaction_process_revisions r left join transaction_items i on i.transaction_process_revision_id = r.id
+     where r.transaction_process_id = $1 and r.number = (
+       select max(number) from transaction_process_revisions where transaction_process_id = $1)`,
+    [existing.id],
+  );
+  const data = new Map(latest.map((row) => [row.vulcanKey, row.data]));
+  await openRevision(tx, subject, { id: existing.id, key }, (latest[0]?.number ?? 0) + 1, { reason }, (k) =>
+    data.get(k),
+  );
+  await tx.query(
+    `update transaction_signature_containers set state = 'voided' where transaction_process_id = $1 and state <> 'voided'`,
+    [existing.id],
+  );
+  await tx.query('update transaction_processes set completed_at = null where id = $1', [existing.id]);
+}
+
+/**
+ * Brings completion up to date after a change: a process is complete when its latest revision is committed,
+ * every item of it is at 100% and every document of the process is signed since that revision; a transaction
+ * once every process that exists is. Completing a transaction writes its `transaction.completed` outbox row.
+ */
+export async function refreshCompletion(tx: Transaction, subject: Subject): Promise<void> {
+  const processes = await tx.query<{ id: string; key: string; done: boolean; signed: string[] }>(
+    `select p.id, p.key,
+       coalesce(r.committed_at is not null and not exists (
+         select 1 from transaction_items i where i.transaction_process_revision_id = r.id and i.completion_percentage < 100
+       ), false) as done,
+       array(select c.document_key from transaction_signature_containers c
+             where c.transaction_process_id = p.id and c.state = 'completed' and c.created_at >= r.created_at) as signed
+     from transaction_processes p
+     left join lateral (
+       select id, committed_at, created_at from transaction_process_revisions
+       where transaction_process_id = p.id order by number desc limit 1
+     ) r on true
+     where p.transaction_id = $1`,
+    [subject.id],
+  );
+  let allComplete = processes.length > 0;
+  for (const process of processes) {
+    const documents = subject.definition.processes.find((p) => p.key === process.key)?.documents ?? [];
+    const complete = process.done && documents.every((document) => process.signed.includes(document.key));
+    allComplete &&= complete;
+    await tx.query(
+      `update transaction_processes set completed_at = case when $2 then coalesce(completed_at, clock_timestamp()) end
+       where id = $1`,
+      [process.id, complete],
+    );
+  }
+  if (!allComplete) return;
+  const [completed] = await tx.query<{ state: string; completedAt: Date }>(
+    `update transactions set completed_at = clock_timestamp(), updated_at = clock_timestamp()
+     where id = $1 and completed_at is null returning state, completed_at as "completedAt"`,
+    [subject.id],
+  );
+  if (completed) {
+    await tx.query(
+      `insert into outbox_events (organization_id, type, transaction_id, payload) values ($1, 'transaction.completed', $2, $3)`,
+      [
+        subject.organizationId,
+        subject.id,
+        {
+          transactionId: subject.id,
+          organizationId: subject.organizationId,
+          state: completed.state,
+          completedAt: completed.completedAt,
+        },
+      ],
+    );
+  }
+}
+
+/** A transmit token: 122 random bits in UUID form (as the spec types it); only its SHA-256 is stored. */
+export function hashTransmitToken(token: string): Buffer {
+  return createHash('sha256').update(token.toLowerCase()).digest();
+}
+
+/**
+ * Creates a transaction in its workflow's initial state, with its primary recipient (the organization's entity
+ * with that e-mail address, or a new one) and what entering the initial state does (its processes, prefilled
+ * from inputData). Bad input writes nothing and names the field.
+ */
+export async function createTransaction(
+  tx: Transaction,
+  options: { organizationId: string; actor: Actor; input: CreateTransactionInput },
+): Promise<{ transactionId: string; transmitToken: string }> {
+  const { organizationId, input } = options;
+  const field = (name: string, message: string) => new AppError('BAD_USER_INPUT', message, { field: name });
+  if (input.noticeName.trim() === '') throw field('noticeName', 'noticeName must not be blank');
+  if (!EMAIL.test(input.noticeEmail.trim()))
+    throw field('noticeEmail', `"${input.noticeEmail}" is not an e-mail address`);
+  const [template] = await tx.query<{ definition: TemplateDefinition }>(
+    'select definition from templates where id = $1 and organization_id = $2',
+    [input.templateId, organizationId],
+  );
+  if (!template) throw field('templateId', `no template with id ${input.templateId}`);
+  const [sender] = await tx.query('select 1 from entities where id = $1 and organization_id = $2', [
+    input.senderEntityId,
+    organizationId,
+  ]);
+  if (!sender) throw field('senderEntityId', `no entity with id ${input.senderEntityId}`);
+  const problems = inputDataProblems(template.definition, input.inputData);
+  if (problems.length > 0) {
+    throw new AppError(
+      'BAD_USER_INPUT',
+      `inputData does not fit the template's items: ${problems.join('; ')}`,
+      {
+        field: 'inputData',
+        problems,
+      },
+    );
+  }
+
+  const { definition } = template;
+  const initial = definition.workflow.initialState;
+  const transmitToken = randomUUID();
+  const email = input.noticeEmail.trim();
+  const transactionId = await insertId(
+    tx,
+    `insert into transactions
+       (organization_id, template_id, sender_entity_id, state, input_data, notice_name, notice_email, transmit_token_hash)
+     values ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [
+      organizationId,
+      input.templateId,
+      input.senderEntityId,
+      initial,
+      input.inputData ?? null,
+      input.noticeName.trim(),
+      email,
+      hashTransmitToken(transmitToken),
+    ],
+  );
+  const subject: Subject = {
+    id: transactionId,
+    organizationId,
+    senderEntityId: input.senderEntityId,
+    definition,
+    inputData: (input.inputData ?? {}) as Record<string, unknown>,
+  };
+  const [known] = await tx.query<{ id: string }>(
+    'select id from entities where organization_id = $1 and lower(email) = lower($2) order by created_at, sequence limit 1',
+    [organizationId, email],
+  );
+  const entityId =
+    known?.id ??
+    (await insertId(
+      tx,
+      `insert into entities (organization_id, name, email, type) values ($1, $2, $3, 'individual')`,
+      [organizationId, input.noticeName.trim(), email],
+    ));
+  const primaryRole = definition.recipientRoles.find((role) => role.primary === true)?.key ?? 'recipient';
+  await tx.query(
+    'insert into transaction_recipients (organization_id, transaction_id, entity_id, vulcan_key) values ($1, $2, $3, $4)',
+    [organizationId, transactionId, entityId, primaryRole],
+  );
+  await recordEvent(tx, subject, { eventKey: 'create', source: null, target: initial, actor: options.actor });
+  for (const action of actionsOnEntering(definition.workflow, initial))
+    await applyAction(tx, subject, action, 'create');
+  await refreshCompletion(tx, subject);
+  return { transactionId, transmitToken };
+}
+
+/**
+ * Applies a workflow event to a transaction, holding its row lock so that concurrent events on one transaction
+ * apply one after the other. An event that is unknown, not allowed from the current state or whose guard does
+ * not hold is refused (INVALID_EVENT, with the current state and the events allowed) and changes nothing.
+ */
+export async function triggerTransactionEvent(
+  tx: Transaction,
+  options: { organizationId: string; actor: Actor; input: { transactionId: string; eventKey: string } },
+): Promise<{ sourceStateKey: string | null; targetStateKey: string }> {
+  const { organizationId, input } = options;
+  const [row] = await tx.query<{
+    state: string;
+    senderEntityId: string;
+    inputData: Record<string, unknown> | null;
+    definition: TemplateDefinition;
+  }>(
+    `select t.state, t.sender_entity_id as "senderEntityId", t.input_data as "inputData", tp.definition
+     from transactions t join templates tp on tp.id = t.template_id
+     where t.id = $1 and t.organization_id = $2 for update of t`,
+    [input.transactionId, organizationId],
+  );
+  if (!row)
+    throw new AppError('NOT_FOUND', `no transaction with id ${input.transactionId}`, {
+      field: 'transactionId',
+    });
+  const [open] = await tx.query(
+    'select 1 from transaction_processes where transaction_id = $1 and completed_at is null limit 1',
+    [input.transactionId],
+  );
+  const decision = decide(row.definition.workflow, row.state, input.eventKey, {
+    allProcessesComplete: !open,
+  });
+  if (!decision.ok) {
+    throw new AppError('INVALID_EVENT', decision.message, {
+      currentState: row.state,
+      allowedEvents: decision.allowed,
+    });
+  }
+  const subject: Subject = {
+    id: input.transactionId,
+    organizationId,
+    senderEntityId: row.senderEntityId,
+    definition: row.definition,
+    inputData: row.inputData ?? {},
+  };
+  await tx.query('update transactions set state = $2, updated_at = clock_timestamp() where id = $1', [
+    subject.id,
+    decision.target,
+  ]);
+  await recordEvent(tx, subject, {
+    eventKey: decision.eventKey,
+    source: decision.source,
+    target: decision.target,
+    actor: options.actor,
+  });
+  for (const action of decision.actions) await applyAction(tx, subject, action, decision.eventKey);
+  await refreshCompletion(tx, subject);
+  return { sourceStateKey: decision.source, targetStateKey: decision.target };
+}

@@ -1,0 +1,415 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TransactionsDemo } from '../../src/demo/seed.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createTestFileStore, graphql, seedOrganization, transactionsApp } from '../support/transactions.ts';
+
+let testDb: TestDatabase;
+let cleanup: () => Promise<void>;
+let app: FastifyInstance;
+let demo: TransactionsDemo;
+let other: TransactionsDemo;
+
+const CREATE = `mutation ($input: CreateTransactionInput!) {
+  createTransaction(input: $input) { transactionId transmitToken }
+}`;
+const TRIGGER = `mutation ($input: TriggerTransactionEventInput!) {
+  triggerTransactionEvent(input: $input) { sourceStateKey targetStateKey }
+}`;
+const READ = `query ($id: uuid!) {
+  transaction(id: $id) {
+    state isComplete
+    availableEvents { key }
+    transactionRecipients { vulcanKey entity { id name email } }
+    transactionProcessRevisions { id number context transactionItems { id vulcanKey data completionPercentage } }
+    events { eventKey sourceStateKey targetStateKey actorType actorId }
+  }
+}`;
+
+function input(overrides: Record<string, unknown> = {}) {
+  return {
+    templateId: demo.templateId,
+    senderEntityId: demo.senderEntityId,
+    noticeName: 'Ada Lovelace',
+    noticeEmail: `ada.${randomUUID().slice(0, 8)}@example.com`,
+    inputData: {
+      subscription_amount: { amountCents: '100000000', currency: 'USD' },
+      tax_forms: { taxResidency: 'GB' },
+    },
+    ...overrides,
+  };
+}
+
+async function create(overrides: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+  return graphql(app, demo.apiKey, CREATE, { input: input(overrides) }, headers);
+}
+
+async function trigger(
+  transactionId: string,
+  eventKey: string,
+  key = demo.apiKey,
+  headers: Record<string, string> = {},
+) {
+  return graphql(app, key, TRIGGER, { input: { transactionId, eventKey } }, headers);
+}
+
+async function read(id: string) {
+  const { body } = await graphql(app, demo.apiKey, READ, { id });
+  return body.data?.transaction;
+}
+
+async function count(table: string): Promise<number> {
+  const [row] = await testDb.db.query<{ count: string }>(
+    `select count(*) as count from ${table} where organization_id = $1`,
+    [demo.organizationId],
+  );
+  return Number(row?.count);
+}
+
+async function outbox(transactionId: string) {
+  return testDb.db.query<{ type: string; payload: Record<string, unknown> }>(
+    'select type, payload from outbox_events where transaction_id = $1 order by sequence',
+    [transactionId],
+  );
+}
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  const store = await createTestFileStore();
+  cleanup = store.cleanup;
+  app = await transactionsApp(testDb.db, store.files);
+  demo = await seedOrganization(testDb.db, store.files);
+  other = await seedOrganization(testDb.db, store.files);
+});
+
+afterAll(async () => {
+  await app.close();
+  await testDb.close();
+  await cleanup();
+});
+
+describe('createTransaction', () => {
+  it('creates the transaction in the initial state with its recipient and its prefilled process', async () => {
+    const { status, body } = await create();
+    expect(status).toBe(200);
+    expect(body.errors).toBeUndefined();
+    const { transactionId, transmitToken } = body.data!.createTransaction;
+    expect(transmitToken).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+
+    const t = await read(transactionId);
+    expect(t.state).toBe('draft');
+    expect(t.isComplete).toBe(false);
+    expect(t.availableEvents).toEqual([{ key: 'send' }]);
+    expect(t.transactionRecipients).toEqual([
+      {
+        vulcanKey: 'investor',
+        entity: { id: expect.any(String), name: 'Ada Lovelace', email: expect.stringMatching(/^ada\./) },
+      },
+    ]);
+    const [revision] = t.transactionProcessRevisions;
+    expect(t.transactionProcessRevisions).toHaveLength(1);
+    expect(revision).toMatchObject({ number: 1, context: { reason: 'create' } });
+    const items = Object.fromEntries(
+      revision.transactionItems.map((i: { vulcanKey: string }) => [i.vulcanKey, i]),
+    );
+    expect(items.subscription_amount).toMatchObject({
+      data: { amountCents: '100000000', currency: 'USD' },
+      completionPercentage: 100,
+    });
+    expect(items.tax_forms).toMatchObject({ data: { taxResidency: 'GB' }, completionPercentage: 50 });
+    expect(items.investor_details).toMatchObject({ data: {}, completionPercentage: 0 });
+    expect(t.events).toEqual([
+      {
+        eventKey: 'create',
+        sourceStateKey: null,
+        targetStateKey: 'draft',
+        actorType: 'API_KEY',
+        actorId: expect.any(String),
+      },
+    ]);
+    expect(await outbox(transactionId)).toEqual([
+      {
+        type: 'transaction.state_changed',
+        payload: expect.objectContaining({ transactionId, state: 'draft', previousState: null }),
+      },
+    ]);
+  });
+
+  it('keeps only a hash of the transmit token', async () => {
+    const { body } = await create();
+    const { transactionId, transmitToken } = body.data!.createTransaction;
+    const [row] = await testDb.db.query<{ hash: Uint8Array; everything: string }>(
+      `select transmit_token_hash as hash, row_to_json(t)::text as everything from transactions t where id = $1`,
+      [transactionId],
+    );
+    expect(Buffer.from(row!.hash).equals(createHash('sha256').update(transmitToken).digest())).toBe(true);
+    expect(row!.everything).not.toContain(transmitToken);
+  });
+
+  it("makes the organization's entity with that e-mail the recipient instead of a new one", async () => {
+    const { body } = await create({ noticeEmail: 'JANE.DOE@example.com', noticeName: 'Jane' });
+    const t = await read(body.data?.createTransaction.transactionId);
+    expect(t.transactionRecipients[0].entity).toMatchObject({
+      name: 'Jane Q. Doe',
+      email: 'jane.doe@example.com',
+    });
+  });
+
+  it.each([
+    [
+      'an unknown template',
+      { templateId: '00000000-0000-4000-8000-000000000000' },
+      'templateId',
+      /no template with id/,
+    ],
+    [
+      'an unknown sender entity',
+      { senderEntityId: '00000000-0000-4000-8000-000000000000' },
+      'senderEntityId',
+      /no entity/,
+    ],
+    ['a bad e-mail address', { noticeEmail: 'not-an-email' }, 'noticeEmail', /not an e-mail address/],
+    ['a blank name', { noticeName: '   ' }, 'noticeName', /must not be blank/],
+    ['inputData for an unknown item', { inputData: { nope: {} } }, 'inputData', /inputData\.nope: no item/],
+    [
+      'inputData that does not fit its item',
+      { inputData: { subscription_amount: { amountCents: 12.5, currency: 'usd' } } },
+      'inputData',
+      /^(?=.*inputData\.subscription_amount\.amountCents: must be string)(?=.*inputData\.subscription_amount\.currency: must match pattern)/,
+    ],
+  ])('refuses %s, naming the field and writing nothing', async (_, overrides, field, message) => {
+    const before = [await count('transactions'), await count('entities'), await count('outbox_events')];
+    const { body } = await create(overrides);
+    expect(body.data).toBeNull();
+    expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field });
+    expect(body.errors?.[0]?.message).toMatch(message);
+    expect([await count('transactions'), await count('entities'), await count('outbox_events')]).toEqual(
+      before,
+    );
+  });
+
+  it("refuses another organization's template and entity exactly like unknown ones", async () => {
+    const foreign = await create({ templateId: other.templateId });
+    const unknown = await create({ templateId: '00000000-0000-4000-8000-000000000000' });
+    expect(foreign.body.errors?.[0]?.extensions.code).toBe('BAD_USER_INPUT');
+    expect(foreign.body.errors?.[0]?.message.replace(other.templateId, 'ID')).toBe(
+      unknown.body.errors?.[0]?.message.replace('00000000-0000-4000-8000-000000000000', 'ID'),
+    );
+    const entity = await create({ senderEntityId: other.senderEntityId });
+    expect(entity.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'senderEntityId',
+    });
+  });
+});
+
+describe('triggerTransactionEvent', () => {
+  it('moves the transaction, logs the transition with its actor and writes a state_changed outbox row', async () => {
+    const id = (await create()).body.data?.createTransaction.transactionId;
+    const { body } = await trigger(id, 'send');
+    expect(body.data?.triggerTransactionEvent).toEqual({
+      sourceStateKey: 'draft',
+      targetStateKey: 'in_progress',
+    });
+    const t = await read(id);
+    expect(t.state).toBe('in_progress');
+    expect(t.availableEvents).toEqual([{ key: 'submit' }]);
+    expect(t.events.at(-1)).toMatchObject({
+      eventKey: 'send',
+      sourceStateKey: 'draft',
+      targetStateKey: 'in_progress',
+      actorType: 'API_KEY',
+    });
+    expect((await outbox(id)).map((row) => [row.type, row.payload.state])).toEqual([
+      ['transaction.state_changed', 'draft'],
+      ['transaction.state_changed', 'in_progress'],
+    ]);
+  });
+
+  it('refuses an unknown event, an event from the wrong state and a failed guard, naming the state and allowed events', async () => {
+    const id = (await create()).body.data?.createTransaction.transactionId;
+    const unknown = await trigger(id, 'launch');
+    expect(unknown.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'INVALID_EVENT',
+      currentState: 'draft',
+      allowedEvents: ['send'],
+    });
+    expect(unknown.body.errors?.[0]?.message).toBe('unknown event "launch"; allowed from "draft": send');
+    const wrongState = await trigger(id, 'approve');
+    expect(wrongState.body.errors?.[0]?.message).toMatch(/cannot happen in state "draft"/);
+
+    for (const event of ['send', 'submit', 'approve'])
+      expect((await trigger(id, event)).body.errors).toBeUndefined();
+    const guarded = await trigger(id, 'countersign');
+    expect(guarded.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'INVALID_EVENT',
+      currentState: 'countersigning',
+      allowedEvents: [],
+    });
+    expect(guarded.body.errors?.[0]?.message).toMatch(/needs all_processes_complete/);
+    const t = await read(id);
+    expect(t.state).toBe('countersigning');
+    expect(t.events.map((e: { eventKey: string }) => e.eventKey)).toEqual([
+      'create',
+      'send',
+      'submit',
+      'approve',
+    ]);
+  });
+
+  it('opens a new revision on request for changes: new items carrying the data forward, earlier ones untouched', async () => {
+    const id = (await create()).body.data?.createTransaction.transactionId;
+    for (const event of ['send', 'submit']) await trigger(id, event);
+    const before = await read(id);
+    await trigger(id, 'request_changes');
+    const after = await read(id);
+    expect(after.state).toBe('changes_requested');
+    expect(after.transactionProcessRevisions.map((r: { number: number }) => r.number)).toEqual([1, 2]);
+    const [first, second] = after.transactionProcessRevisions;
+    expect(first).toEqual(before.transactionProcessRevisions[0]);
+    expect(second.context).toEqual({ reason: 'request_changes' });
+    const firstIds = first.transactionItems.map((i: { id: string }) => i.id);
+    expect(
+      second.transactionItems.map((i: { id: string }) => i.id).some((i: string) => firstIds.includes(i)),
+    ).toBe(false);
+    const strip = (items: { vulcanKey: string; data: unknown; completionPercentage: number }[]) =>
+      items.map(({ vulcanKey, data, completionPercentage }) => ({ vulcanKey, data, completionPercentage }));
+    expect(strip(second.transactionItems)).toEqual(strip(first.transactionItems));
+  });
+
+  it('adds the sender as countersigner when the workflow enters countersigning', async () => {
+    const id = (await create()).body.data?.createTransaction.transactionId;
+    for (const event of ['send', 'submit', 'approve']) await trigger(id, event);
+    const t = await read(id);
+    expect(
+      t.transactionRecipients.map((r: { vulcanKey: string; entity: { id: string } }) => [
+        r.vulcanKey,
+        r.entity.id,
+      ]),
+    ).toEqual([
+      ['investor', expect.any(String)],
+      ['countersigner', demo.senderEntityId],
+    ]);
+  });
+
+  it("answers another organization's transaction as not found", async () => {
+    const id = (await create()).body.data?.createTransaction.transactionId;
+    const { body } = await trigger(id, 'send', other.apiKey);
+    expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'NOT_FOUND', field: 'transactionId' });
+    expect((await read(id)).state).toBe('draft');
+  });
+
+  it('applies exactly one of 50 concurrent competing events and refuses the others clearly', async () => {
+    const id = (await create()).body.data?.createTransaction.transactionId;
+    for (const event of ['send', 'submit']) await trigger(id, event);
+    const events = Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? 'approve' : 'request_changes'));
+    const answers = await Promise.all(events.map((event) => trigger(id, event)));
+    const applied = answers.filter((answer) => answer.body.errors === undefined);
+    expect(applied).toHaveLength(1);
+    for (const refused of answers.filter((answer) => answer.body.errors !== undefined)) {
+      expect(refused.body.errors?.[0]?.extensions.code).toBe('INVALID_EVENT');
+    }
+    const t = await read(id);
+    expect(t.events).toHaveLength(4);
+    expect(t.state).toBe(applied[0]?.body.data?.triggerTransactionEvent.targetStateKey);
+  });
+});
+
+describe('the workflow in the graph', () => {
+  it("shows a template's states and events so that clients can discover event keys", async () => {
+    const { body } = await graphql(
+      app,
+      demo.apiKey,
+      `
+        query ($id: uuid!) {
+          template(id: $id) {
+            workflow {
+              initialState
+              states {
+                key
+                final
+                onEnter
+              }
+              events {
+                key
+                from
+                to
+                guard
+              }
+            }
+          }
+        }
+      `,
+      { id: demo.templateId },
+    );
+    const { workflow } = body.data?.template;
+    expect(workflow.initialState).toBe('draft');
+    expect(workflow.states.find((s: { key: string }) => s.key === 'completed')).toEqual({
+      key: 'completed',
+      final: true,
+      onEnter: [],
+    });
+    expect(workflow.states.find((s: { key: string }) => s.key === 'draft').onEnter).toEqual([
+      { createProcess: 'subscription' },
+    ]);
+    expect(workflow.events.find((e: { key: string }) => e.key === 'countersign')).toEqual({
+      key: 'countersign',
+      from: ['countersigning'],
+      to: 'completed',
+      guard: 'all_processes_complete',
+    });
+  });
+});
+
+describe('Idempotency-Key', () => {
+  it('returns the first result for a retry with the same key and input, without creating again', async () => {
+    const key = randomUUID();
+    const fixed = input();
+    const first = await graphql(app, demo.apiKey, CREATE, { input: fixed }, { 'idempotency-key': key });
+    const before = await count('transactions');
+    const again = await graphql(app, demo.apiKey, CREATE, { input: fixed }, { 'idempotency-key': key });
+    expect(again.body.data).toEqual(first.body.data);
+    expect(await count('transactions')).toBe(before);
+  });
+
+  it('refuses the same key with other input', async () => {
+    const key = randomUUID();
+    await create({}, { 'idempotency-key': key });
+    const { body } = await create({ noticeName: 'Someone Else' }, { 'idempotency-key': key });
+    expect(body.errors?.[0]?.extensions.code).toBe('IDEMPOTENCY_KEY_REUSED');
+  });
+
+  it('does the work once for concurrent requests with one key, and stores neither the key nor the token in clear', async () => {
+    const key = `retry-${randomUUID()}`;
+    const fixed = input();
+    const before = await count('transactions');
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        graphql(app, demo.apiKey, CREATE, { input: fixed }, { 'idempotency-key': key }),
+      ),
+    );
+    expect(await count('transactions')).toBe(before + 1);
+    const results = answers.map((answer) => JSON.stringify(answer.body.data));
+    expect(new Set(results).size).toBe(1);
+    const token: string = answers[0]?.body.data?.createTransaction.transmitToken;
+    const stored = await testDb.db.query<{ row: string }>(
+      'select row_to_json(k)::text as row from idempotency_keys k where organization_id = $1',
+      [demo.organizationId],
+    );
+    expect(stored.length).toBeGreaterThan(0);
+    for (const { row } of stored) {
+      expect(row).not.toContain(token);
+      expect(row).not.toContain(key);
+    }
+  });
+
+  it('makes a retried event safe: the retry returns the first transition instead of failing', async () => {
+    const id = (await create()).body.data?.createTransaction.transactionId;
+    const key = randomUUID();
+    const first = await trigger(id, 'send', demo.apiKey, { 'idempotency-key': key });
+    const retry = await trigger(id, 'send', demo.apiKey, { 'idempotency-key': key });
+    expect(retry.body).toEqual(first.body);
+    expect((await read(id)).events).toHaveLength(2);
+  });
+});
