@@ -343,7 +343,7 @@ describe('the workflow in the graph', () => {
       `,
       { id: demo.templateId },
     );
-    const { workflow } = body.data?.template;
+    const { workflow } = body.data!.template;
     expect(workflow.initialState).toBe('draft');
     expect(workflow.states.find((s: { key: string }) => s.key === 'completed')).toEqual({
       key: 'completed',
