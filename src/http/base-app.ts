@@ -28,6 +28,7 @@ const STATUS_CODES = new Map<number, ErrorCode>([
   [403, 'FORBIDDEN'],
   [404, 'NOT_FOUND'],
   [405, 'METHOD_NOT_ALLOWED'],
+  [409, 'CONFLICT'],
   [413, 'PAYLOAD_TOO_LARGE'],
   [415, 'BAD_USER_INPUT'],
   [429, 'RATE_LIMITED'],

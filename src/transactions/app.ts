@@ -9,6 +9,7 @@ import type { FileStore } from '../files/local-file-store.ts';
 import { createBaseApp, type BaseAppOptions } from '../http/base-app.ts';
 import { createApiKeyCache } from '../keys/api-key-cache.ts';
 import { authenticate, type Caller } from './authenticate.ts';
+import { registerRecipientRoutes } from './recipient-routes.ts';
 import { formatGraphQLErrors } from './graphql/errors.ts';
 import { resolvers, type TransactionsContext } from './graphql/resolvers.ts';
 
@@ -83,6 +84,8 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
               links,
               baseUrl: `${request.protocol}://${request.host}`,
               idempotencyKey: headerValue(request.headers['idempotency-key']),
+              files: deps.files,
+              signatureContext: { ipAddress: request.ip, userAgent: request.headers['user-agent'] },
             }
           : // Mercurius also builds a context to report a request refused before execution (e.g. 401);
             // no resolver runs with it.
@@ -101,5 +104,6 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
   );
 
   registerDownloadRoute(app, { db, links, store: deps.files });
+  registerRecipientRoutes(app, { db, files: deps.files });
   return app;
 }

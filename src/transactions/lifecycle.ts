@@ -28,7 +28,7 @@ export interface CreateTransactionInput {
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** The state of one transaction while a change is applied to it. */
-interface Subject {
+export interface Subject {
   id: string;
   organizationId: string;
   senderEntityId: string;
@@ -326,62 +326,82 @@ export async function createTransaction(
   return { transactionId, transmitToken };
 }
 
+/** A transaction locked for a change, with what the change needs to know. */
+export interface LockedTransaction extends Subject {
+  state: string;
+}
+
 /**
- * Applies a workflow event to a transaction, holding its row lock so that concurrent events on one transaction
- * apply one after the other. An event that is unknown, not allowed from the current state or whose guard does
- * not hold is refused (INVALID_EVENT, with the current state and the events allowed) and changes nothing.
+ * Locks a transaction of an organization (by id) or of a recipient (by transmit token) for the rest of the
+ * database transaction, so that changes to one transaction apply one after the other.
  */
-export async function triggerTransactionEvent(
+export async function lockTransaction(
   tx: Transaction,
-  options: { organizationId: string; actor: Actor; input: { transactionId: string; eventKey: string } },
-): Promise<{ sourceStateKey: string | null; targetStateKey: string }> {
-  const { organizationId, input } = options;
-  const [row] = await tx.query<{
-    state: string;
-    senderEntityId: string;
-    inputData: Record<string, unknown> | null;
-    definition: TemplateDefinition;
-  }>(
-    `select t.state, t.sender_entity_id as "senderEntityId", t.input_data as "inputData", tp.definition
+  by: { id: string; organizationId: string } | { transmitToken: string },
+): Promise<LockedTransaction | undefined> {
+  const [where, params] =
+    'transmitToken' in by
+      ? ['t.transmit_token_hash = $1', [hashTransmitToken(by.transmitToken)]]
+      : ['t.id = $1 and t.organization_id = $2', [by.id, by.organizationId]];
+  const [row] = await tx.query<LockedTransaction>(
+    `select t.id, t.organization_id as "organizationId", t.state, t.sender_entity_id as "senderEntityId",
+       coalesce(t.input_data, '{}'::jsonb) as "inputData", tp.definition
      from transactions t join templates tp on tp.id = t.template_id
-     where t.id = $1 and t.organization_id = $2 for update of t`,
-    [input.transactionId, organizationId],
+     where ${where} for update of t`,
+    params,
   );
-  if (!row)
-    throw new AppError('NOT_FOUND', `no transaction with id ${input.transactionId}`, {
-      field: 'transactionId',
-    });
+  return row;
+}
+
+/**
+ * Applies a workflow event to a locked transaction: the transition, its log entry and outbox row, the actions of
+ * the state it enters, and completion. Refused (INVALID_EVENT, with the current state and the events allowed)
+ * when the event is unknown, not allowed from the current state or its guard does not hold.
+ */
+export async function applyEvent(
+  tx: Transaction,
+  subject: LockedTransaction,
+  eventKey: string,
+  actor: Actor,
+): Promise<{ sourceStateKey: string | null; targetStateKey: string }> {
   const [open] = await tx.query(
     'select 1 from transaction_processes where transaction_id = $1 and completed_at is null limit 1',
-    [input.transactionId],
+    [subject.id],
   );
-  const decision = decide(row.definition.workflow, row.state, input.eventKey, {
+  const decision = decide(subject.definition.workflow, subject.state, eventKey, {
     allProcessesComplete: !open,
   });
   if (!decision.ok) {
     throw new AppError('INVALID_EVENT', decision.message, {
-      currentState: row.state,
+      currentState: subject.state,
       allowedEvents: decision.allowed,
     });
   }
-  const subject: Subject = {
-    id: input.transactionId,
-    organizationId,
-    senderEntityId: row.senderEntityId,
-    definition: row.definition,
-    inputData: row.inputData ?? {},
-  };
   await tx.query('update transactions set state = $2, updated_at = clock_timestamp() where id = $1', [
     subject.id,
     decision.target,
   ]);
-  await recordEvent(tx, subject, {
-    eventKey: decision.eventKey,
-    source: decision.source,
-    target: decision.target,
-    actor: options.actor,
-  });
-  for (const action of decision.actions) await applyAction(tx, subject, action, decision.eventKey);
+  subject.state = decision.target;
+  await recordEvent(tx, subject, { eventKey, source: decision.source, target: decision.target, actor });
+  for (const action of decision.actions) await applyAction(tx, subject, action, eventKey);
   await refreshCompletion(tx, subject);
   return { sourceStateKey: decision.source, targetStateKey: decision.target };
+}
+
+/** `triggerTransactionEvent`: an integrator applies a workflow event to a transaction of its organization. */
+export async function triggerTransactionEvent(
+  tx: Transaction,
+  options: { organizationId: string; actor: Actor; input: { transactionId: string; eventKey: string } },
+): Promise<{ sourceStateKey: string | null; targetStateKey: string }> {
+  const { input } = options;
+  const subject = await lockTransaction(tx, {
+    id: input.transactionId,
+    organizationId: options.organizationId,
+  });
+  if (!subject) {
+    throw new AppError('NOT_FOUND', `no transaction with id ${input.transactionId}`, {
+      field: 'transactionId',
+    });
+  }
+  return applyEvent(tx, subject, input.eventKey, options.actor);
 }

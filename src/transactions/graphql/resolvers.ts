@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { IResolvers, MercuriusContext } from 'mercurius';
-import type { Database } from '../../db/database.ts';
+import type { Database, Queryable } from '../../db/database.ts';
+import type { FileStore } from '../../files/local-file-store.ts';
 import { AppError } from '../../errors.ts';
 import {
   DEFAULT_LINK_SECONDS,
@@ -23,10 +24,13 @@ import {
 import { idempotent } from '../idempotency.ts';
 import {
   createTransaction,
+  lockTransaction,
   triggerTransactionEvent,
   type Actor,
   type CreateTransactionInput,
+  type LockedTransaction,
 } from '../lifecycle.ts';
+import { recipientOf, signDocument, type SignatureContext, type Signer } from '../recipient-actions.ts';
 import type { TemplateDefinition } from '../template-schema.ts';
 import { allowedEvents } from '../workflow.ts';
 import { scalars } from './scalars.ts';
@@ -41,6 +45,10 @@ export interface TransactionsContext {
   baseUrl: string;
   /** The request's `Idempotency-Key` header, for mutations. */
   idempotencyKey: string | undefined;
+  /** Where signed documents are stored. */
+  files: FileStore;
+  /** Recorded with a signature made through the API. */
+  signatureContext: SignatureContext;
 }
 
 declare module 'mercurius' {
@@ -81,6 +89,24 @@ function relationResolvers(): Record<string, Record<string, RelationResolver>> {
 }
 
 /** A root field that reads one record of the caller's organization with the relations the query selects. */
+/** The recipient through which the sender signs a document: the sender role that signs it and is present. */
+async function senderSigner(tx: Queryable, subject: LockedTransaction, documentKey: string): Promise<Signer> {
+  const document = subject.definition.processes
+    .flatMap((p) => p.documents ?? [])
+    .find((d) => d.key === documentKey);
+  const senderRoles = subject.definition.recipientRoles
+    .filter((role) => role.sender === true)
+    .map((role) => role.key);
+  for (const role of document?.signedBy.filter((r) => senderRoles.includes(r)) ?? []) {
+    const signer = await recipientOf(tx, subject.id, role);
+    if (signer) return signer;
+  }
+  throw new AppError(
+    'CONFLICT',
+    `the sender has no role that signs "${documentKey}" in this transaction now (recipients sign with their link)`,
+  );
+}
+
 function actorOf(caller: Caller): Actor {
   return { type: 'api_key', id: caller.apiKeyId };
 }
@@ -170,6 +196,26 @@ export const resolvers: IResolvers = {
             input,
           }),
       ),
+    signTransactionDocument: (
+      _: unknown,
+      {
+        input,
+      }: { input: { transactionId: string; documentKey: string; signedName: string; consent: boolean } },
+      { db, caller, files, signatureContext }: Context,
+    ) =>
+      db.transaction(async (tx) => {
+        const subject = await lockTransaction(tx, {
+          id: input.transactionId,
+          organizationId: caller.organizationId,
+        });
+        if (!subject) {
+          throw new AppError('NOT_FOUND', `no transaction with id ${input.transactionId}`, {
+            field: 'transactionId',
+          });
+        }
+        const signer = await senderSigner(tx, subject, input.documentKey);
+        return signDocument(tx, subject, { ...input, signer, context: signatureContext, files });
+      }),
     genTransactionFileLink: async (
       _: unknown,
       { input }: { input: { transactionFileId: string; expiresInSeconds?: number | null } },

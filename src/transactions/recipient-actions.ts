@@ -1,0 +1,268 @@
+import { randomUUID } from 'node:crypto';
+import type { Queryable, Transaction } from '../db/database.ts';
+import { AppError } from '../errors.ts';
+import type { FileStore } from '../files/local-file-store.ts';
+import { itemRules } from './item-data.ts';
+import { applyEvent, refreshCompletion, type Actor, type LockedTransaction } from './lifecycle.ts';
+import { renderSignedDocument } from './signed-document.ts';
+import { decide } from './workflow.ts';
+
+/**
+ * What the recipients of a transaction do: fill in items, sign documents, submit revisions. The primary
+ * recipient acts with the transmit token; the sender signs for its roles (e.g. countersigner) through the API.
+ * Each action runs in the caller's database transaction, with the transaction's row locked.
+ */
+
+/** Who acts: one recipient of the transaction. */
+export interface Signer {
+  recipientId: string;
+  role: string;
+}
+
+/** Context recorded with a signature. */
+export interface SignatureContext {
+  ipAddress: string;
+  userAgent: string | undefined;
+}
+
+interface LatestRevision {
+  processId: string;
+  revisionId: string;
+  number: number;
+  createdAt: Date;
+  committedAt: Date | null;
+}
+
+function notFound(what: string): AppError {
+  return new AppError('NOT_FOUND', what);
+}
+
+/** The recipient of `role` in the transaction. */
+export async function recipientOf(
+  tx: Queryable,
+  transactionId: string,
+  role: string,
+): Promise<Signer | undefined> {
+  const [row] = await tx.query<{ id: string }>(
+    'select id from transaction_recipients where transaction_id = $1 and vulcan_key = $2 order by created_at, sequence limit 1',
+    [transactionId, role],
+  );
+  return row ? { recipientId: row.id, role } : undefined;
+}
+
+/** The primary recipient: the one the transmit token opens the transaction for. */
+export async function primaryRecipient(tx: Queryable, subject: LockedTransaction): Promise<Signer> {
+  const role = subject.definition.recipientRoles.find((candidate) => candidate.primary === true)?.key ?? '';
+  const signer = await recipientOf(tx, subject.id, role);
+  if (!signer) throw new Error(`transaction ${subject.id} has no primary recipient`);
+  return signer;
+}
+
+async function latestRevision(
+  tx: Queryable,
+  transactionId: string,
+  processKey: string,
+): Promise<LatestRevision> {
+  const [row] = await tx.query<LatestRevision>(
+    `select p.id as "processId", r.id as "revisionId", r.number, r.created_at as "createdAt", r.committed_at as "committedAt"
+     from transaction_processes p
+     join transaction_process_revisions r on r.transaction_process_id = p.id
+     where p.transaction_id = $1 and p.key = $2 order by r.number desc limit 1`,
+    [transactionId, processKey],
+  );
+  if (!row) throw notFound(`the transaction has no process "${processKey}" yet`);
+  return row;
+}
+
+function processOfItem(subject: LockedTransaction, vulcanKey: string) {
+  const process = subject.definition.processes.find((p) =>
+    p.items.some((item) => item.vulcanKey === vulcanKey),
+  );
+  const item = process?.items.find((candidate) => candidate.vulcanKey === vulcanKey);
+  if (!process || !item) throw notFound(`no item "${vulcanKey}" in this transaction`);
+  return { process, item };
+}
+
+/**
+ * Saves the data of an item of the latest revision (replacing what was there). Partial data is allowed; data
+ * that breaks the item's schema is refused with each problem. A submitted revision no longer changes.
+ */
+export async function saveItem(
+  tx: Transaction,
+  subject: LockedTransaction,
+  options: { vulcanKey: string; data: unknown },
+): Promise<{ vulcanKey: string; data: unknown; completionPercentage: number }> {
+  const { process, item } = processOfItem(subject, options.vulcanKey);
+  const rules = itemRules(item.schema);
+  const problems = rules.problems(options.data);
+  if (problems.length > 0) {
+    throw new AppError(
+      'BAD_USER_INPUT',
+      `the data does not fit item "${item.vulcanKey}": ${problems.join('; ')}`,
+      {
+        problems,
+      },
+    );
+  }
+  const revision = await latestRevision(tx, subject.id, process.key);
+  if (revision.committedAt !== null) {
+    throw new AppError(
+      'CONFLICT',
+      `revision ${revision.number} of "${process.key}" was submitted and no longer changes`,
+    );
+  }
+  const completionPercentage = rules.completion(options.data);
+  await tx.query(
+    `update transaction_items set data = $3, completion_percentage = $4
+     where transaction_process_revision_id = $1 and vulcan_key = $2`,
+    [revision.revisionId, item.vulcanKey, options.data, completionPercentage],
+  );
+  await tx.query('update transactions set updated_at = clock_timestamp() where id = $1', [subject.id]);
+  return { vulcanKey: item.vulcanKey, data: options.data, completionPercentage };
+}
+
+/**
+ * Signs a document of the latest revision of its process for one recipient, by typed name with explicit consent,
+ * recording time, IP address and user agent. Roles sign in the order the template lists them. When the last
+ * signature is made, the signed document is generated (a PDF of the revision's data and the signatures).
+ */
+export async function signDocument(
+  tx: Transaction,
+  subject: LockedTransaction,
+  options: {
+    signer: Signer;
+    documentKey: string;
+    signedName: string;
+    consent: boolean;
+    context: SignatureContext;
+    files: FileStore;
+  },
+): Promise<{ documentKey: string; state: 'PENDING' | 'COMPLETED' }> {
+  const { signer, documentKey } = options;
+  if (!options.consent) {
+    throw new AppError('BAD_USER_INPUT', 'signing needs explicit consent (consent: true)', {
+      field: 'consent',
+    });
+  }
+  const signedName = options.signedName.trim();
+  if (signedName === '')
+    throw new AppError('BAD_USER_INPUT', 'type your name to sign', { field: 'signedName' });
+  const process = subject.definition.processes.find((p) =>
+    (p.documents ?? []).some((d) => d.key === documentKey),
+  );
+  const document = process?.documents?.find((d) => d.key === documentKey);
+  if (!process || !document) throw notFound(`no document "${documentKey}" in this transaction`);
+  if (!document.signedBy.includes(signer.role)) {
+    throw new AppError('FORBIDDEN', `the ${signer.role} does not sign "${documentKey}"`);
+  }
+  const revision = await latestRevision(tx, subject.id, process.key);
+  const [found] = await tx.query<{ id: string }>(
+    `select id from transaction_signature_containers
+     where transaction_process_id = $1 and document_key = $2 and state <> 'voided' and created_at >= $3
+     order by created_at, sequence limit 1`,
+    [revision.processId, documentKey, revision.createdAt],
+  );
+  const containerId =
+    found?.id ??
+    (
+      await tx.query<{ id: string }>(
+        `insert into transaction_signature_containers (organization_id, transaction_id, transaction_process_id, document_key)
+         values ($1, $2, $3, $4) returning id`,
+        [subject.organizationId, subject.id, revision.processId, documentKey],
+      )
+    )[0]?.id;
+  if (!containerId) throw new Error('no signature container');
+  const signed = await tx.query<{ role: string; signedName: string; signedAt: Date }>(
+    `select r.vulcan_key as role, s.signed_name as "signedName", s.signed_at as "signedAt"
+     from transaction_signatures s join transaction_recipients r on r.id = s.transaction_recipient_id
+     where s.transaction_signature_container_id = $1 and s.state = 'signed'`,
+    [containerId],
+  );
+  if (signed.some((signature) => signature.role === signer.role)) {
+    throw new AppError('CONFLICT', `the ${signer.role} has signed "${documentKey}" already`);
+  }
+  const waitingFor = document.signedBy
+    .slice(0, document.signedBy.indexOf(signer.role))
+    .filter((role) => !signed.some((signature) => signature.role === role));
+  if (waitingFor.length > 0) {
+    throw new AppError('CONFLICT', `"${documentKey}" is signed by ${waitingFor.join(', ')} first`);
+  }
+  const [signature] = await tx.query<{ signedAt: Date }>(
+    `insert into transaction_signatures (organization_id, transaction_signature_container_id, transaction_recipient_id,
+       state, signed_name, signed_at, ip_address, user_agent)
+     values ($1, $2, $3, 'signed', $4, clock_timestamp(), $5, $6) returning signed_at as "signedAt"`,
+    [
+      subject.organizationId,
+      containerId,
+      signer.recipientId,
+      signedName,
+      options.context.ipAddress,
+      options.context.userAgent ?? null,
+    ],
+  );
+  signed.push({ role: signer.role, signedName, signedAt: signature?.signedAt ?? new Date() });
+  if (!document.signedBy.every((role) => signed.some((s) => s.role === role))) {
+    return { documentKey, state: 'PENDING' };
+  }
+
+  await tx.query(
+    `update transaction_signature_containers set state = 'completed', completed_at = clock_timestamp() where id = $1`,
+    [containerId],
+  );
+  const items = await tx.query<{ vulcanKey: string; data: unknown }>(
+    `select vulcan_key as "vulcanKey", data from transaction_items where transaction_process_revision_id = $1
+     order by created_at, sequence`,
+    [revision.revisionId],
+  );
+  const title = `${document.title ?? documentKey} (signed)`;
+  const pdf = await renderSignedDocument({ title, transactionId: subject.id, items, signatures: signed });
+  const storageKey = `${subject.organizationId}/${randomUUID()}.pdf`;
+  await options.files.put(storageKey, pdf);
+  const [file] = await tx.query<{ id: string }>(
+    `insert into files (organization_id, mime_type, extension, original_filename, storage_key, byte_size, uploaded_at)
+     values ($1, 'application/pdf', 'pdf', $2, $3, $4, clock_timestamp()) returning id`,
+    [subject.organizationId, `${documentKey}-signed.pdf`, storageKey, pdf.byteLength],
+  );
+  await tx.query(
+    `insert into transaction_signature_files (organization_id, transaction_id, transaction_signature_container_id, file_id)
+     values ($1, $2, $3, $4)`,
+    [subject.organizationId, subject.id, containerId, file?.id],
+  );
+  await refreshCompletion(tx, subject);
+  return { documentKey, state: 'COMPLETED' };
+}
+
+/**
+ * Submits the latest revision of a process: it is committed (and no longer changes), completion is brought up
+ * to date, and the process's `submitEvent` fires when the workflow allows it now.
+ */
+export async function submitRevision(
+  tx: Transaction,
+  subject: LockedTransaction,
+  options: { processKey: string; actor: Actor },
+): Promise<{ committedAt: Date; event: { sourceStateKey: string | null; targetStateKey: string } | null }> {
+  const process = subject.definition.processes.find((p) => p.key === options.processKey);
+  if (!process) throw notFound(`no process "${options.processKey}" in this transaction`);
+  const revision = await latestRevision(tx, subject.id, process.key);
+  if (revision.committedAt !== null) {
+    throw new AppError('CONFLICT', `revision ${revision.number} of "${process.key}" was submitted already`);
+  }
+  const [committed] = await tx.query<{ committedAt: Date }>(
+    `update transaction_process_revisions set committed_at = clock_timestamp() where id = $1
+     returning committed_at as "committedAt"`,
+    [revision.revisionId],
+  );
+  await refreshCompletion(tx, subject);
+  let event = null;
+  if (process.submitEvent !== undefined) {
+    const [open] = await tx.query(
+      'select 1 from transaction_processes where transaction_id = $1 and completed_at is null',
+      [subject.id],
+    );
+    const decision = decide(subject.definition.workflow, subject.state, process.submitEvent, {
+      allProcessesComplete: !open,
+    });
+    if (decision.ok) event = await applyEvent(tx, subject, process.submitEvent, options.actor);
+  }
+  return { committedAt: committed?.committedAt ?? new Date(), event };
+}
