@@ -5,7 +5,21 @@ import type { Environment } from '../config.ts';
 import type { Database, Queryable } from '../db/database.ts';
 import type { FileStore } from '../files/local-file-store.ts';
 import { createApiKey } from '../keys/api-key-store.ts';
+import {
+  applyEvent,
+  createTransaction,
+  lockTransaction,
+  type LockedTransaction,
+} from '../transactions/lifecycle.ts';
 import { createOrganization } from '../transactions/organizations.ts';
+import {
+  primaryRecipient,
+  recipientOf,
+  saveItem,
+  signDocument,
+  submitRevision,
+  type Signer,
+} from '../transactions/recipient-actions.ts';
 import { checkTemplate, describeProblems } from '../transactions/template-validation.ts';
 import type { TemplateDefinition } from '../transactions/template-schema.ts';
 
@@ -81,9 +95,9 @@ const investorDetails = {
 
 /**
  * Seeds the demo organization "Demo Capital": its sender entity (a fund), the subscription template, an API key
- * for the environment, and three transactions at different stages. The main one is complete: two recipients
- * (the investor, and the sender countersigning), three revisions of its process, a signed agreement and an
- * uploaded W-9.
+ * for the environment, and three transactions at different stages, made through the real lifecycle. The main
+ * one is complete: two recipients (the investor, and the sender countersigning), three revisions of its process,
+ * a signed agreement and an uploaded W-9.
  */
 export async function seedTransactionsDemo(
   db: Database,
@@ -114,88 +128,56 @@ export async function seedTransactionsDemo(
       description: template.description ?? null,
       definition: template,
     });
+    const system = { type: 'system' as const, id: null };
+    const context = { ipAddress: '127.0.0.1', userAgent: 'Portico demo' };
     const investor = (entity: { name: string; email: string; type: string }) =>
       insert(tx, 'entities', { organization_id: org, ...entity });
-
-    const createTransaction = async (options: {
-      state: string;
-      notice: { name: string; email: string };
-      completed?: boolean;
-    }) => {
-      const id = await insert(tx, 'transactions', {
-        organization_id: org,
-        template_id: templateId,
-        sender_entity_id: senderEntityId,
-        state: options.state,
-        notice_name: options.notice.name,
-        notice_email: options.notice.email,
-        input_data: { subscription_amount: { currency: 'USD' } },
-        completed_at: options.completed ? new Date() : null,
+    /** A new transaction through the real lifecycle, locked for the changes that follow. */
+    const start = async (notice: { name: string; email: string }, inputData: Record<string, unknown>) => {
+      const { transactionId: id, transmitToken } = await createTransaction(tx, {
+        organizationId: org,
+        actor: system,
+        input: { templateId, senderEntityId, noticeName: notice.name, noticeEmail: notice.email, inputData },
       });
-      return id;
+      const subject = await lockTransaction(tx, { id, organizationId: org });
+      if (!subject) throw new Error('the new transaction is gone');
+      const investorRecipient = await primaryRecipient(tx, subject);
+      return {
+        id,
+        transmitToken,
+        subject,
+        investorRecipient,
+        actor: { type: 'recipient' as const, id: investorRecipient.recipientId },
+      };
     };
-    const events = async (transactionId: string, steps: [string, string | null, string][]) => {
-      for (const [eventKey, source, target] of steps) {
-        await insert(tx, 'transaction_events', {
-          organization_id: org,
-          transaction_id: transactionId,
-          event_key: eventKey,
-          source_state: source,
-          target_state: target,
-          actor_type: eventKey === 'create' ? 'system' : eventKey === 'submit' ? 'recipient' : 'api_key',
-        });
-      }
-    };
-    const revision = async (
-      transactionId: string,
-      processId: string,
-      number: number,
-      options: { committed: boolean; context: unknown; items: Record<string, [unknown, number]> },
-    ) => {
-      const revisionId = await insert(tx, 'transaction_process_revisions', {
-        organization_id: org,
-        transaction_process_id: processId,
-        transaction_id: transactionId,
-        number,
-        context: options.context,
-      });
-      for (const [vulcanKey, [data, completion]] of Object.entries(options.items)) {
-        await insert(tx, 'transaction_items', {
-          organization_id: org,
-          transaction_process_revision_id: revisionId,
-          transaction_id: transactionId,
-          vulcan_key: vulcanKey,
-          data,
-          completion_percentage: completion,
-        });
-      }
-      if (options.committed) {
-        await tx.query(
-          'update transaction_process_revisions set committed_at = clock_timestamp() where id = $1',
-          [revisionId],
-        );
-      }
-      return revisionId;
+    const fill = async (subject: LockedTransaction, items: Record<string, unknown>) => {
+      for (const [vulcanKey, data] of Object.entries(items)) await saveItem(tx, subject, { vulcanKey, data });
     };
 
     // 1. Complete: Jane Doe subscribed, the sponsor asked for changes twice, then countersigned.
-    const janeId = await investor({ name: 'Jane Q. Doe', email: 'jane.doe@example.com', type: 'individual' });
-    const transactionId = await createTransaction({
-      state: 'completed',
-      notice: { name: 'Jane Q. Doe', email: 'jane.doe@example.com' },
-      completed: true,
+    await investor({ name: 'Jane Q. Doe', email: 'jane.doe@example.com', type: 'individual' });
+    const jane = await start(
+      { name: 'Jane Q. Doe', email: 'jane.doe@example.com' },
+      { subscription_amount: { amountCents: '25000000', currency: 'USD' } },
+    );
+    const transactionId = jane.id;
+    const sign = (signer: Signer, signedName: string) =>
+      signDocument(tx, jane.subject, {
+        signer,
+        documentKey: 'subscription_agreement',
+        signedName,
+        consent: true,
+        context,
+        files,
+      });
+    const submit = () => submitRevision(tx, jane.subject, { processKey: 'subscription', actor: jane.actor });
+    await applyEvent(tx, jane.subject, 'send', system);
+    await fill(jane.subject, {
+      investor_details: { legalName: investorDetails.legalName, email: investorDetails.email },
+      tax_forms: { taxResidency: 'US' },
     });
-    const janeRecipient = await insert(tx, 'transaction_recipients', {
-      organization_id: org,
-      transaction_id: transactionId,
-      entity_id: janeId,
-      vulcan_key: 'investor',
-    });
-    const processId = await insert(tx, 'transaction_processes', {
-      organization_id: org,
-      transaction_id: transactionId,
-      key: 'subscription',
-    });
+    await submit();
+    await applyEvent(tx, jane.subject, 'request_changes', system);
     const w9 = await storeFile(tx, files, org, {
       filename: 'W-9 Jane Doe.pdf',
       lines: ['Form W-9 (demo)', 'Name: Jane Q. Doe', 'Taxpayer identification number: ***-**-6789'],
@@ -204,162 +186,40 @@ export async function seedTransactionsDemo(
       organization_id: org,
       transaction_id: transactionId,
       file_id: w9,
-      transaction_recipient_id: janeRecipient,
+      transaction_recipient_id: jane.investorRecipient.recipientId,
       vulcan_key: 'tax_forms.w9FileId',
     });
-    await revision(transactionId, processId, 1, {
-      committed: true,
-      context: { reason: 'initial' },
-      items: {
-        investor_details: [{ ...investorDetails, address: '' }, 67],
-        tax_forms: [{ taxResidency: 'US' }, 50],
-        subscription_amount: [{ amountCents: '25000000', currency: 'USD' }, 100],
-      },
+    await fill(jane.subject, {
+      investor_details: investorDetails,
+      tax_forms: { taxResidency: 'US', w9FileId: w9 },
     });
-    await revision(transactionId, processId, 2, {
-      committed: true,
-      context: { reason: 'changes_requested', note: 'Please add your address and upload a W-9.' },
-      items: {
-        investor_details: [investorDetails, 100],
-        tax_forms: [{ taxResidency: 'US', w9FileId: w9 }, 100],
-        subscription_amount: [{ amountCents: '25000000', currency: 'USD' }, 100],
-      },
-    });
-    await revision(transactionId, processId, 3, {
-      committed: true,
-      context: { reason: 'changes_requested', note: 'The minimum subscription is USD 500,000.' },
-      items: {
-        investor_details: [investorDetails, 100],
-        tax_forms: [{ taxResidency: 'US', w9FileId: w9 }, 100],
-        subscription_amount: [{ amountCents: '50000000', currency: 'USD' }, 100],
-      },
-    });
-    const countersigner = await insert(tx, 'transaction_recipients', {
-      organization_id: org,
-      transaction_id: transactionId,
-      entity_id: senderEntityId,
-      vulcan_key: 'countersigner',
-    });
-    const containerId = await insert(tx, 'transaction_signature_containers', {
-      organization_id: org,
-      transaction_id: transactionId,
-      transaction_process_id: processId,
-      document_key: 'subscription_agreement',
-      state: 'completed',
-      completed_at: new Date(),
-    });
-    for (const [recipientId, signedName] of [
-      [janeRecipient, 'Jane Q. Doe'],
-      [countersigner, 'Alex Morgan for Demo Capital Fund I, L.P.'],
-    ] as const) {
-      await insert(tx, 'transaction_signatures', {
-        organization_id: org,
-        transaction_signature_container_id: containerId,
-        transaction_recipient_id: recipientId,
-        state: 'signed',
-        signed_name: signedName,
-        signed_at: new Date(),
-        ip_address: '127.0.0.1',
-        user_agent: 'Portico demo',
-      });
-    }
-    const agreement = await storeFile(tx, files, org, {
-      filename: 'Subscription agreement - Jane Q. Doe.pdf',
-      lines: [
-        'Subscription agreement (demo)',
-        'Investor: Jane Q. Doe',
-        'Fund: Demo Capital Fund I, L.P.',
-        'Amount: USD 500,000.00',
-        'Signed: Jane Q. Doe; Alex Morgan for Demo Capital Fund I, L.P.',
-      ],
-    });
-    await insert(tx, 'transaction_signature_files', {
-      organization_id: org,
-      transaction_id: transactionId,
-      transaction_signature_container_id: containerId,
-      file_id: agreement,
-    });
-    await tx.query('update transaction_processes set completed_at = clock_timestamp() where id = $1', [
-      processId,
-    ]);
-    await events(transactionId, [
-      ['create', null, 'draft'],
-      ['send', 'draft', 'in_progress'],
-      ['submit', 'in_progress', 'in_review'],
-      ['request_changes', 'in_review', 'changes_requested'],
-      ['submit', 'changes_requested', 'in_review'],
-      ['request_changes', 'in_review', 'changes_requested'],
-      ['submit', 'changes_requested', 'in_review'],
-      ['approve', 'in_review', 'countersigning'],
-      ['countersign', 'countersigning', 'completed'],
-    ]);
+    await sign(jane.investorRecipient, 'Jane Q. Doe');
+    await submit();
+    await applyEvent(tx, jane.subject, 'request_changes', system);
+    await fill(jane.subject, { subscription_amount: { amountCents: '50000000', currency: 'USD' } });
+    await sign(jane.investorRecipient, 'Jane Q. Doe');
+    await submit();
+    await applyEvent(tx, jane.subject, 'approve', system);
+    const countersigner = await recipientOf(tx, transactionId, 'countersigner');
+    if (!countersigner) throw new Error('approval added no countersigner');
+    await sign(countersigner, 'Alex Morgan for Demo Capital Fund I, L.P.');
+    await applyEvent(tx, jane.subject, 'countersign', system);
 
     // 2. In progress: the Redwood Family Trust has filled in part of the first revision.
-    const trustId = await investor({
-      name: 'Redwood Family Trust',
-      email: 'trustee@redwood.example',
-      type: 'trust',
+    await investor({ name: 'Redwood Family Trust', email: 'trustee@redwood.example', type: 'trust' });
+    const redwood = await start({ name: 'Morgan Redwood', email: 'trustee@redwood.example' }, {});
+    await applyEvent(tx, redwood.subject, 'send', system);
+    await fill(redwood.subject, {
+      investor_details: { legalName: 'Redwood Family Trust', email: 'trustee@redwood.example' },
+      subscription_amount: { currency: 'USD' },
     });
-    const inProgress = await createTransaction({
-      state: 'in_progress',
-      notice: { name: 'Morgan Redwood', email: 'trustee@redwood.example' },
-    });
-    await insert(tx, 'transaction_recipients', {
-      organization_id: org,
-      transaction_id: inProgress,
-      entity_id: trustId,
-      vulcan_key: 'investor',
-    });
-    const inProgressProcess = await insert(tx, 'transaction_processes', {
-      organization_id: org,
-      transaction_id: inProgress,
-      key: 'subscription',
-    });
-    await revision(inProgress, inProgressProcess, 1, {
-      committed: false,
-      context: { reason: 'initial' },
-      items: {
-        investor_details: [{ legalName: 'Redwood Family Trust', email: 'trustee@redwood.example' }, 67],
-        tax_forms: [{}, 0],
-        subscription_amount: [{ currency: 'USD' }, 50],
-      },
-    });
-    await events(inProgress, [
-      ['create', null, 'draft'],
-      ['send', 'draft', 'in_progress'],
-    ]);
 
     // 3. Just created, not yet sent.
-    const acmeId = await investor({
-      name: 'Acme Ventures LLC',
-      email: 'finance@acme.example',
-      type: 'company',
-    });
-    const draft = await createTransaction({
-      state: 'draft',
-      notice: { name: 'Acme Finance', email: 'finance@acme.example' },
-    });
-    await insert(tx, 'transaction_recipients', {
-      organization_id: org,
-      transaction_id: draft,
-      entity_id: acmeId,
-      vulcan_key: 'investor',
-    });
-    const draftProcess = await insert(tx, 'transaction_processes', {
-      organization_id: org,
-      transaction_id: draft,
-      key: 'subscription',
-    });
-    await revision(draft, draftProcess, 1, {
-      committed: false,
-      context: { reason: 'initial' },
-      items: {
-        investor_details: [{}, 0],
-        tax_forms: [{}, 0],
-        subscription_amount: [{ currency: 'USD' }, 50],
-      },
-    });
-    await events(draft, [['create', null, 'draft']]);
+    await investor({ name: 'Acme Ventures LLC', email: 'finance@acme.example', type: 'company' });
+    await start(
+      { name: 'Acme Finance', email: 'finance@acme.example' },
+      { subscription_amount: { currency: 'USD' } },
+    );
 
     return { apiKey: key, organizationId: org, templateId, senderEntityId, transactionId };
   });

@@ -221,7 +221,7 @@ export async function signDocument(
   const [file] = await tx.query<{ id: string }>(
     `insert into files (organization_id, mime_type, extension, original_filename, storage_key, byte_size, uploaded_at)
      values ($1, 'application/pdf', 'pdf', $2, $3, $4, clock_timestamp()) returning id`,
-    [subject.organizationId, `${documentKey}-signed.pdf`, storageKey, pdf.byteLength],
+    [subject.organizationId, `${document.title ?? documentKey} - signed.pdf`, storageKey, pdf.byteLength],
   );
   await tx.query(
     `insert into transaction_signature_files (organization_id, transaction_id, transaction_signature_container_id, file_id)

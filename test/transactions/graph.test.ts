@@ -371,8 +371,13 @@ describe('root fields', () => {
         transactionProcessRevisions: [{ number: 1 }, { number: 2 }, { number: 3 }],
       },
     ]);
+    // Revision 2's signature was voided by the request for changes; revision 3 was signed by both roles.
+    expect(t.transactionSignatureContainers.map((c: { state: string }) => c.state)).toEqual([
+      'VOIDED',
+      'COMPLETED',
+    ]);
     expect(
-      t.transactionSignatureContainers[0].transactionSignatures.map((s: { state: string }) => s.state),
+      t.transactionSignatureContainers[1].transactionSignatures.map((s: { state: string }) => s.state),
     ).toEqual(['SIGNED', 'SIGNED']);
     expect(t.events[0]).toEqual({
       eventKey: 'create',

@@ -173,7 +173,9 @@ it('reads relations selected through fragments, inline fragments and aliases, st
     expect(t.oldest.map((r: { number: number }) => r.number)).toEqual([1, 2, 3]);
     expect(t.oldest[0].transactionItems).toHaveLength(3);
     expect(t.newest.map((r: { number: number }) => r.number)).toEqual([3, 2, 1]);
-    const [container] = t.transactionProcesses[0].transactionSignatureContainers;
+    const container = t.transactionProcesses[0].transactionSignatureContainers.find(
+      (c: { transactionSignatureFile: unknown }) => c.transactionSignatureFile !== null,
+    );
     expect(
       container.transactionSignatures.map(
         (s: { transactionRecipient: { entity: { name: string } } }) => s.transactionRecipient.entity.name,
