@@ -388,6 +388,28 @@ export async function applyEvent(
   return { sourceStateKey: decision.source, targetStateKey: decision.target };
 }
 
+/**
+ * Replaces a transaction's transmit token: the new one is returned once, the old one stops working at once
+ * (e.g. when a recipient's link was forwarded by mistake).
+ */
+export async function resetTransmitToken(
+  tx: Transaction,
+  options: { organizationId: string; transactionId: string },
+): Promise<{ transactionId: string; transmitToken: string }> {
+  const transmitToken = randomUUID();
+  const [row] = await tx.query<{ id: string }>(
+    `update transactions set transmit_token_hash = $3, updated_at = clock_timestamp()
+     where id = $1 and organization_id = $2 returning id`,
+    [options.transactionId, options.organizationId, hashTransmitToken(transmitToken)],
+  );
+  if (!row) {
+    throw new AppError('NOT_FOUND', `no transaction with id ${options.transactionId}`, {
+      field: 'transactionId',
+    });
+  }
+  return { transactionId: row.id, transmitToken };
+}
+
 /** `triggerTransactionEvent`: an integrator applies a workflow event to a transaction of its organization. */
 export async function triggerTransactionEvent(
   tx: Transaction,

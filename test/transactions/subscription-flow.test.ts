@@ -258,6 +258,18 @@ describe('recipient actions, refused', () => {
     expect(answer.body.error.code).toBe('NOT_FOUND');
   });
 
+  it('stops opening the transaction with a token once it is reset, and opens it with the new one', async () => {
+    const { transactionId, transmitToken: old } = await create();
+    const reset = await api(
+      'mutation ($input: ResetTransmitTokenInput!) { resetTransmitToken(input: $input) { transactionId transmitToken } }',
+      { input: { transactionId } },
+    );
+    const fresh: string = reset.resetTransmitToken.transmitToken;
+    expect(fresh).not.toBe(old);
+    expect((await recipient('GET', old)).status).toBe(404);
+    expect((await recipient('GET', fresh)).body.transaction.id).toBe(transactionId);
+  });
+
   it('refuses item data that breaks its schema, and an unknown item, changing nothing', async () => {
     const { transmitToken: token } = await create();
     const bad = await recipient('PUT', `${token}/items/tax_forms`, {

@@ -25,6 +25,7 @@ import { idempotent } from '../idempotency.ts';
 import {
   createTransaction,
   lockTransaction,
+  resetTransmitToken,
   triggerTransactionEvent,
   type Actor,
   type CreateTransactionInput,
@@ -195,6 +196,14 @@ export const resolvers: IResolvers = {
             actor: actorOf(caller),
             input,
           }),
+      ),
+    resetTransmitToken: (
+      _: unknown,
+      { input }: { input: { transactionId: string } },
+      { db, caller }: Context,
+    ) =>
+      db.transaction((tx) =>
+        resetTransmitToken(tx, { organizationId: caller.organizationId, transactionId: input.transactionId }),
       ),
     signTransactionDocument: (
       _: unknown,
