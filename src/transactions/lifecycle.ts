@@ -64,6 +64,27 @@ function inputDataProblems(definition: TemplateDefinition, inputData: unknown): 
   });
 }
 
+/**
+ * Writes an outbox row for the webhook service, in the database transaction of the change it reports: it is
+ * never lost, and never sent for a change that rolled back.
+ */
+async function writeOutbox(
+  tx: Transaction,
+  subject: Subject,
+  type: 'transaction.state_changed' | 'transaction.completed',
+  facts: Record<string, unknown>,
+): Promise<void> {
+  await tx.query(
+    'insert into outbox_events (organization_id, type, transaction_id, payload) values ($1, $2, $3, $4)',
+    [
+      subject.organizationId,
+      type,
+      subject.id,
+      { transactionId: subject.id, organizationId: subject.organizationId, ...facts },
+    ],
+  );
+}
+
 async function recordEvent(
   tx: Transaction,
   subject: Subject,
@@ -82,20 +103,11 @@ async function recordEvent(
       change.actor.id,
     ],
   );
-  await tx.query(
-    `insert into outbox_events (organization_id, type, transaction_id, payload) values ($1, 'transaction.state_changed', $2, $3)`,
-    [
-      subject.organizationId,
-      subject.id,
-      {
-        transactionId: subject.id,
-        organizationId: subject.organizationId,
-        eventKey: change.eventKey,
-        previousState: change.source,
-        state: change.target,
-      },
-    ],
-  );
+  await writeOutbox(tx, subject, 'transaction.state_changed', {
+    eventKey: change.eventKey,
+    previousState: change.source,
+    state: change.target,
+  });
 }
 
 /** Opens revision `number` of a process with one item per template item, computing each item's completion. */
@@ -219,19 +231,10 @@ export async function refreshCompletion(tx: Transaction, subject: Subject): Prom
     [subject.id],
   );
   if (completed) {
-    await tx.query(
-      `insert into outbox_events (organization_id, type, transaction_id, payload) values ($1, 'transaction.completed', $2, $3)`,
-      [
-        subject.organizationId,
-        subject.id,
-        {
-          transactionId: subject.id,
-          organizationId: subject.organizationId,
-          state: completed.state,
-          completedAt: completed.completedAt,
-        },
-      ],
-    );
+    await writeOutbox(tx, subject, 'transaction.completed', {
+      state: completed.state,
+      completedAt: completed.completedAt,
+    });
   }
 }
 
@@ -353,6 +356,17 @@ export async function lockTransaction(
   return row;
 }
 
+/** Locks a transaction of the organization, or answers NOT_FOUND (another organization's reads the same). */
+export async function lockOwnTransaction(
+  tx: Transaction,
+  options: { id: string; organizationId: string },
+): Promise<LockedTransaction> {
+  const subject = await lockTransaction(tx, options);
+  if (!subject)
+    throw new AppError('NOT_FOUND', `no transaction with id ${options.id}`, { field: 'transactionId' });
+  return subject;
+}
+
 /**
  * Applies a workflow event to a locked transaction: the transition, its log entry and outbox row, the actions of
  * the state it enters, and completion. Refused (INVALID_EVENT, with the current state and the events allowed)
@@ -416,14 +430,9 @@ export async function triggerTransactionEvent(
   options: { organizationId: string; actor: Actor; input: { transactionId: string; eventKey: string } },
 ): Promise<{ sourceStateKey: string | null; targetStateKey: string }> {
   const { input } = options;
-  const subject = await lockTransaction(tx, {
+  const subject = await lockOwnTransaction(tx, {
     id: input.transactionId,
     organizationId: options.organizationId,
   });
-  if (!subject) {
-    throw new AppError('NOT_FOUND', `no transaction with id ${input.transactionId}`, {
-      field: 'transactionId',
-    });
-  }
   return applyEvent(tx, subject, input.eventKey, options.actor);
 }

@@ -24,7 +24,7 @@ import {
 import { idempotent } from '../idempotency.ts';
 import {
   createTransaction,
-  lockTransaction,
+  lockOwnTransaction,
   resetTransmitToken,
   triggerTransactionEvent,
   type Actor,
@@ -213,15 +213,10 @@ export const resolvers: IResolvers = {
       { db, caller, files, signatureContext }: Context,
     ) =>
       db.transaction(async (tx) => {
-        const subject = await lockTransaction(tx, {
+        const subject = await lockOwnTransaction(tx, {
           id: input.transactionId,
           organizationId: caller.organizationId,
         });
-        if (!subject) {
-          throw new AppError('NOT_FOUND', `no transaction with id ${input.transactionId}`, {
-            field: 'transactionId',
-          });
-        }
         const signer = await senderSigner(tx, subject, input.documentKey);
         return signDocument(tx, subject, { ...input, signer, context: signatureContext, files });
       }),
