@@ -9,7 +9,10 @@ export interface CpuSnapshot {
   mainThread: number;
   /** This whole process (main thread, the autocannon worker thread, GC and libuv threads). */
   process: number;
-  /** Every process named `postgres` on this machine (meaningful when the server is local). */
+  /**
+   * Every process named `postgres` on this machine, and those of them that have exited (meaningful when the server
+   * is local).
+   */
   postgres: number;
   /** The whole machine, busy and idle. */
   machine: number;
@@ -24,12 +27,16 @@ function read(path: string): string | undefined {
   }
 }
 
-/** utime + stime of a /proc/<pid>/stat or /proc/<pid>/task/<tid>/stat file. */
-function ticksOf(statPath: string): number {
+/**
+ * utime + stime of a /proc/<pid>/stat or /proc/<pid>/task/<tid>/stat file; with `children`, plus cutime + cstime:
+ * the time of the children it has reaped.
+ */
+function ticksOf(statPath: string, children = false): number {
   const stat = read(statPath);
   if (stat === undefined) return 0;
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
+  const own = Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
+  return children ? own + Number(fields[13] ?? 0) + Number(fields[14] ?? 0) : own;
 }
 
 function postgresTicks(): number {
@@ -41,7 +48,9 @@ function postgresTicks(): number {
     return 0;
   }
   for (const pid of pids) {
-    if (read(`/proc/${pid}/comm`)?.trim() === 'postgres') sum += ticksOf(`/proc/${pid}/stat`);
+    // With the time of reaped children: when a backend (of any client) or a worker exits during a measurement,
+    // its time moves to the postmaster's, so the sum does not drop (it once went negative without this).
+    if (read(`/proc/${pid}/comm`)?.trim() === 'postgres') sum += ticksOf(`/proc/${pid}/stat`, true);
   }
   return sum;
 }

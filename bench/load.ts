@@ -9,6 +9,18 @@ export interface LoadOptions {
   seconds: number;
   /** When set, every response body must be exactly this text; any other counts as a failure. */
   expectBody?: string;
+  /**
+   * When set, a CommonJS file (autocannon loads it in its worker) exporting `(body: string) => boolean`: every
+   * response body must pass it; one that does not counts as a failure. Takes precedence over `expectBody`.
+   */
+  verifyBodyModule?: string;
+  /** Replace `[<id>]` in the body with a new unique id (autocannon's hyperid) for every request. */
+  idReplacement?: boolean;
+  /**
+   * When set, a CommonJS file (loaded in the worker) exporting autocannon's `setupRequest(request)`, which may
+   * rewrite each request before it is sent; `fields` are added to the request object it receives.
+   */
+  setupRequest?: { module: string; fields?: Record<string, unknown> };
 }
 
 export interface LoadResult {
@@ -18,7 +30,7 @@ export interface LoadResult {
   /** Latency percentiles in ms (autocannon records whole milliseconds). */
   p50: number;
   p99: number;
-  /** Errors, timeouts, non-2xx answers and bodies other than `expectBody`. */
+  /** Errors, timeouts, non-2xx answers and bodies other than `expectBody` (or refused by `verifyBodyModule`). */
   failures: number;
   failureDetail: string;
 }
@@ -39,6 +51,13 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     duration: options.seconds,
     workers: 1,
     ...(options.expectBody === undefined ? {} : { expectBody: options.expectBody }),
+    ...(options.verifyBodyModule === undefined ? {} : { verifyBody: options.verifyBodyModule as never }),
+    ...(options.idReplacement === true ? { idReplacement: true } : {}),
+    ...(options.setupRequest === undefined
+      ? {}
+      : {
+          requests: [{ ...options.setupRequest.fields, setupRequest: options.setupRequest.module }],
+        }),
   });
   const failures = result.errors + result.timeouts + result.non2xx + result.mismatches;
   const seconds = result.duration;

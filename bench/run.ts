@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the spec's reference query through the Transactions GraphQL endpoint, side by side with the
  * floor (one hand-written SQL statement behind a bare route on the same TLS setup), on PostgreSQL and on
- * PGlite. See bench/README.md.
+ * PGlite; then the createTransaction and triggerTransactionEvent mutations on PostgreSQL (mutations.ts). See
+ * bench/README.md.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -21,6 +22,7 @@ import { openBenchDatabase, type Dialect } from './database.ts';
 import { buildFloorApp, FLOOR_PATH } from './floor.ts';
 import { post } from './https-client.ts';
 import { runLoad, type LoadResult } from './load.ts';
+import { benchMutations, printMutationTable } from './mutations.ts';
 import { profiled } from './profile.ts';
 import { seedLargeTransaction } from './seed.ts';
 
@@ -29,6 +31,7 @@ const TARGET_RATIO = 0.6;
 
 type Shape = 'demo' | 'large';
 type Endpoint = 'floor' | 'graphql';
+type Suite = 'reference' | 'mutations';
 
 const SHAPES: Record<Shape, { revisions: number; items: number; label: string }> = {
   demo: { revisions: 3, items: 3, label: 'demo (2 recipients, 3 revisions x 3 items)' },
@@ -55,12 +58,25 @@ function list<T extends string>(name: string, fallback: T[], allowed: readonly T
   return values as T[];
 }
 
+function clientCounts(name: string, fallback: number[]): number[] {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  return raw.split(',').map((value) => {
+    const count = Number(value.trim());
+    if (!Number.isInteger(count) || count <= 0)
+      throw new Error(`${name}: ${value} is not a positive integer`);
+    return count;
+  });
+}
+
 const settings = {
   measureSeconds: positiveNumber('BENCH_DURATION', 10),
   warmupSeconds: positiveNumber('BENCH_WARMUP', 2),
   connections: Math.round(positiveNumber('BENCH_CONNECTIONS', 10)),
   dialects: list<Dialect>('BENCH_DIALECTS', ['postgres', 'pglite'], ['postgres', 'pglite']),
   shapes: list<Shape>('BENCH_SHAPES', ['demo'], ['demo', 'large']),
+  suites: list<Suite>('BENCH_SUITES', ['reference', 'mutations'], ['reference', 'mutations']),
+  mutationClients: clientCounts('BENCH_MUTATION_CLIENTS', [1, 10]),
 };
 
 interface Measurement {
@@ -325,12 +341,20 @@ function printTable(measurements: Measurement[]): void {
 }
 
 async function main(): Promise<void> {
+  const reference = settings.suites.includes('reference');
+  // The mutation suite runs on PostgreSQL only: BENCH_DIALECTS=pglite (no PostgreSQL server) leaves it out.
+  const mutations = settings.suites.includes('mutations') && settings.dialects.includes('postgres');
   const budgetSeconds =
-    settings.dialects.length *
-      settings.shapes.length *
-      2 *
-      (settings.warmupSeconds + settings.measureSeconds) +
-    90;
+    (reference
+      ? settings.dialects.length *
+          settings.shapes.length *
+          2 *
+          (settings.warmupSeconds + settings.measureSeconds) +
+        90
+      : 0) +
+    (mutations
+      ? 2 * settings.mutationClients.length * (settings.warmupSeconds + settings.measureSeconds) + 120
+      : 0);
   const watchdog = setTimeout(() => {
     console.error(`bench: still running after ${budgetSeconds} s; giving up`);
     void cleanUp()
@@ -346,10 +370,21 @@ async function main(): Promise<void> {
   process.once('SIGINT', interrupted);
   process.once('SIGTERM', interrupted);
 
-  console.log(
-    `Portico bench: the reference query, ${settings.connections} connections over HTTPS (loopback), ` +
-      `warm-up ${settings.warmupSeconds} s + ${settings.measureSeconds} s per endpoint`,
-  );
+  if (reference) {
+    console.log(
+      `Portico bench: the reference query, ${settings.connections} connections over HTTPS (loopback), ` +
+        `warm-up ${settings.warmupSeconds} s + ${settings.measureSeconds} s per endpoint`,
+    );
+  }
+  if (mutations) {
+    console.log(
+      `Portico bench: createTransaction and triggerTransactionEvent on PostgreSQL, ` +
+        `${settings.mutationClients.join(' and ')} clients over HTTPS (loopback), ` +
+        `warm-up ${settings.warmupSeconds} s + ${settings.measureSeconds} s each`,
+    );
+  } else if (settings.suites.includes('mutations')) {
+    console.log('Portico bench: mutations skipped (PostgreSQL only, and BENCH_DIALECTS leaves it out)');
+  }
   console.log(
     `node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? 'unknown'}), ` +
       `load average ${loadavg()
@@ -357,16 +392,36 @@ async function main(): Promise<void> {
         .join(' ')}`,
   );
 
-  const measurements: Measurement[] = [];
   try {
     dataDir = await mkdtemp(join(tmpdir(), 'portico-bench-'));
     const tls = await loadTlsMaterial({ dataDir });
     const files = createLocalFileStore(join(dataDir, 'files'));
-    for (const dialect of settings.dialects) {
+    if (reference) {
+      const measurements: Measurement[] = [];
+      for (const dialect of settings.dialects) {
+        try {
+          measurements.push(...(await benchDialect(dialect, tls, files)));
+        } finally {
+          // This dialect's apps and database, before the next dialect's load runs.
+          await cleanUp();
+        }
+      }
+      printReference(measurements);
+    }
+    if (mutations) {
       try {
-        measurements.push(...(await benchDialect(dialect, tls, files)));
+        const measured = await benchMutations({
+          tls,
+          files,
+          settings: {
+            warmupSeconds: settings.warmupSeconds,
+            measureSeconds: settings.measureSeconds,
+            clients: settings.mutationClients,
+          },
+          defer: (cleanup) => cleanups.push(cleanup),
+        });
+        printMutationTable(measured);
       } finally {
-        // This dialect's apps and database, before the next dialect's load runs.
         await cleanUp();
       }
     }
@@ -377,7 +432,9 @@ async function main(): Promise<void> {
     process.off('SIGINT', interrupted);
     process.off('SIGTERM', interrupted);
   }
+}
 
+function printReference(measurements: Measurement[]): void {
   printTable(measurements);
   const ratio = ratioOf(measurements, 'postgres', 'demo');
   const target = `GraphQL >= ${TARGET_RATIO * 100}% of the floor's throughput on PostgreSQL (demo transaction)`;
