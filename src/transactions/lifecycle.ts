@@ -125,22 +125,18 @@ async function openRevision(
      values ($1, $2, $3, $4, $5)`,
     [subject.organizationId, process.id, subject.id, number, context],
   );
-  for (const item of itemsOf(subject.definition, process.key)) {
+  // One statement for all the items, in the template's order (their sequence follows it).
+  const items = itemsOf(subject.definition, process.key).map((item) => {
     const data = dataFor(item.vulcanKey) ?? {};
-    await tx.query(
-      `insert into transaction_items
-         (organization_id, transaction_process_revision_id, transaction_id, vulcan_key, data, completion_percentage)
-       values ($1, $2, $3, $4, $5, $6)`,
-      [
-        subject.organizationId,
-        revisionId,
-        subject.id,
-        item.vulcanKey,
-        data,
-        itemRules(item.schema).completion(data),
-      ],
-    );
-  }
+    return { vulcanKey: item.vulcanKey, data, completion: itemRules(item.schema).completion(data) };
+  });
+  await tx.query(
+    `insert into transaction_items
+       (organization_id, transaction_process_revision_id, transaction_id, vulcan_key, data, completion_percentage)
+     select $1, $2, $3, item->>'vulcanKey', item->'data', (item->>'completion')::int
+     from jsonb_array_elements($4::jsonb) with ordinality as items(item, position) order by position`,
+    [subject.organizationId, revisionId, subject.id, JSON.stringify(items)],
+  );
 }
 
 async function applyAction(
@@ -159,19 +155,28 @@ async function applyAction(
     return;
   }
   const key = 'createProcess' in action ? action.createProcess : action.openRevision;
+  const [created] = await tx.query<{ id: string }>(
+    `insert into transaction_processes (organization_id, transaction_id, key) values ($1, $2, $3)
+     on conflict (transaction_id, key) do nothing returning id`,
+    [subject.organizationId, subject.id, key],
+  );
+  if (created) {
+    await openRevision(
+      tx,
+      subject,
+      { id: created.id, key },
+      1,
+      { reason },
+      (vulcanKey) => subject.inputData[vulcanKey],
+    );
+    return;
+  }
+  if ('createProcess' in action) return;
   const [existing] = await tx.query<{ id: string }>(
     'select id from transaction_processes where transaction_id = $1 and key = $2',
     [subject.id, key],
   );
-  if (!existing) {
-    const id = await insertId(
-      tx,
-      'insert into transaction_processes (organization_id, transaction_id, key) values ($1, $2, $3)',
-      [subject.organizationId, subject.id, key],
-    );
-    await openRevision(tx, subject, { id, key }, 1, { reason }, (vulcanKey) => subject.inputData[vulcanKey]);
-    return;
-  }
+  if (!existing) throw new Error(`process ${key} vanished`);
   if ('createProcess' in action) return;
   // A new revision: new items carrying the latest data forward; earlier revisions stay as they were.
   const latest = await tx.query<{ number: number; vulcanKey: string; data: unknown }>(
@@ -198,8 +203,14 @@ async function applyAction(
  * once every process that exists is. Completing a transaction writes its `transaction.completed` outbox row.
  */
 export async function refreshCompletion(tx: Transaction, subject: Subject): Promise<void> {
-  const processes = await tx.query<{ id: string; key: string; done: boolean; signed: string[] }>(
-    `select p.id, p.key,
+  const processes = await tx.query<{
+    id: string;
+    key: string;
+    wasComplete: boolean;
+    done: boolean;
+    signed: string[];
+  }>(
+    `select p.id, p.key, p.completed_at is not null as "wasComplete",
        coalesce(r.committed_at is not null and not exists (
          select 1 from transaction_items i where i.transaction_process_revision_id = r.id and i.completion_percentage < 100
        ), false) as done,
@@ -218,9 +229,9 @@ export async function refreshCompletion(tx: Transaction, subject: Subject): Prom
     const documents = subject.definition.processes.find((p) => p.key === process.key)?.documents ?? [];
     const complete = process.done && documents.every((document) => process.signed.includes(document.key));
     allComplete &&= complete;
+    if (complete === process.wasComplete) continue;
     await tx.query(
-      `update transaction_processes set completed_at = case when $2 then coalesce(completed_at, clock_timestamp()) end
-       where id = $1`,
+      `update transaction_processes set completed_at = case when $2 then clock_timestamp() end where id = $1`,
       [process.id, complete],
     );
   }
@@ -257,16 +268,15 @@ export async function createTransaction(
   if (input.noticeName.trim() === '') throw field('noticeName', 'noticeName must not be blank');
   if (!EMAIL.test(input.noticeEmail.trim()))
     throw field('noticeEmail', `"${input.noticeEmail}" is not an e-mail address`);
-  const [template] = await tx.query<{ definition: TemplateDefinition }>(
-    'select definition from templates where id = $1 and organization_id = $2',
-    [input.templateId, organizationId],
+  // One statement checks both ids against the caller's organization.
+  const [found] = await tx.query<{ definition: TemplateDefinition | null; sender: boolean }>(
+    `select (select definition from templates where id = $1 and organization_id = $3) as definition,
+       exists (select 1 from entities where id = $2 and organization_id = $3) as sender`,
+    [input.templateId, input.senderEntityId, organizationId],
   );
-  if (!template) throw field('templateId', `no template with id ${input.templateId}`);
-  const [sender] = await tx.query('select 1 from entities where id = $1 and organization_id = $2', [
-    input.senderEntityId,
-    organizationId,
-  ]);
-  if (!sender) throw field('senderEntityId', `no entity with id ${input.senderEntityId}`);
+  if (!found?.definition) throw field('templateId', `no template with id ${input.templateId}`);
+  if (!found.sender) throw field('senderEntityId', `no entity with id ${input.senderEntityId}`);
+  const template = { definition: found.definition };
   const problems = inputDataProblems(template.definition, input.inputData);
   if (problems.length > 0) {
     throw new AppError(
