@@ -404,6 +404,24 @@ describe('Idempotency-Key', () => {
     }
   });
 
+  it('replays every mutation: a retried token reset keeps the first new token working', async () => {
+    const id = (await create()).body.data?.createTransaction.transactionId;
+    const key = randomUUID();
+    const reset = () =>
+      graphql(
+        app,
+        demo.apiKey,
+        'mutation ($input: ResetTransmitTokenInput!) { resetTransmitToken(input: $input) { transmitToken } }',
+        { input: { transactionId: id } },
+        { 'idempotency-key': key },
+      );
+    const first = await reset();
+    const retry = await reset();
+    expect(retry.body).toEqual(first.body);
+    const token: string = first.body.data?.resetTransmitToken.transmitToken;
+    expect((await app.inject({ method: 'GET', url: `/recipient/${token}` })).statusCode).toBe(200);
+  });
+
   it('makes a retried event safe: the retry returns the first transition instead of failing', async () => {
     const id = (await create()).body.data?.createTransaction.transactionId;
     const key = randomUUID();

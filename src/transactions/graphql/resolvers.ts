@@ -1,6 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { IResolvers, MercuriusContext } from 'mercurius';
-import type { Database, Queryable } from '../../db/database.ts';
+import type { Database, Queryable, Transaction } from '../../db/database.ts';
 import type { FileStore } from '../../files/local-file-store.ts';
 import { AppError } from '../../errors.ts';
 import {
@@ -108,6 +108,22 @@ async function senderSigner(tx: Queryable, subject: LockedTransaction, documentK
   );
 }
 
+/**
+ * A mutation: its input, run in one database transaction through `idempotent`, so that every mutation honours
+ * the Idempotency-Key header the same way.
+ */
+function mutation<Input>(
+  operation: string,
+  work: (tx: Transaction, input: Input, context: Context) => Promise<unknown>,
+) {
+  return (_: unknown, { input }: { input: Input }, context: Context) =>
+    idempotent(
+      context.db,
+      { organizationId: context.caller.organizationId, key: context.idempotencyKey, operation, input },
+      (tx) => work(tx, input, context),
+    );
+}
+
 function actorOf(caller: Caller): Actor {
   return { type: 'api_key', id: caller.apiKeyId };
 }
@@ -166,90 +182,56 @@ export const resolvers: IResolvers = {
     },
   },
   Mutation: {
-    createTransaction: (
-      _: unknown,
-      { input }: { input: CreateTransactionInput },
-      { db, caller, idempotencyKey }: Context,
-    ) =>
-      idempotent(
-        db,
-        { organizationId: caller.organizationId, key: idempotencyKey, operation: 'createTransaction', input },
-        (tx) =>
-          createTransaction(tx, { organizationId: caller.organizationId, actor: actorOf(caller), input }),
-      ),
-    triggerTransactionEvent: (
-      _: unknown,
-      { input }: { input: { transactionId: string; eventKey: string } },
-      { db, caller, idempotencyKey }: Context,
-    ) =>
-      idempotent(
-        db,
-        {
-          organizationId: caller.organizationId,
-          key: idempotencyKey,
-          operation: 'triggerTransactionEvent',
-          input,
-        },
-        (tx) =>
-          triggerTransactionEvent(tx, {
-            organizationId: caller.organizationId,
-            actor: actorOf(caller),
-            input,
-          }),
-      ),
-    resetTransmitToken: (
-      _: unknown,
-      { input }: { input: { transactionId: string } },
-      { db, caller }: Context,
-    ) =>
-      db.transaction((tx) =>
-        resetTransmitToken(tx, { organizationId: caller.organizationId, transactionId: input.transactionId }),
-      ),
-    signTransactionDocument: (
-      _: unknown,
-      {
-        input,
-      }: { input: { transactionId: string; documentKey: string; signedName: string; consent: boolean } },
-      { db, caller, files, signatureContext }: Context,
-    ) =>
-      db.transaction(async (tx) => {
-        const subject = await lockOwnTransaction(tx, {
-          id: input.transactionId,
-          organizationId: caller.organizationId,
-        });
-        const signer = await senderSigner(tx, subject, input.documentKey);
-        return signDocument(tx, subject, { ...input, signer, context: signatureContext, files });
-      }),
-    genTransactionFileLink: async (
-      _: unknown,
-      { input }: { input: { transactionFileId: string; expiresInSeconds?: number | null } },
-      context: Context,
-    ) => {
-      const seconds = input.expiresInSeconds ?? DEFAULT_LINK_SECONDS;
-      if (!Number.isInteger(seconds) || seconds < MIN_LINK_SECONDS || seconds > MAX_LINK_SECONDS) {
-        throw new AppError(
-          'BAD_USER_INPUT',
-          `expiresInSeconds must be between ${MIN_LINK_SECONDS} and ${MAX_LINK_SECONDS}`,
-          { field: 'expiresInSeconds' },
-        );
-      }
-      const scope = { id: input.transactionFileId, organizationId: context.caller.organizationId };
-      const holder =
-        (await findById(context.db, 'TransactionFile', scope)) ??
-        (await findById(context.db, 'TransactionSignatureFile', scope));
-      const file = holder
-        ? await findById(context.db, 'File', {
-            id: holder.fileId as string,
-            organizationId: scope.organizationId,
-          })
-        : undefined;
-      if (!file) {
-        throw new AppError('NOT_FOUND', `no transaction file with id ${input.transactionFileId}`, {
-          field: 'transactionFileId',
-        });
-      }
-      return { ...signedUrl(context, file.id, seconds), file };
-    },
+    createTransaction: mutation<CreateTransactionInput>('createTransaction', (tx, input, { caller }) =>
+      createTransaction(tx, { organizationId: caller.organizationId, actor: actorOf(caller), input }),
+    ),
+    triggerTransactionEvent: mutation<{ transactionId: string; eventKey: string }>(
+      'triggerTransactionEvent',
+      (tx, input, { caller }) =>
+        triggerTransactionEvent(tx, { organizationId: caller.organizationId, actor: actorOf(caller), input }),
+    ),
+    resetTransmitToken: mutation<{ transactionId: string }>('resetTransmitToken', (tx, input, { caller }) =>
+      resetTransmitToken(tx, { organizationId: caller.organizationId, transactionId: input.transactionId }),
+    ),
+    signTransactionDocument: mutation<{
+      transactionId: string;
+      documentKey: string;
+      signedName: string;
+      consent: boolean;
+    }>('signTransactionDocument', async (tx, input, { caller, files, signatureContext }) => {
+      const subject = await lockOwnTransaction(tx, {
+        id: input.transactionId,
+        organizationId: caller.organizationId,
+      });
+      const signer = await senderSigner(tx, subject, input.documentKey);
+      return signDocument(tx, subject, { ...input, signer, context: signatureContext, files });
+    }),
+    genTransactionFileLink: mutation<{ transactionFileId: string; expiresInSeconds?: number | null }>(
+      'genTransactionFileLink',
+      async (tx, input, context) => {
+        const seconds = input.expiresInSeconds ?? DEFAULT_LINK_SECONDS;
+        if (!Number.isInteger(seconds) || seconds < MIN_LINK_SECONDS || seconds > MAX_LINK_SECONDS) {
+          throw new AppError(
+            'BAD_USER_INPUT',
+            `expiresInSeconds must be between ${MIN_LINK_SECONDS} and ${MAX_LINK_SECONDS}`,
+            { field: 'expiresInSeconds' },
+          );
+        }
+        const scope = { id: input.transactionFileId, organizationId: context.caller.organizationId };
+        const holder =
+          (await findById(tx, 'TransactionFile', scope)) ??
+          (await findById(tx, 'TransactionSignatureFile', scope));
+        const file = holder
+          ? await findById(tx, 'File', { id: holder.fileId as string, organizationId: scope.organizationId })
+          : undefined;
+        if (!file) {
+          throw new AppError('NOT_FOUND', `no transaction file with id ${input.transactionFileId}`, {
+            field: 'transactionFileId',
+          });
+        }
+        return { ...signedUrl(context, file.id, seconds), file };
+      },
+    ),
   },
   Organization: {
     ...relations.Organization,
