@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import type { Database, Transaction } from '../src/db/database.ts';
+import type { Database } from '../src/db/database.ts';
 import { seedTransactionsDemo, type TransactionsDemo } from '../src/demo/seed.ts';
 import type { FileStore } from '../src/files/local-file-store.ts';
 import type { TlsMaterial } from '../src/http/tls.ts';
@@ -14,6 +14,7 @@ import { createTransaction } from '../src/transactions/lifecycle.ts';
 import { cpuPerRequest, cpuSnapshot, type CpuPerRequest } from './cpu.ts';
 import { openBenchDatabase } from './database.ts';
 import { post } from './https-client.ts';
+import { countingQueries } from '../test/support/database.ts';
 import { LOAD_HOOKS as hooks } from './load-hooks.ts';
 import { runLoad, type LoadOptions, type LoadResult } from './load.ts';
 import { profiled } from './profile.ts';
@@ -56,35 +57,6 @@ const inputData = { subscription_amount: { amountCents: '25000000', currency: 'U
  */
 const WARMUP_DRAFTS_PER_CREATE_RATE = 4;
 const MEASUREMENT_DRAFT_MARGIN = 2.5;
-
-/** Counts the statements an app sends: outside transactions, and inside them with their BEGIN and COMMIT. */
-function countingStatements(db: Database): { db: Database; count: () => number; reset: () => void } {
-  let count = 0;
-  const counted = (tx: Transaction): Transaction => ({
-    ...tx,
-    query: (text, params) => {
-      count += 1;
-      return tx.query(text, params);
-    },
-  });
-  return {
-    db: {
-      ...db,
-      query: (text, params) => {
-        count += 1;
-        return db.query(text, params);
-      },
-      transaction: (work) => {
-        count += 2; // BEGIN, then COMMIT (or ROLLBACK)
-        return db.transaction((tx) => work(counted(tx)));
-      },
-    },
-    count: () => count,
-    reset: () => {
-      count = 0;
-    },
-  };
-}
 
 interface GraphQLAnswer {
   data?: Record<string, Record<string, unknown> | null> | null;
@@ -136,7 +108,7 @@ export async function benchMutations(options: {
     name: 'Bench Capital',
   });
   const org = demo.organizationId;
-  const counted = countingStatements(db);
+  const counted = countingQueries(db);
   const app: FastifyInstance = await buildTransactionsApp({
     db: counted.db,
     files,

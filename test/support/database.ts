@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import type { Database } from '../../src/db/database.ts';
+import type { Database, Transaction } from '../../src/db/database.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { createPGliteDatabase } from '../../src/db/pglite-database.ts';
 import { createPostgresDatabase } from '../../src/db/postgres-database.ts';
@@ -47,15 +47,29 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
-/** Wraps a database so a test can count the statements (round trips) it receives. */
+/**
+ * Wraps a database so a test (or the bench) can count the statements (round trips) it receives: outside
+ * transactions, and inside them with their BEGIN and COMMIT.
+ */
 export function countingQueries(db: Database): { db: Database; count: () => number; reset: () => void } {
   let count = 0;
+  const counted = (tx: Transaction): Transaction => ({
+    ...tx,
+    query: (text, params) => {
+      count += 1;
+      return tx.query(text, params);
+    },
+  });
   return {
     db: {
       ...db,
       query: (text, params) => {
         count += 1;
         return db.query(text, params);
+      },
+      transaction: (work) => {
+        count += 2; // BEGIN, then COMMIT (or ROLLBACK)
+        return db.transaction((tx) => work(counted(tx)));
       },
     },
     count: () => count,
