@@ -18,6 +18,8 @@ import { countingQueries } from '../test/support/database.ts';
 import { LOAD_HOOKS as hooks } from './load-hooks.ts';
 import { runLoad, type LoadOptions, type LoadResult } from './load.ts';
 import { profiled } from './profile.ts';
+import { printMarkdownTable } from './table.ts';
+import { CREATE_TRANSACTION, TRIGGER_TRANSACTION_EVENT } from '../test/support/transactions.ts';
 
 export type Mutation = 'createTransaction' | 'triggerTransactionEvent';
 
@@ -37,12 +39,6 @@ export interface MutationMeasurement {
   cpu: CpuPerRequest | undefined;
 }
 
-const CREATE = `mutation ($input: CreateTransactionInput!) {
-  createTransaction(input: $input) { transactionId transmitToken }
-}`;
-const TRIGGER = `mutation ($input: TriggerTransactionEventInput!) {
-  triggerTransactionEvent(input: $input) { sourceStateKey targetStateKey }
-}`;
 /** The event the suite sends: in the example template it moves `draft` to `in_progress`. */
 const EVENT = 'send';
 const TRIGGER_PLACEHOLDER = '00000000-0000-4000-8000-000000000000';
@@ -198,7 +194,7 @@ export async function benchMutations(options: {
   // createTransaction: a new investor (a new e-mail, so a new entity) per request.
   const createBody = (email: string) =>
     JSON.stringify({
-      query: CREATE,
+      query: CREATE_TRANSACTION,
       variables: {
         input: {
           templateId: demo.templateId,
@@ -241,7 +237,10 @@ export async function benchMutations(options: {
 
   // triggerTransactionEvent: `send` to a different draft transaction per request.
   const triggerBody = (transactionId: string) =>
-    JSON.stringify({ query: TRIGGER, variables: { input: { transactionId, eventKey: EVENT } } });
+    JSON.stringify({
+      query: TRIGGER_TRANSACTION_EVENT,
+      variables: { input: { transactionId, eventKey: EVENT } },
+    });
   /** At least `count` drafts: those the createTransaction runs left, and more through the lifecycle if needed. */
   const prepareDrafts = async (count: number): Promise<string[]> => {
     const have = (await drafts(count)).length;
@@ -365,12 +364,5 @@ export function printMutationTable(measurements: MutationMeasurement[]): void {
       ? [m.cpu.mainThreadMs, m.cpu.otherThreadsMs, m.cpu.postgresMs].map((ms) => ms.toFixed(2)).join(' / ')
       : 'n/a',
   ]);
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)),
-  );
-  const line = (cells: string[]) =>
-    `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' | ')} |`;
-  console.log(`\n${line(header)}`);
-  console.log(`|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`);
-  for (const row of rows) console.log(line(row));
+  printMarkdownTable(header, rows);
 }

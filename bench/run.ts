@@ -25,6 +25,7 @@ import { runLoad, type LoadResult } from './load.ts';
 import { benchMutations, printMutationTable } from './mutations.ts';
 import { profiled } from './profile.ts';
 import { seedLargeTransaction } from './seed.ts';
+import { printMarkdownTable } from './table.ts';
 
 /** The issue's target: GraphQL reaches at least this share of the floor's throughput on PostgreSQL. */
 const TARGET_RATIO = 0.6;
@@ -330,14 +331,7 @@ function printTable(measurements: Measurement[]): void {
       ratio === undefined ? '' : `${(ratio * 100).toFixed(1)}%`,
     ];
   });
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)),
-  );
-  const line = (cells: string[]) =>
-    `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' | ')} |`;
-  console.log(`\n${line(header)}`);
-  console.log(`|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`);
-  for (const row of rows) console.log(line(row));
+  printMarkdownTable(header, rows);
 }
 
 async function main(): Promise<void> {

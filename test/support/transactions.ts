@@ -81,3 +81,13 @@ export const REFERENCE_QUERY = `query ($id: uuid!) {
     }
   }
 }`;
+
+/** The spec's createTransaction mutation, selecting its whole payload. */
+export const CREATE_TRANSACTION = `mutation ($input: CreateTransactionInput!) {
+  createTransaction(input: $input) { transactionId transmitToken }
+}`;
+
+/** The spec's triggerTransactionEvent mutation, selecting its whole payload. */
+export const TRIGGER_TRANSACTION_EVENT = `mutation ($input: TriggerTransactionEventInput!) {
+  triggerTransactionEvent(input: $input) { sourceStateKey targetStateKey }
+}`;

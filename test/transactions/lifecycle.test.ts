@@ -3,7 +3,14 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { createTestFileStore, graphql, seedOrganization, transactionsApp } from '../support/transactions.ts';
+import {
+  CREATE_TRANSACTION,
+  createTestFileStore,
+  graphql,
+  seedOrganization,
+  transactionsApp,
+  TRIGGER_TRANSACTION_EVENT,
+} from '../support/transactions.ts';
 
 let testDb: TestDatabase;
 let cleanup: () => Promise<void>;
@@ -11,12 +18,6 @@ let app: FastifyInstance;
 let demo: TransactionsDemo;
 let other: TransactionsDemo;
 
-const CREATE = `mutation ($input: CreateTransactionInput!) {
-  createTransaction(input: $input) { transactionId transmitToken }
-}`;
-const TRIGGER = `mutation ($input: TriggerTransactionEventInput!) {
-  triggerTransactionEvent(input: $input) { sourceStateKey targetStateKey }
-}`;
 const READ = `query ($id: uuid!) {
   transaction(id: $id) {
     state isComplete
@@ -42,7 +43,7 @@ function input(overrides: Record<string, unknown> = {}) {
 }
 
 async function create(overrides: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
-  return graphql(app, demo.apiKey, CREATE, { input: input(overrides) }, headers);
+  return graphql(app, demo.apiKey, CREATE_TRANSACTION, { input: input(overrides) }, headers);
 }
 
 async function trigger(
@@ -51,7 +52,7 @@ async function trigger(
   key = demo.apiKey,
   headers: Record<string, string> = {},
 ) {
-  return graphql(app, key, TRIGGER, { input: { transactionId, eventKey } }, headers);
+  return graphql(app, key, TRIGGER_TRANSACTION_EVENT, { input: { transactionId, eventKey } }, headers);
 }
 
 async function read(id: string) {
@@ -366,9 +367,21 @@ describe('Idempotency-Key', () => {
   it('returns the first result for a retry with the same key and input, without creating again', async () => {
     const key = randomUUID();
     const fixed = input();
-    const first = await graphql(app, demo.apiKey, CREATE, { input: fixed }, { 'idempotency-key': key });
+    const first = await graphql(
+      app,
+      demo.apiKey,
+      CREATE_TRANSACTION,
+      { input: fixed },
+      { 'idempotency-key': key },
+    );
     const before = await count('transactions');
-    const again = await graphql(app, demo.apiKey, CREATE, { input: fixed }, { 'idempotency-key': key });
+    const again = await graphql(
+      app,
+      demo.apiKey,
+      CREATE_TRANSACTION,
+      { input: fixed },
+      { 'idempotency-key': key },
+    );
     expect(again.body.data).toEqual(first.body.data);
     expect(await count('transactions')).toBe(before);
   });
@@ -386,7 +399,7 @@ describe('Idempotency-Key', () => {
     const before = await count('transactions');
     const answers = await Promise.all(
       Array.from({ length: 5 }, () =>
-        graphql(app, demo.apiKey, CREATE, { input: fixed }, { 'idempotency-key': key }),
+        graphql(app, demo.apiKey, CREATE_TRANSACTION, { input: fixed }, { 'idempotency-key': key }),
       ),
     );
     expect(await count('transactions')).toBe(before + 1);

@@ -3,7 +3,14 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { createTestFileStore, graphql, seedOrganization, transactionsApp } from '../support/transactions.ts';
+import {
+  CREATE_TRANSACTION,
+  createTestFileStore,
+  graphql,
+  seedOrganization,
+  transactionsApp,
+  TRIGGER_TRANSACTION_EVENT,
+} from '../support/transactions.ts';
 
 let testDb: TestDatabase;
 let cleanup: () => Promise<void>;
@@ -38,10 +45,7 @@ async function api(query: string, variables: Record<string, unknown>) {
 }
 
 const trigger = (transactionId: string, eventKey: string) =>
-  api(
-    'mutation ($input: TriggerTransactionEventInput!) { triggerTransactionEvent(input: $input) { sourceStateKey targetStateKey } }',
-    { input: { transactionId, eventKey } },
-  );
+  api(TRIGGER_TRANSACTION_EVENT, { input: { transactionId, eventKey } });
 
 async function recipient(method: 'GET' | 'PUT' | 'POST', path: string, payload?: Record<string, unknown>) {
   const response = await app.inject({
@@ -54,18 +58,15 @@ async function recipient(method: 'GET' | 'PUT' | 'POST', path: string, payload?:
 }
 
 async function create(): Promise<{ transactionId: string; transmitToken: string }> {
-  const data = await api(
-    'mutation ($input: CreateTransactionInput!) { createTransaction(input: $input) { transactionId transmitToken } }',
-    {
-      input: {
-        templateId: demo.templateId,
-        senderEntityId: demo.senderEntityId,
-        noticeName: 'Grace Hopper',
-        noticeEmail: `grace.${randomUUID().slice(0, 6)}@example.com`,
-        inputData: { subscription_amount: { currency: 'USD' } },
-      },
+  const data = await api(CREATE_TRANSACTION, {
+    input: {
+      templateId: demo.templateId,
+      senderEntityId: demo.senderEntityId,
+      noticeName: 'Grace Hopper',
+      noticeEmail: `grace.${randomUUID().slice(0, 6)}@example.com`,
+      inputData: { subscription_amount: { currency: 'USD' } },
     },
-  );
+  });
   return data.createTransaction;
 }
 
