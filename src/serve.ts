@@ -12,6 +12,7 @@ import {
   writeDemoFacts,
   type DemoFacts,
 } from './demo/demo-facts.ts';
+import { seedPortfolioDemo, type PortfolioDemo } from './demo/portfolio-seed.ts';
 import { seedTransactionsDemo, type TransactionsDemo } from './demo/seed.ts';
 import { createLocalFileStore } from './files/local-file-store.ts';
 import { loadTlsMaterial } from './http/tls.ts';
@@ -64,11 +65,17 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
     const files = createLocalFileStore(join(config.dataDir, 'files'));
     const seedDemo = options.demo ?? (config.databaseUrl === undefined && config.environment === 'staging');
     let seeded: TransactionsDemo | undefined;
+    let seededPortfolio: PortfolioDemo | undefined;
     if (seedDemo) {
       const [anything] = await db.query('select 1 from organizations limit 1');
       if (!anything) {
         seeded = await seedTransactionsDemo(db, files, config.environment);
-        logger.info({ organizationId: seeded.organizationId }, 'seeded demo data');
+        logger.info({ organizationId: seeded.organizationId }, 'seeded Transactions demo data');
+      }
+      const [anyInstance] = await db.query('select 1 from portfolio_instances limit 1');
+      if (!anyInstance) {
+        seededPortfolio = await seedPortfolioDemo(db);
+        logger.info({ instanceId: seededPortfolio.instanceId }, 'seeded Portfolio demo data');
       }
     }
 
@@ -109,14 +116,14 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
         transactions: { ...transactionsDemo, url: urls.transactions ?? previous?.transactions.url ?? '' },
         portfolio: {
           url: urls.portfolio ?? previous?.portfolio.url ?? '',
-          apiKey: previous?.portfolio.apiKey ?? null,
-          companyId: previous?.portfolio.companyId ?? null,
+          apiKey: seededPortfolio?.apiKey ?? previous?.portfolio.apiKey ?? null,
+          companyId: seededPortfolio?.companyId ?? previous?.portfolio.companyId ?? null,
         },
         caCertPath: tls.certPath,
       };
       await writeDemoFacts(config.dataDir, demo);
     }
-    if (seeded && demo) print(demoBanner(demo, demoFactsPath(config.dataDir)));
+    if ((seeded ?? seededPortfolio) && demo) print(demoBanner(demo, demoFactsPath(config.dataDir)));
     else {
       print(
         [

@@ -6,9 +6,15 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Value } from '@sinclair/typebox/value';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import { AppError } from '../errors.ts';
+import { AppError, type ErrorCode } from '../errors.ts';
 import { describeError } from '../http/base-app.ts';
 import { operations, type OperationName } from './operations.ts';
+
+/** One line of an admin socket answer. */
+export type AdminLine =
+  | { progress: unknown }
+  | { result: unknown }
+  | { error: { code: ErrorCode; message: string; details?: Record<string, unknown> } };
 
 /** A Unix socket path for the data dir, short enough for the 107-byte limit of socket paths. */
 export function adminSocketPath(dataDir: string): string {
@@ -19,7 +25,8 @@ export function adminSocketPath(dataDir: string): string {
 
 /**
  * Serves CLI operations on a Unix socket (mode 0600, owner only) while `portico serve` holds the embedded
- * database, which only one process may open: `POST /operations/<name>` with the operation's input as JSON.
+ * database, which only one process may open: `POST /operations/<name>` with the operation's input as JSON;
+ * the answer is JSON lines (progress, then the result or the error).
  */
 export async function startAdminServer(options: {
   db: Database;
@@ -29,6 +36,10 @@ export async function startAdminServer(options: {
   const path = adminSocketPath(options.config.dataDir);
   const app = Fastify(options.logger ? { loggerInstance: options.logger } : { logger: false });
   app.post<{ Params: { name: string }; Body: unknown }>('/operations/:name', async (request, reply) => {
+    // The answer is a stream of JSON lines: progress reports as the operation makes them, then the result.
+    reply.hijack();
+    reply.raw.writeHead(200, { 'content-type': 'application/x-ndjson' });
+    const send = (line: AdminLine) => reply.raw.write(`${JSON.stringify(line)}\n`);
     try {
       const name = request.params.name;
       if (!Object.hasOwn(operations, name)) throw new AppError('NOT_FOUND', `no operation ${name}`);
@@ -39,14 +50,22 @@ export async function startAdminServer(options: {
         );
         throw new AppError('BAD_USER_INPUT', problems.join('; '));
       }
-      return { result: await op.run(options.db, request.body as never, options.config) };
+      const result = await op.run(options.db, request.body as never, options.config, (progress) =>
+        send({ progress }),
+      );
+      send({ result });
     } catch (error) {
       const described = describeError(error);
       if (!described.expected) request.log.error({ err: error }, 'admin operation failed');
-      return reply
-        .code(described.status)
-        .send({ error: { code: described.code, message: described.message } });
+      send({
+        error: {
+          code: described.code,
+          message: described.message,
+          ...(described.details ? { details: described.details } : {}),
+        },
+      });
     }
+    reply.raw.end();
   });
   await rm(path, { force: true });
   await app.listen({ path });

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { runOperation } from '../admin/run-operation.ts';
 import type { OperationInput, OperationName } from '../admin/operations.ts';
@@ -56,7 +56,8 @@ export function createProgram(io: CliIO): Command {
     command: Command,
     name: Name,
     input: OperationInput<Name>,
-  ) => runOperation(configOf(command, io.env), name, input);
+    onProgress?: (progress: unknown) => void,
+  ) => runOperation(configOf(command, io.env), name, input, onProgress);
 
   program
     .command('serve')
@@ -116,6 +117,8 @@ export function createProgram(io: CliIO): Command {
           `  API key     ${facts.transactions.apiKey}`,
           `  transaction ${facts.transactions.transactionId}`,
           `Portfolio     ${facts.portfolio.url}`,
+          `  API key     ${facts.portfolio.apiKey ?? '(none)'}`,
+          `  company     ${facts.portfolio.companyId ?? '(none)'}`,
           `CA cert       ${facts.caCertPath}`,
           `(from ${demoFactsPath(config.dataDir)})`,
         ].join('\n'),
@@ -242,5 +245,182 @@ export function createProgram(io: CliIO): Command {
       print(io, revoked, options.json === true, () => `Revoked key ${revoked.id}.`);
     });
 
+  registerPortfolioCommands(program, io, operate);
   return program;
+}
+
+type Operate = <Name extends OperationName>(
+  command: Command,
+  name: Name,
+  input: OperationInput<Name>,
+  onProgress?: (progress: unknown) => void,
+) => Promise<unknown>;
+
+/** At most one progress line a second, and always the last one of each phase. */
+function progressPrinter(io: CliIO): (progress: unknown) => void {
+  let last = 0;
+  return (progress) => {
+    const report = progress as { phase: string; done?: number; total?: number; file?: string };
+    const now = Date.now();
+    const finished = report.done !== undefined && report.done === report.total;
+    if (!finished && report.done !== undefined && now - last < 1000) return;
+    last = now;
+    io.err(
+      report.file !== undefined
+        ? `reading ${report.file}`
+        : `${report.phase}: ${report.done ?? 0}/${report.total ?? 0}${report.total ? ` (${Math.floor(((report.done ?? 0) / report.total) * 100)}%)` : ''}`,
+    );
+  };
+}
+
+function registerPortfolioCommands(program: Command, io: CliIO, operate: Operate): void {
+  const portfolio = program
+    .command('portfolio')
+    .description('manage the Portfolio service: customer instances, their keys and their data');
+
+  const instances = portfolio
+    .command('instances')
+    .description('manage customer instances (Portfolio tenants)');
+  instances
+    .command('create')
+    .description('create a customer instance')
+    .requiredOption('--slug <slug>', 'unique short name: lower-case letters, digits, hyphens')
+    .requiredOption('--name <name>', 'display name')
+    .option('--json', 'print the result as JSON')
+    .action(async (options: { slug: string; name: string; json?: boolean }, command: Command) => {
+      const created = (await operate(command, 'portfolio.instances.create', options)) as {
+        id: string;
+        slug: string;
+      };
+      print(io, created, options.json === true, () => `Created instance ${created.slug} (${created.id}).`);
+    });
+  instances
+    .command('list')
+    .description('list the customer instances')
+    .option('--json', 'print the result as JSON')
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const list = (await operate(command, 'portfolio.instances.list', {})) as {
+        id: string;
+        slug: string;
+        name: string;
+      }[];
+      print(io, list, options.json === true, () =>
+        list.length === 0
+          ? 'There are no instances.'
+          : list.map((i) => `${i.slug.padEnd(24)} ${i.name}  (${i.id})`).join('\n'),
+      );
+    });
+
+  const keys = portfolio.command('keys').description('manage Portfolio API keys');
+  keys
+    .command('create')
+    .description('issue a Portfolio API key for an instance; the key is shown once')
+    .requiredOption('--instance <slug>', 'the customer instance')
+    .requiredOption('--name <name>', 'what the key is for, e.g. "data warehouse"')
+    .option('--json', 'print the result as JSON')
+    .action(async (options: { instance: string; name: string; json?: boolean }, command: Command) => {
+      const created = (await operate(command, 'portfolio.keys.create', {
+        instance: options.instance,
+        name: options.name,
+      })) as { key: string; id: string };
+      print(io, created, options.json === true, () =>
+        [
+          `Created a Portfolio key for ${options.instance} (id ${created.id}):`,
+          '',
+          `  ${created.key}`,
+          '',
+          'Store it now: Portico keeps only its hash and cannot show it again.',
+          'Send it as the header "Authorization: <key>", with no "Bearer".',
+        ].join('\n'),
+      );
+    });
+  keys
+    .command('list')
+    .description("list an instance's keys (prefixes only)")
+    .requiredOption('--instance <slug>', 'the customer instance')
+    .option('--json', 'print the result as JSON')
+    .action(async (options: { instance: string; json?: boolean }, command: Command) => {
+      const list = (await operate(command, 'portfolio.keys.list', { instance: options.instance })) as {
+        id: string;
+        displayPrefix: string;
+        name: string;
+        lastUsedAt: string | null;
+        revokedAt: string | null;
+      }[];
+      print(io, list, options.json === true, () =>
+        list.length === 0
+          ? `${options.instance} has no keys.`
+          : list
+              .map(
+                (k) =>
+                  `${k.displayPrefix}…  ${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}  last used ${k.lastUsedAt ?? 'never'}  ${k.name}  (${k.id})`,
+              )
+              .join('\n'),
+      );
+    });
+  keys
+    .command('revoke')
+    .description('revoke a key; requests with it get 401 within a second')
+    .requiredOption('--instance <slug>', 'the customer instance')
+    .argument('<key>', 'the key id, or its prefix as `portfolio keys list` shows it')
+    .option('--json', 'print the result as JSON')
+    .action(async (key: string, options: { instance: string; json?: boolean }, command: Command) => {
+      const revoked = (await operate(command, 'portfolio.keys.revoke', {
+        instance: options.instance,
+        key,
+      })) as { id: string };
+      print(io, revoked, options.json === true, () => `Revoked key ${revoked.id}.`);
+    });
+
+  portfolio
+    .command('import')
+    .description(
+      'import companies (with funds), updates and investments from JSON or CSV files, all in one database transaction',
+    )
+    .argument(
+      '<files...>',
+      'a JSON document {"companies", "updates", "investments"}, or CSV files of one record type each',
+    )
+    .requiredOption('--instance <slug>', 'the customer instance')
+    .addOption(
+      new Option('--type <type>', 'the record type of CSV files (default: told by their header)').choices([
+        'companies',
+        'updates',
+        'investments',
+      ]),
+    )
+    .option('--json', 'print the result as JSON')
+    .action(
+      async (
+        files: string[],
+        options: { instance: string; type?: 'companies' | 'updates' | 'investments'; json?: boolean },
+        command: Command,
+      ) => {
+        const summary = (await operate(
+          command,
+          'portfolio.import',
+          {
+            instance: options.instance,
+            files: files.map((file) => resolve(file)),
+            ...(options.type === undefined ? {} : { type: options.type }),
+          },
+          progressPrinter(io),
+        )) as {
+          revision: string;
+          created: Record<string, number>;
+          updated: Record<string, number>;
+          funds: { created: number; updated: number };
+        };
+        print(io, summary, options.json === true, () =>
+          [
+            `Imported into ${options.instance} (revision ${summary.revision}):`,
+            ...['companies', 'updates', 'investments'].map(
+              (type) =>
+                `  ${type.padEnd(12)} ${summary.created[type] ?? 0} created, ${summary.updated[type] ?? 0} updated`,
+            ),
+            `  ${'funds'.padEnd(12)} ${summary.funds.created} created, ${summary.funds.updated} renamed`,
+          ].join('\n'),
+        );
+      },
+    );
 }

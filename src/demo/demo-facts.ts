@@ -42,6 +42,8 @@ export function demoBanner(facts: DemoFacts, factsPath: string): string {
     `    demo API key          ${facts.transactions.apiKey}`,
     `    GraphiQL              ${facts.transactions.url.replace(/\/beta$/, '/graphiql')}`,
     `  Portfolio (REST)        ${facts.portfolio.url}`,
+    ...(facts.portfolio.apiKey ? [`    demo API key          ${facts.portfolio.apiKey}`] : []),
+    `    OpenAPI document      ${facts.portfolio.url}/openapi.json`,
     `  CA certificate          ${facts.caCertPath}`,
     `  These facts, as JSON    ${factsPath} (or: npx portico demo --json)`,
     '',
@@ -50,6 +52,13 @@ export function demoBanner(facts: DemoFacts, factsPath: string): string {
     `  curl --cacert ${facts.caCertPath} ${facts.transactions.url} \\`,
     `    -H 'Authorization: Bearer ${facts.transactions.apiKey}' -H 'Content-Type: application/json' \\`,
     `    -d '${query}'`,
+    ...(facts.portfolio.apiKey
+      ? [
+          '',
+          `  curl --cacert ${facts.caCertPath} '${facts.portfolio.url}/companies?limit=5' \\`,
+          `    -H 'Authorization: ${facts.portfolio.apiKey}'`,
+        ]
+      : []),
     '',
   ].join('\n');
 }

@@ -20,7 +20,8 @@ import {
   submitRevision,
   type Signer,
 } from '../transactions/recipient-actions.ts';
-import { checkTemplate, describeProblems } from '../transactions/template-validation.ts';
+import { checkTemplate } from '../transactions/template-validation.ts';
+import { describeProblems } from '../validation/problems.ts';
 import type { TemplateDefinition } from '../transactions/template-schema.ts';
 
 /** The ids and key of the demo data, as `demo.json` reports them. */

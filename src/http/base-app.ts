@@ -20,6 +20,8 @@ export interface BaseAppOptions {
   logger?: FastifyBaseLogger;
   /** The service's database: `GET /readyz` answers ok while it answers. */
   db: Queryable;
+  /** Options of the Ajv that validates route schemas (Fastify's defaults otherwise). */
+  ajv?: FastifyServerOptions['ajv'];
 }
 
 const STATUS_CODES = new Map<number, ErrorCode>([
@@ -90,6 +92,7 @@ export function createBaseApp(options: BaseAppOptions): FastifyInstance {
     requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     bodyLimit: 1024 * 1024,
+    ...(options.ajv ? { ajv: options.ajv } : {}),
     forceCloseConnections: true,
     return503OnClosing: true,
   };

@@ -1,18 +1,19 @@
-import type { ApiKeyRecord } from './api-key-store.ts';
-
 /**
  * Remembers valid key lookups for a moment, so that a busy client costs one lookup per key a second instead
  * of one a request. Only keys found and not revoked are kept, by their SHA-256 (never the key), at most
  * `maxEntries` of them. The price: a key revoked on any node keeps working on this one for at most `ttlMs`.
  */
-export interface ApiKeyCache {
-  get(hash: string, now?: number): ApiKeyRecord | undefined;
-  set(hash: string, record: ApiKeyRecord, now?: number): void;
+export interface ApiKeyCache<KeyRecord extends { revokedAt: Date | null }> {
+  get(hash: string, now?: number): KeyRecord | undefined;
+  set(hash: string, record: KeyRecord, now?: number): void;
 }
 
-export function createApiKeyCache(options: { ttlMs: number; maxEntries?: number }): ApiKeyCache {
+export function createApiKeyCache<KeyRecord extends { revokedAt: Date | null }>(options: {
+  ttlMs: number;
+  maxEntries?: number;
+}): ApiKeyCache<KeyRecord> {
   const maxEntries = options.maxEntries ?? 10_000;
-  const entries = new Map<string, { record: ApiKeyRecord; expiresAt: number }>();
+  const entries = new Map<string, { record: KeyRecord; expiresAt: number }>();
   return {
     get(hash, now = Date.now()) {
       const entry = entries.get(hash);

@@ -36,49 +36,66 @@ export async function createApiKey(
 }
 
 /**
- * The key record for a well-formed key, revoked or not; undefined if no such key was ever issued. With a
- * cache, a valid key looked up a moment ago is not looked up again (see `api-key-cache.ts`).
+ * Lookups, lists and revocation over a table of hashed keys (`api_keys`, `portfolio_api_keys`): the same
+ * statements for every kind of key, scoped to the key's owner (an organization or a customer instance).
  */
-export async function findApiKey(
-  db: Queryable,
-  key: string,
-  cache?: ApiKeyCache,
-): Promise<ApiKeyRecord | undefined> {
-  const hash = hashApiKey(key);
-  const cacheKey = hash.toString('base64');
-  const cached = cache?.get(cacheKey);
-  if (cached) return cached;
-  // One statement finds the key and notes its use; a revoked key keeps its last use before revocation.
-  const [record] = await db.query<ApiKeyRecord>(
-    `update api_keys set last_used_at = case when revoked_at is null then clock_timestamp() else last_used_at end
-     where secret_hash = $1 returning ${COLUMNS}`,
-    [hash],
-  );
-  if (record) cache?.set(cacheKey, record);
-  return record;
+export interface KeyTable<KeyRecord extends { revokedAt: Date | null }> {
+  /**
+   * The key record for a well-formed key, revoked or not; undefined if no such key was ever issued. With a
+   * cache, a valid key looked up a moment ago is not looked up again (see `api-key-cache.ts`).
+   */
+  find(db: Queryable, key: string, cache?: ApiKeyCache<KeyRecord>): Promise<KeyRecord | undefined>;
+  list(db: Queryable, ownerId: string): Promise<KeyRecord[]>;
+  /**
+   * Revokes a key of an owner, named by its id or its display prefix.
+   * @returns the revoked key, or undefined if the owner has no such key
+   */
+  revoke(db: Queryable, options: { ownerId: string; key: string }): Promise<KeyRecord | undefined>;
 }
 
-export async function listApiKeys(db: Queryable, organizationId: string): Promise<ApiKeyRecord[]> {
-  return db.query<ApiKeyRecord>(
-    `select ${COLUMNS} from api_keys where organization_id = $1 order by created_at, id`,
-    [organizationId],
-  );
+export function keyTable<KeyRecord extends { revokedAt: Date | null }>(options: {
+  table: string;
+  ownerColumn: string;
+  /** The select list that makes a KeyRecord of a row. */
+  columns: string;
+}): KeyTable<KeyRecord> {
+  const { table, ownerColumn, columns } = options;
+  return {
+    async find(db, key, cache) {
+      const hash = hashApiKey(key);
+      const cacheKey = hash.toString('base64');
+      const cached = cache?.get(cacheKey);
+      if (cached) return cached;
+      // One statement finds the key and notes its use; a revoked key keeps its last use before revocation.
+      const [record] = await db.query<KeyRecord>(
+        `update ${table} set last_used_at = case when revoked_at is null then clock_timestamp() else last_used_at end
+         where secret_hash = $1 returning ${columns}`,
+        [hash],
+      );
+      if (record) cache?.set(cacheKey, record);
+      return record;
+    },
+    list: (db, ownerId) =>
+      db.query<KeyRecord>(
+        `select ${columns} from ${table} where ${ownerColumn} = $1 order by created_at, id`,
+        [ownerId],
+      ),
+    async revoke(db, { ownerId, key }) {
+      const byId = /^[0-9a-f-]{36}$/i.test(key);
+      const [record] = await db.query<KeyRecord>(
+        `update ${table} set revoked_at = coalesce(revoked_at, clock_timestamp())
+         where ${ownerColumn} = $1 and ${byId ? 'id = $2::uuid' : 'display_prefix = $2'}
+         returning ${columns}`,
+        [ownerId, key],
+      );
+      return record;
+    },
+  };
 }
 
-/**
- * Revokes a key of an organization, named by its id or its display prefix.
- * @returns the revoked key, or undefined if the organization has no such key
- */
-export async function revokeApiKey(
-  db: Queryable,
-  options: { organizationId: string; key: string },
-): Promise<ApiKeyRecord | undefined> {
-  const byId = /^[0-9a-f-]{36}$/i.test(options.key);
-  const [record] = await db.query<ApiKeyRecord>(
-    `update api_keys set revoked_at = coalesce(revoked_at, clock_timestamp())
-     where organization_id = $1 and ${byId ? 'id = $2::uuid' : 'display_prefix = $2'}
-     returning ${COLUMNS}`,
-    [options.organizationId, options.key],
-  );
-  return record;
-}
+/** The Transactions service's keys. */
+export const apiKeys = keyTable<ApiKeyRecord>({
+  table: 'api_keys',
+  ownerColumn: 'organization_id',
+  columns: COLUMNS,
+});

@@ -19,6 +19,9 @@ const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 const RANDOM_LENGTH = 32;
 const CHECKSUM_LENGTH = 6;
 const KEY_PATTERN = /^sk_(test|live)_([0-9A-Za-z]{38})$/;
+/** The Portfolio service's keys: one kind, no environments. */
+export const PORTFOLIO_KEY_PREFIX = 'pfk_';
+const PORTFOLIO_KEY_PATTERN = /^pfk_[0-9A-Za-z]{38}$/;
 
 function toBase62(value: number, length: number): string {
   let out = '';
@@ -49,9 +52,22 @@ export function keyPrefixFor(environment: Environment): string {
   return PREFIXES[environment];
 }
 
-export function generateApiKey(environment: Environment): string {
-  const body = PREFIXES[environment] + randomBase62(RANDOM_LENGTH);
+function generateKey(prefix: string): string {
+  const body = prefix + randomBase62(RANDOM_LENGTH);
   return body + checksum(body);
+}
+
+function checksumMatches(key: string): boolean {
+  return checksum(key.slice(0, -CHECKSUM_LENGTH)) === key.slice(-CHECKSUM_LENGTH);
+}
+
+export function generateApiKey(environment: Environment): string {
+  return generateKey(PREFIXES[environment]);
+}
+
+/** A Portfolio API key: `pfk_` and the same 38 characters as a Transactions key. */
+export function generatePortfolioKey(): string {
+  return generateKey(PORTFOLIO_KEY_PREFIX);
 }
 
 export type ParsedApiKey =
@@ -61,9 +77,14 @@ export type ParsedApiKey =
 export function parseApiKey(key: string): ParsedApiKey {
   const match = KEY_PATTERN.exec(key);
   if (!match) return { ok: false, reason: 'malformed' };
-  const body = key.slice(0, -CHECKSUM_LENGTH);
-  if (checksum(body) !== key.slice(-CHECKSUM_LENGTH)) return { ok: false, reason: 'checksum' };
+  if (!checksumMatches(key)) return { ok: false, reason: 'checksum' };
   return { ok: true, key, environment: match[1] === 'live' ? 'production' : 'staging' };
+}
+
+/** Checks a Portfolio key's form and checksum, without any lookup. */
+export function checkPortfolioKey(key: string): 'ok' | 'malformed' | 'checksum' {
+  if (!PORTFOLIO_KEY_PATTERN.test(key)) return 'malformed';
+  return checksumMatches(key) ? 'ok' : 'checksum';
 }
 
 /** What is stored of a key: the SHA-256 of the whole key. */

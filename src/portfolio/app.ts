@@ -1,19 +1,90 @@
-import type { FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Database } from '../db/database.ts';
+import { AppError } from '../errors.ts';
+import { loadInstanceSecret } from '../files/file-links.ts';
 import { createBaseApp, type BaseAppOptions } from '../http/base-app.ts';
+import { createApiKeyCache } from '../keys/api-key-cache.ts';
+import { authenticatePortfolio, type PortfolioCaller } from './authenticate.ts';
+import { createCursors } from './cursor.ts';
+import type { PortfolioKeyRecord } from './instances.ts';
+import { registerPortfolioRoutes } from './routes.ts';
+import { OPENAPI_INFO } from './openapi.ts';
 
 export const PORTFOLIO_BASE_PATH = '/v1/external';
 
-export interface PortfolioAppDeps extends BaseAppOptions {
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The customer instance and key behind a request to the Portfolio API, once authenticated. */
+    portfolioCaller: PortfolioCaller | null;
+  }
+}
+
+export interface PortfolioAppDeps extends Omit<BaseAppOptions, 'ajv'> {
   db: Database;
+  /**
+   * How long a valid key lookup is reused, in milliseconds: a key revoked elsewhere keeps working here for at
+   * most this long. 0 looks every key up on every request. @default 1000
+   */
+  apiKeyCacheMs?: number;
+}
+
+const PARTS: Record<string, string> = { querystring: 'query parameter', params: 'path parameter' };
+const FORMATS: Record<string, string> = {
+  uuid: 'must be a UUID',
+  'date-time': 'must be an ISO 8601 date and time with a time zone, e.g. 2026-01-31T00:00:00Z',
+};
+
+/** Turns a route schema's first complaint into a message that names the parameter. */
+function validationError(errors: FastifyError['validation'], dataVar: string): Error {
+  const [first] = errors ?? [];
+  const part = PARTS[dataVar] ?? dataVar;
+  if (!first) return new AppError('BAD_USER_INPUT', `Invalid ${part}.`);
+  const params = first.params as { additionalProperty?: string; format?: string };
+  if (first.keyword === 'additionalProperties' && params.additionalProperty !== undefined) {
+    return new AppError('BAD_USER_INPUT', `Unknown ${part} "${params.additionalProperty}".`, {
+      parameter: params.additionalProperty,
+    });
+  }
+  const name = first.instancePath.replace(/^\//, '');
+  const message =
+    first.keyword === 'format' ? (FORMATS[params.format ?? ''] ?? first.message) : first.message;
+  return new AppError('BAD_USER_INPUT', `The ${part} "${name}" ${message ?? 'is invalid'}.`, {
+    parameter: name,
+  });
 }
 
 /**
- * The Portfolio service: the read-only REST API under `/v1/external`, health at `/healthz` and `/readyz`.
- * Returns the app without listening.
+ * The Portfolio service: the read-only REST API under `/v1/external` with its OpenAPI document at
+ * `/v1/external/openapi.json`, health at `/healthz` and `/readyz`. Returns the app without listening.
  */
 export async function buildPortfolioApp(deps: PortfolioAppDeps): Promise<FastifyInstance> {
-  const app = createBaseApp(deps);
+  const { db } = deps;
+  // Unknown query parameters are refused rather than dropped: a typo like ?limt=5 should not pass unnoticed.
+  const app = createBaseApp({ ...deps, ajv: { customOptions: { removeAdditional: false } } });
+  app.setSchemaErrorFormatter(validationError);
+  await app.register(swagger, {
+    openapi: OPENAPI_INFO,
+    // Shared schemas keep their $id as their name under components.schemas.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
+  });
+
+  const cursors = createCursors(await loadInstanceSecret(db, 'portfolio_cursors'));
+  const keyCache = createApiKeyCache<PortfolioKeyRecord>({ ttlMs: deps.apiKeyCacheMs ?? 1000 });
+  app.decorateRequest('portfolioCaller', null);
+  await registerPortfolioRoutes(app, {
+    db,
+    cursors,
+    basePath: PORTFOLIO_BASE_PATH,
+    authenticate: async (request) =>
+      (request.portfolioCaller = await authenticatePortfolio(
+        { db, cache: keyCache },
+        request.headers.authorization,
+      )),
+  });
   await app.ready();
   return app;
 }

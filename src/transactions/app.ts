@@ -8,6 +8,7 @@ import { createFileLinks, loadInstanceSecret } from '../files/file-links.ts';
 import type { FileStore } from '../files/local-file-store.ts';
 import { createBaseApp, type BaseAppOptions } from '../http/base-app.ts';
 import { createApiKeyCache } from '../keys/api-key-cache.ts';
+import type { ApiKeyRecord } from '../keys/api-key-store.ts';
 import { authenticate, type Caller } from './authenticate.ts';
 import { registerRecipientRoutes } from './recipient-routes.ts';
 import { formatGraphQLErrors } from './graphql/errors.ts';
@@ -48,7 +49,7 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
   const app = createBaseApp(deps);
   const links = createFileLinks(await loadInstanceSecret(db, 'file_links'));
 
-  const keyCache = createApiKeyCache({ ttlMs: deps.apiKeyCacheMs ?? 1000 });
+  const keyCache = createApiKeyCache<ApiKeyRecord>({ ttlMs: deps.apiKeyCacheMs ?? 1000 });
   app.decorateRequest('caller', null);
   app.addHook('onRoute', (route) => {
     if (route.url !== GRAPHQL_PATH) return;

@@ -3,7 +3,7 @@ import type { Environment } from '../config.ts';
 import type { Queryable } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import { parseApiKey } from '../keys/api-key.ts';
-import { findApiKey } from '../keys/api-key-store.ts';
+import { apiKeys, type ApiKeyRecord } from '../keys/api-key-store.ts';
 import type { ApiKeyCache } from '../keys/api-key-cache.ts';
 
 /** Who is calling the Transactions API: the organization and key behind the request. */
@@ -28,7 +28,7 @@ function unauthenticated(message: string): AppError {
  * is refused by its prefix.
  */
 export async function authenticate(
-  options: { db: Queryable; environment: Environment; cache?: ApiKeyCache | undefined },
+  options: { db: Queryable; environment: Environment; cache?: ApiKeyCache<ApiKeyRecord> | undefined },
   request: FastifyRequest,
 ): Promise<Caller> {
   const { db, environment } = options;
@@ -53,7 +53,7 @@ export async function authenticate(
       `This is a ${ENVIRONMENT_NAMES[parsed.environment]} key, and this deployment serves ${ENVIRONMENT_NAMES[environment]}. Request a key for ${environment}.`,
     );
   }
-  const record = await findApiKey(db, parsed.key, options.cache);
+  const record = await apiKeys.find(db, parsed.key, options.cache);
   if (!record || record.environment !== environment) throw unauthenticated('Invalid API key.');
   if (record.revokedAt !== null) throw unauthenticated('This API key has been revoked.');
   return { organizationId: record.organizationId, apiKeyId: record.id, environment };

@@ -11,20 +11,29 @@ export interface Organization {
 const COLUMNS = 'id, handle, name, created_at as "createdAt"';
 const HANDLE = /^[a-z0-9][a-z0-9-]{1,62}$/;
 
+/**
+ * Checks a tenant's short name (an organization's handle, a customer instance's slug) and its display name.
+ * @returns the display name, trimmed
+ */
+export function checkTenantNames(options: { label: string; short: string; name: string }): string {
+  if (!HANDLE.test(options.short)) {
+    throw new AppError(
+      'BAD_USER_INPUT',
+      `${options.label} "${options.short}" must be 2–63 lower-case letters, digits or hyphens, starting with a letter or digit`,
+    );
+  }
+  if (options.name.trim() === '') throw new AppError('BAD_USER_INPUT', 'name must not be blank');
+  return options.name.trim();
+}
+
 export async function createOrganization(
   db: Queryable,
   options: { handle: string; name: string },
 ): Promise<Organization> {
-  if (!HANDLE.test(options.handle)) {
-    throw new AppError(
-      'BAD_USER_INPUT',
-      `handle "${options.handle}" must be 2–63 lower-case letters, digits or hyphens, starting with a letter or digit`,
-    );
-  }
-  if (options.name.trim() === '') throw new AppError('BAD_USER_INPUT', 'name must not be blank');
+  const name = checkTenantNames({ label: 'handle', short: options.handle, name: options.name });
   const [organization] = await db.query<Organization>(
     `insert into organizations (handle, name) values ($1, $2) on conflict (handle) do nothing returning ${COLUMNS}`,
-    [options.handle, options.name.trim()],
+    [options.handle, name],
   );
   if (!organization)
     throw new AppError('BAD_USER_INPUT', `an organization with handle "${options.handle}" exists already`);

@@ -1,19 +1,18 @@
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
+import {
+  formatPath,
+  lineOf,
+  structureProblems,
+  type LocatedProblem,
+  type PathSegment,
+} from '../validation/problems.ts';
 import { TemplateSchema, type TemplateDefinition } from './template-schema.ts';
 import { finalStates, reachableStates, statesThatCanFinish } from './workflow.ts';
 
-export type PathSegment = string | number;
-
 /** One mistake in a template file: where it is and what is wrong. */
-export interface TemplateProblem {
-  /** e.g. `workflow.events[3].to` */
-  path: string;
-  /** 1-based line in the file, when known. */
-  line?: number;
-  message: string;
-}
+export type TemplateProblem = LocatedProblem;
 
 export type TemplateCheck =
   { ok: true; definition: TemplateDefinition } | { ok: false; problems: TemplateProblem[] };
@@ -21,51 +20,6 @@ export type TemplateCheck =
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 addFormats.default(ajv);
 const validateStructure = ajv.compile<TemplateDefinition>(TemplateSchema);
-
-/** `['workflow', 'events', 3, 'to']` → `workflow.events[3].to` */
-export function formatPath(path: readonly PathSegment[]): string {
-  return path.reduce<string>(
-    (out, segment) =>
-      typeof segment === 'number' ? `${out}[${segment}]` : out ? `${out}.${segment}` : segment,
-    '',
-  );
-}
-
-function pointerToPath(pointer: string): PathSegment[] {
-  if (pointer === '') return [];
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((part) => (/^\d+$/.test(part) ? Number(part) : part));
-}
-
-function structureProblems(errors: ErrorObject[]): { path: PathSegment[]; message: string }[] {
-  // A failed union reports once, at its own path, instead of once per branch it did not match.
-  const unions = errors.filter((error) => error.keyword === 'anyOf').map((error) => error.instancePath);
-  return errors
-    .filter(
-      (error) =>
-        error.keyword === 'anyOf' ||
-        !unions.some((path) => error.instancePath.startsWith(path) && error.keyword !== 'anyOf'),
-    )
-    .map((error) => {
-      const path = pointerToPath(error.instancePath);
-      if (error.keyword === 'anyOf') {
-        const described = (error.parentSchema as { description?: string } | undefined)?.description;
-        return { path, message: `is not a valid choice${described ? ` (${described})` : ''}` };
-      }
-      if (error.keyword === 'additionalProperties') {
-        const extra = (error.params as { additionalProperty: string }).additionalProperty;
-        return { path: [...path, extra], message: 'is not a known field' };
-      }
-      if (error.keyword === 'required') {
-        const missing = (error.params as { missingProperty: string }).missingProperty;
-        return { path: [...path, missing], message: 'is required' };
-      }
-      return { path, message: error.message ?? 'is not valid' };
-    });
-}
 
 /** The mistakes of meaning that a schema cannot see: unknown names, duplicates, unreachable states… */
 function semanticProblems(template: TemplateDefinition): { path: PathSegment[]; message: string }[] {
@@ -199,16 +153,6 @@ function semanticProblems(template: TemplateDefinition): { path: PathSegment[]; 
   return problems;
 }
 
-function lineOf(document: Document, lines: LineCounter, path: PathSegment[]): number | undefined {
-  // The deepest node of the path that exists in the file, so a missing field points at its parent.
-  for (let length = path.length; length >= 0; length -= 1) {
-    const node = document.getIn(path.slice(0, length), true);
-    if ((isScalar(node) || isMap(node) || isSeq(node)) && node.range)
-      return lines.linePos(node.range[0]).line;
-  }
-  return undefined;
-}
-
 /**
  * Reads a template file (YAML, or JSON which is YAML too) and checks it: its structure against
  * `docs/template.schema.json`, then its meaning (names that must exist, duplicates, a workflow whose every state
@@ -241,15 +185,4 @@ export function checkTemplate(source: string): TemplateCheck {
   }
   const problems = semanticProblems(value).map(locate);
   return problems.length > 0 ? { ok: false, problems } : { ok: true, definition: value };
-}
-
-/** `subscription.yaml:42: workflow.events[3].to: unknown state "aproved"` */
-export function describeProblems(filename: string, problems: readonly TemplateProblem[]): string {
-  return problems
-    .map((problem) =>
-      [`${filename}${problem.line === undefined ? '' : `:${problem.line}`}`, problem.path, problem.message]
-        .filter((part) => part !== '')
-        .join(': '),
-    )
-    .join('\n');
 }

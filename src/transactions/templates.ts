@@ -1,7 +1,8 @@
 import type { Database } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import type { TemplateDefinition } from './template-schema.ts';
-import { checkTemplate, describeProblems } from './template-validation.ts';
+import { describeProblems } from '../validation/problems.ts';
+import { checkTemplate } from './template-validation.ts';
 
 export interface ImportedTemplate {
   id: string;

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/keys/api-key.ts';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../src/keys/api-key-store.ts';
+import { apiKeys, createApiKey } from '../../src/keys/api-key-store.ts';
 import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import type { FileStore } from '../../src/files/local-file-store.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
@@ -115,7 +115,7 @@ describe('API keys on the GraphQL endpoint', () => {
         name: 'to revoke',
       });
       expect((await graphql(uncached, key, '{ viewer { id } }')).status).toBe(200);
-      await revokeApiKey(testDb.db, { organizationId: demo.organizationId, key: record.id });
+      await apiKeys.revoke(testDb.db, { ownerId: demo.organizationId, key: record.id });
       await expectRefused(uncached, `Bearer ${key}`, /revoked/);
     } finally {
       await uncached.close();
@@ -135,7 +135,7 @@ describe('API keys on the GraphQL endpoint', () => {
         environment: 'staging',
       });
       expect((await graphql(cached, key, '{ viewer { id } }')).status).toBe(200);
-      await revokeApiKey(testDb.db, { organizationId: demo.organizationId, key: record.id });
+      await apiKeys.revoke(testDb.db, { ownerId: demo.organizationId, key: record.id });
       // The lookup made a moment ago still stands...
       expect((await graphql(cached, key, '{ viewer { id } }')).status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 350));
@@ -151,10 +151,10 @@ describe('API keys on the GraphQL endpoint', () => {
       organizationId: demo.organizationId,
       environment: 'staging',
     });
-    const before = await listApiKeys(testDb.db, demo.organizationId);
+    const before = await apiKeys.list(testDb.db, demo.organizationId);
     expect(before.find((k) => k.id === record.id)?.lastUsedAt).toBeNull();
     await graphql(staging, key, '{ viewer { id } }');
-    const after = await listApiKeys(testDb.db, demo.organizationId);
+    const after = await apiKeys.list(testDb.db, demo.organizationId);
     expect(after.find((k) => k.id === record.id)?.lastUsedAt).toBeInstanceOf(Date);
   });
 

@@ -6,7 +6,8 @@ import {
   TEMPLATE_SCHEMA_PATH,
   templateSchemaDocument,
 } from '../../src/transactions/template-schema-document.ts';
-import { checkTemplate, describeProblems } from '../../src/transactions/template-validation.ts';
+import { checkTemplate } from '../../src/transactions/template-validation.ts';
+import { describeProblems } from '../../src/validation/problems.ts';
 import { importTemplate, importTemplateSource } from '../../src/transactions/templates.ts';
 import { createOrganization } from '../../src/transactions/organizations.ts';
 import { AppError } from '../../src/errors.ts';

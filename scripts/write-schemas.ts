@@ -1,0 +1,12 @@
+/** Writes the generated contracts into docs/ (`npm run schemas`); tests fail while a committed copy is stale. */
+import { writeFile } from 'node:fs/promises';
+import { OPENAPI_DOCUMENT_PATH, portfolioOpenApiDocument } from '../src/portfolio/openapi-document.ts';
+import {
+  templateSchemaDocument,
+  TEMPLATE_SCHEMA_PATH,
+} from '../src/transactions/template-schema-document.ts';
+
+await writeFile(TEMPLATE_SCHEMA_PATH, templateSchemaDocument());
+console.log(`wrote ${TEMPLATE_SCHEMA_PATH}`);
+await writeFile(OPENAPI_DOCUMENT_PATH, await portfolioOpenApiDocument());
+console.log(`wrote ${OPENAPI_DOCUMENT_PATH}`);

@@ -1,0 +1,183 @@
+import { parse as parseCsv } from 'csv-parse/sync';
+import { LineCounter, parseDocument, type Document } from 'yaml';
+import { AppError } from '../errors.ts';
+import { lineOf, type LocatedProblem, type PathSegment } from '../validation/problems.ts';
+import { Company, CompanyInvestment, CompanyUpdate } from './records.ts';
+
+/** The three kinds of record an import holds, named as in the JSON document and the API. */
+export const RECORD_TYPES = ['companies', 'updates', 'investments'] as const;
+export type RecordType = (typeof RECORD_TYPES)[number];
+
+/** One record as read from a file, with where it came from. */
+export interface SourceRecord {
+  value: Record<string, unknown>;
+  file: string;
+  /** Its path in the file: `['companies', 3]` in a JSON document, `[]` for a CSV row. */
+  path: PathSegment[];
+  /** The 1-based line of a path inside the record, for problem messages. */
+  lineOf(path: PathSegment[]): number | undefined;
+}
+
+export type ImportSource = Record<RecordType, SourceRecord[]>;
+
+/** Problems found in the files of an import: nothing was written. */
+export class ImportProblems extends AppError {
+  constructor(readonly problems: (LocatedProblem & { file: string })[]) {
+    const shown = problems
+      .slice(0, 50)
+      .map((p) => [`${p.file}${p.line === undefined ? '' : `:${p.line}`}`, p.path, p.message].join(': '));
+    if (problems.length > shown.length) shown.push(`… and ${problems.length - shown.length} more`);
+    super(
+      'BAD_USER_INPUT',
+      `Nothing was imported: ${problems.length} problem${problems.length === 1 ? '' : 's'}.\n${shown.join('\n')}`,
+      { problems },
+    );
+  }
+}
+
+const SCHEMAS = { companies: Company, updates: CompanyUpdate, investments: CompanyInvestment };
+/** A column that tells a CSV file's record type when no type is given. */
+const TELLTALE_COLUMNS: Record<RecordType, string> = {
+  companies: 'legalName',
+  updates: 'title',
+  investments: 'amountCents',
+};
+
+function jsonSyntaxLine(content: string, error: unknown): number | undefined {
+  const position = /position (\d+)/.exec(error instanceof Error ? error.message : '');
+  if (!position?.[1]) return undefined;
+  return content.slice(0, Number(position[1])).split('\n').length;
+}
+
+function readJson(file: string, content: string): ImportSource {
+  let document: unknown;
+  try {
+    document = JSON.parse(content);
+  } catch (error) {
+    const line = jsonSyntaxLine(content, error);
+    throw new ImportProblems([
+      {
+        file,
+        path: '',
+        ...(line === undefined ? {} : { line }),
+        message: `not valid JSON (${error instanceof Error ? error.message : String(error)})`,
+      },
+    ]);
+  }
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+    throw new ImportProblems([
+      {
+        file,
+        path: '',
+        message: 'must be an object: {"companies": [...], "updates": [...], "investments": [...]}',
+      },
+    ]);
+  }
+  // Lines are only needed for problem messages: the document is parsed again for them only then.
+  let located: { document: Document; lines: LineCounter } | undefined;
+  const locate = (path: PathSegment[]) => {
+    if (!located) {
+      const lines = new LineCounter();
+      located = { document: parseDocument(content, { lineCounter: lines }), lines };
+    }
+    return lineOf(located.document, located.lines, path);
+  };
+  const problems: (LocatedProblem & { file: string })[] = [];
+  const records: ImportSource = { companies: [], updates: [], investments: [] };
+  for (const [key, list] of Object.entries(document)) {
+    if (!(RECORD_TYPES as readonly string[]).includes(key)) {
+      problems.push({ file, path: key, message: `is not a record type (${RECORD_TYPES.join(', ')})` });
+    } else if (!Array.isArray(list)) {
+      problems.push({ file, path: key, message: 'must be an array of records' });
+    } else {
+      list.forEach((value: unknown, index) => {
+        const path = [key, index];
+        if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+          records[key as RecordType].push({
+            value: value as Record<string, unknown>,
+            file,
+            path,
+            lineOf: (inner) => locate([...path, ...inner]),
+          });
+        } else problems.push({ file, path: `${key}[${index}]`, message: 'must be an object' });
+      });
+    }
+  }
+  if (problems.length > 0) throw new ImportProblems(problems);
+  return records;
+}
+
+/** A CSV cell as the field's schema wants it: empty → null, numbers, booleans, and JSON for arrays. */
+function cellValue(schema: { type?: string | string[] } | undefined, cell: string): unknown {
+  const types = schema?.type === undefined ? ['string'] : [schema.type].flat();
+  if (cell === '') return types.includes('null') ? null : undefined;
+  if (
+    (types.includes('number') || types.includes('integer')) &&
+    /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(cell)
+  ) {
+    return Number(cell);
+  }
+  if (types.includes('boolean') && /^(true|false)$/i.test(cell)) return cell.toLowerCase() === 'true';
+  if (types.includes('array')) {
+    try {
+      return JSON.parse(cell) as unknown;
+    } catch {
+      return cell;
+    }
+  }
+  return cell;
+}
+
+function readCsv(file: string, content: string, type: RecordType | undefined): ImportSource {
+  type Row = { record: Record<string, string>; info: { lines: number } };
+  let rows: Row[];
+  try {
+    rows = parseCsv<Row>(content, { columns: true, bom: true, skip_empty_lines: true, info: true });
+  } catch (error) {
+    const line = (error as { lines?: number }).lines;
+    throw new ImportProblems([
+      {
+        file,
+        path: '',
+        ...(line === undefined ? {} : { line }),
+        message: `not valid CSV (${error instanceof Error ? error.message : String(error)})`,
+      },
+    ]);
+  }
+  const header = rows[0] ? Object.keys(rows[0].record) : [];
+  const recordType = type ?? RECORD_TYPES.find((candidate) => header.includes(TELLTALE_COLUMNS[candidate]));
+  if (recordType === undefined) {
+    throw new ImportProblems([
+      {
+        file,
+        path: '',
+        line: 1,
+        message: `cannot tell the record type from the header: give --type, or a column ${Object.values(TELLTALE_COLUMNS).join(', ')}`,
+      },
+    ]);
+  }
+  const properties = SCHEMAS[recordType].properties as Record<string, { type?: string | string[] }>;
+  const records = rows.map(({ record, info }): SourceRecord => {
+    const value: Record<string, unknown> = {};
+    for (const [column, cell] of Object.entries(record)) {
+      const converted = cellValue(properties[column], cell);
+      if (converted !== undefined) value[column] = converted;
+    }
+    return { value, file, path: [], lineOf: () => info.lines };
+  });
+  return { companies: [], updates: [], investments: [], [recordType]: records };
+}
+
+/**
+ * Reads one import file: a JSON document `{"companies": [...], "updates": [...], "investments": [...]}`, or a
+ * CSV file of one record type (`type`, or told by its header) with the API's field names as columns. Throws
+ * ImportProblems for a file that cannot be read as either.
+ */
+export function readImportFile(
+  file: string,
+  content: string,
+  options: { type?: RecordType | undefined } = {},
+): ImportSource {
+  if (/\.csv$/i.test(file)) return readCsv(file, content, options.type);
+  return readJson(file, content);
+}

@@ -1,0 +1,201 @@
+import type { Queryable } from '../db/database.ts';
+import { AppError } from '../errors.ts';
+import type { Cursors, ListName, WalkState } from './cursor.ts';
+import {
+  INVESTMENT_COLUMNS,
+  UPDATE_COLUMNS,
+  isoTimestampSql,
+  selectExpression,
+  type Column,
+  type CompanyInvestmentRecord,
+  type CompanyRecord,
+  type CompanyUpdateRecord,
+} from './records.ts';
+
+/**
+ * The three lists of the Portfolio API as keyset walks. Each page is one SQL statement that seeks past the
+ * previous page's last sort key over an index (never OFFSET), so page 10,000 costs what page 1 costs.
+ *
+ * A walk is pinned to the instance revision its first page saw: it covers exactly the records created up to
+ * that import, so records added during the walk never shift it, and `total`, counted once on the first page
+ * (or read from the instance's company count), is carried in the cursor instead of counted again.
+ */
+interface ListDefinition {
+  table: string;
+  /** The time column of the sort key; the id breaks ties. */
+  timeColumn: string;
+  /** The field of a record that holds the sort key's time. */
+  timeField: string;
+  descending: boolean;
+  /** Whether the list belongs to one company (its path names it). */
+  perCompany: boolean;
+  select: string;
+}
+
+function selectList(alias: string, fields: Record<string, Column>): string {
+  return Object.entries(fields)
+    .map(([field, column]) => selectExpression(alias, field, column))
+    .join(', ');
+}
+
+const LISTS: Record<ListName, ListDefinition> = {
+  companies: {
+    table: 'portfolio_companies',
+    timeColumn: 'created_at',
+    timeField: 'createdAt',
+    descending: false,
+    perCompany: false,
+    select: `r.id, r.legal_name as "legalName", ${isoTimestampSql('r.created_at')} as "createdAt",
+      coalesce((
+        select json_agg(json_build_object('id', f.id, 'name', f.name) order by f.name, f.id)
+        from portfolio_company_funds cf
+        join portfolio_funds f on f.instance_id = cf.instance_id and f.id = cf.fund_id
+        where cf.instance_id = r.instance_id and cf.company_id = r.id
+      ), '[]'::json) as funds`,
+  },
+  updates: {
+    table: 'portfolio_updates',
+    timeColumn: 'update_date',
+    timeField: 'updateDate',
+    descending: true,
+    perCompany: true,
+    select: selectList('r', UPDATE_COLUMNS),
+  },
+  investments: {
+    table: 'portfolio_investments',
+    timeColumn: 'date',
+    timeField: 'date',
+    descending: true,
+    perCompany: true,
+    select: selectList('r', INVESTMENT_COLUMNS),
+  },
+};
+
+export interface ListRecords {
+  companies: CompanyRecord;
+  updates: CompanyUpdateRecord;
+  investments: CompanyInvestmentRecord;
+}
+
+export interface Page<T> {
+  data: T[];
+  total: number;
+  hasNextPage: boolean;
+  nextCursor: string | null;
+}
+
+export interface ListRequest {
+  instanceId: string;
+  /** The company of an updates or investments list. */
+  companyId?: string;
+  limit: number;
+  cursor?: string | undefined;
+  updatedSince?: string | undefined;
+}
+
+/** Numbered parameters for one statement. */
+function parameters() {
+  const values: unknown[] = [];
+  return {
+    values,
+    add(value: unknown): string {
+      values.push(value);
+      return `$${values.length}`;
+    },
+  };
+}
+
+/**
+ * One page of a list. Throws NOT_FOUND for a company the instance does not have and INVALID_CURSOR for a
+ * cursor this walk did not hand out.
+ */
+export async function listPage<Name extends ListName>(
+  db: Queryable,
+  cursors: Cursors,
+  name: Name,
+  request: ListRequest,
+): Promise<Page<ListRecords[Name]>> {
+  const list = LISTS[name];
+  const companyId = list.perCompany ? (request.companyId ?? null) : null;
+  const walk =
+    request.cursor === undefined
+      ? undefined
+      : cursors.decode(request.cursor, { list: name, instanceId: request.instanceId, companyId });
+  if (walk && request.updatedSince !== undefined && request.updatedSince !== walk.updatedSince) {
+    throw new AppError(
+      'INVALID_CURSOR',
+      `The cursor belongs to a walk with ${walk.updatedSince === null ? 'no updatedSince' : `updatedSince=${walk.updatedSince}`}: pass the same updatedSince on every page, or leave it out after the first.`,
+    );
+  }
+  const updatedSince = walk ? walk.updatedSince : (request.updatedSince ?? null);
+
+  const p = parameters();
+  const instance = p.add(request.instanceId);
+  const company = companyId === null ? undefined : `${p.add(companyId)}::uuid`;
+  const scope = [`r.instance_id = ${instance}`];
+  if (company !== undefined) scope.push(`r.company_id = ${company}`);
+  if (updatedSince !== null) scope.push(`r.updated_at >= ${p.add(updatedSince)}::timestamptz`);
+  // The records of the walk: those created up to the revision its first page saw.
+  const coveredAt = (revision: string) => [...scope, `r.created_revision <= ${revision}`].join(' and ');
+  const covered = coveredAt(walk ? `${p.add(walk.revision)}::bigint` : 'walk.revision');
+  const direction = list.descending ? 'desc' : 'asc';
+  const seek = walk
+    ? [
+        `(r.${list.timeColumn}, r.id) ${list.descending ? '<' : '>'} (${p.add(walk.after[0])}::timestamptz, ${p.add(walk.after[1])}::uuid)`,
+      ]
+    : [];
+  const rows = `coalesce((
+      select json_agg(page order by page."${list.timeField}" collate "C" ${direction}, page.id ${direction})
+      from (
+        select ${list.select} from ${list.table} r
+        where ${[covered, ...seek].join(' and ')}
+        order by r.${list.timeColumn} ${direction}, r.id ${direction}
+        limit ${p.add(request.limit + 1)}
+      ) page
+    ), '[]'::json)`;
+
+  let sql: string;
+  if (walk) {
+    sql = `select ${rows} as rows`;
+  } else {
+    const total =
+      name === 'companies' && updatedSince === null
+        ? 'i.companies_count'
+        : `(select count(*) from ${list.table} r where ${coveredAt('i.revision')})`;
+    const found =
+      company === undefined
+        ? 'true'
+        : `exists (select 1 from portfolio_companies c where c.instance_id = i.id and c.id = ${company})`;
+    // One statement, one snapshot: the revision, the total and the first page agree.
+    sql = `with walk as (
+        select i.revision, ${total}::float8 as total, ${found} as found
+        from portfolio_instances i where i.id = ${instance}
+      )
+      select walk.revision::text as revision, walk.total, walk.found, ${rows} as rows from walk`;
+  }
+  const [row] = await db.query<{
+    rows: ListRecords[Name][];
+    revision?: string;
+    total?: number;
+    found?: boolean;
+  }>(sql, p.values);
+  if (!row || row.found === false) throw new AppError('NOT_FOUND', `No company ${companyId ?? ''}.`);
+
+  const data = row.rows;
+  const hasNextPage = data.length > request.limit;
+  if (hasNextPage) data.length = request.limit;
+  const state: Omit<WalkState, 'after'> = walk ?? {
+    list: name,
+    instanceId: request.instanceId,
+    companyId,
+    updatedSince,
+    revision: row.revision ?? '0',
+    total: row.total ?? 0,
+  };
+  const last = data.at(-1) as Record<string, string> | undefined;
+  const nextCursor =
+    hasNextPage && last
+      ? cursors.encode({ ...state, after: [last[list.timeField] ?? '', last.id ?? ''] })
+      : null;
+  return { data, total: state.total, hasNextPage, nextCursor };
+}
