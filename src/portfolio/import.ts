@@ -305,7 +305,8 @@ export async function importPortfolio(
   }
   const total = RECORD_TYPES.reduce((sum, type) => sum + merged[type].length, 0);
   const { checked, problems } = checkRecords(merged, (done) => {
-    report({ phase: 'checking', done, total });
+    // The last report comes once, below, whatever the count.
+    if (done < total) report({ phase: 'checking', done, total });
   });
   report({ phase: 'checking', done: total, total });
   if (problems.length > 0) throw new ImportProblems(problems);

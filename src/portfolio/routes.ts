@@ -138,7 +138,7 @@ export async function registerPortfolioRoutes(
 
   for (const endpoint of ENDPOINTS) {
     app.route({
-      method: ['POST', 'PUT', 'PATCH', 'DELETE'],
+      method: ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       url: `${basePath}${endpoint.path}`,
       schema: { hide: true },
       handler: (request, reply) => {
