@@ -25,7 +25,11 @@ export class ImportProblems extends AppError {
   constructor(readonly problems: (LocatedProblem & { file: string })[]) {
     const shown = problems
       .slice(0, 50)
-      .map((p) => [`${p.file}${p.line === undefined ? '' : `:${p.line}`}`, p.path, p.message].join(': '));
+      .map((p) =>
+        [`${p.file}${p.line === undefined ? '' : `:${p.line}`}`, p.path, p.message]
+          .filter((part) => part !== '')
+          .join(': '),
+      );
     if (problems.length > shown.length) shown.push(`… and ${problems.length - shown.length} more`);
     super(
       'BAD_USER_INPUT',
@@ -43,10 +47,32 @@ const TELLTALE_COLUMNS: Record<RecordType, string> = {
   investments: 'amountCents',
 };
 
-function jsonSyntaxLine(content: string, error: unknown): number | undefined {
+/** Whether a text is the start of a JSON document, cut short: its only fault is ending too soon. */
+function endsEarly(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : '';
+    const position = /at position (\d+)/.exec(message)?.[1];
+    return /Unexpected end of JSON input/.test(message) || Number(position) === text.length;
+  }
+}
+
+function jsonSyntaxLine(content: string, error: unknown): number {
   const position = /position (\d+)/.exec(error instanceof Error ? error.message : '');
-  if (!position?.[1]) return undefined;
-  return content.slice(0, Number(position[1])).split('\n').length;
+  let offset = position?.[1] === undefined ? undefined : Number(position[1]);
+  if (offset === undefined) {
+    // Node 20 names no position for some mistakes: the longest prefix that is only cut short ends there.
+    let [low, high] = [0, content.length];
+    while (low < high) {
+      const middle = Math.ceil((low + high) / 2);
+      if (endsEarly(content.slice(0, middle))) low = middle;
+      else high = middle - 1;
+    }
+    offset = low;
+  }
+  return content.slice(0, offset).split('\n').length;
 }
 
 function readJson(file: string, content: string): ImportSource {
@@ -54,12 +80,11 @@ function readJson(file: string, content: string): ImportSource {
   try {
     document = JSON.parse(content);
   } catch (error) {
-    const line = jsonSyntaxLine(content, error);
     throw new ImportProblems([
       {
         file,
         path: '',
-        ...(line === undefined ? {} : { line }),
+        line: jsonSyntaxLine(content, error),
         message: `not valid JSON (${error instanceof Error ? error.message : String(error)})`,
       },
     ]);
@@ -131,8 +156,15 @@ function cellValue(schema: { type?: string | string[] } | undefined, cell: strin
 function readCsv(file: string, content: string, type: RecordType | undefined): ImportSource {
   type Row = { record: Record<string, string>; info: { lines: number } };
   let rows: Row[];
+  let header: string[] = [];
   try {
-    rows = parseCsv<Row>(content, { columns: true, bom: true, skip_empty_lines: true, info: true });
+    rows = parseCsv<Row>(content, {
+      // Kept from the header itself, so a file of no records still tells its type.
+      columns: (names: string[]) => (header = names),
+      bom: true,
+      skip_empty_lines: true,
+      info: true,
+    });
   } catch (error) {
     const line = (error as { lines?: number }).lines;
     throw new ImportProblems([
@@ -144,7 +176,6 @@ function readCsv(file: string, content: string, type: RecordType | undefined): I
       },
     ]);
   }
-  const header = rows[0] ? Object.keys(rows[0].record) : [];
   const recordType = type ?? RECORD_TYPES.find((candidate) => header.includes(TELLTALE_COLUMNS[candidate]));
   if (recordType === undefined) {
     throw new ImportProblems([

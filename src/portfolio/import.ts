@@ -1,5 +1,5 @@
 import type { TObject } from '@sinclair/typebox';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { Database, Transaction } from '../db/database.ts';
 import {
@@ -22,6 +22,9 @@ import {
   Fund,
   INVESTMENT_COLUMNS,
   SQL_TYPES,
+  TEXT_PATTERN,
+  UUID_PATTERN,
+  YEAR_PATTERN,
   UPDATE_COLUMNS,
   type Column,
 } from './records.ts';
@@ -32,7 +35,8 @@ import {
  * importing an id again updates the record in place and bumps its updatedAt; createdAt never changes.
  */
 
-const ajv = new Ajv2020({ allErrors: true, strict: false });
+// strictNumbers: a JSON 1e400 parses as Infinity, which is no number to store.
+const ajv = new Ajv2020({ allErrors: true, strict: false, strictNumbers: true });
 addFormats.default(ajv);
 ajv.addSchema(Fund);
 const VALIDATORS = {
@@ -155,17 +159,27 @@ function checkRecords(
       } else if (type === 'companies' && companyId !== undefined) {
         problem(source_, ['companyId'], 'is not a field of a company');
       }
-      const validate = VALIDATORS[type];
-      if (!validate(record)) {
-        for (const found of structureProblems(validate.errors ?? []))
-          problem(source_, found.path, found.message);
-        continue;
-      }
+      // Well-formed codes that ISO 4217 does not know (a malformed one is the schema's to report).
       for (const field of CURRENCY_FIELDS) {
-        const code = record[field];
-        if (typeof code === 'string' && !CURRENCIES.has(code)) {
+        const code = given[field];
+        if (typeof code === 'string' && /^[A-Z]{3}$/.test(code) && !CURRENCIES.has(code)) {
           problem(source_, [field], `"${code}" is not an ISO 4217 currency code`);
         }
+      }
+      const validate = VALIDATORS[type];
+      if (!validate(record)) {
+        const reported = new Set<string>();
+        for (const found of structureProblems(validate.errors?.map(withPatternMessage) ?? [])) {
+          // One problem a field: an empty title breaks minLength and the pattern alike.
+          const key = formatPath(found.path);
+          if (reported.has(key)) continue;
+          reported.add(key);
+          // A default filled in for a field the record left out is not the record's mistake.
+          const field = String(found.path[0]);
+          if (found.path.length === 1 && SECONDARY_CURRENCIES.includes(field) && !(field in given)) continue;
+          problem(source_, found.path, found.message);
+        }
+        continue;
       }
       const id = String(record.id).toLowerCase();
       const earlier = seen.get(id);
@@ -209,6 +223,20 @@ function checkRecords(
   return { checked, problems };
 }
 
+const PATTERN_MESSAGES: Record<string, string> = {
+  [TEXT_PATTERN]: 'must hold more than spaces, and no NUL character',
+  [UUID_PATTERN]: 'must be a UUID (8-4-4-4-12 hexadecimal digits)',
+  [YEAR_PATTERN]: 'must be in the years 0001 to 9999',
+};
+
+/** Says what a pattern of ours means instead of quoting it. */
+function withPatternMessage(error: ErrorObject): ErrorObject {
+  const pattern = (error.params as { pattern?: string }).pattern;
+  const message =
+    error.keyword === 'pattern' && pattern !== undefined ? PATTERN_MESSAGES[pattern] : undefined;
+  return message === undefined ? error : { ...error, message };
+}
+
 /** Rows for json_to_recordset: the record's fields under their column names. */
 function rowsOf(checked: Checked<Record<string, unknown>>[], columns: Record<string, Column>) {
   return checked.map(({ record, companyId, hasCreatedAt }) => {
@@ -245,9 +273,13 @@ async function upsertCompanyRecords(
   const written = Object.values(columns)
     .map(({ column }) => column)
     .filter((column) => !['id', 'created_at', 'updated_at'].includes(column));
+  // Stored to the millisecond, as the API shows them and cursors hold them.
+  const timestamps = Object.values(columns)
+    .filter(({ kind }) => kind === 'timestamp')
+    .map(({ column }) => column);
   const sql = `insert into ${table} (instance_id, id, company_id, ${written.join(', ')},
       created_at, updated_at, created_revision, updated_revision)
-    select $1, r.id, r.company_id, ${written.map((column) => `r.${column}`).join(', ')},
+    select $1, r.id, r.company_id, ${written.map((column) => (timestamps.includes(column) ? `date_trunc('milliseconds', r.${column})` : `r.${column}`)).join(', ')},
       coalesce(date_trunc('milliseconds', r.created_at), $3), $3, $2, $2
     from json_to_recordset($4::json) as r(${recordsetColumns(columns)})
     on conflict (instance_id, id) do update set

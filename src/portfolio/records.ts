@@ -29,9 +29,22 @@ export function ref<T extends TSchema>(schema: T): TUnsafe<Static<T>> {
   return Type.Unsafe<Static<T>>(Type.Ref(schema.$id));
 }
 
-const Uuid = (description: string) => Type.String({ format: 'uuid', description });
+/** The plain 8-4-4-4-12 form: the uuid format alone also admits `urn:uuid:…`. */
+export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+/** Years 0001 to 9999: the date-time format admits year 0000, which PostgreSQL does not. */
+export const YEAR_PATTERN = '^(?!0000)[0-9]{4}-';
+/** Text with something in it besides spaces, and no NUL (which PostgreSQL text cannot hold). */
+export const TEXT_PATTERN = '^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$';
+
+const Uuid = (description: string) => Type.String({ format: 'uuid', pattern: UUID_PATTERN, description });
 const Timestamp = (description: string) =>
-  Type.String({ format: 'date-time', description: `${description} ISO 8601, UTC, to the millisecond.` });
+  Type.String({
+    format: 'date-time',
+    pattern: YEAR_PATTERN,
+    description: `${description} ISO 8601, UTC, to the millisecond.`,
+  });
+const Name = (maxLength: number, description: string) =>
+  Type.String({ minLength: 1, maxLength, pattern: TEXT_PATTERN, description });
 const Currency = (description: string) =>
   Type.String({ pattern: '^[A-Z]{3}$', description: `${description} ISO 4217 currency code.` });
 /** Integer amounts in cents travel as strings: exact beyond 2^53, where JSON numbers are not. */
@@ -40,12 +53,12 @@ const Cents = (description: string) =>
     pattern: '^(0|[1-9][0-9]{0,17})$',
     description: `${description} An integer number of cents, as a string.`,
   });
-const Text = (description: string) => Type.String({ minLength: 1, maxLength: 10_000, description });
+const Text = (description: string) => Name(10_000, description);
 
 export const Fund = Type.Object(
   {
     id: Uuid('The fund.'),
-    name: Type.String({ minLength: 1, maxLength: 500, description: "The fund's name." }),
+    name: Name(500, "The fund's name."),
   },
   { $id: 'Fund', additionalProperties: false, description: 'A fund of the customer that holds the company.' },
 );
@@ -53,7 +66,7 @@ export const Fund = Type.Object(
 export const Company = Type.Object(
   {
     id: Uuid('The company.'),
-    legalName: Type.String({ minLength: 1, maxLength: 500, description: "The company's legal name." }),
+    legalName: Name(500, "The company's legal name."),
     createdAt: Timestamp('When the company was added.'),
     funds: Type.Array(ref(Fund), {
       description: 'The funds that hold the company, by name.',
@@ -68,13 +81,17 @@ export const CompanyUpdate = Type.Object(
     id: Uuid('The update.'),
     createdAt: Timestamp('When the update was added.'),
     updatedAt: Timestamp('When the update last changed.'),
-    title: Type.String({ minLength: 1, maxLength: 500, description: 'The title of the update.' }),
+    title: Name(500, 'The title of the update.'),
     updateDate: Timestamp('The date the update reports on.'),
     cashInBankAmountValue: Type.Number({ description: 'Cash in bank, in units of its currency.' }),
     cashInBankAmountCurrency: Currency('The currency of the cash in bank.'),
     productUpdatesSummary: nullable(Text('Product news.')),
     businessUpdatesSummary: nullable(Text('Business news.')),
-    numberOfCustomers: Type.Integer({ minimum: 0, description: 'Customers at the update date.' }),
+    numberOfCustomers: Type.Integer({
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: 'Customers at the update date.',
+    }),
     hasNewRound: nullable(
       Type.Boolean({ description: 'Whether the company is raising or has raised a round.' }),
     ),
@@ -113,9 +130,7 @@ export const CompanyInvestment = Type.Object(
     costPerShareCurrency: Currency('The currency of costPerShareCents.'),
     roundSizeCurrency: Currency('The currency of roundSizeCents.'),
     valuationOrCapCurrency: Currency('The currency of valuationOrCapCents.'),
-    round: nullable(
-      Type.String({ minLength: 1, maxLength: 200, description: 'The round, e.g. "Series A".' }),
-    ),
+    round: nullable(Name(200, 'The round, e.g. "Series A".')),
     instrument: nullableEnum(INSTRUMENTS, 'The instrument invested through.'),
     shares: nullable(Type.Number({ minimum: 0, description: 'Shares acquired.' })),
     dilutedShares: nullable(Type.Number({ minimum: 0, description: 'Shares acquired, fully diluted.' })),
@@ -275,6 +290,7 @@ export const ListQuery = Type.Object(
     updatedSince: Type.Optional(
       Type.String({
         format: 'date-time',
+        pattern: YEAR_PATTERN,
         description:
           'Only records added or changed at or after this time (ISO 8601 with a time zone): incremental sync.',
       }),
