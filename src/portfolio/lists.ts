@@ -93,6 +93,24 @@ export interface ListRequest {
   updatedSince?: string | undefined;
 }
 
+/**
+ * updatedSince in UTC to the millisecond: PostgreSQL reads no offset beyond ±15:59, which the date-time
+ * format admits. BAD_USER_INPUT for a time outside the years 1 to 9999.
+ */
+function sinceTime(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const time = new Date(value);
+  const year = time.getUTCFullYear();
+  if (Number.isNaN(time.getTime()) || year < 1 || year > 9999) {
+    throw new AppError(
+      'BAD_USER_INPUT',
+      'The query parameter "updatedSince" must be a time between the years 1 and 9999.',
+      { parameter: 'updatedSince' },
+    );
+  }
+  return time.toISOString();
+}
+
 /** Numbered parameters for one statement. */
 function parameters() {
   const values: unknown[] = [];
@@ -121,13 +139,14 @@ export async function listPage<Name extends ListName>(
     request.cursor === undefined
       ? undefined
       : cursors.decode(request.cursor, { list: name, instanceId: request.instanceId, companyId });
-  if (walk && request.updatedSince !== undefined && request.updatedSince !== walk.updatedSince) {
+  const since = sinceTime(request.updatedSince);
+  if (walk && since !== undefined && since !== walk.updatedSince) {
     throw new AppError(
       'INVALID_CURSOR',
       `The cursor belongs to a walk with ${walk.updatedSince === null ? 'no updatedSince' : `updatedSince=${walk.updatedSince}`}: pass the same updatedSince on every page, or leave it out after the first.`,
     );
   }
-  const updatedSince = walk ? walk.updatedSince : (request.updatedSince ?? null);
+  const updatedSince = walk ? walk.updatedSince : (since ?? null);
 
   const p = parameters();
   const instance = p.add(request.instanceId);
