@@ -1,8 +1,8 @@
 /**
  * `npm run bench`: the spec's reference query through the Transactions GraphQL endpoint, side by side with the
  * floor (one hand-written SQL statement behind a bare route on the same TLS setup), on PostgreSQL and on
- * PGlite; then the createTransaction and triggerTransactionEvent mutations on PostgreSQL (mutations.ts). See
- * bench/README.md.
+ * PGlite; then the createTransaction and triggerTransactionEvent mutations on PostgreSQL (mutations.ts); then the
+ * Portfolio API's companies list over 1,000,000 companies on PostgreSQL (portfolio.ts). See bench/README.md.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -23,6 +23,7 @@ import { buildFloorApp, FLOOR_PATH } from './floor.ts';
 import { post } from './https-client.ts';
 import { runLoad, type LoadResult } from './load.ts';
 import { benchMutations, printMutationTable } from './mutations.ts';
+import { benchPortfolio, printPortfolioReport } from './portfolio.ts';
 import { profiled } from './profile.ts';
 import { seedLargeTransaction } from './seed.ts';
 import { printMarkdownTable } from './table.ts';
@@ -32,7 +33,7 @@ const TARGET_RATIO = 0.6;
 
 type Shape = 'demo' | 'large';
 type Endpoint = 'floor' | 'graphql';
-type Suite = 'reference' | 'mutations';
+type Suite = 'reference' | 'mutations' | 'portfolio';
 
 const SHAPES: Record<Shape, { revisions: number; items: number; label: string }> = {
   demo: { revisions: 3, items: 3, label: 'demo (2 recipients, 3 revisions x 3 items)' },
@@ -76,9 +77,19 @@ const settings = {
   connections: Math.round(positiveNumber('BENCH_CONNECTIONS', 10)),
   dialects: list<Dialect>('BENCH_DIALECTS', ['postgres', 'pglite'], ['postgres', 'pglite']),
   shapes: list<Shape>('BENCH_SHAPES', ['demo'], ['demo', 'large']),
-  suites: list<Suite>('BENCH_SUITES', ['reference', 'mutations'], ['reference', 'mutations']),
+  suites: list<Suite>(
+    'BENCH_SUITES',
+    ['reference', 'mutations', 'portfolio'],
+    ['reference', 'mutations', 'portfolio'],
+  ),
   mutationClients: clientCounts('BENCH_MUTATION_CLIENTS', [1, 10]),
+  portfolioCompanies: Math.round(positiveNumber('BENCH_PORTFOLIO_COMPANIES', 1_000_000)),
+  portfolioSchema: process.env.BENCH_PORTFOLIO_SCHEMA ?? 'bench_portfolio',
+  portfolioReseed: ['1', 'true', 'yes'].includes(process.env.BENCH_PORTFOLIO_RESEED ?? ''),
 };
+
+/** Seconds the Portfolio suite may spend seeding its 1,000,000 companies when it has to (about 30 s here). */
+const PORTFOLIO_SEED_BUDGET_SECONDS = 1200;
 
 interface Measurement {
   dialect: Dialect;
@@ -338,6 +349,8 @@ async function main(): Promise<void> {
   const reference = settings.suites.includes('reference');
   // The mutation suite runs on PostgreSQL only: BENCH_DIALECTS=pglite (no PostgreSQL server) leaves it out.
   const mutations = settings.suites.includes('mutations') && settings.dialects.includes('postgres');
+  // So does the Portfolio suite.
+  const portfolio = settings.suites.includes('portfolio') && settings.dialects.includes('postgres');
   const budgetSeconds =
     (reference
       ? settings.dialects.length *
@@ -348,6 +361,9 @@ async function main(): Promise<void> {
       : 0) +
     (mutations
       ? 2 * settings.mutationClients.length * (settings.warmupSeconds + settings.measureSeconds) + 120
+      : 0) +
+    (portfolio
+      ? 4 * (settings.warmupSeconds + settings.measureSeconds) + 180 + PORTFOLIO_SEED_BUDGET_SECONDS
       : 0);
   const watchdog = setTimeout(() => {
     console.error(`bench: still running after ${budgetSeconds} s; giving up`);
@@ -378,6 +394,15 @@ async function main(): Promise<void> {
     );
   } else if (settings.suites.includes('mutations')) {
     console.log('Portico bench: mutations skipped (PostgreSQL only, and BENCH_DIALECTS leaves it out)');
+  }
+  if (portfolio) {
+    console.log(
+      `Portico bench: the Portfolio API's GET /companies over ${settings.portfolioCompanies.toLocaleString('en-US')} ` +
+        `companies on PostgreSQL, ${settings.connections} connections over HTTPS (loopback), ` +
+        `warm-up ${settings.warmupSeconds} s + ${settings.measureSeconds} s each`,
+    );
+  } else if (settings.suites.includes('portfolio')) {
+    console.log('Portico bench: portfolio skipped (PostgreSQL only, and BENCH_DIALECTS leaves it out)');
   }
   console.log(
     `node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? 'unknown'}), ` +
@@ -415,6 +440,25 @@ async function main(): Promise<void> {
           defer: (cleanup) => cleanups.push(cleanup),
         });
         printMutationTable(measured);
+      } finally {
+        await cleanUp();
+      }
+    }
+    if (portfolio) {
+      try {
+        const report = await benchPortfolio({
+          tls,
+          settings: {
+            warmupSeconds: settings.warmupSeconds,
+            measureSeconds: settings.measureSeconds,
+            connections: settings.connections,
+            companies: settings.portfolioCompanies,
+            schema: settings.portfolioSchema,
+            reseed: settings.portfolioReseed,
+          },
+          defer: (cleanup) => cleanups.push(cleanup),
+        });
+        printPortfolioReport(report);
       } finally {
         await cleanUp();
       }

@@ -56,7 +56,9 @@ create table portfolio_companies (
 );
 -- GET /companies walks (created_at, id); incremental sync filters on updated_at.
 create index portfolio_companies_walk_idx on portfolio_companies (instance_id, created_at, id);
-create index portfolio_companies_updated_idx on portfolio_companies (instance_id, updated_at);
+-- created_revision included: the count of an updatedSince walk is then an index-only scan.
+create index portfolio_companies_updated_idx on portfolio_companies (instance_id, updated_at)
+  include (created_revision);
 
 create table portfolio_company_funds (
   instance_id uuid not null,
@@ -92,7 +94,8 @@ create table portfolio_updates (
 );
 -- GET /company/{id}/updates walks (update_date desc, id desc).
 create index portfolio_updates_walk_idx on portfolio_updates (instance_id, company_id, update_date desc, id desc);
-create index portfolio_updates_updated_idx on portfolio_updates (instance_id, company_id, updated_at);
+create index portfolio_updates_updated_idx on portfolio_updates (instance_id, company_id, updated_at)
+  include (created_revision);
 
 create table portfolio_investments (
   instance_id uuid not null,
@@ -134,4 +137,5 @@ create table portfolio_investments (
 );
 -- GET /company/{id}/investments walks (date desc, id desc).
 create index portfolio_investments_walk_idx on portfolio_investments (instance_id, company_id, date desc, id desc);
-create index portfolio_investments_updated_idx on portfolio_investments (instance_id, company_id, updated_at);
+create index portfolio_investments_updated_idx on portfolio_investments (instance_id, company_id, updated_at)
+  include (created_revision);
