@@ -1,80 +1,20 @@
 // The `portico` command as an operator runs it: `node bin/portico.js …` in child processes.
 // These tests always run on the embedded database, under TEST_DATABASE_URL too: their subject is the CLI on the
 // embedded database, in particular while `portico serve` holds it (the CLI then goes through its admin socket).
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_VARIABLES } from '../../src/config.ts';
 import { lockPath, type LockOwner } from '../../src/db/data-dir-lock.ts';
-import { demoFactsPath, type DemoFacts } from '../../src/demo/demo-facts.ts';
+import type { DemoFacts } from '../../src/demo/demo-facts.ts';
+import { exited, PORTS, portico, startServer, type RunningServer } from '../support/cli.ts';
 import { uniqueHandle } from '../support/transactions.ts';
 import { request } from '../support/http-client.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const KEY = /sk_test_[0-9A-Za-z]{38}/;
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The environment of a CLI run: this process's, without any Portico setting or DATABASE_URL, plus `env`. */
-function cliEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith('PORTICO_') && name !== 'DATABASE_URL'),
-  );
-  return { ...inherited, PORTICO_LOG_LEVEL: 'silent', ...env };
-}
-
-function launch(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['bin/portico.js', ...args], {
-    cwd: ROOT,
-    env: cliEnv(env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
-/** Runs `portico <args>` to its end (killed after `timeoutMs`, then `code` is null). */
-function portico(args: string[], env: Record<string, string>, timeoutMs = 25_000): Promise<Ran> {
-  const child = launch(args, env);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-function exited(
-  child: ChildProcess,
-  timeoutMs: number,
-): Promise<{ code: number | null; signal: string | null }> {
-  if (child.exitCode !== null || child.signalCode !== null) {
-    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
-  }
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      reject(new Error(`process ${child.pid ?? '?'} did not exit within ${timeoutMs} ms`));
-    }, timeoutMs);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal });
-    });
-  });
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let root: string;
 beforeAll(async () => {
@@ -88,8 +28,6 @@ afterAll(async () => {
 async function dataDir(): Promise<string> {
   return mkdtemp(join(root, 'data-'));
 }
-
-const PORTS = { PORTICO_TRANSACTIONS_PORT: '0', PORTICO_PORTFOLIO_PORT: '0' };
 
 // Each test starts Node processes that compile TypeScript and may open an embedded database: seconds each.
 describe('portico without a running server', { timeout: 60_000 }, () => {
@@ -136,8 +74,8 @@ describe('portico without a running server', { timeout: 60_000 }, () => {
 });
 
 describe('portico while `portico serve` holds the embedded database', { timeout: 60_000 }, () => {
+  let running: RunningServer;
   let server: ChildProcess;
-  let serverErr = '';
   let dir: string;
   let env: Record<string, string>;
   let facts: DemoFacts;
@@ -146,31 +84,11 @@ describe('portico while `portico serve` holds the embedded database', { timeout:
   beforeAll(async () => {
     dir = await dataDir();
     env = { PORTICO_DATA_DIR: dir, ...PORTS };
-    server = launch(['serve'], env);
-    server.stdout?.resume();
-    server.stderr?.on('data', (chunk: Buffer) => (serverErr += chunk.toString('utf8')));
-    const deadline = Date.now() + 80_000;
-    for (;;) {
-      if (server.exitCode !== null) throw new Error(`portico serve exited early: ${serverErr}`);
-      if (Date.now() > deadline) throw new Error(`portico serve did not start: ${serverErr}`);
-      try {
-        facts = JSON.parse(await readFile(demoFactsPath(dir), 'utf8')) as DemoFacts;
-        ca = await readFile(facts.caCertPath, 'utf8');
-        const health = await request(new URL('/healthz', facts.transactions.url), { ca });
-        if (health.status === 200) break;
-      } catch {
-        // Not written or not listening yet.
-      }
-      await sleep(200);
-    }
+    running = await startServer({ PORTICO_DATA_DIR: dir, ...PORTS });
+    ({ process: server, facts, ca } = running);
   }, 90_000);
 
-  afterAll(async () => {
-    if (server.exitCode === null && server.signalCode === null) {
-      server.kill('SIGTERM');
-      await exited(server, 15_000).catch(() => server.kill('SIGKILL'));
-    }
-  });
+  afterAll(() => running.stop());
 
   const viewerHandle = (key: string) =>
     request(facts.transactions.url, {

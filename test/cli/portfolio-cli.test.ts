@@ -2,82 +2,24 @@
 // Directly on a database no server holds (the embedded one, or under TEST_DATABASE_URL a PostgreSQL schema of
 // this file's own, through DATABASE_URL), and through the admin socket of a running `portico serve`, which
 // always runs on the embedded database here: the socket exists only there.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { lockPath } from '../../src/db/data-dir-lock.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
-import { demoFactsPath, type DemoFacts } from '../../src/demo/demo-facts.ts';
+import type { DemoFacts } from '../../src/demo/demo-facts.ts';
 import { buildPortfolioApp } from '../../src/portfolio/app.ts';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../support/database.ts';
 import { request } from '../support/http-client.ts';
+import { PORTS, portico, ROOT, sleep, startServer, type Ran, type RunningServer } from '../support/cli.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FIXTURES = join(ROOT, 'test/fixtures/portfolio');
 const fixture = (name: string) => join(FIXTURES, name);
 const PORTFOLIO_KEY = /pfk_[0-9A-Za-z]{38}/g;
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The environment of a CLI run: this process's, without any Portico setting or DATABASE_URL, plus `env`. */
-function cliEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([name]) => !name.startsWith('PORTICO_') && name !== 'DATABASE_URL' && name !== 'PGOPTIONS',
-    ),
-  );
-  return { ...inherited, PORTICO_LOG_LEVEL: 'silent', ...env };
-}
-
-function launch(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['bin/portico.js', ...args], {
-    cwd: ROOT,
-    env: cliEnv(env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
-/** Runs `portico <args>` to its end (killed after `timeoutMs`, then `code` is null). */
-function portico(args: string[], env: Record<string, string>, timeoutMs = 25_000): Promise<Ran> {
-  const child = launch(args, env);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-function exited(child: ChildProcess, timeoutMs: number): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      reject(new Error(`process ${child.pid ?? '?'} did not exit within ${timeoutMs} ms`));
-    }, timeoutMs);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Fails with the run's output when it did not succeed, so a failure says why. */
 function expectSuccess(ran: Ran): void {
@@ -136,7 +78,6 @@ const IMPORTED_IDS = {
   broken: '58bf7757-4aa7-400a-a025-d7e033662742',
 };
 const CSV_FILES = ['companies.csv', 'updates.csv', 'investments.csv'].map(fixture);
-const PORTS = { PORTICO_TRANSACTIONS_PORT: '0', PORTICO_PORTFOLIO_PORT: '0' };
 
 let root: string;
 beforeAll(async () => {
@@ -248,43 +189,21 @@ describe('portico portfolio on a database no server holds', { timeout: 90_000 },
 });
 
 describe('portico portfolio while `portico serve` holds the embedded database', { timeout: 90_000 }, () => {
-  let server: ChildProcess;
-  let banner = '';
-  let serverErr = '';
+  let running: RunningServer;
   let env: Record<string, string>;
   let facts: DemoFacts;
   let ca: string;
+  const banner = () => running.stdout();
 
   // One server on a fresh data dir for every test below: starting one takes seconds.
   beforeAll(async () => {
     const dir = await mkdtemp(join(root, 'data-'));
     env = { PORTICO_DATA_DIR: dir, ...PORTS };
-    server = launch(['serve'], env);
-    server.stdout?.on('data', (chunk: Buffer) => (banner += chunk.toString('utf8')));
-    server.stderr?.on('data', (chunk: Buffer) => (serverErr += chunk.toString('utf8')));
-    const deadline = Date.now() + 80_000;
-    for (;;) {
-      if (server.exitCode !== null) throw new Error(`portico serve exited early: ${serverErr}`);
-      if (Date.now() > deadline) throw new Error(`portico serve did not start: ${serverErr}`);
-      try {
-        facts = JSON.parse(await readFile(demoFactsPath(dir), 'utf8')) as DemoFacts;
-        ca = await readFile(facts.caCertPath, 'utf8');
-        const health = await request(new URL('/healthz', facts.portfolio.url), { ca });
-        // The banner is printed once both services listen and demo.json is written.
-        if (health.status === 200 && banner.includes('Portico is running')) break;
-      } catch {
-        // Not written or not listening yet.
-      }
-      await sleep(200);
-    }
+    running = await startServer({ PORTICO_DATA_DIR: dir, ...PORTS });
+    ({ facts, ca } = running);
   }, 90_000);
 
-  afterAll(async () => {
-    if (server.exitCode === null && server.signalCode === null) {
-      server.kill('SIGTERM');
-      await exited(server, 15_000).catch(() => server.kill('SIGKILL'));
-    }
-  });
+  afterAll(() => running.stop());
 
   /** A GET on the running Portfolio service, over HTTPS, with `key` as the Authorization header. */
   const portfolioGet = (path: string, key: string) =>
@@ -294,8 +213,8 @@ describe('portico portfolio while `portico serve` holds the embedded database', 
     const { apiKey, companyId } = facts.portfolio;
     expect(apiKey).toMatch(new RegExp(`^${PORTFOLIO_KEY.source}$`));
     expect(companyId).toMatch(new RegExp(`^${UUID.source}$`));
-    expect(banner).toContain(`demo API key          ${apiKey ?? ''}`);
-    expect(banner).toContain(facts.portfolio.url);
+    expect(banner()).toContain(`demo API key          ${apiKey ?? ''}`);
+    expect(banner()).toContain(facts.portfolio.url);
 
     const updates = await portfolioGet(`/company/${companyId ?? ''}/updates`, apiKey ?? '');
     expect(updates.status, updates.text).toBe(200);

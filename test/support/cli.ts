@@ -1,0 +1,130 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { demoFactsPath, type DemoFacts } from '../../src/demo/demo-facts.ts';
+import { request } from './http-client.ts';
+
+/** The repository root, where `bin/portico.js` is. */
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Any free ports for both services. */
+export const PORTS = { PORTICO_TRANSACTIONS_PORT: '0', PORTICO_PORTFOLIO_PORT: '0' };
+
+export interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The environment of a CLI run: this process's, without any Portico setting or database connection setting
+ * (DATABASE_URL, PGOPTIONS), plus `env`.
+ */
+export function cliEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => !name.startsWith('PORTICO_') && name !== 'DATABASE_URL' && name !== 'PGOPTIONS',
+    ),
+  );
+  return { ...inherited, PORTICO_LOG_LEVEL: 'silent', ...env };
+}
+
+/** Starts `portico <args>` and leaves it running. */
+export function launch(args: string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['bin/portico.js', ...args], {
+    cwd: ROOT,
+    env: cliEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** Runs `portico <args>` to its end (killed after `timeoutMs`, then `code` is null). */
+export function portico(args: string[], env: Record<string, string>, timeoutMs = 25_000): Promise<Ran> {
+  const child = launch(args, env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** How a process ended, once it has (rejects after `timeoutMs`). */
+export function exited(
+  child: ChildProcess,
+  timeoutMs: number,
+): Promise<{ code: number | null; signal: string | null }> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  }
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(new Error(`process ${child.pid ?? '?'} did not exit within ${timeoutMs} ms`));
+    }, timeoutMs);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal });
+    });
+  });
+}
+
+export interface RunningServer {
+  process: ChildProcess;
+  facts: DemoFacts;
+  /** The CA certificate that the services' certificate chains to. */
+  ca: string;
+  /** What the server printed so far (its banner). */
+  stdout(): string;
+  /** Stops the server (SIGTERM, then SIGKILL if it lingers). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `portico serve` on a data dir and waits until both services answer and the banner is printed (demo.json
+ * is written by then).
+ */
+export async function startServer(
+  env: Record<string, string> & { PORTICO_DATA_DIR: string },
+): Promise<RunningServer> {
+  const server = launch(['serve'], env);
+  let stdout = '';
+  let stderr = '';
+  server.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  server.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const deadline = Date.now() + 80_000;
+  for (;;) {
+    if (server.exitCode !== null) throw new Error(`portico serve exited early: ${stderr}`);
+    if (Date.now() > deadline) throw new Error(`portico serve did not start: ${stderr}`);
+    try {
+      const facts = JSON.parse(await readFile(demoFactsPath(env.PORTICO_DATA_DIR), 'utf8')) as DemoFacts;
+      const ca = await readFile(facts.caCertPath, 'utf8');
+      const answers = await Promise.all(
+        [facts.transactions.url, facts.portfolio.url].map((url) => request(new URL('/healthz', url), { ca })),
+      );
+      if (answers.every((answer) => answer.status === 200) && stdout.includes('Portico is running')) {
+        return {
+          process: server,
+          facts,
+          ca,
+          stdout: () => stdout,
+          async stop() {
+            if (server.exitCode !== null || server.signalCode !== null) return;
+            server.kill('SIGTERM');
+            await exited(server, 15_000).catch(() => server.kill('SIGKILL'));
+          },
+        };
+      }
+    } catch {
+      // Not written or not listening yet.
+    }
+    await sleep(200);
+  }
+}
