@@ -2,8 +2,8 @@ import autocannon from 'autocannon';
 
 export interface LoadOptions {
   url: string;
-  /** The exact request body (JSON) every request sends. */
-  body: string;
+  /** The exact request body (JSON) every request POSTs; without one, every request is a GET. */
+  body?: string;
   headers?: Record<string, string>;
   connections: number;
   seconds: number;
@@ -30,6 +30,7 @@ export interface LoadResult {
   /** Latency percentiles in ms (autocannon records whole milliseconds). */
   p50: number;
   p99: number;
+  mean: number;
   /** Errors, timeouts, non-2xx answers and bodies other than `expectBody` (or refused by `verifyBodyModule`). */
   failures: number;
   failureDetail: string;
@@ -43,9 +44,13 @@ export interface LoadResult {
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const result = await autocannon({
     url: options.url,
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...options.headers },
-    body: options.body,
+    ...(options.body === undefined
+      ? { method: 'GET' as const, headers: options.headers ?? {} }
+      : {
+          method: 'POST' as const,
+          headers: { 'content-type': 'application/json', ...options.headers },
+          body: options.body,
+        }),
     connections: options.connections,
     pipelining: 1,
     duration: options.seconds,
@@ -67,6 +72,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     requestsPerSecond: seconds > 0 ? result.requests.total / seconds : 0,
     p50: result.latency.p50,
     p99: result.latency.p99,
+    mean: result.latency.average,
     failures,
     failureDetail: `errors ${result.errors}, timeouts ${result.timeouts}, non-2xx ${result.non2xx}, mismatched bodies ${result.mismatches}`,
   };

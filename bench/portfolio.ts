@@ -6,7 +6,6 @@
 import { Agent, request } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
-import autocannon from 'autocannon';
 import type { FastifyInstance } from 'fastify';
 import type { Database, Queryable } from '../src/db/database.ts';
 import { loadInstanceSecret } from '../src/files/file-links.ts';
@@ -15,7 +14,7 @@ import { buildPortfolioApp, PORTFOLIO_BASE_PATH } from '../src/portfolio/app.ts'
 import { createCursors, type WalkState } from '../src/portfolio/cursor.ts';
 import { createPortfolioKey } from '../src/portfolio/instances.ts';
 import { cpuPerRequest, cpuSnapshot, type CpuPerRequest } from './cpu.ts';
-import type { LoadResult } from './load.ts';
+import { runLoad, type LoadResult } from './load.ts';
 import {
   buildPortfolioFloorApp,
   PORTFOLIO_FLOOR_PATHS,
@@ -126,40 +125,6 @@ function get(
     outgoing.on('error', reject);
     outgoing.end();
   });
-}
-
-/**
- * `connections` keep-alive connections sending the same GET for `seconds`, from an autocannon worker thread (as
- * bench/load.ts does for POSTs); every response must be exactly `expectBody`.
- */
-async function runGetLoad(options: {
-  url: string;
-  headers: Record<string, string>;
-  connections: number;
-  seconds: number;
-  expectBody: string;
-}): Promise<LoadResult & { mean: number }> {
-  const result = await autocannon({
-    url: options.url,
-    method: 'GET',
-    headers: options.headers,
-    connections: options.connections,
-    pipelining: 1,
-    duration: options.seconds,
-    workers: 1,
-    expectBody: options.expectBody,
-  });
-  const seconds = result.duration;
-  return {
-    requests: result.requests.total,
-    seconds,
-    requestsPerSecond: seconds > 0 ? result.requests.total / seconds : 0,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    mean: result.latency.average,
-    failures: result.errors + result.timeouts + result.non2xx + result.mismatches,
-    failureDetail: `errors ${result.errors}, timeouts ${result.timeouts}, non-2xx ${result.non2xx}, mismatched bodies ${result.mismatches}`,
-  };
 }
 
 /** A database that records the statements it is sent while `record` runs, and counts them. */
@@ -463,7 +428,7 @@ export async function benchPortfolio(options: {
     ['floor', 'deep'],
   ] as const) {
     const load = (seconds: number) =>
-      runGetLoad({
+      runLoad({
         url: urls[endpoint][page],
         headers: headers[endpoint],
         connections: settings.connections,
