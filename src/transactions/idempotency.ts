@@ -1,6 +1,7 @@
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import { createHash, hkdfSync } from 'node:crypto';
 import type { Database, Transaction } from '../db/database.ts';
 import { AppError } from '../errors.ts';
+import { open, seal } from '../keys/sealed-box.ts';
 
 const MAX_KEY_LENGTH = 255;
 
@@ -24,19 +25,6 @@ function sha256(text: string): Buffer {
 // Idempotency-Key itself, which is stored only as a hash, so the database alone cannot read it.
 function cipherKey(idempotencyKey: string, organizationId: string): Buffer {
   return Buffer.from(hkdfSync('sha256', idempotencyKey, organizationId, 'portico idempotent result', 32));
-}
-
-function seal(result: unknown, key: Buffer): Buffer {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  const body = Buffer.concat([cipher.update(JSON.stringify(result), 'utf8'), cipher.final()]);
-  return Buffer.concat([iv, cipher.getAuthTag(), body]);
-}
-
-function open(sealed: Buffer, key: Buffer): unknown {
-  const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, 12));
-  decipher.setAuthTag(sealed.subarray(12, 28));
-  return JSON.parse(Buffer.concat([decipher.update(sealed.subarray(28)), decipher.final()]).toString('utf8'));
 }
 
 /**

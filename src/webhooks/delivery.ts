@@ -1,0 +1,263 @@
+import { Webhook } from 'standardwebhooks';
+import { request, type Dispatcher } from 'undici';
+import type { Database, Queryable } from '../db/database.ts';
+import { openSecret, secretsKey } from './endpoints.ts';
+import { parseRetryAfter, retryDelay } from './retry-schedule.ts';
+
+/**
+ * Webhook delivery from the transactional outbox, in two steps any number of workers can run side by side on
+ * one PostgreSQL:
+ *
+ * 1. `fanOutEvents` turns undispatched outbox events into one delivery per endpoint that wants them, and marks
+ *    the events dispatched, in one statement: an event is never lost and never fanned out twice.
+ * 2. `deliverDue` claims due deliveries with a lease (`FOR UPDATE SKIP LOCKED`, committed at once), sends each
+ *    signed as Standard Webhooks has it, and records the attempt and what comes next. A worker that dies
+ *    mid-send leaves its claim to run out; then any worker sends again (at-least-once).
+ */
+
+export interface DeliveryOptions {
+  /** A 2xx within this long is a success. @default 15000 */
+  timeoutMs?: number;
+  /** Retry delays; see retry-schedule.ts. */
+  delaysMs?: readonly number[];
+  /** An endpoint failing without a success for this long is disabled. @default 5 days */
+  disableAfterMs?: number;
+  /** Where connections go (tests, and the address checks against DNS rebinding). */
+  dispatcher?: Dispatcher;
+  /** How many deliveries one call claims. @default 10 */
+  batchSize?: number;
+}
+
+const RESPONSE_BODY_LIMIT = 4096;
+const FIVE_DAYS_MS = 5 * 24 * 3600 * 1000;
+
+/** Fans out up to `limit` outbox events; returns how many were dispatched. */
+export async function fanOutEvents(db: Queryable, options: { limit?: number } = {}): Promise<number> {
+  const rows = await db.query(
+    `with events as (
+       select id, organization_id, type, payload, created_at from outbox_events
+       where dispatched_at is null order by sequence limit $1 for update skip locked
+     ), fanned as (
+       insert into webhook_deliveries (organization_id, endpoint_id, event_id, message_id, event_type, body)
+       select e.organization_id, w.id, e.id, 'msg_' || replace(e.id::text, '-', ''), e.type,
+         json_build_object(
+           'id', 'msg_' || replace(e.id::text, '-', ''),
+           'type', e.type,
+           'timestamp', to_char(e.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+           'data', e.payload
+         )::text
+       from events e
+       join webhook_endpoints w on w.organization_id = e.organization_id and w.disabled_at is null
+         and e.type = any (w.event_types)
+       on conflict (endpoint_id, event_id) do nothing
+     )
+     update outbox_events set dispatched_at = clock_timestamp()
+     where id in (select id from events)
+     returning id`,
+    [options.limit ?? 100],
+  );
+  return rows.length;
+}
+
+interface Claimed {
+  id: string;
+  organizationId: string;
+  endpointId: string;
+  messageId: string;
+  body: string;
+  attempts: number;
+  url: string;
+  secret: Uint8Array;
+  previousSecret: Uint8Array | null;
+  previousSecretExpiresAt: Date | null;
+  endpointDisabled: boolean;
+  failingSince: Date | null;
+}
+
+interface Outcome {
+  statusCode?: number;
+  responseBody?: string;
+  error?: string;
+  retryAfterMs?: number;
+  durationMs: number;
+}
+
+async function send(claimed: Claimed, key: Buffer, options: DeliveryOptions, now: Date): Promise<Outcome> {
+  const secrets = [openSecret(claimed.secret, key)];
+  if (claimed.previousSecret && claimed.previousSecretExpiresAt && claimed.previousSecretExpiresAt > now) {
+    secrets.push(openSecret(claimed.previousSecret, key));
+  }
+  const signature = secrets
+    .map((secret) => new Webhook(secret).sign(claimed.messageId, now, claimed.body))
+    .join(' ');
+  const started = performance.now();
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  try {
+    const response = await request(claimed.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'Portico-Webhooks/1',
+        'webhook-id': claimed.messageId,
+        'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+        'webhook-signature': signature,
+      },
+      body: claimed.body,
+      signal: AbortSignal.timeout(timeoutMs),
+      ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+    });
+    let text = '';
+    for await (const chunk of response.body) {
+      text += (chunk as Buffer).toString('utf8');
+      if (text.length >= RESPONSE_BODY_LIMIT) break;
+    }
+    const retryAfter = response.headers['retry-after'];
+    return {
+      statusCode: response.statusCode,
+      responseBody: text.slice(0, RESPONSE_BODY_LIMIT),
+      retryAfterMs: parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, now.getTime()),
+      durationMs: Math.round(performance.now() - started),
+    };
+  } catch (error) {
+    const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+    return {
+      error: timedOut
+        ? `no answer within ${timeoutMs} ms`
+        : error instanceof Error
+          ? error.message
+          : String(error),
+      durationMs: Math.round(performance.now() - started),
+    };
+  }
+}
+
+/** Records an attempt and decides the delivery's next step, in one database transaction. */
+async function record(db: Database, claimed: Claimed, outcome: Outcome, options: DeliveryOptions, now: Date) {
+  const status = outcome.statusCode;
+  const succeeded = status !== undefined && status >= 200 && status < 300;
+  const attempts = claimed.attempts + 1;
+  const gone = status === 410;
+  const honoursRetryAfter = status === 429 || status === 503;
+  const delay =
+    succeeded || gone
+      ? undefined
+      : retryDelay(attempts, {
+          ...(options.delaysMs ? { delaysMs: options.delaysMs } : {}),
+          retryAfterMs: honoursRetryAfter ? outcome.retryAfterMs : undefined,
+        });
+  const failingSince = succeeded ? null : (claimed.failingSince ?? now);
+  const disable = gone
+    ? 'the endpoint answered 410 Gone'
+    : failingSince && now.getTime() - failingSince.getTime() >= (options.disableAfterMs ?? FIVE_DAYS_MS)
+      ? 'every attempt failed for 5 days'
+      : null;
+  await db.transaction(async (tx) => {
+    await tx.query(
+      `insert into webhook_attempts
+         (organization_id, delivery_id, attempted_at, duration_ms, status_code, response_body, error)
+       values ($1, $2, $3, $4, $5, $6, $7)`,
+      [
+        claimed.organizationId,
+        claimed.id,
+        now,
+        outcome.durationMs,
+        status ?? null,
+        outcome.responseBody ?? null,
+        outcome.error ?? null,
+      ],
+    );
+    await tx.query(
+      `update webhook_deliveries set attempts = $2, last_attempt_at = $3, claimed_until = null,
+         status = $4, delivered_at = $5, next_attempt_at = coalesce($6, next_attempt_at)
+       where id = $1`,
+      [
+        claimed.id,
+        attempts,
+        now,
+        succeeded ? 'delivered' : delay === undefined ? 'failed' : 'pending',
+        succeeded ? now : null,
+        delay === undefined ? null : new Date(now.getTime() + delay),
+      ],
+    );
+    await tx.query(
+      `update webhook_endpoints set failing_since = $2,
+         disabled_at = case when $3::text is null then disabled_at else coalesce(disabled_at, $4) end,
+         disabled_reason = coalesce($3, disabled_reason)
+       where id = $1`,
+      [claimed.endpointId, failingSince, disable, now],
+    );
+  });
+}
+
+/**
+ * Claims up to `batchSize` due deliveries and attempts them, side by side. Returns how many were attempted.
+ */
+export async function deliverDue(db: Database, options: DeliveryOptions = {}): Promise<number> {
+  const leaseMs = (options.timeoutMs ?? 15_000) + 15_000;
+  const claimed = await db.query<Claimed>(
+    `update webhook_deliveries d set claimed_until = clock_timestamp() + make_interval(secs => $2::float8 / 1000)
+     from webhook_endpoints e
+     where e.id = d.endpoint_id and d.id in (
+       select id from webhook_deliveries
+       where status = 'pending' and next_attempt_at <= clock_timestamp()
+         and (claimed_until is null or claimed_until <= clock_timestamp())
+       order by next_attempt_at limit $1 for update skip locked
+     )
+     returning d.id, d.organization_id as "organizationId", d.endpoint_id as "endpointId",
+       d.message_id as "messageId", d.body, d.attempts, e.url, e.secret, e.previous_secret as "previousSecret",
+       e.previous_secret_expires_at as "previousSecretExpiresAt", e.disabled_at is not null as "endpointDisabled",
+       e.failing_since as "failingSince"`,
+    [options.batchSize ?? 10, leaseMs],
+  );
+  if (claimed.length === 0) return 0;
+  const key = await secretsKey(db);
+  await Promise.all(
+    claimed.map(async (delivery) => {
+      const now = new Date();
+      if (delivery.endpointDisabled) {
+        await db.query(
+          `update webhook_deliveries set status = 'failed', claimed_until = null where id = $1`,
+          [delivery.id],
+        );
+        return;
+      }
+      await record(db, delivery, await send(delivery, key, options, now), options, new Date());
+    }),
+  );
+  return claimed.length;
+}
+
+/**
+ * Runs fan-out and delivery until stopped: as fast as there is work, else every `pollMs`.
+ */
+export function startWebhookWorker(
+  db: Database,
+  options: DeliveryOptions & { pollMs?: number; onError?: (error: unknown) => void } = {},
+): { stop(): Promise<void> } {
+  // An object: `stop()` changes it between the loop's awaits.
+  const state: { stopped: boolean; wake?: () => void } = { stopped: false };
+  const stopped = () => state.stopped;
+  const loop = (async () => {
+    while (!stopped()) {
+      let worked = 0;
+      try {
+        worked = (await fanOutEvents(db)) + (await deliverDue(db, options));
+      } catch (error) {
+        options.onError?.(error);
+      }
+      if (worked === 0 && !stopped()) {
+        await new Promise<void>((resolve) => {
+          state.wake = resolve;
+          setTimeout(resolve, options.pollMs ?? 1000);
+        });
+      }
+    }
+  })();
+  return {
+    async stop() {
+      state.stopped = true;
+      state.wake?.();
+      await loop;
+    },
+  };
+}
