@@ -62,6 +62,18 @@ export const CONFIG_VARIABLES = {
     help: "accept X-Forwarded-Proto: https from a TLS-terminating proxy ('1'/'true' to enable)",
     default: 'false',
   },
+  webhookWorker: {
+    env: 'PORTICO_WEBHOOK_WORKER',
+    flag: '--webhook-worker <mode>',
+    help: 'in-process: serve delivers webhooks itself; off: leave it to `portico worker` processes',
+    default: 'in-process',
+  },
+  webhooksAllowInsecure: {
+    env: 'PORTICO_WEBHOOKS_ALLOW_INSECURE',
+    flag: '--webhooks-allow-insecure',
+    help: "allow plain-http webhook URLs and private or loopback addresses: development and tests only ('1'/'true')",
+    default: 'false',
+  },
   logLevel: {
     env: 'PORTICO_LOG_LEVEL',
     flag: '--log-level <level>',
@@ -93,6 +105,10 @@ export const ConfigSchema = Type.Object({
   tlsKey: Type.Optional(Type.String({ minLength: 1 })),
   /** @default false */
   trustProxy: Type.Boolean(),
+  /** @default 'in-process' */
+  webhookWorker: Type.Union([Type.Literal('in-process'), Type.Literal('off')]),
+  /** @default false */
+  webhooksAllowInsecure: Type.Boolean(),
   /** @default 'info' */
   logLevel: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
@@ -136,7 +152,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: RawConfig = {}): Confi
       [flags[key], env[variable.env]].find((given) => given !== undefined && given !== '') ??
       variable.default;
     if (value === undefined) continue;
-    if (key === 'trustProxy') raw[key] = toBoolean(value);
+    if (key === 'trustProxy' || key === 'webhooksAllowInsecure') raw[key] = toBoolean(value);
     else if (key === 'transactionsPort' || key === 'portfolioPort') raw[key] = toInteger(value);
     else raw[key] = value;
   }

@@ -18,6 +18,7 @@ import { createLocalFileStore } from './files/local-file-store.ts';
 import { loadTlsMaterial } from './http/tls.ts';
 import { PORTFOLIO_BASE_PATH, buildPortfolioApp } from './portfolio/app.ts';
 import { GRAPHQL_PATH, buildTransactionsApp } from './transactions/app.ts';
+import { startWebhookWorker } from './webhooks/delivery.ts';
 
 export type ServiceName = 'transactions' | 'portfolio';
 
@@ -85,6 +86,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
       const app = await buildTransactionsApp({
         ...common,
         environment: config.environment,
+        webhooksAllowInsecure: config.webhooksAllowInsecure,
         files,
         logger: logger.child({ service: 'transactions' }),
       });
@@ -100,6 +102,16 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
       closers.push(() => app.close());
       const { port: actual } = app.server.address() as AddressInfo;
       urls[name] = `https://${publicHost(config.host)}:${actual}${path}`;
+    }
+
+    if (config.webhookWorker === 'in-process') {
+      const worker = startWebhookWorker(db, {
+        allowInsecure: config.webhooksAllowInsecure,
+        onError: (error) => {
+          logger.error({ err: error }, 'webhook worker step failed');
+        },
+      });
+      closers.push(() => worker.stop());
     }
 
     if (config.databaseUrl === undefined) {

@@ -9,6 +9,7 @@ import { openDatabase } from '../db/open-database.ts';
 import { demoFactsPath, readDemoFacts } from '../demo/demo-facts.ts';
 import { createLogger } from '../logger.ts';
 import { serve, type ServiceName } from '../serve.ts';
+import { startWebhookWorker } from '../webhooks/delivery.ts';
 
 export interface CliIO {
   env: NodeJS.ProcessEnv;
@@ -78,6 +79,34 @@ export function createProgram(io: CliIO): Command {
         process.once('SIGTERM', stop);
       });
       await running.close();
+    });
+
+  program
+    .command('worker')
+    .description(
+      'deliver webhooks from the outbox until stopped; run any number of them on one PostgreSQL (serve runs one in-process unless PORTICO_WEBHOOK_WORKER=off)',
+    )
+    .action(async (_: unknown, command: Command) => {
+      const config = configOf(command, io.env);
+      const logger = createLogger(config.logLevel);
+      const opened = await openDatabase(config);
+      const worker = startWebhookWorker(opened.db, {
+        allowInsecure: config.webhooksAllowInsecure,
+        onError: (error) => {
+          logger.error({ err: error }, 'webhook worker step failed');
+        },
+      });
+      logger.info({ pid: process.pid }, 'webhook worker started');
+      await new Promise<void>((resolve) => {
+        const stop = (signal: NodeJS.Signals) => {
+          logger.info({ signal }, 'stopping the webhook worker');
+          resolve();
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      await worker.stop();
+      await opened.close();
     });
 
   program

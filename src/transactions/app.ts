@@ -9,6 +9,7 @@ import type { FileStore } from '../files/local-file-store.ts';
 import { createBaseApp, type BaseAppOptions } from '../http/base-app.ts';
 import { createApiKeyCache } from '../keys/api-key-cache.ts';
 import type { ApiKeyRecord } from '../keys/api-key-store.ts';
+import type { LookupAll } from '../webhooks/address-safety.ts';
 import { authenticate, type Caller } from './authenticate.ts';
 import { registerRecipientRoutes } from './recipient-routes.ts';
 import { formatGraphQLErrors } from './graphql/errors.ts';
@@ -38,6 +39,10 @@ export interface TransactionsAppDeps extends BaseAppOptions {
    * most this long. 0 looks every key up on every request. @default 1000
    */
   apiKeyCacheMs?: number;
+  /** Whether webhook URLs may be plain http or private addresses (development and tests). @default false */
+  webhooksAllowInsecure?: boolean;
+  /** How webhook URL host names resolve when an endpoint is saved (tests). @default node:dns */
+  webhookLookup?: LookupAll;
 }
 
 /**
@@ -87,6 +92,8 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
               idempotencyKey: headerValue(request.headers['idempotency-key']),
               files: deps.files,
               signatureContext: { ipAddress: request.ip, userAgent: request.headers['user-agent'] },
+              webhooksAllowInsecure: deps.webhooksAllowInsecure ?? false,
+              webhookLookup: deps.webhookLookup,
             }
           : // Mercurius also builds a context to report a request refused before execution (e.g. 401);
             // no resolver runs with it.

@@ -85,6 +85,27 @@ export const RESOURCES = {
       source_state as "sourceStateKey", target_state as "targetStateKey", upper(actor_type) as "actorType",
       actor_id as "actorId", created_at as "createdAt"`,
   },
+  WebhookEndpoint: {
+    table: 'webhook_endpoints',
+    // Never the secrets. Event types as the GraphQL enum spells them (transaction.completed → TRANSACTION_COMPLETED).
+    columns: `id, sequence, organization_id as "organizationId", url, description,
+      array(select upper(replace(t, '.', '_')) from unnest(event_types) t) as "eventTypes",
+      disabled_at is null as enabled, disabled_at as "disabledAt", disabled_reason as "disabledReason",
+      failing_since as "failingSince", created_at as "createdAt", updated_at as "updatedAt"`,
+  },
+  WebhookDelivery: {
+    table: 'webhook_deliveries',
+    columns: `id, sequence, organization_id as "organizationId", endpoint_id as "endpointId",
+      event_id as "eventId", message_id as "messageId", upper(replace(event_type, '.', '_')) as "eventType",
+      body::json as payload, upper(status) as status, attempts, next_attempt_at as "nextAttemptAt",
+      created_at as "createdAt", last_attempt_at as "lastAttemptAt", delivered_at as "deliveredAt"`,
+  },
+  WebhookAttempt: {
+    table: 'webhook_attempts',
+    columns: `id, sequence, organization_id as "organizationId", delivery_id as "deliveryId",
+      attempted_at as "attemptedAt", attempted_at as "createdAt", duration_ms as "durationMs",
+      status_code as "statusCode", response_body as "responseBody", error`,
+  },
 } as const satisfies Record<string, { table: string; columns: string; tenantColumn?: string }>;
 
 export type ResourceName = keyof typeof RESOURCES;
@@ -108,6 +129,14 @@ export const RELATIONS: Partial<Record<ResourceName, Record<string, Relation>>> 
   Organization: {
     templates: many('Template', 'organization_id'),
     entities: many('Entity', 'organization_id'),
+    webhookEndpoints: many('WebhookEndpoint', 'organization_id'),
+  },
+  WebhookEndpoint: {
+    deliveries: many('WebhookDelivery', 'endpoint_id'),
+  },
+  WebhookDelivery: {
+    endpoint: one('WebhookEndpoint', 'endpoint_id'),
+    attemptLog: many('WebhookAttempt', 'delivery_id'),
   },
   Transaction: {
     template: one('Template', 'template_id'),

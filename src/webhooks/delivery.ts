@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { request, type Dispatcher } from 'undici';
 import type { Database, Queryable } from '../db/database.ts';
+import { safeDispatcher } from './address-safety.ts';
 import { openSecret, secretsKey } from './endpoints.ts';
 import { parseRetryAfter, retryDelay } from './retry-schedule.ts';
 
@@ -22,13 +23,31 @@ export interface DeliveryOptions {
   delaysMs?: readonly number[];
   /** An endpoint failing without a success for this long is disabled. @default 5 days */
   disableAfterMs?: number;
-  /** Where connections go (tests, and the address checks against DNS rebinding). */
+  /**
+   * Where connections go. @default a dispatcher that refuses private, loopback, link-local and metadata
+   * addresses at connect time (unless `allowInsecure`), so DNS rebinding after the save-time check gets nowhere
+   */
   dispatcher?: Dispatcher;
   /** How many deliveries one call claims. @default 10 */
   batchSize?: number;
+  /** Plain http and private or loopback addresses allowed (development and tests). @default false */
+  allowInsecure?: boolean;
 }
 
 const RESPONSE_BODY_LIMIT = 4096;
+
+const defaultDispatchers = new Map<boolean, Dispatcher>();
+/** One safe dispatcher (and its connection pool) per process and setting. */
+function dispatcherFor(options: DeliveryOptions): Dispatcher {
+  if (options.dispatcher) return options.dispatcher;
+  const allowPrivate = options.allowInsecure ?? false;
+  let dispatcher = defaultDispatchers.get(allowPrivate);
+  if (!dispatcher) {
+    dispatcher = safeDispatcher({ allowPrivate });
+    defaultDispatchers.set(allowPrivate, dispatcher);
+  }
+  return dispatcher;
+}
 const FIVE_DAYS_MS = 5 * 24 * 3600 * 1000;
 
 /** Fans out up to `limit` outbox events; returns how many were dispatched. */
@@ -92,6 +111,9 @@ async function send(claimed: Claimed, key: Buffer, options: DeliveryOptions, now
     .join(' ');
   const started = performance.now();
   const timeoutMs = options.timeoutMs ?? 15_000;
+  if (!(options.allowInsecure ?? false) && !claimed.url.startsWith('https:')) {
+    return { error: 'refused: webhooks go over https only', durationMs: 0 };
+  }
   try {
     const response = await request(claimed.url, {
       method: 'POST',
@@ -104,7 +126,7 @@ async function send(claimed: Claimed, key: Buffer, options: DeliveryOptions, now
       },
       body: claimed.body,
       signal: AbortSignal.timeout(timeoutMs),
-      ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+      dispatcher: dispatcherFor(options),
     });
     let text = '';
     for await (const chunk of response.body) {

@@ -3,6 +3,7 @@ import type { Queryable } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import { loadInstanceSecret } from '../files/file-links.ts';
 import { open, seal } from '../keys/sealed-box.ts';
+import { checkDestination, type LookupAll } from './address-safety.ts';
 
 /** The events an endpoint can ask for: the types of the outbox. */
 export const EVENT_TYPES = ['transaction.completed', 'transaction.state_changed'] as const;
@@ -41,8 +42,8 @@ export function openSecret(sealed: Uint8Array, key: Buffer): string {
 }
 
 /**
- * Checks an endpoint URL: https only, unless `allowInsecure` (development and tests), which also admits plain
- * http. Where the name points is checked again when connecting.
+ * Checks an endpoint URL's form: https only, unless `allowInsecure` (development and tests), which also admits
+ * plain http. `checkEndpoint` checks where it points as well.
  */
 export function checkEndpointUrl(url: string, options: { allowInsecure: boolean }): URL {
   let parsed: URL;
@@ -61,6 +62,23 @@ export function checkEndpointUrl(url: string, options: { allowInsecure: boolean 
   return parsed;
 }
 
+/**
+ * Checks an endpoint URL before it is saved: its form, and every address its host resolves to (no private,
+ * loopback, link-local or metadata address unless `allowInsecure`). Delivery checks the addresses again when
+ * it connects, against DNS rebinding.
+ */
+async function checkEndpoint(
+  url: string,
+  options: { allowInsecure: boolean; lookup?: LookupAll | undefined },
+): Promise<string> {
+  const parsed = checkEndpointUrl(url, options);
+  await checkDestination(parsed, {
+    allowPrivate: options.allowInsecure,
+    ...(options.lookup ? { lookup: options.lookup } : {}),
+  });
+  return parsed.toString();
+}
+
 /** Registers an endpoint; its secret is returned once, here. */
 export async function createEndpoint(
   db: Queryable,
@@ -70,9 +88,11 @@ export async function createEndpoint(
     description?: string | undefined;
     eventTypes: readonly EventType[];
     allowInsecure: boolean;
+    /** How host names resolve (tests). @default node:dns */
+    lookup?: LookupAll | undefined;
   },
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
-  const url = checkEndpointUrl(options.url, options).toString();
+  const url = await checkEndpoint(options.url, options);
   if (options.eventTypes.length === 0) {
     throw new AppError('BAD_USER_INPUT', 'An endpoint must want at least one event type.', {
       field: 'eventTypes',
@@ -112,4 +132,109 @@ export async function rotateEndpointSecret(
   );
   if (!endpoint) throw new AppError('NOT_FOUND', `No webhook endpoint ${options.endpointId}.`);
   return { endpoint, secret };
+}
+
+/** `TRANSACTION_COMPLETED` (GraphQL) → `transaction.completed` (outbox); anything else is refused. */
+export function eventTypeOf(name: string): EventType {
+  const type = name.toLowerCase().replace('_', '.');
+  if (!(EVENT_TYPES as readonly string[]).includes(type)) {
+    throw new AppError('BAD_USER_INPUT', `unknown event type ${name}`, { field: 'eventTypes' });
+  }
+  return type as EventType;
+}
+
+/** Changes an endpoint's URL, description or event types; undefined leaves a field as it is. */
+export async function updateEndpoint(
+  db: Queryable,
+  options: {
+    organizationId: string;
+    endpointId: string;
+    url?: string | undefined;
+    description?: string | null | undefined;
+    eventTypes?: readonly EventType[] | undefined;
+    allowInsecure: boolean;
+    lookup?: LookupAll | undefined;
+  },
+): Promise<WebhookEndpoint> {
+  const url = options.url === undefined ? null : await checkEndpoint(options.url, options);
+  if (options.eventTypes?.length === 0) {
+    throw new AppError('BAD_USER_INPUT', 'An endpoint must want at least one event type.', {
+      field: 'eventTypes',
+    });
+  }
+  const [endpoint] = await db.query<WebhookEndpoint>(
+    `update webhook_endpoints set url = coalesce($3, url),
+       description = case when $4::boolean then $5 else description end,
+       event_types = coalesce($6, event_types), updated_at = clock_timestamp()
+     where organization_id = $1 and id = $2 returning ${COLUMNS}`,
+    [
+      options.organizationId,
+      options.endpointId,
+      url,
+      options.description !== undefined,
+      options.description ?? null,
+      options.eventTypes ? [...new Set(options.eventTypes)] : null,
+    ],
+  );
+  if (!endpoint) throw new AppError('NOT_FOUND', `No webhook endpoint ${options.endpointId}.`);
+  return endpoint;
+}
+
+/** Disables an endpoint (with the reason) or enables it again. */
+export async function setEndpointEnabled(
+  db: Queryable,
+  options: { organizationId: string; endpointId: string; enabled: boolean; reason?: string },
+): Promise<WebhookEndpoint> {
+  const [endpoint] = await db.query<WebhookEndpoint>(
+    `update webhook_endpoints set
+       disabled_at = case when $3 then null else coalesce(disabled_at, clock_timestamp()) end,
+       disabled_reason = case when $3 then null else coalesce($4, disabled_reason) end,
+       failing_since = case when $3 then null else failing_since end,
+       updated_at = clock_timestamp()
+     where organization_id = $1 and id = $2 returning ${COLUMNS}`,
+    [options.organizationId, options.endpointId, options.enabled, options.reason ?? null],
+  );
+  if (!endpoint) throw new AppError('NOT_FOUND', `No webhook endpoint ${options.endpointId}.`);
+  return endpoint;
+}
+
+/** Deletes an endpoint with its deliveries and attempts. */
+export async function deleteEndpoint(
+  db: Queryable,
+  options: { organizationId: string; endpointId: string },
+): Promise<void> {
+  const rows = await db.query(
+    'delete from webhook_endpoints where organization_id = $1 and id = $2 returning id',
+    [options.organizationId, options.endpointId],
+  );
+  if (rows.length === 0) throw new AppError('NOT_FOUND', `No webhook endpoint ${options.endpointId}.`);
+}
+
+/**
+ * Queues deliveries to be sent again from the start of the retry schedule, with their webhook-id unchanged:
+ * one delivery, or every failed delivery of an endpoint created at or after `since`.
+ * @returns how many were queued
+ */
+export async function resendDeliveries(
+  db: Queryable,
+  options: { organizationId: string } & ({ deliveryId: string } | { endpointId: string; since: Date }),
+): Promise<number> {
+  const rows =
+    'deliveryId' in options
+      ? await db.query(
+          `update webhook_deliveries set status = 'pending', attempts = 0, next_attempt_at = clock_timestamp(),
+             claimed_until = null, delivered_at = null
+           where organization_id = $1 and id = $2 returning id`,
+          [options.organizationId, options.deliveryId],
+        )
+      : await db.query(
+          `update webhook_deliveries set status = 'pending', attempts = 0, next_attempt_at = clock_timestamp(),
+             claimed_until = null
+           where organization_id = $1 and endpoint_id = $2 and status = 'failed' and created_at >= $3 returning id`,
+          [options.organizationId, options.endpointId, options.since],
+        );
+  if ('deliveryId' in options && rows.length === 0) {
+    throw new AppError('NOT_FOUND', `No webhook delivery ${options.deliveryId}.`);
+  }
+  return rows.length;
 }

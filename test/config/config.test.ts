@@ -23,6 +23,8 @@ describe('loadConfig', () => {
       portfolioPort: 4001,
       host: '127.0.0.1',
       trustProxy: false,
+      webhookWorker: 'in-process',
+      webhooksAllowInsecure: false,
       logLevel: 'info',
     });
     expect(isAbsolute(config.dataDir)).toBe(true);
@@ -41,6 +43,8 @@ describe('loadConfig', () => {
       PORTICO_TLS_CERT: '/etc/portico/cert.pem',
       PORTICO_TLS_KEY: '/etc/portico/key.pem',
       PORTICO_TRUST_PROXY: 'true',
+      PORTICO_WEBHOOK_WORKER: 'off',
+      PORTICO_WEBHOOKS_ALLOW_INSECURE: 'yes',
       PORTICO_LOG_LEVEL: 'warn',
     });
     expect(config).toEqual({
@@ -53,6 +57,8 @@ describe('loadConfig', () => {
       tlsCert: '/etc/portico/cert.pem',
       tlsKey: '/etc/portico/key.pem',
       trustProxy: true,
+      webhookWorker: 'off',
+      webhooksAllowInsecure: true,
       logLevel: 'warn',
     });
   });

@@ -4,8 +4,10 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import { deliverDue, fanOutEvents } from '../../src/webhooks/delivery.ts';
+import { safeDispatcher } from '../../src/webhooks/address-safety.ts';
 import { createEndpoint, rotateEndpointSecret } from '../../src/webhooks/endpoints.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { fakeLookup, fakeLookupAll } from '../support/dns.ts';
 import { createTestFileStore, seedOrganization } from '../support/transactions.ts';
 
 interface Received {
@@ -72,7 +74,8 @@ beforeEach(() => {
 /** Runs the worker's two steps until nothing is due (retry delays are 0 in these tests). */
 async function drain(delaysMs: number[] = [0, 0, 0]): Promise<void> {
   for (let round = 0; round < 20; round += 1) {
-    const worked = (await fanOutEvents(testDb.db)) + (await deliverDue(testDb.db, { delaysMs }));
+    const worked =
+      (await fanOutEvents(testDb.db)) + (await deliverDue(testDb.db, { delaysMs, allowInsecure: true }));
     if (worked === 0) return;
   }
   throw new Error('the worker still had work after 20 rounds');
@@ -215,5 +218,38 @@ describe('webhook delivery from the outbox', () => {
       [endpoint.id],
     );
     expect(state?.disabledReason).toBe('the endpoint answered 410 Gone');
+  });
+
+  it('refuses at send time a host that now resolves to a private address, and logs why', async () => {
+    const port = new URL(url).port;
+    const { endpoint } = await createEndpoint(testDb.db, {
+      organizationId: demo.organizationId,
+      url: `https://rebind.test:${port}/hooks`,
+      eventTypes: ['transaction.state_changed'],
+      allowInsecure: false,
+      // At save time the name points at a public address…
+      lookup: fakeLookupAll({ 'rebind.test': ['93.184.215.14'] }),
+    });
+    await only(endpoint.id);
+    await testDb.db.query(
+      `insert into outbox_events (organization_id, type, transaction_id, payload)
+       values ($1, 'transaction.state_changed', $2, '{}')`,
+      [demo.organizationId, demo.transactionId],
+    );
+    await fanOutEvents(testDb.db);
+    // …and when the worker connects, at loopback.
+    const dispatcher = safeDispatcher({
+      allowPrivate: false,
+      lookup: fakeLookup({ 'rebind.test': ['127.0.0.1'] }),
+    });
+    await deliverDue(testDb.db, { dispatcher, delaysMs: [0] });
+    expect(hook.received).toHaveLength(0);
+    const [attempt] = await testDb.db.query<{ error: string; statusCode: number | null }>(
+      `select a.error, a.status_code as "statusCode" from webhook_attempts a
+       join webhook_deliveries d on d.id = a.delivery_id where d.endpoint_id = $1`,
+      [endpoint.id],
+    );
+    expect(attempt?.statusCode).toBeNull();
+    expect(attempt?.error).toMatch(/127\.0\.0\.1/);
   });
 });

@@ -34,6 +34,16 @@ import {
 import { recipientOf, signDocument, type SignatureContext, type Signer } from '../recipient-actions.ts';
 import type { TemplateDefinition } from '../template-schema.ts';
 import { allowedEvents } from '../workflow.ts';
+import type { LookupAll } from '../../webhooks/address-safety.ts';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  eventTypeOf,
+  resendDeliveries,
+  rotateEndpointSecret,
+  setEndpointEnabled,
+  updateEndpoint,
+} from '../../webhooks/endpoints.ts';
 import { scalars } from './scalars.ts';
 import { selectionTree, subfieldNodes } from './selection.ts';
 
@@ -50,6 +60,10 @@ export interface TransactionsContext {
   files: FileStore;
   /** Recorded with a signature made through the API. */
   signatureContext: SignatureContext;
+  /** Whether webhook URLs may be plain http or private addresses (development and tests). */
+  webhooksAllowInsecure: boolean;
+  /** How webhook URL host names resolve (tests); node:dns when undefined. */
+  webhookLookup: LookupAll | undefined;
 }
 
 declare module 'mercurius' {
@@ -153,6 +167,22 @@ function signedUrl(context: Context, fileId: string, seconds: number): { url: st
 
 const relations = relationResolvers();
 
+async function endpointOfPayload(
+  payload: { webhookEndpointId: string },
+  _: unknown,
+  { db, caller }: Context,
+  info: GraphQLResolveInfo,
+): Promise<Row> {
+  const endpoint = await findById(
+    db,
+    'WebhookEndpoint',
+    { id: payload.webhookEndpointId, organizationId: caller.organizationId },
+    treeOf('WebhookEndpoint', info),
+  );
+  if (!endpoint) throw new AppError('NOT_FOUND', `No webhook endpoint ${payload.webhookEndpointId}.`);
+  return endpoint;
+}
+
 export const resolvers: IResolvers = {
   ...scalars,
   ...relations,
@@ -175,6 +205,8 @@ export const resolvers: IResolvers = {
     transactionFile: byId('TransactionFile'),
     transactionSignatureFile: byId('TransactionSignatureFile'),
     transactionRecipient: byId('TransactionRecipient'),
+    webhookEndpoint: byId('WebhookEndpoint'),
+    webhookDelivery: byId('WebhookDelivery'),
     file: async (_: unknown, { id }: { id: string }, { db, caller }: Context) => {
       const file = await findById(db, 'File', { id, organizationId: caller.organizationId });
       if (!file) throw new AppError('NOT_FOUND', `no file with id ${id}`);
@@ -182,6 +214,93 @@ export const resolvers: IResolvers = {
     },
   },
   Mutation: {
+    createWebhookEndpoint: mutation<{ url: string; description?: string | null; eventTypes: string[] }>(
+      'createWebhookEndpoint',
+      async (tx, input, { caller, webhooksAllowInsecure, webhookLookup }) => {
+        const { endpoint, secret } = await createEndpoint(tx, {
+          lookup: webhookLookup,
+          organizationId: caller.organizationId,
+          url: input.url,
+          description: input.description ?? undefined,
+          eventTypes: input.eventTypes.map(eventTypeOf),
+          allowInsecure: webhooksAllowInsecure,
+        });
+        return { webhookEndpointId: endpoint.id, secret };
+      },
+    ),
+    updateWebhookEndpoint: mutation<{
+      id: string;
+      url?: string | null;
+      description?: string | null;
+      eventTypes?: string[] | null;
+    }>('updateWebhookEndpoint', async (tx, input, { caller, webhooksAllowInsecure, webhookLookup }) => {
+      const endpoint = await updateEndpoint(tx, {
+        lookup: webhookLookup,
+        organizationId: caller.organizationId,
+        endpointId: input.id,
+        url: input.url ?? undefined,
+        description: input.description,
+        eventTypes: input.eventTypes?.map(eventTypeOf),
+        allowInsecure: webhooksAllowInsecure,
+      });
+      return { webhookEndpointId: endpoint.id };
+    }),
+    disableWebhookEndpoint: mutation<{ id: string }>(
+      'disableWebhookEndpoint',
+      async (tx, input, { caller }) => {
+        const endpoint = await setEndpointEnabled(tx, {
+          organizationId: caller.organizationId,
+          endpointId: input.id,
+          enabled: false,
+          reason: 'disabled through the API',
+        });
+        return { webhookEndpointId: endpoint.id };
+      },
+    ),
+    enableWebhookEndpoint: mutation<{ id: string }>(
+      'enableWebhookEndpoint',
+      async (tx, input, { caller }) => {
+        const endpoint = await setEndpointEnabled(tx, {
+          organizationId: caller.organizationId,
+          endpointId: input.id,
+          enabled: true,
+        });
+        return { webhookEndpointId: endpoint.id };
+      },
+    ),
+    deleteWebhookEndpoint: mutation<{ id: string }>(
+      'deleteWebhookEndpoint',
+      async (tx, input, { caller }) => {
+        await deleteEndpoint(tx, { organizationId: caller.organizationId, endpointId: input.id });
+        return { deletedWebhookEndpointId: input.id };
+      },
+    ),
+    rotateWebhookEndpointSecret: mutation<{ id: string }>(
+      'rotateWebhookEndpointSecret',
+      async (tx, input, { caller }) => {
+        const { endpoint, secret } = await rotateEndpointSecret(tx, {
+          organizationId: caller.organizationId,
+          endpointId: input.id,
+        });
+        return { webhookEndpointId: endpoint.id, secret };
+      },
+    ),
+    resendWebhookDelivery: mutation<{ id: string }>(
+      'resendWebhookDelivery',
+      async (tx, input, { caller }) => ({
+        count: await resendDeliveries(tx, { organizationId: caller.organizationId, deliveryId: input.id }),
+      }),
+    ),
+    resendFailedWebhookDeliveries: mutation<{ endpointId: string; since: Date }>(
+      'resendFailedWebhookDeliveries',
+      async (tx, input, { caller }) => ({
+        count: await resendDeliveries(tx, {
+          organizationId: caller.organizationId,
+          endpointId: input.endpointId,
+          since: input.since,
+        }),
+      }),
+    ),
     createTransaction: mutation<CreateTransactionInput>('createTransaction', (tx, input, { caller }) =>
       createTransaction(tx, { organizationId: caller.organizationId, actor: actorOf(caller), input }),
     ),
@@ -233,6 +352,9 @@ export const resolvers: IResolvers = {
       },
     ),
   },
+  // Payloads carry the endpoint's id; the endpoint is read after the change, with what the query selects.
+  WebhookEndpointPayload: { webhookEndpoint: endpointOfPayload },
+  WebhookEndpointSecretPayload: { webhookEndpoint: endpointOfPayload },
   Organization: {
     ...relations.Organization,
     transactions: async (

@@ -1,0 +1,185 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TransactionsDemo } from '../../src/demo/seed.ts';
+import { buildTransactionsApp } from '../../src/transactions/app.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { fakeLookupAll } from '../support/dns.ts';
+import { createTestFileStore, graphql, seedOrganization } from '../support/transactions.ts';
+
+let testDb: TestDatabase;
+let cleanup: () => Promise<void>;
+let app: FastifyInstance;
+let demo: TransactionsDemo;
+let other: TransactionsDemo;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  const files = await createTestFileStore();
+  cleanup = files.cleanup;
+  demo = await seedOrganization(testDb.db, files.files);
+  other = await seedOrganization(testDb.db, files.files);
+  app = await buildTransactionsApp({
+    db: testDb.db,
+    files: files.files,
+    environment: 'staging',
+    // Public addresses for the example hosts, a private one for the host that must be refused.
+    webhookLookup: fakeLookupAll({
+      'hooks.example.com': ['93.184.215.14'],
+      'a.example.com': ['93.184.215.14'],
+      'b.example.com': ['2606:2800:21f:cb07:6820:80da:af6b:8b2c'],
+      'c.example.com': ['93.184.215.14'],
+      'intranet.example.com': ['10.0.0.7'],
+    }),
+  });
+});
+
+afterAll(async () => {
+  await app.close();
+  await testDb.close();
+  await cleanup();
+});
+
+const ENDPOINT = 'id url description eventTypes enabled disabledReason deliveries { id }';
+const CREATE = `mutation ($input: CreateWebhookEndpointInput!) {
+  createWebhookEndpoint(input: $input) { secret webhookEndpoint { ${ENDPOINT} } }
+}`;
+
+async function create(key: string, input: Record<string, unknown>) {
+  return graphql(app, key, CREATE, { input });
+}
+
+describe('managing webhook endpoints through GraphQL', () => {
+  it('creates an endpoint, shows its secret once, and lists it on the viewer without the secret', async () => {
+    const { body } = await create(demo.apiKey, {
+      url: 'https://hooks.example.com/portico',
+      description: 'ERP',
+      eventTypes: ['TRANSACTION_COMPLETED', 'TRANSACTION_STATE_CHANGED'],
+    });
+    expect(body.errors).toBeUndefined();
+    const created = body.data?.createWebhookEndpoint;
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(created.webhookEndpoint).toMatchObject({
+      url: 'https://hooks.example.com/portico',
+      description: 'ERP',
+      eventTypes: ['TRANSACTION_COMPLETED', 'TRANSACTION_STATE_CHANGED'],
+      enabled: true,
+      deliveries: [],
+    });
+    const listed = await graphql(app, demo.apiKey, `{ viewer { webhookEndpoints { ${ENDPOINT} } } }`);
+    expect(listed.body.data?.viewer.webhookEndpoints).toContainEqual(created.webhookEndpoint);
+    expect(JSON.stringify(listed.body)).not.toContain(created.secret);
+    const [stored] = await testDb.db.query<{ secret: Uint8Array }>(
+      'select secret from webhook_endpoints where id = $1',
+      [created.webhookEndpoint.id],
+    );
+    expect(Buffer.from(stored?.secret ?? []).toString('latin1')).not.toContain('whsec_');
+  });
+
+  it('refuses a plain-http URL, no event types, and a URL that resolves to a private, loopback or metadata address', async () => {
+    for (const input of [
+      { url: 'http://hooks.example.com/', eventTypes: ['TRANSACTION_COMPLETED'] },
+      { url: 'https://hooks.example.com/', eventTypes: [] },
+      { url: 'not a url', eventTypes: ['TRANSACTION_COMPLETED'] },
+      { url: 'https://intranet.example.com/hooks', eventTypes: ['TRANSACTION_COMPLETED'] },
+      { url: 'https://169.254.169.254/latest/meta-data', eventTypes: ['TRANSACTION_COMPLETED'] },
+      { url: 'https://[::ffff:127.0.0.1]/', eventTypes: ['TRANSACTION_COMPLETED'] },
+    ]) {
+      const { body } = await create(demo.apiKey, input);
+      expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
+    }
+  });
+
+  it('updates, disables, enables, rotates and deletes an endpoint', async () => {
+    const { body } = await create(demo.apiKey, {
+      url: 'https://a.example.com/',
+      eventTypes: ['TRANSACTION_COMPLETED'],
+    });
+    const id = body.data?.createWebhookEndpoint.webhookEndpoint.id as string;
+    const call = async (
+      name: string,
+      input: Record<string, unknown>,
+      fields = `webhookEndpoint { ${ENDPOINT} }`,
+    ) => {
+      const input_ = name.startsWith('update') ? 'UpdateWebhookEndpointInput' : 'WebhookEndpointIdInput';
+      const answer = await graphql(
+        app,
+        demo.apiKey,
+        `mutation ($input: ${input_}!) { ${name}(input: $input) { ${fields} } }`,
+        { input },
+      );
+      expect(answer.body.errors).toBeUndefined();
+      return answer.body.data?.[name];
+    };
+    expect(
+      (
+        await call('updateWebhookEndpoint', {
+          id,
+          url: 'https://b.example.com/',
+          eventTypes: ['TRANSACTION_STATE_CHANGED'],
+        })
+      ).webhookEndpoint,
+    ).toMatchObject({ url: 'https://b.example.com/', eventTypes: ['TRANSACTION_STATE_CHANGED'] });
+    expect((await call('disableWebhookEndpoint', { id })).webhookEndpoint).toMatchObject({
+      enabled: false,
+      disabledReason: 'disabled through the API',
+    });
+    expect((await call('enableWebhookEndpoint', { id })).webhookEndpoint).toMatchObject({
+      enabled: true,
+      disabledReason: null,
+    });
+    const rotated = await call('rotateWebhookEndpointSecret', { id }, 'secret webhookEndpoint { id }');
+    expect(rotated.secret).toMatch(/^whsec_/);
+    expect(await call('deleteWebhookEndpoint', { id }, 'deletedWebhookEndpointId')).toEqual({
+      deletedWebhookEndpointId: id,
+    });
+    const gone = await graphql(
+      app,
+      demo.apiKey,
+      `
+        query ($id: uuid!) {
+          webhookEndpoint(id: $id) {
+            id
+          }
+        }
+      `,
+      { id },
+    );
+    expect(gone.body.data?.webhookEndpoint).toBeNull();
+  });
+
+  it("treats another organization's endpoint exactly like one that does not exist", async () => {
+    const { body } = await create(other.apiKey, {
+      url: 'https://c.example.com/',
+      eventTypes: ['TRANSACTION_COMPLETED'],
+    });
+    const id = body.data?.createWebhookEndpoint.webhookEndpoint.id as string;
+    const read = await graphql(
+      app,
+      demo.apiKey,
+      `
+        query ($id: uuid!) {
+          webhookEndpoint(id: $id) {
+            id
+          }
+        }
+      `,
+      { id },
+    );
+    expect(read.body.data?.webhookEndpoint).toBeNull();
+    const disable = await graphql(
+      app,
+      demo.apiKey,
+      `
+        mutation ($input: WebhookEndpointIdInput!) {
+          disableWebhookEndpoint(input: $input) {
+            webhookEndpoint {
+              id
+            }
+          }
+        }
+      `,
+      { input: { id } },
+    );
+    expect(disable.body.errors?.[0]?.extensions).toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
