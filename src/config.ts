@@ -68,6 +68,18 @@ export const CONFIG_VARIABLES = {
     help: 'in-process: serve delivers webhooks itself; off: leave it to `portico worker` processes',
     default: 'in-process',
   },
+  webhookTimeout: {
+    env: 'PORTICO_WEBHOOK_TIMEOUT',
+    flag: '--webhook-timeout <seconds>',
+    help: 'a webhook delivery succeeds with a 2xx within this many seconds',
+    default: '15',
+  },
+  webhookRetrySchedule: {
+    env: 'PORTICO_WEBHOOK_RETRY_SCHEDULE',
+    flag: '--webhook-retry-schedule <seconds,…>',
+    help: 'seconds before each retry of a failed webhook delivery (each ±10% jitter)',
+    default: '5,300,1800,7200,18000,36000,36000',
+  },
   webhooksAllowInsecure: {
     env: 'PORTICO_WEBHOOKS_ALLOW_INSECURE',
     flag: '--webhooks-allow-insecure',
@@ -107,6 +119,10 @@ export const ConfigSchema = Type.Object({
   trustProxy: Type.Boolean(),
   /** @default 'in-process' */
   webhookWorker: Type.Union([Type.Literal('in-process'), Type.Literal('off')]),
+  /** Seconds. @default 15 */
+  webhookTimeout: Type.Number({ exclusiveMinimum: 0, maximum: 300 }),
+  /** Seconds before each retry. @default [5, 300, 1800, 7200, 18000, 36000, 36000] */
+  webhookRetrySchedule: Type.Array(Type.Number({ minimum: 0 }), { maxItems: 50 }),
   /** @default false */
   webhooksAllowInsecure: Type.Boolean(),
   /** @default 'info' */
@@ -128,6 +144,15 @@ function toBoolean(value: string | boolean): boolean | string {
   if (['1', 'true', 'yes', 'on'].includes(lowered)) return true;
   if (['0', 'false', 'no', 'off', ''].includes(lowered)) return false;
   return value;
+}
+
+function toNumber(value: string | boolean): number | string | boolean {
+  return typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value;
+}
+
+function toNumberList(value: string | boolean): (number | string | boolean)[] | boolean {
+  if (typeof value === 'boolean') return value;
+  return value.trim() === '' ? [] : value.split(',').map((part) => toNumber(part.trim()));
 }
 
 function toInteger(value: string | boolean): number | string | boolean {
@@ -154,6 +179,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: RawConfig = {}): Confi
     if (value === undefined) continue;
     if (key === 'trustProxy' || key === 'webhooksAllowInsecure') raw[key] = toBoolean(value);
     else if (key === 'transactionsPort' || key === 'portfolioPort') raw[key] = toInteger(value);
+    else if (key === 'webhookTimeout') raw[key] = toNumber(value);
+    else if (key === 'webhookRetrySchedule') raw[key] = toNumberList(value);
     else raw[key] = value;
   }
   const problems = new Map<string, string>();

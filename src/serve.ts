@@ -107,6 +107,8 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
     if (config.webhookWorker === 'in-process') {
       const worker = startWebhookWorker(db, {
         allowInsecure: config.webhooksAllowInsecure,
+        timeoutMs: config.webhookTimeout * 1000,
+        delaysMs: config.webhookRetrySchedule.map((seconds) => seconds * 1000),
         onError: (error) => {
           logger.error({ err: error }, 'webhook worker step failed');
         },

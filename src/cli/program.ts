@@ -92,6 +92,8 @@ export function createProgram(io: CliIO): Command {
       const opened = await openDatabase(config);
       const worker = startWebhookWorker(opened.db, {
         allowInsecure: config.webhooksAllowInsecure,
+        timeoutMs: config.webhookTimeout * 1000,
+        delaysMs: config.webhookRetrySchedule.map((seconds) => seconds * 1000),
         onError: (error) => {
           logger.error({ err: error }, 'webhook worker step failed');
         },

@@ -24,6 +24,8 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       trustProxy: false,
       webhookWorker: 'in-process',
+      webhookTimeout: 15,
+      webhookRetrySchedule: [5, 300, 1800, 7200, 18000, 36000, 36000],
       webhooksAllowInsecure: false,
       logLevel: 'info',
     });
@@ -44,6 +46,8 @@ describe('loadConfig', () => {
       PORTICO_TLS_KEY: '/etc/portico/key.pem',
       PORTICO_TRUST_PROXY: 'true',
       PORTICO_WEBHOOK_WORKER: 'off',
+      PORTICO_WEBHOOK_TIMEOUT: '2.5',
+      PORTICO_WEBHOOK_RETRY_SCHEDULE: '1, 2,3',
       PORTICO_WEBHOOKS_ALLOW_INSECURE: 'yes',
       PORTICO_LOG_LEVEL: 'warn',
     });
@@ -58,6 +62,8 @@ describe('loadConfig', () => {
       tlsKey: '/etc/portico/key.pem',
       trustProxy: true,
       webhookWorker: 'off',
+      webhookTimeout: 2.5,
+      webhookRetrySchedule: [1, 2, 3],
       webhooksAllowInsecure: true,
       logLevel: 'warn',
     });
