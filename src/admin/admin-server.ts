@@ -30,7 +30,7 @@ export function adminSocketPath(dataDir: string): string {
  */
 export async function startAdminServer(options: {
   db: Database;
-  config: Pick<Config, 'environment' | 'dataDir'>;
+  config: Pick<Config, 'environment' | 'dataDir' | 'webhooksAllowInsecure'>;
   logger?: FastifyBaseLogger;
 }): Promise<{ path: string; app: FastifyInstance }> {
   const path = adminSocketPath(options.config.dataDir);

@@ -9,6 +9,15 @@ import { importTemplateSource } from '../transactions/templates.ts';
 import { readImportFile, RECORD_TYPES } from '../portfolio/import-files.ts';
 import { importPortfolio } from '../portfolio/import.ts';
 import {
+  createEndpoint,
+  deleteEndpoint,
+  EVENT_TYPES,
+  resendDeliveries,
+  rotateEndpointSecret,
+  setEndpointEnabled,
+  updateEndpoint,
+} from '../webhooks/endpoints.ts';
+import {
   createInstance,
   createPortfolioKey,
   getInstanceBySlug,
@@ -27,7 +36,7 @@ export interface Operation<Input extends TSchema> {
   run(
     db: Database,
     input: Static<Input>,
-    config: Pick<Config, 'environment'>,
+    config: Pick<Config, 'environment' | 'webhooksAllowInsecure'>,
     progress: (progress: unknown) => void,
   ): Promise<unknown>;
 }
@@ -37,6 +46,7 @@ function operation<Input extends TSchema>(op: Operation<Input>): Operation<Input
 }
 
 const Environment = Type.Union([Type.Literal('staging'), Type.Literal('production')]);
+const EventTypeInput = Type.Union(EVENT_TYPES.map((type) => Type.Literal(type)));
 
 export const operations = {
   'org.create': operation({
@@ -83,6 +93,120 @@ export const operations = {
       const revoked = await apiKeys.revoke(db, { ownerId: organization.id, key: input.key });
       if (!revoked) throw new AppError('NOT_FOUND', `organization "${input.org}" has no key ${input.key}`);
       return revoked;
+    },
+  }),
+  'webhooks.list': operation({
+    input: Type.Object({ org: Type.String() }),
+    async run(db, input) {
+      const organization = await getOrganizationByHandle(db, input.org);
+      return db.query(
+        `select id, url, description, event_types as "eventTypes", disabled_at as "disabledAt",
+           disabled_reason as "disabledReason", failing_since as "failingSince", created_at as "createdAt",
+           (select count(*)::int from webhook_deliveries d where d.endpoint_id = e.id and d.status = 'failed') as failed,
+           (select count(*)::int from webhook_deliveries d where d.endpoint_id = e.id and d.status = 'pending') as pending
+         from webhook_endpoints e where organization_id = $1 order by created_at, sequence`,
+        [organization.id],
+      );
+    },
+  }),
+  'webhooks.create': operation({
+    input: Type.Object({
+      org: Type.String(),
+      url: Type.String(),
+      description: Type.Optional(Type.String()),
+      events: Type.Array(EventTypeInput, { minItems: 1 }),
+    }),
+    async run(db, input, config) {
+      const organization = await getOrganizationByHandle(db, input.org);
+      const { endpoint, secret } = await createEndpoint(db, {
+        organizationId: organization.id,
+        url: input.url,
+        description: input.description,
+        eventTypes: input.events,
+        allowInsecure: config.webhooksAllowInsecure,
+      });
+      return { ...endpoint, secret };
+    },
+  }),
+  'webhooks.update': operation({
+    input: Type.Object({
+      org: Type.String(),
+      id: Type.String(),
+      url: Type.Optional(Type.String()),
+      description: Type.Optional(Type.String()),
+      events: Type.Optional(Type.Array(EventTypeInput, { minItems: 1 })),
+    }),
+    async run(db, input, config) {
+      const organization = await getOrganizationByHandle(db, input.org);
+      return updateEndpoint(db, {
+        organizationId: organization.id,
+        endpointId: input.id,
+        url: input.url,
+        description: input.description,
+        eventTypes: input.events,
+        allowInsecure: config.webhooksAllowInsecure,
+      });
+    },
+  }),
+  'webhooks.enable': operation({
+    input: Type.Object({ org: Type.String(), id: Type.String(), enabled: Type.Boolean() }),
+    async run(db, input) {
+      const organization = await getOrganizationByHandle(db, input.org);
+      return setEndpointEnabled(db, {
+        organizationId: organization.id,
+        endpointId: input.id,
+        enabled: input.enabled,
+        reason: 'disabled by an operator',
+      });
+    },
+  }),
+  'webhooks.delete': operation({
+    input: Type.Object({ org: Type.String(), id: Type.String() }),
+    async run(db, input) {
+      const organization = await getOrganizationByHandle(db, input.org);
+      await deleteEndpoint(db, { organizationId: organization.id, endpointId: input.id });
+      return { id: input.id };
+    },
+  }),
+  'webhooks.rotate': operation({
+    input: Type.Object({ org: Type.String(), id: Type.String() }),
+    async run(db, input) {
+      const organization = await getOrganizationByHandle(db, input.org);
+      const { endpoint, secret } = await rotateEndpointSecret(db, {
+        organizationId: organization.id,
+        endpointId: input.id,
+      });
+      return { ...endpoint, secret };
+    },
+  }),
+  'webhooks.resend': operation({
+    input: Type.Object({
+      org: Type.String(),
+      delivery: Type.Optional(Type.String()),
+      endpoint: Type.Optional(Type.String()),
+      since: Type.Optional(Type.String()),
+    }),
+    async run(db, input) {
+      const organization = await getOrganizationByHandle(db, input.org);
+      if (input.delivery !== undefined) {
+        return {
+          count: await resendDeliveries(db, { organizationId: organization.id, deliveryId: input.delivery }),
+        };
+      }
+      const since = new Date(input.since ?? '');
+      if (input.endpoint === undefined || Number.isNaN(since.getTime())) {
+        throw new AppError(
+          'BAD_USER_INPUT',
+          'give --delivery <id>, or --endpoint <id> with --since <ISO time>',
+        );
+      }
+      return {
+        count: await resendDeliveries(db, {
+          organizationId: organization.id,
+          endpointId: input.endpoint,
+          since,
+        }),
+      };
     },
   }),
   'portfolio.instances.create': operation({

@@ -276,6 +276,7 @@ export function createProgram(io: CliIO): Command {
       print(io, revoked, options.json === true, () => `Revoked key ${revoked.id}.`);
     });
 
+  registerWebhookCommands(program, io, operate);
   registerPortfolioCommands(program, io, operate);
   return program;
 }
@@ -302,6 +303,173 @@ function progressPrinter(io: CliIO): (progress: unknown) => void {
         : `${report.phase}: ${report.done ?? 0}/${report.total ?? 0}${report.total ? ` (${Math.floor(((report.done ?? 0) / report.total) * 100)}%)` : ''}`,
     );
   };
+}
+
+interface EndpointShown {
+  id: string;
+  url: string;
+  eventTypes: string[];
+  disabledAt: string | null;
+  disabledReason: string | null;
+  secret?: string;
+}
+
+function registerWebhookCommands(program: Command, io: CliIO, operate: Operate): void {
+  const webhooks = program
+    .command('webhooks')
+    .description("manage an organization's webhook endpoints (also in GraphQL; see docs/webhooks.md)");
+  const events = () =>
+    new Option('--event <type>', 'an event type to receive (repeat for more)')
+      .choices(['transaction.completed', 'transaction.state_changed'])
+      .argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
+  const shown = (endpoint: EndpointShown) =>
+    `${endpoint.id}  ${endpoint.url}  ${endpoint.eventTypes.join(',')}  ${endpoint.disabledAt ? `disabled (${endpoint.disabledReason ?? ''})` : 'enabled'}`;
+  const withSecret = (endpoint: EndpointShown, what: string) =>
+    [
+      `${what} ${shown(endpoint)}`,
+      '',
+      `  ${endpoint.secret ?? ''}`,
+      '',
+      'The signing secret is shown this once: give it to the receiver, which verifies each message with it.',
+    ].join('\n');
+
+  webhooks
+    .command('list')
+    .description("list an organization's endpoints with their pending and failed deliveries")
+    .requiredOption('--org <handle>', 'the organization')
+    .option('--json', 'print the result as JSON')
+    .action(async (options: { org: string; json?: boolean }, command: Command) => {
+      const list = (await operate(command, 'webhooks.list', { org: options.org })) as (EndpointShown & {
+        pending: number;
+        failed: number;
+      })[];
+      print(io, list, options.json === true, () =>
+        list.length === 0
+          ? `${options.org} has no webhook endpoints.`
+          : list.map((e) => `${shown(e)}  pending ${e.pending}  failed ${e.failed}`).join('\n'),
+      );
+    });
+  webhooks
+    .command('create')
+    .description('register an https endpoint; its signing secret is shown once')
+    .requiredOption('--org <handle>', 'the organization')
+    .requiredOption('--url <url>', 'where messages are POSTed (https)')
+    .addOption(events().makeOptionMandatory())
+    .option('--description <text>', 'what the endpoint is for')
+    .option('--json', 'print the result as JSON')
+    .action(
+      async (
+        options: {
+          org: string;
+          url: string;
+          event: ('transaction.completed' | 'transaction.state_changed')[];
+          description?: string;
+          json?: boolean;
+        },
+        command: Command,
+      ) => {
+        const created = (await operate(command, 'webhooks.create', {
+          org: options.org,
+          url: options.url,
+          events: options.event,
+          ...(options.description === undefined ? {} : { description: options.description }),
+        })) as EndpointShown;
+        print(io, created, options.json === true, () => withSecret(created, 'Created'));
+      },
+    );
+  webhooks
+    .command('update')
+    .description("change an endpoint's URL, description or event types")
+    .requiredOption('--org <handle>', 'the organization')
+    .argument('<id>', 'the endpoint')
+    .option('--url <url>', 'a new https URL')
+    .option('--description <text>', 'a new description')
+    .addOption(events())
+    .option('--json', 'print the result as JSON')
+    .action(
+      async (
+        id: string,
+        options: {
+          org: string;
+          url?: string;
+          description?: string;
+          event?: ('transaction.completed' | 'transaction.state_changed')[];
+          json?: boolean;
+        },
+        command: Command,
+      ) => {
+        const updated = (await operate(command, 'webhooks.update', {
+          org: options.org,
+          id,
+          ...(options.url === undefined ? {} : { url: options.url }),
+          ...(options.description === undefined ? {} : { description: options.description }),
+          ...(options.event === undefined ? {} : { events: options.event }),
+        })) as EndpointShown;
+        print(io, updated, options.json === true, () => `Updated ${shown(updated)}`);
+      },
+    );
+  for (const [name, enabled] of [
+    ['disable', false],
+    ['enable', true],
+  ] as const) {
+    webhooks
+      .command(name)
+      .description(enabled ? 'deliver to an endpoint again' : 'stop delivering to an endpoint')
+      .requiredOption('--org <handle>', 'the organization')
+      .argument('<id>', 'the endpoint')
+      .option('--json', 'print the result as JSON')
+      .action(async (id: string, options: { org: string; json?: boolean }, command: Command) => {
+        const endpoint = (await operate(command, 'webhooks.enable', {
+          org: options.org,
+          id,
+          enabled,
+        })) as EndpointShown;
+        print(io, endpoint, options.json === true, () => shown(endpoint));
+      });
+  }
+  webhooks
+    .command('delete')
+    .description('delete an endpoint with its deliveries')
+    .requiredOption('--org <handle>', 'the organization')
+    .argument('<id>', 'the endpoint')
+    .option('--json', 'print the result as JSON')
+    .action(async (id: string, options: { org: string; json?: boolean }, command: Command) => {
+      const deleted = await operate(command, 'webhooks.delete', { org: options.org, id });
+      print(io, deleted, options.json === true, () => `Deleted endpoint ${id}.`);
+    });
+  webhooks
+    .command('rotate-secret')
+    .description('give an endpoint a new signing secret; the old one keeps signing for 24 hours')
+    .requiredOption('--org <handle>', 'the organization')
+    .argument('<id>', 'the endpoint')
+    .option('--json', 'print the result as JSON')
+    .action(async (id: string, options: { org: string; json?: boolean }, command: Command) => {
+      const rotated = (await operate(command, 'webhooks.rotate', { org: options.org, id })) as EndpointShown;
+      print(io, rotated, options.json === true, () => withSecret(rotated, 'Rotated'));
+    });
+  webhooks
+    .command('resend')
+    .description('send a delivery again, or every failed delivery of an endpoint since a time')
+    .requiredOption('--org <handle>', 'the organization')
+    .option('--delivery <id>', 'one delivery')
+    .option('--endpoint <id>', 'the endpoint whose failed deliveries to send again (with --since)')
+    .option('--since <time>', 'ISO 8601: failed deliveries created at or after it')
+    .option('--json', 'print the result as JSON')
+    .action(
+      async (
+        options: { org: string; delivery?: string; endpoint?: string; since?: string; json?: boolean },
+        command: Command,
+      ) => {
+        const { json, ...input } = options;
+        const resent = (await operate(command, 'webhooks.resend', input)) as { count: number };
+        print(
+          io,
+          resent,
+          json === true,
+          () => `Queued ${resent.count} deliver${resent.count === 1 ? 'y' : 'ies'} to send again.`,
+        );
+      },
+    );
 }
 
 function registerPortfolioCommands(program: Command, io: CliIO, operate: Operate): void {
