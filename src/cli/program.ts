@@ -89,6 +89,12 @@ export function createProgram(io: CliIO): Command {
     .action(async (_: unknown, command: Command) => {
       const config = configOf(command, io.env);
       const logger = createLogger(config.logLevel);
+      const owner = config.databaseUrl === undefined ? await readLockOwner(config.dataDir) : undefined;
+      if (owner) {
+        throw new Error(
+          `the embedded database is served by process ${owner.pid}, which delivers webhooks itself; separate workers need PostgreSQL (DATABASE_URL)`,
+        );
+      }
       const opened = await openDatabase(config);
       const worker = startWebhookWorker(opened.db, {
         allowInsecure: config.webhooksAllowInsecure,
