@@ -104,7 +104,8 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
       urls[name] = `https://${publicHost(config.host)}:${actual}${path}`;
     }
 
-    if (config.webhookWorker === 'in-process') {
+    // Webhooks report Transactions events: the service that runs them delivers them.
+    if (config.webhookWorker === 'in-process' && options.only !== 'portfolio') {
       const worker = startWebhookWorker(db, {
         allowInsecure: config.webhooksAllowInsecure,
         timeoutMs: config.webhookTimeout * 1000,

@@ -59,7 +59,7 @@ export async function fanOutEvents(db: Queryable, options: { limit?: number } = 
      ), fanned as (
        insert into webhook_deliveries (organization_id, endpoint_id, event_id, message_id, event_type, body)
        select e.organization_id, w.id, e.id, 'msg_' || replace(e.id::text, '-', ''), e.type,
-         json_build_object(
+         jsonb_build_object(
            'id', 'msg_' || replace(e.id::text, '-', ''),
            'type', e.type,
            'timestamp', to_char(e.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
@@ -237,10 +237,18 @@ export async function deliverDue(db: Database, options: DeliveryOptions = {}): P
     claimed.map(async (delivery) => {
       const now = new Date();
       if (delivery.endpointDisabled) {
-        await db.query(
-          `update webhook_deliveries set status = 'failed', claimed_until = null where id = $1`,
-          [delivery.id],
-        );
+        // Not sent, and the attempt log says why.
+        await db.transaction(async (tx) => {
+          await tx.query(
+            `update webhook_deliveries set status = 'failed', claimed_until = null where id = $1`,
+            [delivery.id],
+          );
+          await tx.query(
+            `insert into webhook_attempts (organization_id, delivery_id, attempted_at, duration_ms, error)
+             values ($1, $2, $3, 0, 'not sent: the endpoint is disabled')`,
+            [delivery.organizationId, delivery.id, now],
+          );
+        });
         return;
       }
       await record(db, delivery, await send(delivery, key, options, now), options, new Date());
