@@ -233,7 +233,8 @@ export async function deliverDue(db: Database, options: DeliveryOptions = {}): P
   );
   if (claimed.length === 0) return 0;
   const key = await secretsKey(db);
-  await Promise.all(
+  // Every send finishes (and is recorded) before this returns, even when one of them fails.
+  const results = await Promise.allSettled(
     claimed.map(async (delivery) => {
       const now = new Date();
       if (delivery.endpointDisabled) {
@@ -254,6 +255,8 @@ export async function deliverDue(db: Database, options: DeliveryOptions = {}): P
       await record(db, delivery, await send(delivery, key, options, now), options, new Date());
     }),
   );
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
   return claimed.length;
 }
 
@@ -265,7 +268,7 @@ export function startWebhookWorker(
   options: DeliveryOptions & { pollMs?: number; onError?: (error: unknown) => void } = {},
 ): { stop(): Promise<void> } {
   // An object: `stop()` changes it between the loop's awaits.
-  const state: { stopped: boolean; wake?: () => void } = { stopped: false };
+  const state: { stopped: boolean; wake?: () => void; timer?: NodeJS.Timeout } = { stopped: false };
   const stopped = () => state.stopped;
   const loop = (async () => {
     while (!stopped()) {
@@ -278,7 +281,7 @@ export function startWebhookWorker(
       if (worked === 0 && !stopped()) {
         await new Promise<void>((resolve) => {
           state.wake = resolve;
-          setTimeout(resolve, options.pollMs ?? 1000);
+          state.timer = setTimeout(resolve, options.pollMs ?? 1000);
         });
       }
     }
@@ -286,6 +289,7 @@ export function startWebhookWorker(
   return {
     async stop() {
       state.stopped = true;
+      clearTimeout(state.timer);
       state.wake?.();
       await loop;
     },
