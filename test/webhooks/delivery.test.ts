@@ -24,7 +24,13 @@ function receiver() {
     request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
     request.on('end', () => {
       received.push({ headers: request.headers, body });
-      response.writeHead(script.shift() ?? 200, { 'content-type': 'text/plain' });
+      const status = script.shift() ?? 200;
+      response.writeHead(status, {
+        'content-type': 'text/plain',
+        // A redirect points at the receiver itself: following it would show as a second request.
+        ...(status === 302 ? { location: '/elsewhere' } : {}),
+        ...(status === 429 ? { 'retry-after': '3600' } : {}),
+      });
       response.end(`answer ${received.length}`);
     });
   });
@@ -251,5 +257,74 @@ describe('webhook delivery from the outbox', () => {
     );
     expect(attempt?.statusCode).toBeNull();
     expect(attempt?.error).toMatch(/127\.0\.0\.1/);
+  });
+
+  it('counts a redirect as a failure without following it, and lets Retry-After on 429 push the retry later', async () => {
+    const { endpoint } = await createEndpoint(testDb.db, {
+      organizationId: demo.organizationId,
+      url,
+      eventTypes: ['transaction.state_changed'],
+      allowInsecure: true,
+    });
+    await only(endpoint.id);
+    const event = () =>
+      testDb.db.query(
+        `insert into outbox_events (organization_id, type, transaction_id, payload)
+         values ($1, 'transaction.state_changed', $2, '{}')`,
+        [demo.organizationId, demo.transactionId],
+      );
+    const latest = async () => {
+      const [row] = await testDb.db.query<{ status: string; attempts: number; waitMs: number }>(
+        `select status, attempts, (extract(epoch from next_attempt_at - last_attempt_at) * 1000)::float8 as "waitMs"
+         from webhook_deliveries where endpoint_id = $1 order by sequence desc limit 1`,
+        [endpoint.id],
+      );
+      return row;
+    };
+
+    await event();
+    hook.answerWith([302]);
+    await fanOutEvents(testDb.db);
+    await deliverDue(testDb.db, { allowInsecure: true, delaysMs: [1000] });
+    expect(hook.received).toHaveLength(1);
+    expect(await latest()).toMatchObject({ status: 'pending', attempts: 1 });
+
+    await testDb.db.query("update webhook_deliveries set status = 'failed' where endpoint_id = $1", [
+      endpoint.id,
+    ]);
+    await event();
+    hook.answerWith([429]);
+    await fanOutEvents(testDb.db);
+    await deliverDue(testDb.db, { allowInsecure: true, delaysMs: [1000] });
+    const limited = await latest();
+    // The schedule says about a second; Retry-After says an hour.
+    expect(limited?.waitMs).toBeGreaterThanOrEqual(3_599_000);
+  });
+
+  it('disables an endpoint that has failed for longer than the limit', async () => {
+    const { endpoint } = await createEndpoint(testDb.db, {
+      organizationId: demo.organizationId,
+      url,
+      eventTypes: ['transaction.state_changed'],
+      allowInsecure: true,
+    });
+    await only(endpoint.id);
+    await testDb.db.query(
+      "update webhook_endpoints set failing_since = now() - interval '6 days' where id = $1",
+      [endpoint.id],
+    );
+    await testDb.db.query(
+      `insert into outbox_events (organization_id, type, transaction_id, payload)
+       values ($1, 'transaction.state_changed', $2, '{}')`,
+      [demo.organizationId, demo.transactionId],
+    );
+    hook.answerWith([500]);
+    await fanOutEvents(testDb.db);
+    await deliverDue(testDb.db, { allowInsecure: true, delaysMs: [1000] });
+    const [state] = await testDb.db.query<{ disabledReason: string | null }>(
+      'select disabled_reason as "disabledReason" from webhook_endpoints where id = $1',
+      [endpoint.id],
+    );
+    expect(state?.disabledReason).toBe('every attempt failed for 5 days');
   });
 });

@@ -182,4 +182,91 @@ describe('managing webhook endpoints through GraphQL', () => {
     );
     expect(disable.body.errors?.[0]?.extensions).toMatchObject({ code: 'NOT_FOUND' });
   });
+
+  it('shows deliveries with their attempt log, and sends one again with the same webhook-id', async () => {
+    const { body } = await create(demo.apiKey, {
+      url: 'https://hooks.example.com/log',
+      eventTypes: ['TRANSACTION_COMPLETED'],
+    });
+    const endpointId = body.data?.createWebhookEndpoint.webhookEndpoint.id as string;
+    const [event] = await testDb.db.query<{ id: string }>(
+      `insert into outbox_events (organization_id, type, transaction_id, payload)
+       values ($1, 'transaction.completed', $2, '{}') returning id`,
+      [demo.organizationId, demo.transactionId],
+    );
+    const [delivery] = await testDb.db.query<{ id: string }>(
+      `insert into webhook_deliveries (organization_id, endpoint_id, event_id, message_id, event_type, body, status, attempts)
+       values ($1, $2, $3, 'msg_test', 'transaction.completed', '{}', 'failed', 7) returning id`,
+      [demo.organizationId, endpointId, event?.id],
+    );
+    await testDb.db.query(
+      `insert into webhook_attempts (organization_id, delivery_id, attempted_at, duration_ms, status_code, response_body)
+       values ($1, $2, now(), 12, 500, 'oops')`,
+      [demo.organizationId, delivery?.id],
+    );
+    const read = await graphql(
+      app,
+      demo.apiKey,
+      `
+        query ($id: uuid!) {
+          webhookEndpoint(id: $id) {
+            deliveries {
+              id
+              messageId
+              status
+              attempts
+              attemptLog {
+                statusCode
+                durationMs
+                responseBody
+                error
+              }
+            }
+          }
+        }
+      `,
+      { id: endpointId },
+    );
+    expect(read.body.data?.webhookEndpoint.deliveries).toEqual([
+      {
+        id: delivery?.id,
+        messageId: 'msg_test',
+        status: 'FAILED',
+        attempts: 7,
+        attemptLog: [{ statusCode: 500, durationMs: 12, responseBody: 'oops', error: null }],
+      },
+    ]);
+    const resent = await graphql(
+      app,
+      demo.apiKey,
+      `
+        mutation ($input: ResendWebhookDeliveryInput!) {
+          resendWebhookDelivery(input: $input) {
+            count
+          }
+        }
+      `,
+      { input: { id: delivery?.id } },
+    );
+    expect(resent.body.data?.resendWebhookDelivery).toEqual({ count: 1 });
+    const after = await graphql(
+      app,
+      demo.apiKey,
+      `
+        query ($id: uuid!) {
+          webhookDelivery(id: $id) {
+            messageId
+            status
+            attempts
+          }
+        }
+      `,
+      { id: delivery?.id },
+    );
+    expect(after.body.data?.webhookDelivery).toEqual({
+      messageId: 'msg_test',
+      status: 'PENDING',
+      attempts: 0,
+    });
+  });
 });
