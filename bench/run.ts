@@ -2,7 +2,8 @@
  * `npm run bench`: the spec's reference query through the Transactions GraphQL endpoint, side by side with the
  * floor (one hand-written SQL statement behind a bare route on the same TLS setup), on PostgreSQL and on
  * PGlite; then the createTransaction and triggerTransactionEvent mutations on PostgreSQL (mutations.ts); then the
- * Portfolio API's companies list over 1,000,000 companies on PostgreSQL (portfolio.ts). See bench/README.md.
+ * Portfolio API's companies list over 1,000,000 companies on PostgreSQL (portfolio.ts); then webhook delivery from
+ * the outbox to a local receiver, throughput and latency, on PostgreSQL (webhooks.ts). See bench/README.md.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -27,13 +28,14 @@ import { benchPortfolio, printPortfolioReport } from './portfolio.ts';
 import { profiled } from './profile.ts';
 import { seedLargeTransaction } from './seed.ts';
 import { printMarkdownTable } from './table.ts';
+import { benchWebhooks, printWebhookReport } from './webhooks.ts';
 
 /** The issue's target: GraphQL reaches at least this share of the floor's throughput on PostgreSQL. */
 const TARGET_RATIO = 0.6;
 
 type Shape = 'demo' | 'large';
 type Endpoint = 'floor' | 'graphql';
-type Suite = 'reference' | 'mutations' | 'portfolio';
+type Suite = 'reference' | 'mutations' | 'portfolio' | 'webhooks';
 
 const SHAPES: Record<Shape, { revisions: number; items: number; label: string }> = {
   demo: { revisions: 3, items: 3, label: 'demo (2 recipients, 3 revisions x 3 items)' },
@@ -79,17 +81,28 @@ const settings = {
   shapes: list<Shape>('BENCH_SHAPES', ['demo'], ['demo', 'large']),
   suites: list<Suite>(
     'BENCH_SUITES',
-    ['reference', 'mutations', 'portfolio'],
-    ['reference', 'mutations', 'portfolio'],
+    ['reference', 'mutations', 'portfolio', 'webhooks'],
+    ['reference', 'mutations', 'portfolio', 'webhooks'],
   ),
   mutationClients: clientCounts('BENCH_MUTATION_CLIENTS', [1, 10]),
   portfolioCompanies: Math.round(positiveNumber('BENCH_PORTFOLIO_COMPANIES', 1_000_000)),
   portfolioSchema: process.env.BENCH_PORTFOLIO_SCHEMA ?? 'bench_portfolio',
   portfolioReseed: ['1', 'true', 'yes'].includes(process.env.BENCH_PORTFOLIO_RESEED ?? ''),
+  webhookEvents: Math.round(positiveNumber('BENCH_WEBHOOK_EVENTS', 5000)),
+  webhookWorkers: clientCounts('BENCH_WEBHOOK_WORKERS', [1, 4]),
+  webhookPollMs: Math.round(positiveNumber('BENCH_WEBHOOK_POLL_MS', 50)),
+  webhookBatchSize: Math.round(positiveNumber('BENCH_WEBHOOK_BATCH', 10)),
+  webhookRate: positiveNumber('BENCH_WEBHOOK_RATE', 50),
 };
 
 /** Seconds the Portfolio suite may spend seeding its 1,000,000 companies when it has to (about 30 s here). */
 const PORTFOLIO_SEED_BUDGET_SECONDS = 1200;
+
+/**
+ * Seconds the webhook suite may spend per number of workers besides its latency run: warm-up, the throughput run
+ * (which gives up by itself after 120 s) and the checks; about 15 s here with 5,000 events.
+ */
+const WEBHOOK_BUDGET_SECONDS_PER_RUN = 150;
 
 interface Measurement {
   dialect: Dialect;
@@ -351,6 +364,8 @@ async function main(): Promise<void> {
   const mutations = settings.suites.includes('mutations') && settings.dialects.includes('postgres');
   // So does the Portfolio suite.
   const portfolio = settings.suites.includes('portfolio') && settings.dialects.includes('postgres');
+  // And the webhook suite (several workers share one database, as separate processes would).
+  const webhooks = settings.suites.includes('webhooks') && settings.dialects.includes('postgres');
   const budgetSeconds =
     (reference
       ? settings.dialects.length *
@@ -364,6 +379,9 @@ async function main(): Promise<void> {
       : 0) +
     (portfolio
       ? 4 * (settings.warmupSeconds + settings.measureSeconds) + 180 + PORTFOLIO_SEED_BUDGET_SECONDS
+      : 0) +
+    (webhooks
+      ? settings.webhookWorkers.length * (settings.measureSeconds + WEBHOOK_BUDGET_SECONDS_PER_RUN) + 120
       : 0);
   const watchdog = setTimeout(() => {
     console.error(`bench: still running after ${budgetSeconds} s; giving up`);
@@ -403,6 +421,17 @@ async function main(): Promise<void> {
     );
   } else if (settings.suites.includes('portfolio')) {
     console.log('Portico bench: portfolio skipped (PostgreSQL only, and BENCH_DIALECTS leaves it out)');
+  }
+  if (webhooks) {
+    console.log(
+      `Portico bench: webhook delivery on PostgreSQL to a receiver on loopback, ` +
+        `${settings.webhookEvents.toLocaleString('en-US')} outbox events with ` +
+        `${settings.webhookWorkers.join(' and ')} worker(s) (pollMs ${settings.webhookPollMs}, ` +
+        `batchSize ${settings.webhookBatchSize}), then ${settings.webhookRate} completions/s for ` +
+        `${settings.measureSeconds} s each`,
+    );
+  } else if (settings.suites.includes('webhooks')) {
+    console.log('Portico bench: webhooks skipped (PostgreSQL only, and BENCH_DIALECTS leaves it out)');
   }
   console.log(
     `node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? 'unknown'}), ` +
@@ -459,6 +488,25 @@ async function main(): Promise<void> {
           defer: (cleanup) => cleanups.push(cleanup),
         });
         printPortfolioReport(report);
+      } finally {
+        await cleanUp();
+      }
+    }
+    if (webhooks) {
+      try {
+        const report = await benchWebhooks({
+          files,
+          settings: {
+            events: settings.webhookEvents,
+            workers: settings.webhookWorkers,
+            pollMs: settings.webhookPollMs,
+            batchSize: settings.webhookBatchSize,
+            rate: settings.webhookRate,
+            latencySeconds: settings.measureSeconds,
+          },
+          defer: (cleanup) => cleanups.push(cleanup),
+        });
+        printWebhookReport(report);
       } finally {
         await cleanUp();
       }

@@ -205,7 +205,8 @@ async function record(db: Database, claimed: Claimed, outcome: Outcome, options:
       `update webhook_endpoints set failing_since = $2,
          disabled_at = case when $3::text is null then disabled_at else coalesce(disabled_at, $4) end,
          disabled_reason = coalesce($3, disabled_reason)
-       where id = $1`,
+       -- Only when something changes: a success to a healthy endpoint must not queue behind its row lock.
+       where id = $1 and (failing_since is distinct from $2 or $3::text is not null)`,
       [claimed.endpointId, failingSince, disable, now],
     );
   });
