@@ -7,7 +7,7 @@ import { Value } from '@sinclair/typebox/value';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
-import { describeError } from '../http/base-app.ts';
+import { describeError } from '../errors.ts';
 import { operations, type OperationName } from './operations.ts';
 
 /** One line of an admin socket answer. */

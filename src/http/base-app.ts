@@ -1,12 +1,11 @@
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
-  type FastifyError,
   type FastifyInstance,
   type FastifyServerOptions,
 } from 'fastify';
 import type { RequestListener, Server } from 'node:http';
-import { AppError, ERROR_STATUS, INTERNAL_MESSAGE, type ErrorCode } from '../errors.ts';
+import { describeError, errorBody } from '../errors.ts';
 import { createHttpsOnlyServer } from './https-only-server.ts';
 import { requestIdFor } from './request-id.ts';
 import type { Queryable } from '../db/database.ts';
@@ -22,50 +21,6 @@ export interface BaseAppOptions {
   db: Queryable;
   /** Options of the Ajv that validates route schemas (Fastify's defaults otherwise). */
   ajv?: FastifyServerOptions['ajv'];
-}
-
-const STATUS_CODES = new Map<number, ErrorCode>([
-  [400, 'BAD_USER_INPUT'],
-  [401, 'UNAUTHENTICATED'],
-  [403, 'FORBIDDEN'],
-  [404, 'NOT_FOUND'],
-  [405, 'METHOD_NOT_ALLOWED'],
-  [409, 'CONFLICT'],
-  [413, 'PAYLOAD_TOO_LARGE'],
-  [415, 'BAD_USER_INPUT'],
-  [429, 'RATE_LIMITED'],
-  [503, 'SERVICE_UNAVAILABLE'],
-]);
-
-/** What a client may see of any error: its code, status and message; unexpected errors are masked. */
-export function describeError(error: unknown): {
-  code: ErrorCode;
-  status: number;
-  message: string;
-  details?: Record<string, unknown>;
-  expected: boolean;
-} {
-  if (error instanceof AppError) {
-    return {
-      code: error.code,
-      status: error.status,
-      message: error.message,
-      ...(error.details ? { details: error.details } : {}),
-      expected: true,
-    };
-  }
-  const fastifyError = error as Partial<FastifyError>;
-  const status = fastifyError.statusCode;
-  const code = status === undefined ? undefined : STATUS_CODES.get(status);
-  if (code !== undefined && status !== undefined && status < 500) {
-    return { code, status, message: fastifyError.message ?? code, expected: true };
-  }
-  return {
-    code: 'INTERNAL_SERVER_ERROR',
-    status: ERROR_STATUS.INTERNAL_SERVER_ERROR,
-    message: INTERNAL_MESSAGE,
-    expected: false,
-  };
 }
 
 /**
@@ -106,14 +61,9 @@ export function createBaseApp(options: BaseAppOptions): FastifyInstance {
     const described = describeError(error);
     if (described.expected) request.log.info({ code: described.code }, described.message);
     else request.log.error({ err: error }, 'unexpected error');
-    return reply.code(described.status).send({
-      error: {
-        code: described.code,
-        message: described.message,
-        requestId: request.id,
-        ...(described.details ? { details: described.details } : {}),
-      },
-    });
+    if (described.retryAfterSeconds !== undefined)
+      void reply.header('retry-after', described.retryAfterSeconds);
+    return reply.code(described.status).send(errorBody(described, request.id));
   });
 
   app.setNotFoundHandler(async (request, reply) =>

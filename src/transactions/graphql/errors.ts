@@ -1,7 +1,6 @@
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
 import type { FastifyBaseLogger } from 'fastify';
-import { describeError } from '../../http/base-app.ts';
-import type { ErrorCode } from '../../errors.ts';
+import { describeError, type ErrorCode } from '../../errors.ts';
 
 interface WithNestedErrors {
   errors?: unknown;
