@@ -86,6 +86,48 @@ export const CONFIG_VARIABLES = {
     help: "allow plain-http webhook URLs and private or loopback addresses: development and tests only ('1'/'true')",
     default: 'false',
   },
+  transactionsUrl: {
+    env: 'PORTICO_TRANSACTIONS_URL',
+    flag: '--transactions-url <url>',
+    help: 'public base address of the Transactions service, used in links Portico sends; unset → https://localhost:<port>',
+    default: undefined,
+  },
+  portfolioUrl: {
+    env: 'PORTICO_PORTFOLIO_URL',
+    flag: '--portfolio-url <url>',
+    help: 'public base address of the Portfolio service, used in links Portico sends; unset → https://localhost:<port>',
+    default: undefined,
+  },
+  corsOrigins: {
+    env: 'PORTICO_CORS_ORIGINS',
+    flag: '--cors-origins <origins>',
+    help: 'comma-separated browser origins allowed to call the APIs (e.g. https://app.example.com); none by default',
+    default: '',
+  },
+  redisUrl: {
+    env: 'PORTICO_REDIS_URL',
+    flag: '--redis-url <url>',
+    help: 'redis://… shared by several nodes for rate-limit counters; unset → counters in this process',
+    default: undefined,
+  },
+  rateLimit: {
+    env: 'PORTICO_RATE_LIMIT',
+    flag: '--rate-limit <requests>',
+    help: 'requests per minute per API key, on each service (0 = no limit)',
+    default: '6000',
+  },
+  rateLimitPerAddress: {
+    env: 'PORTICO_RATE_LIMIT_PER_ADDRESS',
+    flag: '--rate-limit-per-address <requests>',
+    help: 'requests per minute per client address on routes without an API key: recipient links, signed file links (0 = no limit)',
+    default: '600',
+  },
+  graphqlLimits: {
+    env: 'PORTICO_GRAPHQL_LIMITS',
+    flag: '--graphql-limits <limits>',
+    help: 'GraphQL operation limits to change, e.g. depth=10,aliases=15,directives=50,tokens=1000,cost=5000',
+    default: '',
+  },
   logLevel: {
     env: 'PORTICO_LOG_LEVEL',
     flag: '--log-level <level>',
@@ -125,6 +167,31 @@ export const ConfigSchema = Type.Object({
   webhookRetrySchedule: Type.Array(Type.Number({ minimum: 0 }), { maxItems: 50 }),
   /** @default false */
   webhooksAllowInsecure: Type.Boolean(),
+  /** Public base address of the Transactions service (no trailing slash). @default https://localhost:<port> */
+  transactionsUrl: Type.Optional(Type.String({ pattern: '^https?://[^/?#\\s]+$' })),
+  /** Public base address of the Portfolio service (no trailing slash). @default https://localhost:<port> */
+  portfolioUrl: Type.Optional(Type.String({ pattern: '^https?://[^/?#\\s]+$' })),
+  /** Browser origins allowed to call the APIs. @default [] */
+  corsOrigins: Type.Array(Type.String({ pattern: '^https?://[^/?#\\s]+$' }), { maxItems: 100 }),
+  /** @default undefined: counters in this process */
+  redisUrl: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  /** Requests per minute per API key; 0 turns the limit off. @default 6000 */
+  rateLimit: Type.Integer({ minimum: 0 }),
+  /** Requests per minute per client address on routes without an API key; 0 turns it off. @default 600 */
+  rateLimitPerAddress: Type.Integer({ minimum: 0 }),
+  /** Changes to the GraphQL operation limits (see graphql/limits.ts). @default {} */
+  graphqlLimits: Type.Partial(
+    Type.Object(
+      {
+        depth: Type.Integer({ minimum: 1 }),
+        aliases: Type.Integer({ minimum: 1 }),
+        directives: Type.Integer({ minimum: 1 }),
+        tokens: Type.Integer({ minimum: 1 }),
+        cost: Type.Integer({ minimum: 1 }),
+      },
+      { additionalProperties: false },
+    ),
+  ),
   /** @default 'info' */
   logLevel: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
@@ -155,6 +222,26 @@ function toNumberList(value: string | boolean): (number | string | boolean)[] | 
   return value.trim() === '' ? [] : value.split(',').map((part) => toNumber(part.trim()));
 }
 
+function toList(value: string | boolean): string[] | boolean {
+  if (typeof value === 'boolean') return value;
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+}
+
+/** `depth=10,cost=5000` → `{ depth: 10, cost: 5000 }` (values that are not whole numbers stay strings). */
+function toSettings(value: string | boolean): Record<string, number | string> | boolean {
+  if (typeof value === 'boolean') return value;
+  const settings: Record<string, number | string> = {};
+  for (const part of value.split(',')) {
+    if (part.trim() === '') continue;
+    const [name = '', setting = ''] = part.split('=', 2).map((side) => side.trim());
+    settings[name] = /^\d+$/.test(setting) ? Number(setting) : setting;
+  }
+  return settings;
+}
+
 function toInteger(value: string | boolean): number | string | boolean {
   return typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
 }
@@ -181,11 +268,16 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: RawConfig = {}): Confi
     else if (key === 'transactionsPort' || key === 'portfolioPort') raw[key] = toInteger(value);
     else if (key === 'webhookTimeout') raw[key] = toNumber(value);
     else if (key === 'webhookRetrySchedule') raw[key] = toNumberList(value);
+    else if (key === 'rateLimit' || key === 'rateLimitPerAddress') raw[key] = toInteger(value);
+    else if (key === 'corsOrigins') raw[key] = toList(value);
+    else if (key === 'graphqlLimits') raw[key] = toSettings(value);
+    else if (key === 'transactionsUrl' || key === 'portfolioUrl')
+      raw[key] = String(value).replace(/\/+$/, '');
     else raw[key] = value;
   }
   const problems = new Map<string, string>();
   for (const error of Value.Errors(ConfigSchema, raw)) {
-    const key = error.path.slice(1) as ConfigKey;
+    const key = (error.path.split('/')[1] ?? '') as ConfigKey;
     const variable = key in CONFIG_VARIABLES ? CONFIG_VARIABLES[key].env : error.path;
     if (problems.has(variable)) continue;
     const choices = (error.schema.anyOf as { const?: unknown }[] | undefined)?.map((choice) => choice.const);
