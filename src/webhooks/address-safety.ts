@@ -1,9 +1,10 @@
 import { lookup as dnsLookup } from 'node:dns';
 import { lookup as dnsLookupAll } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
-import { AppError } from '../errors.ts';
+import { AppError, quote } from '../errors.ts';
 
 /**
  * Outbound address safety for webhooks (SSRF protection): an endpoint URL is a request our servers make on an
@@ -22,91 +23,72 @@ export type LookupFn = LookupFunction;
 /** The `code` of the error the dispatcher's lookup fails with when a name has no allowed address. */
 export const FORBIDDEN_ADDRESS_CODE = 'EFORBIDDEN_ADDRESS';
 
-const IPV4_FORBIDDEN: readonly (readonly [string, number])[] = [
-  ['0.0.0.0', 8], // "this network"; 0.0.0.0 reaches the local host on most systems
-  ['10.0.0.0', 8], // private
-  ['100.64.0.0', 10], // carrier-grade NAT
-  ['127.0.0.0', 8], // loopback
-  ['169.254.0.0', 16], // link-local, where cloud metadata (169.254.169.254) answers
-  ['172.16.0.0', 12], // private
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.0.2.0', 24], // documentation (TEST-NET-1)
-  ['192.168.0.0', 16], // private
-  ['198.18.0.0', 15], // benchmarking
-  ['198.51.100.0', 24], // documentation (TEST-NET-2)
-  ['203.0.113.0', 24], // documentation (TEST-NET-3)
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, and 255.255.255.255 broadcast within it
-];
+// ipaddr.js names the special-purpose ranges of IANA's IPv4 and IPv6 registries; an address outside all of
+// them is 'unicast'. Some of those ranges are globally reachable (AS112, AMT, ORCHIDv2), but no webhook
+// receiver lives there, so anything but 'unicast' is refused: when in doubt, do not connect.
+const IPV6_GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR('2000::/3');
+// The well-known NAT64 prefix: a translator forwards to the IPv4 address in the last 32 bits. Its neighbour
+// 64:ff9b:1::/48 (local-use translation, RFC 8215) is a network's own and is refused with the rest.
+const NAT64_WELL_KNOWN = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
 
-const IPV6_FORBIDDEN: readonly (readonly [string, number])[] = [
-  ['fc00::', 7], // unique local, where AWS metadata (fd00:ec2::254) answers
-  ['fe80::', 10], // link-local
-  ['fec0::', 10], // site-local: deprecated, but still routed locally by some stacks
-  ['ff00::', 8], // multicast
-  ['2001:db8::', 32], // documentation
-];
-
-const ipv4BlockList = new BlockList();
-for (const [network, prefix] of IPV4_FORBIDDEN) ipv4BlockList.addSubnet(network, prefix, 'ipv4');
-const ipv6BlockList = new BlockList();
-for (const [network, prefix] of IPV6_FORBIDDEN) ipv6BlockList.addSubnet(network, prefix, 'ipv6');
-
-/** The eight 16-bit groups of a valid IPv6 address (zone already removed), dotted IPv4 tails included. */
-function ipv6Groups(address: string): number[] {
-  let text = address;
-  const tailStart = text.lastIndexOf(':') + 1;
-  const tail = text.slice(tailStart);
-  if (tail.includes('.')) {
-    // `::ffff:10.0.0.1` → `::ffff:a00:1`
-    const [a = 0, b = 0, c = 0, d = 0] = tail.split('.').map(Number);
-    text = `${text.slice(0, tailStart)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const parse = (part: string) => (part === '' ? [] : part.split(':').map((group) => parseInt(group, 16)));
-  const [head = '', rest] = text.split('::');
-  if (rest === undefined) return parse(head);
-  const before = parse(head);
-  const after = parse(rest);
-  return [...before, ...Array<number>(8 - before.length - after.length).fill(0), ...after];
+function isForbiddenIPv4(address: ipaddr.IPv4): boolean {
+  return address.range() !== 'unicast';
 }
 
-/** The IPv4 address in the last 32 bits of an IPv6 address. */
-function embeddedIPv4(groups: readonly number[]): string {
-  const high = groups[6] ?? 0;
-  const low = groups[7] ?? 0;
-  return `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+/** The IPv4 address in the 32 bits of `parts` from the 16-bit group at `from`. */
+function ipv4At(parts: readonly number[], from: number): ipaddr.IPv4 {
+  const high = parts[from] ?? 0;
+  const low = parts[from + 1] ?? 0;
+  return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+}
+
+function isForbiddenIPv6(address: ipaddr.IPv6): boolean {
+  const range: string = address.range();
+  // ::ffff:0:0/96, IPv4-mapped: the connection goes to the embedded IPv4 address.
+  if (range === 'ipv4Mapped') return isForbiddenIPv4(address.toIPv4Address());
+  // 64:ff9b::/96 (NAT64) goes to its embedded IPv4 address; 64:ff9b:1::/48 is refused whatever it holds.
+  if (range === 'rfc6052') {
+    return !address.match(NAT64_WELL_KNOWN) || isForbiddenIPv4(ipv4At(address.parts, 6));
+  }
+  // 2002::/16, 6to4: a relay forwards to the IPv4 address in bits 16-48.
+  if (range === '6to4') return isForbiddenIPv4(ipv4At(address.parts, 1));
+  // Outside 2000::/3 nothing is allocated for global unicast: ::/96 (with :: and ::1), 100::/64 (discard),
+  // 5f00::/16 (SRv6), unique local, link-local, site-local, multicast. Teredo (2001::/32), benchmarking,
+  // documentation and the rest of 2001::/23 are special ranges of their own, so not 'unicast' either.
+  return range !== 'unicast' || !address.match(IPV6_GLOBAL_UNICAST);
 }
 
 /**
- * Whether an IP address (v4, v6, or IPv4-mapped v6 like ::ffff:10.0.0.1) is one webhooks must never reach.
+ * Whether an IP address (v4, v6, or IPv4-mapped v6 like ::ffff:10.0.0.1) is one webhooks must never reach:
+ * anything IANA's special-purpose address registries list, or that is not allocated for global unicast.
  * Anything that is not an IP address counts as forbidden: when in doubt, do not connect.
  */
 export function isForbiddenAddress(address: string): boolean {
-  const trimmed = address.trim().replace(/^\[(.*)\]$/, '$1');
-  const version = isIP(trimmed);
-  if (version === 4) return ipv4BlockList.check(trimmed, 'ipv4');
+  let text = address.trim();
+  if (text.startsWith('[') && text.endsWith(']')) text = text.slice(1, -1);
+  // isIP first: ipaddr.js also reads forms such as 0x7f.1 or 127.1, which no resolver or URL hands us.
+  const version = isIP(text);
+  if (version === 4) return isForbiddenIPv4(ipaddr.IPv4.parse(text));
   if (version !== 6) return true;
   // A zone (`fe80::1%eth0`) only names the interface; the address is what counts.
-  const bare = trimmed.split('%')[0] ?? trimmed;
-  const groups = ipv6Groups(bare.toLowerCase());
-  const [g0, g1, g2, g3, g4, g5] = groups;
-  const highZero = g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0;
-  // ::ffff:0:0/96, IPv4-mapped: the connection goes to the embedded IPv4 address.
-  if (highZero && g5 === 0xffff) return isForbiddenAddress(embeddedIPv4(groups));
-  // ::/96, IPv4-compatible (deprecated), which holds :: and ::1 too.
-  if (highZero && g5 === 0) return true;
-  // 64:ff9b::/96, NAT64: a translator on our network forwards to the embedded IPv4 address.
-  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) {
-    return isForbiddenAddress(embeddedIPv4(groups));
-  }
-  // 2002::/16, 6to4: a relay forwards to the IPv4 address in bits 16-48.
-  if (g0 === 0x2002) return isForbiddenAddress(embeddedIPv4([0, 0, 0, 0, 0, 0, g1 ?? 0, g2 ?? 0]));
-  return ipv6BlockList.check(bare, 'ipv6');
+  const bare = text.split('%')[0] ?? text;
+  // `::` followed by one group or a dotted IPv4 address lies in ::/96 (IPv4-compatible, deprecated), which is
+  // never global; and ipaddr.js would read `::10.0.0.1` as the IPv4-mapped `::ffff:10.0.0.1`.
+  if (bare.startsWith('::') && !bare.slice(2).includes(':')) return true;
+  return isForbiddenIPv6(ipaddr.IPv6.parse(bare));
+}
+
+/** A host name as messages show it: quoted, and cut short if it is long (URLs do not bound it). */
+function shownHost(host: string): string {
+  return quote(host, 100);
 }
 
 function refusal(host: string, address: string): string {
-  const which = host === address ? host : `${host} (${address})`;
-  return `Webhooks may not be sent to ${which}: it is a private, loopback, link-local or reserved address.`;
+  const which = host === address ? host : `${shownHost(host)} (${address})`;
+  return (
+    `Webhooks may not be sent to ${which}: it is not a public address ` +
+    '(private, loopback, link-local, reserved or special-purpose).'
+  );
 }
 
 const defaultLookupAll: LookupAll = (hostname) => dnsLookupAll(hostname, { all: true });
@@ -123,7 +105,7 @@ export async function checkDestination(
 ): Promise<void> {
   if (options.allowPrivate) return;
   // URL keeps the brackets of an IPv6 literal; and it has already normalised IPv4 forms such as 0x7f.1.
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   if (isIP(host) !== 0) {
     if (isForbiddenAddress(host)) throw new AppError('BAD_USER_INPUT', refusal(host, host), { field: 'url' });
     return;
@@ -134,7 +116,7 @@ export async function checkDestination(
   } catch (error) {
     throw new AppError(
       'BAD_USER_INPUT',
-      `The webhook host ${host} does not resolve.`,
+      `The webhook host ${shownHost(host)} does not resolve.`,
       { field: 'url' },
       {
         cause: error,
@@ -142,7 +124,9 @@ export async function checkDestination(
     );
   }
   if (addresses.length === 0) {
-    throw new AppError('BAD_USER_INPUT', `The webhook host ${host} does not resolve.`, { field: 'url' });
+    throw new AppError('BAD_USER_INPUT', `The webhook host ${shownHost(host)} does not resolve.`, {
+      field: 'url',
+    });
   }
   // Every address, not just the first: a connection may go to any of them.
   const forbidden = addresses.find(({ address }) => isForbiddenAddress(address));

@@ -57,7 +57,40 @@ describe('isForbiddenAddress', () => {
     ['0:0:0:0:0:ffff:c0a8:101', 'IPv4-mapped 192.168.1.1, written out'],
     ['::8.8.8.8', 'IPv4-compatible ::/96'],
     ['::a00:1', 'IPv4-compatible ::/96'],
+    ['::8.8.8.8%eth0', 'IPv4-compatible ::/96 with a zone'],
+    ['0:0:0:0:0:0:8.8.8.8', 'IPv4-compatible ::/96, written out'],
     ['2002:a00:1::1', '6to4 of 10.0.0.1'],
+    ['2002:7f00:1::', '6to4 of 127.0.0.1'],
+    ['192.88.99.1', 'deprecated 6to4 relay anycast 192.88.99/24'],
+    ['192.0.0.9', 'IETF protocol assignments 192.0.0/24, port control anycast'],
+    ['192.31.196.1', 'AS112 192.31.196/24'],
+    ['192.52.193.1', 'AMT 192.52.193/24'],
+    ['192.175.48.1', 'AS112 direct delegation 192.175.48/24'],
+    ['::ffff:100.64.0.1', 'IPv4-mapped carrier-grade NAT'],
+    ['::ffff:192.88.99.1', 'IPv4-mapped 6to4 relay anycast'],
+    ['::ffff:0:808:808', 'IPv4-translated ::ffff:0:0:0/96, even of a public address'],
+    ['64:ff9b::ffff:ffff', 'NAT64 of the broadcast address'],
+    ['64:ff9b::c058:6301', 'NAT64 of 192.88.99.1'],
+    ['64:ff9b:1::808:808', 'local-use NAT64 64:ff9b:1::/48, even of a public address'],
+    ['64:ff9b:1:ffff::1', 'local-use NAT64 64:ff9b:1::/48'],
+    ['100::1', 'discard-only 100::/64'],
+    ['100::ffff:ffff:ffff:ffff', 'discard-only 100::/64'],
+    ['100:0:0:1::1', 'dummy prefix 100:0:0:1::/64'],
+    ['2001::1', 'Teredo 2001::/32'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'a Teredo address'],
+    ['2001:1::1', 'IETF protocol assignments 2001::/23'],
+    ['2001:2::1', 'benchmarking 2001:2::/48'],
+    ['2001:10::1', 'deprecated ORCHID 2001:10::/28'],
+    ['2001:20::1', 'ORCHIDv2 2001:20::/28'],
+    ['2001:1ff::1', 'IETF protocol assignments 2001::/23, its last /32'],
+    ['3fff::1', 'documentation 3fff::/20'],
+    ['5f00::1', 'segment routing 5f00::/16'],
+    ['4000::1', 'outside global unicast 2000::/3'],
+    ['1::1', 'outside global unicast 2000::/3'],
+    ['fec0::1', 'site-local fec0::/10'],
+    ['127.1', 'a shorthand of loopback that no resolver returns'],
+    ['0x7f.0.0.1', 'a hexadecimal form of loopback'],
+    ['[::1', 'an unclosed bracket'],
     ['not an address', 'not an IP address at all'],
     ['', 'nothing'],
   ])('refuses %s (%s)', (address) => {
@@ -80,6 +113,12 @@ describe('isForbiddenAddress', () => {
     ['::ffff:8.8.8.8', 'IPv4-mapped 8.8.8.8, dotted'],
     ['::ffff:808:808', 'IPv4-mapped 8.8.8.8, hex'],
     ['2002:808:808::1', '6to4 of 8.8.8.8'],
+    ['[2606:4700:4700::1111]', 'Cloudflare DNS over IPv6, in URL brackets'],
+    ['2a00:1450:4001:80b::200e', 'a public IPv6 host'],
+    ['2001:200::1', 'just above IETF protocol assignments 2001::/23'],
+    ['192.88.98.255', 'just below 192.88.99/24'],
+    ['192.88.100.1', 'just above 192.88.99/24'],
+    ['64:ff9b::1.1.1.1', 'NAT64 of 1.1.1.1, dotted'],
   ])('allows %s (%s)', (address) => {
     expect(isForbiddenAddress(address)).toBe(false);
   });
@@ -147,6 +186,28 @@ describe('checkDestination', () => {
       checkDestination(new URL(url), { allowPrivate: false, lookup: fakeLookupAll({}) }),
     );
     expect(error.message).toContain(address);
+  });
+
+  it.each([
+    ['https://[2001::1]/', '2001::1'],
+    ['https://[64:ff9b:1::808:808]/', '64:ff9b:1::808:808'],
+    ['https://192.88.99.1/', '192.88.99.1'],
+  ])('refuses the special-purpose literal %s', async (url, address) => {
+    const error = await refusalOf(
+      checkDestination(new URL(url), { allowPrivate: false, lookup: fakeLookupAll({}) }),
+    );
+    expect(error).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'url' } });
+    expect(error.message).toContain(address);
+  });
+
+  it('names a long host by its beginning only, never echoing it whole', async () => {
+    const host = `${'a'.repeat(60)}.${'b'.repeat(60)}.${'c'.repeat(60)}.example.com`;
+    const error = await refusalOf(
+      checkDestination(new URL(`https://${host}/`), { allowPrivate: false, lookup: fakeLookupAll({}) }),
+    );
+    expect(error.message).toContain('a'.repeat(60));
+    expect(error.message).toContain(`(${host.length} characters)`);
+    expect(error.message).not.toContain(host);
   });
 
   it('accepts a public IP literal', async () => {
