@@ -6,10 +6,18 @@ export const DEFAULT_LINK_SECONDS = 15 * 60;
 export const MIN_LINK_SECONDS = 60;
 export const MAX_LINK_SECONDS = 24 * 3600;
 
+/** A link's expiry in its one spelling: unix seconds in decimal, no sign, no leading zero. */
+const EXPIRES = /^(0|[1-9]\d{0,11})$/;
+/** An HMAC-SHA256 in unpadded base64url: 32 bytes are 43 characters. */
+const SIGNATURE = /^[A-Za-z0-9_-]{43}$/;
+
 export interface FileLinks {
   /** The path and query of a link that downloads the file until `expiresAt`. */
   pathFor(fileId: string, expiresAt: Date): string;
-  /** Whether a link's expiry and signature are genuine and the link has not expired. */
+  /**
+   * Whether a link's expiry and signature are genuine, exactly as `pathFor` spelled them, and the link has not
+   * expired.
+   */
   verify(fileId: string, expires: string, signature: string, now?: Date): boolean;
 }
 
@@ -26,10 +34,13 @@ export function createFileLinks(secret: Buffer): FileLinks {
       return `/files/${fileId}?expires=${expires}&signature=${sign(fileId, expires).toString('base64url')}`;
     },
     verify(fileId, expires, signature, now = new Date()) {
-      if (!/^\d{1,12}$/.test(expires) || Number(expires) * 1000 < now.getTime()) return false;
-      const given = Buffer.from(signature, 'base64url');
-      const expected = sign(fileId, expires);
-      return given.length === expected.length && timingSafeEqual(given, expected);
+      if (!EXPIRES.test(expires) || Number(expires) * 1000 < now.getTime()) return false;
+      // The text is compared, not what it decodes to: Buffer's base64url decoder also takes padding, spaces,
+      // dots, '+' and '/', and ignores the last character's unused bits, so one signature would have many
+      // spellings that all work.
+      if (!SIGNATURE.test(signature)) return false;
+      const expected = Buffer.from(sign(fileId, expires).toString('base64url'));
+      return timingSafeEqual(Buffer.from(signature), expected);
     },
   };
 }
