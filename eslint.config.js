@@ -3,7 +3,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.portico/', 'coverage/'] },
+  { ignores: ['node_modules/', '.portico/', 'coverage/', 'web/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

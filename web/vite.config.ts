@@ -1,0 +1,53 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import react from '@vitejs/plugin-react';
+import { defineConfig, type InlineConfig } from 'vite';
+
+/**
+ * The pages of the front end, one folder each (`web/<surface>/index.html` + `main.tsx`). Each is built on its
+ * own into `web/dist/<surface>/` with its assets under `/<surface>/assets/`, so a surface is self-contained: the
+ * service that serves it (Transactions or Portfolio, deployable apart) needs no other surface's files.
+ * The organization console, recipient portal, key-delivery page and customer dashboard join this list.
+ */
+export const SURFACES = ['graphiql'] as const;
+export type Surface = (typeof SURFACES)[number];
+
+const WEB_DIR = fileURLToPath(new URL('.', import.meta.url));
+
+/** Where `npm run build:web` writes the built pages; the services serve `<WEB_DIST_DIR>/<surface>/`. */
+export const WEB_DIST_DIR = join(WEB_DIR, 'dist');
+
+/** The Vite configuration of one surface, served under `/<surface>/`. */
+export function surfaceConfig(surface: Surface): InlineConfig {
+  return {
+    configFile: false,
+    root: join(WEB_DIR, surface),
+    base: `/${surface}/`,
+    publicDir: false,
+    plugins: [react()],
+    // Monaco's language workers use code splitting, which classic (iife) workers cannot.
+    worker: { format: 'es' },
+    build: {
+      outDir: join(WEB_DIST_DIR, surface),
+      emptyOutDir: true,
+      assetsDir: 'assets',
+      // GraphiQL's Monaco editor is a few megabytes; it is served from this origin with an immutable cache.
+      chunkSizeWarningLimit: 5000,
+      reportCompressedSize: false,
+      rolldownOptions: {
+        onLog(level, log, handler) {
+          // GraphiQL's React Compiler output marks modules "use no memo", which bundling drops harmlessly.
+          if (log.code === 'MODULE_LEVEL_DIRECTIVE') return;
+          handler(level, log);
+        },
+      },
+    },
+    server: {
+      // `npx vite -c web/vite.config.ts` serves a surface with hot reload; its API calls go to `npm start`.
+      proxy: { '/beta': { target: 'https://localhost:4000', secure: false } },
+    },
+  };
+}
+
+const devSurface = SURFACES.find((name) => name === process.env.PORTICO_WEB_SURFACE) ?? 'graphiql';
+export default defineConfig(surfaceConfig(devSurface));
