@@ -13,6 +13,7 @@ import type { LookupAll } from '../webhooks/address-safety.ts';
 import { authenticate, type Caller } from './authenticate.ts';
 import { registerRecipientRoutes } from './recipient-routes.ts';
 import { formatGraphQLErrors } from './graphql/errors.ts';
+import { registerGraphiQL } from './graphql/graphiql.ts';
 import { resolvers, type TransactionsContext } from './graphql/resolvers.ts';
 
 export const GRAPHQL_PATH = '/beta';
@@ -79,7 +80,7 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
       schema,
       resolvers,
       path: GRAPHQL_PATH,
-      graphiql: true,
+      graphiql: false,
       jit: 1,
       queryDepth: 12,
       context: (request: FastifyRequest): TransactionsContext =>
@@ -112,6 +113,7 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
   );
 
   registerDownloadRoute(app, { db, links, store: deps.files });
+  registerGraphiQL(app);
   registerRecipientRoutes(app, { db, files: deps.files });
   return app;
 }
