@@ -1,5 +1,6 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { quote } from '../errors.ts';
 
 /** What can be said of data entered into an item, given the item's JSON Schema. */
 export interface ItemRules {
@@ -24,10 +25,22 @@ function describe(errors: ErrorObject[] | null | undefined): string[] {
     const path = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
     const extra =
       error.keyword === 'additionalProperties'
-        ? ` (${(error.params as { additionalProperty: string }).additionalProperty})`
+        ? ` (${quote((error.params as { additionalProperty: string }).additionalProperty)})`
         : '';
     return `${path || '(item)'}: ${error.message ?? 'is not valid'}${extra}`;
   });
+}
+
+/** How many problems a message lists; data with many more would make a message as long as the data. */
+const LISTED_PROBLEMS = 10;
+/** How many problems an error's `problems` detail holds at most. */
+export const MAX_PROBLEM_DETAILS = 100;
+
+/** Problems as a message lists them: the first ten, then how many more there are. */
+export function listProblems(problems: readonly string[]): string {
+  const listed = problems.slice(0, LISTED_PROBLEMS).join('; ');
+  const more = problems.length - LISTED_PROBLEMS;
+  return more > 0 ? `${listed}; and ${more} more` : listed;
 }
 
 /** The rules of an item schema, compiled once per distinct schema. */

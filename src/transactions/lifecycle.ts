@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Transaction } from '../db/database.ts';
-import { AppError } from '../errors.ts';
-import { itemRules } from './item-data.ts';
+import { AppError, quote } from '../errors.ts';
+import { itemRules, listProblems, MAX_PROBLEM_DETAILS } from './item-data.ts';
 import type { TemplateDefinition, WorkflowAction } from './template-schema.ts';
 import { actionsOnEntering, decide } from './workflow.ts';
 
@@ -25,7 +25,13 @@ export interface CreateTransactionInput {
   inputData?: unknown;
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** The longest e-mail address SMTP carries (RFC 5321: a 256-octet path, less its angle brackets). */
+const MAX_EMAIL_LENGTH = 254;
+/** The longest name notices are addressed to. */
+const MAX_NOTICE_NAME_LENGTH = 200;
+// Something@domain.tld, with no spaces and one @. The parts of the domain are split at dots that neither part
+// may hold, so no text can be matched two ways and checking takes time in proportion to its length.
+const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
 
 /** The state of one transaction while a change is applied to it. */
 export interface Subject {
@@ -46,6 +52,14 @@ function itemsOf(definition: TemplateDefinition, processKey: string) {
   return definition.processes.find((process) => process.key === processKey)?.items ?? [];
 }
 
+/** The form of a template's keys (template-schema.ts), vulcanKeys among them. */
+const VULCAN_KEY = /^[a-z][a-z0-9_]{0,62}$/;
+
+/** A key of inputData as a message shows it: as is if it could be a vulcanKey, else quoted and cut short. */
+function shownKey(key: string): string {
+  return VULCAN_KEY.test(key) ? key : quote(key);
+}
+
 /** Checks inputData against the template's items: an object keyed by item vulcanKey, each value valid so far. */
 function inputDataProblems(definition: TemplateDefinition, inputData: unknown): string[] {
   if (inputData === undefined || inputData === null) return [];
@@ -57,7 +71,7 @@ function inputDataProblems(definition: TemplateDefinition, inputData: unknown): 
   );
   return Object.entries(inputData as Record<string, unknown>).flatMap(([vulcanKey, data]) => {
     const item = items.get(vulcanKey);
-    if (!item) return [`inputData.${vulcanKey}: no item of the template has this vulcanKey`];
+    if (!item) return [`inputData.${shownKey(vulcanKey)}: no item of the template has this vulcanKey`];
     return itemRules(item.schema)
       .problems(data)
       .map((problem) => `inputData.${vulcanKey}.${problem}`);
@@ -265,34 +279,44 @@ export async function createTransaction(
 ): Promise<{ transactionId: string; transmitToken: string }> {
   const { organizationId, input } = options;
   const field = (name: string, message: string) => new AppError('BAD_USER_INPUT', message, { field: name });
-  if (input.noticeName.trim() === '') throw field('noticeName', 'noticeName must not be blank');
-  if (!EMAIL.test(input.noticeEmail.trim()))
-    throw field('noticeEmail', `"${input.noticeEmail}" is not an e-mail address`);
+  const noticeName = input.noticeName.trim();
+  if (noticeName === '') throw field('noticeName', 'noticeName must not be blank');
+  if (noticeName.length > MAX_NOTICE_NAME_LENGTH) {
+    throw field(
+      'noticeName',
+      `noticeName must be at most ${MAX_NOTICE_NAME_LENGTH} characters (it has ${noticeName.length})`,
+    );
+  }
+  const email = input.noticeEmail.trim();
+  // Length first, so that nothing else ever looks at a long text.
+  if (email.length > MAX_EMAIL_LENGTH) {
+    throw field(
+      'noticeEmail',
+      `noticeEmail must be at most ${MAX_EMAIL_LENGTH} characters, as e-mail addresses are (it has ${email.length})`,
+    );
+  }
+  if (!EMAIL.test(email)) throw field('noticeEmail', `${quote(email)} is not an e-mail address`);
   // One statement checks both ids against the caller's organization.
   const [found] = await tx.query<{ definition: TemplateDefinition | null; sender: boolean }>(
     `select (select definition from templates where id = $1 and organization_id = $3) as definition,
        exists (select 1 from entities where id = $2 and organization_id = $3) as sender`,
     [input.templateId, input.senderEntityId, organizationId],
   );
-  if (!found?.definition) throw field('templateId', `no template with id ${input.templateId}`);
-  if (!found.sender) throw field('senderEntityId', `no entity with id ${input.senderEntityId}`);
+  if (!found?.definition) throw field('templateId', `no template with id ${quote(input.templateId)}`);
+  if (!found.sender) throw field('senderEntityId', `no entity with id ${quote(input.senderEntityId)}`);
   const template = { definition: found.definition };
   const problems = inputDataProblems(template.definition, input.inputData);
   if (problems.length > 0) {
     throw new AppError(
       'BAD_USER_INPUT',
-      `inputData does not fit the template's items: ${problems.join('; ')}`,
-      {
-        field: 'inputData',
-        problems,
-      },
+      `inputData does not fit the template's items: ${listProblems(problems)}`,
+      { field: 'inputData', problems: problems.slice(0, MAX_PROBLEM_DETAILS) },
     );
   }
 
   const { definition } = template;
   const initial = definition.workflow.initialState;
   const transmitToken = randomUUID();
-  const email = input.noticeEmail.trim();
   const transactionId = await insertId(
     tx,
     `insert into transactions
@@ -304,7 +328,7 @@ export async function createTransaction(
       input.senderEntityId,
       initial,
       input.inputData ?? null,
-      input.noticeName.trim(),
+      noticeName,
       email,
       hashTransmitToken(transmitToken),
     ],
@@ -325,7 +349,7 @@ export async function createTransaction(
     (await insertId(
       tx,
       `insert into entities (organization_id, name, email, type) values ($1, $2, $3, 'individual')`,
-      [organizationId, input.noticeName.trim(), email],
+      [organizationId, noticeName, email],
     ));
   const primaryRole = definition.recipientRoles.find((role) => role.primary === true)?.key ?? 'recipient';
   await tx.query(
@@ -373,7 +397,9 @@ export async function lockOwnTransaction(
 ): Promise<LockedTransaction> {
   const subject = await lockTransaction(tx, options);
   if (!subject)
-    throw new AppError('NOT_FOUND', `no transaction with id ${options.id}`, { field: 'transactionId' });
+    throw new AppError('NOT_FOUND', `no transaction with id ${quote(options.id)}`, {
+      field: 'transactionId',
+    });
   return subject;
 }
 
@@ -427,7 +453,7 @@ export async function resetTransmitToken(
     [options.transactionId, options.organizationId, hashTransmitToken(transmitToken)],
   );
   if (!row) {
-    throw new AppError('NOT_FOUND', `no transaction with id ${options.transactionId}`, {
+    throw new AppError('NOT_FOUND', `no transaction with id ${quote(options.transactionId)}`, {
       field: 'transactionId',
     });
   }

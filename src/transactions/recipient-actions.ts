@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable, Transaction } from '../db/database.ts';
-import { AppError } from '../errors.ts';
+import { AppError, quote } from '../errors.ts';
 import type { FileStore } from '../files/local-file-store.ts';
-import { itemRules } from './item-data.ts';
+import { itemRules, listProblems, MAX_PROBLEM_DETAILS } from './item-data.ts';
 import { applyEvent, refreshCompletion, type Actor, type LockedTransaction } from './lifecycle.ts';
 import { renderSignedDocument } from './signed-document.ts';
 import { decide } from './workflow.ts';
@@ -79,7 +79,7 @@ function processOfItem(subject: LockedTransaction, vulcanKey: string) {
     p.items.some((item) => item.vulcanKey === vulcanKey),
   );
   const item = process?.items.find((candidate) => candidate.vulcanKey === vulcanKey);
-  if (!process || !item) throw notFound(`no item "${vulcanKey}" in this transaction`);
+  if (!process || !item) throw notFound(`no item ${quote(vulcanKey)} in this transaction`);
   return { process, item };
 }
 
@@ -98,10 +98,8 @@ export async function saveItem(
   if (problems.length > 0) {
     throw new AppError(
       'BAD_USER_INPUT',
-      `the data does not fit item "${item.vulcanKey}": ${problems.join('; ')}`,
-      {
-        problems,
-      },
+      `the data does not fit item "${item.vulcanKey}": ${listProblems(problems)}`,
+      { problems: problems.slice(0, MAX_PROBLEM_DETAILS) },
     );
   }
   const revision = await latestRevision(tx, subject.id, process.key);
@@ -151,9 +149,9 @@ export async function signDocument(
     (p.documents ?? []).some((d) => d.key === documentKey),
   );
   const document = process?.documents?.find((d) => d.key === documentKey);
-  if (!process || !document) throw notFound(`no document "${documentKey}" in this transaction`);
+  if (!process || !document) throw notFound(`no document ${quote(documentKey)} in this transaction`);
   if (!document.signedBy.includes(signer.role)) {
-    throw new AppError('FORBIDDEN', `the ${signer.role} does not sign "${documentKey}"`);
+    throw new AppError('FORBIDDEN', `the ${signer.role} does not sign ${quote(documentKey)}`);
   }
   const revision = await latestRevision(tx, subject.id, process.key);
   const [found] = await tx.query<{ id: string }>(
@@ -179,13 +177,13 @@ export async function signDocument(
     [containerId],
   );
   if (signed.some((signature) => signature.role === signer.role)) {
-    throw new AppError('CONFLICT', `the ${signer.role} has signed "${documentKey}" already`);
+    throw new AppError('CONFLICT', `the ${signer.role} has signed ${quote(documentKey)} already`);
   }
   const waitingFor = document.signedBy
     .slice(0, document.signedBy.indexOf(signer.role))
     .filter((role) => !signed.some((signature) => signature.role === role));
   if (waitingFor.length > 0) {
-    throw new AppError('CONFLICT', `"${documentKey}" is signed by ${waitingFor.join(', ')} first`);
+    throw new AppError('CONFLICT', `${quote(documentKey)} is signed by ${waitingFor.join(', ')} first`);
   }
   const [signature] = await tx.query<{ signedAt: Date }>(
     `insert into transaction_signatures (organization_id, transaction_signature_container_id, transaction_recipient_id,
@@ -242,7 +240,7 @@ export async function submitRevision(
   options: { processKey: string; actor: Actor },
 ): Promise<{ committedAt: Date; event: { sourceStateKey: string | null; targetStateKey: string } | null }> {
   const process = subject.definition.processes.find((p) => p.key === options.processKey);
-  if (!process) throw notFound(`no process "${options.processKey}" in this transaction`);
+  if (!process) throw notFound(`no process ${quote(options.processKey)} in this transaction`);
   const revision = await latestRevision(tx, subject.id, process.key);
   if (revision.committedAt !== null) {
     throw new AppError('CONFLICT', `revision ${revision.number} of "${process.key}" was submitted already`);

@@ -1,3 +1,4 @@
+import { quote } from '../errors.ts';
 import type { WorkflowAction, WorkflowDefinition } from './template-schema.ts';
 
 /**
@@ -71,7 +72,12 @@ export function decide(
       : `no event is allowed from "${state}"`;
   const event = workflow.events.find((candidate) => candidate.key === eventKey);
   if (!event) {
-    return { ok: false, reason: 'unknown_event', allowed, message: `unknown event "${eventKey}"; ${listed}` };
+    return {
+      ok: false,
+      reason: 'unknown_event',
+      allowed,
+      message: `unknown event ${quote(eventKey)}; ${listed}`,
+    };
   }
   if (!event.from.includes(state)) {
     return {

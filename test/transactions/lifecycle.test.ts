@@ -190,6 +190,79 @@ describe('createTransaction', () => {
     );
   });
 
+  it('refuses a 200 KB noticeEmail as BAD_USER_INPUT for its length, without echoing it', async () => {
+    const noticeEmail = `${'a'.repeat(200_000)}@example.com`;
+    const { body } = await create({ noticeEmail });
+    expect(body.data).toBeNull();
+    expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'noticeEmail' });
+    expect(body.errors?.[0]?.message).toBe(
+      'noticeEmail must be at most 254 characters, as e-mail addresses are (it has 200012)',
+    );
+  });
+
+  it('refuses a long text with many @ and dots, the kind that made the old check slow, for its length', async () => {
+    const { body } = await create({ noticeEmail: `a@${'b.'.repeat(100_000)}` });
+    expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'noticeEmail' });
+    expect(body.errors?.[0]?.message).toMatch(/^noticeEmail must be at most 254 characters/);
+  });
+
+  it('accepts an address of exactly 254 characters and refuses one of 255', async () => {
+    const domain = `${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(49)}.example.com`;
+    const noticeEmail = `${randomUUID().slice(0, 8)}${'a'.repeat(56)}@${domain}`;
+    expect(noticeEmail).toHaveLength(254);
+    const { body } = await create({ noticeEmail });
+    expect(body.errors).toBeUndefined();
+    const t = await read(body.data?.createTransaction.transactionId);
+    expect(t.transactionRecipients[0].entity.email).toBe(noticeEmail);
+    const longer = await create({ noticeEmail: `a${noticeEmail}` });
+    expect(longer.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'noticeEmail',
+    });
+  });
+
+  it.each([
+    ['no dot in the domain', 'ada@example'],
+    ['an empty part of the domain', 'ada@example..com'],
+    ['a dot ending the domain', 'ada@example.com.'],
+    ['a dot starting the domain', 'ada@.example.com'],
+    ['two @', 'ada@lovelace@example.com'],
+    ['a space', 'ada lovelace@example.com'],
+  ])('refuses an address with %s', async (_, noticeEmail) => {
+    const { body } = await create({ noticeEmail });
+    expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'noticeEmail' });
+    expect(body.errors?.[0]?.message).toBe(`${JSON.stringify(noticeEmail)} is not an e-mail address`);
+  });
+
+  it('shows only the beginning of a long text that is not an address', async () => {
+    const noticeEmail = `${'x'.repeat(40)}${'y'.repeat(200)}`;
+    const { body } = await create({ noticeEmail });
+    expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'noticeEmail' });
+    expect(body.errors?.[0]?.message).toBe(`"${'x'.repeat(40)}…" (240 characters) is not an e-mail address`);
+  });
+
+  it('refuses a noticeName longer than 200 characters, and accepts one of 200', async () => {
+    const long = await create({ noticeName: 'N'.repeat(201) });
+    expect(long.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'noticeName' });
+    expect(long.body.errors?.[0]?.message).toBe('noticeName must be at most 200 characters (it has 201)');
+    const longest = await create({ noticeName: `  ${'N'.repeat(200)}  ` });
+    expect(longest.body.errors).toBeUndefined();
+  });
+
+  it('names unknown inputData keys short and lists only the first ten problems', async () => {
+    const inputData = Object.fromEntries(
+      Array.from({ length: 150 }, (_, index) => [`key ${index} ${'k'.repeat(100)}`, {}]),
+    );
+    const { body } = await create({ inputData });
+    const [error] = body.errors ?? [];
+    expect(error?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'inputData' });
+    expect(error?.message).toMatch(/; and 140 more$/);
+    expect(error?.message).not.toContain('k'.repeat(100));
+    expect(error?.message.split('; ')).toHaveLength(11);
+    expect(error?.extensions.problems).toHaveLength(100);
+    expect(JSON.stringify(error?.extensions.problems)).not.toContain('k'.repeat(100));
+  });
+
   it("refuses another organization's template and entity exactly like unknown ones", async () => {
     const foreign = await create({ templateId: other.templateId });
     const unknown = await create({ templateId: '00000000-0000-4000-8000-000000000000' });
@@ -237,6 +310,10 @@ describe('triggerTransactionEvent', () => {
       allowedEvents: ['send'],
     });
     expect(unknown.body.errors?.[0]?.message).toBe('unknown event "launch"; allowed from "draft": send');
+    const long = await trigger(id, `launch${'!'.repeat(10_000)}`);
+    expect(long.body.errors?.[0]?.message).toBe(
+      `unknown event "launch${'!'.repeat(34)}…" (10006 characters); allowed from "draft": send`,
+    );
     const wrongState = await trigger(id, 'approve');
     expect(wrongState.body.errors?.[0]?.message).toMatch(/cannot happen in state "draft"/);
 
