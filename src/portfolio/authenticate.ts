@@ -12,6 +12,9 @@ export interface PortfolioCaller {
 
 const EXPECTED = `"Authorization: ${PORTFOLIO_KEY_PREFIX}…", the key itself with no scheme word in front`;
 
+/** Words that come before a credential in an Authorization header (lower-case), which a message may repeat. */
+const SCHEME_WORDS = new Set(['basic', 'bearer', 'digest', 'token', 'apikey', 'api-key', 'key']);
+
 function unauthenticated(message: string): AppError {
   return new AppError('UNAUTHENTICATED', message);
 }
@@ -27,10 +30,13 @@ export async function authenticatePortfolio(
 ): Promise<PortfolioCaller> {
   const value = header?.trim() ?? '';
   if (value === '') throw unauthenticated(`Missing API key. Send it as ${EXPECTED}.`);
-  const scheme = /^(\S+)\s+\S/.exec(value);
-  if (scheme) {
+  const scheme = /^(\S+)\s+\S/.exec(value)?.[1];
+  if (scheme !== undefined) {
+    // Only a word known to be a scheme is named: whatever else comes first may be the key itself.
+    const known = SCHEME_WORDS.has(scheme.toLowerCase());
     throw unauthenticated(
-      `Send the API key without "${scheme[1] ?? ''}": ${EXPECTED}. (The Transactions API is the one that takes "Bearer".)`,
+      `Send the API key ${known ? `without "${scheme}"` : 'alone, without a scheme word or anything else'}: ` +
+        `${EXPECTED}. (The Transactions API is the one that takes "Bearer".)`,
     );
   }
   if (/^sk_(test|live)_/.test(value)) {

@@ -995,6 +995,24 @@ describe('authentication', () => {
   it('refuses a key sent with a scheme word, explaining that the header holds the key itself', async () => {
     await expectRefused(`Bearer ${alpha.apiKey}`, /without "Bearer".*Authorization: pfk_…".*no scheme word/);
     await expectRefused(`Basic ${alpha.apiKey}`, /without "Basic"/);
+    await expectRefused(`token ${alpha.apiKey}`, /without "token"/);
+  });
+
+  it('never repeats any part of the key when something follows it, naming no word but a known scheme', async () => {
+    for (const authorization of [
+      `${alpha.apiKey} extra`,
+      `${alpha.apiKey}\t${alpha.apiKey}`,
+      `${alpha.apiKey.slice(0, 20)} ${alpha.apiKey.slice(20)}`,
+      `Secret${alpha.apiKey} x`,
+    ]) {
+      for (const url of urls()) {
+        const response = await get(app, url, authorization);
+        const text = expectApiError(response, 401, 'UNAUTHENTICATED');
+        expect(text).toMatch(/without a scheme word/);
+        expect(response.text).not.toContain(alpha.apiKey.slice(0, 12));
+        expect(response.text).not.toContain(alpha.apiKey.slice(-12));
+      }
+    }
   });
 
   it('refuses a Transactions API key, saying it is one', async () => {

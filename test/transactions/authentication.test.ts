@@ -68,6 +68,28 @@ describe('API keys on the GraphQL endpoint', () => {
     await expectRefused(staging, `Basic ${demo.apiKey}`, /must be "Bearer <API key>"/);
   });
 
+  it('never repeats the key in its refusal, however the header around it is wrong', async () => {
+    for (const authorization of [
+      demo.apiKey,
+      `${demo.apiKey} extra`,
+      `Bearer ${demo.apiKey} extra`,
+      `Basic ${demo.apiKey}`,
+      `Token ${demo.apiKey}`,
+      `Bearer ${demo.apiKey}x`,
+    ]) {
+      const response = await staging.inject({
+        method: 'POST',
+        url: '/beta',
+        headers: { authorization },
+        payload: { query: '{ viewer { id } }' },
+      });
+      expect(response.statusCode).toBe(401);
+      expect(response.json().errors[0].extensions.code).toBe('UNAUTHENTICATED');
+      expect(response.body).not.toContain(demo.apiKey.slice(0, 16));
+      expect(response.body).not.toContain(demo.apiKey.slice(-12));
+    }
+  });
+
   it('refuses a malformed key without looking it up', async () => {
     await expectRefused(staging, 'Bearer sk_test_short', /Invalid API key: keys look like/);
     await expectRefused(
