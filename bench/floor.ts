@@ -57,12 +57,12 @@ interface FloorBody {
  * handler), with one route that answers the reference query's request body with one SQL statement. No auth,
  * no GraphQL.
  */
-export function buildFloorApp(options: {
+export async function buildFloorApp(options: {
   db: Database;
   tls: Pick<TlsMaterial, 'cert' | 'key'>;
-}): FastifyInstance {
+}): Promise<FastifyInstance> {
   const { db } = options;
-  const app = createBaseApp({ db, tls: options.tls });
+  const app = await createBaseApp({ db, tls: options.tls });
   app.post<{ Body: FloorBody }>(FLOOR_PATH, async (request, reply) => {
     const [row] = await db.query<{ body: string }>(FLOOR_SQL, [request.body.variables?.id]);
     if (!row) throw new Error('the floor statement returned no row');

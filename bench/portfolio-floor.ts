@@ -20,14 +20,14 @@ export interface CapturedStatement {
  * envelope's shape: the page's records, `total` when the statement reads one, `hasNextPage`. No auth, no
  * cursor to decode or sign, no route schema (Fastify's plain `JSON.stringify`).
  */
-export function buildPortfolioFloorApp(options: {
+export async function buildPortfolioFloorApp(options: {
   db: Database;
   tls: Pick<TlsMaterial, 'cert' | 'key'>;
   statements: Record<FloorPage, CapturedStatement>;
   limit: number;
-}): FastifyInstance {
+}): Promise<FastifyInstance> {
   const { db, limit } = options;
-  const app = createBaseApp({ db, tls: options.tls });
+  const app = await createBaseApp({ db, tls: options.tls });
   for (const page of ['first', 'deep'] as const) {
     const { text, params } = options.statements[page];
     app.get(PORTFOLIO_FLOOR_PATHS[page], async (_request, reply) => {

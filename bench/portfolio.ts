@@ -385,7 +385,7 @@ export async function benchPortfolio(options: {
       '(no count(*): page 1 reads portfolio_instances.companies_count, later pages carry total in the cursor)',
   );
 
-  const floor = buildPortfolioFloorApp({
+  const floor = await buildPortfolioFloorApp({
     db,
     tls,
     statements: { first: captured.first.statement, deep: captured.deep.statement },

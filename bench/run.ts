@@ -236,7 +236,7 @@ async function benchDialect(dialect: Dialect, tls: TlsMaterial, files: FileStore
     environment: 'staging',
     tls,
   });
-  const floorApp = buildFloorApp({ db: counted.floor.db, tls });
+  const floorApp = await buildFloorApp({ db: counted.floor.db, tls });
   const urls: Record<Endpoint, string> = {
     graphql: await listen(graphqlApp, GRAPHQL_PATH),
     floor: await listen(floorApp, FLOOR_PATH),

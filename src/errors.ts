@@ -161,21 +161,20 @@ function clip(text: string, max: number): string {
  * quote('x'.repeat(1000)); // '"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…" (1000 characters)'
  */
 export function quote(value: unknown, max = 40): string {
-  let text: string;
-  if (typeof value === 'string') text = value;
-  else if (value === undefined) return 'undefined';
-  else {
+  if (typeof value !== 'string') {
+    let text: string;
     try {
-      text = JSON.stringify(value) ?? String(value);
+      // JSON.stringify answers undefined for undefined and functions, and throws for bigint and cycles.
+      const json: unknown = JSON.stringify(value);
+      text = typeof json === 'string' ? json : typeof value;
     } catch {
-      text = Object.prototype.toString.call(value);
+      text = typeof value;
     }
-    if (typeof value !== 'object' || value === null) return clip(text, max);
     return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters)`;
   }
-  const shown = JSON.stringify(text.length <= max ? text : text.slice(0, max)).replace(
+  const shown = JSON.stringify(value.length <= max ? value : value.slice(0, max)).replace(
     /\p{Cs}/gu,
     (surrogate) => `\\u${surrogate.charCodeAt(0).toString(16)}`,
   );
-  return text.length <= max ? shown : `${shown.slice(0, -1)}…" (${text.length} characters)`;
+  return value.length <= max ? shown : `${shown.slice(0, -1)}…" (${value.length} characters)`;
 }

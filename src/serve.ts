@@ -80,7 +80,17 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
       }
     }
 
-    const common = { db, tls, trustProxy: config.trustProxy };
+    const common = {
+      db,
+      tls,
+      trustProxy: config.trustProxy,
+      corsOrigins: config.corsOrigins,
+      rateLimit: {
+        perKey: config.rateLimit,
+        perAddress: config.rateLimitPerAddress,
+        redisUrl: config.redisUrl,
+      },
+    };
     const apps: [ServiceName, FastifyInstance, number, string][] = [];
     if (options.only !== 'portfolio') {
       const app = await buildTransactionsApp({
@@ -88,12 +98,18 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
         environment: config.environment,
         webhooksAllowInsecure: config.webhooksAllowInsecure,
         files,
+        graphqlLimits: config.graphqlLimits,
+        publicUrl: config.transactionsUrl,
         logger: logger.child({ service: 'transactions' }),
       });
       apps.push(['transactions', app, config.transactionsPort, GRAPHQL_PATH]);
     }
     if (options.only !== 'transactions') {
-      const app = await buildPortfolioApp({ ...common, logger: logger.child({ service: 'portfolio' }) });
+      const app = await buildPortfolioApp({
+        ...common,
+        publicUrl: config.portfolioUrl ?? `https://localhost:${config.portfolioPort}`,
+        logger: logger.child({ service: 'portfolio' }),
+      });
       apps.push(['portfolio', app, config.portfolioPort, PORTFOLIO_BASE_PATH]);
     }
     const urls: RunningPortico['urls'] = {};

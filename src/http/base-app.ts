@@ -4,9 +4,12 @@ import Fastify, {
   type FastifyInstance,
   type FastifyServerOptions,
 } from 'fastify';
+import cors from '@fastify/cors';
 import type { RequestListener, Server } from 'node:http';
-import { describeError, errorBody } from '../errors.ts';
-import { createHttpsOnlyServer } from './https-only-server.ts';
+import { AppError, describeError, errorBody } from '../errors.ts';
+import { jsonInputProblem } from '../validation/json-input.ts';
+import { answerClientError, createHttpsOnlyServer, type ConnectionLimits } from './https-only-server.ts';
+import { registerRateLimit, type RateLimitOptions } from './rate-limit.ts';
 import { requestIdFor } from './request-id.ts';
 import type { Queryable } from '../db/database.ts';
 import type { TlsMaterial } from './tls.ts';
@@ -21,13 +24,30 @@ export interface BaseAppOptions {
   db: Queryable;
   /** Options of the Ajv that validates route schemas (Fastify's defaults otherwise). */
   ajv?: FastifyServerOptions['ajv'];
+  /** Timeouts and the per-address connection cap of the listener. @default DEFAULT_CONNECTION_LIMITS */
+  connectionLimits?: Partial<ConnectionLimits>;
+  /** Browser origins allowed to call the API (CORS), e.g. `https://app.example.com`. @default none */
+  corsOrigins?: readonly string[];
+  /** Rate limits; none when absent (`serve` always sets them from the configuration). */
+  rateLimit?: RateLimitOptions | undefined;
 }
 
+/** Headers a browser app may send to either API, and read from its answers. */
+const CORS_ALLOWED_HEADERS = ['authorization', 'content-type', 'idempotency-key', 'x-request-id'];
+const CORS_EXPOSED_HEADERS = [
+  'x-request-id',
+  'ratelimit-limit',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+  'retry-after',
+];
+
 /**
- * The Fastify instance both services start from: HTTPS-only listener, request ids, JSON errors in the
- * `{"error": {code, message, requestId}}` shape, JSON 404s and health routes. It does not listen.
+ * The Fastify instance both services start from: HTTPS-only listener with connection limits, request ids,
+ * JSON errors in the `{"error": {code, message, requestId}}` shape (also for what Node's parser refuses),
+ * JSON 404s, health routes, CORS, rate limits and the check of every JSON input. It does not listen.
  */
-export function createBaseApp(options: BaseAppOptions): FastifyInstance {
+export async function createBaseApp(options: BaseAppOptions): Promise<FastifyInstance> {
   const tls = options.tls;
   const serverOptions: FastifyServerOptions = {
     ...(tls
@@ -36,7 +56,7 @@ export function createBaseApp(options: BaseAppOptions): FastifyInstance {
           // TLS/plain-HTTP server does like an http.Server.
           serverFactory: (handler: RequestListener) =>
             createHttpsOnlyServer(
-              { tls, trustProxy: options.trustProxy ?? false },
+              { tls, trustProxy: options.trustProxy ?? false, limits: options.connectionLimits ?? {} },
               handler,
             ) as unknown as Server,
         }
@@ -48,6 +68,11 @@ export function createBaseApp(options: BaseAppOptions): FastifyInstance {
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     bodyLimit: 1024 * 1024,
     ...(options.ajv ? { ajv: options.ajv } : {}),
+    clientErrorHandler: answerClientError,
+    // Fastify names the address http:// because it does not know the polyglot server speaks TLS.
+    ...(tls
+      ? { listenTextResolver: (address: string) => `listening at ${address.replace(/^http:/, 'https:')}` }
+      : {}),
     forceCloseConnections: true,
     return503OnClosing: true,
   };
@@ -59,6 +84,7 @@ export function createBaseApp(options: BaseAppOptions): FastifyInstance {
 
   app.setErrorHandler(async (error, request, reply) => {
     const described = describeError(error);
+    // A client's mistake is theirs to fix: logged below `error`, which is kept for our own faults.
     if (described.expected) request.log.info({ code: described.code }, described.message);
     else request.log.error({ err: error }, 'unexpected error');
     if (described.retryAfterSeconds !== undefined)
@@ -75,6 +101,34 @@ export function createBaseApp(options: BaseAppOptions): FastifyInstance {
       },
     }),
   );
+
+  // Every body and query string, before any route reads it: nothing nested without bound, and no text that
+  // PostgreSQL cannot store, reaches the domain (see validation/json-input.ts).
+  app.addHook('preValidation', (request, _reply, done) => {
+    for (const [part, value] of [
+      ['body', request.body],
+      ['query', request.query],
+    ] as const) {
+      const problem = jsonInputProblem(value, part);
+      if (problem) {
+        done(new AppError('BAD_USER_INPUT', `${problem.path} ${problem.message}.`, { path: problem.path }));
+        return;
+      }
+    }
+    done();
+  });
+
+  if (options.corsOrigins && options.corsOrigins.length > 0) {
+    await app.register(cors, {
+      origin: [...options.corsOrigins],
+      credentials: false,
+      methods: ['GET', 'HEAD', 'POST'],
+      allowedHeaders: CORS_ALLOWED_HEADERS,
+      exposedHeaders: CORS_EXPOSED_HEADERS,
+      maxAge: 600,
+    });
+  }
+  if (options.rateLimit) await registerRateLimit(app, options.rateLimit);
 
   app.get('/healthz', (_request, reply) => reply.send({ status: 'ok' }));
   app.get('/readyz', async (request, reply) => {

@@ -1,14 +1,44 @@
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { TLSSocket } from 'node:tls';
+import type { IncomingMessage, RequestListener, Server as HttpServer, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
 import { createServer } from '@httptoolkit/httpolyglot';
 import type { TlsMaterial } from './tls.ts';
 import { requestIdFor } from './request-id.ts';
-import { ERROR_STATUS } from '../errors.ts';
+import { ERROR_STATUS, errorBody, type ErrorCode } from '../errors.ts';
+
+/**
+ * How long a connection may take over each part of its life, in milliseconds, and how many one client
+ * address may hold open. A slow or silent client is cut off when one runs out.
+ */
+export interface ConnectionLimits {
+  /** From connecting to the end of the request's headers (and the TLS handshake). @default 10000 */
+  headersTimeoutMs: number;
+  /** From connecting to the end of the request's body. @default 30000 */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this long. @default 5000 */
+  keepAliveTimeoutMs: number;
+  /** A connection on which nothing at all moves for this long is closed. @default 30000 */
+  idleTimeoutMs: number;
+  /** Open connections from one client address; more are closed at once. @default 100 */
+  maxConnectionsPerAddress: number;
+}
+
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  idleTimeoutMs: 30_000,
+  maxConnectionsPerAddress: 100,
+};
+
+/** Request headers (with the request line) may take this many bytes; more get 431. */
+const MAX_HEADER_BYTES = 16 * 1024;
 
 export interface HttpsOnlyOptions {
   tls: Pick<TlsMaterial, 'cert' | 'key'>;
   /** Accept plain HTTP from a TLS-terminating proxy that says `X-Forwarded-Proto: https`. */
   trustProxy: boolean;
+  limits?: Partial<ConnectionLimits>;
 }
 
 function arrivedOverHttps(request: IncomingMessage, trustProxy: boolean): boolean {
@@ -19,33 +49,122 @@ function arrivedOverHttps(request: IncomingMessage, trustProxy: boolean): boolea
   return values.every((value) => value.trim().toLowerCase() === 'https');
 }
 
-function refuse(request: IncomingMessage, response: ServerResponse): void {
+/** Answers before Fastify sees the request, in the same JSON shape and with a request id. */
+function answer(request: IncomingMessage, response: ServerResponse, code: ErrorCode, message: string): void {
   const requestId = requestIdFor(request);
-  const body = JSON.stringify({
-    error: {
-      code: 'HTTPS_REQUIRED',
-      message:
-        'This API is served over HTTPS only. Repeat the request with https:// (and, if you sent a key, rotate it: it crossed the network in clear).',
-      requestId,
-    },
-  });
-  response.writeHead(ERROR_STATUS.HTTPS_REQUIRED, {
+  const body = JSON.stringify(errorBody({ code, message }, requestId));
+  response.writeHead(ERROR_STATUS[code], {
     'x-request-id': requestId,
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
-    connection: 'close',
+    // HTTP/2 forbids connection-specific headers.
+    ...(request.httpVersionMajor === 2 ? {} : { connection: 'close' }),
   });
   response.end(body);
+}
+
+const CLIENT_ERRORS: Record<string, [ErrorCode, string]> = {
+  HPE_HEADER_OVERFLOW: [
+    'HEADERS_TOO_LARGE',
+    `The request line and headers are larger than ${MAX_HEADER_BYTES / 1024} KB.`,
+  ],
+  ERR_HTTP_REQUEST_TIMEOUT: ['REQUEST_TIMEOUT', 'The request took too long to arrive.'],
+  ERR_HTTP_HEADERS_TIMEOUT: ['REQUEST_TIMEOUT', 'The request headers took too long to arrive.'],
+};
+
+/**
+ * What Node's HTTP parser could not parse (or a request that timed out) gets a JSON answer in the documented
+ * shape, with a request id, and the connection is closed. Fastify's `clientErrorHandler`.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [code, message] = CLIENT_ERRORS[error.code ?? ''] ?? [
+    'BAD_USER_INPUT',
+    'This is not an HTTP/1.1 request this server can read.',
+  ];
+  const requestId = requestIdFor({ headers: {} });
+  const body = JSON.stringify(errorBody({ code, message }, requestId));
+  socket.end(
+    `HTTP/1.1 ${ERROR_STATUS[code]} ${code.replace(/_/g, ' ')}\r\nconnection: close\r\n` +
+      `content-type: application/json; charset=utf-8\r\nx-request-id: ${requestId}\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
 }
 
 /**
  * A server for one port that speaks TLS, and answers a plain-HTTP request with a JSON 403 `HTTPS_REQUIRED`
  * instead of data or a TLS handshake error. With `trustProxy`, plain HTTP is accepted only from a proxy that
- * forwards `X-Forwarded-Proto: https`.
+ * forwards `X-Forwarded-Proto: https`. Slow, silent or too many connections from one address are cut off
+ * (see {@link ConnectionLimits}); HTTP/2 and requests without `Host` get JSON refusals.
  */
 export function createHttpsOnlyServer(options: HttpsOnlyOptions, handler: RequestListener) {
-  return createServer({ tls: { cert: options.tls.cert, key: options.tls.key } }, (request, response) => {
-    if (arrivedOverHttps(request, options.trustProxy)) handler(request, response);
-    else refuse(request, response);
+  const limits = { ...DEFAULT_CONNECTION_LIMITS, ...options.limits };
+  const server = createServer(
+    {
+      tls: {
+        cert: options.tls.cert,
+        key: options.tls.key,
+        handshakeTimeout: limits.headersTimeoutMs,
+        ALPNProtocols: ['http/1.1'],
+      },
+      http: {
+        headersTimeout: limits.headersTimeoutMs,
+        requestTimeout: limits.requestTimeoutMs,
+        keepAliveTimeout: limits.keepAliveTimeoutMs,
+        connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
+        maxHeaderSize: MAX_HEADER_BYTES,
+        // Checked below, so that the refusal is JSON with a request id like every other answer.
+        requireHostHeader: false,
+      },
+    },
+    (request, response) => {
+      if (request.httpVersionMajor === 2) {
+        answer(request, response, 'BAD_USER_INPUT', 'HTTP/2 is not served here; use HTTP/1.1.');
+      } else if (!arrivedOverHttps(request, options.trustProxy)) {
+        answer(
+          request,
+          response,
+          'HTTPS_REQUIRED',
+          'This API is served over HTTPS only. Repeat the request with https:// (and, if you sent a key, rotate it: it crossed the network in clear).',
+        );
+      } else if (request.httpVersionMinor >= 1 && !request.headers.host) {
+        answer(request, response, 'BAD_USER_INPUT', 'An HTTP/1.1 request needs a Host header.');
+      } else {
+        handler(request, response);
+      }
+    },
+  );
+
+  // httpolyglot hands connections to an inner http.Server that never listens itself, so Node never starts
+  // the timer that enforces headersTimeout and requestTimeout there; 'listening' is what starts it.
+  const inner = (server as unknown as { _httpServer: HttpServer })._httpServer;
+  inner.emit('listening');
+  let closing = false;
+  server.once('close', () => {
+    if (closing) return;
+    closing = true;
+    inner.close();
   });
+
+  const open = new Map<string, number>();
+  const counted = new WeakSet<Socket>();
+  server.on('connection', (socket: Socket) => {
+    // Listeners on the polyglot server also hear its inner servers' connections: count raw sockets once.
+    if (socket instanceof TLSSocket || counted.has(socket)) return;
+    counted.add(socket);
+    socket.setTimeout(limits.idleTimeoutMs, () => socket.destroy());
+    const address = socket.remoteAddress ?? 'unknown';
+    const count = (open.get(address) ?? 0) + 1;
+    open.set(address, count);
+    socket.once('close', () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left <= 0) open.delete(address);
+      else open.set(address, left);
+    });
+    if (count > limits.maxConnectionsPerAddress) socket.destroy();
+  });
+  return server;
 }

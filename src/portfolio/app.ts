@@ -1,9 +1,11 @@
 import swagger from '@fastify/swagger';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import { loadInstanceSecret } from '../files/file-links.ts';
 import { createBaseApp, type BaseAppOptions } from '../http/base-app.ts';
+import type { RateLimitSettings } from '../http/rate-limit.ts';
+import { checkPortfolioKey } from '../keys/api-key.ts';
 import { createApiKeyCache } from '../keys/api-key-cache.ts';
 import { authenticatePortfolio, type PortfolioCaller } from './authenticate.ts';
 import { createCursors } from './cursor.ts';
@@ -12,6 +14,8 @@ import { registerPortfolioRoutes } from './routes.ts';
 import { OPENAPI_INFO } from './openapi.ts';
 
 export const PORTFOLIO_BASE_PATH = '/v1/external';
+/** Where a Portfolio service started by `npm start` answers. */
+const DEFAULT_PUBLIC_URL = 'https://localhost:4001';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -20,13 +24,23 @@ declare module 'fastify' {
   }
 }
 
-export interface PortfolioAppDeps extends Omit<BaseAppOptions, 'ajv'> {
+export interface PortfolioAppDeps extends Omit<BaseAppOptions, 'ajv' | 'rateLimit'> {
   db: Database;
   /**
    * How long a valid key lookup is reused, in milliseconds: a key revoked elsewhere keeps working here for at
    * most this long. 0 looks every key up on every request. @default 1000
    */
   apiKeyCacheMs?: number;
+  /** Rate limits per key and per address; none when absent. */
+  rateLimit?: RateLimitSettings;
+  /** The service's public address, named in the OpenAPI document's `servers`. @default https://localhost:4001 */
+  publicUrl?: string;
+}
+
+/** The raw key in `Authorization`, when it has a Portfolio key's form (for rate limiting; not yet checked). */
+function presentedKey(request: FastifyRequest): string | undefined {
+  const value = request.headers.authorization?.trim() ?? '';
+  return value.length <= 100 && checkPortfolioKey(value) === 'ok' ? value : undefined;
 }
 
 const PARTS: Record<string, string> = { querystring: 'query parameter', params: 'path parameter' };
@@ -61,10 +75,17 @@ function validationError(errors: FastifyError['validation'], dataVar: string): E
 export async function buildPortfolioApp(deps: PortfolioAppDeps): Promise<FastifyInstance> {
   const { db } = deps;
   // Unknown query parameters are refused rather than dropped: a typo like ?limt=5 should not pass unnoticed.
-  const app = createBaseApp({ ...deps, ajv: { customOptions: { removeAdditional: false } } });
+  const app = await createBaseApp({
+    ...deps,
+    ajv: { customOptions: { removeAdditional: false } },
+    rateLimit: deps.rateLimit && { ...deps.rateLimit, service: 'portfolio', presentedKey },
+  });
   app.setSchemaErrorFormatter(validationError);
   await app.register(swagger, {
-    openapi: OPENAPI_INFO,
+    openapi: {
+      ...OPENAPI_INFO,
+      servers: [{ url: deps.publicUrl ?? DEFAULT_PUBLIC_URL, description: 'This Portico deployment' }],
+    },
     // Shared schemas keep their $id as their name under components.schemas.
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) =>

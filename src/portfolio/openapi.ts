@@ -10,6 +10,8 @@ export const OPENAPI_INFO = {
       'Read-only export of portfolio data: companies with their funds, company updates and investments.',
       'Every list is a keyset walk: follow `nextCursor` until `hasNextPage` is false. See docs/portfolio.md.',
     ].join('\n\n'),
+    // Use of the API is governed by the customer's agreement with its provider; SPDX has no id for that.
+    license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
   },
   components: {
     securitySchemes: {

@@ -7,12 +7,26 @@ import { registerDownloadRoute } from '../files/download-route.ts';
 import { createFileLinks, loadInstanceSecret } from '../files/file-links.ts';
 import type { FileStore } from '../files/local-file-store.ts';
 import { createBaseApp, type BaseAppOptions } from '../http/base-app.ts';
+import type { RateLimitSettings } from '../http/rate-limit.ts';
+import { parseApiKey } from '../keys/api-key.ts';
 import { createApiKeyCache } from '../keys/api-key-cache.ts';
 import type { ApiKeyRecord } from '../keys/api-key-store.ts';
 import type { LookupAll } from '../webhooks/address-safety.ts';
 import { authenticate, type Caller } from './authenticate.ts';
 import { registerRecipientRoutes } from './recipient-routes.ts';
 import { formatGraphQLErrors } from './graphql/errors.ts';
+import {
+  DEFAULT_GRAPHQL_LIMITS,
+  checkOperationCost,
+  limitRules,
+  type GraphQLLimits,
+} from './graphql/limits.ts';
+import {
+  checkGraphQLEnvelope,
+  finishGraphQLAnswer,
+  operationNameOf,
+  storableStringsRule,
+} from './graphql/request-checks.ts';
 import { registerGraphiQL } from './graphql/graphiql.ts';
 import { resolvers, type TransactionsContext } from './graphql/resolvers.ts';
 
@@ -30,7 +44,7 @@ declare module 'fastify' {
   }
 }
 
-export interface TransactionsAppDeps extends BaseAppOptions {
+export interface TransactionsAppDeps extends Omit<BaseAppOptions, 'rateLimit'> {
   db: Database;
   /** Which keys this deployment accepts. */
   environment: Environment;
@@ -44,6 +58,21 @@ export interface TransactionsAppDeps extends BaseAppOptions {
   webhooksAllowInsecure?: boolean;
   /** How webhook URL host names resolve when an endpoint is saved (tests). @default node:dns */
   webhookLookup?: LookupAll;
+  /** Changes to the GraphQL operation limits. @default DEFAULT_GRAPHQL_LIMITS */
+  graphqlLimits?: Partial<GraphQLLimits>;
+  /** Rate limits per key and per address; none when absent. */
+  rateLimit?: RateLimitSettings;
+  /**
+   * The service's public address, e.g. `https://api.example.com`: absolute links in answers start with it,
+   * never with the request's Host header. @default https://localhost:<the port listened on>
+   */
+  publicUrl?: string;
+}
+
+/** The key in `Authorization: Bearer sk_…`, when it has a key's form (for rate limiting; not yet checked). */
+function presentedKey(request: FastifyRequest): string | undefined {
+  const match = /^Bearer\s+(\S{1,100})\s*$/i.exec(request.headers.authorization ?? '');
+  return match?.[1] !== undefined && parseApiKey(match[1]).ok ? match[1] : undefined;
 }
 
 /**
@@ -52,14 +81,30 @@ export interface TransactionsAppDeps extends BaseAppOptions {
  */
 export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<FastifyInstance> {
   const { db } = deps;
-  const app = createBaseApp(deps);
+  const limits = { ...DEFAULT_GRAPHQL_LIMITS, ...deps.graphqlLimits };
+  // Without a configured address, links name localhost and the port actually listened on (never the Host
+  // header, which the client controls).
+  const baseUrl = (): string => {
+    if (deps.publicUrl !== undefined) return deps.publicUrl;
+    const address = app.server.address();
+    return typeof address === 'object' && address !== null
+      ? `https://localhost:${address.port}`
+      : 'https://localhost';
+  };
+  const app = await createBaseApp({
+    ...deps,
+    rateLimit: deps.rateLimit && { ...deps.rateLimit, service: 'transactions', presentedKey },
+  });
   const links = createFileLinks(await loadInstanceSecret(db, 'file_links'));
 
   const keyCache = createApiKeyCache<ApiKeyRecord>({ ttlMs: deps.apiKeyCacheMs ?? 1000 });
   app.decorateRequest('caller', null);
   app.addHook('onRoute', (route) => {
     if (route.url !== GRAPHQL_PATH) return;
+    // Appended: hooks that plugins (rate limits) put on the route run first.
+    const onRequest = [route.onRequest ?? []].flat();
     route.onRequest = [
+      ...onRequest,
       async (request, reply) => {
         try {
           request.caller = await authenticate(
@@ -72,24 +117,31 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
         }
       },
     ];
+    route.preValidation = [...[route.preValidation ?? []].flat(), checkGraphQLEnvelope];
+    route.onSend = [
+      ...[route.onSend ?? []].flat(),
+      async (request, reply, payload) => finishGraphQLAnswer(request, reply, payload),
+    ];
   });
 
   // Encapsulated, so that Mercurius' error handler answers for the GraphQL routes only.
-  await app.register(async (graphql) =>
-    graphql.register(mercurius, {
+  await app.register(async (graphql) => {
+    await graphql.register(mercurius, {
       schema,
       resolvers,
       path: GRAPHQL_PATH,
       graphiql: false,
       jit: 1,
-      queryDepth: 12,
+      validationRules: [...limitRules(limits), storableStringsRule],
+      graphql: { parseOptions: { maxTokens: limits.tokens } },
+      persistedQueryProvider: mercurius.persistedQueryDefaults.automatic(1000),
       context: (request: FastifyRequest): TransactionsContext =>
         request.caller
           ? {
               db,
               caller: request.caller,
               links,
-              baseUrl: `${request.protocol}://${request.host}`,
+              baseUrl: baseUrl(),
               idempotencyKey: headerValue(request.headers['idempotency-key']),
               files: deps.files,
               signatureContext: { ipAddress: request.ip, userAgent: request.headers['user-agent'] },
@@ -99,18 +151,30 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
           : // Mercurius also builds a context to report a request refused before execution (e.g. 401);
             // no resolver runs with it.
             ({} as TransactionsContext),
-      errorFormatter: (execution, context) =>
-        formatGraphQLErrors(execution, context.reply.request.id, context.reply.log),
+      errorFormatter: (execution, context) => {
+        const formatted = formatGraphQLErrors(execution, context.reply.request.id, context.reply.log);
+        if (formatted.retryAfterSeconds !== undefined) {
+          void context.reply.header('retry-after', formatted.retryAfterSeconds);
+        }
+        return formatted;
+      },
       errorHandler: async (error, request, reply) => {
-        const { statusCode, response } = formatGraphQLErrors(
+        const { statusCode, response, retryAfterSeconds } = formatGraphQLErrors(
           { errors: [error as never] },
           request.id,
           request.log,
         );
+        if (retryAfterSeconds !== undefined) void reply.header('retry-after', retryAfterSeconds);
         return reply.code(statusCode).send(response);
       },
-    }),
-  );
+    });
+    graphql.graphql.addHook('preExecution', (schema, document, context, variables) => {
+      checkOperationCost(
+        { schema, document, variables, operationName: operationNameOf(context.reply.request) },
+        limits.cost,
+      );
+    });
+  });
 
   registerDownloadRoute(app, { db, links, store: deps.files });
   registerGraphiQL(app);

@@ -291,7 +291,7 @@ describe('root fields', () => {
     expect(body.data?.file.createdAt).toMatch(ISO);
     expect(body.data?.file.uploadedAt).toMatch(ISO);
     expect(body.data?.file.signedUrl).toMatch(
-      /^http:\/\/localhost(:\d+)?\/files\/[0-9a-f-]{36}\?expires=\d+&signature=/,
+      /^https:\/\/localhost(:\d+)?\/files\/[0-9a-f-]{36}\?expires=\d+&signature=/,
     );
   });
 

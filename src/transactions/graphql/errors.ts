@@ -1,16 +1,50 @@
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
 import type { FastifyBaseLogger } from 'fastify';
-import { describeError, type ErrorCode } from '../../errors.ts';
+import { AppError, describeError, type ErrorCode } from '../../errors.ts';
+import { isTokenLimitError } from './limits.ts';
 
 interface WithNestedErrors {
   errors?: unknown;
   statusCode?: unknown;
+  code?: unknown;
 }
 
+/** Mercurius' own refusals, as codes of our catalogue with messages that say what to do. */
+const MERCURIUS_ERRORS: Record<string, [ErrorCode, string]> = {
+  MER_ERR_METHOD_NOT_ALLOWED: [
+    'METHOD_NOT_ALLOWED',
+    'A GET request may only run a query: send mutations with POST.',
+  ],
+  // Apollo's persisted-query link retries with the full query when it reads exactly this message.
+  MER_ERR_GQL_PERSISTED_QUERY_NOT_FOUND: ['PERSISTED_QUERY_NOT_FOUND', 'PersistedQueryNotFound'],
+  MER_ERR_GQL_PERSISTED_QUERY_NOT_SUPPORTED: [
+    'BAD_USER_INPUT',
+    'PersistedQueryNotSupported: only automatic persisted queries of version 1 (SHA-256) are supported.',
+  ],
+  MER_ERR_GQL_PERSISTED_QUERY_MISMATCH: [
+    'BAD_USER_INPUT',
+    'The persisted query hash is not the SHA-256 of the query sent with it.',
+  ],
+};
+
 function nestedErrors(error: GraphQLError): GraphQLError[] {
-  // Mercurius wraps validation errors in one MER_ERR_GQL_VALIDATION error that holds them.
-  const nested = (error.originalError as WithNestedErrors | undefined)?.errors;
-  return Array.isArray(nested) ? nested.map((inner) => asGraphQLError(inner)) : [error];
+  const wrapper = error.originalError as WithNestedErrors | undefined;
+  const known = typeof wrapper?.code === 'string' ? MERCURIUS_ERRORS[wrapper.code] : undefined;
+  if (known) return [new GraphQLError(known[1], { extensions: { code: known[0] } })];
+  // Mercurius wraps validation errors in one MER_ERR_GQL_VALIDATION error that holds them; what else it
+  // holds (variables that are not JSON, …) is the request's fault too.
+  const nested = wrapper?.errors;
+  if (!Array.isArray(nested)) return [error];
+  return nested.map((inner) =>
+    inner instanceof GraphQLError
+      ? inner
+      : new GraphQLError(
+          `The request is malformed: ${String((inner as Partial<Error>).message ?? inner).slice(0, 200)}`,
+          {
+            extensions: { code: 'BAD_USER_INPUT' },
+          },
+        ),
+  );
 }
 
 function asGraphQLError(error: unknown): GraphQLError {
@@ -20,6 +54,7 @@ function asGraphQLError(error: unknown): GraphQLError {
 }
 
 function codeOfRequestError(error: GraphQLError): ErrorCode {
+  if (isTokenLimitError(error.message)) return 'TOO_MANY_TOKENS';
   if (error.message.startsWith('Syntax Error')) return 'GRAPHQL_PARSE_FAILED';
   if (error.message.startsWith('Variable "')) return 'BAD_USER_INPUT';
   return 'GRAPHQL_VALIDATION_FAILED';
@@ -38,6 +73,9 @@ function format(error: GraphQLError, requestId: string, log: FastifyBaseLogger):
     code = given;
   } else if (original === undefined || original instanceof GraphQLError) {
     code = codeOfRequestError(error);
+    if (code === 'TOO_MANY_TOKENS') {
+      shownMessage = `${message.replace(/^Syntax Error: /, '').replace('more that', 'more than')} Send a smaller query.`;
+    }
   } else {
     const described = describeError(original);
     code = described.code;
@@ -69,7 +107,9 @@ function statusOf(execution: ExecutionResult & { statusCode?: number }, raw: Gra
 /**
  * Shapes every GraphQL error response: `extensions.code` from the one error catalogue and the request id on
  * each error; unexpected errors masked for the client and logged whole. The HTTP status is 200 when there
- * is data, else the status of the single error that stopped the request (401, 400, …).
+ * is data, else the status of the single error that stopped the request (401, 400, …), and 503 with a
+ * `retryAfterSeconds` whenever the database was unavailable, even mid-execution: the client should retry
+ * the whole request.
  */
 export function formatGraphQLErrors(
   execution: ExecutionResult & { statusCode?: number },
@@ -77,10 +117,23 @@ export function formatGraphQLErrors(
   log: FastifyBaseLogger,
 ): {
   statusCode: number;
+  retryAfterSeconds?: number;
   response: { data: ExecutionResult['data'] | null; errors: GraphQLFormattedError[] };
 } {
   const raw = (execution.errors ?? []).map(asGraphQLError);
   const errors = raw.flatMap(nestedErrors).map((error) => format(error, requestId, log));
+  const unavailable = raw
+    .map((error) => error.originalError)
+    .find((original) => original instanceof AppError && original.code === 'SERVICE_UNAVAILABLE') as
+    AppError | undefined;
+  const response = { data: execution.data ?? null, errors };
+  if (unavailable)
+    return { statusCode: 503, retryAfterSeconds: unavailable.retryAfterSeconds ?? 5, response };
   const statusCode = statusOf(execution, raw);
-  return { statusCode, response: { data: execution.data ?? null, errors } };
+  const limited = raw.map((error) => error.originalError).find((original) => original instanceof AppError);
+  return {
+    statusCode,
+    ...(limited?.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: limited.retryAfterSeconds }),
+    response,
+  };
 }

@@ -3,17 +3,25 @@ import { RELATIONS, type ResourceName, type Tree } from '../reads.ts';
 
 type Fragments = Record<string, FragmentDefinitionNode>;
 
-/** The field nodes of a selection, by field name, through inline fragments and fragment spreads. */
+/**
+ * The field nodes of a selection, by field name, through inline fragments and fragment spreads. As GraphQL's own
+ * field collection does, each fragment is visited once per call however often it is spread, so a query whose
+ * fragments spread each other many ways costs work in proportion to its size, not to its expansion.
+ */
 function fieldsByName(nodes: readonly FieldNode[], fragments: Fragments): Map<string, FieldNode[]> {
   const fields = new Map<string, FieldNode[]>();
+  const visited = new Set<string>();
   const visit = (selectionSet: SelectionSetNode | undefined): void => {
     for (const selection of selectionSet?.selections ?? []) {
       if (selection.kind === Kind.FIELD) {
         const name = selection.name.value;
-        fields.set(name, [...(fields.get(name) ?? []), selection]);
+        const same = fields.get(name);
+        if (same === undefined) fields.set(name, [selection]);
+        else same.push(selection);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         visit(selection.selectionSet);
-      } else {
+      } else if (!visited.has(selection.name.value)) {
+        visited.add(selection.name.value);
         visit(fragments[selection.name.value]?.selectionSet);
       }
     }

@@ -1,0 +1,89 @@
+import { createHash } from 'node:crypto';
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Redis } from 'ioredis';
+import { AppError } from '../errors.ts';
+
+/** How many requests a client may make a minute, and where the counters live. */
+export interface RateLimitOptions {
+  /** Requests per minute per API key; 0 turns this limit off. */
+  perKey: number;
+  /** Requests per minute per client address, for requests without a well-formed API key; 0 turns it off. */
+  perAddress: number;
+  /** Counters shared by every node through this Redis; in this process when absent. */
+  redisUrl?: string | undefined;
+  /** Separates this service's counters from another's in a shared Redis, e.g. `transactions`. */
+  service: string;
+  /**
+   * The API key a request presents, when it has the form of one of this service's keys (checked without
+   * the database), or undefined. Such requests count against the key, the others against their address.
+   */
+  presentedKey: (request: FastifyRequest) => string | undefined;
+  /** Paths never limited (health checks). @default ['/healthz', '/readyz'] */
+  exempt?: readonly string[];
+}
+
+/** What a deployment configures; each service adds its `service` name and `presentedKey`. */
+export type RateLimitSettings = Omit<RateLimitOptions, 'service' | 'presentedKey'>;
+
+const WINDOW_MS = 60_000;
+
+/** The bucket a request counts in: its key (hashed: keys never sit in Redis or memory as they are) or address. */
+function bucketOf(options: RateLimitOptions, request: FastifyRequest): string {
+  const key = options.presentedKey(request);
+  if (key !== undefined) return `key:${createHash('sha256').update(key).digest('base64url')}`;
+  return `address:${request.ip}`;
+}
+
+/**
+ * Rate limits per API key and per client address, with `RateLimit-Limit`, `RateLimit-Remaining` and
+ * `RateLimit-Reset` on every limited answer and `Retry-After` on a 429 `RATE_LIMITED` (@fastify/rate-limit,
+ * its IETF draft headers). Counted before authentication, so guessing keys is limited too. With Redis, a
+ * Redis outage lets requests through rather than refusing everyone (and is logged).
+ */
+export async function registerRateLimit(app: FastifyInstance, options: RateLimitOptions): Promise<void> {
+  if (options.perKey === 0 && options.perAddress === 0) return;
+  const exempt = new Set(options.exempt ?? ['/healthz', '/readyz']);
+  let redis: Redis | undefined;
+  if (options.redisUrl !== undefined) {
+    redis = new Redis(options.redisUrl, {
+      connectTimeout: 2000,
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+    });
+    // Without a listener, a lost Redis connection would be an unhandled 'error' event and end the process.
+    let warned = false;
+    redis.on('error', (error: Error) => {
+      if (!warned) app.log.warn({ err: error }, 'rate-limit Redis unavailable: requests are not limited');
+      warned = true;
+    });
+    redis.on('ready', () => {
+      warned = false;
+    });
+    const client = redis;
+    app.addHook('onClose', async () => {
+      await client.quit().catch(() => {
+        client.disconnect();
+      });
+    });
+  }
+  const limitOf = (bucket: string) => (bucket.startsWith('key:') ? options.perKey : options.perAddress);
+  await app.register(rateLimit, {
+    global: true,
+    hook: 'onRequest',
+    timeWindow: WINDOW_MS,
+    max: (_request, bucket) => limitOf(bucket),
+    keyGenerator: (request) => bucketOf(options, request),
+    allowList: (request, bucket) => limitOf(bucket) === 0 || exempt.has(request.url.split('?')[0] ?? ''),
+    enableDraftSpec: true,
+    skipOnError: true,
+    ...(redis ? { redis, nameSpace: `portico:rate:${options.service}:` } : {}),
+    errorResponseBuilder: (_request, context) =>
+      new AppError(
+        'RATE_LIMITED',
+        `Rate limit of ${context.max} requests a minute exceeded; try again in ${context.after}.`,
+        { limit: context.max },
+        { retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)) },
+      ),
+  });
+}
