@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { Command, Option } from 'commander';
@@ -24,6 +25,11 @@ function configOf(command: Command, env: NodeJS.ProcessEnv): Config {
   return loadConfig(env, raw);
 }
 
+/** The version of this Portico, from its package.json. */
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
 function print(io: CliIO, value: unknown, json: boolean, text: () => string): void {
   io.out(json ? JSON.stringify(value, null, 2) : text());
 }
@@ -35,6 +41,7 @@ function print(io: CliIO, value: unknown, json: boolean, text: () => string): vo
 export function createProgram(io: CliIO): Command {
   const program = new Command('portico')
     .description('Portico: the Transactions GraphQL service and the Portfolio REST service.')
+    .version(VERSION, '-V, --version', 'print the version of Portico')
     .showHelpAfterError()
     .configureOutput({
       writeOut: (text) => {

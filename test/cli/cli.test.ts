@@ -31,6 +31,13 @@ async function dataDir(): Promise<string> {
 
 // Each test starts Node processes that compile TypeScript and may open an embedded database: seconds each.
 describe('portico without a running server', { timeout: 60_000 }, () => {
+  it('prints the version of package.json for --version', async () => {
+    const ran = await portico(['--version'], {});
+    const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8'));
+    expect(ran.code).toBe(0);
+    expect(ran.stdout.trim()).toBe(version);
+  });
+
   it('lists every environment variable and every sub-command in --help', async () => {
     const ran = await portico(['--help'], {});
     expect(ran.code).toBe(0);

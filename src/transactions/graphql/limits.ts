@@ -121,13 +121,13 @@ function pageSize(
   if (!definition) return undefined;
   const given = node.arguments?.find((arg) => arg.name.value === 'first');
   const fallback = typeof definition.defaultValue === 'number' ? definition.defaultValue : MAX_PAGE;
-  const value = given ? (intValue(given.value, variables) ?? MAX_PAGE) : fallback;
+  const value = given ? (intValue(given.value, variables) ?? fallback) : fallback;
   return Math.min(Math.max(value, 1), MAX_PAGE);
 }
 
 /**
  * The estimated cost of running an operation: each object the answer would hold counts 1; a list multiplies
- * what it holds by its `first` argument (a variable counts as its value, or as {@link MAX_PAGE} when not given),
+ * what it holds by its `first` argument (a variable counts as its value, or as the argument's default when not given),
  * or by {@link LIST_ESTIMATE} when it has none; a connection's `first` applies to its `nodes`. Aliases add up
  * and fragments expand as they would at execution, but each fragment is costed once per page size, so the
  * work stays linear in the query's size however fragments spread each other. Scalars are free but for
