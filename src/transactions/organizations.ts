@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database.ts';
-import { AppError } from '../errors.ts';
+import { AppError, quote } from '../errors.ts';
 
 export interface Organization {
   id: string;
@@ -19,7 +19,7 @@ export function checkTenantNames(options: { label: string; short: string; name: 
   if (!HANDLE.test(options.short)) {
     throw new AppError(
       'BAD_USER_INPUT',
-      `${options.label} "${options.short}" must be 2–63 lower-case letters, digits or hyphens, starting with a letter or digit`,
+      `${options.label} ${quote(options.short)} must be 2–63 lower-case letters, digits or hyphens, starting with a letter or digit`,
     );
   }
   if (options.name.trim() === '') throw new AppError('BAD_USER_INPUT', 'name must not be blank');
@@ -36,7 +36,10 @@ export async function createOrganization(
     [options.handle, name],
   );
   if (!organization)
-    throw new AppError('BAD_USER_INPUT', `an organization with handle "${options.handle}" exists already`);
+    throw new AppError(
+      'BAD_USER_INPUT',
+      `an organization with handle ${quote(options.handle)} exists already`,
+    );
   return organization;
 }
 
@@ -54,6 +57,6 @@ export async function findOrganizationByHandle(
 /** The organization with this handle, or a NOT_FOUND error that says so. */
 export async function getOrganizationByHandle(db: Queryable, handle: string): Promise<Organization> {
   const organization = await findOrganizationByHandle(db, handle);
-  if (!organization) throw new AppError('NOT_FOUND', `no organization with handle "${handle}"`);
+  if (!organization) throw new AppError('NOT_FOUND', `no organization with handle ${quote(handle)}`);
   return organization;
 }

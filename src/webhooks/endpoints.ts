@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
-import { AppError } from '../errors.ts';
+import { AppError, quote } from '../errors.ts';
 import { loadInstanceSecret } from '../files/file-links.ts';
 import { open, seal } from '../keys/sealed-box.ts';
 import { checkDestination, type LookupAll } from './address-safety.ts';
@@ -50,7 +50,7 @@ export function checkEndpointUrl(url: string, options: { allowInsecure: boolean 
   try {
     parsed = new URL(url);
   } catch {
-    throw new AppError('BAD_USER_INPUT', `"${url}" is not a URL`, { field: 'url' });
+    throw new AppError('BAD_USER_INPUT', `${quote(url)} is not a URL`, { field: 'url' });
   }
   const schemes = options.allowInsecure ? ['https:', 'http:'] : ['https:'];
   if (!schemes.includes(parsed.protocol)) {
@@ -130,7 +130,7 @@ export async function rotateEndpointSecret(
      where organization_id = $1 and id = $2 returning ${COLUMNS}`,
     [options.organizationId, options.endpointId, expires, seal(secret, await secretsKey(db))],
   );
-  if (!endpoint) throw new AppError('NOT_FOUND', `No webhook endpoint ${options.endpointId}.`);
+  if (!endpoint) throw new AppError('NOT_FOUND', `No webhook endpoint ${quote(options.endpointId)}.`);
   return { endpoint, secret };
 }
 
@@ -138,7 +138,7 @@ export async function rotateEndpointSecret(
 export function eventTypeOf(name: string): EventType {
   const type = name.toLowerCase().replace('_', '.');
   if (!(EVENT_TYPES as readonly string[]).includes(type)) {
-    throw new AppError('BAD_USER_INPUT', `unknown event type ${name}`, { field: 'eventTypes' });
+    throw new AppError('BAD_USER_INPUT', `unknown event type ${quote(name)}`, { field: 'eventTypes' });
   }
   return type as EventType;
 }
@@ -176,7 +176,7 @@ export async function updateEndpoint(
       options.eventTypes ? [...new Set(options.eventTypes)] : null,
     ],
   );
-  if (!endpoint) throw new AppError('NOT_FOUND', `No webhook endpoint ${options.endpointId}.`);
+  if (!endpoint) throw new AppError('NOT_FOUND', `No webhook endpoint ${quote(options.endpointId)}.`);
   return endpoint;
 }
 
@@ -194,7 +194,7 @@ export async function setEndpointEnabled(
      where organization_id = $1 and id = $2 returning ${COLUMNS}`,
     [options.organizationId, options.endpointId, options.enabled, options.reason ?? null],
   );
-  if (!endpoint) throw new AppError('NOT_FOUND', `No webhook endpoint ${options.endpointId}.`);
+  if (!endpoint) throw new AppError('NOT_FOUND', `No webhook endpoint ${quote(options.endpointId)}.`);
   return endpoint;
 }
 
@@ -207,7 +207,7 @@ export async function deleteEndpoint(
     'delete from webhook_endpoints where organization_id = $1 and id = $2 returning id',
     [options.organizationId, options.endpointId],
   );
-  if (rows.length === 0) throw new AppError('NOT_FOUND', `No webhook endpoint ${options.endpointId}.`);
+  if (rows.length === 0) throw new AppError('NOT_FOUND', `No webhook endpoint ${quote(options.endpointId)}.`);
 }
 
 /**
@@ -234,7 +234,7 @@ export async function resendDeliveries(
           [options.organizationId, options.endpointId, options.since],
         );
   if ('deliveryId' in options && rows.length === 0) {
-    throw new AppError('NOT_FOUND', `No webhook delivery ${options.deliveryId}.`);
+    throw new AppError('NOT_FOUND', `No webhook delivery ${quote(options.deliveryId)}.`);
   }
   return rows.length;
 }

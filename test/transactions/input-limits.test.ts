@@ -1,0 +1,203 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TransactionsDemo } from '../../src/demo/seed.ts';
+import { AppError } from '../../src/errors.ts';
+import { createOrganization, getOrganizationByHandle } from '../../src/transactions/organizations.ts';
+import { checkEndpointUrl, eventTypeOf } from '../../src/webhooks/endpoints.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createTestFileStore, graphql, seedOrganization, transactionsApp } from '../support/transactions.ts';
+
+let testDb: TestDatabase;
+let cleanup: () => Promise<void>;
+let app: FastifyInstance;
+let demo: TransactionsDemo;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  const store = await createTestFileStore();
+  cleanup = store.cleanup;
+  app = await transactionsApp(testDb.db, store.files);
+  demo = await seedOrganization(testDb.db, store.files);
+});
+
+afterAll(async () => {
+  await app.close();
+  await testDb.close();
+  await cleanup();
+});
+
+/** The one error of a response that failed as a whole. */
+function onlyError(body: {
+  data?: unknown;
+  errors?: { message: string; extensions: Record<string, unknown> }[];
+}) {
+  expect(body.data ?? null).toBeNull();
+  expect(body.errors).toHaveLength(1);
+  const [error] = body.errors ?? [];
+  if (!error) throw new Error('no error');
+  return error;
+}
+
+/** What a thrown AppError says. */
+function thrownBy(work: () => unknown): AppError {
+  try {
+    work();
+  } catch (error) {
+    expect(error).toBeInstanceOf(AppError);
+    return error as AppError;
+  }
+  throw new Error('nothing was thrown');
+}
+
+const RESEND = (since: string) =>
+  `mutation { resendFailedWebhookDeliveries(input: {
+     endpointId: "00000000-0000-4000-8000-000000000000", since: "${since}" }) { count } }`;
+
+const PAGE = 'query ($first: Int) { viewer { transactions(first: $first) { totalCount } } }';
+
+const LINK = `mutation ($id: uuid!, $seconds: Int) {
+  genTransactionFileLink(input: { transactionFileId: $id, expiresInSeconds: $seconds }) { url }
+}`;
+
+describe('values that messages show', () => {
+  it('shows only the beginning of a long text sent as a UUID', async () => {
+    const { status, body } = await graphql(
+      app,
+      demo.apiKey,
+      `{ transaction(id: "${'x'.repeat(10_000)}") { id } }`,
+    );
+    expect(status).toBe(400);
+    const error = onlyError(body);
+    expect(error.extensions.code).toBe('BAD_USER_INPUT');
+    expect(error.message).toBe(
+      `"${'x'.repeat(40)}…" (10000 characters) is not a UUID (expected e.g. 3f1c0f5e-8f5b-4f5e-9a51-1c9f0b1c2d3e)`,
+    );
+  });
+
+  it('shows a date-time that is not one short, with its control characters escaped', async () => {
+    const { body } = await graphql(app, demo.apiKey, RESEND(`soon\\u0000${'y'.repeat(5_000)}`));
+    const error = onlyError(body);
+    expect(error.extensions.code).toBe('BAD_USER_INPUT');
+    expect(error.message).toMatch(/^"soon\\u0000y+…" \(5005 characters\) is not an RFC 3339 date-time/);
+    expect(error.message).not.toContain('y'.repeat(41));
+  });
+
+  it('shows only the beginning of a webhook URL that is not one, or of an unknown event type', () => {
+    const url = thrownBy(() => checkEndpointUrl(`not a url ${'u'.repeat(5_000)}`, { allowInsecure: false }));
+    expect(url).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'url' } });
+    expect(url.message).toMatch(/^"not a url u+…" \(5010 characters\) is not a URL$/);
+    const type = thrownBy(() => eventTypeOf(`TRANSACTION_${'Z'.repeat(5_000)}`));
+    expect(type.message).toMatch(/^unknown event type "TRANSACTION_Z+…" \(5012 characters\)$/);
+  });
+
+  it('shows only the beginning of an organization handle that is refused or unknown', async () => {
+    const handle = `Not-A-Handle-${'h'.repeat(1_000)}`;
+    await expect(createOrganization(testDb.db, { handle, name: 'N' })).rejects.toThrow(
+      /^handle "Not-A-Handle-h+…" \(1013 characters\) must be 2–63 lower-case letters/,
+    );
+    await expect(getOrganizationByHandle(testDb.db, handle)).rejects.toThrow(
+      /^no organization with handle "Not-A-Handle-h+…" \(1013 characters\)$/,
+    );
+  });
+});
+
+describe('date-times the database can hold', () => {
+  it.each([
+    ['0001-01-01T00:00:00Z', 'the first instant of year 1'],
+    ['9999-12-31T23:59:59.999Z', 'the last millisecond of year 9999'],
+    ['2024-02-29T12:00:00+05:30', 'a leap day, with an offset'],
+    ['2026-11-22t09:30:00.123456789z', 'lower-case separators and nanoseconds'],
+  ])('accepts %s (%s) and hands it to the database', async (since) => {
+    const { body } = await graphql(app, demo.apiKey, RESEND(since));
+    expect(body.errors).toBeUndefined();
+    expect(body.data?.resendFailedWebhookDeliveries).toEqual({ count: 0 });
+  });
+
+  it.each([
+    ['0000-01-01T00:00:00Z', 'year 0'],
+    ['0000-12-31T23:59:59.999Z', 'the last instant before year 1'],
+    ['0001-01-01T00:00:00+00:01', 'year 1 by its offset but year 0 in UTC'],
+    ['9999-12-31T23:59:59-00:01', 'year 9999 by its offset but year 10000 in UTC'],
+  ])('refuses %s (%s) as outside the years 0001 to 9999', async (since) => {
+    const error = onlyError((await graphql(app, demo.apiKey, RESEND(since))).body);
+    expect(error.extensions.code).toBe('BAD_USER_INPUT');
+    expect(error.message).toBe(
+      `"${since}" is outside the years 0001 to 9999 (UTC) that date-times may fall in`,
+    );
+  });
+
+  it.each([
+    ['+010000-01-01T00:00:00Z', 'a six-digit year'],
+    ['10000-01-01T00:00:00Z', 'a five-digit year'],
+    ['2026-11-22T09:30:00.1234567890Z', 'a fraction finer than nanoseconds'],
+    ['2026-11-22T09:30:00', 'no offset'],
+    ['2026-11-22 09:30:00Z', 'a space for the T'],
+  ])('refuses %s (%s) as not an RFC 3339 date-time', async (since) => {
+    const error = onlyError((await graphql(app, demo.apiKey, RESEND(since))).body);
+    expect(error.extensions.code).toBe('BAD_USER_INPUT');
+    expect(error.message).toMatch(/is not an RFC 3339 date-time/);
+  });
+
+  it.each([
+    ['2026-02-29T00:00:00Z', 'February 29 of a common year'],
+    ['2026-02-30T00:00:00Z', 'February 30, which Date would turn into March 2'],
+    ['2026-04-31T00:00:00Z', 'April 31'],
+    ['2026-13-01T00:00:00Z', 'month 13'],
+    ['2026-00-10T00:00:00Z', 'month 0'],
+    ['2026-01-00T00:00:00Z', 'day 0'],
+    ['2026-01-01T24:00:00Z', 'hour 24, which Date would turn into the next day'],
+    ['2026-01-01T23:60:00Z', 'minute 60'],
+    ['2026-01-01T23:59:60Z', 'second 60'],
+    ['2026-01-01T00:00:00+24:00', 'an offset of 24 hours'],
+    ['2026-01-01T00:00:00+05:60', 'an offset of 60 minutes'],
+  ])('refuses %s (%s) as a date and time that does not exist', async (since) => {
+    const error = onlyError((await graphql(app, demo.apiKey, RESEND(since))).body);
+    expect(error.extensions.code).toBe('BAD_USER_INPUT');
+    expect(error.message).toBe(
+      `"${since}" is not a date and time that exists (expected e.g. 2026-11-22T09:30:00Z)`,
+    );
+  });
+});
+
+describe('numbers the database cannot hold', () => {
+  it.each([
+    ['above 32 bits', 1e20],
+    ['a fraction', 1.5],
+    ['negative', -1],
+    ['zero', 0],
+    ['above the page size', 101],
+  ])('refuses a page size %s as BAD_USER_INPUT', async (_, first) => {
+    const error = onlyError((await graphql(app, demo.apiKey, PAGE, { first })).body);
+    expect(error.extensions.code).toBe('BAD_USER_INPUT');
+  });
+
+  it('refuses a number too large for a double, which JSON reads as Infinity, as BAD_USER_INPUT', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/beta',
+      headers: { authorization: `Bearer ${demo.apiKey}`, 'content-type': 'application/json' },
+      payload: `{"query": ${JSON.stringify(PAGE)}, "variables": {"first": 1e400}}`,
+    });
+    expect(response.statusCode).toBe(400);
+    expect(onlyError(response.json()).extensions.code).toBe('BAD_USER_INPUT');
+  });
+
+  it.each([
+    ['the largest 32-bit integer', 2 ** 31 - 1, 'expiresInSeconds'],
+    ['negative', -60, 'expiresInSeconds'],
+  ])('refuses a link lifetime that is %s, naming the field', async (_, seconds, field) => {
+    const { body } = await graphql(app, demo.apiKey, LINK, {
+      id: '00000000-0000-4000-8000-000000000000',
+      seconds,
+    });
+    expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field });
+  });
+
+  it('refuses a link lifetime above 32 bits before looking for the file', async () => {
+    const { body } = await graphql(app, demo.apiKey, LINK, {
+      id: '00000000-0000-4000-8000-000000000000',
+      seconds: 2 ** 40,
+    });
+    expect(onlyError(body).extensions.code).toBe('BAD_USER_INPUT');
+  });
+});
