@@ -107,7 +107,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
     if (options.only !== 'transactions') {
       const app = await buildPortfolioApp({
         ...common,
-        publicUrl: config.portfolioUrl ?? `https://localhost:${config.portfolioPort}`,
+        publicUrl: config.portfolioUrl,
         logger: logger.child({ service: 'portfolio' }),
       });
       apps.push(['portfolio', app, config.portfolioPort, PORTFOLIO_BASE_PATH]);

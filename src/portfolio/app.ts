@@ -14,8 +14,6 @@ import { registerPortfolioRoutes } from './routes.ts';
 import { OPENAPI_INFO } from './openapi.ts';
 
 export const PORTFOLIO_BASE_PATH = '/v1/external';
-/** Where a Portfolio service started by `npm start` answers. */
-const DEFAULT_PUBLIC_URL = 'https://localhost:4001';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -33,7 +31,7 @@ export interface PortfolioAppDeps extends Omit<BaseAppOptions, 'ajv' | 'rateLimi
   apiKeyCacheMs?: number;
   /** Rate limits per key and per address; none when absent. */
   rateLimit?: RateLimitSettings;
-  /** The service's public address, named in the OpenAPI document's `servers`. @default https://localhost:4001 */
+  /** The service's public address, named in the OpenAPI document's `servers`. @default '/' (where it is served) */
   publicUrl?: string;
 }
 
@@ -84,7 +82,8 @@ export async function buildPortfolioApp(deps: PortfolioAppDeps): Promise<Fastify
   await app.register(swagger, {
     openapi: {
       ...OPENAPI_INFO,
-      servers: [{ url: deps.publicUrl ?? DEFAULT_PUBLIC_URL, description: 'This Portico deployment' }],
+      // Without a configured address, a relative one: the origin the document itself was fetched from.
+      servers: [{ url: deps.publicUrl ?? '/', description: 'This Portico deployment' }],
     },
     // Shared schemas keep their $id as their name under components.schemas.
     refResolver: {

@@ -97,6 +97,25 @@ describe('the OpenAPI document', () => {
     expect(served, 'the served document differs from the generated one').toEqual(JSON.parse(generated));
   });
 
+  it('names a license and, without a configured address, the origin it is served from as its server', () => {
+    expect(served.info).toMatchObject({
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    });
+    expect(served.servers).toEqual([{ url: '/', description: 'This Portico deployment' }]);
+  });
+
+  it("names the deployment's public address as its server when one is configured", async () => {
+    const configured = await buildPortfolioApp({ db: testDb.db, publicUrl: 'https://portfolio.example.com' });
+    try {
+      const response = await get(configured, '/v1/external/openapi.json', undefined);
+      expect(response.body.servers).toEqual([
+        { url: 'https://portfolio.example.com', description: 'This Portico deployment' },
+      ]);
+    } finally {
+      await configured.close();
+    }
+  });
+
   it('declares a response schema for 200, 400, 401, 404 and 500 of every list', () => {
     for (const path of [COMPANIES, UPDATES, INVESTMENTS]) {
       for (const status of [200, 400, 401, 404, 500]) {
