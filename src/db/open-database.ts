@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import type { Config } from '../config.ts';
+import { AppError } from '../errors.ts';
 import type { Database } from './database.ts';
+import { connectionFailureReason, isConnectionFailure } from './database-errors.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { migrate, type Migration } from './migrate.ts';
 import { createPGliteDatabase } from './pglite-database.ts';
@@ -27,7 +29,14 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir
       return { db, applied, announce: () => Promise.resolve(), close: () => db.close() };
     } catch (error) {
       await db.close();
-      throw error;
+      if (!isConnectionFailure(error)) throw error;
+      // Said to an operator starting Portico: name the server and what the socket or the server answered.
+      throw new AppError(
+        'SERVICE_UNAVAILABLE',
+        `Cannot reach the PostgreSQL server of DATABASE_URL: ${connectionFailureReason(error)}`,
+        undefined,
+        { cause: error },
+      );
     }
   }
   const lock = await lockDataDir(config.dataDir);

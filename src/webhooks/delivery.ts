@@ -262,27 +262,54 @@ export async function deliverDue(db: Database, options: DeliveryOptions = {}): P
 }
 
 /**
- * Runs fan-out and delivery until stopped: as fast as there is work, else every `pollMs`.
+ * Runs fan-out and delivery until stopped: as fast as there is work, else every `pollMs`. While its steps fail
+ * (the database is down or restarting), it waits twice as long after each failure in a row, from `pollMs` up
+ * to `maxBackoffMs`, and starts again from `pollMs` after a success. `onError` hears of the first failure of
+ * such a run, then of one every five minutes while it lasts, rather than of every attempt.
  */
 export function startWebhookWorker(
   db: Database,
-  options: DeliveryOptions & { pollMs?: number; onError?: (error: unknown) => void } = {},
+  options: DeliveryOptions & {
+    /** @default 1000 */
+    pollMs?: number;
+    /** The longest wait between attempts while the steps keep failing. @default 30000 */
+    maxBackoffMs?: number;
+    onError?: (error: unknown) => void;
+  } = {},
 ): { stop(): Promise<void> } {
+  const pollMs = options.pollMs ?? 1000;
+  const maxBackoffMs = Math.max(pollMs, options.maxBackoffMs ?? 30_000);
+  // While the steps keep failing, how often `onError` hears again after the first failure.
+  const repeatReportMs = 5 * 60 * 1000;
   // An object: `stop()` changes it between the loop's awaits.
   const state: { stopped: boolean; wake?: () => void; timer?: NodeJS.Timeout } = { stopped: false };
   const stopped = () => state.stopped;
   const loop = (async () => {
+    let failures = 0;
+    let reportedAt = 0;
     while (!stopped()) {
       let worked = 0;
+      let waitMs = pollMs;
       try {
         worked = (await fanOutEvents(db)) + (await deliverDue(db, options));
+        failures = 0;
       } catch (error) {
-        options.onError?.(error);
+        failures += 1;
+        waitMs = Math.min(pollMs * 2 ** Math.min(failures - 1, 20), maxBackoffMs);
+        const now = Date.now();
+        if (failures === 1 || now - reportedAt >= repeatReportMs) {
+          reportedAt = now;
+          try {
+            options.onError?.(error);
+          } catch {
+            // A reporter that fails must not stop deliveries.
+          }
+        }
       }
       if (worked === 0 && !stopped()) {
         await new Promise<void>((resolve) => {
           state.wake = resolve;
-          state.timer = setTimeout(resolve, options.pollMs ?? 1000);
+          state.timer = setTimeout(resolve, waitMs);
         });
       }
     }

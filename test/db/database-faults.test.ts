@@ -1,0 +1,470 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/database.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { createPostgresDatabase } from '../../src/db/postgres-database.ts';
+import { isConnectionFailure, translateDatabaseError } from '../../src/db/database-errors.ts';
+import type { TransactionsDemo } from '../../src/demo/seed.ts';
+import { AppError } from '../../src/errors.ts';
+import { startWebhookWorker } from '../../src/webhooks/delivery.ts';
+import { createEndpoint } from '../../src/webhooks/endpoints.ts';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
+import {
+  CREATE_TRANSACTION,
+  REFERENCE_QUERY,
+  createTestFileStore,
+  graphql,
+  seedOrganization,
+  transactionsApp,
+  type GraphQLResponse,
+} from '../support/transactions.ts';
+import type { FileStore } from '../../src/files/local-file-store.ts';
+
+// Faults are played on a PostgreSQL server (they are about pg's connections), so these tests run in both
+// passes of the suite, in a schema of their own.
+const SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const schema = `test_faults_${randomBytes(6).toString('hex')}`;
+const searchPath = `-c search_path=${schema}`;
+
+let proxy: TcpProxy;
+let direct: Database;
+let files: FileStore;
+let cleanupFiles: () => Promise<void>;
+const opened: Database[] = [];
+
+async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: SERVER_URL });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A database as the service opens it, named by `application_name` so that a test can find its backends, and
+ * reaching the server through the proxy or directly.
+ */
+function serviceDatabase(options: { viaProxy: boolean; connectTimeoutMs?: number }): {
+  db: Database;
+  applicationName: string;
+} {
+  const applicationName = `portico_faults_${randomBytes(4).toString('hex')}`;
+  const url = new URL(SERVER_URL);
+  if (options.viaProxy) {
+    url.hostname = '127.0.0.1';
+    url.port = String(proxy.port);
+  }
+  url.searchParams.set('application_name', applicationName);
+  const db = createPostgresDatabase({
+    connectionString: url.toString(),
+    connectionOptions: searchPath,
+    ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
+  });
+  opened.push(db);
+  return { db, applicationName };
+}
+
+/** Ends the server backends of one application, as a restart, a failover or a proxy's idle timeout does. */
+function terminateBackends(applicationName: string): Promise<number> {
+  return withAdmin(async (client) => {
+    const { rows } = await client.query<{ count: number }>(
+      `select count(*)::int as count from
+         (select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1) terminated`,
+      [applicationName],
+    );
+    return rows[0]?.count ?? 0;
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+type Outcome = 'ok' | 'unavailable';
+
+/**
+ * What a GraphQL client saw: data, or a 503 with `Retry-After` whose errors are all SERVICE_UNAVAILABLE with a
+ * request id — whether the request stopped before execution (authentication) or a resolver's statement
+ * failed. Anything else (a 500, a masked internal error) fails the test.
+ */
+function outcomeOf(response: GraphQLResponse): Outcome {
+  const errors = response.body.errors ?? [];
+  if (errors.length === 0) {
+    expect(response.status).toBe(200);
+    expect(response.body.data).toBeTruthy();
+    return 'ok';
+  }
+  expect(response.status).toBe(503);
+  expect(response.headers['retry-after']).toBe('5');
+  for (const error of errors) {
+    expect(error.message).toBe('The database is unavailable; try again shortly.');
+    expect(error.extensions).toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      requestId: response.headers['x-request-id'],
+    });
+  }
+  return 'unavailable';
+}
+
+function transactionInput(demo: TransactionsDemo) {
+  return {
+    templateId: demo.templateId,
+    senderEntityId: demo.senderEntityId,
+    noticeName: 'Ada Lovelace',
+    noticeEmail: `ada.${randomUUID().slice(0, 8)}@example.com`,
+    inputData: {
+      subscription_amount: { amountCents: '100000000', currency: 'USD' },
+      tax_forms: { taxResidency: 'GB' },
+    },
+  };
+}
+
+async function countTransactions(organizationId: string): Promise<number> {
+  const [row] = await direct.query<{ count: string }>(
+    'select count(*) as count from transactions where organization_id = $1',
+    [organizationId],
+  );
+  return Number(row?.count);
+}
+
+/** Reads until one succeeds; returns how long that took, in milliseconds. */
+async function untilServing(app: FastifyInstance, demo: TransactionsDemo, withinMs: number): Promise<number> {
+  const start = Date.now();
+  for (;;) {
+    const response = await graphql(app, demo.apiKey, REFERENCE_QUERY, { id: demo.transactionId });
+    if (outcomeOf(response) === 'ok') return Date.now() - start;
+    if (Date.now() - start > withinMs) throw new Error(`still unavailable after ${withinMs} ms`);
+    await sleep(100);
+  }
+}
+
+beforeAll(async () => {
+  await withAdmin((client) => client.query(`create schema ${schema}`));
+  direct = createPostgresDatabase({ connectionString: SERVER_URL, connectionOptions: searchPath });
+  await migrate(direct);
+  const server = new URL(SERVER_URL);
+  proxy = await startTcpProxy({
+    host: server.hostname === '' ? '127.0.0.1' : server.hostname,
+    port: Number(server.port === '' ? 5432 : server.port),
+  });
+  ({ files, cleanup: cleanupFiles } = await createTestFileStore());
+});
+
+afterAll(async () => {
+  for (const db of opened) await db.close();
+  await proxy.close();
+  await direct.close();
+  await withAdmin((client) => client.query(`drop schema ${schema} cascade`));
+  await cleanupFiles();
+});
+
+describe('a PostgreSQL server that ends or refuses connections', () => {
+  it('keeps the service up, answering data or 503, while its connections are terminated again and again, and loses no acknowledged mutation', async () => {
+    const { db, applicationName } = serviceDatabase({ viaProxy: false });
+    const demo = await seedOrganization(db, files);
+    const app = await transactionsApp(db, files);
+    const before = await countTransactions(demo.organizationId);
+
+    // An object: the killer reads it between its awaits, the test ends the storm.
+    const storm = { raging: true };
+    const killer = (async () => {
+      let terminated = 0;
+      while (storm.raging) {
+        terminated += await terminateBackends(applicationName);
+        await sleep(100 + Math.random() * 100);
+      }
+      return terminated;
+    })();
+
+    const mutations: { key: string; input: ReturnType<typeof transactionInput>; transactionId?: string }[] =
+      [];
+    const tally = { reads: { ok: 0, unavailable: 0 }, mutations: { ok: 0, unavailable: 0 } };
+    const until = Date.now() + 3000;
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, lane) => {
+        for (let turn = lane; Date.now() < until; turn += 1) {
+          if (turn % 2 === 0) {
+            const response = await graphql(app, demo.apiKey, REFERENCE_QUERY, { id: demo.transactionId });
+            tally.reads[outcomeOf(response)] += 1;
+          } else {
+            const mutation: (typeof mutations)[number] = { key: randomUUID(), input: transactionInput(demo) };
+            mutations.push(mutation);
+            const response = await graphql(
+              app,
+              demo.apiKey,
+              CREATE_TRANSACTION,
+              { input: mutation.input },
+              { 'idempotency-key': mutation.key },
+            );
+            const outcome = outcomeOf(response);
+            tally.mutations[outcome] += 1;
+            if (outcome === 'ok')
+              mutation.transactionId = response.body.data?.createTransaction.transactionId;
+          }
+        }
+      }),
+    );
+    storm.raging = false;
+    const terminated = await killer;
+    const recoveryMs = await untilServing(app, demo, 5000);
+    console.info('terminate storm', { terminated, ...tally, recoveryMs });
+
+    expect(terminated).toBeGreaterThan(10);
+    expect(tally.reads.unavailable + tally.mutations.unavailable).toBeGreaterThan(0);
+    expect(tally.reads.ok + tally.mutations.ok).toBeGreaterThan(0);
+
+    for (const { transactionId } of mutations.filter((mutation) => mutation.transactionId)) {
+      const [row] = await direct.query<{ count: string }>(
+        'select count(*) as count from transactions where id = $1',
+        [transactionId],
+      );
+      expect(row?.count).toBe('1');
+    }
+    // Retrying every mutation with its key: the acknowledged ones answer what they answered, the others are
+    // done now, and none twice.
+    for (const mutation of mutations) {
+      const response = await graphql(
+        app,
+        demo.apiKey,
+        CREATE_TRANSACTION,
+        { input: mutation.input },
+        { 'idempotency-key': mutation.key },
+      );
+      expect(outcomeOf(response)).toBe('ok');
+      const transactionId: string = response.body.data?.createTransaction.transactionId;
+      if (mutation.transactionId !== undefined) expect(transactionId).toBe(mutation.transactionId);
+      mutation.transactionId = transactionId;
+    }
+    expect(new Set(mutations.map((mutation) => mutation.transactionId)).size).toBe(mutations.length);
+    expect(await countTransactions(demo.organizationId)).toBe(before + mutations.length);
+    await app.close();
+  });
+
+  it('answers 503 at once while the server refuses connections, readyz too, and serves again within 5 s of its return', async () => {
+    const { db } = serviceDatabase({ viaProxy: true });
+    const demo = await seedOrganization(db, files);
+    const app = await transactionsApp(db, files);
+    expect(await untilServing(app, demo, 1000)).toBeLessThan(1000);
+
+    proxy.setMode('refuse');
+    const outageEnds = Date.now() + 10_000;
+    const slowest = { read: 0, mutation: 0, readyz: 0, page: 0 };
+    let answered = 0;
+    let unavailable = 0;
+    try {
+      while (Date.now() < outageEnds - 500) {
+        let start = Date.now();
+        const read = await graphql(app, demo.apiKey, REFERENCE_QUERY, { id: demo.transactionId });
+        slowest.read = Math.max(slowest.read, Date.now() - start);
+        expect(outcomeOf(read)).toBe('unavailable');
+
+        start = Date.now();
+        const mutation = await graphql(
+          app,
+          demo.apiKey,
+          CREATE_TRANSACTION,
+          { input: transactionInput(demo) },
+          { 'idempotency-key': randomUUID() },
+        );
+        slowest.mutation = Math.max(slowest.mutation, Date.now() - start);
+        expect(outcomeOf(mutation)).toBe('unavailable');
+
+        start = Date.now();
+        const ready = await app.inject({ method: 'GET', url: '/readyz' });
+        slowest.readyz = Math.max(slowest.readyz, Date.now() - start);
+        expect(ready.statusCode).toBe(503);
+        expect(ready.json()).toEqual({ status: 'unavailable' });
+
+        // The JSON routes answer through the shared error handler: 503 with Retry-After.
+        start = Date.now();
+        const page = await app.inject({ method: 'GET', url: `/recipient/${'t'.repeat(43)}` });
+        slowest.page = Math.max(slowest.page, Date.now() - start);
+        expect(page.statusCode).toBe(503);
+        expect(page.headers['retry-after']).toBe('5');
+        expect(page.json()).toEqual({
+          error: {
+            code: 'SERVICE_UNAVAILABLE',
+            message: 'The database is unavailable; try again shortly.',
+            requestId: page.headers['x-request-id'],
+          },
+        });
+
+        answered += 4;
+        unavailable += 4;
+        await sleep(250);
+      }
+      await sleep(Math.max(0, outageEnds - Date.now()));
+    } finally {
+      proxy.setMode('forward');
+    }
+    const recoveryMs = await untilServing(app, demo, 5000);
+    const ready = await app.inject({ method: 'GET', url: '/readyz' });
+    console.info('10 s outage', { answered, unavailable, slowestMs: slowest, recoveryMs });
+
+    expect(Math.max(...Object.values(slowest))).toBeLessThan(1000);
+    expect(recoveryMs).toBeLessThan(5000);
+    expect(ready.statusCode).toBe(200);
+    await app.close();
+  });
+
+  it('answers 503 within the connect timeout when the server does not answer at all', async () => {
+    const { db } = serviceDatabase({ viaProxy: true, connectTimeoutMs: 500 });
+    const demo = await seedOrganization(direct, files);
+    const app = await transactionsApp(db, files);
+    proxy.setMode('blackhole');
+    try {
+      // The pool hears its open connections being cut and drops them; what follows must connect anew.
+      await sleep(200);
+      const start = Date.now();
+      const read = await graphql(app, demo.apiKey, REFERENCE_QUERY, { id: demo.transactionId });
+      const elapsed = Date.now() - start;
+      expect(outcomeOf(read)).toBe('unavailable');
+      expect(elapsed).toBeGreaterThanOrEqual(450);
+      expect(elapsed).toBeLessThan(2000);
+    } finally {
+      proxy.setMode('forward');
+    }
+    expect(await untilServing(app, demo, 5000)).toBeLessThan(5000);
+    await app.close();
+  });
+
+  it('answers 503 when every connection of the pool stays busy past the connect timeout', async () => {
+    const busy = createPostgresDatabase({
+      connectionString: SERVER_URL,
+      connectionOptions: searchPath,
+      maxConnections: 1,
+      connectTimeoutMs: 300,
+    });
+    opened.push(busy);
+    const holding = busy.transaction((tx) => tx.query('select pg_sleep(1)'));
+    const start = Date.now();
+    const waited = await busy.query('select 1').catch((caught: unknown) => caught);
+    expect(Date.now() - start).toBeLessThan(900);
+    expect(waited).toMatchObject({ code: 'SERVICE_UNAVAILABLE', retryAfterSeconds: 5 });
+    await holding;
+    expect(await busy.query('select 1 as one')).toEqual([{ one: 1 }]);
+  });
+
+  it('passes a statement error that is not about the connection through unchanged', async () => {
+    const { db } = serviceDatabase({ viaProxy: false });
+    const error = await db
+      .transaction(async (tx) => {
+        await tx.query("insert into schema_migrations (version, name) values (1, 'again')");
+      })
+      .catch((caught: unknown) => caught);
+    expect(error).not.toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ code: '23505' });
+    // The connection it ran on is still good.
+    expect(await db.query('select 1 as one')).toEqual([{ one: 1 }]);
+  });
+});
+
+describe('which database errors mean the database is unavailable', () => {
+  const withCode = (code: string, message = 'failed') => Object.assign(new Error(message), { code });
+
+  it('counts lost and refused connections, server shutdowns and connect timeouts', () => {
+    for (const error of [
+      withCode('57P01', 'terminating connection due to administrator command'),
+      withCode('57P02'),
+      withCode('57P03', 'the database system is starting up'),
+      withCode('08006'),
+      withCode('08001'),
+      withCode('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432'),
+      withCode('ECONNRESET', 'read ECONNRESET'),
+      new Error('Connection terminated unexpectedly'),
+      new Error('Connection terminated due to connection timeout', { cause: new Error('timeout expired') }),
+      new Error('timeout exceeded when trying to connect'),
+      new Error('Client has encountered a connection error and is not queryable'),
+      new AggregateError([withCode('ECONNREFUSED'), withCode('ECONNREFUSED')], ''),
+    ]) {
+      expect(isConnectionFailure(error)).toBe(true);
+      expect(translateDatabaseError(error)).toMatchObject({
+        code: 'SERVICE_UNAVAILABLE',
+        status: 503,
+        retryAfterSeconds: 5,
+        cause: error,
+      });
+    }
+  });
+
+  it('leaves errors of the statement itself as they are', () => {
+    for (const error of [
+      withCode('23505', 'duplicate key value violates unique constraint'),
+      withCode('40001', 'could not serialize access'),
+      withCode('57014', 'canceling statement due to statement timeout'),
+      withCode('42601', 'syntax error'),
+      new Error('something else'),
+      new AppError('NOT_FOUND', 'No such transaction.'),
+    ]) {
+      expect(isConnectionFailure(error)).toBe(false);
+      expect(translateDatabaseError(error)).toBe(error);
+    }
+  });
+
+  it('translates an error once', () => {
+    const translated = translateDatabaseError(new Error('Connection terminated unexpectedly'));
+    expect(isConnectionFailure(translated)).toBe(true);
+    expect(translateDatabaseError(translated)).toBe(translated);
+  });
+});
+
+describe('the webhook worker during a database outage', () => {
+  it('keeps running, reports the outage once, and delivers the event once the database is back', async () => {
+    const received: string[] = [];
+    const receiver: Server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      request.on('end', () => {
+        received.push(body);
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+
+    const demo = await seedOrganization(direct, files);
+    await createEndpoint(direct, {
+      organizationId: demo.organizationId,
+      url,
+      eventTypes: ['transaction.completed'],
+      allowInsecure: true,
+    });
+
+    const { db } = serviceDatabase({ viaProxy: true });
+    proxy.setMode('refuse');
+    const reported: unknown[] = [];
+    const worker = startWebhookWorker(db, {
+      pollMs: 50,
+      maxBackoffMs: 400,
+      allowInsecure: true,
+      delaysMs: [0],
+      onError: (error) => reported.push(error),
+    });
+    try {
+      await sleep(1500);
+      expect(received).toHaveLength(0);
+      // About eight attempts failed; the outage was reported once.
+      expect(reported).toHaveLength(1);
+      expect(reported[0]).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+
+      proxy.setMode('forward');
+      const restored = Date.now();
+      while (received.length === 0 && Date.now() - restored < 5000) await sleep(50);
+      console.info('webhook worker', { deliveredAfterMs: Date.now() - restored });
+      expect(received).toHaveLength(1);
+      expect(JSON.parse(received[0] ?? '{}')).toMatchObject({
+        type: 'transaction.completed',
+        data: { transactionId: demo.transactionId },
+      });
+    } finally {
+      proxy.setMode('forward');
+      await worker.stop();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+  });
+});
