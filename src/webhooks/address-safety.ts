@@ -75,7 +75,12 @@ export function isForbiddenAddress(address: string): boolean {
   // `::` followed by one group or a dotted IPv4 address lies in ::/96 (IPv4-compatible, deprecated), which is
   // never global; and ipaddr.js would read `::10.0.0.1` as the IPv4-mapped `::ffff:10.0.0.1`.
   if (bare.startsWith('::') && !bare.slice(2).includes(':')) return true;
-  return isForbiddenIPv6(ipaddr.IPv6.parse(bare));
+  try {
+    return isForbiddenIPv6(ipaddr.IPv6.parse(bare));
+  } catch {
+    // isIP accepted it, so ipaddr.js should too; if not, refuse rather than throw inside a resolver callback.
+    return true;
+  }
 }
 
 /** A host name as messages show it: quoted, and cut short if it is long (URLs do not bound it). */
