@@ -114,7 +114,12 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
     }
     const urls: RunningPortico['urls'] = {};
     for (const [name, app, port, path] of apps) {
-      await app.listen({ port, host: config.host });
+      await app.listen({
+        port,
+        host: config.host,
+        // Fastify names the address http:// because it does not know the polyglot server speaks TLS.
+        listenTextResolver: (address) => `Server listening at ${address.replace(/^http:/, 'https:')}`,
+      });
       closers.push(() => app.close());
       const { port: actual } = app.server.address() as AddressInfo;
       urls[name] = `https://${publicHost(config.host)}:${actual}${path}`;
