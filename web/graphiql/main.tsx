@@ -6,21 +6,23 @@ import './graphiql.css';
 import { GraphiQL, type GraphiQLProps } from 'graphiql';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { RefetchSchemaOnHeaders } from './refetch-schema-on-headers.tsx';
 
 /** The GraphQL endpoint, on the origin that served this page. */
 const GRAPHQL_PATH = '/beta';
 
 /** Shown in the headers editor until the user saves their own headers (they persist in localStorage). */
 const DEFAULT_HEADERS = `{
-  "Authorization": "Bearer sk_test_…"
+  "Authorization": "Bearer YOUR_API_KEY"
 }`;
 
-const DEFAULT_QUERY = `# The Portico Transactions API.
+const DEFAULT_QUERY = `# Portico Transactions API
 #
-# 1. Paste your API key into the Headers tab below, after "Bearer ".
-#    The headers are kept in this browser (Settings → "Persist headers").
-# 2. Run this query with Ctrl-Enter (Cmd-Enter on a Mac) or the ▶ button.
-# 3. Open the Docs (book icon, top left) to browse every type and field.
+# 1. In Headers below, replace YOUR_API_KEY with
+#    your key (sk_test_… or sk_live_…). This
+#    browser keeps it (Settings: persist headers).
+# 2. Run with Ctrl-Enter or the ▶ button.
+# 3. Docs (book icon, left) lists every type.
 
 query Viewer {
   viewer {
@@ -67,6 +69,16 @@ async function fetcher(...[params, options]: FetcherArguments): Promise<GraphQLR
   }
 }
 
+// GraphiQL keeps the operation and the headers in localStorage only once they are edited, and on the next load
+// opens a new tab when what it kept matches no kept tab: after pasting a key and running the default operation,
+// a reload would land on an empty tab. Keeping both defaults from the start lets every kept tab match.
+for (const [key, value] of [
+  ['graphiql:query', DEFAULT_QUERY],
+  ['graphiql:headers', DEFAULT_HEADERS],
+] as const) {
+  if (localStorage.getItem(key) === null) localStorage.setItem(key, value);
+}
+
 const container = document.getElementById('graphiql');
 if (!container) throw new Error('index.html has a #graphiql element');
 createRoot(container).render(
@@ -76,7 +88,10 @@ createRoot(container).render(
       defaultQuery={DEFAULT_QUERY}
       defaultHeaders={DEFAULT_HEADERS}
       shouldPersistHeaders
+      schemaDescription
       defaultEditorToolsVisibility="headers"
-    />
+    >
+      <RefetchSchemaOnHeaders />
+    </GraphiQL>
   </StrictMode>,
 );
