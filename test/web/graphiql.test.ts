@@ -1,0 +1,231 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TransactionsDemo } from '../../src/demo/seed.ts';
+import { loadTlsMaterial } from '../../src/http/tls.ts';
+import { buildTransactionsApp } from '../../src/transactions/app.ts';
+import { DEFAULT_WEB_DIST_DIR } from '../../src/transactions/graphql/graphiql.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createTestFileStore, seedOrganization } from '../support/transactions.ts';
+
+/** Debian's chromium, which `.ci/run` installs when it is missing. */
+const CHROMIUM = '/usr/bin/chromium';
+/** Git-ignored: look at them after a change to the page. */
+const SCREENSHOTS = join(import.meta.dirname, 'screenshots');
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+
+const HEADERS_EDITOR = '.monaco-editor[data-uri$="-request-headers.json"]';
+const RESULT = 'section[aria-label="Result Window"]';
+const TABS = '[id^="graphiql-session-tab-"]';
+
+/** A page in a fresh browser context (its own localStorage) on Portico's /graphiql. */
+interface Visit {
+  page: Page;
+  context: BrowserContext;
+  /** Every address the page asked for; anything not on Portico's origin was refused. */
+  requested: string[];
+  /** Content-Security-Policy refusals and uncaught errors the page reported. */
+  problems: string[];
+}
+
+describe('GraphiQL at /graphiql in Chromium, served by Portico over HTTPS', () => {
+  let database: TestDatabase;
+  let cleanupFiles: () => Promise<void>;
+  let dataDir: string;
+  let app: FastifyInstance;
+  let browser: Browser;
+  let origin: string;
+  let demo: TransactionsDemo;
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+    if (!existsSync(join(DEFAULT_WEB_DIST_DIR, 'graphiql', 'index.html')))
+      throw new Error('web/dist is missing: npm run build:web');
+    database = await createTestDatabase();
+    const store = await createTestFileStore();
+    cleanupFiles = store.cleanup;
+    demo = await seedOrganization(database.db, store.files);
+    dataDir = await mkdtemp(join(tmpdir(), 'portico-graphiql-'));
+    const tls = await loadTlsMaterial({ dataDir, tlsCert: undefined, tlsKey: undefined });
+    app = await buildTransactionsApp({ db: database.db, files: store.files, environment: 'staging', tls });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    origin = `https://localhost:${(app.server.address() as AddressInfo).port}`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    });
+    await mkdir(SCREENSHOTS, { recursive: true });
+  });
+
+  afterAll(async () => {
+    await browser.close();
+    await app.close();
+    await database.close();
+    await cleanupFiles();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  async function visit(viewport: { width: number; height: number }): Promise<Visit> {
+    // The certificate is Portico's self-signed one for localhost.
+    const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport });
+    // Well inside the test's own time limit, so that a missing element is reported as such.
+    context.setDefaultTimeout(10_000);
+    const requested: string[] = [];
+    const problems: string[] = [];
+    await context.route('**/*', async (route) => {
+      const url = route.request().url();
+      requested.push(url);
+      if (new URL(url).origin === origin) return route.continue();
+      return route.abort('blockedbyclient');
+    });
+    const page = await context.newPage();
+    page.on('console', (message) => {
+      if (/Content.Security.Policy|Refused to/i.test(message.text())) problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(`${origin}/graphiql`);
+    await ready(page);
+    return { page, context, requested, problems };
+  }
+
+  /** Waits until Monaco has drawn the operation (the default one mentions `viewer`). */
+  async function ready(page: Page): Promise<void> {
+    await page.locator('.graphiql-query-editor .view-lines').filter({ hasText: 'viewer' }).waitFor();
+  }
+
+  /**
+   * The text an editor shows, line after line: Monaco places its line elements by their `top` offset, in no
+   * particular document order, and draws spaces as no-break spaces.
+   */
+  async function editorText(page: Page, editor: string): Promise<string> {
+    const lines: { top: number; text: string }[] = [];
+    for (const line of await page.locator(`${editor} .view-line`).all()) {
+      const style = (await line.getAttribute('style')) ?? '';
+      lines.push({
+        top: Number(/top:\s*(-?\d+)/.exec(style)?.[1] ?? 0),
+        text: (await line.textContent()) ?? '',
+      });
+    }
+    return lines
+      .sort((a, b) => a.top - b.top)
+      .map((line) => line.text)
+      .join('')
+      .replaceAll('\u00a0', ' ');
+  }
+
+  /** Pastes the key over the placeholder YOUR_API_KEY, as the page's instructions say. */
+  async function pasteApiKey(page: Page, key: string): Promise<void> {
+    await page.locator(`${HEADERS_EDITOR} .view-line`, { hasText: 'YOUR_API_KEY' }).click();
+    // To the end of the line, back over the closing quote, then select the word to the left.
+    await page.keyboard.press('End');
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('Control+Shift+ArrowLeft');
+    await page.keyboard.insertText(key);
+  }
+
+  async function runAndWaitForViewer(page: Page): Promise<void> {
+    await page.locator('button.graphiql-execute-button').click();
+    await expect.poll(() => editorText(page, RESULT)).toContain('"name": "Test Capital"');
+  }
+
+  /** Nothing was asked of any other origin, Monaco's workers came from Portico, and the CSP refused nothing. */
+  function expectSelfContained({ requested, problems }: Visit): void {
+    expect(requested.filter((url) => new URL(url).origin !== origin)).toEqual([]);
+    expect(requested.some((url) => /\/graphiql\/assets\/graphql\.worker-[\w-]+\.js$/.test(url))).toBe(true);
+    expect(problems).toEqual([]);
+  }
+
+  it('runs the default query with the key pasted into the headers editor, and keeps the key across reloads', async () => {
+    const visited = await visit(DESKTOP);
+    const { page } = visited;
+    expect(await editorText(page, HEADERS_EDITOR)).toBe('{  "Authorization": "Bearer YOUR_API_KEY"}');
+
+    await pasteApiKey(page, demo.apiKey);
+    expect(await editorText(page, HEADERS_EDITOR)).toBe(`{  "Authorization": "Bearer ${demo.apiKey}"}`);
+    // GraphiQL writes the headers and its tabs to localStorage about half a second after the last change (and
+    // a run started before that would write the tabs it started with when it ends).
+    for (const key of ['graphiql:headers', 'graphiql:tabState']) {
+      await expect
+        .poll(() => page.evaluate(`localStorage.getItem('${key}')`), { message: key })
+        .toContain(demo.apiKey);
+    }
+    await runAndWaitForViewer(page);
+    expect(await editorText(page, RESULT)).toContain(`"id": "${demo.organizationId}"`);
+    await page.screenshot({ path: join(SCREENSHOTS, 'graphiql-desktop.png') });
+
+    for (let reload = 1; reload <= 2; reload += 1) {
+      await page.reload();
+      await ready(page);
+      expect(await editorText(page, HEADERS_EDITOR), `reload ${reload}`).toContain(demo.apiKey);
+      expect(await page.locator(TABS).count(), `reload ${reload}`).toBe(1);
+    }
+    await runAndWaitForViewer(page);
+
+    expectSelfContained(visited);
+    await visited.context.close();
+  });
+
+  it('opens on the same single tab after a reload when nothing was edited', async () => {
+    const visited = await visit(DESKTOP);
+    await visited.page.reload();
+    await ready(visited.page);
+    expect(await visited.page.locator(TABS).count()).toBe(1);
+    expect(await editorText(visited.page, HEADERS_EDITOR)).toContain('YOUR_API_KEY');
+    await visited.context.close();
+  });
+
+  it('shows the schema in the Docs pane once the key is pasted: the root types, then Query and its fields', async () => {
+    const visited = await visit(DESKTOP);
+    const { page } = visited;
+    await pasteApiKey(page, demo.apiKey);
+    await page.locator('button[aria-label="Show Documentation Explorer"]').click();
+    const docs = page.locator('.graphiql-doc-explorer');
+    await docs.getByText('Root Types').waitFor();
+    // The schema's own description, then `query: Query` and `mutation: Mutation`.
+    await docs.getByText('The Transactions API', { exact: false }).waitFor();
+    expect(await docs.locator('.graphiql-doc-explorer-root-type').allTextContents()).toEqual([
+      'query',
+      'mutation',
+    ]);
+
+    await docs.locator('a.graphiql-doc-explorer-type-name', { hasText: /^Query$/ }).click();
+    await docs.locator('.graphiql-doc-explorer-title', { hasText: /^Query$/ }).waitFor();
+    const fields = await docs.locator('.graphiql-doc-explorer-field-name').allTextContents();
+    expect(fields).toEqual(expect.arrayContaining(['viewer', 'transaction', 'template', 'entity']));
+    await page.screenshot({ path: join(SCREENSHOTS, 'graphiql-docs-desktop.png') });
+
+    expectSelfContained(visited);
+    await visited.context.close();
+  });
+
+  it('stacks the response under the editors on a phone-sized screen', async () => {
+    const visited = await visit(PHONE);
+    const { page } = visited;
+    await pasteApiKey(page, demo.apiKey);
+    // The answer wraps on a phone (the wrapped parts of an id are indented), but the name fits.
+    await runAndWaitForViewer(page);
+    const editors = await page.locator('.graphiql-editors').boundingBox();
+    const response = await page.locator(RESULT).boundingBox();
+    if (!editors || !response) throw new Error('the editors and the response are on screen');
+    expect(response.y).toBeGreaterThanOrEqual(editors.y + editors.height);
+    expect(response.width).toBeGreaterThan(PHONE.width / 2);
+    await page.screenshot({ path: join(SCREENSHOTS, 'graphiql-phone.png') });
+
+    expectSelfContained(visited);
+    await visited.context.close();
+  });
+});
