@@ -2,9 +2,10 @@ import Fastify, {
   LogController,
   type FastifyBaseLogger,
   type FastifyInstance,
+  type FastifyReply,
   type FastifyServerOptions,
 } from 'fastify';
-import cors from '@fastify/cors';
+import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { RequestListener, Server } from 'node:http';
 import { AppError, describeError, errorBody } from '../errors.ts';
 import { jsonInputProblem } from '../validation/json-input.ts';
@@ -42,6 +43,17 @@ const CORS_EXPOSED_HEADERS = [
   'retry-after',
 ];
 
+/** Fastify's refusals before routing, with messages that say what to change. */
+function frameworkError(error: Error & { code?: string }): unknown {
+  if (error.code === 'FST_ERR_BAD_URL') {
+    return new AppError('BAD_USER_INPUT', 'The path is not valid percent-encoding (RFC 3986).');
+  }
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return new AppError('URI_TOO_LONG', 'A part of the path is longer than this API reads (100 characters).');
+  }
+  return error;
+}
+
 /**
  * The Fastify instance both services start from: HTTPS-only listener with connection limits, request ids,
  * JSON errors in the `{"error": {code, message, requestId}}` shape (also for what Node's parser refuses),
@@ -69,6 +81,15 @@ export async function createBaseApp(options: BaseAppOptions): Promise<FastifyIns
     bodyLimit: 1024 * 1024,
     ...(options.ajv ? { ajv: options.ajv } : {}),
     clientErrorHandler: answerClientError,
+    // What Fastify refuses before routing (a path that is not valid percent-encoding, an over-long path
+    // parameter) gets our JSON shape and a request id too, instead of Fastify's own body.
+    frameworkErrors: (error, request, reply) => {
+      const described = describeError(frameworkError(error));
+      void (reply as FastifyReply)
+        .header('x-request-id', request.id)
+        .code(described.status)
+        .send(errorBody(described, request.id));
+    },
     // Fastify names the address http:// because it does not know the polyglot server speaks TLS.
     ...(tls
       ? { listenTextResolver: (address: string) => `listening at ${address.replace(/^http:/, 'https:')}` }
@@ -119,13 +140,24 @@ export async function createBaseApp(options: BaseAppOptions): Promise<FastifyIns
   });
 
   if (options.corsOrigins && options.corsOrigins.length > 0) {
-    await app.register(cors, {
+    const corsOptions: FastifyCorsOptions = {
       origin: [...options.corsOrigins],
       credentials: false,
       methods: ['GET', 'HEAD', 'POST'],
       allowedHeaders: CORS_ALLOWED_HEADERS,
       exposedHeaders: CORS_EXPOSED_HEADERS,
       maxAge: 600,
+    };
+    await app.register(cors, {
+      // Only a real preflight (OPTIONS with Origin and Access-Control-Request-Method) is the plugin's to
+      // answer; any other OPTIONS request is the routes' (Portfolio's 405, else a JSON 404), instead of the
+      // plugin's plain-text 400 "Invalid Preflight Request".
+      delegator: (request, callback) => {
+        const preflight =
+          request.headers.origin !== undefined &&
+          request.headers['access-control-request-method'] !== undefined;
+        callback(null, request.method !== 'OPTIONS' || preflight ? corsOptions : { origin: false });
+      },
     });
   }
   if (options.rateLimit) await registerRateLimit(app, options.rateLimit);

@@ -1,0 +1,189 @@
+import { connect as connectTcp, type Socket } from 'node:net';
+import { connect as connectTls } from 'node:tls';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/**
+ * Raw HTTP over real sockets, for what an HTTP client library would refuse to send or would hide: garbage
+ * bytes, malformed request lines, slow writers, silent connections, and the exact bytes that came back.
+ */
+
+export interface ExchangeOptions {
+  port: number;
+  /** The CA certificate (PEM) to trust: the exchange runs over TLS to `localhost`. Plain TCP when absent. */
+  ca?: string;
+  /** What to send, in order; nothing at all when empty (a silent client). */
+  chunks: readonly (string | Buffer)[];
+  /** The pause before each chunk after the first. @default 0 */
+  gapMs?: number;
+  /** The exchange gives up and closes the socket itself after this long. */
+  timeoutMs: number;
+}
+
+export interface Exchange {
+  /** Every byte the server sent. */
+  received: Buffer;
+  /** Whether the server ended or reset the connection (rather than the client giving up at `timeoutMs`). */
+  closedByServer: boolean;
+  /** From the connection being open (after the TLS handshake) until it closed. */
+  elapsedMs: number;
+  /** How many chunks were written before the connection closed. */
+  written: number;
+  /** The socket error that ended the exchange, if any (e.g. ECONNRESET). */
+  error: string | undefined;
+}
+
+/** Opens a socket to the port on 127.0.0.1, over TLS (to `localhost`, trusting `ca`) or plain TCP. */
+export function openSocket(port: number, ca: string | undefined): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket =
+      ca === undefined
+        ? connectTcp({ host: '127.0.0.1', port }, () => {
+            resolve(socket);
+          })
+        : connectTls({ host: '127.0.0.1', port, ca, servername: 'localhost' }, () => {
+            resolve(socket);
+          });
+    socket.once('error', reject);
+    socket.once('close', () => {
+      reject(new Error('the connection closed before it was established'));
+    });
+  });
+}
+
+/**
+ * Sends `chunks` over one connection and collects what comes back until the server closes the connection
+ * or `timeoutMs` passes. Never rejects: a refused or reset connection is reported in the result.
+ */
+export async function exchange(options: ExchangeOptions): Promise<Exchange> {
+  const started = Date.now();
+  let socket: Socket;
+  try {
+    socket = await openSocket(options.port, options.ca);
+  } catch (error) {
+    return {
+      received: Buffer.alloc(0),
+      closedByServer: true,
+      elapsedMs: Date.now() - started,
+      written: 0,
+      error: (error as NodeJS.ErrnoException).code ?? (error as Error).message,
+    };
+  }
+  const opened = Date.now();
+  const received: Buffer[] = [];
+  let error: string | undefined;
+  let timedOut = false;
+  const done = new Promise<void>((resolve) => {
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    socket.on('error', (cause: NodeJS.ErrnoException) => {
+      error = cause.code ?? cause.message;
+    });
+    // The server ending its side is the end of the exchange: nothing more can come.
+    socket.on('end', () => {
+      socket.destroy();
+    });
+    socket.on('close', () => {
+      resolve();
+    });
+  });
+  const timer = setTimeout(() => {
+    timedOut = true;
+    socket.destroy();
+  }, options.timeoutMs);
+  let written = 0;
+  for (const [index, chunk] of options.chunks.entries()) {
+    if (index > 0 && (options.gapMs ?? 0) > 0) await sleep(options.gapMs);
+    if (socket.destroyed) break;
+    socket.write(chunk);
+    written += 1;
+  }
+  await done;
+  clearTimeout(timer);
+  return {
+    received: Buffer.concat(received),
+    closedByServer: !timedOut,
+    elapsedMs: Date.now() - opened,
+    written,
+    error,
+  };
+}
+
+export interface ParsedResponse {
+  status: number;
+  /** Header names in lower case; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * The first HTTP/1.1 response in `bytes` (Content-Length, chunked, or until the end), or undefined when they
+ * do not start with a complete response head.
+ */
+export function parseResponse(bytes: Buffer, options: { head?: boolean } = {}): ParsedResponse | undefined {
+  // Interim answers (100 Continue) come first: the response is the one after them.
+  let start = 0;
+  while (/^HTTP\/1\.[01] 1\d\d /.test(bytes.subarray(start, start + 13).toString('latin1'))) {
+    const interimEnd = bytes.indexOf('\r\n\r\n', start);
+    if (interimEnd < 0) return undefined;
+    start = interimEnd + 4;
+  }
+  return parseFinalResponse(bytes.subarray(start), options);
+}
+
+function parseFinalResponse(bytes: Buffer, options: { head?: boolean }): ParsedResponse | undefined {
+  const end = bytes.indexOf('\r\n\r\n');
+  if (end < 0) return undefined;
+  const [statusLine = '', ...lines] = bytes.subarray(0, end).toString('latin1').split('\r\n');
+  const status = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(statusLine);
+  if (!status?.[1]) return undefined;
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    const name = line.slice(0, colon).trim().toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    headers[name] = name in headers ? `${headers[name] ?? ''}, ${value}` : value;
+  }
+  const code = Number(status[1]);
+  const rest = bytes.subarray(end + 4);
+  let body: Buffer;
+  if (options.head === true || code === 204 || code === 304) body = Buffer.alloc(0);
+  else if (headers['content-length'] !== undefined)
+    body = rest.subarray(0, Number(headers['content-length']));
+  else if (/chunked/i.test(headers['transfer-encoding'] ?? '')) body = dechunk(rest);
+  else body = rest;
+  return { status: code, headers, body: body.toString('utf8') };
+}
+
+function dechunk(bytes: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const lineEnd = bytes.indexOf('\r\n', at);
+    if (lineEnd < 0) break;
+    const size = parseInt(bytes.subarray(at, lineEnd).toString('latin1'), 16);
+    if (!Number.isFinite(size) || size === 0) break;
+    parts.push(bytes.subarray(lineEnd + 2, lineEnd + 2 + size));
+    at = lineEnd + 2 + size + 2;
+  }
+  return Buffer.concat(parts);
+}
+
+/** One HTTP/1.1 request as bytes: request line, `Host` (unless null), the headers, and the body. */
+export function rawRequest(options: {
+  method: string;
+  target: string;
+  /** @default 'localhost' */
+  host?: string | null;
+  headers?: readonly (readonly [string, string])[];
+  body?: string | Buffer;
+  /** @default true: `Connection: close`, so that the server closes after answering. */
+  close?: boolean;
+}): Buffer {
+  const body = typeof options.body === 'string' ? Buffer.from(options.body, 'utf8') : options.body;
+  const lines = [`${options.method} ${options.target} HTTP/1.1`];
+  if (options.host !== null) lines.push(`Host: ${options.host ?? 'localhost'}`);
+  if (options.close ?? true) lines.push('Connection: close');
+  for (const [name, value] of options.headers ?? []) lines.push(`${name}: ${value}`);
+  if (body !== undefined) lines.push(`Content-Length: ${body.length}`);
+  const head = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'utf8');
+  return body === undefined ? head : Buffer.concat([head, body]);
+}
