@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import rateLimit from '@fastify/rate-limit';
+import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import { AppError } from '../errors.ts';
@@ -28,11 +28,15 @@ export type RateLimitSettings = Omit<RateLimitOptions, 'service' | 'presentedKey
 
 const WINDOW_MS = 60_000;
 
-/** The bucket a request counts in: its key (hashed: keys never sit in Redis or memory as they are) or address. */
+/**
+ * The bucket a request counts in: its key (hashed: keys never sit in Redis or memory as they are) or address.
+ * An IPv6 address counts by its /64 network, as one client usually holds a whole /64 and could otherwise
+ * step through its addresses to get a fresh budget each time; an IPv4-mapped one counts as its IPv4 address.
+ */
 function bucketOf(options: RateLimitOptions, request: FastifyRequest): string {
   const key = options.presentedKey(request);
   if (key !== undefined) return `key:${createHash('sha256').update(key).digest('base64url')}`;
-  return `address:${request.ip}`;
+  return `address:${normalizeIP(request.ip, 64)}`;
 }
 
 /**
@@ -66,11 +70,26 @@ export async function registerRateLimit(app: FastifyInstance, options: RateLimit
         client.disconnect();
       });
     });
+    // Commands are not queued while the connection is being made, so the first requests would pass
+    // uncounted: start serving once Redis is ready, or has failed once (then requests pass until it is).
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 2000);
+      const settle = () => {
+        clearTimeout(timer);
+        client.off('ready', settle);
+        client.off('error', settle);
+        resolve();
+      };
+      client.once('ready', settle);
+      client.once('error', settle);
+    });
   }
   const limitOf = (bucket: string) => (bucket.startsWith('key:') ? options.perKey : options.perAddress);
   await app.register(rateLimit, {
-    global: true,
-    hook: 'onRequest',
+    // One hook on the root app rather than one per route (global: true): a route's own hooks run after the
+    // hooks of the plugin that declares it, so Portfolio's key check ran first and a request with a wrong
+    // key or none was never counted. On the root, the check comes before every plugin's hooks, 404s included.
+    global: false,
     timeWindow: WINDOW_MS,
     max: (_request, bucket) => limitOf(bucket),
     keyGenerator: (request) => bucketOf(options, request),
@@ -86,4 +105,5 @@ export async function registerRateLimit(app: FastifyInstance, options: RateLimit
         { retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)) },
       ),
   });
+  app.addHook('onRequest', app.rateLimit());
 }
