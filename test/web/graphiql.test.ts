@@ -206,6 +206,8 @@ describe('GraphiQL at /graphiql in Chromium, served by Portico over HTTPS', () =
     await docs.locator('.graphiql-doc-explorer-title', { hasText: /^Query$/ }).waitFor();
     const fields = await docs.locator('.graphiql-doc-explorer-field-name').allTextContents();
     expect(fields).toEqual(expect.arrayContaining(['viewer', 'transaction', 'template', 'entity']));
+    // The refusal of the schema fetch made before the key was pasted no longer shows as the response.
+    expect(await editorText(page, RESULT)).not.toContain('UNAUTHENTICATED');
     await page.screenshot({ path: join(SCREENSHOTS, 'graphiql-docs-desktop.png') });
 
     expectSelfContained(visited);
