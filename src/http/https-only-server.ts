@@ -1,4 +1,5 @@
 import type { IncomingMessage, RequestListener, Server as HttpServer, ServerResponse } from 'node:http';
+import type { Http2Server } from 'node:http2';
 import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import { createServer } from '@httptoolkit/httpolyglot';
@@ -72,26 +73,54 @@ const CLIENT_ERRORS: Record<string, [ErrorCode, string]> = {
   ERR_HTTP_HEADERS_TIMEOUT: ['REQUEST_TIMEOUT', 'The request headers took too long to arrive.'],
 };
 
+/** How long a refused connection keeps reading (and dropping) what the client still sends. */
+const LINGER_MS = 2000;
+const refused = new WeakSet<Socket>();
+
 /**
- * What Node's HTTP parser could not parse (or a request that timed out) gets a JSON answer in the documented
- * shape, with a request id, and the connection is closed. Fastify's `clientErrorHandler`.
+ * Writes a JSON refusal in the documented shape straight onto a connection, where no HTTP response object is
+ * left to answer through, and closes it.
  */
-export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+function refuseConnection(
+  socket: Socket,
+  code: ErrorCode,
+  message: string,
+  requestId: string = requestIdFor({ headers: {} }),
+): void {
+  // Node's parser reports its error again for every further chunk the client sends: answered once is enough.
+  if (refused.has(socket)) return;
+  refused.add(socket);
   if (!socket.writable) {
     socket.destroy();
     return;
   }
-  const [code, message] = CLIENT_ERRORS[error.code ?? ''] ?? [
-    'BAD_USER_INPUT',
-    'This is not an HTTP/1.1 request this server can read.',
-  ];
-  const requestId = requestIdFor({ headers: {} });
   const body = JSON.stringify(errorBody({ code, message }, requestId));
   socket.end(
     `HTTP/1.1 ${ERROR_STATUS[code]} ${code.replace(/_/g, ' ')}\r\nconnection: close\r\n` +
       `content-type: application/json; charset=utf-8\r\nx-request-id: ${requestId}\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
+  // A lingering close: closing while the client is still sending (the rest of an oversized request) makes
+  // the kernel answer with a reset, which discards our answer before the client reads it. So keep reading
+  // and dropping for a moment, until the client closes.
+  socket.resume();
+  const linger = setTimeout(() => socket.destroy(), LINGER_MS);
+  linger.unref();
+  socket.once('close', () => {
+    clearTimeout(linger);
+  });
+}
+
+/**
+ * What Node's HTTP parser could not parse (or a request that timed out) gets a JSON answer in the documented
+ * shape, with a request id, and the connection is closed. Fastify's `clientErrorHandler`.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  const [code, message] = CLIENT_ERRORS[error.code ?? ''] ?? [
+    'BAD_USER_INPUT',
+    'This is not an HTTP/1.1 request this server can read.',
+  ];
+  refuseConnection(socket, code, message);
 }
 
 /**
@@ -102,6 +131,22 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
  */
 export function createHttpsOnlyServer(options: HttpsOnlyOptions, handler: RequestListener) {
   const limits = { ...DEFAULT_CONNECTION_LIMITS, ...options.limits };
+  const onRequest: RequestListener = (request, response) => {
+    if (request.httpVersionMajor === 2) {
+      answer(request, response, 'BAD_USER_INPUT', 'HTTP/2 is not served here; use HTTP/1.1.');
+    } else if (!arrivedOverHttps(request, options.trustProxy)) {
+      answer(
+        request,
+        response,
+        'HTTPS_REQUIRED',
+        'This API is served over HTTPS only. Repeat the request with https:// (and, if you sent a key, rotate it: it crossed the network in clear).',
+      );
+    } else if (request.httpVersionMinor >= 1 && !request.headers.host) {
+      answer(request, response, 'BAD_USER_INPUT', 'An HTTP/1.1 request needs a Host header.');
+    } else {
+      handler(request, response);
+    }
+  };
   const server = createServer(
     {
       tls: {
@@ -120,28 +165,34 @@ export function createHttpsOnlyServer(options: HttpsOnlyOptions, handler: Reques
         requireHostHeader: false,
       },
     },
-    (request, response) => {
-      if (request.httpVersionMajor === 2) {
-        answer(request, response, 'BAD_USER_INPUT', 'HTTP/2 is not served here; use HTTP/1.1.');
-      } else if (!arrivedOverHttps(request, options.trustProxy)) {
-        answer(
-          request,
-          response,
-          'HTTPS_REQUIRED',
-          'This API is served over HTTPS only. Repeat the request with https:// (and, if you sent a key, rotate it: it crossed the network in clear).',
-        );
-      } else if (request.httpVersionMinor >= 1 && !request.headers.host) {
-        answer(request, response, 'BAD_USER_INPUT', 'An HTTP/1.1 request needs a Host header.');
-      } else {
-        handler(request, response);
-      }
-    },
+    onRequest,
   );
 
   // httpolyglot hands connections to an inner http.Server that never listens itself, so Node never starts
   // the timer that enforces headersTimeout and requestTimeout there; 'listening' is what starts it.
-  const inner = (server as unknown as { _httpServer: HttpServer })._httpServer;
+  const { _httpServer: inner, _http2Server: http2 } = server as unknown as {
+    _httpServer: HttpServer;
+    _http2Server: Http2Server;
+  };
   inner.emit('listening');
+  // CONNECT asks for a tunnel: Node hands it to 'connect' listeners, and without one drops the connection
+  // without a word.
+  inner.on('connect', (request: IncomingMessage, socket: Socket) => {
+    refuseConnection(
+      socket,
+      'METHOD_NOT_ALLOWED',
+      'CONNECT is not served here: this is an API, not a proxy.',
+      requestIdFor(request),
+    );
+  });
+  // An Expect other than 100-continue is one we do not know: Node would answer it with a bare 417 (no body,
+  // no request id). RFC 9110 lets a server ignore it, so the request is served like any other.
+  inner.on('checkExpectation', onRequest);
+  // A TLS client that offered no ALPN protocol and then sent the HTTP/2 preface reaches the polyglot's HTTP/2
+  // server, whose own answer would be a plain-text 403.
+  http2.on('unknownProtocol', (socket: Socket) => {
+    refuseConnection(socket, 'BAD_USER_INPUT', 'HTTP/2 is not served here; use HTTP/1.1.');
+  });
   let closing = false;
   server.once('close', () => {
     if (closing) return;

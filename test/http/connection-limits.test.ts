@@ -1,0 +1,228 @@
+import type { Socket } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TransactionsDemo } from '../../src/demo/seed.ts';
+import type { ConnectionLimits } from '../../src/http/https-only-server.ts';
+import { buildPortfolioApp } from '../../src/portfolio/app.ts';
+import { buildTransactionsApp } from '../../src/transactions/app.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { answerProblem } from '../support/documented-answers.ts';
+import { exchange, openSocket, parseResponse, rawRequest, type Exchange } from '../support/raw-socket.ts';
+import { listenHttps, testTls } from '../support/tls-listener.ts';
+import { createTestFileStore, seedOrganization } from '../support/transactions.ts';
+
+const LIMITS: ConnectionLimits = {
+  headersTimeoutMs: 500,
+  requestTimeoutMs: 1000,
+  keepAliveTimeoutMs: 500,
+  idleTimeoutMs: 1000,
+  maxConnectionsPerAddress: 5,
+};
+/** Node checks the headers and request timeouts on an interval (at most the headers timeout): allow for it. */
+const SLACK_MS = 1500;
+const PUBLIC_URL = 'https://api.example.com';
+
+type Service = 'transactions' | 'portfolio';
+const SERVICES: Service[] = ['transactions', 'portfolio'];
+
+let testDb: TestDatabase;
+let cleanupFiles: () => Promise<void>;
+let ca: string;
+let demo: TransactionsDemo;
+const apps: FastifyInstance[] = [];
+const ports: Record<Service, number> = { transactions: 0, portfolio: 0 };
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  const store = await createTestFileStore();
+  cleanupFiles = store.cleanup;
+  const tls = await testTls();
+  ca = tls.cert;
+  demo = await seedOrganization(testDb.db, store.files);
+  const transactions = await buildTransactionsApp({
+    db: testDb.db,
+    files: store.files,
+    environment: 'staging',
+    tls,
+    connectionLimits: LIMITS,
+    publicUrl: PUBLIC_URL,
+  });
+  const portfolio = await buildPortfolioApp({
+    db: testDb.db,
+    tls,
+    connectionLimits: LIMITS,
+    publicUrl: PUBLIC_URL,
+  });
+  apps.push(transactions, portfolio);
+  ports.transactions = (await listenHttps(transactions)).port;
+  ports.portfolio = (await listenHttps(portfolio)).port;
+});
+
+afterAll(async () => {
+  for (const app of apps) await app.close();
+  await testDb.close();
+  await cleanupFiles();
+});
+
+/** A GET /healthz on a connection of its own; its status, or the error that ended it. */
+async function health(service: Service): Promise<number | string> {
+  const result = await exchange({
+    port: ports[service],
+    ca,
+    chunks: [rawRequest({ method: 'GET', target: '/healthz' })],
+    timeoutMs: 5000,
+  });
+  return parseResponse(result.received)?.status ?? result.error ?? 'no answer';
+}
+
+/** Asserts the server cut the exchange off: either a JSON 408 REQUEST_TIMEOUT, or a close without answer. */
+function expectCutOff(result: Exchange, withinMs: number): void {
+  expect(result.closedByServer, 'the server closed the connection').toBe(true);
+  expect(result.elapsedMs).toBeLessThan(withinMs);
+  const answer = parseResponse(result.received);
+  if (result.received.length > 0) {
+    expect(answer?.status).toBe(408);
+    expect(answerProblem(answer, { shapes: ['rest'] })).toBeUndefined();
+    expect(JSON.parse(answer?.body ?? '{}').error.code).toBe('REQUEST_TIMEOUT');
+  }
+}
+
+/** `text` as single bytes, one chunk each. */
+const byteByByte = (text: string) => Array.from(Buffer.from(text), (byte) => Buffer.from([byte]));
+
+describe.each(SERVICES)('connection limits of the %s service', (service) => {
+  it('closes a TCP connection that never sends a byte', async () => {
+    const result = await exchange({ port: ports[service], chunks: [], timeoutMs: 10_000 });
+    expect(result.closedByServer).toBe(true);
+    expect(result.received.length).toBe(0);
+    expect(result.elapsedMs).toBeGreaterThanOrEqual(LIMITS.headersTimeoutMs - 100);
+    expect(result.elapsedMs).toBeLessThan(LIMITS.idleTimeoutMs + SLACK_MS);
+  });
+
+  it('closes a TLS connection that sends nothing after the handshake', async () => {
+    const result = await exchange({ port: ports[service], ca, chunks: [], timeoutMs: 10_000 });
+    expectCutOff(result, LIMITS.idleTimeoutMs + SLACK_MS);
+  });
+
+  it('cuts off a client that sends its headers a byte at a time (slowloris) after the headers timeout', async () => {
+    const head = rawRequest({
+      method: 'GET',
+      target: '/healthz',
+      headers: [['user-agent', 'slow-loris/1.0 '.repeat(10)]],
+    });
+    const chunks = byteByByte(head.toString('latin1'));
+    const result = await exchange({ port: ports[service], ca, chunks, gapMs: 50, timeoutMs: 15_000 });
+    expectCutOff(result, LIMITS.headersTimeoutMs + SLACK_MS);
+    expect(result.written).toBeLessThan(chunks.length);
+  });
+
+  it('cuts off a client that sends its body slowly after the request timeout', async () => {
+    const body = JSON.stringify({ query: `{ __typename ${' '.repeat(200)}}` });
+    const target = service === 'transactions' ? '/beta' : '/v1/external/companies';
+    const head = rawRequest({
+      method: 'POST',
+      target,
+      headers: [
+        // With a key, so that GraphQL does not refuse the request before its body is read.
+        ...(service === 'transactions' ? [['authorization', `Bearer ${demo.apiKey}`] as const] : []),
+        ['content-type', 'application/json'],
+        ['content-length', String(Buffer.byteLength(body))],
+      ],
+    });
+    const chunks = [head, ...byteByByte(body)];
+    const result = await exchange({ port: ports[service], ca, chunks, gapMs: 50, timeoutMs: 15_000 });
+    expectCutOff(result, LIMITS.requestTimeoutMs + SLACK_MS);
+    expect(result.written).toBeLessThan(chunks.length);
+  });
+
+  it('closes a sixth connection from one address while the first five still work, and serves again after', async () => {
+    const held: Socket[] = [];
+    try {
+      for (let i = 0; i < LIMITS.maxConnectionsPerAddress; i += 1)
+        held.push(await openSocket(ports[service], ca));
+      await expect(openSocket(ports[service], ca)).rejects.toThrow();
+
+      const answers = await Promise.all(
+        held.map(
+          (socket) =>
+            new Promise<number | undefined>((resolve) => {
+              const received: Buffer[] = [];
+              socket.on('data', (chunk: Buffer) => received.push(chunk));
+              socket.on('close', () => {
+                resolve(parseResponse(Buffer.concat(received))?.status);
+              });
+              socket.write(rawRequest({ method: 'GET', target: '/healthz' }));
+            }),
+        ),
+      );
+      expect(answers).toEqual(Array.from({ length: LIMITS.maxConnectionsPerAddress }, () => 200));
+    } finally {
+      for (const socket of held) socket.destroy();
+    }
+    // Closed connections no longer count.
+    for (let i = 0; i < LIMITS.maxConnectionsPerAddress + 2; i += 1) expect(await health(service)).toBe(200);
+  });
+
+  it('still serves normal requests after slow, silent and surplus clients', async () => {
+    const results = await Promise.all(Array.from({ length: 4 }, () => health(service)));
+    expect(results).toEqual([200, 200, 200, 200]);
+  });
+});
+
+describe('links from the configured public address', () => {
+  /** POSTs a GraphQL request over a real TLS connection with a Host header of the client's choosing. */
+  async function graphqlWithHost(host: string, query: string, variables: Record<string, unknown>) {
+    const body = JSON.stringify({ query, variables });
+    const result = await exchange({
+      port: ports.transactions,
+      ca,
+      chunks: [
+        rawRequest({
+          method: 'POST',
+          target: '/beta',
+          host,
+          headers: [
+            ['authorization', `Bearer ${demo.apiKey}`],
+            ['content-type', 'application/json'],
+          ],
+          body,
+        }),
+      ],
+      timeoutMs: 10_000,
+    });
+    const answer = parseResponse(result.received);
+    expect(answer?.status, answer?.body).toBe(200);
+    return JSON.parse(answer?.body ?? '{}');
+  }
+
+  it('starts File.signedUrl and genTransactionFileLink links with publicUrl, whatever Host the request names', async () => {
+    for (const host of ['evil.example.com', `127.0.0.1:${ports.transactions}`, 'localhost']) {
+      const read = await graphqlWithHost(
+        host,
+        'query ($id: uuid!) { transaction(id: $id) { transactionFiles { id file { signedUrl } } } }',
+        { id: demo.transactionId },
+      );
+      const [file] = read.data.transaction.transactionFiles;
+      expect(file.file.signedUrl, host).toMatch(new RegExp(`^${PUBLIC_URL}/files/[0-9a-f-]{36}\\?expires=`));
+
+      const generated = await graphqlWithHost(
+        host,
+        'mutation ($id: uuid!) { genTransactionFileLink(input: { transactionFileId: $id }) { url } }',
+        { id: file.id },
+      );
+      expect(generated.data.genTransactionFileLink.url, host).toMatch(new RegExp(`^${PUBLIC_URL}/files/`));
+    }
+  });
+
+  it('names publicUrl as the server of the Portfolio OpenAPI document, whatever Host the request names', async () => {
+    const result = await exchange({
+      port: ports.portfolio,
+      ca,
+      chunks: [rawRequest({ method: 'GET', target: '/v1/external/openapi.json', host: 'evil.example.com' })],
+      timeoutMs: 10_000,
+    });
+    const answer = parseResponse(result.received);
+    expect(answer?.status).toBe(200);
+    expect(JSON.parse(answer?.body ?? '{}').servers[0].url).toBe(PUBLIC_URL);
+  });
+});
