@@ -7,7 +7,7 @@ import Fastify, {
 } from 'fastify';
 import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { RequestListener, Server } from 'node:http';
-import { AppError, describeError, errorBody } from '../errors.ts';
+import { AppError, describeError, errorBody, quote } from '../errors.ts';
 import { jsonInputProblem } from '../validation/json-input.ts';
 import { answerClientError, createHttpsOnlyServer, type ConnectionLimits } from './https-only-server.ts';
 import { registerRateLimit, type RateLimitOptions } from './rate-limit.ts';
@@ -90,10 +90,6 @@ export async function createBaseApp(options: BaseAppOptions): Promise<FastifyIns
         .code(described.status)
         .send(errorBody(described, request.id));
     },
-    // Fastify names the address http:// because it does not know the polyglot server speaks TLS.
-    ...(tls
-      ? { listenTextResolver: (address: string) => `listening at ${address.replace(/^http:/, 'https:')}` }
-      : {}),
     forceCloseConnections: true,
     return503OnClosing: true,
   };
@@ -117,7 +113,7 @@ export async function createBaseApp(options: BaseAppOptions): Promise<FastifyIns
     reply.code(404).send({
       error: {
         code: 'NOT_FOUND',
-        message: `Nothing here: ${request.method} ${request.url.split('?')[0] ?? ''}`,
+        message: `Nothing here: ${request.method} ${quote(request.url.split('?')[0] ?? '', 200)}`,
         requestId: request.id,
       },
     }),

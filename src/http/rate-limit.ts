@@ -42,7 +42,8 @@ function bucketOf(options: RateLimitOptions, request: FastifyRequest): string {
 /**
  * Rate limits per API key and per client address, with `RateLimit-Limit`, `RateLimit-Remaining` and
  * `RateLimit-Reset` on every limited answer and `Retry-After` on a 429 `RATE_LIMITED` (@fastify/rate-limit,
- * its IETF draft headers). Counted before authentication, so guessing keys is limited too. With Redis, a
+ * its IETF draft headers). Counted before authentication; requests whose key fails it also count against their
+ * address, so guessing keys is limited too (see below). With Redis, a
  * Redis outage lets requests through rather than refusing everyone (and is logged).
  */
 export async function registerRateLimit(app: FastifyInstance, options: RateLimitOptions): Promise<void> {
@@ -106,4 +107,30 @@ export async function registerRateLimit(app: FastifyInstance, options: RateLimit
       ),
   });
   app.addHook('onRequest', app.rateLimit());
+
+  // A well-formed key counts against itself, and anyone can make up well-formed keys. So every request whose
+  // key fails authentication also counts against its address, and an address that has used up its budget that
+  // way is refused whatever key it sends next: guessing keys is limited like any request without one.
+  if (options.perAddress === 0) return;
+  const failures = app.createRateLimit({
+    keyGenerator: (request) => `address:${normalizeIP(request.ip, 64)}`,
+    // Read without counting, a budget of n is used up once n have counted: more than n - 1.
+    max: Math.max(options.perAddress - 1, 1),
+    allowList: (request) => exempt.has(request.url.split('?')[0] ?? ''),
+  });
+  app.addHook('onRequest', async (request) => {
+    if (options.presentedKey(request) === undefined) return;
+    const state = await failures(request, { increment: false });
+    if (!state.isAllowed && state.isExceeded) {
+      throw new AppError(
+        'RATE_LIMITED',
+        `Too many requests from this address failed authentication; try again in ${state.ttlInSeconds} seconds.`,
+        { limit: options.perAddress },
+        { retryAfterSeconds: Math.max(1, state.ttlInSeconds) },
+      );
+    }
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    if (reply.statusCode === 401 && options.presentedKey(request) !== undefined) await failures(request);
+  });
 }

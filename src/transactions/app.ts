@@ -101,7 +101,7 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
   app.decorateRequest('caller', null);
   app.addHook('onRoute', (route) => {
     if (route.url !== GRAPHQL_PATH) return;
-    // Appended: hooks that plugins (rate limits) put on the route run first.
+    // Appended to any hooks a plugin put on the route.
     const onRequest = [route.onRequest ?? []].flat();
     route.onRequest = [
       ...onRequest,

@@ -4,6 +4,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import type { RateLimitSettings } from '../../src/http/rate-limit.ts';
+import { generateApiKey, generatePortfolioKey } from '../../src/keys/api-key.ts';
 import { createApiKey } from '../../src/keys/api-key-store.ts';
 import { buildPortfolioApp } from '../../src/portfolio/app.ts';
 import { createPortfolioKey } from '../../src/portfolio/instances.ts';
@@ -112,6 +113,16 @@ function expectRateLimited(response: LightMyRequestResponse, shape: 'rest' | 'gr
   expect(response.headers['ratelimit-remaining']).toBe('0');
 }
 
+/** A 429 RATE_LIMITED for an address whose keys kept failing authentication, with Retry-After. */
+function expectFailedAuthRefusal(response: LightMyRequestResponse, shape: 'rest' | 'graphql'): void {
+  expect(response.statusCode, response.body).toBe(429);
+  const body = response.json();
+  const error = shape === 'rest' ? body.error : body.errors[0].extensions;
+  expect(shape === 'rest' ? error.code : error.code).toBe('RATE_LIMITED');
+  expect(Number(response.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  expect(response.headers['x-request-id']).toBeDefined();
+}
+
 /** Makes LIMIT calls that pass, checking the RateLimit headers count down; returns the last answer. */
 async function useUpBudget(
   call: () => Promise<LightMyRequestResponse>,
@@ -168,6 +179,25 @@ describe.each(['transactions', 'portfolio'] as const)('rate limits of the %s ser
     expectRateLimited(await callApi(app, service, { authorization: 'junk-again', address }), SHAPES[service]);
     // The address's budget is spent, not the keys': a valid key from there still works.
     expect((await callApi(app, service, { key: await newKey(service), address })).statusCode).toBe(200);
+  });
+
+  it('counts made-up keys that fail authentication against the address, then refuses any key from there', async () => {
+    const app = await limitedApp(service);
+    const address = newAddress();
+    const invented = () => (service === 'transactions' ? generateApiKey('staging') : generatePortfolioKey());
+    for (let attempt = 1; attempt <= LIMIT; attempt += 1) {
+      const answer = await callApi(app, service, { key: invented(), address });
+      expect(answer.statusCode, answer.body).toBe(401);
+    }
+    expectFailedAuthRefusal(await callApi(app, service, { key: invented(), address }), SHAPES[service]);
+    expectFailedAuthRefusal(
+      await callApi(app, service, { key: await newKey(service), address }),
+      SHAPES[service],
+    );
+    // Another address is not affected.
+    expect(
+      (await callApi(app, service, { key: await newKey(service), address: newAddress() })).statusCode,
+    ).toBe(200);
   });
 
   it('counts calls without a key per address, an IPv6 client by its /64', async () => {
