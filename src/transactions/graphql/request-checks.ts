@@ -1,7 +1,15 @@
-import { GraphQLError, type ValidationContext, type ASTVisitor } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  getOperationAST,
+  parse,
+  type ASTVisitor,
+  type DocumentNode,
+  type ValidationContext,
+} from 'graphql';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, quote } from '../../errors.ts';
-import { unstorableText } from '../../validation/json-input.ts';
+import { jsonInputProblem, unstorableText } from '../../validation/json-input.ts';
 
 /** The largest answer the GraphQL endpoint sends, in bytes of JSON; a larger one is refused. */
 export const MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
@@ -18,10 +26,10 @@ function badRequest(message: string, field: string): AppError {
 }
 
 /**
- * The request envelope, checked before Mercurius reads it, so that every mistake in it gets a 400
- * `BAD_USER_INPUT` that says what to send: one operation per request (no batches), `query` a string (or an
- * automatic persisted query's hash in `extensions`), `variables` and `extensions` objects, `operationName`
- * a string.
+ * The request envelope, checked before Mercurius reads it, so that every mistake in it gets a 400 with a code
+ * that says what to send: one operation per request (no batches), `query` GraphQL text (or an automatic
+ * persisted query's hash in `extensions`), `variables` and `extensions` objects (JSON text in a GET's query
+ * string), `operationName` a string naming an operation of a GET's query.
  */
 export function checkGraphQLEnvelope(
   request: FastifyRequest,
@@ -38,7 +46,8 @@ export function checkGraphQLEnvelope(
 }
 
 function checkEnvelope(request: FastifyRequest): void {
-  const envelope: unknown = request.method === 'GET' ? request.query : request.body;
+  const isGet = request.method === 'GET';
+  const envelope: unknown = isGet ? request.query : request.body;
   if (Array.isArray(envelope)) {
     throw badRequest('Batched operations are not supported: send one operation per request.', 'body');
   }
@@ -48,7 +57,9 @@ function checkEnvelope(request: FastifyRequest): void {
       'body',
     );
   }
-  const { query, variables, operationName, extensions } = envelope;
+  const { query, operationName } = envelope;
+  const variables = isGet ? jsonParameter(envelope.variables, 'variables') : envelope.variables;
+  const extensions = isGet ? jsonParameter(envelope.extensions, 'extensions') : envelope.extensions;
   const persisted = isPlainObject(extensions) && extensions.persistedQuery !== undefined;
   if (query === undefined || query === null) {
     if (!persisted) {
@@ -59,10 +70,14 @@ function checkEnvelope(request: FastifyRequest): void {
     }
   } else if (typeof query !== 'string') {
     throw badRequest(`"query" must be a string, not ${quote(query)}.`, 'query');
+  } else if (JSON_START.test(query)) {
+    throw new AppError(
+      'GRAPHQL_PARSE_FAILED',
+      '"query" starts like JSON, not GraphQL: send the text of the operation, e.g. "{ viewer { id } }".',
+      { field: 'query' },
+    );
   }
-  const isObjectOrJsonText = (value: unknown) =>
-    isPlainObject(value) || (request.method === 'GET' && typeof value === 'string');
-  if (variables !== undefined && variables !== null && !isObjectOrJsonText(variables)) {
+  if (variables !== undefined && variables !== null && !isPlainObject(variables)) {
     throw badRequest(
       `"variables" must be an object of variable values, not ${quote(variables)}.`,
       'variables',
@@ -71,9 +86,68 @@ function checkEnvelope(request: FastifyRequest): void {
   if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') {
     throw badRequest(`"operationName" must be a string, not ${quote(operationName)}.`, 'operationName');
   }
-  if (extensions !== undefined && extensions !== null && !isObjectOrJsonText(extensions)) {
+  if (extensions !== undefined && extensions !== null && !isPlainObject(extensions)) {
     throw badRequest(`"extensions" must be an object, not ${quote(extensions)}.`, 'extensions');
   }
+  if (isGet) {
+    // The body check (base-app) saw these as text.
+    for (const [name, value] of [
+      ['variables', variables],
+      ['extensions', extensions],
+    ] as const) {
+      const problem = jsonInputProblem(value, `query.${name}`);
+      if (problem) {
+        throw new AppError('BAD_USER_INPUT', `${problem.path} ${problem.message}.`, { path: problem.path });
+      }
+    }
+    if (typeof query === 'string') checkOperationChosen(query, operationName ?? undefined);
+  }
+}
+
+/** A GET request's `variables` or `extensions`: JSON text in the query string, as Mercurius reads it. */
+function jsonParameter(value: unknown, name: string): unknown {
+  // Mercurius takes an empty parameter for an absent one.
+  if (value === '') return undefined;
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    throw badRequest(`"${name}" must be a JSON object, not ${quote(value)}.`, name);
+  }
+}
+
+/**
+ * How every JSON text starts, and no GraphQL document can: `[`, a string, a number, `true`/`false`/`null`, or
+ * `{` followed by a key or `}` (GraphQL's `{` takes a field). Mercurius reads a query that does not parse as
+ * GraphQL as a syntax tree in JSON, which would skip the parser and its token limit (and crash on a tree that
+ * is not one); this refuses that at once, without parsing the text (a million `[` take JSON.parse 50 ms).
+ */
+const JSON_START = /^[ \t\n\r]*(?:[["\d-]|\{[ \t\n\r]*["}]|(?:true|false|null)(?!\w))/;
+
+/**
+ * For a GET request, whose query Mercurius checks for mutations before anything else: the operation to run
+ * must be one the query holds (Mercurius fails on a name it does not hold, or on several unnamed). The query
+ * text of a GET is bounded by the 16 KB request line, so parsing it once more is cheap; a query that does not
+ * parse is left to Mercurius to refuse.
+ */
+function checkOperationChosen(query: string, operationName: string | undefined): void {
+  let document: DocumentNode;
+  try {
+    document = parse(query, { noLocation: true });
+  } catch {
+    return;
+  }
+  const operations = document.definitions.filter(
+    (definition) => definition.kind === Kind.OPERATION_DEFINITION,
+  );
+  if (operations.length === 0 || getOperationAST(document, operationName)) return;
+  throw new AppError(
+    'GRAPHQL_VALIDATION_FAILED',
+    operationName === undefined
+      ? 'Must provide operation name if query contains multiple operations.'
+      : `Unknown operation named ${quote(operationName)}.`,
+    { field: 'operationName' },
+  );
 }
 
 /**
