@@ -41,6 +41,8 @@ export interface GraphQLLimits {
   tokens: number;
   /** Estimated objects the operation reads (see operationCost). @default 5000 */
   cost: number;
+  /** Fields the operation holds once every fragment spread is written out (see expandedFieldCount). @default 5000 */
+  fields: number;
 }
 
 export const DEFAULT_GRAPHQL_LIMITS: GraphQLLimits = {
@@ -49,6 +51,7 @@ export const DEFAULT_GRAPHQL_LIMITS: GraphQLLimits = {
   directives: 50,
   tokens: 1000,
   cost: 5000,
+  fields: 5000,
 };
 
 /** The largest page a `first` argument takes (`Organization.transactions`). */
@@ -76,9 +79,95 @@ function armorRejection(code: ErrorCode, wording: (message: string) => string) {
   ];
 }
 
-/** Depth, alias and directive limits as graphql-js validation rules (GraphQL Armor). */
+/**
+ * How many fields an operation holds once every fragment spread is replaced by its fragment, spread by spread:
+ * `...F ...F` counts F's fields twice, and fragments spreading each other ten ways on five levels count
+ * 10^5 times their fields. graphql-jit expands fragments like this when it compiles a query, taking time in
+ * proportion to this number, however few distinct fields the answer holds. Counted with each fragment's total
+ * computed once, so counting is linear in the query's size.
+ *
+ * @example
+ * expandedFieldCount(parse('{ viewer { ...F ...F } } fragment F on Organization { id name }')); // 5
+ */
+export function expandedFieldCount(document: DocumentNode, operationName?: string | null): number {
+  const { operation, fragments } = operationOf(document, operationName);
+  return operation ? countFields(operation.selectionSet, fragments, new Map()) : 0;
+}
+
+/** The operation a request runs (the one named, else the first) and the document's fragments by name. */
+function operationOf(
+  document: DocumentNode,
+  operationName: string | null | undefined,
+): { operation: OperationDefinitionNode | undefined; fragments: Map<string, FragmentDefinitionNode> } {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  let operation: OperationDefinitionNode | undefined;
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+    else if (
+      definition.kind === Kind.OPERATION_DEFINITION &&
+      (operationName == null || definition.name?.value === operationName)
+    ) {
+      operation ??= definition;
+    }
+  }
+  return { operation, fragments };
+}
+
+function countFields(
+  selectionSet: SelectionSetNode,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  memo: Map<string, number>,
+): number {
+  let total = 0;
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) {
+      total += 1 + (selection.selectionSet ? countFields(selection.selectionSet, fragments, memo) : 0);
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      total += countFields(selection.selectionSet, fragments, memo);
+    } else {
+      const name = selection.name.value;
+      let count = memo.get(name);
+      if (count === undefined) {
+        // A cycle counts 0 here: validation refuses it (NoFragmentCyclesRule) in the same pass.
+        memo.set(name, 0);
+        const fragment = fragments.get(name);
+        count = fragment ? countFields(fragment.selectionSet, fragments, memo) : 0;
+        memo.set(name, count);
+      }
+      total += count;
+    }
+  }
+  return total;
+}
+
+/** Refuses, as a validation rule, each operation whose fragments expand to more fields than `limit`. */
+function maxExpandedFieldsRule(limit: number): ValidationRule {
+  return (context) => {
+    const { fragments } = operationOf(context.getDocument(), undefined);
+    return {
+      OperationDefinition(operation) {
+        const fields = countFields(operation.selectionSet, fragments, new Map());
+        if (fields <= limit) return;
+        const found = Number.isSafeInteger(fields) ? String(fields) : `about ${fields.toExponential(1)}`;
+        context.reportError(
+          new GraphQLError(
+            `Fields limit of ${limit} exceeded, found ${found} once fragments are spread out: spread each ` +
+              'fragment in fewer places, or send several requests.',
+            { nodes: operation, extensions: { code: 'QUERY_TOO_COMPLEX' } },
+          ),
+        );
+      },
+    };
+  };
+}
+
+/**
+ * Depth, alias and directive limits as graphql-js validation rules (GraphQL Armor), and the limit on fields
+ * once fragments are expanded (ours).
+ */
 export function limitRules(limits: GraphQLLimits): ValidationRule[] {
   return [
+    maxExpandedFieldsRule(limits.fields),
     maxDepthRule({
       n: limits.depth,
       flattenFragments: true,
@@ -104,7 +193,7 @@ export function limitRules(limits: GraphQLLimits): ValidationRule[] {
 
 function intValue(node: ValueNode | undefined, variables: Record<string, unknown>): number | undefined {
   if (node?.kind === Kind.INT) return Number(node.value);
-  if (node?.kind === Kind.VARIABLE) {
+  if (node?.kind === Kind.VARIABLE && Object.hasOwn(variables, node.name.value)) {
     const value = variables[node.name.value];
     return typeof value === 'number' && Number.isInteger(value) ? value : undefined;
   }
@@ -127,7 +216,8 @@ function pageSize(
 
 /**
  * The estimated cost of running an operation: each object the answer would hold counts 1; a list multiplies
- * what it holds by its `first` argument (a variable counts as its value, or as the argument's default when not given),
+ * what it holds by its `first` argument (a variable counts as its value, else as its default in the operation, else
+ * as the argument's default),
  * or by {@link LIST_ESTIMATE} when it has none; a connection's `first` applies to its `nodes`. Aliases add up
  * and fragments expand as they would at execution, but each fragment is costed once per page size, so the
  * work stays linear in the query's size however fragments spread each other. Scalars are free but for
@@ -142,18 +232,16 @@ export function operationCost(
   variables: Record<string, unknown>,
   operationName?: string | null,
 ): number {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  let operation: OperationDefinitionNode | undefined;
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-    else if (
-      definition.kind === Kind.OPERATION_DEFINITION &&
-      (operationName == null || definition.name?.value === operationName)
-    ) {
-      operation ??= definition;
+  const { operation, fragments } = operationOf(document, operationName);
+  if (!operation) return 0;
+  // A variable left out takes the default its operation declares (`$n: Int = 100`), as it will at execution.
+  const values: Record<string, unknown> = { ...variables };
+  for (const definition of operation.variableDefinitions ?? []) {
+    const name = definition.variable.name.value;
+    if (!Object.hasOwn(values, name) && definition.defaultValue?.kind === Kind.INT) {
+      values[name] = Number(definition.defaultValue.value);
     }
   }
-  if (!operation) return 0;
   const memo = new Map<string, number>();
 
   const selectionCost = (
@@ -190,7 +278,7 @@ export function operationCost(
           total += SCALAR_COSTS[`${parent.name}.${name}`] ?? 0;
           continue;
         }
-        const ownPage = pageSize(field, selection, variables);
+        const ownPage = pageSize(field, selection, values);
         const isList = isListType(getNullableType(field.type));
         // A list counts its items: the page its connection asked for, its own `first`, or the estimate.
         const items = isList ? (page ?? ownPage ?? LIST_ESTIMATE) : 1;
