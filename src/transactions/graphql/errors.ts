@@ -53,11 +53,49 @@ function asGraphQLError(error: unknown): GraphQLError {
   return new GraphQLError(cause.message, { originalError: cause });
 }
 
+/**
+ * graphql-js' word when validation ran out of its own work budgets (comparing fields of one name, following
+ * fragments): the query is too complex to check, not wrong.
+ */
+const VALIDATION_ABORTED = 'Validation aborted.';
+
 function codeOfRequestError(error: GraphQLError): ErrorCode {
   if (isTokenLimitError(error.message)) return 'TOO_MANY_TOKENS';
+  if (error.message === VALIDATION_ABORTED) return 'QUERY_TOO_COMPLEX';
   if (error.message.startsWith('Syntax Error')) return 'GRAPHQL_PARSE_FAILED';
   if (error.message.startsWith('Variable "')) return 'BAD_USER_INPUT';
   return 'GRAPHQL_VALIDATION_FAILED';
+}
+
+/** The end of graphql-jit's message for a variable its scalar refused: `…; Expected type uuid.` */
+const JIT_VARIABLE_ERROR = /; Expected type \w+\.$/;
+
+/** Messages up to this long are shown as they are; a longer one has its long quoted values cut short. */
+const SHORT_MESSAGE = 200;
+/** The longest message shown, however many values it quotes. */
+const MAX_MESSAGE = 1000;
+/** A quoted string of more than 40 characters (JSON escapes count as written). */
+const LONG_QUOTED = /"((?:[^"\\]|\\.){40})((?:[^"\\]|\\.)+)"/g;
+
+/**
+ * graphql-js quotes client values whole in some messages (`Variable "$id" got invalid value "…"`, `Int cannot
+ * represent non-integer value: "…"`): a megabyte sent would be a megabyte echoed. Quoted values longer than 40
+ * characters are cut like `quote()` cuts them, and the message to {@link MAX_MESSAGE} characters.
+ */
+function shortened(message: string): string {
+  if (message.length <= SHORT_MESSAGE) return message;
+  const cut = message.replace(LONG_QUOTED, (quoted: string, start: string, _rest, offset: number) => {
+    // Already cut by quote(): `"…" (N characters)`.
+    if (quoted.endsWith('…"') && message.startsWith(' (', offset + quoted.length)) return quoted;
+    let length: number;
+    try {
+      length = (JSON.parse(quoted) as string).length;
+    } catch {
+      length = quoted.length - 2;
+    }
+    return `"${start}…" (${length} characters)`;
+  });
+  return cut.length <= MAX_MESSAGE ? cut : `${cut.slice(0, MAX_MESSAGE)}…`;
 }
 
 function format(error: GraphQLError, requestId: string, log: FastifyBaseLogger): GraphQLFormattedError {
@@ -69,12 +107,24 @@ function format(error: GraphQLError, requestId: string, log: FastifyBaseLogger):
   let code: string;
   let shownMessage = message;
   let details: Record<string, unknown> | undefined;
+  if (
+    original instanceof GraphQLError &&
+    message.startsWith('Variable "$') &&
+    JIT_VARIABLE_ERROR.test(message)
+  ) {
+    // graphql-jit words a compiled query's variable errors without the scalar's reason, which it keeps.
+    shownMessage = message.replace(JIT_VARIABLE_ERROR, `; ${original.message}`);
+  }
   if (typeof given === 'string') {
     code = given;
   } else if (original === undefined || original instanceof GraphQLError) {
     code = codeOfRequestError(error);
     if (code === 'TOO_MANY_TOKENS') {
       shownMessage = `${message.replace(/^Syntax Error: /, '').replace('more that', 'more than')} Send a smaller query.`;
+    } else if (code === 'QUERY_TOO_COMPLEX') {
+      shownMessage =
+        'Validation aborted: the query takes more work to check than allowed. Select each field once per ' +
+        'object and spread fewer fragments, or send several requests.';
     }
   } else {
     const described = describeError(original);
@@ -84,7 +134,9 @@ function format(error: GraphQLError, requestId: string, log: FastifyBaseLogger):
     if (!described.expected) log.error({ err: original, path }, 'unexpected error in a resolver');
   }
   return {
-    message: shownMessage,
+    // Our own errors quote client values short already (quote()); those of graphql-js may not.
+    message:
+      original === undefined || original instanceof GraphQLError ? shortened(shownMessage) : shownMessage,
     ...(locations ? { locations } : {}),
     ...(path ? { path } : {}),
     extensions: { ...details, code, requestId },
