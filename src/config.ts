@@ -125,7 +125,7 @@ export const CONFIG_VARIABLES = {
   graphqlLimits: {
     env: 'PORTICO_GRAPHQL_LIMITS',
     flag: '--graphql-limits <limits>',
-    help: 'GraphQL operation limits to change, e.g. depth=10,aliases=15,directives=50,tokens=1000,cost=5000',
+    help: 'GraphQL operation limits to change, e.g. depth=10,aliases=15,directives=50,tokens=1000,cost=5000,fields=5000',
     default: '',
   },
   logLevel: {
@@ -188,6 +188,7 @@ export const ConfigSchema = Type.Object({
         directives: Type.Integer({ minimum: 1 }),
         tokens: Type.Integer({ minimum: 1 }),
         cost: Type.Integer({ minimum: 1 }),
+        fields: Type.Integer({ minimum: 1 }),
       },
       { additionalProperties: false },
     ),

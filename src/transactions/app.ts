@@ -23,6 +23,7 @@ import {
 } from './graphql/limits.ts';
 import {
   checkGraphQLEnvelope,
+  checkOperationChosen,
   finishGraphQLAnswer,
   operationNameOf,
   storableStringsRule,
@@ -167,6 +168,10 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
         if (retryAfterSeconds !== undefined) void reply.header('retry-after', retryAfterSeconds);
         return reply.code(statusCode).send(response);
       },
+    });
+    graphql.graphql.addHook('preParsing', (_schema, source, context) => {
+      const request = context.reply.request;
+      if (request.method === 'GET') checkOperationChosen(source, operationNameOf(request));
     });
     graphql.graphql.addHook('preExecution', (schema, document, context, variables) => {
       checkOperationCost(

@@ -886,6 +886,25 @@ describe('automatic persisted queries', () => {
     refusal(await send({ payload: { extensions: wrong } }), 'PERSISTED_QUERY_NOT_FOUND');
   });
 
+  it('refuses a GET by hash whose operationName names no operation of the persisted query', async () => {
+    const query = 'query A { viewer { id } } query B { viewer { handle } } # persisted by POST';
+    const extensions = persisted(sha256(query));
+    answered(await send({ payload: { query, operationName: 'A', extensions } }));
+    const byGet = (operationName?: string) =>
+      send({
+        method: 'GET',
+        query: {
+          extensions: JSON.stringify(extensions),
+          ...(operationName === undefined ? {} : { operationName }),
+        },
+      });
+    expect(refusal(await byGet('C'), 'GRAPHQL_VALIDATION_FAILED').message).toBe(
+      'Unknown operation named "C".',
+    );
+    refusal(await byGet(), 'GRAPHQL_VALIDATION_FAILED');
+    expect(answered(await byGet('B')).viewer.handle).toMatch(/^demo-/);
+  });
+
   it('refuses a persisted query of another version as not supported', async () => {
     const error = refusal(
       await send({ payload: { extensions: { persistedQuery: { version: 2, sha256Hash: sha256('x') } } } }),

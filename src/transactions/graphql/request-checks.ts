@@ -100,7 +100,6 @@ function checkEnvelope(request: FastifyRequest): void {
         throw new AppError('BAD_USER_INPUT', `${problem.path} ${problem.message}.`, { path: problem.path });
       }
     }
-    if (typeof query === 'string') checkOperationChosen(query, operationName ?? undefined);
   }
 }
 
@@ -126,11 +125,12 @@ const JSON_START = /^[ \t\n\r]*(?:[["\d-]|\{[ \t\n\r]*["}]|(?:true|false|null)(?
 
 /**
  * For a GET request, whose query Mercurius checks for mutations before anything else: the operation to run
- * must be one the query holds (Mercurius fails on a name it does not hold, or on several unnamed). The query
- * text of a GET is bounded by the 16 KB request line, so parsing it once more is cheap; a query that does not
- * parse is left to Mercurius to refuse.
+ * must be one the query holds (Mercurius fails on a name it does not hold, or on several unnamed). Run before
+ * Mercurius parses the query (its `preParsing` hook), so that it also sees the text of a persisted query sent
+ * by hash. The text was bounded when it arrived (the 16 KB request line, or the body limit of the request that
+ * persisted it), so parsing it once more is cheap; a query that does not parse is left to Mercurius to refuse.
  */
-function checkOperationChosen(query: string, operationName: string | undefined): void {
+export function checkOperationChosen(query: string, operationName: string | undefined): void {
   let document: DocumentNode;
   try {
     document = parse(query, { noLocation: true });
