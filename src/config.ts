@@ -256,6 +256,8 @@ function toInteger(value: string | boolean): number | string | boolean {
  */
 export function loadConfig(env: NodeJS.ProcessEnv, flags: RawConfig = {}): Config {
   const raw: Record<string, unknown> = {};
+  // What was given, as it was written: error messages quote it rather than what it was parsed into.
+  const given: Record<string, unknown> = {};
   for (const [key, variable] of Object.entries(CONFIG_VARIABLES) as [
     ConfigKey,
     (typeof CONFIG_VARIABLES)[ConfigKey],
@@ -265,6 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: RawConfig = {}): Confi
       [flags[key], env[variable.env]].find((given) => given !== undefined && given !== '') ??
       variable.default;
     if (value === undefined) continue;
+    given[key] = value;
     if (key === 'trustProxy' || key === 'webhooksAllowInsecure') raw[key] = toBoolean(value);
     else if (key === 'transactionsPort' || key === 'portfolioPort') raw[key] = toInteger(value);
     else if (key === 'webhookTimeout') raw[key] = toNumber(value);
@@ -282,8 +285,12 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: RawConfig = {}): Confi
     const variable = key in CONFIG_VARIABLES ? CONFIG_VARIABLES[key].env : error.path;
     if (problems.has(variable)) continue;
     const choices = (error.schema.anyOf as { const?: unknown }[] | undefined)?.map((choice) => choice.const);
-    const expected = choices ? `must be one of ${choices.join(', ')}` : error.message;
-    problems.set(variable, `${variable}: ${expected} (got ${JSON.stringify(raw[key])})`);
+    const expected = choices
+      ? `must be one of ${choices.join(', ')}`
+      : key === 'graphqlLimits'
+        ? 'must be name=value pairs of depth, aliases, directives, tokens, cost or fields, each a whole number of at least 1'
+        : error.message;
+    problems.set(variable, `${variable}: ${expected} (got ${JSON.stringify(given[key] ?? raw[key])})`);
   }
   const errors = [...problems.values()];
   if (errors.length > 0) throw new ConfigError(`invalid configuration:\n  ${errors.join('\n  ')}`);

@@ -27,8 +27,14 @@ describe('loadConfig', () => {
       webhookTimeout: 15,
       webhookRetrySchedule: [5, 300, 1800, 7200, 18000, 36000, 36000],
       webhooksAllowInsecure: false,
+      corsOrigins: [],
+      rateLimit: 6000,
+      rateLimitPerAddress: 600,
+      graphqlLimits: {},
       logLevel: 'info',
     });
+    expect(config.transactionsUrl).toBeUndefined();
+    expect(config.redisUrl).toBeUndefined();
     expect(isAbsolute(config.dataDir)).toBe(true);
     expect(config.databaseUrl).toBeUndefined();
     expect(config.tlsCert).toBeUndefined();
@@ -49,6 +55,13 @@ describe('loadConfig', () => {
       PORTICO_WEBHOOK_TIMEOUT: '2.5',
       PORTICO_WEBHOOK_RETRY_SCHEDULE: '1, 2,3',
       PORTICO_WEBHOOKS_ALLOW_INSECURE: 'yes',
+      PORTICO_TRANSACTIONS_URL: 'https://api.example.com/',
+      PORTICO_PORTFOLIO_URL: 'https://portfolio.example.com',
+      PORTICO_CORS_ORIGINS: 'https://app.example.com, https://admin.example.com',
+      PORTICO_REDIS_URL: 'redis://cache.example:6379',
+      PORTICO_RATE_LIMIT: '100',
+      PORTICO_RATE_LIMIT_PER_ADDRESS: '0',
+      PORTICO_GRAPHQL_LIMITS: 'depth=12, cost=10000,fields=8000',
       PORTICO_LOG_LEVEL: 'warn',
     });
     expect(config).toEqual({
@@ -65,6 +78,13 @@ describe('loadConfig', () => {
       webhookTimeout: 2.5,
       webhookRetrySchedule: [1, 2, 3],
       webhooksAllowInsecure: true,
+      transactionsUrl: 'https://api.example.com',
+      portfolioUrl: 'https://portfolio.example.com',
+      corsOrigins: ['https://app.example.com', 'https://admin.example.com'],
+      redisUrl: 'redis://cache.example:6379',
+      rateLimit: 100,
+      rateLimitPerAddress: 0,
+      graphqlLimits: { depth: 12, cost: 10000, fields: 8000 },
       logLevel: 'warn',
     });
   });
@@ -97,6 +117,12 @@ describe('loadConfig', () => {
     ['PORTICO_LOG_LEVEL', 'loud'],
     ['PORTICO_TRUST_PROXY', 'maybe'],
     ['DATABASE_URL', 'mysql://root@localhost/portico'],
+    ['PORTICO_TRANSACTIONS_URL', 'https://api.example.com/beta'],
+    ['PORTICO_CORS_ORIGINS', 'app.example.com'],
+    ['PORTICO_REDIS_URL', 'localhost:6379'],
+    ['PORTICO_RATE_LIMIT', 'lots'],
+    ['PORTICO_GRAPHQL_LIMITS', 'depht=12'],
+    ['PORTICO_GRAPHQL_LIMITS', 'cost=0'],
   ])('rejects %s=%s with a ConfigError naming the variable and the value', (variable, value) => {
     const message = configErrorOf(() => loadConfig({ [variable]: value }));
     expect(message).toContain(variable);
