@@ -8,7 +8,7 @@ import Fastify, {
 import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { RequestListener, Server } from 'node:http';
 import { AppError, describeError, errorBody, quote } from '../errors.ts';
-import { jsonInputProblem } from '../validation/json-input.ts';
+import { checkJsonInput } from '../validation/json-input.ts';
 import { answerClientError, createHttpsOnlyServer, type ConnectionLimits } from './https-only-server.ts';
 import { registerRateLimit, type RateLimitOptions } from './rate-limit.ts';
 import { requestIdFor } from './request-id.ts';
@@ -122,15 +122,12 @@ export async function createBaseApp(options: BaseAppOptions): Promise<FastifyIns
   // Every body and query string, before any route reads it: nothing nested without bound, and no text that
   // PostgreSQL cannot store, reaches the domain (see validation/json-input.ts).
   app.addHook('preValidation', (request, _reply, done) => {
-    for (const [part, value] of [
-      ['body', request.body],
-      ['query', request.query],
-    ] as const) {
-      const problem = jsonInputProblem(value, part);
-      if (problem) {
-        done(new AppError('BAD_USER_INPUT', `${problem.path} ${problem.message}.`, { path: problem.path }));
-        return;
-      }
+    try {
+      checkJsonInput(request.body, 'body');
+      checkJsonInput(request.query, 'query');
+    } catch (error) {
+      done(error as Error);
+      return;
     }
     done();
   });

@@ -33,8 +33,11 @@ const WINDOW_MS = 60_000;
  * An IPv6 address counts by its /64 network, as one client usually holds a whole /64 and could otherwise
  * step through its addresses to get a fresh budget each time; an IPv4-mapped one counts as its IPv4 address.
  */
-function bucketOf(options: RateLimitOptions, request: FastifyRequest): string {
-  const key = options.presentedKey(request);
+function bucketOf(
+  presentedKey: (request: FastifyRequest) => string | undefined,
+  request: FastifyRequest,
+): string {
+  const key = presentedKey(request);
   if (key !== undefined) return `key:${createHash('sha256').update(key).digest('base64url')}`;
   return `address:${normalizeIP(request.ip, 64)}`;
 }
@@ -48,6 +51,14 @@ function bucketOf(options: RateLimitOptions, request: FastifyRequest): string {
  */
 export async function registerRateLimit(app: FastifyInstance, options: RateLimitOptions): Promise<void> {
   if (options.perKey === 0 && options.perAddress === 0) return;
+  // Each hook below asks for the request's key: check its form (and checksum) once per request.
+  const presented = new WeakMap<FastifyRequest, string | undefined>();
+  const presentedKey = (request: FastifyRequest): string | undefined => {
+    if (presented.has(request)) return presented.get(request);
+    const key = options.presentedKey(request);
+    presented.set(request, key);
+    return key;
+  };
   const exempt = new Set(options.exempt ?? ['/healthz', '/readyz']);
   let redis: Redis | undefined;
   if (options.redisUrl !== undefined) {
@@ -93,7 +104,7 @@ export async function registerRateLimit(app: FastifyInstance, options: RateLimit
     global: false,
     timeWindow: WINDOW_MS,
     max: (_request, bucket) => limitOf(bucket),
-    keyGenerator: (request) => bucketOf(options, request),
+    keyGenerator: (request) => bucketOf(presentedKey, request),
     allowList: (request, bucket) => limitOf(bucket) === 0 || exempt.has(request.url.split('?')[0] ?? ''),
     enableDraftSpec: true,
     skipOnError: true,
@@ -112,25 +123,55 @@ export async function registerRateLimit(app: FastifyInstance, options: RateLimit
   // key fails authentication also counts against its address, and an address that has used up its budget that
   // way is refused whatever key it sends next: guessing keys is limited like any request without one.
   if (options.perAddress === 0) return;
+  const addressOf = (request: FastifyRequest) => `address:${normalizeIP(request.ip, 64)}`;
   const failures = app.createRateLimit({
-    keyGenerator: (request) => `address:${normalizeIP(request.ip, 64)}`,
+    keyGenerator: addressOf,
     // Read without counting, a budget of n is used up once n have counted: more than n - 1.
     max: Math.max(options.perAddress - 1, 1),
     allowList: (request) => exempt.has(request.url.split('?')[0] ?? ''),
   });
-  app.addHook('onRequest', async (request) => {
-    if (options.presentedKey(request) === undefined) return;
-    const state = await failures(request, { increment: false });
-    if (!state.isAllowed && state.isExceeded) {
-      throw new AppError(
-        'RATE_LIMITED',
-        `Too many requests from this address failed authentication; try again in ${state.ttlInSeconds} seconds.`,
-        { limit: options.perAddress },
-        { retryAfterSeconds: Math.max(1, state.ttlInSeconds) },
-      );
+  // Addresses this process saw fail authentication in the last window: only their requests read the shared
+  // count, so a request with a good key pays one map lookup. (Another node's failures are seen here after
+  // this node's first failure from that address, so at most one more guess per node gets through.)
+  const failing = new Map<string, number>();
+  // Callback hooks, not async ones: the common case returns at once, without a promise per request.
+  app.addHook('onRequest', (request, _reply, done) => {
+    const address = presentedKey(request) === undefined ? undefined : addressOf(request);
+    const until = address === undefined ? undefined : failing.get(address);
+    if (address === undefined || until === undefined) {
+      done();
+      return;
     }
+    if (until < Date.now()) {
+      failing.delete(address);
+      done();
+      return;
+    }
+    failures(request, { increment: false }).then((state) => {
+      if (state.isAllowed || !state.isExceeded) {
+        done();
+        return;
+      }
+      done(
+        new AppError(
+          'RATE_LIMITED',
+          `Too many requests from this address failed authentication; try again in ${state.ttlInSeconds} seconds.`,
+          { limit: options.perAddress },
+          { retryAfterSeconds: Math.max(1, state.ttlInSeconds) },
+        ),
+      );
+    }, done);
   });
-  app.addHook('onResponse', async (request, reply) => {
-    if (reply.statusCode === 401 && options.presentedKey(request) !== undefined) await failures(request);
+  app.addHook('onResponse', (request, reply, done) => {
+    if (reply.statusCode !== 401 || presentedKey(request) === undefined) {
+      done();
+      return;
+    }
+    // Bounded: past 10,000 failing addresses, forget them all rather than grow (they count on in the store).
+    if (failing.size >= 10_000) failing.clear();
+    failing.set(addressOf(request), Date.now() + WINDOW_MS);
+    failures(request).then(() => {
+      done();
+    }, done);
   });
 }

@@ -85,12 +85,14 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
   const limits = { ...DEFAULT_GRAPHQL_LIMITS, ...deps.graphqlLimits };
   // Without a configured address, links name localhost and the port actually listened on (never the Host
   // header, which the client controls).
+  let listeningUrl: string | undefined;
   const baseUrl = (): string => {
     if (deps.publicUrl !== undefined) return deps.publicUrl;
+    if (listeningUrl !== undefined) return listeningUrl;
     const address = app.server.address();
-    return typeof address === 'object' && address !== null
-      ? `https://localhost:${address.port}`
-      : 'https://localhost';
+    if (typeof address !== 'object' || address === null) return 'https://localhost';
+    listeningUrl = `https://localhost:${address.port}`;
+    return listeningUrl;
   };
   const app = await createBaseApp({
     ...deps,
@@ -121,7 +123,9 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
     route.preValidation = [...[route.preValidation ?? []].flat(), checkGraphQLEnvelope];
     route.onSend = [
       ...[route.onSend ?? []].flat(),
-      async (request, reply, payload) => finishGraphQLAnswer(request, reply, payload),
+      (request, reply, payload, done) => {
+        done(null, finishGraphQLAnswer(request, reply, payload));
+      },
     ];
   });
 

@@ -1,19 +1,23 @@
+import { AppError } from '../errors.ts';
 import { formatPath, type PathSegment } from './problems.ts';
 
 /** How deeply JSON input may nest (objects and arrays) on any route of either service. */
 export const MAX_JSON_DEPTH = 32;
 
-/** Text PostgreSQL cannot store: NUL, or UTF-16 surrogates without their pair (not Unicode text). */
-// eslint-disable-next-line no-control-regex -- NUL is exactly what this looks for.
-const UNSTORABLE = /[\u0000\p{Cs}]/u;
+/** ES2024's String.prototype.isWellFormed (Node 20 has it; our TypeScript lib is ES2023). */
+type WellFormedText = string & { isWellFormed(): boolean };
 
-/** What is wrong with a string a client sent, if anything. */
+/**
+ * What is wrong with a string a client sent, if anything: text PostgreSQL cannot store, NUL, or UTF-16
+ * surrogates without their pair (not Unicode text). Native checks, as every string of every request goes
+ * through here.
+ */
 export function unstorableText(text: string): string | undefined {
-  const found = UNSTORABLE.exec(text);
-  if (!found) return undefined;
-  return found[0] === '\u0000'
-    ? 'contains a NUL character (U+0000), which text cannot hold'
-    : 'contains an unpaired UTF-16 surrogate, which is not Unicode text';
+  if (text.includes('\u0000')) return 'contains a NUL character (U+0000), which text cannot hold';
+  if (!(text as WellFormedText).isWellFormed()) {
+    return 'contains an unpaired UTF-16 surrogate, which is not Unicode text';
+  }
+  return undefined;
 }
 
 /**
@@ -56,4 +60,12 @@ export function jsonInputProblem(
   const path: PathSegment[] = [root];
   const message = walk(value, path, 0);
   return message === undefined ? undefined : { path: formatPath(path), message };
+}
+
+/** Throws `BAD_USER_INPUT` naming the path and the problem, when {@link jsonInputProblem} finds one. */
+export function checkJsonInput(value: unknown, root: string): void {
+  const problem = jsonInputProblem(value, root);
+  if (problem) {
+    throw new AppError('BAD_USER_INPUT', `${problem.path} ${problem.message}.`, { path: problem.path });
+  }
 }

@@ -205,10 +205,12 @@ function pageSize(
   field: GraphQLField<unknown, unknown>,
   node: { arguments?: readonly { name: { value: string }; value: ValueNode }[] | undefined },
   variables: Record<string, unknown>,
+  onVariable: () => void,
 ): number | undefined {
   const definition = field.args.find((arg) => arg.name === 'first');
   if (!definition) return undefined;
   const given = node.arguments?.find((arg) => arg.name.value === 'first');
+  if (given?.value.kind === Kind.VARIABLE) onVariable();
   const fallback = typeof definition.defaultValue === 'number' ? definition.defaultValue : MAX_PAGE;
   const value = given ? (intValue(given.value, variables) ?? fallback) : fallback;
   return Math.min(Math.max(value, 1), MAX_PAGE);
@@ -232,8 +234,25 @@ export function operationCost(
   variables: Record<string, unknown>,
   operationName?: string | null,
 ): number {
+  return costOf(schema, document, variables, operationName).cost;
+}
+
+/**
+ * The cost, and whether it may be kept for the document: not when it depends on the values of variables (a
+ * `first` given as one), nor when no operation has the name asked for (names are the client's to invent).
+ */
+function costOf(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Record<string, unknown>,
+  operationName: string | null | undefined,
+): { cost: number; cacheable: boolean } {
+  let dependsOnVariables = false;
+  const onVariable = () => {
+    dependsOnVariables = true;
+  };
   const { operation, fragments } = operationOf(document, operationName);
-  if (!operation) return 0;
+  if (!operation) return { cost: 0, cacheable: false };
   // A variable left out takes the default its operation declares (`$n: Int = 100`), as it will at execution.
   const values: Record<string, unknown> = { ...variables };
   for (const definition of operation.variableDefinitions ?? []) {
@@ -278,7 +297,7 @@ export function operationCost(
           total += SCALAR_COSTS[`${parent.name}.${name}`] ?? 0;
           continue;
         }
-        const ownPage = pageSize(field, selection, values);
+        const ownPage = pageSize(field, selection, values, onVariable);
         const isList = isListType(getNullableType(field.type));
         // A list counts its items: the page its connection asked for, its own `first`, or the estimate.
         const items = isList ? (page ?? ownPage ?? LIST_ESTIMATE) : 1;
@@ -290,8 +309,15 @@ export function operationCost(
   };
 
   const root = schema.getRootType(operation.operation);
-  return root ? selectionCost(operation.selectionSet, root, undefined) : 0;
+  const cost = root ? selectionCost(operation.selectionSet, root, undefined) : 0;
+  return { cost, cacheable: !dependsOnVariables };
 }
+
+/**
+ * Costs of parsed documents (Mercurius keeps one parsed document per query text) by operation name, for the
+ * operations whose cost does not depend on variables: most queries are costed once, not on every request.
+ */
+const knownCosts = new WeakMap<DocumentNode, Map<string, number>>();
 
 /** Refuses an operation whose estimated cost is above the limit, naming both. */
 export function checkOperationCost(
@@ -303,12 +329,17 @@ export function checkOperationCost(
   },
   limit: number,
 ): void {
-  const cost = operationCost(
-    options.schema,
-    options.document,
-    options.variables ?? {},
-    options.operationName,
-  );
+  const name = options.operationName ?? '';
+  let cost = knownCosts.get(options.document)?.get(name);
+  if (cost === undefined) {
+    const costed = costOf(options.schema, options.document, options.variables ?? {}, options.operationName);
+    cost = costed.cost;
+    if (costed.cacheable) {
+      const byName = knownCosts.get(options.document) ?? new Map<string, number>();
+      byName.set(name, cost);
+      knownCosts.set(options.document, byName);
+    }
+  }
   if (cost > limit) {
     throw new AppError(
       'QUERY_TOO_COMPLEX',

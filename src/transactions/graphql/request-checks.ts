@@ -9,7 +9,7 @@ import {
 } from 'graphql';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, quote } from '../../errors.ts';
-import { jsonInputProblem, unstorableText } from '../../validation/json-input.ts';
+import { checkJsonInput, unstorableText } from '../../validation/json-input.ts';
 
 /** The largest answer the GraphQL endpoint sends, in bytes of JSON; a larger one is refused. */
 export const MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
@@ -91,15 +91,8 @@ function checkEnvelope(request: FastifyRequest): void {
   }
   if (isGet) {
     // The body check (base-app) saw these as text.
-    for (const [name, value] of [
-      ['variables', variables],
-      ['extensions', extensions],
-    ] as const) {
-      const problem = jsonInputProblem(value, `query.${name}`);
-      if (problem) {
-        throw new AppError('BAD_USER_INPUT', `${problem.path} ${problem.message}.`, { path: problem.path });
-      }
-    }
+    checkJsonInput(variables, 'query.variables');
+    checkJsonInput(extensions, 'query.extensions');
   }
 }
 
