@@ -102,7 +102,9 @@ export async function createBaseApp(options: BaseAppOptions): Promise<FastifyIns
   app.setErrorHandler(async (error, request, reply) => {
     const described = describeError(error);
     // A client's mistake is theirs to fix: logged below `error`, which is kept for our own faults.
-    if (described.expected) request.log.info({ code: described.code }, described.message);
+    // Client mistakes are logged below warn; a database outage (503) is a warning; our own faults are errors.
+    if (described.expected && described.status >= 500) request.log.warn({ err: error }, described.message);
+    else if (described.expected) request.log.info({ code: described.code }, described.message);
     else request.log.error({ err: error }, 'unexpected error');
     if (described.retryAfterSeconds !== undefined)
       void reply.header('retry-after', described.retryAfterSeconds);

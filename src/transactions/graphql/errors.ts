@@ -132,6 +132,7 @@ function format(error: GraphQLError, requestId: string, log: FastifyBaseLogger):
     details = described.details;
     shownMessage = described.message;
     if (!described.expected) log.error({ err: original, path }, 'unexpected error in a resolver');
+    else if (described.status >= 500) log.warn({ err: original, path }, described.message);
   }
   return {
     // Our own errors quote client values short already (quote()); those of graphql-js may not.
