@@ -5,6 +5,8 @@ export interface HttpAnswer {
   status: number;
   headers: IncomingHttpHeaders;
   text: string;
+  /** Milliseconds from sending the request to the end of the answer. */
+  ms: number;
   /** The body parsed as JSON; tests read it loosely and assert what they expect. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
   json(): Record<string, any>;
@@ -15,6 +17,8 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Sent as JSON with `content-type: application/json`. */
   json?: unknown;
+  /** Sent as it is, with `content-type: application/json` (for bodies that are not valid JSON on purpose). */
+  body?: string;
   /** The CA certificate (PEM) to trust for an `https:` URL, e.g. Portico's generated one. */
   ca?: string;
 }
@@ -25,7 +29,7 @@ export interface RequestOptions {
  */
 export function request(url: string | URL, options: RequestOptions = {}): Promise<HttpAnswer> {
   const target = new URL(url);
-  const body = options.json === undefined ? undefined : JSON.stringify(options.json);
+  const body = options.body ?? (options.json === undefined ? undefined : JSON.stringify(options.json));
   const headers: Record<string, string | number> = { ...options.headers };
   if (body !== undefined) {
     headers['content-type'] = 'application/json';
@@ -33,6 +37,7 @@ export function request(url: string | URL, options: RequestOptions = {}): Promis
   }
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
+    const start = performance.now();
     const outgoing = send(
       target,
       {
@@ -51,6 +56,7 @@ export function request(url: string | URL, options: RequestOptions = {}): Promis
             status: response.statusCode ?? 0,
             headers: response.headers,
             text,
+            ms: performance.now() - start,
             json: () => JSON.parse(text) as ReturnType<HttpAnswer['json']>,
           });
         });

@@ -12,6 +12,7 @@ import { loadTlsMaterial } from '../../src/http/tls.ts';
 import { buildPortfolioApp } from '../../src/portfolio/app.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { request, type HttpAnswer } from '../support/http-client.ts';
 import { chainQuery, fanOutQuery } from '../support/graphql-operations.ts';
 import { createPortfolioInstance } from '../support/portfolio.ts';
 import {
@@ -80,14 +81,7 @@ afterAll(async () => {
   await rm(tlsDir, { recursive: true, force: true });
 });
 
-interface Sent {
-  status: number;
-  text: string;
-  /** From the first byte sent to the last byte of the answer. */
-  ms: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read answers loosely and assert them
-  json(): Record<string, any>;
-}
+type Sent = Pick<HttpAnswer, 'status' | 'text' | 'ms' | 'json'>;
 
 /**
  * One request on a connection of its own, with the service's key: `json` is sent as JSON, `body` as it is (as
@@ -103,41 +97,19 @@ function send(
     headers?: Record<string, string>;
   },
 ): Promise<Sent> {
-  const body = options.body ?? (options.json === undefined ? undefined : JSON.stringify(options.json));
-  const headers: Record<string, string | number> = {
-    authorization: service === 'transactions' ? `Bearer ${demo.apiKey}` : portfolioKey,
-    ...options.headers,
-  };
-  if (body !== undefined) {
-    headers['content-type'] = 'application/json';
-    headers['content-length'] = Buffer.byteLength(body);
-  }
   const url = new URL(
     options.path ?? (service === 'transactions' ? '/beta' : '/v1/external/companies'),
     origins[service],
   );
-  return new Promise((resolve, reject) => {
-    const start = performance.now();
-    const outgoing = httpsRequest(
-      url,
-      { method: options.method ?? (body === undefined ? 'GET' : 'POST'), headers, ca, agent: false },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('error', reject);
-        response.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          resolve({
-            status: response.statusCode ?? 0,
-            text,
-            ms: performance.now() - start,
-            json: () => JSON.parse(text) as ReturnType<Sent['json']>,
-          });
-        });
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(body);
+  return request(url, {
+    ...(options.method === undefined ? {} : { method: options.method }),
+    headers: {
+      authorization: service === 'transactions' ? `Bearer ${demo.apiKey}` : portfolioKey,
+      ...options.headers,
+    },
+    ...(options.body === undefined ? {} : { body: options.body }),
+    ...(options.json === undefined ? {} : { json: options.json }),
+    ca,
   });
 }
 
