@@ -69,14 +69,26 @@ function inputDataProblems(definition: TemplateDefinition, inputData: unknown): 
   const items = new Map(
     definition.processes.flatMap((process) => process.items.map((item) => [item.vulcanKey, item])),
   );
-  return Object.entries(inputData as Record<string, unknown>).flatMap(([vulcanKey, data]) => {
+  const problems: string[] = [];
+  for (const [vulcanKey, data] of Object.entries(inputData as Record<string, unknown>)) {
     const item = items.get(vulcanKey);
-    if (!item) return [`inputData.${shownKey(vulcanKey)}: no item of the template has this vulcanKey`];
-    return itemRules(item.schema)
-      .problems(data)
-      .map((problem) => `inputData.${vulcanKey}.${problem}`);
-  });
+    if (item) {
+      for (const problem of itemRules(item.schema).problems(data))
+        problems.push(`inputData.${vulcanKey}.${problem}`);
+    } else {
+      // Past what an error shows, an unknown key only counts: a body of 30,000 of them need not make 30,000 texts.
+      problems.push(
+        problems.length < MAX_PROBLEM_DETAILS
+          ? `inputData.${shownKey(vulcanKey)}: no item of the template has this vulcanKey`
+          : UNSHOWN_PROBLEM,
+      );
+    }
+  }
+  return problems;
 }
+
+/** Stands for a problem counted but never shown (see inputDataProblems). */
+const UNSHOWN_PROBLEM = 'inputData: no item of the template has this vulcanKey';
 
 /**
  * Writes an outbox row for the webhook service, in the database transaction of the change it reports: it is
