@@ -23,6 +23,9 @@ export function checkTenantNames(options: { label: string; short: string; name: 
     );
   }
   if (options.name.trim() === '') throw new AppError('BAD_USER_INPUT', 'name must not be blank');
+  if (options.name.trim().length > 200) {
+    throw new AppError('BAD_USER_INPUT', 'name may be at most 200 characters');
+  }
   return options.name.trim();
 }
 

@@ -7,6 +7,9 @@ import { applyEvent, refreshCompletion, type Actor, type LockedTransaction } fro
 import { renderSignedDocument } from './signed-document.ts';
 import { decide } from './workflow.ts';
 
+/** The longest name a signature may carry, as the recipient routes also say. */
+const MAX_SIGNED_NAME_LENGTH = 200;
+
 /**
  * What the recipients of a transaction do: fill in items, sign documents, submit revisions. The primary
  * recipient acts with the transmit token; the sender signs for its roles (e.g. countersigner) through the API.
@@ -145,6 +148,15 @@ export async function signDocument(
   const signedName = options.signedName.trim();
   if (signedName === '')
     throw new AppError('BAD_USER_INPUT', 'type your name to sign', { field: 'signedName' });
+  if (signedName.length > MAX_SIGNED_NAME_LENGTH) {
+    throw new AppError(
+      'BAD_USER_INPUT',
+      `a signed name may be at most ${MAX_SIGNED_NAME_LENGTH} characters`,
+      {
+        field: 'signedName',
+      },
+    );
+  }
   const process = subject.definition.processes.find((p) =>
     (p.documents ?? []).some((d) => d.key === documentKey),
   );

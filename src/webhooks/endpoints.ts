@@ -41,11 +41,32 @@ export function openSecret(sealed: Uint8Array, key: Buffer): string {
   return open(Buffer.from(sealed), key) as string;
 }
 
+/** The longest webhook URL and description an endpoint may have. */
+const MAX_URL_LENGTH = 2048;
+const MAX_DESCRIPTION_LENGTH = 500;
+
+/** A description as stored: at most {@link MAX_DESCRIPTION_LENGTH} characters. */
+function checkDescription<Value extends string | null | undefined>(description: Value): Value {
+  if (typeof description === 'string' && description.length > MAX_DESCRIPTION_LENGTH) {
+    throw new AppError(
+      'BAD_USER_INPUT',
+      `A webhook endpoint's description may be at most ${MAX_DESCRIPTION_LENGTH} characters.`,
+      { field: 'description' },
+    );
+  }
+  return description;
+}
+
 /**
  * Checks an endpoint URL's form: https only, unless `allowInsecure` (development and tests), which also admits
  * plain http. `checkEndpoint` checks where it points as well.
  */
 export function checkEndpointUrl(url: string, options: { allowInsecure: boolean }): URL {
+  if (url.length > MAX_URL_LENGTH) {
+    throw new AppError('BAD_USER_INPUT', `A webhook URL may be at most ${MAX_URL_LENGTH} characters.`, {
+      field: 'url',
+    });
+  }
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -92,6 +113,7 @@ export async function createEndpoint(
     lookup?: LookupAll | undefined;
   },
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+  checkDescription(options.description);
   const url = await checkEndpoint(options.url, options);
   if (options.eventTypes.length === 0) {
     throw new AppError('BAD_USER_INPUT', 'An endpoint must want at least one event type.', {
@@ -156,6 +178,7 @@ export async function updateEndpoint(
     lookup?: LookupAll | undefined;
   },
 ): Promise<WebhookEndpoint> {
+  checkDescription(options.description);
   const url = options.url === undefined ? null : await checkEndpoint(options.url, options);
   if (options.eventTypes?.length === 0) {
     throw new AppError('BAD_USER_INPUT', 'An endpoint must want at least one event type.', {

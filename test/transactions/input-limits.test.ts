@@ -83,9 +83,9 @@ describe('values that messages show', () => {
   });
 
   it('shows only the beginning of a webhook URL that is not one, or of an unknown event type', () => {
-    const url = thrownBy(() => checkEndpointUrl(`not a url ${'u'.repeat(5_000)}`, { allowInsecure: false }));
+    const url = thrownBy(() => checkEndpointUrl(`not a url ${'u'.repeat(1_500)}`, { allowInsecure: false }));
     expect(url).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'url' } });
-    expect(url.message).toMatch(/^"not a url u+…" \(5010 characters\) is not a URL$/);
+    expect(url.message).toMatch(/^"not a url u+…" \(1510 characters\) is not a URL$/);
     const type = thrownBy(() => eventTypeOf(`TRANSACTION_${'Z'.repeat(5_000)}`));
     expect(type.message).toMatch(/^unknown event type "TRANSACTION_Z+…" \(5012 characters\)$/);
   });
@@ -98,6 +98,43 @@ describe('values that messages show', () => {
     await expect(getOrganizationByHandle(testDb.db, handle)).rejects.toThrow(
       /^no organization with handle "Not-A-Handle-h+…" \(1013 characters\)$/,
     );
+  });
+});
+
+describe('texts longer than they may be', () => {
+  it('refuses a webhook URL over 2,048 characters and a description over 500, naming the field', async () => {
+    const long = thrownBy(() =>
+      checkEndpointUrl(`https://hooks.example.com/${'p'.repeat(2_048)}`, { allowInsecure: false }),
+    );
+    expect(long).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'url' } });
+    expect(long.message).toBe('A webhook URL may be at most 2048 characters.');
+    const described = await graphql(
+      app,
+      demo.apiKey,
+      `
+        mutation ($input: CreateWebhookEndpointInput!) {
+          createWebhookEndpoint(input: $input) {
+            secret
+          }
+        }
+      `,
+      {
+        input: {
+          url: 'https://hooks.example.com/',
+          description: 'd'.repeat(501),
+          eventTypes: ['TRANSACTION_COMPLETED'],
+        },
+      },
+    );
+    const error = onlyError(described.body);
+    expect(error.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'description' });
+    expect(error.message).toBe("A webhook endpoint's description may be at most 500 characters.");
+  });
+
+  it('refuses an organization name over 200 characters', async () => {
+    await expect(
+      createOrganization(testDb.db, { handle: `long-${Date.now()}`, name: 'N'.repeat(201) }),
+    ).rejects.toThrow('name may be at most 200 characters');
   });
 });
 

@@ -171,6 +171,30 @@ describe('the example subscription, end to end', () => {
       'investor',
       'countersigner',
     ]);
+    // A name longer than a signature may carry is refused, and signs nothing.
+    const tooLong = await graphql(
+      app,
+      demo.apiKey,
+      `
+        mutation ($input: SignTransactionDocumentInput!) {
+          signTransactionDocument(input: $input) {
+            state
+          }
+        }
+      `,
+      {
+        input: {
+          transactionId: id,
+          documentKey: 'subscription_agreement',
+          signedName: 'A'.repeat(201),
+          consent: true,
+        },
+      },
+    );
+    expect(tooLong.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'signedName',
+    });
     const countersigned = await api(
       `mutation ($input: SignTransactionDocumentInput!) { signTransactionDocument(input: $input) { documentKey state } }`,
       {
