@@ -101,7 +101,6 @@ export async function createBaseApp(options: BaseAppOptions): Promise<FastifyIns
 
   app.setErrorHandler(async (error, request, reply) => {
     const described = describeError(error);
-    // A client's mistake is theirs to fix: logged below `error`, which is kept for our own faults.
     // Client mistakes are logged below warn; a database outage (503) is a warning; our own faults are errors.
     if (described.expected && described.status >= 500) request.log.warn({ err: error }, described.message);
     else if (described.expected) request.log.info({ code: described.code }, described.message);
@@ -112,13 +111,15 @@ export async function createBaseApp(options: BaseAppOptions): Promise<FastifyIns
   });
 
   app.setNotFoundHandler(async (request, reply) =>
-    reply.code(404).send({
-      error: {
-        code: 'NOT_FOUND',
-        message: `Nothing here: ${request.method} ${quote(request.url.split('?')[0] ?? '', 200)}`,
-        requestId: request.id,
-      },
-    }),
+    reply.code(404).send(
+      errorBody(
+        {
+          code: 'NOT_FOUND',
+          message: `Nothing here: ${request.method} ${quote(request.url.split('?')[0] ?? '', 200)}`,
+        },
+        request.id,
+      ),
+    ),
   );
 
   // Every body and query string, before any route reads it: nothing nested without bound, and no text that
