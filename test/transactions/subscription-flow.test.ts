@@ -44,6 +44,11 @@ async function api(query: string, variables: Record<string, unknown>) {
   return body.data!;
 }
 
+/** The sender signs a document through the API; what comes back is read loosely by each test. */
+const SIGN_AS_SENDER = `mutation ($input: SignTransactionDocumentInput!) {
+  signTransactionDocument(input: $input) { documentKey state }
+}`;
+
 const trigger = (transactionId: string, eventKey: string) =>
   api(TRIGGER_TRANSACTION_EVENT, { input: { transactionId, eventKey } });
 
@@ -172,40 +177,26 @@ describe('the example subscription, end to end', () => {
       'countersigner',
     ]);
     // A name longer than a signature may carry is refused, and signs nothing.
-    const tooLong = await graphql(
-      app,
-      demo.apiKey,
-      `
-        mutation ($input: SignTransactionDocumentInput!) {
-          signTransactionDocument(input: $input) {
-            state
-          }
-        }
-      `,
-      {
-        input: {
-          transactionId: id,
-          documentKey: 'subscription_agreement',
-          signedName: 'A'.repeat(201),
-          consent: true,
-        },
+    const tooLong = await graphql(app, demo.apiKey, SIGN_AS_SENDER, {
+      input: {
+        transactionId: id,
+        documentKey: 'subscription_agreement',
+        signedName: 'A'.repeat(201),
+        consent: true,
       },
-    );
+    });
     expect(tooLong.body.errors?.[0]?.extensions).toMatchObject({
       code: 'BAD_USER_INPUT',
       field: 'signedName',
     });
-    const countersigned = await api(
-      `mutation ($input: SignTransactionDocumentInput!) { signTransactionDocument(input: $input) { documentKey state } }`,
-      {
-        input: {
-          transactionId: id,
-          documentKey: 'subscription_agreement',
-          signedName: 'Alex Morgan',
-          consent: true,
-        },
+    const countersigned = await api(SIGN_AS_SENDER, {
+      input: {
+        transactionId: id,
+        documentKey: 'subscription_agreement',
+        signedName: 'Alex Morgan',
+        consent: true,
       },
-    );
+    });
     expect(countersigned.signTransactionDocument).toEqual({
       documentKey: 'subscription_agreement',
       state: 'COMPLETED',
@@ -317,25 +308,14 @@ describe('recipient actions, refused', () => {
     );
     expect((await sign({ signedName: '  ', consent: true })).body.error.code).toBe('BAD_USER_INPUT');
 
-    const early = await graphql(
-      app,
-      demo.apiKey,
-      `
-        mutation ($input: SignTransactionDocumentInput!) {
-          signTransactionDocument(input: $input) {
-            state
-          }
-        }
-      `,
-      {
-        input: {
-          transactionId: id,
-          documentKey: 'subscription_agreement',
-          signedName: 'Alex Morgan',
-          consent: true,
-        },
+    const early = await graphql(app, demo.apiKey, SIGN_AS_SENDER, {
+      input: {
+        transactionId: id,
+        documentKey: 'subscription_agreement',
+        signedName: 'Alex Morgan',
+        consent: true,
       },
-    );
+    });
     expect(early.body.errors?.[0]?.extensions.code).toBe('CONFLICT');
 
     expect((await sign({ signedName: 'Grace Hopper', consent: true })).status).toBe(200);
