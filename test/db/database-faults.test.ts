@@ -21,6 +21,7 @@ import {
   seedOrganization,
   transactionsApp,
   type GraphQLResponse,
+  transactionInput,
 } from '../support/transactions.ts';
 import type { FileStore } from '../../src/files/local-file-store.ts';
 
@@ -109,19 +110,6 @@ function outcomeOf(response: GraphQLResponse): Outcome {
     });
   }
   return 'unavailable';
-}
-
-function transactionInput(demo: TransactionsDemo) {
-  return {
-    templateId: demo.templateId,
-    senderEntityId: demo.senderEntityId,
-    noticeName: 'Ada Lovelace',
-    noticeEmail: `ada.${randomUUID().slice(0, 8)}@example.com`,
-    inputData: {
-      subscription_amount: { amountCents: '100000000', currency: 'USD' },
-      tax_forms: { taxResidency: 'GB' },
-    },
-  };
 }
 
 async function countTransactions(organizationId: string): Promise<number> {

@@ -12,7 +12,12 @@ import { buildTransactionsApp } from '../../src/transactions/app.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { answerProblem } from '../support/documented-answers.ts';
 import { createPortfolioInstance } from '../support/portfolio.ts';
-import { CREATE_TRANSACTION, createTestFileStore, seedOrganization } from '../support/transactions.ts';
+import {
+  CREATE_TRANSACTION,
+  createTestFileStore,
+  seedOrganization,
+  transactionInput,
+} from '../support/transactions.ts';
 
 const LIMIT = 5;
 const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -288,12 +293,7 @@ describe('rate limits of links without a key on the Transactions service', () =>
       payload: {
         query: CREATE_TRANSACTION,
         variables: {
-          input: {
-            templateId: demo.templateId,
-            senderEntityId: demo.senderEntityId,
-            noticeEmail: 'investor@example.com',
-            noticeName: 'An Investor',
-          },
+          input: transactionInput(demo, { noticeEmail: 'investor@example.com', noticeName: 'An Investor' }),
         },
       },
     });

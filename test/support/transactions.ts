@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,6 +68,27 @@ export async function graphql<Data = Record<string, any>>(
     payload: { query, variables },
   });
   return { status: response.statusCode, headers: response.headers, body: response.json() };
+}
+
+/**
+ * A createTransaction input for the demo organization's template that the domain accepts: a new investor with a
+ * unique address and complete subscription data. `overrides` replace whole fields (`inputData` included).
+ */
+export function transactionInput(
+  demo: Pick<TransactionsDemo, 'templateId' | 'senderEntityId'>,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    templateId: demo.templateId,
+    senderEntityId: demo.senderEntityId,
+    noticeName: 'Ada Lovelace',
+    noticeEmail: `ada.${randomUUID().slice(0, 8)}@example.com`,
+    inputData: {
+      subscription_amount: { amountCents: '100000000', currency: 'USD' },
+      tax_forms: { taxResidency: 'GB' },
+    },
+    ...overrides,
+  };
 }
 
 /** The spec's reference query (part 4). */

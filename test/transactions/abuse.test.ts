@@ -20,6 +20,7 @@ import {
   REFERENCE_QUERY,
   createTestFileStore,
   seedOrganization,
+  transactionInput,
 } from '../support/transactions.ts';
 
 /**
@@ -230,13 +231,7 @@ function createWith(inputData: Record<string, unknown>) {
   return {
     query: CREATE_TRANSACTION,
     variables: {
-      input: {
-        templateId: demo.templateId,
-        senderEntityId: demo.senderEntityId,
-        noticeEmail: 'abuse@example.com',
-        noticeName: 'Abuse',
-        inputData,
-      },
+      input: transactionInput(demo, { noticeEmail: 'abuse@example.com', noticeName: 'Abuse', inputData }),
     },
   };
 }
@@ -382,12 +377,10 @@ const CASES: AbuseCase[] = [
     () => ({
       query: CREATE_TRANSACTION,
       variables: {
-        input: {
-          templateId: demo.templateId,
-          senderEntityId: demo.senderEntityId,
+        input: transactionInput(demo, {
           noticeEmail: `${'a@b.'.repeat(50_000)}example.com`,
           noticeName: 'Abuse',
-        },
+        }),
       },
     }),
     200,

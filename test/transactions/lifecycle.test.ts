@@ -10,6 +10,7 @@ import {
   seedOrganization,
   transactionsApp,
   TRIGGER_TRANSACTION_EVENT,
+  transactionInput,
 } from '../support/transactions.ts';
 
 let testDb: TestDatabase;
@@ -28,19 +29,7 @@ const READ = `query ($id: uuid!) {
   }
 }`;
 
-function input(overrides: Record<string, unknown> = {}) {
-  return {
-    templateId: demo.templateId,
-    senderEntityId: demo.senderEntityId,
-    noticeName: 'Ada Lovelace',
-    noticeEmail: `ada.${randomUUID().slice(0, 8)}@example.com`,
-    inputData: {
-      subscription_amount: { amountCents: '100000000', currency: 'USD' },
-      tax_forms: { taxResidency: 'GB' },
-    },
-    ...overrides,
-  };
-}
+const input = (overrides: Record<string, unknown> = {}) => transactionInput(demo, overrides);
 
 async function create(overrides: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
   return graphql(app, demo.apiKey, CREATE_TRANSACTION, { input: input(overrides) }, headers);

@@ -31,6 +31,7 @@ import {
   graphql,
   seedOrganization,
   transactionsApp,
+  transactionInput,
 } from '../support/transactions.ts';
 import { chainQuery, fanOutQuery } from '../support/graphql-operations.ts';
 
@@ -710,12 +711,8 @@ describe('the request envelope', () => {
   it('refuses NUL and unpaired surrogates in variables, with their path', async () => {
     const query =
       'query ($input: CreateTransactionInput!) { createTransaction(input: $input) { transactionId } }';
-    const input = (noticeName: string) => ({
-      templateId: demo.templateId,
-      senderEntityId: demo.senderEntityId,
-      noticeEmail: 'a@example.com',
-      noticeName,
-    });
+    const input = (noticeName: string) =>
+      transactionInput(demo, { noticeEmail: 'a@example.com', noticeName });
     const nul = refusal(
       await send({ payload: { query, variables: { input: input('a\u0000b') } } }),
       'BAD_USER_INPUT',
@@ -763,13 +760,11 @@ describe('the request envelope', () => {
     const create = JSON.stringify({
       query: CREATE_TRANSACTION,
       variables: {
-        input: {
-          templateId: demo.templateId,
-          senderEntityId: demo.senderEntityId,
+        input: transactionInput(demo, {
           noticeEmail: 'inf@example.com',
           noticeName: 'Inf',
           inputData: { subscription_amount: { amountCents: 'AMOUNT', currency: 'USD' } },
-        },
+        }),
       },
     }).replace('"AMOUNT"', '1e999');
     // Refused by the domain once execution started: 200, no data, the error on its path.
@@ -938,13 +933,11 @@ describe('answers', () => {
     // A transaction with 950 KB of input data, made through the API; six aliases of it make 5.7 MB.
     const address = 'x'.repeat(950_000);
     const created = await graphql(app, demo.apiKey, CREATE_TRANSACTION, {
-      input: {
-        templateId: demo.templateId,
-        senderEntityId: demo.senderEntityId,
+      input: transactionInput(demo, {
         noticeEmail: 'large@example.com',
         noticeName: 'Large',
         inputData: { investor_details: { legalName: 'Large', email: 'large@example.com', address } },
-      },
+      }),
     });
     expect(created.body.errors).toBeUndefined();
     const id = created.body.data?.createTransaction.transactionId as string;

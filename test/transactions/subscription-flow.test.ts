@@ -10,6 +10,7 @@ import {
   seedOrganization,
   transactionsApp,
   TRIGGER_TRANSACTION_EVENT,
+  transactionInput,
 } from '../support/transactions.ts';
 
 let testDb: TestDatabase;
@@ -64,13 +65,11 @@ async function recipient(method: 'GET' | 'PUT' | 'POST', path: string, payload?:
 
 async function create(): Promise<{ transactionId: string; transmitToken: string }> {
   const data = await api(CREATE_TRANSACTION, {
-    input: {
-      templateId: demo.templateId,
-      senderEntityId: demo.senderEntityId,
+    input: transactionInput(demo, {
       noticeName: 'Grace Hopper',
       noticeEmail: `grace.${randomUUID().slice(0, 6)}@example.com`,
       inputData: { subscription_amount: { currency: 'USD' } },
-    },
+    }),
   });
   return data.createTransaction;
 }
