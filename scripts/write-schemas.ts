@@ -8,5 +8,5 @@ import {
 
 await writeFile(TEMPLATE_SCHEMA_PATH, templateSchemaDocument());
 console.log(`wrote ${TEMPLATE_SCHEMA_PATH}`);
-await writeFile(OPENAPI_DOCUMENT_PATH, await portfolioOpenApiDocument());
+await writeFile(OPENAPI_DOCUMENT_PATH, portfolioOpenApiDocument());
 console.log(`wrote ${OPENAPI_DOCUMENT_PATH}`);

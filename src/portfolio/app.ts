@@ -1,4 +1,3 @@
-import swagger from '@fastify/swagger';
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
 import { AppError } from '../errors.ts';
@@ -10,10 +9,10 @@ import { createApiKeyCache } from '../keys/api-key-cache.ts';
 import { authenticatePortfolio, type PortfolioCaller } from './authenticate.ts';
 import { createCursors } from './cursor.ts';
 import type { PortfolioKeyRecord } from './instances.ts';
+import { PORTFOLIO_BASE_PATH } from './endpoints.ts';
 import { registerPortfolioRoutes } from './routes.ts';
-import { OPENAPI_INFO } from './openapi.ts';
 
-export const PORTFOLIO_BASE_PATH = '/v1/external';
+export { PORTFOLIO_BASE_PATH } from './endpoints.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -79,18 +78,6 @@ export async function buildPortfolioApp(deps: PortfolioAppDeps): Promise<Fastify
     rateLimit: deps.rateLimit && { ...deps.rateLimit, service: 'portfolio', presentedKey },
   });
   app.setSchemaErrorFormatter(validationError);
-  await app.register(swagger, {
-    openapi: {
-      ...OPENAPI_INFO,
-      // Without a configured address, a relative one: the origin the document itself was fetched from.
-      servers: [{ url: deps.publicUrl ?? '/', description: 'This Portico deployment' }],
-    },
-    // Shared schemas keep their $id as their name under components.schemas.
-    refResolver: {
-      buildLocalReference: (json, _baseUri, _fragment, i) =>
-        typeof json.$id === 'string' ? json.$id : `def-${i}`,
-    },
-  });
 
   const cursors = createCursors(await loadInstanceSecret(db, 'portfolio_cursors'));
   const keyCache = createApiKeyCache<PortfolioKeyRecord>({ ttlMs: deps.apiKeyCacheMs ?? 1000 });
@@ -99,6 +86,7 @@ export async function buildPortfolioApp(deps: PortfolioAppDeps): Promise<Fastify
     db,
     cursors,
     basePath: PORTFOLIO_BASE_PATH,
+    publicUrl: deps.publicUrl,
     authenticate: async (request) =>
       (request.portfolioCaller = await authenticatePortfolio(
         { db, cache: keyCache },

@@ -84,7 +84,8 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-export interface ListRequest {
+export interface ListRequest<Name extends ListName = ListName> {
+  list: Name;
   instanceId: string;
   /** The company of an updates or investments list. */
   companyId?: string;
@@ -128,11 +129,10 @@ function parameters() {
  * cursor this walk did not hand out.
  */
 export async function listPage<Name extends ListName>(
-  db: Queryable,
-  cursors: Cursors,
-  name: Name,
-  request: ListRequest,
+  { db, cursors }: { db: Queryable; cursors: Cursors },
+  request: ListRequest<Name>,
 ): Promise<Page<ListRecords[Name]>> {
+  const name = request.list;
   const list = LISTS[name];
   const companyId = list.perCompany ? (request.companyId ?? null) : null;
   const walk =

@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import { Type, type Static, type TObject, type TSchema, type TUnsafe } from '@sinclair/typebox';
 
 /**
  * The Portfolio API's records, once: TypeBox schemas that the routes validate and serialize with, that the
@@ -48,9 +48,10 @@ const Name = (maxLength: number, description: string) =>
 const Currency = (description: string) =>
   Type.String({ pattern: '^[A-Z]{3}$', description: `${description} ISO 4217 currency code.` });
 /** Integer amounts in cents travel as strings: exact beyond 2^53, where JSON numbers are not. */
+const CENTS_PATTERN = '^(0|[1-9][0-9]{0,17})$';
 const Cents = (description: string) =>
   Type.String({
-    pattern: '^(0|[1-9][0-9]{0,17})$',
+    pattern: CENTS_PATTERN,
     description: `${description} An integer number of cents, as a string.`,
   });
 const Text = (description: string) => Name(10_000, description);
@@ -183,61 +184,35 @@ export interface Column {
   kind: ColumnKind;
 }
 
-function columns<Record_>(map: { [Field in keyof Record_]-?: [string, ColumnKind] }): {
-  [Field in keyof Record_]-?: Column;
-} {
-  return Object.fromEntries(
-    Object.entries<[string, ColumnKind]>(map).map(([field, [column, kind]]) => [field, { column, kind }]),
-  ) as { [Field in keyof Record_]-?: Column };
+/** The kind of column a field's schema is stored in. */
+function kindOf(schema: TSchema): ColumnKind {
+  // A nullable field's type is a list: [its type, 'null'].
+  const { type: given, format, pattern } = schema as { type?: unknown; format?: unknown; pattern?: unknown };
+  const type = Array.isArray(given) ? (given as unknown[])[0] : given;
+  if (type === 'number' || type === 'integer' || type === 'boolean') return type;
+  if (format === 'uuid') return 'uuid';
+  if (format === 'date-time') return 'timestamp';
+  return pattern === CENTS_PATTERN ? 'cents' : 'text';
 }
 
-export const UPDATE_COLUMNS = columns<CompanyUpdateRecord>({
-  id: ['id', 'uuid'],
-  createdAt: ['created_at', 'timestamp'],
-  updatedAt: ['updated_at', 'timestamp'],
-  title: ['title', 'text'],
-  updateDate: ['update_date', 'timestamp'],
-  cashInBankAmountValue: ['cash_in_bank_amount_value', 'number'],
-  cashInBankAmountCurrency: ['cash_in_bank_amount_currency', 'text'],
-  productUpdatesSummary: ['product_updates_summary', 'text'],
-  businessUpdatesSummary: ['business_updates_summary', 'text'],
-  numberOfCustomers: ['number_of_customers', 'integer'],
-  hasNewRound: ['has_new_round', 'boolean'],
-  newRoundDescription: ['new_round_description', 'text'],
-  runwayInMonths: ['runway_in_months', 'number'],
-  summary: ['summary', 'text'],
-});
+/**
+ * The columns a record is stored in, read off its schema: each field in the snake_case column of its name, of
+ * the kind its schema says (so a new field needs a column of that name, and nothing else).
+ */
+function columnsOf<T extends TObject>(schema: T): { [Field in keyof Static<T>]-?: Column } {
+  return Object.fromEntries(
+    Object.entries(schema.properties).map(([field, property]) => [
+      field,
+      { column: field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`), kind: kindOf(property) },
+    ]),
+  ) as { [Field in keyof Static<T>]-?: Column };
+}
 
-export const INVESTMENT_COLUMNS = columns<CompanyInvestmentRecord>({
-  id: ['id', 'uuid'],
-  date: ['date', 'timestamp'],
-  amountCents: ['amount_cents', 'cents'],
-  amountCurrency: ['amount_currency', 'text'],
-  unrealizedValueCents: ['unrealized_value_cents', 'cents'],
-  unrealizedValueCurrency: ['unrealized_value_currency', 'text'],
-  fmvPerShareCurrency: ['fmv_per_share_currency', 'text'],
-  costPerShareCurrency: ['cost_per_share_currency', 'text'],
-  roundSizeCurrency: ['round_size_currency', 'text'],
-  valuationOrCapCurrency: ['valuation_or_cap_currency', 'text'],
-  round: ['round', 'text'],
-  instrument: ['instrument', 'text'],
-  shares: ['shares', 'number'],
-  dilutedShares: ['diluted_shares', 'number'],
-  fmvPerShareCents: ['fmv_per_share_cents', 'cents'],
-  costPerShareCents: ['cost_per_share_cents', 'cents'],
-  discount: ['discount', 'number'],
-  hasProRataRights: ['has_pro_rata_rights', 'boolean'],
-  hasInformationRights: ['has_information_rights', 'boolean'],
-  roundSizeCents: ['round_size_cents', 'cents'],
-  hasCap: ['has_cap', 'boolean'],
-  valuationOrCapCents: ['valuation_or_cap_cents', 'cents'],
-  coInvestors: ['co_investors', 'text'],
-  leadInvestor: ['lead_investor', 'text'],
-  isFollowOnInvestment: ['is_follow_on_investment', 'boolean'],
-  investmentStatus: ['investment_status', 'text'],
-  investmentReason: ['investment_reason', 'text'],
-  valuationType: ['valuation_type', 'text'],
-});
+/** The columns of portfolio_updates, by field. */
+export const UPDATE_COLUMNS = columnsOf(CompanyUpdate);
+
+/** The columns of portfolio_investments, by field. */
+export const INVESTMENT_COLUMNS = columnsOf(CompanyInvestment);
 
 /** A stored timestamp as the API shows it: ISO 8601 in UTC, to the millisecond (as it is stored). */
 export function isoTimestampSql(expression: string): string {

@@ -89,7 +89,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('is committed in docs/ as generated now (run `npm run schemas` after changing a route schema)', async () => {
-    const generated = await portfolioOpenApiDocument();
+    const generated = portfolioOpenApiDocument();
     expect(
       await readFile(OPENAPI_DOCUMENT_PATH, 'utf8'),
       'docs/portfolio.openapi.json is stale: run `npm run schemas`',
