@@ -20,12 +20,14 @@ import {
   newInvestment,
   newUpdate,
   records,
-  seedPortfolio,
+  createTestPortfolio,
   updatesUrl,
   walk,
   type ListPage,
   type PortfolioInstanceFixture,
   type Query,
+  type TestPortfolio,
+  UPDATE_NULLS,
 } from '../support/portfolio.ts';
 
 // The spec's records (docs: ../shared/spec/portfolio-rest.md), field by field.
@@ -238,13 +240,12 @@ function expectWalk(pages: ListPage[], limit: number, total: number) {
 
 let testDb: TestDatabase;
 let app: FastifyInstance;
-/** Two demo instances: A is read by most tests and never changed; B is the other tenant. */
-let alpha: Awaited<ReturnType<typeof seedPortfolio>>;
-let beta: Awaited<ReturnType<typeof seedPortfolio>>;
-/** A demo instance that grows during the walk-under-inserts tests. */
-let growing: Awaited<ReturnType<typeof seedPortfolio>>;
-/** A demo instance whose records are re-imported by the updatedSince tests. */
-let syncing: Awaited<ReturnType<typeof seedPortfolio>>;
+/**
+ * Two portfolios of 40 companies held by 3 funds that no test changes: alpha is read by most tests, beta is the
+ * other tenant. A test that changes data makes its own portfolio.
+ */
+let alpha: TestPortfolio;
+let beta: TestPortfolio;
 /** A small instance of hand-made records: big amounts, nulls, ties, more companies than a default page. */
 let edge: PortfolioInstanceFixture;
 const bigCompany = newCompany({
@@ -307,10 +308,8 @@ async function databaseNow(): Promise<string> {
 beforeAll(async () => {
   testDb = await createTestDatabase();
   const { db } = testDb;
-  alpha = await seedPortfolio(db, { slug: 'alpha-ventures' });
-  beta = await seedPortfolio(db, { slug: 'beta-ventures' });
-  growing = await seedPortfolio(db, { slug: 'growing-ventures' });
-  syncing = await seedPortfolio(db, { slug: 'syncing-ventures' });
+  alpha = await createTestPortfolio(db, { companies: 40, funds: 3 });
+  beta = await createTestPortfolio(db, { companies: 40, funds: 3 });
   edge = await createPortfolioInstance(db, { slug: 'edge-cases' });
   const sameDay = '2024-03-01T00:00:00.000Z';
   await importDocument(db, edge.instanceId, {
@@ -349,39 +348,41 @@ describe('the records and their types', () => {
     expect(page).toMatchObject({ total: 40, hasNextPage: false, nextCursor: null });
     expect(page.data).toHaveLength(40);
     expect(page.data.flatMap(companyProblems)).toEqual([]);
-    // Every demo company is held by at least one of the 3 funds.
+    // Every company is held by at least one of the 3 funds.
     expect(page.data.every((company) => company.funds.length > 0)).toBe(true);
     expect(new Set(page.data.flatMap((company) => company.funds.map((fund: Timed) => fund.id))).size).toBe(3);
   });
 
-  it('lists the updates of every company with exactly the spec fields, typed as the spec says', async () => {
+  /**
+   * GETs one list (`urlOf`) of every company of alpha in a page of 200, and asserts the envelope and each
+   * record's fields and types; returns how many records the lists held.
+   */
+  async function expectEveryListTyped(
+    urlOf: (companyId: string, query: Query) => string,
+    fields: string[],
+    types: typeof UPDATE_TYPES,
+  ): Promise<number> {
     const companies = records(await walk(app, companiesUrl(), alpha.apiKey, 200));
     let seen = 0;
     for (const company of companies) {
-      const response = await get(app, updatesUrl(company.id as string, { limit: 200 }), alpha.apiKey);
+      const response = await get(app, urlOf(company.id as string, { limit: 200 }), alpha.apiKey);
       expect(response.status).toBe(200);
       const page = response.body as ListPage;
       expectEnvelope(page);
-      expect(page.data.flatMap((update) => typeProblems(update, UPDATE_FIELDS, UPDATE_TYPES))).toEqual([]);
+      expect(page.data.flatMap((record) => typeProblems(record, fields, types))).toEqual([]);
       seen += page.data.length;
     }
-    expect(seen).toBeGreaterThanOrEqual(40);
+    return seen;
+  }
+
+  it('lists the updates of every company with exactly the spec fields, typed as the spec says', async () => {
+    expect(await expectEveryListTyped(updatesUrl, UPDATE_FIELDS, UPDATE_TYPES)).toBeGreaterThanOrEqual(40);
   });
 
   it('lists the investments of every company with exactly the spec fields, typed as the spec says', async () => {
-    const companies = records(await walk(app, companiesUrl(), alpha.apiKey, 200));
-    let seen = 0;
-    for (const company of companies) {
-      const response = await get(app, investmentsUrl(company.id as string, { limit: 200 }), alpha.apiKey);
-      expect(response.status).toBe(200);
-      const page = response.body as ListPage;
-      expectEnvelope(page);
-      expect(
-        page.data.flatMap((investment) => typeProblems(investment, INVESTMENT_FIELDS, INVESTMENT_TYPES)),
-      ).toEqual([]);
-      seen += page.data.length;
-    }
-    expect(seen).toBeGreaterThanOrEqual(40);
+    expect(
+      await expectEveryListTyped(investmentsUrl, INVESTMENT_FIELDS, INVESTMENT_TYPES),
+    ).toBeGreaterThanOrEqual(40);
   });
 
   it('returns amounts beyond 2^53 digit for digit, as strings', async () => {
@@ -421,14 +422,7 @@ describe('the records and their types', () => {
 
     const updates = await get(app, updatesUrl(String(bigCompany.id)), edge.apiKey);
     const update = (updates.body as ListPage).data.find((record) => record.id === bareUpdate.id);
-    expect(update).toMatchObject({
-      productUpdatesSummary: null,
-      businessUpdatesSummary: null,
-      hasNewRound: null,
-      newRoundDescription: null,
-      runwayInMonths: null,
-      summary: null,
-    });
+    expect(update).toMatchObject(UPDATE_NULLS);
     expect(typeProblems(update, UPDATE_FIELDS, UPDATE_TYPES)).toEqual([]);
   });
 
@@ -440,7 +434,7 @@ describe('the records and their types', () => {
 });
 
 describe('pagination', () => {
-  it('walks the 40 demo companies in 6 pages of at most 7, by createdAt then id, each exactly once', async () => {
+  it('walks 40 companies in 6 pages of at most 7, by createdAt then id, each exactly once', async () => {
     const pages = await walk(app, companiesUrl(), alpha.apiKey, 7);
     expect(pages.map((page) => page.data.length)).toEqual([7, 7, 7, 7, 7, 5]);
     expectWalk(pages, 7, 40);
@@ -532,6 +526,7 @@ describe('pagination', () => {
 
 describe('a walk while records are being added', () => {
   it('returns every company that existed when it began exactly once, and none added during it', async () => {
+    const growing = await createTestPortfolio(testDb.db, { companies: 40 });
     const before = await companyIds(growing.instanceId);
     const existing = records(await walk<Timed>(app, companiesUrl(), growing.apiKey, 200));
     const added: string[] = [];
@@ -590,8 +585,10 @@ describe('a walk while records are being added', () => {
   });
 
   it('walks the updates and investments of a company as they were when the walk began', async () => {
+    const growing = await createTestPortfolio(testDb.db, { companies: 40 });
     const [companyId] = await busyCompanies(growing.instanceId);
-    if (companyId === undefined) throw new Error('the demo has no company with two updates and investments');
+    if (companyId === undefined)
+      throw new Error('the portfolio has no company with two updates and investments');
     for (const [url, table, list, timeField, make] of [
       [updatesUrl(companyId), 'portfolio_updates', 'updates', 'updateDate', newUpdate],
       [investmentsUrl(companyId), 'portfolio_investments', 'investments', 'date', newInvestment],
@@ -625,6 +622,7 @@ describe('a walk while records are being added', () => {
 
 describe('incremental sync with updatedSince', () => {
   it('returns only the companies changed since the given time, and counts only them', async () => {
+    const syncing = await createTestPortfolio(testDb.db, { companies: 40 });
     const [company] = records(await walk(app, companiesUrl(), syncing.apiKey, 200)).slice(17, 18) as Timed[];
     const since = await databaseNow();
     await importDocument(testDb.db, syncing.instanceId, {
@@ -652,6 +650,7 @@ describe('incremental sync with updatedSince', () => {
   });
 
   it('returns only the updates and investments changed since the given time', async () => {
+    const syncing = await createTestPortfolio(testDb.db, { companies: 40 });
     const companies = await companyIds(syncing.instanceId);
     for (const [list, urlOf] of [
       ['updates', updatesUrl],
@@ -659,7 +658,7 @@ describe('incremental sync with updatedSince', () => {
     ] as const) {
       const [companyId] = await busyCompanies(syncing.instanceId);
       if (companyId === undefined)
-        throw new Error('the demo has no company with two updates and investments');
+        throw new Error('the portfolio has no company with two updates and investments');
       const [record, ...others] = records(await walk<Timed>(app, urlOf(companyId), syncing.apiKey, 200));
       const since = await databaseNow();
       // What the API returned can be imported again as it is, with the company it belongs to.
@@ -685,6 +684,7 @@ describe('incremental sync with updatedSince', () => {
   });
 
   it('refuses a cursor with another updatedSince than its walk, as INVALID_CURSOR', async () => {
+    const syncing = await createTestPortfolio(testDb.db, { companies: 40 });
     const early = '2000-01-01T00:00:00.000Z';
     const first = await get(app, companiesUrl({ limit: 5, updatedSince: early }), syncing.apiKey);
     const cursor = first.body.nextCursor as string;

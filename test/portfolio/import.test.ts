@@ -10,6 +10,7 @@ import { ImportProblems, readImportFile, type ImportSource } from '../../src/por
 import { importPortfolio, type ImportProgress, type ImportSummary } from '../../src/portfolio/import.ts';
 import { createInstance, createPortfolioKey } from '../../src/portfolio/instances.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { INVESTMENT_NULLS, UPDATE_NULLS } from '../support/portfolio.ts';
 
 const FIXTURES = new URL('../fixtures/portfolio/', import.meta.url);
 
@@ -188,35 +189,6 @@ const NOTHING = {
   investments: 0,
 };
 
-const UPDATE_NULLS = {
-  productUpdatesSummary: null,
-  businessUpdatesSummary: null,
-  hasNewRound: null,
-  newRoundDescription: null,
-  runwayInMonths: null,
-  summary: null,
-};
-const INVESTMENT_NULLS = {
-  round: null,
-  instrument: null,
-  shares: null,
-  dilutedShares: null,
-  fmvPerShareCents: null,
-  costPerShareCents: null,
-  discount: null,
-  hasProRataRights: null,
-  hasInformationRights: null,
-  roundSizeCents: null,
-  hasCap: null,
-  valuationOrCapCents: null,
-  coInvestors: null,
-  leadInvestor: null,
-  isFollowOnInvestment: null,
-  investmentStatus: null,
-  investmentReason: null,
-  valuationType: null,
-};
-
 /** A copy of a record without one of its fields. */
 function without(record: Fields, field: string): Fields {
   return Object.fromEntries(Object.entries(record).filter(([name]) => name !== field));
@@ -252,11 +224,24 @@ function of(list: Fields[] | undefined, companyId: string): Fields[] {
 const laterThan = (time: string, than: string) => Date.parse(time) > Date.parse(than);
 const plusOneMs = (time: string) => new Date(Date.parse(time) + 1).toISOString();
 
-const counts = (companies: number, updates: number, investments: number) => ({
-  companies,
-  updates,
-  investments,
-});
+/** Companies, updates and investments, in that order. */
+type Counts = [number, number, number];
+const byType = ([companies, updates, investments]: Counts) => ({ companies, updates, investments });
+
+/** An import's summary: its revision, the records it created and updated, and the funds [created, updated]. */
+function summaryOf(
+  revision: string,
+  created: Counts,
+  updated: Counts,
+  funds: [number, number],
+): ImportSummary {
+  return {
+    revision,
+    created: byType(created),
+    updated: byType(updated),
+    funds: { created: funds[0], updated: funds[1] },
+  };
+}
 
 describe('importing a JSON document', () => {
   it('imports companies with funds, updates and investments, which the API then returns exactly', async () => {
@@ -265,12 +250,7 @@ describe('importing a JSON document', () => {
     const document = JSON.parse(content) as Required<Document>;
 
     const summary = await importPortfolio(db, { instanceId: instance.id, sources: [source] });
-    expect(summary).toEqual({
-      revision: '1',
-      created: counts(3, 3, 2),
-      updated: counts(0, 0, 0),
-      funds: { created: 2, updated: 0 },
-    });
+    expect(summary).toEqual(summaryOf('1', [3, 3, 2], [0, 0, 0], [2, 0]));
 
     const state = await apiState(instance.key);
     const [cedar, fern, orbit] = document.companies;
@@ -313,12 +293,7 @@ describe('importing a JSON document', () => {
     expect(await walk(instance.key, `/companies?updatedSince=${afterFirst}`)).toEqual([]);
 
     const summary = await importDocument(instance.id, exported(before), 'export.json');
-    expect(summary).toEqual({
-      revision: '2',
-      created: counts(0, 0, 0),
-      updated: counts(3, 3, 2),
-      funds: { created: 0, updated: 0 },
-    });
+    expect(summary).toEqual(summaryOf('2', [0, 0, 0], [3, 3, 2], [0, 0]));
 
     const after = await apiState(instance.key);
     expect(after.companies).toEqual(before.companies);
@@ -372,12 +347,7 @@ describe('importing CSV files', () => {
       instanceId: instance.id,
       sources: files.map((file) => file.source),
     });
-    expect(summary).toEqual({
-      revision: '1',
-      created: counts(2, 3, 2),
-      updated: counts(0, 0, 0),
-      funds: { created: 1, updated: 0 },
-    });
+    expect(summary).toEqual(summaryOf('1', [2, 3, 2], [0, 0, 0], [1, 0]));
 
     const granite = '0f489c6b-5a47-4d70-9312-a4ef02e77872';
     const kite = '7a5ffe2f-17dc-4b2c-a2aa-93cf8bb5c107';
@@ -832,12 +802,7 @@ describe('importing the same ids again', () => {
       updates: [update(cedar, { createdAt: '2025-01-02T00:00:00.000Z' })],
       investments: [investment(cedar)],
     };
-    expect(await importDocument(instance.id, first)).toEqual({
-      revision: '1',
-      created: counts(2, 1, 1),
-      updated: counts(0, 0, 0),
-      funds: { created: 1, updated: 0 },
-    });
+    expect(await importDocument(instance.id, first)).toEqual(summaryOf('1', [2, 1, 1], [0, 0, 0], [1, 0]));
     const [before] = await walk(instance.key, `/company/${cedar}/updates`);
 
     const added = randomUUID();
@@ -851,12 +816,7 @@ describe('importing the same ids again', () => {
       updates: [{ ...first.updates[0], title: 'Q1 2025 update (corrected)' }],
       investments: [{ ...first.investments[0], amountCents: '75000000' }],
     };
-    expect(await importDocument(instance.id, second)).toEqual({
-      revision: '2',
-      created: counts(1, 0, 0),
-      updated: counts(2, 1, 1),
-      funds: { created: 0, updated: 0 },
-    });
+    expect(await importDocument(instance.id, second)).toEqual(summaryOf('2', [1, 0, 0], [2, 1, 1], [0, 0]));
 
     const companies = await walk(instance.key, '/companies');
     const secondImport = companies.find((c) => c.id === added)?.createdAt as string;
@@ -919,7 +879,7 @@ describe('importing the same ids again', () => {
     const summary = await importDocument(instance.id, {
       companies: [{ id: d, legalName: 'D Inc.', funds: [{ id: renamed, name: 'New Fund' }] }],
     });
-    expect(summary).toMatchObject({ created: counts(1, 0, 0), funds: { created: 0, updated: 1 } });
+    expect(summary).toMatchObject({ created: byType([1, 0, 0]), funds: { created: 0, updated: 1 } });
 
     const companies = await walk(instance.key, '/companies');
     const renamedAt = companies.find((company) => company.id === d)?.createdAt as string;
@@ -1017,7 +977,7 @@ describe('progress', () => {
       sources: [readImportFile('large.json', JSON.stringify(document))],
       onProgress: (progress) => reports.push({ ...progress }),
     });
-    expect(summary.created).toEqual(counts(2500, 2500, 1000));
+    expect(summary.created).toEqual(byType([2500, 2500, 1000]));
 
     const totals: Record<ImportProgress['phase'], number> = {
       checking: 6000,

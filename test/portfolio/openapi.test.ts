@@ -9,30 +9,32 @@ import { OPENAPI_DOCUMENT_PATH, portfolioOpenApiDocument } from '../../src/portf
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import {
   companiesUrl,
+  createTestPortfolio,
   get,
   importDocument,
   investmentsUrl,
   newInvestment,
   newUpdate,
   records,
-  seedPortfolio,
   updatesUrl,
   walk,
   type ApiResponse,
   type ListPage,
+  type TestPortfolio,
 } from '../support/portfolio.ts';
 
 const DOCUMENT_ID = 'https://portico.example/portfolio.openapi.json';
 
 let testDb: TestDatabase;
 let app: FastifyInstance;
-let demo: Awaited<ReturnType<typeof seedPortfolio>>;
+/** The portfolio every response is read from: 40 companies with updates and investments. */
+let demo: TestPortfolio;
 let served: Record<string, unknown>;
 let ajv: Ajv2020;
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
-  demo = await seedPortfolio(testDb.db);
+  demo = await createTestPortfolio(testDb.db, { companies: 40 });
   // Records whose nullable fields are all null, and amounts beyond 2^53.
   await importDocument(testDb.db, demo.instanceId, {
     updates: [newUpdate(demo.companyId)],

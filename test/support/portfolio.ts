@@ -54,6 +54,127 @@ export async function createPortfolioInstance(
   return { instanceId: instance.id, slug, apiKey: key };
 }
 
+/** A portfolio a test made: its instance and key, and what it holds. */
+export interface TestPortfolio extends PortfolioInstanceFixture {
+  /** A company with two or more updates and investments (their walks have cursors). */
+  companyId: string;
+  /** How many companies and funds it holds. */
+  companies: number;
+  funds: number;
+}
+
+/**
+ * A customer instance with a key and a portfolio made to a known shape, through the real import: `companies`
+ * companies (one a day from 2020-01-01), held by `funds` funds (every fund holds some, every company at least
+ * one), company i with 2 + i % 5 updates and 1 + i % 3 investments. Every other update and investment fills
+ * each nullable field; the rest leave them out.
+ */
+export async function createTestPortfolio(
+  db: Database,
+  options: { companies?: number; funds?: number } = {},
+): Promise<TestPortfolio> {
+  const count = options.companies ?? 40;
+  const fundCount = options.funds ?? 3;
+  const instance = await createPortfolioInstance(db, { slug: uniqueSlug('portfolio') });
+  const funds = Array.from({ length: fundCount }, (_, index) => ({
+    id: randomUUID(),
+    name: `Test Fund ${index + 1}`,
+  }));
+  const document: Required<PortfolioDocument> = { companies: [], updates: [], investments: [] };
+  for (let index = 0; index < count; index += 1) {
+    const holders = funds.filter((_, fund) => fund === index % fundCount || fund === (index + 1) % fundCount);
+    const company = newCompany({ createdAt: day(index), funds: holders });
+    const id = String(company.id);
+    document.companies.push(company);
+    for (let update = 0; update < 2 + (index % 5); update += 1) {
+      document.updates.push(
+        newUpdate(id, { updateDate: day(400 + update * 30), ...(update % 2 === 0 ? UPDATE_VALUES : {}) }),
+      );
+    }
+    for (let investment = 0; investment < 1 + (index % 3); investment += 1) {
+      document.investments.push(
+        newInvestment(id, {
+          date: day(index + investment),
+          ...(investment % 2 === 0 ? INVESTMENT_VALUES : {}),
+        }),
+      );
+    }
+  }
+  await importDocument(db, instance.instanceId, document);
+  // Company 1 has 3 updates and 2 investments.
+  const busy = document.companies[Math.min(1, count - 1)];
+  return { ...instance, companyId: String(busy?.id), companies: count, funds: fundCount };
+}
+
+/** Midnight UTC of the day `offset` days after 2020-01-01. */
+function day(offset: number): string {
+  return new Date(Date.UTC(2020, 0, 1 + offset)).toISOString();
+}
+
+/** What an update shows in its nullable fields when it leaves them out. */
+export const UPDATE_NULLS = {
+  productUpdatesSummary: null,
+  businessUpdatesSummary: null,
+  hasNewRound: null,
+  newRoundDescription: null,
+  runwayInMonths: null,
+  summary: null,
+};
+
+/** Values for every nullable field of an update. */
+const UPDATE_VALUES: Record<keyof typeof UPDATE_NULLS, unknown> = {
+  productUpdatesSummary: 'Shipped 4 features.',
+  businessUpdatesSummary: 'Revenue up 12% quarter on quarter.',
+  hasNewRound: true,
+  newRoundDescription: 'Raising a Series A round.',
+  runwayInMonths: 18.5,
+  summary: 'On plan.',
+};
+
+/** What an investment shows in its nullable fields when it leaves them out. */
+export const INVESTMENT_NULLS = {
+  round: null,
+  instrument: null,
+  shares: null,
+  dilutedShares: null,
+  fmvPerShareCents: null,
+  costPerShareCents: null,
+  discount: null,
+  hasProRataRights: null,
+  hasInformationRights: null,
+  roundSizeCents: null,
+  hasCap: null,
+  valuationOrCapCents: null,
+  coInvestors: null,
+  leadInvestor: null,
+  isFollowOnInvestment: null,
+  investmentStatus: null,
+  investmentReason: null,
+  valuationType: null,
+};
+
+/** Values for every nullable field of an investment. */
+const INVESTMENT_VALUES: Record<keyof typeof INVESTMENT_NULLS, unknown> = {
+  round: 'Series A',
+  instrument: 'preferred_equity',
+  shares: 120_000,
+  dilutedShares: 129_600,
+  fmvPerShareCents: '650',
+  costPerShareCents: '420',
+  discount: 15,
+  hasProRataRights: true,
+  hasInformationRights: false,
+  roundSizeCents: '800000000',
+  hasCap: false,
+  valuationOrCapCents: '4000000000',
+  coInvestors: 'Harbor Capital, Lumen Partners',
+  leadInvestor: 'Northwind Ventures',
+  isFollowOnInvestment: false,
+  investmentStatus: 'active',
+  investmentReason: 'Strong founding team in a large market.',
+  valuationType: 'pre_money',
+};
+
 /** An import document as the CLI reads it from a JSON file: the API's records, plus companyId on the lists. */
 export interface PortfolioDocument {
   companies?: Record<string, unknown>[];
