@@ -10,7 +10,7 @@ import { ImportProblems, readImportFile, type ImportSource } from '../../src/por
 import { importPortfolio, type ImportProgress, type ImportSummary } from '../../src/portfolio/import.ts';
 import { createInstance, createPortfolioKey } from '../../src/portfolio/instances.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { INVESTMENT_NULLS, UPDATE_NULLS } from '../support/portfolio.ts';
+import { INVESTMENT_NULLS, UPDATE_NULLS, newInvestment, newUpdate } from '../support/portfolio.ts';
 
 const FIXTURES = new URL('../fixtures/portfolio/', import.meta.url);
 
@@ -1030,30 +1030,16 @@ describe('customer instances', () => {
   });
 });
 
-/** An update of `companyId` with its required fields and a new id; `fields` override. */
+/** An update of `companyId` with its required fields and a new id, dated 2025-04-01; `fields` override. */
 function update(companyId: string, fields: Fields = {}): Fields {
-  return {
-    id: randomUUID(),
-    companyId,
+  return newUpdate(companyId, {
     title: 'Q1 2025 investor update',
     updateDate: '2025-04-01T00:00:00.000Z',
-    cashInBankAmountValue: 1_250_000,
-    cashInBankAmountCurrency: 'USD',
-    numberOfCustomers: 12,
     ...fields,
-  };
+  });
 }
 
-/** An investment in `companyId` with its required fields and a new id; `fields` override. */
+/** An investment in `companyId` with its required fields and a new id, dated 2024-06-01; `fields` override. */
 function investment(companyId: string, fields: Fields = {}): Fields {
-  return {
-    id: randomUUID(),
-    companyId,
-    date: '2024-06-01T00:00:00.000Z',
-    amountCents: '50000000',
-    amountCurrency: 'USD',
-    unrealizedValueCents: '75000000',
-    unrealizedValueCurrency: 'USD',
-    ...fields,
-  };
+  return newInvestment(companyId, { date: '2024-06-01T00:00:00.000Z', ...fields });
 }
