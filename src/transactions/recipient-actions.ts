@@ -35,6 +35,21 @@ export interface SignatureContext {
   userAgent: string | undefined;
 }
 
+/** A signature asked for: the document, the typed name, explicit consent, and where the PDF goes. */
+export interface SignatureRequest {
+  documentKey: string;
+  signedName: string;
+  consent: boolean;
+  context: SignatureContext;
+  files: FileStore;
+}
+
+/** A signature made: the document is `COMPLETED` once its last signature is, else `PENDING`. */
+export interface SignatureResult {
+  documentKey: string;
+  state: 'PENDING' | 'COMPLETED';
+}
+
 interface LatestRevision {
   processId: string;
   revisionId: string;
@@ -155,15 +170,8 @@ export async function saveItem(
 export async function signDocument(
   tx: Transaction,
   subject: LockedTransaction,
-  options: {
-    signer: Signer;
-    documentKey: string;
-    signedName: string;
-    consent: boolean;
-    context: SignatureContext;
-    files: FileStore;
-  },
-): Promise<{ documentKey: string; state: 'PENDING' | 'COMPLETED' }> {
+  options: SignatureRequest & { signer: Signer },
+): Promise<SignatureResult> {
   const { signer, documentKey } = options;
   if (!options.consent) {
     throw new AppError('BAD_USER_INPUT', 'signing needs explicit consent (consent: true)', {
@@ -301,16 +309,8 @@ export async function submitRevision(
  */
 export async function signAsSender(
   tx: Transaction,
-  options: {
-    organizationId: string;
-    transactionId: string;
-    documentKey: string;
-    signedName: string;
-    consent: boolean;
-    context: SignatureContext;
-    files: FileStore;
-  },
-): Promise<{ documentKey: string; state: 'PENDING' | 'COMPLETED' }> {
+  options: SignatureRequest & { organizationId: string; transactionId: string },
+): Promise<SignatureResult> {
   const subject = await lockOwnTransaction(tx, {
     id: options.transactionId,
     organizationId: options.organizationId,
