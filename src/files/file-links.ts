@@ -13,6 +13,7 @@ const EXPIRES = /^(0|[1-9]\d{0,11})$/;
 /** An HMAC-SHA256 in unpadded base64url: 32 bytes are 43 characters. */
 const SIGNATURE = /^[A-Za-z0-9_-]{43}$/;
 
+/** Makes and checks signed download links (see {@link createFileLinks}). */
 export interface FileLinks {
   /** The path and query of a link that downloads the file until `expiresAt`. */
   pathFor(fileId: string, expiresAt: Date): string;

@@ -21,10 +21,12 @@ import { DEFAULT_GRAPHQL_LIMITS, limitRules, type GraphQLLimits } from './graphq
 import { storableStringsRule } from './graphql/request-checks.ts';
 import { resolvers } from './graphql/resolvers.ts';
 
+/** Where the GraphQL API answers. */
 export const GRAPHQL_PATH = '/beta';
 
 const schema = readFileSync(new URL('./graphql/schema.graphql', import.meta.url), 'utf8');
 
+/** What the Transactions service is built from; options carry their defaults. */
 export interface TransactionsAppDeps extends Omit<BaseAppOptions, 'rateLimit'> {
   db: Database;
   /** Which keys this deployment accepts. */

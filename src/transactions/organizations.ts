@@ -2,6 +2,7 @@ import type { Queryable } from '../db/database.ts';
 import { AppError, quote } from '../errors.ts';
 import { checkTenantNames } from '../validation/tenant-names.ts';
 
+/** An organization: a tenant of the Transactions service, named by its handle. */
 export interface Organization {
   id: string;
   handle: string;
