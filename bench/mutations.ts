@@ -10,7 +10,7 @@ import { seedTransactionsDemo, type TransactionsDemo } from '../src/demo/seed.ts
 import type { FileStore } from '../src/files/local-file-store.ts';
 import type { TlsMaterial } from '../src/http/tls.ts';
 import { buildTransactionsApp, GRAPHQL_PATH } from '../src/transactions/app.ts';
-import { createTransaction } from '../src/transactions/lifecycle.ts';
+import { createTransaction } from '../src/transactions/create-transaction.ts';
 import { cpuPerRequest, cpuSnapshot, type CpuPerRequest } from './cpu.ts';
 import { openBenchDatabase } from './database.ts';
 import { post } from './https-client.ts';

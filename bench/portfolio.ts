@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import type { Database, Queryable } from '../src/db/database.ts';
-import { loadInstanceSecret } from '../src/files/file-links.ts';
+import { loadInstanceSecret } from '../src/db/instance-secrets.ts';
 import type { TlsMaterial } from '../src/http/tls.ts';
 import { buildPortfolioApp, PORTFOLIO_BASE_PATH } from '../src/portfolio/app.ts';
 import { createCursors, type WalkState } from '../src/portfolio/cursor.ts';

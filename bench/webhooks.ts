@@ -11,7 +11,8 @@ import type { Database } from '../src/db/database.ts';
 import { createPostgresDatabase } from '../src/db/postgres-database.ts';
 import { seedTransactionsDemo, type TransactionsDemo } from '../src/demo/seed.ts';
 import type { FileStore } from '../src/files/local-file-store.ts';
-import { applyEvent, createTransaction, lockTransaction } from '../src/transactions/lifecycle.ts';
+import { createTransaction } from '../src/transactions/create-transaction.ts';
+import { applyEvent, lockTransaction } from '../src/transactions/transitions.ts';
 import {
   primaryRecipient,
   recipientOf,

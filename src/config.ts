@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { DEFAULT_RETRY_DELAYS_SECONDS } from './webhooks/retry-schedule.ts';
 
 /**
  * Every setting Portico reads, with its environment variable. Flags of the `portico` command mirror them
@@ -78,7 +79,7 @@ export const CONFIG_VARIABLES = {
     env: 'PORTICO_WEBHOOK_RETRY_SCHEDULE',
     flag: '--webhook-retry-schedule <seconds,…>',
     help: 'seconds before each retry of a failed webhook delivery (each ±10% jitter)',
-    default: '5,300,1800,7200,18000,36000,36000',
+    default: DEFAULT_RETRY_DELAYS_SECONDS.join(','),
   },
   webhooksAllowInsecure: {
     env: 'PORTICO_WEBHOOKS_ALLOW_INSECURE',

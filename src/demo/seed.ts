@@ -5,12 +5,8 @@ import type { Environment } from '../config.ts';
 import type { Database, Queryable } from '../db/database.ts';
 import type { FileStore } from '../files/local-file-store.ts';
 import { createApiKey } from '../keys/api-key-store.ts';
-import {
-  applyEvent,
-  createTransaction,
-  lockTransaction,
-  type LockedTransaction,
-} from '../transactions/lifecycle.ts';
+import { createTransaction } from '../transactions/create-transaction.ts';
+import { applyEvent, lockTransaction, type LockedTransaction } from '../transactions/transitions.ts';
 import { createOrganization } from '../transactions/organizations.ts';
 import {
   primaryRecipient,

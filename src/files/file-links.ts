@@ -1,9 +1,11 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Queryable } from '../db/database.ts';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { AppError } from '../errors.ts';
 
-/** How long `File.signedUrl` links work. */
+/** How long a link works when the caller does not say (`File.signedUrl`, `genTransactionFileLink`). */
 export const DEFAULT_LINK_SECONDS = 15 * 60;
+/** The shortest lifetime a caller may ask of a link. */
 export const MIN_LINK_SECONDS = 60;
+/** The longest lifetime a caller may ask of a link. */
 export const MAX_LINK_SECONDS = 24 * 3600;
 
 /** A link's expiry in its one spelling: unix seconds in decimal, no sign, no leading zero. */
@@ -11,6 +13,7 @@ const EXPIRES = /^(0|[1-9]\d{0,11})$/;
 /** An HMAC-SHA256 in unpadded base64url: 32 bytes are 43 characters. */
 const SIGNATURE = /^[A-Za-z0-9_-]{43}$/;
 
+/** Makes and checks signed download links (see {@link createFileLinks}). */
 export interface FileLinks {
   /** The path and query of a link that downloads the file until `expiresAt`. */
   pathFor(fileId: string, expiresAt: Date): string;
@@ -46,17 +49,37 @@ export function createFileLinks(secret: Buffer): FileLinks {
 }
 
 /**
- * A secret the deployment generates for itself on first use and keeps in its database, so that every node
- * of a deployment shares it without configuration.
+ * When a link asked to work for `expiresInSeconds` (DEFAULT_LINK_SECONDS when absent) expires, or
+ * BAD_USER_INPUT when that lifetime is not a whole number of seconds between MIN_LINK_SECONDS and
+ * MAX_LINK_SECONDS.
+ *
+ * @example linkExpiry(3600) // an hour from now
  */
-export async function loadInstanceSecret(db: Queryable, name: string): Promise<Buffer> {
-  await db.query('insert into instance_secrets (name, value) values ($1, $2) on conflict (name) do nothing', [
-    name,
-    randomBytes(32),
-  ]);
-  const [row] = await db.query<{ value: Uint8Array }>('select value from instance_secrets where name = $1', [
-    name,
-  ]);
-  if (!row) throw new Error(`instance secret ${name} is missing`);
-  return Buffer.from(row.value);
+export function linkExpiry(expiresInSeconds?: number | null, now: Date = new Date()): Date {
+  const seconds = expiresInSeconds ?? DEFAULT_LINK_SECONDS;
+  if (!Number.isInteger(seconds) || seconds < MIN_LINK_SECONDS || seconds > MAX_LINK_SECONDS) {
+    throw new AppError(
+      'BAD_USER_INPUT',
+      `expiresInSeconds must be between ${MIN_LINK_SECONDS} and ${MAX_LINK_SECONDS}`,
+      { field: 'expiresInSeconds' },
+    );
+  }
+  return new Date(now.getTime() + seconds * 1000);
+}
+
+/**
+ * An absolute download link for a file, working until `expiresAt` (see {@link linkExpiry}).
+ *
+ * @example
+ * signedLink(links, { baseUrl: 'https://api.example.com', fileId, expiresAt: linkExpiry(3600) });
+ * // { url: 'https://api.example.com/files/<id>?expires=…&signature=…', expiresAt }
+ */
+export function signedLink(
+  links: FileLinks,
+  options: { baseUrl: string; fileId: string; expiresAt: Date },
+): { url: string; expiresAt: Date } {
+  return {
+    url: options.baseUrl + links.pathFor(options.fileId, options.expiresAt),
+    expiresAt: options.expiresAt,
+  };
 }

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
 import { AppError } from '../errors.ts';
-import { loadInstanceSecret } from '../files/file-links.ts';
+import { loadInstanceSecret } from '../db/instance-secrets.ts';
 import { createBaseApp, type BaseAppOptions } from '../http/base-app.ts';
 import type { RateLimitSettings } from '../http/rate-limit.ts';
 import { checkPortfolioKey } from '../keys/api-key.ts';

@@ -2,7 +2,7 @@ import type { Queryable } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import { displayPrefix, generatePortfolioKey, hashApiKey } from '../keys/api-key.ts';
 import { keyTable } from '../keys/api-key-store.ts';
-import { checkTenantNames } from '../transactions/organizations.ts';
+import { checkTenantNames } from '../validation/tenant-names.ts';
 
 /** A customer instance: the Portfolio service's tenant, chosen by the API key of each request. */
 export interface PortfolioInstance {

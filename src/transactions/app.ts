@@ -3,8 +3,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import mercurius from 'mercurius';
 import type { Environment } from '../config.ts';
 import type { Database } from '../db/database.ts';
+import { loadInstanceSecret } from '../db/instance-secrets.ts';
 import { registerDownloadRoute } from '../files/download-route.ts';
-import { createFileLinks, loadInstanceSecret } from '../files/file-links.ts';
+import { createFileLinks } from '../files/file-links.ts';
 import type { FileStore } from '../files/local-file-store.ts';
 import { createBaseApp, type BaseAppOptions } from '../http/base-app.ts';
 import type { RateLimitSettings } from '../http/rate-limit.ts';
@@ -12,39 +13,20 @@ import { parseApiKey } from '../keys/api-key.ts';
 import { createApiKeyCache } from '../keys/api-key-cache.ts';
 import type { ApiKeyRecord } from '../keys/api-key-store.ts';
 import type { LookupAll } from '../webhooks/address-safety.ts';
-import { authenticate, type Caller } from './authenticate.ts';
 import { registerRecipientRoutes } from './recipient-routes.ts';
-import { formatGraphQLErrors } from './graphql/errors.ts';
-import {
-  DEFAULT_GRAPHQL_LIMITS,
-  checkOperationCost,
-  limitRules,
-  type GraphQLLimits,
-} from './graphql/limits.ts';
-import {
-  checkGraphQLEnvelope,
-  checkOperationChosen,
-  finishGraphQLAnswer,
-  operationNameOf,
-  storableStringsRule,
-} from './graphql/request-checks.ts';
+import { contextBuilder } from './graphql/context.ts';
 import { registerGraphiQL } from './graphql/graphiql.ts';
-import { resolvers, type TransactionsContext } from './graphql/resolvers.ts';
+import { addOperationHooks, errorFormatter, errorHandler, graphqlRouteHooks } from './graphql/hooks.ts';
+import { DEFAULT_GRAPHQL_LIMITS, limitRules, type GraphQLLimits } from './graphql/limits.ts';
+import { storableStringsRule } from './graphql/request-checks.ts';
+import { resolvers } from './graphql/resolvers.ts';
 
+/** Where the GraphQL API answers. */
 export const GRAPHQL_PATH = '/beta';
 
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}
 const schema = readFileSync(new URL('./graphql/schema.graphql', import.meta.url), 'utf8');
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The organization and key behind a request to the GraphQL endpoint, once authenticated. */
-    caller: Caller | null;
-  }
-}
-
+/** What the Transactions service is built from; options carry their defaults. */
 export interface TransactionsAppDeps extends Omit<BaseAppOptions, 'rateLimit'> {
   db: Database;
   /** Which keys this deployment accepts. */
@@ -102,32 +84,10 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
 
   const keyCache = createApiKeyCache<ApiKeyRecord>({ ttlMs: deps.apiKeyCacheMs ?? 1000 });
   app.decorateRequest('caller', null);
-  app.addHook('onRoute', (route) => {
-    if (route.url !== GRAPHQL_PATH) return;
-    // Appended to any hooks a plugin put on the route.
-    const onRequest = [route.onRequest ?? []].flat();
-    route.onRequest = [
-      ...onRequest,
-      async (request, reply) => {
-        try {
-          request.caller = await authenticate(
-            { db, environment: deps.environment, cache: keyCache },
-            request,
-          );
-        } catch (error) {
-          void reply.header('www-authenticate', 'Bearer realm="portico"');
-          throw error;
-        }
-      },
-    ];
-    route.preValidation = [...[route.preValidation ?? []].flat(), checkGraphQLEnvelope];
-    route.onSend = [
-      ...[route.onSend ?? []].flat(),
-      (request, reply, payload, done) => {
-        done(null, finishGraphQLAnswer(request, reply, payload));
-      },
-    ];
-  });
+  app.addHook(
+    'onRoute',
+    graphqlRouteHooks({ path: GRAPHQL_PATH, db, environment: deps.environment, keyCache }),
+  );
 
   // Encapsulated, so that Mercurius' error handler answers for the GraphQL routes only.
   await app.register(async (graphql) => {
@@ -140,49 +100,18 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
       validationRules: [...limitRules(limits), storableStringsRule],
       graphql: { parseOptions: { maxTokens: limits.tokens } },
       persistedQueryProvider: mercurius.persistedQueryDefaults.automatic(1000),
-      context: (request: FastifyRequest): TransactionsContext =>
-        request.caller
-          ? {
-              db,
-              caller: request.caller,
-              links,
-              baseUrl: baseUrl(),
-              idempotencyKey: headerValue(request.headers['idempotency-key']),
-              files: deps.files,
-              signatureContext: { ipAddress: request.ip, userAgent: request.headers['user-agent'] },
-              webhooksAllowInsecure: deps.webhooksAllowInsecure ?? false,
-              webhookLookup: deps.webhookLookup,
-            }
-          : // Mercurius also builds a context to report a request refused before execution (e.g. 401);
-            // no resolver runs with it.
-            ({} as TransactionsContext),
-      errorFormatter: (execution, context) => {
-        const formatted = formatGraphQLErrors(execution, context.reply.request.id, context.reply.log);
-        if (formatted.retryAfterSeconds !== undefined) {
-          void context.reply.header('retry-after', formatted.retryAfterSeconds);
-        }
-        return formatted;
-      },
-      errorHandler: async (error, request, reply) => {
-        const { statusCode, response, retryAfterSeconds } = formatGraphQLErrors(
-          { errors: [error as never] },
-          request.id,
-          request.log,
-        );
-        if (retryAfterSeconds !== undefined) void reply.header('retry-after', retryAfterSeconds);
-        return reply.code(statusCode).send(response);
-      },
+      context: contextBuilder({
+        db,
+        links,
+        files: deps.files,
+        baseUrl,
+        webhooksAllowInsecure: deps.webhooksAllowInsecure ?? false,
+        webhookLookup: deps.webhookLookup,
+      }),
+      errorFormatter,
+      errorHandler,
     });
-    graphql.graphql.addHook('preParsing', (_schema, source, context) => {
-      const request = context.reply.request;
-      if (request.method === 'GET') checkOperationChosen(source, operationNameOf(request));
-    });
-    graphql.graphql.addHook('preExecution', (schema, document, context, variables) => {
-      checkOperationCost(
-        { schema, document, variables, operationName: operationNameOf(context.reply.request) },
-        limits.cost,
-      );
-    });
+    addOperationHooks(graphql, limits);
   });
 
   registerDownloadRoute(app, { db, links, store: deps.files });

@@ -1,6 +1,8 @@
 import type { Queryable } from '../db/database.ts';
 import { AppError, quote } from '../errors.ts';
+import { checkTenantNames } from '../validation/tenant-names.ts';
 
+/** An organization: a tenant of the Transactions service, named by its handle. */
 export interface Organization {
   id: string;
   handle: string;
@@ -9,26 +11,7 @@ export interface Organization {
 }
 
 const COLUMNS = 'id, handle, name, created_at as "createdAt"';
-const HANDLE = /^[a-z0-9][a-z0-9-]{1,62}$/;
-
-/**
- * Checks a tenant's short name (an organization's handle, a customer instance's slug) and its display name.
- * @returns the display name, trimmed
- */
-export function checkTenantNames(options: { label: string; short: string; name: string }): string {
-  if (!HANDLE.test(options.short)) {
-    throw new AppError(
-      'BAD_USER_INPUT',
-      `${options.label} ${quote(options.short)} must be 2–63 lower-case letters, digits or hyphens, starting with a letter or digit`,
-    );
-  }
-  if (options.name.trim() === '') throw new AppError('BAD_USER_INPUT', 'name must not be blank');
-  if (options.name.trim().length > 200) {
-    throw new AppError('BAD_USER_INPUT', 'name may be at most 200 characters');
-  }
-  return options.name.trim();
-}
-
+/** Creates an organization (a tenant of the Transactions service); its handle must be free. */
 export async function createOrganization(
   db: Queryable,
   options: { handle: string; name: string },
@@ -46,6 +29,7 @@ export async function createOrganization(
   return organization;
 }
 
+/** The organization with this handle, if any. */
 export async function findOrganizationByHandle(
   db: Queryable,
   handle: string,

@@ -3,9 +3,16 @@ import type { Queryable, Transaction } from '../db/database.ts';
 import { AppError, quote } from '../errors.ts';
 import type { FileStore } from '../files/local-file-store.ts';
 import { itemRules, listProblems, MAX_PROBLEM_DETAILS } from './item-data.ts';
-import { applyEvent, refreshCompletion, type Actor, type LockedTransaction } from './lifecycle.ts';
+import type { Actor } from './actor.ts';
+import { refreshCompletion } from './completion.ts';
 import { renderSignedDocument } from './signed-document.ts';
-import { decide } from './workflow.ts';
+import {
+  applyEvent,
+  eventAllowed,
+  lockOwnTransaction,
+  type LockedTransaction,
+  type Transition,
+} from './transitions.ts';
 
 /** The longest name a signature may carry, as the recipient routes also say. */
 const MAX_SIGNED_NAME_LENGTH = 200;
@@ -26,6 +33,21 @@ export interface Signer {
 export interface SignatureContext {
   ipAddress: string;
   userAgent: string | undefined;
+}
+
+/** A signature asked for: the document, the typed name, explicit consent, and where the PDF goes. */
+export interface SignatureRequest {
+  documentKey: string;
+  signedName: string;
+  consent: boolean;
+  context: SignatureContext;
+  files: FileStore;
+}
+
+/** A signature made: the document is `COMPLETED` once its last signature is, else `PENDING`. */
+export interface SignatureResult {
+  documentKey: string;
+  state: 'PENDING' | 'COMPLETED';
 }
 
 interface LatestRevision {
@@ -59,6 +81,24 @@ export async function primaryRecipient(tx: Queryable, subject: LockedTransaction
   const signer = await recipientOf(tx, subject.id, role);
   if (!signer) throw new Error(`transaction ${subject.id} has no primary recipient`);
   return signer;
+}
+
+/** The recipient through which the sender signs a document: the sender role that signs it and is present. */
+async function senderSigner(tx: Queryable, subject: LockedTransaction, documentKey: string): Promise<Signer> {
+  const document = subject.definition.processes
+    .flatMap((p) => p.documents ?? [])
+    .find((d) => d.key === documentKey);
+  const senderRoles = subject.definition.recipientRoles
+    .filter((role) => role.sender === true)
+    .map((role) => role.key);
+  for (const role of document?.signedBy.filter((r) => senderRoles.includes(r)) ?? []) {
+    const signer = await recipientOf(tx, subject.id, role);
+    if (signer) return signer;
+  }
+  throw new AppError(
+    'CONFLICT',
+    `the sender has no role that signs "${documentKey}" in this transaction now (recipients sign with their link)`,
+  );
 }
 
 async function latestRevision(
@@ -130,15 +170,8 @@ export async function saveItem(
 export async function signDocument(
   tx: Transaction,
   subject: LockedTransaction,
-  options: {
-    signer: Signer;
-    documentKey: string;
-    signedName: string;
-    consent: boolean;
-    context: SignatureContext;
-    files: FileStore;
-  },
-): Promise<{ documentKey: string; state: 'PENDING' | 'COMPLETED' }> {
+  options: SignatureRequest & { signer: Signer },
+): Promise<SignatureResult> {
   const { signer, documentKey } = options;
   if (!options.consent) {
     throw new AppError('BAD_USER_INPUT', 'signing needs explicit consent (consent: true)', {
@@ -250,7 +283,7 @@ export async function submitRevision(
   tx: Transaction,
   subject: LockedTransaction,
   options: { processKey: string; actor: Actor },
-): Promise<{ committedAt: Date; event: { sourceStateKey: string | null; targetStateKey: string } | null }> {
+): Promise<{ committedAt: Date; event: Transition | null }> {
   const process = subject.definition.processes.find((p) => p.key === options.processKey);
   if (!process) throw notFound(`no process ${quote(options.processKey)} in this transaction`);
   const revision = await latestRevision(tx, subject.id, process.key);
@@ -263,16 +296,25 @@ export async function submitRevision(
     [revision.revisionId],
   );
   await refreshCompletion(tx, subject);
-  let event = null;
-  if (process.submitEvent !== undefined) {
-    const [open] = await tx.query(
-      'select 1 from transaction_processes where transaction_id = $1 and completed_at is null',
-      [subject.id],
-    );
-    const decision = decide(subject.definition.workflow, subject.state, process.submitEvent, {
-      allProcessesComplete: !open,
-    });
-    if (decision.ok) event = await applyEvent(tx, subject, process.submitEvent, options.actor);
+  let event: Transition | null = null;
+  if (process.submitEvent !== undefined && (await eventAllowed(tx, subject, process.submitEvent))) {
+    event = await applyEvent(tx, subject, process.submitEvent, options.actor);
   }
   return { committedAt: committed?.committedAt ?? new Date(), event };
+}
+
+/**
+ * `signTransactionDocument`: the sender signs a document of a transaction of its organization through the API,
+ * as the sender role that signs it (e.g. countersigner); recipients sign with their link instead.
+ */
+export async function signAsSender(
+  tx: Transaction,
+  options: SignatureRequest & { organizationId: string; transactionId: string },
+): Promise<SignatureResult> {
+  const subject = await lockOwnTransaction(tx, {
+    id: options.transactionId,
+    organizationId: options.organizationId,
+  });
+  const signer = await senderSigner(tx, subject, options.documentKey);
+  return signDocument(tx, subject, { ...options, signer });
 }

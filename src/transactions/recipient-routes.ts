@@ -3,10 +3,10 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Database, Transaction } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import type { FileStore } from '../files/local-file-store.ts';
-import { lockTransaction, type LockedTransaction } from './lifecycle.ts';
+import { isUuid } from '../validation/uuid.ts';
 import { primaryRecipient, saveItem, signDocument, submitRevision } from './recipient-actions.ts';
-
-const TOKEN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { recipientView } from './recipient-view.ts';
+import { lockTransaction, type LockedTransaction } from './transitions.ts';
 
 const ItemBody = Type.Object(
   { data: Type.Record(Type.String(), Type.Unknown()) },
@@ -30,7 +30,7 @@ export function registerRecipientRoutes(
     work: (tx: Transaction, subject: LockedTransaction) => Promise<Result>,
   ): Promise<Result> =>
     deps.db.transaction(async (tx) => {
-      const subject = TOKEN.test(token) ? await lockTransaction(tx, { transmitToken: token }) : undefined;
+      const subject = isUuid(token) ? await lockTransaction(tx, { transmitToken: token }) : undefined;
       if (!subject) throw new AppError('NOT_FOUND', 'This link does not open any transaction.');
       return work(tx, subject);
     });
@@ -44,56 +44,7 @@ export function registerRecipientRoutes(
   });
 
   app.get<{ Params: { token: string } }>('/recipient/:token', (request) =>
-    withTransaction(request.params.token, async (tx, subject) => {
-      const { signer } = await recipientActor(tx, subject);
-      const rows = await tx.query<{
-        key: string;
-        number: number;
-        committedAt: Date | null;
-        items: Record<string, { data: unknown; completionPercentage: number }>;
-        signatures: { documentKey: string; role: string; signedName: string; signedAt: string }[];
-      }>(
-        `select p.key, r.number, r.committed_at as "committedAt",
-           (select coalesce(jsonb_object_agg(i.vulcan_key, jsonb_build_object('data', i.data, 'completionPercentage', i.completion_percentage)), '{}')
-            from transaction_items i where i.transaction_process_revision_id = r.id) as items,
-           (select coalesce(jsonb_agg(jsonb_build_object('documentKey', c.document_key, 'role', rc.vulcan_key,
-                     'signedName', s.signed_name, 'signedAt', s.signed_at) order by s.signed_at), '[]')
-            from transaction_signature_containers c
-            join transaction_signatures s on s.transaction_signature_container_id = c.id and s.state = 'signed'
-            join transaction_recipients rc on rc.id = s.transaction_recipient_id
-            where c.transaction_process_id = p.id and c.state <> 'voided' and c.created_at >= r.created_at) as signatures
-         from transaction_processes p
-         join lateral (select * from transaction_process_revisions where transaction_process_id = p.id
-                       order by number desc limit 1) r on true
-         where p.transaction_id = $1 order by p.created_at, p.sequence`,
-        [subject.id],
-      );
-      return {
-        transaction: { id: subject.id, state: subject.state },
-        recipient: { role: signer.role },
-        processes: rows.map((row) => {
-          const definition = subject.definition.processes.find((p) => p.key === row.key);
-          return {
-            key: row.key,
-            title: definition?.title ?? row.key,
-            revision: { number: row.number, committedAt: row.committedAt },
-            items: (definition?.items ?? []).map((item) => ({
-              vulcanKey: item.vulcanKey,
-              title: item.title ?? item.vulcanKey,
-              schema: item.schema,
-              data: row.items[item.vulcanKey]?.data ?? {},
-              completionPercentage: row.items[item.vulcanKey]?.completionPercentage ?? 0,
-            })),
-            documents: (definition?.documents ?? []).map((document) => ({
-              key: document.key,
-              title: document.title ?? document.key,
-              signedBy: document.signedBy,
-              signatures: row.signatures.filter((s) => s.documentKey === document.key),
-            })),
-          };
-        }),
-      };
-    }),
+    withTransaction(request.params.token, (tx, subject) => recipientView(tx, { transaction: subject })),
   );
 
   app.put<{ Params: { token: string; vulcanKey: string }; Body: Static<typeof ItemBody> }>(

@@ -3,17 +3,19 @@ import type { WorkflowAction, WorkflowDefinition } from './template-schema.ts';
 
 /**
  * The workflow engine: pure functions over a template's workflow, the state a transaction is in and an event.
- * No I/O: the lifecycle reads the facts a guard needs, asks for a decision, and carries out its actions.
+ * No I/O: transitions.ts reads the facts a guard needs (completion.ts), asks for a decision, and carries out
+ * its actions.
  */
 
 type Event = WorkflowDefinition['events'][number];
 
-/** What the lifecycle knows about a transaction when it asks for a decision. */
+/** What is known of a transaction when a decision is asked for (see `workflowFactsOf` in completion.ts). */
 export interface WorkflowFacts {
   /** Whether every process that exists is complete (processes never created do not count). */
   allProcessesComplete: boolean;
 }
 
+/** The engine's answer to an event: the transition and its actions, or why it is refused. */
 export type Decision =
   | { ok: true; eventKey: string; source: string; target: string; actions: WorkflowAction[] }
   | {
@@ -24,6 +26,7 @@ export type Decision =
       allowed: string[];
     };
 
+/** The keys of the workflow's final states. */
 export function finalStates(workflow: WorkflowDefinition): Set<string> {
   return new Set(workflow.states.filter((state) => state.final === true).map((state) => state.key));
 }

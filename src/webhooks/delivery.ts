@@ -3,7 +3,8 @@ import { request, type Dispatcher } from 'undici';
 import type { Database, Queryable } from '../db/database.ts';
 import { safeDispatcher } from './address-safety.ts';
 import { openSecret, secretsKey } from './endpoints.ts';
-import { parseRetryAfter, retryDelay } from './retry-schedule.ts';
+import { nextStep, type AttemptResult, type NextStep } from './delivery-outcome.ts';
+import { parseRetryAfter } from './retry-schedule.ts';
 
 /**
  * Webhook delivery from the transactional outbox, in two steps any number of workers can run side by side on
@@ -12,8 +13,9 @@ import { parseRetryAfter, retryDelay } from './retry-schedule.ts';
  * 1. `fanOutEvents` turns undispatched outbox events into one delivery per endpoint that wants them, and marks
  *    the events dispatched, in one statement: an event is never lost and never fanned out twice.
  * 2. `deliverDue` claims due deliveries with a lease (`FOR UPDATE SKIP LOCKED`, committed at once), sends each
- *    signed as Standard Webhooks has it, and records the attempt and what comes next. A worker that dies
- *    mid-send leaves its claim to run out; then any worker sends again (at-least-once).
+ *    signed as Standard Webhooks has it, decides what comes next (`nextStep`, delivery-outcome.ts) and records
+ *    the attempt with it. A worker that dies mid-send leaves its claim to run out; then any worker sends again
+ *    (at-least-once).
  */
 
 export interface DeliveryOptions {
@@ -48,7 +50,6 @@ function dispatcherFor(options: DeliveryOptions): Dispatcher {
   }
   return dispatcher;
 }
-const FIVE_DAYS_MS = 5 * 24 * 3600 * 1000;
 
 /** Fans out up to `limit` outbox events; returns how many were dispatched. */
 export async function fanOutEvents(db: Queryable, options: { limit?: number } = {}): Promise<number> {
@@ -93,15 +94,12 @@ interface Claimed {
   failingSince: Date | null;
 }
 
-interface Outcome {
-  statusCode?: number;
-  responseBody?: string;
-  error?: string;
-  retryAfterMs?: number;
-  durationMs: number;
-}
-
-async function send(claimed: Claimed, key: Buffer, options: DeliveryOptions, now: Date): Promise<Outcome> {
+async function send(
+  claimed: Claimed,
+  key: Buffer,
+  options: DeliveryOptions,
+  now: Date,
+): Promise<AttemptResult> {
   const secrets = [openSecret(claimed.secret, key)];
   if (claimed.previousSecret && claimed.previousSecretExpiresAt && claimed.previousSecretExpiresAt > now) {
     secrets.push(openSecret(claimed.previousSecret, key));
@@ -153,26 +151,14 @@ async function send(claimed: Claimed, key: Buffer, options: DeliveryOptions, now
   }
 }
 
-/** Records an attempt and decides the delivery's next step, in one database transaction. */
-async function record(db: Database, claimed: Claimed, outcome: Outcome, options: DeliveryOptions, now: Date) {
-  const status = outcome.statusCode;
-  const succeeded = status !== undefined && status >= 200 && status < 300;
-  const attempts = claimed.attempts + 1;
-  const gone = status === 410;
-  const honoursRetryAfter = status === 429 || status === 503;
-  const delay =
-    succeeded || gone
-      ? undefined
-      : retryDelay(attempts, {
-          ...(options.delaysMs ? { delaysMs: options.delaysMs } : {}),
-          retryAfterMs: honoursRetryAfter ? outcome.retryAfterMs : undefined,
-        });
-  const failingSince = succeeded ? null : (claimed.failingSince ?? now);
-  const disable = gone
-    ? 'the endpoint answered 410 Gone'
-    : failingSince && now.getTime() - failingSince.getTime() >= (options.disableAfterMs ?? FIVE_DAYS_MS)
-      ? 'every attempt failed for 5 days'
-      : null;
+/** Writes an attempt and the step decided after it (see `nextStep`), in one database transaction. */
+async function recordAttempt(
+  db: Database,
+  claimed: Claimed,
+  result: AttemptResult,
+  step: NextStep,
+  now: Date,
+): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.query(
       `insert into webhook_attempts
@@ -182,10 +168,10 @@ async function record(db: Database, claimed: Claimed, outcome: Outcome, options:
         claimed.organizationId,
         claimed.id,
         now,
-        outcome.durationMs,
-        status ?? null,
-        outcome.responseBody ?? null,
-        outcome.error ?? null,
+        result.durationMs,
+        result.statusCode ?? null,
+        result.responseBody ?? null,
+        result.error ?? null,
       ],
     );
     await tx.query(
@@ -194,11 +180,11 @@ async function record(db: Database, claimed: Claimed, outcome: Outcome, options:
        where id = $1`,
       [
         claimed.id,
-        attempts,
+        step.attempts,
         now,
-        succeeded ? 'delivered' : delay === undefined ? 'failed' : 'pending',
-        succeeded ? now : null,
-        delay === undefined ? null : new Date(now.getTime() + delay),
+        step.status,
+        step.status === 'delivered' ? now : null,
+        step.nextAttemptAt,
       ],
     );
     await tx.query(
@@ -207,7 +193,7 @@ async function record(db: Database, claimed: Claimed, outcome: Outcome, options:
          disabled_reason = coalesce($3, disabled_reason)
        -- Only when something changes: a success to a healthy endpoint must not queue behind its row lock.
        where id = $1 and (failing_since is distinct from $2 or $3::text is not null)`,
-      [claimed.endpointId, failingSince, disable, now],
+      [claimed.endpointId, step.failingSince, step.disableReason, now],
     );
   });
 }
@@ -253,7 +239,14 @@ export async function deliverDue(db: Database, options: DeliveryOptions = {}): P
         });
         return;
       }
-      await record(db, delivery, await send(delivery, key, options, now), options, new Date());
+      const result = await send(delivery, key, options, now);
+      const attemptedAt = new Date();
+      const step = nextStep(delivery, result, {
+        delaysMs: options.delaysMs,
+        disableAfterMs: options.disableAfterMs,
+        now: attemptedAt,
+      });
+      await recordAttempt(db, delivery, result, step, attemptedAt);
     }),
   );
   const failed = results.find((result) => result.status === 'rejected');

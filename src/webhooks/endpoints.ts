@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
 import { AppError, quote } from '../errors.ts';
-import { loadInstanceSecret } from '../files/file-links.ts';
+import { loadInstanceSecret } from '../db/instance-secrets.ts';
 import { open, seal } from '../keys/sealed-box.ts';
 import { checkDestination, type LookupAll } from './address-safety.ts';
 

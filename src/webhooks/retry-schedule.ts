@@ -3,7 +3,10 @@
  * Webhooks schedule), each delay with up to ±10% jitter so that a receiver that was down is not hit by every
  * retry at once. `Retry-After` on a 429 or 503 pushes the next attempt later, never earlier.
  */
-export const DEFAULT_RETRY_DELAYS_MS = [5, 300, 1800, 7200, 18000, 36000, 36000].map((s) => s * 1000);
+export const DEFAULT_RETRY_DELAYS_SECONDS: readonly number[] = [5, 300, 1800, 7200, 18000, 36000, 36000];
+
+/** {@link DEFAULT_RETRY_DELAYS_SECONDS} in milliseconds. */
+export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = DEFAULT_RETRY_DELAYS_SECONDS.map((s) => s * 1000);
 
 /** The delay before attempt `attempts + 1`, or undefined when the schedule is spent. */
 export function retryDelay(

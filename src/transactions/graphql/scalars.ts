@@ -1,7 +1,7 @@
 import { GraphQLError, GraphQLScalarType, Kind, valueFromASTUntyped, type ValueNode } from 'graphql';
 import { quote } from '../../errors.ts';
+import { isUuid } from '../../validation/uuid.ts';
 
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // RFC 3339 section 5.6 date-time: full date, 'T', time with optional fraction, and 'Z' or an offset. A
 // fraction finer than nanoseconds means nothing to anyone, and bounding it bounds the whole text.
 const DATE_TIME_PATTERN =
@@ -17,7 +17,7 @@ function badInput(message: string): GraphQLError {
 }
 
 function parseUuid(value: unknown): string {
-  if (typeof value !== 'string' || !UUID_PATTERN.test(value)) {
+  if (typeof value !== 'string' || !isUuid(value)) {
     throw badInput(`${quote(value)} is not a UUID (expected e.g. 3f1c0f5e-8f5b-4f5e-9a51-1c9f0b1c2d3e)`);
   }
   return value.toLowerCase();

@@ -1,5 +1,11 @@
-import { Kind, type FieldNode, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
-import { RELATIONS, type ResourceName, type Tree } from '../reads.ts';
+import {
+  Kind,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLResolveInfo,
+  type SelectionSetNode,
+} from 'graphql';
+import { RELATIONS, type ResourceName, type Tree } from './read-model.ts';
 
 type Fragments = Record<string, FragmentDefinitionNode>;
 
@@ -64,4 +70,12 @@ export function selectionTree(
 /** The field nodes of the sub-field `name` under `nodes`, e.g. the `nodes` of a connection. */
 export function subfieldNodes(nodes: readonly FieldNode[], name: string, fragments: Fragments): FieldNode[] {
   return fieldsByName(nodes, fragments).get(name) ?? [];
+}
+
+/** The relations the field being resolved selects below it, when it is of type `resource`. */
+export function treeOf(
+  resource: ResourceName,
+  info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>,
+): Tree {
+  return selectionTree(resource, info.fieldNodes, info.fragments);
 }

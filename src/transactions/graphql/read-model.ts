@@ -1,9 +1,13 @@
-import type { Queryable } from '../db/database.ts';
+import type { Queryable } from '../../db/database.ts';
 
 /**
- * The read side of the Transactions domain. Each resource, named like its GraphQL type, is one table and the
- * columns it shows, already in the API's shape (camelCase, enums upper-case). Every read takes the caller's
- * organization and filters on it, so an id of another organization finds nothing, exactly like an unknown id.
+ * GraphQL's read model: the SQL compiler behind every GraphQL read. `RESOURCES` and `RELATIONS` mirror the
+ * types and relation fields of schema.graphql (a test holds them to it); `findById` and `listTransactions`
+ * compile a query's selection tree into one statement.
+ *
+ * Each resource, named like its GraphQL type, is one table and the columns it shows, already in the API's shape
+ * (camelCase, enums upper-case). Every read takes the caller's organization and filters on it, so an id of
+ * another organization finds nothing, exactly like an unknown id.
  */
 export const RESOURCES = {
   Organization: {
@@ -108,6 +112,7 @@ export const RESOURCES = {
   },
 } as const satisfies Record<string, { table: string; columns: string; tenantColumn?: string }>;
 
+/** A resource of the read model, named like its GraphQL type. */
 export type ResourceName = keyof typeof RESOURCES;
 
 /**
@@ -254,6 +259,7 @@ export async function findById(
   return row;
 }
 
+/** The order of a list by creation time, as the GraphQL enum spells it. */
 export type CreatedAtOrder = 'CREATED_AT_ASC' | 'CREATED_AT_DESC';
 
 /**
@@ -286,10 +292,27 @@ export async function listTransactions(
   return { rows: rows.slice(0, options.first), hasNextPage: rows.length > options.first };
 }
 
+/** How many transactions the organization has (`TransactionConnection.totalCount`). */
 export async function countTransactions(db: Queryable, organizationId: string): Promise<number> {
   const [row] = await db.query<{ count: string }>(
     'select count(*) as count from transactions where organization_id = $1',
     [organizationId],
   );
   return Number(row?.count ?? 0);
+}
+
+/**
+ * The file behind a transaction file of the organization, whichever kind it is (a `TransactionFile` or a
+ * `TransactionSignatureFile`: `genTransactionFileLink` takes the id of either), or undefined.
+ */
+export async function findFileOfTransactionFile(
+  db: Queryable,
+  options: { id: string; organizationId: string },
+): Promise<Row | undefined> {
+  const holder =
+    (await findById(db, 'TransactionFile', options)) ??
+    (await findById(db, 'TransactionSignatureFile', options));
+  return holder
+    ? findById(db, 'File', { id: holder.fileId as string, organizationId: options.organizationId })
+    : undefined;
 }

@@ -1,0 +1,21 @@
+import { randomBytes } from 'node:crypto';
+import type { Queryable } from './database.ts';
+
+/**
+ * A secret the deployment generates for itself on first use and keeps in its database, so that every node
+ * of a deployment shares it without configuration (file links, Portfolio cursors, webhook secrets' key).
+ *
+ * @example
+ * const links = createFileLinks(await loadInstanceSecret(db, 'file_links'));
+ */
+export async function loadInstanceSecret(db: Queryable, name: string): Promise<Buffer> {
+  await db.query('insert into instance_secrets (name, value) values ($1, $2) on conflict (name) do nothing', [
+    name,
+    randomBytes(32),
+  ]);
+  const [row] = await db.query<{ value: Uint8Array }>('select value from instance_secrets where name = $1', [
+    name,
+  ]);
+  if (!row) throw new Error(`instance secret ${name} is missing`);
+  return Buffer.from(row.value);
+}

@@ -1,0 +1,82 @@
+import type { Queryable, Transaction } from '../db/database.ts';
+import { writeOutbox } from '../webhooks/outbox.ts';
+import type { Subject } from './subject.ts';
+import type { WorkflowFacts } from './workflow.ts';
+
+/**
+ * Completion: when a process and a transaction are complete, and the one fact the workflow's guards ask about
+ * it (`all_processes_complete`). Every place that needs the fact (applying an event, submitting a revision,
+ * `Transaction.availableEvents`) computes it here, so they cannot disagree.
+ */
+
+/**
+ * The `all_processes_complete` fact: every process that exists is complete (processes never created do not
+ * count, so a transaction without processes has them all complete).
+ */
+export function allProcessesComplete(processes: readonly { isComplete: boolean }[]): boolean {
+  return processes.every((process) => process.isComplete);
+}
+
+/** What the workflow's guards know of a transaction, read in the caller's database transaction. */
+export async function workflowFactsOf(tx: Queryable, transactionId: string): Promise<WorkflowFacts> {
+  const processes = await tx.query<{ isComplete: boolean }>(
+    'select completed_at is not null as "isComplete" from transaction_processes where transaction_id = $1',
+    [transactionId],
+  );
+  return { allProcessesComplete: allProcessesComplete(processes) };
+}
+
+/**
+ * Brings completion up to date after a change: a process is complete when its latest revision is committed,
+ * every item of it is at 100% and every document of the process is signed since that revision; a transaction
+ * once it has processes and all of them are. Completing a transaction writes its `transaction.completed`
+ * outbox row.
+ */
+export async function refreshCompletion(tx: Transaction, subject: Subject): Promise<void> {
+  const processes = await tx.query<{
+    id: string;
+    key: string;
+    wasComplete: boolean;
+    done: boolean;
+    signed: string[];
+  }>(
+    `select p.id, p.key, p.completed_at is not null as "wasComplete",
+       coalesce(r.committed_at is not null and not exists (
+         select 1 from transaction_items i where i.transaction_process_revision_id = r.id and i.completion_percentage < 100
+       ), false) as done,
+       array(select c.document_key from transaction_signature_containers c
+             where c.transaction_process_id = p.id and c.state = 'completed' and c.created_at >= r.created_at) as signed
+     from transaction_processes p
+     left join lateral (
+       select id, committed_at, created_at from transaction_process_revisions
+       where transaction_process_id = p.id order by number desc limit 1
+     ) r on true
+     where p.transaction_id = $1`,
+    [subject.id],
+  );
+  const now: { isComplete: boolean }[] = [];
+  for (const process of processes) {
+    const documents = subject.definition.processes.find((p) => p.key === process.key)?.documents ?? [];
+    const complete = process.done && documents.every((document) => process.signed.includes(document.key));
+    now.push({ isComplete: complete });
+    if (complete === process.wasComplete) continue;
+    await tx.query(
+      `update transaction_processes set completed_at = case when $2 then clock_timestamp() end where id = $1`,
+      [process.id, complete],
+    );
+  }
+  // A transaction with no process yet has nothing to complete.
+  if (processes.length === 0 || !allProcessesComplete(now)) return;
+  const [completed] = await tx.query<{ state: string; completedAt: Date }>(
+    `update transactions set completed_at = clock_timestamp(), updated_at = clock_timestamp()
+     where id = $1 and completed_at is null returning state, completed_at as "completedAt"`,
+    [subject.id],
+  );
+  if (completed) {
+    await writeOutbox(tx, {
+      transaction: subject,
+      type: 'transaction.completed',
+      facts: { state: completed.state, completedAt: completed.completedAt },
+    });
+  }
+}

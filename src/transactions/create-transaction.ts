@@ -1,0 +1,182 @@
+import type { Transaction } from '../db/database.ts';
+import { insertReturningId } from '../db/insert-returning-id.ts';
+import { AppError, quote } from '../errors.ts';
+import type { Actor } from './actor.ts';
+import { refreshCompletion } from './completion.ts';
+import { itemRules, listProblems, MAX_PROBLEM_DETAILS } from './item-data.ts';
+import { applyWorkflowAction } from './revisions.ts';
+import type { Subject } from './subject.ts';
+import type { TemplateDefinition } from './template-schema.ts';
+import { recordTransition } from './transitions.ts';
+import { newTransmitToken } from './transmit-tokens.ts';
+import { actionsOnEntering } from './workflow.ts';
+
+/** What an integrator sends to create a transaction (`createTransaction`'s input). */
+export interface CreateTransactionInput {
+  templateId: string;
+  senderEntityId: string;
+  noticeEmail: string;
+  noticeName: string;
+  inputData?: unknown;
+}
+
+/** The longest e-mail address SMTP carries (RFC 5321: a 256-octet path, less its angle brackets). */
+const MAX_EMAIL_LENGTH = 254;
+/** The longest name notices are addressed to. */
+const MAX_NOTICE_NAME_LENGTH = 200;
+// Something@domain.tld, with no spaces and one @. The parts of the domain are split at dots that neither part
+// may hold, so no text can be matched two ways and checking takes time in proportion to its length.
+const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
+
+/** The form of a template's keys (template-schema.ts), vulcanKeys among them. */
+const VULCAN_KEY = /^[a-z][a-z0-9_]{0,62}$/;
+
+/** Stands for a problem counted but never shown (see inputDataProblems). */
+const UNSHOWN_PROBLEM = 'inputData: no item of the template has this vulcanKey';
+
+/** A key of inputData as a message shows it: as is if it could be a vulcanKey, else quoted and cut short. */
+function shownKey(key: string): string {
+  return VULCAN_KEY.test(key) ? key : quote(key);
+}
+
+/** Checks inputData against the template's items: an object keyed by item vulcanKey, each value valid so far. */
+function inputDataProblems(definition: TemplateDefinition, inputData: unknown): string[] {
+  if (inputData === undefined || inputData === null) return [];
+  if (typeof inputData !== 'object' || Array.isArray(inputData)) {
+    return ['inputData: must be an object keyed by item vulcanKey'];
+  }
+  const items = new Map(
+    definition.processes.flatMap((process) => process.items.map((item) => [item.vulcanKey, item])),
+  );
+  const problems: string[] = [];
+  for (const [vulcanKey, data] of Object.entries(inputData as Record<string, unknown>)) {
+    const item = items.get(vulcanKey);
+    if (item) {
+      for (const problem of itemRules(item.schema).problems(data))
+        problems.push(`inputData.${vulcanKey}.${problem}`);
+    } else {
+      // Past what an error shows, an unknown key only counts: a body of 30,000 of them need not make 30,000 texts.
+      problems.push(
+        problems.length < MAX_PROBLEM_DETAILS
+          ? `inputData.${shownKey(vulcanKey)}: no item of the template has this vulcanKey`
+          : UNSHOWN_PROBLEM,
+      );
+    }
+  }
+  return problems;
+}
+
+/** The notice name and e-mail address as stored (trimmed), or BAD_USER_INPUT naming the field. */
+function checkNotice(input: CreateTransactionInput): { noticeName: string; email: string } {
+  const field = (name: string, message: string) => new AppError('BAD_USER_INPUT', message, { field: name });
+  const noticeName = input.noticeName.trim();
+  if (noticeName === '') throw field('noticeName', 'noticeName must not be blank');
+  if (noticeName.length > MAX_NOTICE_NAME_LENGTH) {
+    throw field(
+      'noticeName',
+      `noticeName must be at most ${MAX_NOTICE_NAME_LENGTH} characters (it has ${noticeName.length})`,
+    );
+  }
+  const email = input.noticeEmail.trim();
+  // Length first, so that nothing else ever looks at a long text.
+  if (email.length > MAX_EMAIL_LENGTH) {
+    throw field(
+      'noticeEmail',
+      `noticeEmail must be at most ${MAX_EMAIL_LENGTH} characters, as e-mail addresses are (it has ${email.length})`,
+    );
+  }
+  if (!EMAIL.test(email)) throw field('noticeEmail', `${quote(email)} is not an e-mail address`);
+  return { noticeName, email };
+}
+
+/** The template's definition, once both ids are known to be the organization's and inputData fits. */
+async function checkReferences(
+  tx: Transaction,
+  organizationId: string,
+  input: CreateTransactionInput,
+): Promise<TemplateDefinition> {
+  const field = (name: string, message: string) => new AppError('BAD_USER_INPUT', message, { field: name });
+  // One statement checks both ids against the caller's organization.
+  const [found] = await tx.query<{ definition: TemplateDefinition | null; sender: boolean }>(
+    `select (select definition from templates where id = $1 and organization_id = $3) as definition,
+       exists (select 1 from entities where id = $2 and organization_id = $3) as sender`,
+    [input.templateId, input.senderEntityId, organizationId],
+  );
+  if (!found?.definition) throw field('templateId', `no template with id ${quote(input.templateId)}`);
+  if (!found.sender) throw field('senderEntityId', `no entity with id ${quote(input.senderEntityId)}`);
+  const problems = inputDataProblems(found.definition, input.inputData);
+  if (problems.length > 0) {
+    throw new AppError(
+      'BAD_USER_INPUT',
+      `inputData does not fit the template's items: ${listProblems(problems)}`,
+      { field: 'inputData', problems: problems.slice(0, MAX_PROBLEM_DETAILS) },
+    );
+  }
+  return found.definition;
+}
+
+/**
+ * Creates a transaction in its workflow's initial state, with its primary recipient (the organization's entity
+ * with that e-mail address, or a new one) and what entering the initial state does (its processes, prefilled
+ * from inputData). Bad input writes nothing and names the field.
+ */
+export async function createTransaction(
+  tx: Transaction,
+  options: { organizationId: string; actor: Actor; input: CreateTransactionInput },
+): Promise<{ transactionId: string; transmitToken: string }> {
+  const { organizationId, input } = options;
+  const { noticeName, email } = checkNotice(input);
+  const definition = await checkReferences(tx, organizationId, input);
+
+  const initial = definition.workflow.initialState;
+  const { transmitToken, hash } = newTransmitToken();
+  const transactionId = await insertReturningId(
+    tx,
+    `insert into transactions
+       (organization_id, template_id, sender_entity_id, state, input_data, notice_name, notice_email, transmit_token_hash)
+     values ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [
+      organizationId,
+      input.templateId,
+      input.senderEntityId,
+      initial,
+      input.inputData ?? null,
+      noticeName,
+      email,
+      hash,
+    ],
+  );
+  const subject: Subject = {
+    id: transactionId,
+    organizationId,
+    senderEntityId: input.senderEntityId,
+    definition,
+    inputData: (input.inputData ?? {}) as Record<string, unknown>,
+  };
+  const [known] = await tx.query<{ id: string }>(
+    'select id from entities where organization_id = $1 and lower(email) = lower($2) order by created_at, sequence limit 1',
+    [organizationId, email],
+  );
+  const entityId =
+    known?.id ??
+    (await insertReturningId(
+      tx,
+      `insert into entities (organization_id, name, email, type) values ($1, $2, $3, 'individual')`,
+      [organizationId, noticeName, email],
+    ));
+  const primaryRole = definition.recipientRoles.find((role) => role.primary === true)?.key ?? 'recipient';
+  await tx.query(
+    'insert into transaction_recipients (organization_id, transaction_id, entity_id, vulcan_key) values ($1, $2, $3, $4)',
+    [organizationId, transactionId, entityId, primaryRole],
+  );
+  await recordTransition(tx, subject, {
+    eventKey: 'create',
+    source: null,
+    target: initial,
+    actor: options.actor,
+  });
+  for (const action of actionsOnEntering(definition.workflow, initial))
+    await applyWorkflowAction(tx, subject, action, 'create');
+  await refreshCompletion(tx, subject);
+  return { transactionId, transmitToken };
+}

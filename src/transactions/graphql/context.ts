@@ -1,0 +1,85 @@
+import type { FastifyRequest } from 'fastify';
+import type { MercuriusContext } from 'mercurius';
+import type { Database, Transaction } from '../../db/database.ts';
+import type { FileLinks } from '../../files/file-links.ts';
+import type { FileStore } from '../../files/local-file-store.ts';
+import type { LookupAll } from '../../webhooks/address-safety.ts';
+import type { Caller } from '../authenticate.ts';
+import { idempotent } from '../idempotency.ts';
+import type { SignatureContext } from '../recipient-actions.ts';
+import type {} from './hooks.ts';
+
+/** What every resolver gets besides Mercurius' own context. */
+export interface TransactionsContext {
+  db: Database;
+  caller: Caller;
+  links: FileLinks;
+  /** `https://host:port` as the client addressed us, for absolute links. */
+  baseUrl: string;
+  /** The request's `Idempotency-Key` header, for mutations. */
+  idempotencyKey: string | undefined;
+  /** Where signed documents are stored. */
+  files: FileStore;
+  /** Recorded with a signature made through the API. */
+  signatureContext: SignatureContext;
+  /** Whether webhook URLs may be plain http or private addresses (development and tests). */
+  webhooksAllowInsecure: boolean;
+  /** How webhook URL host names resolve (tests); node:dns when undefined. */
+  webhookLookup: LookupAll | undefined;
+}
+
+declare module 'mercurius' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- Mercurius' way to type the context.
+  interface MercuriusContext extends TransactionsContext {}
+}
+
+/** The context a resolver receives: Mercurius' own with {@link TransactionsContext}. */
+export type Context = MercuriusContext;
+
+/**
+ * A mutation: its input, run in one database transaction through `idempotent`, so that every mutation honours
+ * the Idempotency-Key header the same way.
+ */
+export function mutation<Input>(
+  operation: string,
+  work: (tx: Transaction, input: Input, context: Context) => Promise<unknown>,
+) {
+  return (_: unknown, { input }: { input: Input }, context: Context) =>
+    idempotent(
+      context.db,
+      { organizationId: context.caller.organizationId, key: context.idempotencyKey, operation, input },
+      (tx) => work(tx, input, context),
+    );
+}
+
+/**
+ * Mercurius' `context` option: the resolvers' context for an authenticated request. Mercurius also builds a
+ * context to report a request refused before execution (e.g. 401); no resolver runs with it, so it is empty.
+ */
+export function contextBuilder(deps: {
+  db: Database;
+  links: FileLinks;
+  files: FileStore;
+  baseUrl: () => string;
+  webhooksAllowInsecure: boolean;
+  webhookLookup: LookupAll | undefined;
+}): (request: FastifyRequest) => TransactionsContext {
+  return (request) =>
+    request.caller
+      ? {
+          db: deps.db,
+          caller: request.caller,
+          links: deps.links,
+          baseUrl: deps.baseUrl(),
+          idempotencyKey: headerValue(request.headers['idempotency-key']),
+          files: deps.files,
+          signatureContext: { ipAddress: request.ip, userAgent: request.headers['user-agent'] },
+          webhooksAllowInsecure: deps.webhooksAllowInsecure,
+          webhookLookup: deps.webhookLookup,
+        }
+      : ({} as TransactionsContext);
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

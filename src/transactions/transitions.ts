@@ -1,0 +1,147 @@
+import type { Transaction } from '../db/database.ts';
+import { AppError, quote } from '../errors.ts';
+import { writeOutbox } from '../webhooks/outbox.ts';
+import type { Actor } from './actor.ts';
+import { refreshCompletion, workflowFactsOf } from './completion.ts';
+import { applyWorkflowAction } from './revisions.ts';
+import type { Subject } from './subject.ts';
+import { hashTransmitToken } from './transmit-tokens.ts';
+import { decide } from './workflow.ts';
+
+/**
+ * Transitions: moving a transaction through its workflow. A change locks the transaction's row first, so that
+ * changes to one transaction apply one after the other; every transition is logged (`transaction_events`) and
+ * reported (a `transaction.state_changed` outbox row) in the same database transaction.
+ */
+
+/** A transaction locked for a change, with what the change needs to know. */
+export interface LockedTransaction extends Subject {
+  state: string;
+}
+
+/** The result of a transition: the state left (null on creation) and the state entered. */
+export interface Transition {
+  sourceStateKey: string | null;
+  targetStateKey: string;
+}
+
+/** Logs a transition in `transaction_events` and writes its `transaction.state_changed` outbox row. */
+export async function recordTransition(
+  tx: Transaction,
+  subject: Subject,
+  change: { eventKey: string; source: string | null; target: string; actor: Actor },
+): Promise<void> {
+  await tx.query(
+    `insert into transaction_events (organization_id, transaction_id, event_key, source_state, target_state, actor_type, actor_id)
+     values ($1, $2, $3, $4, $5, $6, $7)`,
+    [
+      subject.organizationId,
+      subject.id,
+      change.eventKey,
+      change.source,
+      change.target,
+      change.actor.type,
+      change.actor.id,
+    ],
+  );
+  await writeOutbox(tx, {
+    transaction: subject,
+    type: 'transaction.state_changed',
+    facts: { eventKey: change.eventKey, previousState: change.source, state: change.target },
+  });
+}
+
+/**
+ * Locks a transaction of an organization (by id) or of a recipient (by transmit token) for the rest of the
+ * database transaction, so that changes to one transaction apply one after the other.
+ */
+export async function lockTransaction(
+  tx: Transaction,
+  by: { id: string; organizationId: string } | { transmitToken: string },
+): Promise<LockedTransaction | undefined> {
+  const [where, params] =
+    'transmitToken' in by
+      ? ['t.transmit_token_hash = $1', [hashTransmitToken(by.transmitToken)]]
+      : ['t.id = $1 and t.organization_id = $2', [by.id, by.organizationId]];
+  const [row] = await tx.query<LockedTransaction>(
+    `select t.id, t.organization_id as "organizationId", t.state, t.sender_entity_id as "senderEntityId",
+       coalesce(t.input_data, '{}'::jsonb) as "inputData", tp.definition
+     from transactions t join templates tp on tp.id = t.template_id
+     where ${where} for update of t`,
+    params,
+  );
+  return row;
+}
+
+/** Locks a transaction of the organization, or answers NOT_FOUND (another organization's reads the same). */
+export async function lockOwnTransaction(
+  tx: Transaction,
+  options: { id: string; organizationId: string },
+): Promise<LockedTransaction> {
+  const subject = await lockTransaction(tx, options);
+  if (!subject)
+    throw new AppError('NOT_FOUND', `no transaction with id ${quote(options.id)}`, {
+      field: 'transactionId',
+    });
+  return subject;
+}
+
+/**
+ * Whether the workflow allows `eventKey` on the locked transaction now (from its state, with its guard), as
+ * {@link applyEvent} would decide.
+ */
+export async function eventAllowed(
+  tx: Transaction,
+  subject: LockedTransaction,
+  eventKey: string,
+): Promise<boolean> {
+  return decide(subject.definition.workflow, subject.state, eventKey, await workflowFactsOf(tx, subject.id))
+    .ok;
+}
+
+/**
+ * Applies a workflow event to a locked transaction: the transition, its log entry and outbox row, the actions of
+ * the state it enters, and completion. Refused (INVALID_EVENT, with the current state and the events allowed)
+ * when the event is unknown, not allowed from the current state or its guard does not hold.
+ */
+export async function applyEvent(
+  tx: Transaction,
+  subject: LockedTransaction,
+  eventKey: string,
+  actor: Actor,
+): Promise<Transition> {
+  const decision = decide(
+    subject.definition.workflow,
+    subject.state,
+    eventKey,
+    await workflowFactsOf(tx, subject.id),
+  );
+  if (!decision.ok) {
+    throw new AppError('INVALID_EVENT', decision.message, {
+      currentState: subject.state,
+      allowedEvents: decision.allowed,
+    });
+  }
+  await tx.query('update transactions set state = $2, updated_at = clock_timestamp() where id = $1', [
+    subject.id,
+    decision.target,
+  ]);
+  subject.state = decision.target;
+  await recordTransition(tx, subject, { eventKey, source: decision.source, target: decision.target, actor });
+  for (const action of decision.actions) await applyWorkflowAction(tx, subject, action, eventKey);
+  await refreshCompletion(tx, subject);
+  return { sourceStateKey: decision.source, targetStateKey: decision.target };
+}
+
+/** `triggerTransactionEvent`: an integrator applies a workflow event to a transaction of its organization. */
+export async function triggerTransactionEvent(
+  tx: Transaction,
+  options: { organizationId: string; actor: Actor; input: { transactionId: string; eventKey: string } },
+): Promise<Transition> {
+  const { input } = options;
+  const subject = await lockOwnTransaction(tx, {
+    id: input.transactionId,
+    organizationId: options.organizationId,
+  });
+  return applyEvent(tx, subject, input.eventKey, options.actor);
+}
