@@ -2,6 +2,49 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The boundaries docs/architecture.md draws. The two services share only the shared layer: neither imports
+ * the other's folder. Domain files hold the business rules and know nothing of HTTP or GraphQL; only the
+ * transport files (apps, routes, authentication hooks, the GraphQL layer, web routes) import Fastify or GraphQL.
+ */
+const SERVICES = { transactions: 'portfolio', portfolio: 'transactions' };
+const DOMAIN_FOLDERS = ['transactions', 'portfolio', 'webhooks', 'files', 'keys', 'accounts', 'mail', 'demo'];
+const TRANSPORT_FILES = [
+  'src/*/app.ts',
+  'src/*/routes.ts',
+  'src/**/*-routes.ts',
+  'src/**/*-route.ts',
+  'src/*/authenticate.ts',
+  'src/transactions/graphql/**',
+  'src/*/web/**',
+];
+const TRANSPORT_PACKAGES = {
+  group: ['fastify', '@fastify/*', 'mercurius', 'graphql', 'graphql-jit', '@escape.tech/*'],
+  message: 'Domain files know nothing of HTTP or GraphQL: put this in a route, an app or the graphql/ layer.',
+};
+const otherService = (service) => ({
+  group: [`**/${SERVICES[service]}/**`],
+  message: `The services share only the shared layer: ${service}/ never imports ${SERVICES[service]}/.`,
+});
+const boundaries = [
+  ...Object.keys(SERVICES).map((service) => ({
+    files: [`src/${service}/**/*.ts`],
+    rules: { 'no-restricted-imports': ['error', { patterns: [otherService(service)] }] },
+  })),
+  // A later entry replaces the rule's options for the files it matches, so domain files of a service name
+  // both restrictions again.
+  ...DOMAIN_FOLDERS.map((folder) => ({
+    files: [`src/${folder}/**/*.ts`],
+    ignores: TRANSPORT_FILES,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [TRANSPORT_PACKAGES, ...(folder in SERVICES ? [otherService(folder)] : [])] },
+      ],
+    },
+  })),
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/', '.portico/', 'coverage/', 'web/dist/'] },
   js.configs.recommended,
@@ -16,6 +59,7 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
+  ...boundaries,
   {
     // Tests read JSON responses loosely and then assert on them.
     files: ['test/**/*.ts', 'bench/**/*.ts'],
