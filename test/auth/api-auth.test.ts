@@ -314,7 +314,7 @@ function expectUnauthenticated(response: LightMyRequestResponse, shape: 'graphql
  * An answer as another tenant would compare it: the request id dropped and each id of `ids` written as its
  * name, so an answer about tenant A's records and one about unknown ids read the same when nothing leaks.
  */
-function comparable(response: LightMyRequestResponse, ids: Partial<Ids>): unknown {
+function comparable(response: LightMyRequestResponse, ids: Record<string, string>): unknown {
   let text = response.body;
   for (const [name, id] of Object.entries(ids)) text = text.replaceAll(id, `<${name}>`);
   return {
