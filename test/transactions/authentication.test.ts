@@ -52,6 +52,29 @@ async function expectRefused(app: FastifyInstance, authorization: string | undef
   expect(JSON.stringify(body)).not.toContain('Test Capital');
 }
 
+/**
+ * Runs `work` against an app that reuses key lookups for `apiKeyCacheMs`, with a new key of the demo
+ * organization and a function that revokes it; the app is closed afterwards.
+ */
+async function withKeyReusedFor(
+  apiKeyCacheMs: number,
+  work: (app: FastifyInstance, key: string, revoke: () => Promise<void>) => Promise<void>,
+): Promise<void> {
+  const app = await buildTransactionsApp({ db: testDb.db, files, environment: 'staging', apiKeyCacheMs });
+  try {
+    const { key, record } = await createApiKey(testDb.db, {
+      organizationId: demo.organizationId,
+      environment: 'staging',
+      name: 'to revoke',
+    });
+    await work(app, key, async () => {
+      await apiKeys.revoke(testDb.db, { ownerId: demo.organizationId, key: record.id });
+    });
+  } finally {
+    await app.close();
+  }
+}
+
 describe('API keys on the GraphQL endpoint', () => {
   it('serves a valid staging key on a staging deployment', async () => {
     const { status, body } = await graphql(staging, demo.apiKey, '{ viewer { id } }');
@@ -124,48 +147,23 @@ describe('API keys on the GraphQL endpoint', () => {
   });
 
   it('refuses a revoked key at once when key lookups are not reused', async () => {
-    const uncached = await buildTransactionsApp({
-      db: testDb.db,
-      files,
-      environment: 'staging',
-      apiKeyCacheMs: 0,
-    });
-    try {
-      const { key, record } = await createApiKey(testDb.db, {
-        organizationId: demo.organizationId,
-        environment: 'staging',
-        name: 'to revoke',
-      });
+    await withKeyReusedFor(0, async (uncached, key, revoke) => {
       expect((await graphql(uncached, key, '{ viewer { id } }')).status).toBe(200);
-      await apiKeys.revoke(testDb.db, { ownerId: demo.organizationId, key: record.id });
+      await revoke();
       await expectRefused(uncached, `Bearer ${key}`, /revoked/);
-    } finally {
-      await uncached.close();
-    }
+    });
   });
 
   it('refuses a revoked key once the reuse period of its last lookup is over', async () => {
-    const cached = await buildTransactionsApp({
-      db: testDb.db,
-      files,
-      environment: 'staging',
-      apiKeyCacheMs: 300,
-    });
-    try {
-      const { key, record } = await createApiKey(testDb.db, {
-        organizationId: demo.organizationId,
-        environment: 'staging',
-      });
+    await withKeyReusedFor(300, async (cached, key, revoke) => {
       expect((await graphql(cached, key, '{ viewer { id } }')).status).toBe(200);
-      await apiKeys.revoke(testDb.db, { ownerId: demo.organizationId, key: record.id });
+      await revoke();
       // The lookup made a moment ago still stands...
       expect((await graphql(cached, key, '{ viewer { id } }')).status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 350));
       // ...and no longer once it is older than the reuse period.
       await expectRefused(cached, `Bearer ${key}`, /revoked/);
-    } finally {
-      await cached.close();
-    }
+    });
   });
 
   it('records when a key was last used, for operators deciding which keys to revoke', async () => {

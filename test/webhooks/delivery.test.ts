@@ -1,11 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TransactionsDemo } from '../../src/demo/seed.ts';
+import type { FileStore } from '../../src/files/local-file-store.ts';
 import { deliverDue, fanOutEvents } from '../../src/webhooks/delivery.ts';
 import { safeDispatcher } from '../../src/webhooks/address-safety.ts';
-import { createEndpoint, rotateEndpointSecret } from '../../src/webhooks/endpoints.ts';
+import { createEndpoint, rotateEndpointSecret, type EventType } from '../../src/webhooks/endpoints.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { fakeLookup, fakeLookupAll } from '../support/dns.ts';
 import { createTestFileStore, seedOrganization } from '../support/transactions.ts';
@@ -15,33 +17,52 @@ interface Received {
   body: string;
 }
 
-/** A real HTTP receiver on loopback that answers each request with the next status of its script (then 200). */
+/** What one path of the receiver got, and the statuses it answers with next (then 200). */
+interface Hook {
+  url: string;
+  received: Received[];
+  answerWith(statuses: number[]): void;
+}
+
+/**
+ * A real HTTP receiver on loopback. Each test takes a path of its own (`hook()`), with its own script and its
+ * own list of requests, so a retry left due by another test never shows in (or answers from) this one's.
+ */
 function receiver() {
-  const received: Received[] = [];
-  let script: number[] = [];
+  const paths = new Map<string, { received: Received[]; script: number[] }>();
+  let base = '';
   const server: Server = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
     request.on('end', () => {
-      received.push({ headers: request.headers, body });
-      const status = script.shift() ?? 200;
+      const path = paths.get(request.url ?? '');
+      path?.received.push({ headers: request.headers, body });
+      const status = path?.script.shift() ?? 200;
       response.writeHead(status, {
         'content-type': 'text/plain',
         // A redirect points at the receiver itself: following it would show as a second request.
         ...(status === 302 ? { location: '/elsewhere' } : {}),
         ...(status === 429 ? { 'retry-after': '3600' } : {}),
       });
-      response.end(`answer ${received.length}`);
+      response.end(`answer ${path?.received.length ?? 0}`);
     });
   });
   return {
-    received,
-    answerWith(statuses: number[]) {
-      script = [...statuses];
-    },
-    async start(): Promise<string> {
+    async start(): Promise<void> {
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    },
+    hook(): Hook {
+      const pathname = `/hooks/${randomBytes(4).toString('hex')}`;
+      const path = { received: [] as Received[], script: [] as number[] };
+      paths.set(pathname, path);
+      return {
+        url: `${base}${pathname}`,
+        received: path.received,
+        answerWith(statuses) {
+          path.script = [...statuses];
+        },
+      };
     },
     close: () =>
       new Promise<void>((resolve) =>
@@ -54,28 +75,54 @@ function receiver() {
 
 let testDb: TestDatabase;
 let cleanup: () => Promise<void>;
-let demo: TransactionsDemo;
-const hook = receiver();
-let url: string;
+let files: FileStore;
+const hooks = receiver();
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
-  const files = await createTestFileStore();
-  cleanup = files.cleanup;
-  url = await hook.start();
-  demo = await seedOrganization(testDb.db, files.files);
+  const store = await createTestFileStore();
+  cleanup = store.cleanup;
+  files = store.files;
+  await hooks.start();
 });
 
 afterAll(async () => {
-  await hook.close();
+  await hooks.close();
   await testDb.close();
   await cleanup();
 });
 
-beforeEach(() => {
-  hook.received.length = 0;
-  hook.answerWith([]);
-});
+/**
+ * An organization of the test's own with the demo's data. `quiet` marks its seeded events as dispatched, for
+ * tests that emit the events they count themselves.
+ */
+async function tenant(options: { quiet?: boolean } = {}): Promise<TransactionsDemo> {
+  const demo = await seedOrganization(testDb.db, files);
+  if (options.quiet === true) {
+    await testDb.db.query('update outbox_events set dispatched_at = now() where organization_id = $1', [
+      demo.organizationId,
+    ]);
+  }
+  return demo;
+}
+
+/** Writes an event about the tenant's transaction to the outbox, as a transition would. */
+async function emit(demo: TransactionsDemo, type: EventType, payload: object = {}): Promise<void> {
+  await testDb.db.query(
+    `insert into outbox_events (organization_id, type, transaction_id, payload) values ($1, $2, $3, $4)`,
+    [demo.organizationId, type, demo.transactionId, payload],
+  );
+}
+
+/** An endpoint of the tenant at `url` (plain http on loopback allowed) for one event type. */
+function endpointFor(demo: TransactionsDemo, url: string, eventType: EventType) {
+  return createEndpoint(testDb.db, {
+    organizationId: demo.organizationId,
+    url,
+    eventTypes: [eventType],
+    allowInsecure: true,
+  });
+}
 
 /** Runs the worker's two steps until nothing is due (retry delays are 0 in these tests). */
 async function drain(delaysMs: number[] = [0, 0, 0]): Promise<void> {
@@ -87,11 +134,6 @@ async function drain(delaysMs: number[] = [0, 0, 0]): Promise<void> {
   throw new Error('the worker still had work after 20 rounds');
 }
 
-/** Leaves `endpointId` the only enabled endpoint, so each test sees its own deliveries only. */
-async function only(endpointId: string): Promise<void> {
-  await testDb.db.query('update webhook_endpoints set disabled_at = now() where id <> $1', [endpointId]);
-}
-
 const headersOf = (received: Received) => ({
   'webhook-id': String(received.headers['webhook-id']),
   'webhook-timestamp': String(received.headers['webhook-timestamp']),
@@ -100,12 +142,10 @@ const headersOf = (received: Received) => ({
 
 describe('webhook delivery from the outbox', () => {
   it('delivers a completed transaction as a message that verifies with standardwebhooks', async () => {
-    const { secret } = await createEndpoint(testDb.db, {
-      organizationId: demo.organizationId,
-      url,
-      eventTypes: ['transaction.completed'],
-      allowInsecure: true,
-    });
+    // The seeded transaction is complete: its transaction.completed event is what arrives.
+    const demo = await tenant();
+    const hook = hooks.hook();
+    const { secret } = await endpointFor(demo, hook.url, 'transaction.completed');
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     await drain();
 
@@ -127,19 +167,10 @@ describe('webhook delivery from the outbox', () => {
   });
 
   it('tries a receiver that answers 500 twice three times, with the same webhook-id, and logs every attempt', async () => {
-    const { endpoint } = await createEndpoint(testDb.db, {
-      organizationId: demo.organizationId,
-      url,
-      eventTypes: ['transaction.completed'],
-      allowInsecure: true,
-    });
-    await only(endpoint.id);
-    // A new event for the endpoint: the seeded ones were dispatched by the test before.
-    await testDb.db.query(
-      `insert into outbox_events (organization_id, type, transaction_id, payload)
-       values ($1, 'transaction.completed', $2, $3)`,
-      [demo.organizationId, demo.transactionId, { transactionId: demo.transactionId, state: 'completed' }],
-    );
+    const demo = await tenant({ quiet: true });
+    const hook = hooks.hook();
+    await endpointFor(demo, hook.url, 'transaction.completed');
+    await emit(demo, 'transaction.completed', { transactionId: demo.transactionId, state: 'completed' });
     hook.answerWith([500, 500, 200]);
     await drain();
 
@@ -158,22 +189,14 @@ describe('webhook delivery from the outbox', () => {
   });
 
   it('signs with the old and the new secret for a day after a rotation, and both verify', async () => {
-    const { endpoint, secret: old } = await createEndpoint(testDb.db, {
-      organizationId: demo.organizationId,
-      url,
-      eventTypes: ['transaction.state_changed'],
-      allowInsecure: true,
-    });
-    await only(endpoint.id);
+    const demo = await tenant({ quiet: true });
+    const hook = hooks.hook();
+    const { endpoint, secret: old } = await endpointFor(demo, hook.url, 'transaction.state_changed');
     const { secret: fresh } = await rotateEndpointSecret(testDb.db, {
       organizationId: demo.organizationId,
       endpointId: endpoint.id,
     });
-    await testDb.db.query(
-      `insert into outbox_events (organization_id, type, transaction_id, payload)
-       values ($1, 'transaction.state_changed', $2, $3)`,
-      [demo.organizationId, demo.transactionId, { transactionId: demo.transactionId, state: 'completed' }],
-    );
+    await emit(demo, 'transaction.state_changed', { transactionId: demo.transactionId, state: 'completed' });
     await drain();
     const [message] = hook.received;
     if (!message) throw new Error('nothing arrived');
@@ -184,19 +207,10 @@ describe('webhook delivery from the outbox', () => {
   });
 
   it('stops retrying after the schedule is spent, and disables an endpoint that answers 410 Gone', async () => {
-    const { endpoint } = await createEndpoint(testDb.db, {
-      organizationId: demo.organizationId,
-      url,
-      eventTypes: ['transaction.state_changed'],
-      allowInsecure: true,
-    });
-    await only(endpoint.id);
-    const event = () =>
-      testDb.db.query(
-        `insert into outbox_events (organization_id, type, transaction_id, payload)
-         values ($1, 'transaction.state_changed', $2, '{}')`,
-        [demo.organizationId, demo.transactionId],
-      );
+    const demo = await tenant({ quiet: true });
+    const hook = hooks.hook();
+    const { endpoint } = await endpointFor(demo, hook.url, 'transaction.state_changed');
+    const event = () => emit(demo, 'transaction.state_changed');
     const deliveries = () =>
       testDb.db.query<{ status: string; attempts: number }>(
         'select status, attempts from webhook_deliveries where endpoint_id = $1 order by sequence',
@@ -227,21 +241,18 @@ describe('webhook delivery from the outbox', () => {
   });
 
   it('refuses at send time a host that now resolves to a private address, and logs why', async () => {
-    const port = new URL(url).port;
+    const demo = await tenant({ quiet: true });
+    const hook = hooks.hook();
+    const { port, pathname } = new URL(hook.url);
     const { endpoint } = await createEndpoint(testDb.db, {
       organizationId: demo.organizationId,
-      url: `https://rebind.test:${port}/hooks`,
+      url: `https://rebind.test:${port}${pathname}`,
       eventTypes: ['transaction.state_changed'],
       allowInsecure: false,
       // At save time the name points at a public address…
       lookup: fakeLookupAll({ 'rebind.test': ['93.184.215.14'] }),
     });
-    await only(endpoint.id);
-    await testDb.db.query(
-      `insert into outbox_events (organization_id, type, transaction_id, payload)
-       values ($1, 'transaction.state_changed', $2, '{}')`,
-      [demo.organizationId, demo.transactionId],
-    );
+    await emit(demo, 'transaction.state_changed');
     await fanOutEvents(testDb.db);
     // …and when the worker connects, at loopback.
     const dispatcher = safeDispatcher({
@@ -260,19 +271,10 @@ describe('webhook delivery from the outbox', () => {
   });
 
   it('counts a redirect as a failure without following it, and lets Retry-After on 429 push the retry later', async () => {
-    const { endpoint } = await createEndpoint(testDb.db, {
-      organizationId: demo.organizationId,
-      url,
-      eventTypes: ['transaction.state_changed'],
-      allowInsecure: true,
-    });
-    await only(endpoint.id);
-    const event = () =>
-      testDb.db.query(
-        `insert into outbox_events (organization_id, type, transaction_id, payload)
-         values ($1, 'transaction.state_changed', $2, '{}')`,
-        [demo.organizationId, demo.transactionId],
-      );
+    const demo = await tenant({ quiet: true });
+    const hook = hooks.hook();
+    const { endpoint } = await endpointFor(demo, hook.url, 'transaction.state_changed');
+    const event = () => emit(demo, 'transaction.state_changed');
     const latest = async () => {
       const [row] = await testDb.db.query<{ status: string; attempts: number; waitMs: number }>(
         `select status, attempts, (extract(epoch from next_attempt_at - last_attempt_at) * 1000)::float8 as "waitMs"
@@ -302,22 +304,14 @@ describe('webhook delivery from the outbox', () => {
   });
 
   it('disables an endpoint that has failed for longer than the limit', async () => {
-    const { endpoint } = await createEndpoint(testDb.db, {
-      organizationId: demo.organizationId,
-      url,
-      eventTypes: ['transaction.state_changed'],
-      allowInsecure: true,
-    });
-    await only(endpoint.id);
+    const demo = await tenant({ quiet: true });
+    const hook = hooks.hook();
+    const { endpoint } = await endpointFor(demo, hook.url, 'transaction.state_changed');
     await testDb.db.query(
       "update webhook_endpoints set failing_since = now() - interval '6 days' where id = $1",
       [endpoint.id],
     );
-    await testDb.db.query(
-      `insert into outbox_events (organization_id, type, transaction_id, payload)
-       values ($1, 'transaction.state_changed', $2, '{}')`,
-      [demo.organizationId, demo.transactionId],
-    );
+    await emit(demo, 'transaction.state_changed');
     hook.answerWith([500]);
     await fanOutEvents(testDb.db);
     await deliverDue(testDb.db, { allowInsecure: true, delaysMs: [1000] });

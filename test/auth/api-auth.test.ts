@@ -1,0 +1,485 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildSchema } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FileStore } from '../../src/files/local-file-store.ts';
+import { generateApiKey, generatePortfolioKey } from '../../src/keys/api-key.ts';
+import { apiKeys, createApiKey } from '../../src/keys/api-key-store.ts';
+import { buildPortfolioApp } from '../../src/portfolio/app.ts';
+import { createPortfolioKey, portfolioKeys } from '../../src/portfolio/instances.ts';
+import { buildTransactionsApp } from '../../src/transactions/app.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import {
+  createPortfolioInstance,
+  importDocument,
+  investmentsUrl,
+  newCompany,
+  newInvestment,
+  newUpdate,
+  updatesUrl,
+  companiesUrl,
+} from '../support/portfolio.ts';
+import { routeName, routesOf } from '../support/routes.ts';
+import { createTransactionsTenant, type TransactionsTenant } from '../support/tenants.ts';
+import { createTestFileStore, transactionInput } from '../support/transactions.ts';
+
+/**
+ * The shared auth suite (after Unkey's): every route and every GraphQL root field of both services, enumerated
+ * from the apps and the schema, refuses a missing, malformed, unknown, revoked or other-environment key with
+ * 401 UNAUTHENTICATED (docs/errors.md), and reads another tenant's ids exactly like ids that do not exist. A
+ * route that takes no key is listed in PUBLIC_ROUTES with the auth it uses instead and a request that shows it;
+ * a route or root field that is neither covered nor listed fails the suite.
+ */
+
+let testDb: TestDatabase;
+let files: FileStore;
+let cleanup: () => Promise<void>;
+let transactions: FastifyInstance;
+let portfolio: FastifyInstance;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  const store = await createTestFileStore();
+  files = store.files;
+  cleanup = store.cleanup;
+  // Key lookups are not reused, so a key revoked a moment ago is refused at once.
+  transactions = await buildTransactionsApp({
+    db: testDb.db,
+    files,
+    environment: 'staging',
+    apiKeyCacheMs: 0,
+    webhooksAllowInsecure: true,
+  });
+  await transactions.ready();
+  portfolio = await buildPortfolioApp({ db: testDb.db, apiKeyCacheMs: 0 });
+});
+
+afterAll(async () => {
+  await transactions.close();
+  await portfolio.close();
+  await testDb.close();
+  await cleanup();
+});
+
+/** A route that takes no API key: the auth it uses instead, and a request without a key that shows it. */
+interface PublicRoute {
+  auth: string;
+  request: InjectOptions & { url: string };
+  status: number;
+  code?: string;
+}
+
+const open = (url: string, status = 200): Pick<PublicRoute, 'request' | 'status'> => ({
+  request: { method: 'GET', url },
+  status,
+});
+
+const HEALTH: Record<string, PublicRoute> = {
+  'GET /healthz': { auth: 'none: load balancers probe it', ...open('/healthz') },
+  'HEAD /healthz': { auth: 'none: load balancers probe it', ...open('/healthz') },
+  'GET /readyz': { auth: 'none: load balancers probe it', ...open('/readyz') },
+  'HEAD /readyz': { auth: 'none: load balancers probe it', ...open('/readyz') },
+};
+
+const UNKNOWN_TOKEN = '00000000-0000-4000-8000-000000000000';
+const recipient = (method: InjectOptions['method'], path: string, payload?: object): PublicRoute => ({
+  auth: 'the transmit token in the path, which names one transaction (no API key, no tenant)',
+  request: { method, url: `/recipient/${UNKNOWN_TOKEN}${path}`, ...(payload ? { payload } : {}) },
+  status: 404,
+  code: 'NOT_FOUND',
+});
+
+const TRANSACTIONS_PUBLIC_ROUTES: Record<string, PublicRoute> = {
+  ...HEALTH,
+  'GET /graphiql': { auth: 'none: a static page; its requests to /beta carry the key', ...open('/graphiql') },
+  'HEAD /graphiql': {
+    auth: 'none: a static page; its requests to /beta carry the key',
+    ...open('/graphiql'),
+  },
+  'GET /graphiql/': { auth: 'none: a redirect to /graphiql', ...open('/graphiql/', 301) },
+  'HEAD /graphiql/': { auth: 'none: a redirect to /graphiql', ...open('/graphiql/', 301) },
+  'GET /graphiql/*': { auth: "none: the page's static assets", ...open('/graphiql/assets/none.js', 404) },
+  'HEAD /graphiql/*': { auth: "none: the page's static assets", ...open('/graphiql/assets/none.js', 404) },
+  'GET /files/:id': {
+    auth: 'the signature and expiry in the link that genTransactionFileLink made',
+    request: { method: 'GET', url: `/files/${UNKNOWN_TOKEN}?expires=4102444800&signature=forged` },
+    status: 403,
+    code: 'FORBIDDEN',
+  },
+  'HEAD /files/:id': {
+    auth: 'the signature and expiry in the link that genTransactionFileLink made',
+    request: { method: 'HEAD', url: `/files/${UNKNOWN_TOKEN}?expires=4102444800&signature=forged` },
+    status: 403,
+  },
+  'GET /recipient/:token': recipient('GET', ''),
+  'HEAD /recipient/:token': { ...recipient('HEAD', ''), code: undefined },
+  'PUT /recipient/:token/items/:vulcanKey': recipient('PUT', '/items/amount', { data: {} }),
+  'POST /recipient/:token/documents/:documentKey/signatures': recipient('POST', '/documents/doc/signatures', {
+    signedName: 'Ada Lovelace',
+    consent: true,
+  }),
+  'POST /recipient/:token/processes/:processKey/submit': recipient('POST', '/processes/p/submit', {}),
+};
+
+const READ_ONLY = {
+  auth: 'none: the read-only API answers 405 METHOD_NOT_ALLOWED to every caller and reads nothing',
+  status: 405,
+  code: 'METHOD_NOT_ALLOWED',
+};
+const portfolioWrites = (path: string): Record<string, PublicRoute> =>
+  Object.fromEntries(
+    ['DELETE', 'OPTIONS', 'PATCH', 'POST', 'PUT'].map((method) => [
+      `${method} /v1/external${path}`,
+      { ...READ_ONLY, request: { method, url: `/v1/external${path}` } },
+    ]),
+  );
+
+const PORTFOLIO_PUBLIC_ROUTES: Record<string, PublicRoute> = {
+  ...HEALTH,
+  'GET /v1/external/openapi.json': {
+    auth: 'none: the public API description',
+    ...open('/v1/external/openapi.json'),
+  },
+  'HEAD /v1/external/openapi.json': {
+    auth: 'none: the public API description',
+    ...open('/v1/external/openapi.json'),
+  },
+  ...portfolioWrites('/companies'),
+  ...portfolioWrites('/company/:id/updates'),
+  ...portfolioWrites('/company/:id/investments'),
+};
+
+/** A table of public routes as the rows of `it.each`, each with its name. */
+function publicRoutes(table: Record<string, PublicRoute>): (PublicRoute & { name: string })[] {
+  return Object.entries(table).map(([name, route]) => ({ name, ...route }));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Transactions: the GraphQL root fields and the routes that carry them.
+
+type Ids = TransactionsTenant['ids'];
+interface Call {
+  query: string;
+  variables?: Record<string, unknown>;
+}
+
+const byId =
+  (field: string, id: keyof Ids, type = 'uuid') =>
+  (ids: Ids) => ({
+    query: `query ($id: ${type}!) { ${field}(id: $id) { id } }`,
+    variables: { id: ids[id] },
+  });
+const mutation =
+  (field: string, input: (ids: Ids) => Record<string, unknown>, selection = '__typename') =>
+  (ids: Ids): Call => ({
+    query: `mutation ($input: ${field[0]?.toUpperCase()}${field.slice(1)}Input!) { ${field}(input: $input) { ${selection} } }`,
+    variables: { input: input(ids) },
+  });
+const endpointMutation =
+  (field: string) =>
+  (ids: Ids): Call => ({
+    query: `mutation ($input: WebhookEndpointIdInput!) { ${field}(input: $input) { __typename } }`,
+    variables: { input: { id: ids.webhookEndpoint } },
+  });
+
+/** A request for every root field that reaches a record of the tenant whose ids it is given. */
+const ROOT_FIELD_CALLS: Record<string, (ids: Ids) => Call> = {
+  'Query.viewer': () => ({ query: '{ viewer { id } }' }),
+  'Query.entity': byId('entity', 'senderEntity'),
+  'Query.organization': byId('organization', 'organization'),
+  'Query.template': byId('template', 'template'),
+  'Query.transaction': byId('transaction', 'transaction'),
+  'Query.webhookEndpoint': byId('webhookEndpoint', 'webhookEndpoint'),
+  'Query.webhookDelivery': byId('webhookDelivery', 'webhookDelivery'),
+  'Query.transactionItem': byId('transactionItem', 'transactionItem'),
+  'Query.transactionFile': byId('transactionFile', 'transactionFile'),
+  'Query.transactionSignatureFile': byId('transactionSignatureFile', 'transactionSignatureFile'),
+  'Query.transactionRecipient': byId('transactionRecipient', 'transactionRecipient'),
+  'Query.file': byId('file', 'file', 'UUID'),
+  'Mutation.createTransaction': mutation('createTransaction', (ids) =>
+    transactionInput({ templateId: ids.template, senderEntityId: ids.senderEntity }),
+  ),
+  'Mutation.triggerTransactionEvent': mutation('triggerTransactionEvent', (ids) => ({
+    transactionId: ids.transaction,
+    eventKey: 'submit',
+  })),
+  'Mutation.signTransactionDocument': mutation('signTransactionDocument', (ids) => ({
+    transactionId: ids.transaction,
+    documentKey: 'subscription_agreement',
+    signedName: 'Ada Lovelace',
+    consent: true,
+  })),
+  'Mutation.resetTransmitToken': mutation('resetTransmitToken', (ids) => ({
+    transactionId: ids.transaction,
+  })),
+  'Mutation.genTransactionFileLink': mutation('genTransactionFileLink', (ids) => ({
+    transactionFileId: ids.transactionFile,
+  })),
+  'Mutation.createWebhookEndpoint': mutation('createWebhookEndpoint', () => ({
+    url: 'http://127.0.0.1:9/hooks',
+    eventTypes: ['TRANSACTION_COMPLETED'],
+  })),
+  'Mutation.updateWebhookEndpoint': mutation('updateWebhookEndpoint', (ids) => ({
+    id: ids.webhookEndpoint,
+    description: 'renamed',
+  })),
+  'Mutation.disableWebhookEndpoint': endpointMutation('disableWebhookEndpoint'),
+  'Mutation.enableWebhookEndpoint': endpointMutation('enableWebhookEndpoint'),
+  'Mutation.deleteWebhookEndpoint': endpointMutation('deleteWebhookEndpoint'),
+  'Mutation.rotateWebhookEndpointSecret': endpointMutation('rotateWebhookEndpointSecret'),
+  'Mutation.resendWebhookDelivery': mutation('resendWebhookDelivery', (ids) => ({ id: ids.webhookDelivery })),
+  'Mutation.resendFailedWebhookDeliveries': mutation(
+    'resendFailedWebhookDeliveries',
+    (ids) => ({ endpointId: ids.webhookEndpoint, since: '2000-01-01T00:00:00.000Z' }),
+    'count',
+  ),
+};
+
+/** Root fields that name no record, so there is no other tenant's id to try: they act on the caller's own. */
+const ROOT_FIELDS_WITHOUT_IDS: Record<string, string> = {
+  'Query.viewer': "always the caller's own organization",
+  'Mutation.createWebhookEndpoint': "creates an endpoint of the caller's organization from a URL",
+};
+
+const schema = buildSchema(
+  readFileSync(new URL('../../src/transactions/graphql/schema.graphql', import.meta.url), 'utf8'),
+);
+const ROOT_FIELDS = [schema.getQueryType(), schema.getMutationType()].flatMap((type) =>
+  type ? Object.keys(type.getFields()).map((field) => `${type.name}.${field}`) : [],
+);
+
+/** The ways a key can be wrong, each with the Authorization header it sends (none when undefined). */
+interface KeyCase {
+  name: string;
+  authorization: (tenant: TransactionsTenant) => Promise<string | undefined>;
+}
+
+const TRANSACTIONS_KEY_CASES: KeyCase[] = [
+  { name: 'a missing key', authorization: () => Promise.resolve(undefined) },
+  { name: 'a malformed key', authorization: () => Promise.resolve('Bearer sk_test_short') },
+  {
+    name: 'a well-formed key that was never issued',
+    authorization: () => Promise.resolve(`Bearer ${generateApiKey('staging')}`),
+  },
+  {
+    name: 'a revoked key',
+    async authorization(tenant) {
+      const { key, record } = await createApiKey(testDb.db, {
+        organizationId: tenant.organizationId,
+        environment: 'staging',
+      });
+      await apiKeys.revoke(testDb.db, { ownerId: tenant.organizationId, key: record.id });
+      return `Bearer ${key}`;
+    },
+  },
+  {
+    name: 'a production (sk_live_) key on the staging service',
+    authorization: (tenant) => Promise.resolve(`Bearer ${tenant.productionKey}`),
+  },
+];
+
+/**
+ * The tenant whose records the key cases and the queries name: no key case gets past authentication and a query
+ * changes nothing, so none of them changes it. Each mutation makes a tenant of its own.
+ */
+let owner: TransactionsTenant;
+/** The other tenant, asking for the owner's records: every such request fails, so none changes it either. */
+let stranger: TransactionsTenant;
+beforeAll(async () => {
+  owner = await createTransactionsTenant(testDb.db, files);
+  stranger = await createTransactionsTenant(testDb.db, files);
+});
+
+function post(call: Call, authorization: string | undefined): Promise<LightMyRequestResponse> {
+  return transactions.inject({
+    method: 'POST',
+    url: '/beta',
+    headers: authorization === undefined ? {} : { authorization },
+    payload: call,
+  });
+}
+
+/** Asserts the documented refusal of a key: 401 with code UNAUTHENTICATED, in the body's shape for its route. */
+function expectUnauthenticated(response: LightMyRequestResponse, shape: 'graphql' | 'rest' | 'none'): void {
+  expect(response.statusCode).toBe(401);
+  if (shape === 'none') return;
+  const body = response.json();
+  const code: unknown = shape === 'graphql' ? body.errors?.[0]?.extensions?.code : body.error?.code;
+  expect(code).toBe('UNAUTHENTICATED');
+  if (shape === 'graphql') expect(body.data ?? null).toBeNull();
+}
+
+/**
+ * An answer as another tenant would compare it: the request id dropped and each id of `ids` written as its
+ * name, so an answer about tenant A's records and one about unknown ids read the same when nothing leaks.
+ */
+function comparable(response: LightMyRequestResponse, ids: Record<string, string>): unknown {
+  let text = response.body;
+  for (const [name, id] of Object.entries(ids)) text = text.replaceAll(id, `<${name}>`);
+  return {
+    status: response.statusCode,
+    body: JSON.parse(text, (key, value: unknown) => (key === 'requestId' ? undefined : value)) as unknown,
+  };
+}
+
+describe('the Transactions service', () => {
+  it('lists a request for every Query and Mutation root field, and only for those', () => {
+    expect(Object.keys(ROOT_FIELD_CALLS).toSorted()).toEqual(ROOT_FIELDS.toSorted());
+  });
+
+  it('has no route that is neither covered by the key cases nor listed as public', () => {
+    const covered = ['GET /beta', 'HEAD /beta', 'POST /beta'];
+    expect(routesOf(transactions).map(routeName).toSorted()).toEqual(
+      [...covered, ...Object.keys(TRANSACTIONS_PUBLIC_ROUTES)].toSorted(),
+    );
+  });
+
+  it.each(publicRoutes(TRANSACTIONS_PUBLIC_ROUTES))('serves $name without a key, by $auth', async (route) => {
+    const response = await transactions.inject(route.request);
+    expect(response.statusCode).toBe(route.status);
+    if (route.code !== undefined) expect(response.json().error.code).toBe(route.code);
+  });
+
+  describe.each(TRANSACTIONS_KEY_CASES)('refuses $name', (keyCase) => {
+    it.each(ROOT_FIELDS)('on %s with 401 UNAUTHENTICATED', async (field) => {
+      const call = ROOT_FIELD_CALLS[field];
+      if (!call) throw new Error(`${field} has no request in ROOT_FIELD_CALLS`);
+      expectUnauthenticated(await post(call(owner.ids), await keyCase.authorization(owner)), 'graphql');
+    });
+
+    it('on GET and HEAD /beta with 401 UNAUTHENTICATED', async () => {
+      const authorization = await keyCase.authorization(owner);
+      const headers = authorization === undefined ? {} : { authorization };
+      const url = `/beta?query=${encodeURIComponent('{ viewer { id } }')}`;
+      expectUnauthenticated(await transactions.inject({ method: 'GET', url, headers }), 'graphql');
+      expectUnauthenticated(await transactions.inject({ method: 'HEAD', url, headers }), 'none');
+    });
+  });
+
+  it.each(ROOT_FIELDS.filter((field) => ROOT_FIELDS_WITHOUT_IDS[field] === undefined))(
+    "reads another tenant's ids on %s exactly like ids that do not exist",
+    async (field) => {
+      const call = ROOT_FIELD_CALLS[field];
+      if (!call) throw new Error(`${field} has no request in ROOT_FIELD_CALLS`);
+      // A owns the records, B asks for them. A mutation with A's key changes A, so it gets an A of its own.
+      const a = field.startsWith('Mutation.') ? await createTransactionsTenant(testDb.db, files) : owner;
+      const b = stranger;
+      const unknown = Object.fromEntries(Object.keys(a.ids).map((name) => [name, randomUUID()])) as Ids;
+
+      const asB = comparable(await post(call(a.ids), `Bearer ${b.apiKey}`), a.ids);
+      const unknownAsB = comparable(await post(call(unknown), `Bearer ${b.apiKey}`), unknown);
+      expect(asB).toEqual(unknownAsB);
+      // The request does reach A's record with A's key: the sameness above is not a request that fails anyway.
+      const asA = comparable(await post(call(a.ids), `Bearer ${a.apiKey}`), a.ids);
+      expect(asA).not.toEqual(unknownAsB);
+    },
+  );
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Portfolio: the REST lists.
+
+/** A customer instance of one company with an update and an investment, and a key for it. */
+async function portfolioTenant(): Promise<{ instanceId: string; apiKey: string; companyId: string }> {
+  const instance = await createPortfolioInstance(testDb.db);
+  const company = newCompany();
+  const companyId = String(company.id);
+  await importDocument(testDb.db, instance.instanceId, {
+    companies: [company],
+    updates: [newUpdate(companyId)],
+    investments: [newInvestment(companyId)],
+  });
+  return { instanceId: instance.instanceId, apiKey: instance.apiKey, companyId };
+}
+
+/** The URL each authenticated Portfolio route is called with, naming the tenant's company. */
+const PORTFOLIO_ROUTE_URLS: Record<string, (companyId: string) => string> = {
+  '/v1/external/companies': () => companiesUrl(),
+  '/v1/external/company/:id/updates': (companyId) => updatesUrl(companyId),
+  '/v1/external/company/:id/investments': (companyId) => investmentsUrl(companyId),
+};
+const PORTFOLIO_PROTECTED = Object.keys(PORTFOLIO_ROUTE_URLS).flatMap((url) => [`GET ${url}`, `HEAD ${url}`]);
+
+/**
+ * The Portfolio API has no environments (no staging or production keys): its "other environment" case is a
+ * key of the other service, a Transactions sk_test_ key, which it refuses the same way.
+ */
+const PORTFOLIO_KEY_CASES: {
+  name: string;
+  authorization: (instanceId: string) => Promise<string | undefined>;
+}[] = [
+  { name: 'a missing key', authorization: () => Promise.resolve(undefined) },
+  { name: 'a malformed key', authorization: () => Promise.resolve('pfk_short') },
+  {
+    name: 'a well-formed key that was never issued',
+    authorization: () => Promise.resolve(generatePortfolioKey()),
+  },
+  {
+    name: 'a revoked key',
+    async authorization(instanceId) {
+      const { key, record } = await createPortfolioKey(testDb.db, { instanceId, name: 'to revoke' });
+      await portfolioKeys.revoke(testDb.db, { ownerId: instanceId, key: record.id });
+      return key;
+    },
+  },
+  {
+    name: "the other service's key (Portfolio has no environments)",
+    authorization: () => Promise.resolve(generateApiKey('staging')),
+  },
+];
+
+describe('the Portfolio service', () => {
+  let reader: Awaited<ReturnType<typeof portfolioTenant>>;
+  beforeAll(async () => {
+    reader = await portfolioTenant();
+  });
+
+  it('has no route that is neither covered by the key cases nor listed as public', () => {
+    expect(routesOf(portfolio).map(routeName).toSorted()).toEqual(
+      [...PORTFOLIO_PROTECTED, ...Object.keys(PORTFOLIO_PUBLIC_ROUTES)].toSorted(),
+    );
+  });
+
+  it.each(publicRoutes(PORTFOLIO_PUBLIC_ROUTES))('serves $name without a key, by $auth', async (route) => {
+    const response = await portfolio.inject(route.request);
+    expect(response.statusCode).toBe(route.status);
+    if (route.code !== undefined) expect(response.json().error.code).toBe(route.code);
+  });
+
+  describe.each(PORTFOLIO_KEY_CASES)('refuses $name', (keyCase) => {
+    it.each(PORTFOLIO_PROTECTED)('on %s with 401 UNAUTHENTICATED', async (name) => {
+      const [method = '', path = ''] = name.split(' ');
+      const url = PORTFOLIO_ROUTE_URLS[path]?.(reader.companyId);
+      if (url === undefined) throw new Error(`${path} has no URL in PORTFOLIO_ROUTE_URLS`);
+      const authorization = await keyCase.authorization(reader.instanceId);
+      const response = await portfolio.inject({
+        method: method as InjectOptions['method'],
+        url,
+        headers: authorization === undefined ? {} : { authorization },
+      });
+      expectUnauthenticated(response, method === 'HEAD' ? 'none' : 'rest');
+    });
+  });
+
+  it.each(Object.keys(PORTFOLIO_ROUTE_URLS))(
+    "reads another tenant's ids on GET %s exactly like ids that do not exist",
+    async (path) => {
+      const url = PORTFOLIO_ROUTE_URLS[path];
+      if (!url) throw new Error(`${path} has no URL`);
+      const [a, b] = await Promise.all([portfolioTenant(), portfolioTenant()]);
+      const unknown = randomUUID();
+      const get = (companyId: string, key: string) =>
+        portfolio.inject({ method: 'GET', url: url(companyId), headers: { authorization: key } });
+
+      const asB = comparable(await get(a.companyId, b.apiKey), { companyId: a.companyId });
+      const unknownAsB = comparable(await get(unknown, b.apiKey), { companyId: unknown });
+      expect(asB).toEqual(unknownAsB);
+      // A's key reads A's records (one of each), which B's key never sees.
+      const asA = await get(a.companyId, a.apiKey);
+      expect(asA.statusCode).toBe(200);
+      expect(asA.json().total).toBe(1);
+      expect(comparable(asA, { companyId: a.companyId })).not.toEqual(asB);
+    },
+  );
+});
