@@ -9,7 +9,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { RELATIONS, RESOURCES, type Relation } from '../../src/transactions/reads.ts';
+import { RELATIONS, RESOURCES, type Relation } from '../../src/transactions/graphql/read-model.ts';
 
 /**
  * The guard between the GraphQL schema and the SQL compiler's relation map: a field that shows related rows
