@@ -1,11 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  CREATE_TRANSACTION,
-  graphql,
-  TRIGGER_TRANSACTION_EVENT,
-  transactionInput,
-} from '../support/transactions.ts';
+import { CREATE_TRANSACTION, graphql, triggerEvent, transactionInput } from '../support/transactions.ts';
 import { addEntity, useTransactionsSuite, type EmptyTenant } from '../support/transactions-suite.ts';
 
 const suite = useTransactionsSuite();
@@ -42,7 +37,7 @@ async function trigger(
   key = demo.apiKey,
   headers: Record<string, string> = {},
 ) {
-  return graphql(suite.app, key, TRIGGER_TRANSACTION_EVENT, { input: { transactionId, eventKey } }, headers);
+  return triggerEvent(suite.app, key, { transactionId, eventKey }, headers);
 }
 
 async function read(id: string) {
