@@ -155,6 +155,26 @@ function publicRoutes(table: Record<string, PublicRoute>): (PublicRoute & { name
   return Object.entries(table).map(([name, route]) => ({ name, ...route }));
 }
 
+/**
+ * The tests that keep a service's tables whole: every route of `app` is either `covered` by the key cases or
+ * listed in `table` of public routes, and each public route answers without a key as the table says.
+ */
+function itListsEveryRoute(
+  app: () => FastifyInstance,
+  covered: readonly string[],
+  table: Record<string, PublicRoute>,
+): void {
+  it('has no route that is neither covered by the key cases nor listed as public', () => {
+    expect(routesOf(app()).map(routeName).toSorted()).toEqual([...covered, ...Object.keys(table)].toSorted());
+  });
+
+  it.each(publicRoutes(table))('serves $name without a key, by $auth', async (route) => {
+    const response = await app().inject(route.request);
+    expect(response.statusCode).toBe(route.status);
+    if (route.code !== undefined) expect(response.json().error.code).toBe(route.code);
+  });
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Transactions: the GraphQL root fields and the routes that carry them.
 
@@ -323,23 +343,36 @@ function comparable(response: LightMyRequestResponse, ids: Record<string, string
   };
 }
 
+/**
+ * Tenant B asks for tenant A's records (`owned`) and for ids that do not exist (`unknown`): both answers must
+ * read the same, so nothing of A's leaks. A's own request must answer otherwise, so that the sameness is not a
+ * request that fails anyway. Returns A's answer.
+ */
+async function expectStrangerReadsNothing<Ids extends Record<string, string>>(options: {
+  ask: (ids: Ids, authorization: string) => Promise<LightMyRequestResponse>;
+  owned: Ids;
+  unknown: Ids;
+  owner: string;
+  stranger: string;
+}): Promise<LightMyRequestResponse> {
+  const { ask, owned, unknown } = options;
+  const asB = comparable(await ask(owned, options.stranger), owned);
+  expect(asB).toEqual(comparable(await ask(unknown, options.stranger), unknown));
+  const asA = await ask(owned, options.owner);
+  expect(comparable(asA, owned)).not.toEqual(asB);
+  return asA;
+}
+
 describe('the Transactions service', () => {
   it('lists a request for every Query and Mutation root field, and only for those', () => {
     expect(Object.keys(ROOT_FIELD_CALLS).toSorted()).toEqual(ROOT_FIELDS.toSorted());
   });
 
-  it('has no route that is neither covered by the key cases nor listed as public', () => {
-    const covered = ['GET /beta', 'HEAD /beta', 'POST /beta'];
-    expect(routesOf(transactions).map(routeName).toSorted()).toEqual(
-      [...covered, ...Object.keys(TRANSACTIONS_PUBLIC_ROUTES)].toSorted(),
-    );
-  });
-
-  it.each(publicRoutes(TRANSACTIONS_PUBLIC_ROUTES))('serves $name without a key, by $auth', async (route) => {
-    const response = await transactions.inject(route.request);
-    expect(response.statusCode).toBe(route.status);
-    if (route.code !== undefined) expect(response.json().error.code).toBe(route.code);
-  });
+  itListsEveryRoute(
+    () => transactions,
+    ['GET /beta', 'HEAD /beta', 'POST /beta'],
+    TRANSACTIONS_PUBLIC_ROUTES,
+  );
 
   describe.each(TRANSACTIONS_KEY_CASES)('refuses $name', (keyCase) => {
     it.each(ROOT_FIELDS)('on %s with 401 UNAUTHENTICATED', async (field) => {
@@ -367,12 +400,13 @@ describe('the Transactions service', () => {
       const b = stranger;
       const unknown = Object.fromEntries(Object.keys(a.ids).map((name) => [name, randomUUID()])) as Ids;
 
-      const asB = comparable(await post(call(a.ids), `Bearer ${b.apiKey}`), a.ids);
-      const unknownAsB = comparable(await post(call(unknown), `Bearer ${b.apiKey}`), unknown);
-      expect(asB).toEqual(unknownAsB);
-      // The request does reach A's record with A's key: the sameness above is not a request that fails anyway.
-      const asA = comparable(await post(call(a.ids), `Bearer ${a.apiKey}`), a.ids);
-      expect(asA).not.toEqual(unknownAsB);
+      await expectStrangerReadsNothing({
+        ask: (ids, authorization) => post(call(ids), authorization),
+        owned: a.ids,
+        unknown,
+        owner: `Bearer ${a.apiKey}`,
+        stranger: `Bearer ${b.apiKey}`,
+      });
     },
   );
 });
@@ -435,17 +469,7 @@ describe('the Portfolio service', () => {
     reader = await portfolioTenant();
   });
 
-  it('has no route that is neither covered by the key cases nor listed as public', () => {
-    expect(routesOf(portfolio).map(routeName).toSorted()).toEqual(
-      [...PORTFOLIO_PROTECTED, ...Object.keys(PORTFOLIO_PUBLIC_ROUTES)].toSorted(),
-    );
-  });
-
-  it.each(publicRoutes(PORTFOLIO_PUBLIC_ROUTES))('serves $name without a key, by $auth', async (route) => {
-    const response = await portfolio.inject(route.request);
-    expect(response.statusCode).toBe(route.status);
-    if (route.code !== undefined) expect(response.json().error.code).toBe(route.code);
-  });
+  itListsEveryRoute(() => portfolio, PORTFOLIO_PROTECTED, PORTFOLIO_PUBLIC_ROUTES);
 
   describe.each(PORTFOLIO_KEY_CASES)('refuses $name', (keyCase) => {
     it.each(PORTFOLIO_PROTECTED)('on %s with 401 UNAUTHENTICATED', async (name) => {
@@ -472,14 +496,16 @@ describe('the Portfolio service', () => {
       const get = (companyId: string, key: string) =>
         portfolio.inject({ method: 'GET', url: url(companyId), headers: { authorization: key } });
 
-      const asB = comparable(await get(a.companyId, b.apiKey), { companyId: a.companyId });
-      const unknownAsB = comparable(await get(unknown, b.apiKey), { companyId: unknown });
-      expect(asB).toEqual(unknownAsB);
+      const asA = await expectStrangerReadsNothing({
+        ask: (ids, key) => get(ids.companyId, key),
+        owned: { companyId: a.companyId },
+        unknown: { companyId: unknown },
+        owner: a.apiKey,
+        stranger: b.apiKey,
+      });
       // A's key reads A's records (one of each), which B's key never sees.
-      const asA = await get(a.companyId, a.apiKey);
       expect(asA.statusCode).toBe(200);
       expect(asA.json().total).toBe(1);
-      expect(comparable(asA, { companyId: a.companyId })).not.toEqual(asB);
     },
   );
 });

@@ -112,3 +112,13 @@ export const CREATE_TRANSACTION = `mutation ($input: CreateTransactionInput!) {
 export const TRIGGER_TRANSACTION_EVENT = `mutation ($input: TriggerTransactionEventInput!) {
   triggerTransactionEvent(input: $input) { sourceStateKey targetStateKey }
 }`;
+
+/** Triggers `eventKey` on a transaction through the spec's mutation, with `key` (and any extra headers). */
+export function triggerEvent(
+  app: FastifyInstance,
+  key: string,
+  input: { transactionId: string; eventKey: string },
+  headers: Record<string, string> = {},
+): Promise<GraphQLResponse> {
+  return graphql(app, key, TRIGGER_TRANSACTION_EVENT, { input }, headers);
+}

@@ -1,29 +1,16 @@
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TransactionsDemo } from '../../src/demo/seed.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.ts';
 import { createOrganization, getOrganizationByHandle } from '../../src/transactions/organizations.ts';
 import { checkEndpointUrl, eventTypeOf } from '../../src/webhooks/endpoints.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { createTestFileStore, graphql, seedOrganization, transactionsApp } from '../support/transactions.ts';
+import { graphql } from '../support/transactions.ts';
+import { useTransactionsSuite, type EmptyTenant } from '../support/transactions-suite.ts';
 
-let testDb: TestDatabase;
-let cleanup: () => Promise<void>;
-let app: FastifyInstance;
-let demo: TransactionsDemo;
+const suite = useTransactionsSuite();
+/** Every request here is refused before it writes anything, so the tests share one organization. */
+let demo: EmptyTenant;
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  const store = await createTestFileStore();
-  cleanup = store.cleanup;
-  app = await transactionsApp(testDb.db, store.files);
-  demo = await seedOrganization(testDb.db, store.files);
-});
-
-afterAll(async () => {
-  await app.close();
-  await testDb.close();
-  await cleanup();
+  demo = await suite.emptyTenant();
 });
 
 /** The one error of a response that failed as a whole. */
@@ -62,7 +49,7 @@ const LINK = `mutation ($id: uuid!, $seconds: Int) {
 describe('values that messages show', () => {
   it('shows only the beginning of a long text sent as a UUID', async () => {
     const { status, body } = await graphql(
-      app,
+      suite.app,
       demo.apiKey,
       `{ transaction(id: "${'x'.repeat(10_000)}") { id } }`,
     );
@@ -75,7 +62,7 @@ describe('values that messages show', () => {
   });
 
   it('shows a date-time that is not one short, with its control characters escaped', async () => {
-    const { body } = await graphql(app, demo.apiKey, RESEND(`soon\\u001b${'y'.repeat(5_000)}`));
+    const { body } = await graphql(suite.app, demo.apiKey, RESEND(`soon\\u001b${'y'.repeat(5_000)}`));
     const error = onlyError(body);
     expect(error.extensions.code).toBe('BAD_USER_INPUT');
     expect(error.message).toMatch(/^"soon\\u001by+…" \(5005 characters\) is not an RFC 3339 date-time/);
@@ -92,10 +79,10 @@ describe('values that messages show', () => {
 
   it('shows only the beginning of an organization handle that is refused or unknown', async () => {
     const handle = `Not-A-Handle-${'h'.repeat(1_000)}`;
-    await expect(createOrganization(testDb.db, { handle, name: 'N' })).rejects.toThrow(
+    await expect(createOrganization(suite.db, { handle, name: 'N' })).rejects.toThrow(
       /^handle "Not-A-Handle-h+…" \(1013 characters\) must be 2–63 lower-case letters/,
     );
-    await expect(getOrganizationByHandle(testDb.db, handle)).rejects.toThrow(
+    await expect(getOrganizationByHandle(suite.db, handle)).rejects.toThrow(
       /^no organization with handle "Not-A-Handle-h+…" \(1013 characters\)$/,
     );
   });
@@ -109,7 +96,7 @@ describe('texts longer than they may be', () => {
     expect(long).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'url' } });
     expect(long.message).toBe('A webhook URL may be at most 2048 characters.');
     const described = await graphql(
-      app,
+      suite.app,
       demo.apiKey,
       `
         mutation ($input: CreateWebhookEndpointInput!) {
@@ -133,7 +120,7 @@ describe('texts longer than they may be', () => {
 
   it('refuses an organization name over 200 characters', async () => {
     await expect(
-      createOrganization(testDb.db, { handle: `long-${Date.now()}`, name: 'N'.repeat(201) }),
+      createOrganization(suite.db, { handle: `long-${Date.now()}`, name: 'N'.repeat(201) }),
     ).rejects.toThrow('name may be at most 200 characters');
   });
 });
@@ -145,7 +132,7 @@ describe('date-times the database can hold', () => {
     ['2024-02-29T12:00:00+05:30', 'a leap day, with an offset'],
     ['2026-11-22t09:30:00.123456789z', 'lower-case separators and nanoseconds'],
   ])('accepts %s (%s) and hands it to the database', async (since) => {
-    const { body } = await graphql(app, demo.apiKey, RESEND(since));
+    const { body } = await graphql(suite.app, demo.apiKey, RESEND(since));
     expect(body.errors).toBeUndefined();
     expect(body.data?.resendFailedWebhookDeliveries).toEqual({ count: 0 });
   });
@@ -156,7 +143,7 @@ describe('date-times the database can hold', () => {
     ['0001-01-01T00:00:00+00:01', 'year 1 by its offset but year 0 in UTC'],
     ['9999-12-31T23:59:59-00:01', 'year 9999 by its offset but year 10000 in UTC'],
   ])('refuses %s (%s) as outside the years 0001 to 9999', async (since) => {
-    const error = onlyError((await graphql(app, demo.apiKey, RESEND(since))).body);
+    const error = onlyError((await graphql(suite.app, demo.apiKey, RESEND(since))).body);
     expect(error.extensions.code).toBe('BAD_USER_INPUT');
     expect(error.message).toBe(
       `"${since}" is outside the years 0001 to 9999 (UTC) that date-times may fall in`,
@@ -170,7 +157,7 @@ describe('date-times the database can hold', () => {
     ['2026-11-22T09:30:00', 'no offset'],
     ['2026-11-22 09:30:00Z', 'a space for the T'],
   ])('refuses %s (%s) as not an RFC 3339 date-time', async (since) => {
-    const error = onlyError((await graphql(app, demo.apiKey, RESEND(since))).body);
+    const error = onlyError((await graphql(suite.app, demo.apiKey, RESEND(since))).body);
     expect(error.extensions.code).toBe('BAD_USER_INPUT');
     expect(error.message).toMatch(/is not an RFC 3339 date-time/);
   });
@@ -188,7 +175,7 @@ describe('date-times the database can hold', () => {
     ['2026-01-01T00:00:00+24:00', 'an offset of 24 hours'],
     ['2026-01-01T00:00:00+05:60', 'an offset of 60 minutes'],
   ])('refuses %s (%s) as a date and time that does not exist', async (since) => {
-    const error = onlyError((await graphql(app, demo.apiKey, RESEND(since))).body);
+    const error = onlyError((await graphql(suite.app, demo.apiKey, RESEND(since))).body);
     expect(error.extensions.code).toBe('BAD_USER_INPUT');
     expect(error.message).toBe(
       `"${since}" is not a date and time that exists (expected e.g. 2026-11-22T09:30:00Z)`,
@@ -204,12 +191,12 @@ describe('numbers the database cannot hold', () => {
     ['zero', 0],
     ['above the page size', 101],
   ])('refuses a page size %s as BAD_USER_INPUT', async (_, first) => {
-    const error = onlyError((await graphql(app, demo.apiKey, PAGE, { first })).body);
+    const error = onlyError((await graphql(suite.app, demo.apiKey, PAGE, { first })).body);
     expect(error.extensions.code).toBe('BAD_USER_INPUT');
   });
 
   it('refuses a number too large for a double, which JSON reads as Infinity, as BAD_USER_INPUT', async () => {
-    const response = await app.inject({
+    const response = await suite.app.inject({
       method: 'POST',
       url: '/beta',
       headers: { authorization: `Bearer ${demo.apiKey}`, 'content-type': 'application/json' },
@@ -223,7 +210,7 @@ describe('numbers the database cannot hold', () => {
     ['the largest 32-bit integer', 2 ** 31 - 1, 'expiresInSeconds'],
     ['negative', -60, 'expiresInSeconds'],
   ])('refuses a link lifetime that is %s, naming the field', async (_, seconds, field) => {
-    const { body } = await graphql(app, demo.apiKey, LINK, {
+    const { body } = await graphql(suite.app, demo.apiKey, LINK, {
       id: '00000000-0000-4000-8000-000000000000',
       seconds,
     });
@@ -231,7 +218,7 @@ describe('numbers the database cannot hold', () => {
   });
 
   it('refuses a link lifetime above 32 bits before looking for the file', async () => {
-    const { body } = await graphql(app, demo.apiKey, LINK, {
+    const { body } = await graphql(suite.app, demo.apiKey, LINK, {
       id: '00000000-0000-4000-8000-000000000000',
       seconds: 2 ** 40,
     });

@@ -1,23 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TransactionsDemo } from '../../src/demo/seed.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import {
-  CREATE_TRANSACTION,
-  createTestFileStore,
-  graphql,
-  seedOrganization,
-  transactionsApp,
-  TRIGGER_TRANSACTION_EVENT,
-  transactionInput,
-} from '../support/transactions.ts';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CREATE_TRANSACTION, graphql, triggerEvent, transactionInput } from '../support/transactions.ts';
+import { addEntity, useTransactionsSuite, type EmptyTenant } from '../support/transactions-suite.ts';
 
-let testDb: TestDatabase;
-let cleanup: () => Promise<void>;
-let app: FastifyInstance;
-let demo: TransactionsDemo;
-let other: TransactionsDemo;
+const suite = useTransactionsSuite();
+/** The organization of the running test: a fresh one each test, so counts and reads see only that test's rows. */
+let demo: EmptyTenant;
+/** Another organization, only ever read: its template, entity and key stand for a stranger's. */
+let other: EmptyTenant;
 
 const READ = `query ($id: uuid!) {
   transaction(id: $id) {
@@ -29,10 +19,16 @@ const READ = `query ($id: uuid!) {
   }
 }`;
 
+const WORKFLOW = `query ($id: uuid!) {
+  template(id: $id) {
+    workflow { initialState states { key final onEnter } events { key from to guard } }
+  }
+}`;
+
 const input = (overrides: Record<string, unknown> = {}) => transactionInput(demo, overrides);
 
 async function create(overrides: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
-  return graphql(app, demo.apiKey, CREATE_TRANSACTION, { input: input(overrides) }, headers);
+  return graphql(suite.app, demo.apiKey, CREATE_TRANSACTION, { input: input(overrides) }, headers);
 }
 
 async function trigger(
@@ -41,16 +37,16 @@ async function trigger(
   key = demo.apiKey,
   headers: Record<string, string> = {},
 ) {
-  return graphql(app, key, TRIGGER_TRANSACTION_EVENT, { input: { transactionId, eventKey } }, headers);
+  return triggerEvent(suite.app, key, { transactionId, eventKey }, headers);
 }
 
 async function read(id: string) {
-  const { body } = await graphql(app, demo.apiKey, READ, { id });
+  const { body } = await graphql(suite.app, demo.apiKey, READ, { id });
   return body.data?.transaction;
 }
 
 async function count(table: string): Promise<number> {
-  const [row] = await testDb.db.query<{ count: string }>(
+  const [row] = await suite.db.query<{ count: string }>(
     `select count(*) as count from ${table} where organization_id = $1`,
     [demo.organizationId],
   );
@@ -58,25 +54,18 @@ async function count(table: string): Promise<number> {
 }
 
 async function outbox(transactionId: string) {
-  return testDb.db.query<{ type: string; payload: Record<string, unknown> }>(
+  return suite.db.query<{ type: string; payload: Record<string, unknown> }>(
     'select type, payload from outbox_events where transaction_id = $1 order by sequence',
     [transactionId],
   );
 }
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  const store = await createTestFileStore();
-  cleanup = store.cleanup;
-  app = await transactionsApp(testDb.db, store.files);
-  demo = await seedOrganization(testDb.db, store.files);
-  other = await seedOrganization(testDb.db, store.files);
+  other = await suite.emptyTenant();
 });
 
-afterAll(async () => {
-  await app.close();
-  await testDb.close();
-  await cleanup();
+beforeEach(async () => {
+  demo = await suite.emptyTenant();
 });
 
 describe('createTransaction', () => {
@@ -129,7 +118,7 @@ describe('createTransaction', () => {
   it('keeps only a hash of the transmit token', async () => {
     const { body } = await create();
     const { transactionId, transmitToken } = body.data!.createTransaction;
-    const [row] = await testDb.db.query<{ hash: Uint8Array; everything: string }>(
+    const [row] = await suite.db.query<{ hash: Uint8Array; everything: string }>(
       `select transmit_token_hash as hash, row_to_json(t)::text as everything from transactions t where id = $1`,
       [transactionId],
     );
@@ -138,6 +127,11 @@ describe('createTransaction', () => {
   });
 
   it("makes the organization's entity with that e-mail the recipient instead of a new one", async () => {
+    await addEntity(suite.db, demo.organizationId, {
+      name: 'Jane Q. Doe',
+      email: 'jane.doe@example.com',
+      type: 'individual',
+    });
     const { body } = await create({ noticeEmail: 'JANE.DOE@example.com', noticeName: 'Jane' });
     const t = await read(body.data?.createTransaction.transactionId);
     expect(t.transactionRecipients[0].entity).toMatchObject({
@@ -385,31 +379,7 @@ describe('triggerTransactionEvent', () => {
 
 describe('the workflow in the graph', () => {
   it("shows a template's states and events so that clients can discover event keys", async () => {
-    const { body } = await graphql(
-      app,
-      demo.apiKey,
-      `
-        query ($id: uuid!) {
-          template(id: $id) {
-            workflow {
-              initialState
-              states {
-                key
-                final
-                onEnter
-              }
-              events {
-                key
-                from
-                to
-                guard
-              }
-            }
-          }
-        }
-      `,
-      { id: demo.templateId },
-    );
+    const { body } = await graphql(suite.app, demo.apiKey, WORKFLOW, { id: demo.templateId });
     const { workflow } = body.data!.template;
     expect(workflow.initialState).toBe('draft');
     expect(workflow.states.find((s: { key: string }) => s.key === 'completed')).toEqual({
@@ -434,7 +404,7 @@ describe('Idempotency-Key', () => {
     const key = randomUUID();
     const fixed = input();
     const first = await graphql(
-      app,
+      suite.app,
       demo.apiKey,
       CREATE_TRANSACTION,
       { input: fixed },
@@ -442,7 +412,7 @@ describe('Idempotency-Key', () => {
     );
     const before = await count('transactions');
     const again = await graphql(
-      app,
+      suite.app,
       demo.apiKey,
       CREATE_TRANSACTION,
       { input: fixed },
@@ -465,14 +435,14 @@ describe('Idempotency-Key', () => {
     const before = await count('transactions');
     const answers = await Promise.all(
       Array.from({ length: 5 }, () =>
-        graphql(app, demo.apiKey, CREATE_TRANSACTION, { input: fixed }, { 'idempotency-key': key }),
+        graphql(suite.app, demo.apiKey, CREATE_TRANSACTION, { input: fixed }, { 'idempotency-key': key }),
       ),
     );
     expect(await count('transactions')).toBe(before + 1);
     const results = answers.map((answer) => JSON.stringify(answer.body.data));
     expect(new Set(results).size).toBe(1);
     const token: string = answers[0]?.body.data?.createTransaction.transmitToken;
-    const stored = await testDb.db.query<{ row: string }>(
+    const stored = await suite.db.query<{ row: string }>(
       'select row_to_json(k)::text as row from idempotency_keys k where organization_id = $1',
       [demo.organizationId],
     );
@@ -488,7 +458,7 @@ describe('Idempotency-Key', () => {
     const key = randomUUID();
     const reset = () =>
       graphql(
-        app,
+        suite.app,
         demo.apiKey,
         'mutation ($input: ResetTransmitTokenInput!) { resetTransmitToken(input: $input) { transmitToken } }',
         { input: { transactionId: id } },
@@ -498,7 +468,7 @@ describe('Idempotency-Key', () => {
     const retry = await reset();
     expect(retry.body).toEqual(first.body);
     const token: string = first.body.data?.resetTransmitToken.transmitToken;
-    expect((await app.inject({ method: 'GET', url: `/recipient/${token}` })).statusCode).toBe(200);
+    expect((await suite.app.inject({ method: 'GET', url: `/recipient/${token}` })).statusCode).toBe(200);
   });
 
   it('makes a retried event safe: the retry returns the first transition instead of failing', async () => {

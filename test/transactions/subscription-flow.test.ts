@@ -1,22 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TransactionsDemo } from '../../src/demo/seed.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   CREATE_TRANSACTION,
-  createTestFileStore,
   graphql,
-  seedOrganization,
-  transactionsApp,
   TRIGGER_TRANSACTION_EVENT,
   transactionInput,
 } from '../support/transactions.ts';
+import { useTransactionsSuite, type EmptyTenant } from '../support/transactions-suite.ts';
 
-let testDb: TestDatabase;
-let cleanup: () => Promise<void>;
-let app: FastifyInstance;
-let demo: TransactionsDemo;
+const suite = useTransactionsSuite();
+/** Every test makes its own transaction and reads only that one; the organization around them is shared. */
+let demo: EmptyTenant;
 
 const investorDetails = {
   legalName: 'Grace Hopper',
@@ -26,21 +20,11 @@ const investorDetails = {
 const taxForms = { taxResidency: 'US', w9FileId: 'w9-upload-1' };
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  const store = await createTestFileStore();
-  cleanup = store.cleanup;
-  app = await transactionsApp(testDb.db, store.files);
-  demo = await seedOrganization(testDb.db, store.files);
-});
-
-afterAll(async () => {
-  await app.close();
-  await testDb.close();
-  await cleanup();
+  demo = await suite.emptyTenant();
 });
 
 async function api(query: string, variables: Record<string, unknown>) {
-  const { body } = await graphql(app, demo.apiKey, query, variables);
+  const { body } = await graphql(suite.app, demo.apiKey, query, variables);
   expect(body.errors).toBeUndefined();
   return body.data!;
 }
@@ -54,7 +38,7 @@ const trigger = (transactionId: string, eventKey: string) =>
   api(TRIGGER_TRANSACTION_EVENT, { input: { transactionId, eventKey } });
 
 async function recipient(method: 'GET' | 'PUT' | 'POST', path: string, payload?: Record<string, unknown>) {
-  const response = await app.inject({
+  const response = await suite.app.inject({
     method,
     url: `/recipient/${path}`,
     ...(payload === undefined ? {} : { payload }),
@@ -176,7 +160,7 @@ describe('the example subscription, end to end', () => {
       'countersigner',
     ]);
     // A name longer than a signature may carry is refused, and signs nothing.
-    const tooLong = await graphql(app, demo.apiKey, SIGN_AS_SENDER, {
+    const tooLong = await graphql(suite.app, demo.apiKey, SIGN_AS_SENDER, {
       input: {
         transactionId: id,
         documentKey: 'subscription_agreement',
@@ -213,7 +197,7 @@ describe('the example subscription, end to end', () => {
       { state: 'SIGNED', signedName: 'Alex Morgan', transactionRecipient: { vulcanKey: 'countersigner' } },
     ]);
     const [signedFile] = t.transactionSignatureFiles;
-    const download = await app.inject({
+    const download = await suite.app.inject({
       method: 'GET',
       url: new URL(signedFile.file.signedUrl).pathname + new URL(signedFile.file.signedUrl).search,
     });
@@ -241,7 +225,7 @@ describe('the example subscription, end to end', () => {
       ['countersign', 'API_KEY', 'completed'],
     ]);
 
-    const outbox = await testDb.db.query<{ type: string; state: string }>(
+    const outbox = await suite.db.query<{ type: string; state: string }>(
       `select type, payload->>'state' as state from outbox_events where transaction_id = $1 order by sequence`,
       [id],
     );
@@ -255,7 +239,7 @@ describe('the example subscription, end to end', () => {
       { type: 'transaction.completed', state: 'countersigning' },
       { type: 'transaction.state_changed', state: 'completed' },
     ]);
-    const [signature] = await testDb.db.query<{ ip: string; ua: string }>(
+    const [signature] = await suite.db.query<{ ip: string; ua: string }>(
       `select s.ip_address as ip, s.user_agent as ua from transaction_signatures s
        join transaction_signature_containers c on c.id = s.transaction_signature_container_id
        where c.transaction_id = $1 order by s.signed_at limit 1`,
@@ -307,7 +291,7 @@ describe('recipient actions, refused', () => {
     );
     expect((await sign({ signedName: '  ', consent: true })).body.error.code).toBe('BAD_USER_INPUT');
 
-    const early = await graphql(app, demo.apiKey, SIGN_AS_SENDER, {
+    const early = await graphql(suite.app, demo.apiKey, SIGN_AS_SENDER, {
       input: {
         transactionId: id,
         documentKey: 'subscription_agreement',

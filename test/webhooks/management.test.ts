@@ -1,42 +1,23 @@
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TransactionsDemo } from '../../src/demo/seed.ts';
-import { buildTransactionsApp } from '../../src/transactions/app.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeLookupAll } from '../support/dns.ts';
-import { createTestFileStore, graphql, seedOrganization } from '../support/transactions.ts';
+import { CREATE_TRANSACTION, graphql, transactionInput } from '../support/transactions.ts';
+import { useTransactionsSuite, type EmptyTenant } from '../support/transactions-suite.ts';
 
-let testDb: TestDatabase;
-let cleanup: () => Promise<void>;
-let app: FastifyInstance;
-let demo: TransactionsDemo;
-let other: TransactionsDemo;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  const files = await createTestFileStore();
-  cleanup = files.cleanup;
-  demo = await seedOrganization(testDb.db, files.files);
-  other = await seedOrganization(testDb.db, files.files);
-  app = await buildTransactionsApp({
-    db: testDb.db,
-    files: files.files,
-    environment: 'staging',
-    // Public addresses for the example hosts, a private one for the host that must be refused.
-    webhookLookup: fakeLookupAll({
-      'hooks.example.com': ['93.184.215.14'],
-      'a.example.com': ['93.184.215.14'],
-      'b.example.com': ['2606:2800:21f:cb07:6820:80da:af6b:8b2c'],
-      'c.example.com': ['93.184.215.14'],
-      'intranet.example.com': ['10.0.0.7'],
-    }),
-  });
+const suite = useTransactionsSuite({
+  // Public addresses for the example hosts, a private one for the host that must be refused.
+  webhookLookup: fakeLookupAll({
+    'hooks.example.com': ['93.184.215.14'],
+    'a.example.com': ['93.184.215.14'],
+    'b.example.com': ['2606:2800:21f:cb07:6820:80da:af6b:8b2c'],
+    'c.example.com': ['93.184.215.14'],
+    'intranet.example.com': ['10.0.0.7'],
+  }),
 });
+/** The organization of the running test: a fresh one each test, so its endpoints and deliveries are its own. */
+let demo: EmptyTenant;
 
-afterAll(async () => {
-  await app.close();
-  await testDb.close();
-  await cleanup();
+beforeEach(async () => {
+  demo = await suite.emptyTenant();
 });
 
 const ENDPOINT = 'id url description eventTypes enabled disabledReason deliveries { id }';
@@ -44,8 +25,20 @@ const CREATE = `mutation ($input: CreateWebhookEndpointInput!) {
   createWebhookEndpoint(input: $input) { secret webhookEndpoint { ${ENDPOINT} } }
 }`;
 
+const ENDPOINT_BY_ID = 'query ($id: uuid!) { webhookEndpoint(id: $id) { id } }';
+const DISABLE = `mutation ($input: WebhookEndpointIdInput!) {
+  disableWebhookEndpoint(input: $input) { webhookEndpoint { id } }
+}`;
+const DELIVERIES = `query ($id: uuid!) {
+  webhookEndpoint(id: $id) {
+    deliveries { id messageId status attempts attemptLog { statusCode durationMs responseBody error } }
+  }
+}`;
+const RESEND = `mutation ($input: ResendWebhookDeliveryInput!) { resendWebhookDelivery(input: $input) { count } }`;
+const DELIVERY = 'query ($id: uuid!) { webhookDelivery(id: $id) { messageId status attempts } }';
+
 async function create(key: string, input: Record<string, unknown>) {
-  return graphql(app, key, CREATE, { input });
+  return graphql(suite.app, key, CREATE, { input });
 }
 
 describe('managing webhook endpoints through GraphQL', () => {
@@ -65,10 +58,10 @@ describe('managing webhook endpoints through GraphQL', () => {
       enabled: true,
       deliveries: [],
     });
-    const listed = await graphql(app, demo.apiKey, `{ viewer { webhookEndpoints { ${ENDPOINT} } } }`);
+    const listed = await graphql(suite.app, demo.apiKey, `{ viewer { webhookEndpoints { ${ENDPOINT} } } }`);
     expect(listed.body.data?.viewer.webhookEndpoints).toContainEqual(created.webhookEndpoint);
     expect(JSON.stringify(listed.body)).not.toContain(created.secret);
-    const [stored] = await testDb.db.query<{ secret: Uint8Array }>(
+    const [stored] = await suite.db.query<{ secret: Uint8Array }>(
       'select secret from webhook_endpoints where id = $1',
       [created.webhookEndpoint.id],
     );
@@ -102,7 +95,7 @@ describe('managing webhook endpoints through GraphQL', () => {
     ) => {
       const input_ = name.startsWith('update') ? 'UpdateWebhookEndpointInput' : 'WebhookEndpointIdInput';
       const answer = await graphql(
-        app,
+        suite.app,
         demo.apiKey,
         `mutation ($input: ${input_}!) { ${name}(input: $input) { ${fields} } }`,
         { input },
@@ -132,54 +125,20 @@ describe('managing webhook endpoints through GraphQL', () => {
     expect(await call('deleteWebhookEndpoint', { id }, 'deletedWebhookEndpointId')).toEqual({
       deletedWebhookEndpointId: id,
     });
-    const gone = await graphql(
-      app,
-      demo.apiKey,
-      `
-        query ($id: uuid!) {
-          webhookEndpoint(id: $id) {
-            id
-          }
-        }
-      `,
-      { id },
-    );
+    const gone = await graphql(suite.app, demo.apiKey, ENDPOINT_BY_ID, { id });
     expect(gone.body.data?.webhookEndpoint).toBeNull();
   });
 
   it("treats another organization's endpoint exactly like one that does not exist", async () => {
+    const other = await suite.emptyTenant();
     const { body } = await create(other.apiKey, {
       url: 'https://c.example.com/',
       eventTypes: ['TRANSACTION_COMPLETED'],
     });
     const id = body.data?.createWebhookEndpoint.webhookEndpoint.id as string;
-    const read = await graphql(
-      app,
-      demo.apiKey,
-      `
-        query ($id: uuid!) {
-          webhookEndpoint(id: $id) {
-            id
-          }
-        }
-      `,
-      { id },
-    );
+    const read = await graphql(suite.app, demo.apiKey, ENDPOINT_BY_ID, { id });
     expect(read.body.data?.webhookEndpoint).toBeNull();
-    const disable = await graphql(
-      app,
-      demo.apiKey,
-      `
-        mutation ($input: WebhookEndpointIdInput!) {
-          disableWebhookEndpoint(input: $input) {
-            webhookEndpoint {
-              id
-            }
-          }
-        }
-      `,
-      { input: { id } },
-    );
+    const disable = await graphql(suite.app, demo.apiKey, DISABLE, { input: { id } });
     expect(disable.body.errors?.[0]?.extensions).toMatchObject({ code: 'NOT_FOUND' });
   });
 
@@ -189,44 +148,26 @@ describe('managing webhook endpoints through GraphQL', () => {
       eventTypes: ['TRANSACTION_COMPLETED'],
     });
     const endpointId = body.data?.createWebhookEndpoint.webhookEndpoint.id as string;
-    const [event] = await testDb.db.query<{ id: string }>(
+    const created = await graphql(suite.app, demo.apiKey, CREATE_TRANSACTION, {
+      input: transactionInput(demo),
+    });
+    const transactionId = created.body.data?.createTransaction.transactionId as string;
+    const [event] = await suite.db.query<{ id: string }>(
       `insert into outbox_events (organization_id, type, transaction_id, payload)
        values ($1, 'transaction.completed', $2, '{}') returning id`,
-      [demo.organizationId, demo.transactionId],
+      [demo.organizationId, transactionId],
     );
-    const [delivery] = await testDb.db.query<{ id: string }>(
+    const [delivery] = await suite.db.query<{ id: string }>(
       `insert into webhook_deliveries (organization_id, endpoint_id, event_id, message_id, event_type, body, status, attempts)
        values ($1, $2, $3, 'msg_test', 'transaction.completed', '{}', 'failed', 7) returning id`,
       [demo.organizationId, endpointId, event?.id],
     );
-    await testDb.db.query(
+    await suite.db.query(
       `insert into webhook_attempts (organization_id, delivery_id, attempted_at, duration_ms, status_code, response_body)
        values ($1, $2, now(), 12, 500, 'oops')`,
       [demo.organizationId, delivery?.id],
     );
-    const read = await graphql(
-      app,
-      demo.apiKey,
-      `
-        query ($id: uuid!) {
-          webhookEndpoint(id: $id) {
-            deliveries {
-              id
-              messageId
-              status
-              attempts
-              attemptLog {
-                statusCode
-                durationMs
-                responseBody
-                error
-              }
-            }
-          }
-        }
-      `,
-      { id: endpointId },
-    );
+    const read = await graphql(suite.app, demo.apiKey, DELIVERIES, { id: endpointId });
     expect(read.body.data?.webhookEndpoint.deliveries).toEqual([
       {
         id: delivery?.id,
@@ -236,33 +177,9 @@ describe('managing webhook endpoints through GraphQL', () => {
         attemptLog: [{ statusCode: 500, durationMs: 12, responseBody: 'oops', error: null }],
       },
     ]);
-    const resent = await graphql(
-      app,
-      demo.apiKey,
-      `
-        mutation ($input: ResendWebhookDeliveryInput!) {
-          resendWebhookDelivery(input: $input) {
-            count
-          }
-        }
-      `,
-      { input: { id: delivery?.id } },
-    );
+    const resent = await graphql(suite.app, demo.apiKey, RESEND, { input: { id: delivery?.id } });
     expect(resent.body.data?.resendWebhookDelivery).toEqual({ count: 1 });
-    const after = await graphql(
-      app,
-      demo.apiKey,
-      `
-        query ($id: uuid!) {
-          webhookDelivery(id: $id) {
-            messageId
-            status
-            attempts
-          }
-        }
-      `,
-      { id: delivery?.id },
-    );
+    const after = await graphql(suite.app, demo.apiKey, DELIVERY, { id: delivery?.id });
     expect(after.body.data?.webhookDelivery).toEqual({
       messageId: 'msg_test',
       status: 'PENDING',

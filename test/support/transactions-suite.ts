@@ -1,0 +1,123 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll } from 'vitest';
+import type { Environment } from '../../src/config.ts';
+import type { Database } from '../../src/db/database.ts';
+import { loadExampleTemplate, type TransactionsDemo } from '../../src/demo/seed.ts';
+import { createApiKey } from '../../src/keys/api-key-store.ts';
+import { createOrganization } from '../../src/transactions/organizations.ts';
+import { importTemplate } from '../../src/transactions/templates.ts';
+import type { FileStore } from '../../src/files/local-file-store.ts';
+import { buildTransactionsApp, type TransactionsAppDeps } from '../../src/transactions/app.ts';
+import { createTestDatabase, type TestDatabase } from './database.ts';
+import { createTestFileStore, seedOrganization, uniqueHandle } from './transactions.ts';
+
+/**
+ * What one test file of the Transactions service shares: one database, one file store and one app, booted once
+ * (a database per test would be slow). Data is not shared: `tenant()` seeds a fresh organization, so a test that
+ * changes or counts rows reads only what it made.
+ */
+export interface TransactionsSuite {
+  readonly testDb: TestDatabase;
+  readonly db: Database;
+  readonly files: FileStore;
+  readonly app: FastifyInstance;
+  /** A fresh organization with the demo's data (a complete transaction, 2 recipients, 3 revisions) and a key. */
+  tenant(environment?: Environment): Promise<TransactionsDemo>;
+  /**
+   * A fresh organization with a staging key, a sender entity and the example template, and nothing else: much
+   * cheaper than `tenant()`, for a test that makes its own transactions.
+   */
+  emptyTenant(): Promise<EmptyTenant>;
+}
+
+/** An organization of its own with what creating a transaction needs. */
+export type EmptyTenant = Pick<
+  TransactionsDemo,
+  'apiKey' | 'organizationId' | 'templateId' | 'senderEntityId'
+>;
+
+/** An entity of the organization (a fund, an investor) with its name and e-mail address; returns its id. */
+export async function addEntity(
+  db: Database,
+  organizationId: string,
+  entity: { name: string; email: string; type: string },
+): Promise<string> {
+  const [row] = await db.query<{ id: string }>(
+    'insert into entities (organization_id, name, email, type) values ($1, $2, $3, $4) returning id',
+    [organizationId, entity.name, entity.email, entity.type],
+  );
+  if (!row) throw new Error('insert into entities returned no row');
+  return row.id;
+}
+
+async function createEmptyTenant(db: Database): Promise<EmptyTenant> {
+  const organization = await createOrganization(db, { handle: uniqueHandle('empty'), name: 'Test Capital' });
+  const { key } = await createApiKey(db, { organizationId: organization.id, environment: 'staging' });
+  const senderEntityId = await addEntity(db, organization.id, {
+    name: 'Test Capital Fund I, L.P.',
+    email: 'operations@test-capital.example',
+    type: 'fund',
+  });
+  const template = await importTemplate(db, {
+    organizationId: organization.id,
+    definition: await loadExampleTemplate(),
+  });
+  return { apiKey: key, organizationId: organization.id, templateId: template.id, senderEntityId };
+}
+
+/** What the app of a suite is built with besides its database and files (a fake DNS lookup, say). */
+export type SuiteAppOptions = Omit<TransactionsAppDeps, 'db' | 'files' | 'environment'>;
+
+/**
+ * Boots a {@link TransactionsSuite} before the tests of the calling file (or `describe`) and closes it after them.
+ * Its fields may be read inside tests and hooks only.
+ *
+ * @example
+ * const suite = useTransactionsSuite();
+ * it('…', async () => {
+ *   const demo = await suite.tenant();
+ *   await graphql(suite.app, demo.apiKey, '{ viewer { id } }');
+ * });
+ */
+export function useTransactionsSuite(appOptions: SuiteAppOptions = {}): TransactionsSuite {
+  let booted:
+    | { testDb: TestDatabase; files: FileStore; app: FastifyInstance; cleanup: () => Promise<void> }
+    | undefined;
+  const current = () => {
+    if (!booted) throw new Error('the suite is read before its beforeAll ran');
+    return booted;
+  };
+  beforeAll(async () => {
+    const testDb = await createTestDatabase();
+    const store = await createTestFileStore();
+    const app = await buildTransactionsApp({
+      ...appOptions,
+      db: testDb.db,
+      files: store.files,
+      environment: 'staging',
+    });
+    booted = { testDb, files: store.files, app, cleanup: store.cleanup };
+  });
+  afterAll(async () => {
+    if (!booted) return;
+    await booted.app.close();
+    await booted.testDb.close();
+    await booted.cleanup();
+  });
+  return {
+    get testDb() {
+      return current().testDb;
+    },
+    get db() {
+      return current().testDb.db;
+    },
+    get files() {
+      return current().files;
+    },
+    get app() {
+      return current().app;
+    },
+    tenant: (environment) => seedOrganization(current().testDb.db, current().files, environment),
+    emptyTenant: () => createEmptyTenant(current().testDb.db),
+  };
+}
