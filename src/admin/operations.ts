@@ -1,13 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import type { Config } from '../config.ts';
+import { ConfigSchema, type Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import { apiKeys, createApiKey } from '../keys/api-key-store.ts';
+import { apiKeys, createApiKey, type KeyTable } from '../keys/api-key-store.ts';
 import { AppError } from '../errors.ts';
 import { createOrganization, getOrganizationByHandle } from '../transactions/organizations.ts';
 import { importTemplateSource } from '../transactions/templates.ts';
 import { readImportFile, RECORD_TYPES } from '../portfolio/import-files.ts';
-import { importPortfolio } from '../portfolio/import.ts';
+import { importPortfolio, type ImportProgress } from '../portfolio/import.ts';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -16,6 +16,7 @@ import {
   rotateEndpointSecret,
   setEndpointEnabled,
   updateEndpoint,
+  type WebhookEndpoint,
 } from '../webhooks/endpoints.ts';
 import {
   createInstance,
@@ -26,28 +27,65 @@ import {
 } from '../portfolio/instances.ts';
 
 /**
+ * What a value becomes once it has crossed the admin socket as JSON: a `Date` its ISO string (whatever has a
+ * `toJSON`, what that returns), arrays and objects member by member. An operation's output is typed so, as the
+ * in-process path serializes its result the same way (see `run-operation.ts`) and both paths agree.
+ */
+export type AsJson<T> = T extends { toJSON(): infer Json }
+  ? Json
+  : T extends readonly (infer Item)[]
+    ? AsJson<Item>[]
+    : T extends object
+      ? { [Key in keyof T]: AsJson<T[Key]> }
+      : T;
+
+/**
  * What an operator does from the CLI. Each operation runs against an open database: directly, or inside the
  * running `portico serve` that holds the embedded database (see `run-operation.ts`), so the two paths can
  * never behave differently.
  */
-export interface Operation<Input extends TSchema> {
+export interface Operation<Input extends TSchema, Output, Progress = never> {
   input: Input;
   /** `progress` reports how a long operation is getting on (the CLI shows it). */
   run(
     db: Database,
     input: Static<Input>,
     config: Pick<Config, 'environment' | 'webhooksAllowInsecure'>,
-    progress: (progress: unknown) => void,
-  ): Promise<unknown>;
+    progress: (progress: Progress) => void,
+  ): Promise<Output>;
 }
 
-function operation<Input extends TSchema>(op: Operation<Input>): Operation<Input> {
+function operation<Input extends TSchema, Output, Progress = never>(
+  op: Operation<Input, Output, Progress>,
+): Operation<Input, Output, Progress> {
   return op;
 }
 
-const Environment = Type.Union([Type.Literal('staging'), Type.Literal('production')]);
+/** Revokes a key of an owner (organization or instance), or says the owner has no such key. */
+async function revokeKey<KeyRecord extends { revokedAt: Date | null }>(
+  db: Database,
+  keys: KeyTable<KeyRecord>,
+  options: { ownerId: string; key: string; owner: string },
+): Promise<KeyRecord> {
+  const revoked = await keys.revoke(db, options);
+  if (!revoked) throw new AppError('NOT_FOUND', `${options.owner} has no key ${options.key}`);
+  return revoked;
+}
+
+/** An endpoint as `webhooks list` shows it: with the counts of its pending and failed deliveries. */
+export interface ListedEndpoint extends Omit<WebhookEndpoint, 'organizationId'> {
+  failingSince: Date | null;
+  failed: number;
+  pending: number;
+}
+
+/** What `portfolio import` reports while it works: each file it reads, then how far each phase is. */
+export type ImportReport = { phase: 'reading'; file: string } | ImportProgress;
+
+const Environment = ConfigSchema.properties.environment;
 const EventTypeInput = Type.Union(EVENT_TYPES.map((type) => Type.Literal(type)));
 
+/** Every operation by the name the CLI and the admin socket call it by. */
 export const operations = {
   'org.create': operation({
     input: Type.Object({ handle: Type.String(), name: Type.String() }),
@@ -90,16 +128,18 @@ export const operations = {
     input: Type.Object({ org: Type.String(), key: Type.String() }),
     async run(db, input) {
       const organization = await getOrganizationByHandle(db, input.org);
-      const revoked = await apiKeys.revoke(db, { ownerId: organization.id, key: input.key });
-      if (!revoked) throw new AppError('NOT_FOUND', `organization "${input.org}" has no key ${input.key}`);
-      return revoked;
+      return revokeKey(db, apiKeys, {
+        ownerId: organization.id,
+        key: input.key,
+        owner: `organization "${input.org}"`,
+      });
     },
   }),
   'webhooks.list': operation({
     input: Type.Object({ org: Type.String() }),
     async run(db, input) {
       const organization = await getOrganizationByHandle(db, input.org);
-      return db.query(
+      return db.query<ListedEndpoint>(
         `select id, url, description, event_types as "eventTypes", disabled_at as "disabledAt",
            disabled_reason as "disabledReason", failing_since as "failingSince", created_at as "createdAt",
            (select count(*)::int from webhook_deliveries d where d.endpoint_id = e.id and d.status = 'failed') as failed,
@@ -235,9 +275,11 @@ export const operations = {
     input: Type.Object({ instance: Type.String(), key: Type.String() }),
     async run(db, input) {
       const instance = await getInstanceBySlug(db, input.instance);
-      const revoked = await portfolioKeys.revoke(db, { ownerId: instance.id, key: input.key });
-      if (!revoked) throw new AppError('NOT_FOUND', `instance "${input.instance}" has no key ${input.key}`);
-      return revoked;
+      return revokeKey(db, portfolioKeys, {
+        ownerId: instance.id,
+        key: input.key,
+        owner: `instance "${input.instance}"`,
+      });
     },
   }),
   'portfolio.import': operation({
@@ -247,7 +289,7 @@ export const operations = {
       files: Type.Array(Type.String(), { minItems: 1 }),
       type: Type.Optional(Type.Union(RECORD_TYPES.map((type) => Type.Literal(type)))),
     }),
-    async run(db, input, _config, progress) {
+    async run(db, input, _config, progress: (report: ImportReport) => void) {
       const instance = await getInstanceBySlug(db, input.instance);
       const sources = [];
       for (const file of input.files) {
@@ -260,4 +302,13 @@ export const operations = {
 };
 
 export type OperationName = keyof typeof operations;
+/** What an operation takes: the JSON its input schema checks. */
 export type OperationInput<Name extends OperationName> = Static<(typeof operations)[Name]['input']>;
+/** What an operation answers, as it arrives on either path: JSON (dates as ISO strings). */
+export type OperationOutput<Name extends OperationName> = AsJson<
+  Awaited<ReturnType<(typeof operations)[Name]['run']>>
+>;
+/** What an operation reports while it works (`never` for those that do not). */
+export type OperationProgress<Name extends OperationName> = Parameters<
+  Parameters<(typeof operations)[Name]['run']>[3]
+>[0];
