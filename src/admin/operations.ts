@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import { ConfigSchema, type Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { apiKeys, createApiKey, type KeyTable } from '../keys/api-key-store.ts';
@@ -61,16 +61,47 @@ function operation<Input extends TSchema, Output, Progress = never>(
   return op;
 }
 
-/** Revokes a key of an owner (organization or instance), or says the owner has no such key. */
-async function revokeKey<KeyRecord extends { revokedAt: Date | null }>(
-  db: Database,
+/**
+ * `list` and `revoke` over the keys of one kind of owner, named in the input as `owner` has it: the same two
+ * operations for organizations (by handle) and customer instances (by slug). `find` gives the owner's id and
+ * how an error names the owner.
+ */
+function keyOperations<Owner extends TObject, KeyRecord extends { revokedAt: Date | null }>(
   keys: KeyTable<KeyRecord>,
-  options: { ownerId: string; key: string; owner: string },
-): Promise<KeyRecord> {
-  const revoked = await keys.revoke(db, options);
-  if (!revoked) throw new AppError('NOT_FOUND', `${options.owner} has no key ${options.key}`);
-  return revoked;
+  owner: Owner,
+  find: (db: Database, input: Static<Owner>) => Promise<{ id: string; described: string }>,
+) {
+  return {
+    list: operation({
+      input: owner,
+      async run(db, input) {
+        return keys.list(db, (await find(db, input)).id);
+      },
+    }),
+    revoke: operation({
+      input: Type.Intersect([owner, Type.Object({ key: Type.String() })]),
+      async run(db, input) {
+        const found = await find(db, input);
+        const revoked = await keys.revoke(db, { ownerId: found.id, key: input.key });
+        if (!revoked) throw new AppError('NOT_FOUND', `${found.described} has no key ${input.key}`);
+        return revoked;
+      },
+    }),
+  };
 }
+
+const organizationKeys = keyOperations(apiKeys, Type.Object({ org: Type.String() }), async (db, { org }) => ({
+  id: (await getOrganizationByHandle(db, org)).id,
+  described: `organization "${org}"`,
+}));
+const instanceKeys = keyOperations(
+  portfolioKeys,
+  Type.Object({ instance: Type.String() }),
+  async (db, input) => ({
+    id: (await getInstanceBySlug(db, input.instance)).id,
+    described: `instance "${input.instance}"`,
+  }),
+);
 
 /** An endpoint as `webhooks list` shows it: with the counts of its pending and failed deliveries. */
 export interface ListedEndpoint extends Omit<WebhookEndpoint, 'organizationId'> {
@@ -118,23 +149,8 @@ export const operations = {
       return { key, ...record, organization: organization.handle };
     },
   }),
-  'keys.list': operation({
-    input: Type.Object({ org: Type.String() }),
-    async run(db, input) {
-      return apiKeys.list(db, (await getOrganizationByHandle(db, input.org)).id);
-    },
-  }),
-  'keys.revoke': operation({
-    input: Type.Object({ org: Type.String(), key: Type.String() }),
-    async run(db, input) {
-      const organization = await getOrganizationByHandle(db, input.org);
-      return revokeKey(db, apiKeys, {
-        ownerId: organization.id,
-        key: input.key,
-        owner: `organization "${input.org}"`,
-      });
-    },
-  }),
+  'keys.list': organizationKeys.list,
+  'keys.revoke': organizationKeys.revoke,
   'webhooks.list': operation({
     input: Type.Object({ org: Type.String() }),
     async run(db, input) {
@@ -265,23 +281,8 @@ export const operations = {
       return { key, ...record, instance: instance.slug };
     },
   }),
-  'portfolio.keys.list': operation({
-    input: Type.Object({ instance: Type.String() }),
-    async run(db, input) {
-      return portfolioKeys.list(db, (await getInstanceBySlug(db, input.instance)).id);
-    },
-  }),
-  'portfolio.keys.revoke': operation({
-    input: Type.Object({ instance: Type.String(), key: Type.String() }),
-    async run(db, input) {
-      const instance = await getInstanceBySlug(db, input.instance);
-      return revokeKey(db, portfolioKeys, {
-        ownerId: instance.id,
-        key: input.key,
-        owner: `instance "${input.instance}"`,
-      });
-    },
-  }),
+  'portfolio.keys.list': instanceKeys.list,
+  'portfolio.keys.revoke': instanceKeys.revoke,
   'portfolio.import': operation({
     // Absolute paths: the serving process reads the files itself, however large they are.
     input: Type.Object({

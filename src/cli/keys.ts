@@ -61,23 +61,59 @@ export function registerKeyCommands(program: Command, context: CliContext): void
         );
       },
     );
+  addKeyListAndRevoke<{ org: string; json?: boolean }>(keys, context, {
+    owner: ['--org <handle>', 'the organization'],
+    whose: "an organization's",
+    revokeDescription: 'revoke a key at once; requests with it get 401',
+    named: (options) => options.org,
+    list: (command, options) => context.operate(command, 'keys.list', { org: options.org }),
+    revoke: (command, options, key) => context.operate(command, 'keys.revoke', { org: options.org, key }),
+  });
+}
+
+/** A key as `list` shows it (see `keyLine`). */
+type ListedKey = Parameters<typeof keyLine>[0];
+
+/**
+ * Adds `list` and `revoke` to the `keys` command of one kind of key owner: the same two commands for
+ * organizations (`keys`) and customer instances (`portfolio keys`).
+ */
+export function addKeyListAndRevoke<Options extends { json?: boolean }>(
+  keys: Command,
+  context: CliContext,
+  owner: {
+    /** The required option that names the owner, and its help. */
+    owner: [flags: string, help: string];
+    /** Whose keys `list` lists, e.g. "an organization's". */
+    whose: string;
+    /** What `revoke` says it does. */
+    revokeDescription: string;
+    /** The owner's name, from the options. */
+    named(options: Options): string;
+    list(command: Command, options: Options): Promise<ListedKey[]>;
+    revoke(command: Command, options: Options, key: string): Promise<{ id: string }>;
+  },
+): void {
+  const [flags, help] = owner.owner;
+  let path = keys.name();
+  for (let parent = keys.parent; parent?.parent; parent = parent.parent) path = `${parent.name()} ${path}`;
   keys
     .command('list')
-    .description("list an organization's keys (prefixes only)")
-    .requiredOption('--org <handle>', 'the organization')
+    .description(`list ${owner.whose} keys (prefixes only)`)
+    .requiredOption(flags, help)
     .addOption(jsonOption())
-    .action(async (options: { org: string; json?: boolean }, command: Command) => {
-      const list = await context.operate(command, 'keys.list', { org: options.org });
-      printList(io, list, options, `${options.org} has no keys.`, keyLine);
+    .action(async (options: Options, command: Command) => {
+      const list = await owner.list(command, options);
+      printList(context.io, list, options, `${owner.named(options)} has no keys.`, keyLine);
     });
   keys
     .command('revoke')
-    .description('revoke a key at once; requests with it get 401')
-    .requiredOption('--org <handle>', 'the organization')
-    .argument('<key>', 'the key id, or its prefix as `keys list` shows it')
+    .description(owner.revokeDescription)
+    .requiredOption(flags, help)
+    .argument('<key>', `the key id, or its prefix as \`${path} list\` shows it`)
     .addOption(jsonOption())
-    .action(async (key: string, options: { org: string; json?: boolean }, command: Command) => {
-      const revoked = await context.operate(command, 'keys.revoke', { org: options.org, key });
-      printResult(io, revoked, options, () => `Revoked key ${revoked.id}.`);
+    .action(async (key: string, options: Options, command: Command) => {
+      const revoked = await owner.revoke(command, options, key);
+      printResult(context.io, revoked, options, () => `Revoked key ${revoked.id}.`);
     });
 }

@@ -3,7 +3,7 @@ import { Option, type Command } from 'commander';
 import type { ImportReport } from '../admin/operations.ts';
 import { RECORD_TYPES, type RecordType } from '../portfolio/import-files.ts';
 import type { CliContext } from './context.ts';
-import { keyLine, STORE_THE_KEY } from './keys.ts';
+import { addKeyListAndRevoke, STORE_THE_KEY } from './keys.ts';
 import { jsonOption, printList, printResult, progressPrinter, shownOnce } from './output.ts';
 
 /** A progress report of an import as a line: each file read, then each phase's count and share done. */
@@ -76,28 +76,16 @@ export function registerPortfolioCommands(program: Command, context: CliContext)
         ),
       );
     });
-  keys
-    .command('list')
-    .description("list an instance's keys (prefixes only)")
-    .requiredOption('--instance <slug>', 'the customer instance')
-    .addOption(jsonOption())
-    .action(async (options: { instance: string; json?: boolean }, command: Command) => {
-      const list = await context.operate(command, 'portfolio.keys.list', { instance: options.instance });
-      printList(io, list, options, `${options.instance} has no keys.`, keyLine);
-    });
-  keys
-    .command('revoke')
-    .description('revoke a key; requests with it get 401 within a second')
-    .requiredOption('--instance <slug>', 'the customer instance')
-    .argument('<key>', 'the key id, or its prefix as `portfolio keys list` shows it')
-    .addOption(jsonOption())
-    .action(async (key: string, options: { instance: string; json?: boolean }, command: Command) => {
-      const revoked = await context.operate(command, 'portfolio.keys.revoke', {
-        instance: options.instance,
-        key,
-      });
-      printResult(io, revoked, options, () => `Revoked key ${revoked.id}.`);
-    });
+  addKeyListAndRevoke<{ instance: string; json?: boolean }>(keys, context, {
+    owner: ['--instance <slug>', 'the customer instance'],
+    whose: "an instance's",
+    revokeDescription: 'revoke a key; requests with it get 401 within a second',
+    named: (options) => options.instance,
+    list: (command, options) =>
+      context.operate(command, 'portfolio.keys.list', { instance: options.instance }),
+    revoke: (command, options, key) =>
+      context.operate(command, 'portfolio.keys.revoke', { instance: options.instance, key }),
+  });
 
   portfolio
     .command('import')
