@@ -1,68 +1,34 @@
 // The `portico portfolio` commands, run in-process on a database no server holds: this file's own (a PGlite, or
 // under TEST_DATABASE_URL a PostgreSQL schema). Through a running `portico serve`, see served.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildPortfolioApp } from '../../src/portfolio/app.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { runPortico } from '../support/cli.ts';
+import { cliOnTestDatabase } from '../support/cli.ts';
 import {
   CSV_FILES,
   expectSuccess,
   fixture,
   fixtureLine,
   IMPORTED_IDS,
-  printedKey,
+  newInstance,
   progressLines,
   summaryLines,
+  uniqueSlug,
   UUID,
 } from './portfolio-output.ts';
 
-let database: TestDatabase;
-beforeAll(async () => {
-  database = await createTestDatabase();
-}, 60_000);
-afterAll(async () => {
-  await database.close();
-});
-
-/** Runs `portico <args>` on this file's database. */
-const portico = (args: string[]) => runPortico(args, { database: database.db });
-
-let instances = 0;
-/** A new customer instance made with the CLI, with a key for it: its slug and the key. */
-async function newInstance(): Promise<{ slug: string; key: string }> {
-  instances += 1;
-  const slug = `direct-${instances}-${Date.now().toString(36)}`;
-  expectSuccess(await portico(['portfolio', 'instances', 'create', '--slug', slug, '--name', 'Direct']));
-  const issued = await portico(['portfolio', 'keys', 'create', '--instance', slug, '--name', 'warehouse']);
-  expectSuccess(issued);
-  return { slug, key: printedKey(issued) };
-}
+const { database, portico } = cliOnTestDatabase();
 
 describe('portico portfolio on a database no server holds', () => {
   it('creates an instance, then a key for it that it prints once', async () => {
-    const slug = 'direct-ventures';
-    const created = await portico([
-      'portfolio',
-      'instances',
-      'create',
-      '--slug',
-      slug,
-      '--name',
-      'Direct Ventures',
-    ]);
-    expectSuccess(created);
+    const { slug, created, issued } = await newInstance(portico, 'direct-ventures');
     expect(created.stderr).toBe('');
     expect(created.stdout).toMatch(new RegExp(`^Created instance ${slug} \\(${UUID.source}\\)\\.$`, 'm'));
-
-    const issued = await portico(['portfolio', 'keys', 'create', '--instance', slug, '--name', 'warehouse']);
-    expectSuccess(issued);
     expect(issued.stderr).toBe('');
-    printedKey(issued);
     expect(issued.stdout).toContain('Store it now');
   });
 
   it('imports a JSON document and CSV files in one command, with progress on stderr and a summary on stdout', async () => {
-    const { slug } = await newInstance();
+    const { slug } = await newInstance(portico, uniqueSlug('direct'));
     const files = [fixture('portfolio.json'), ...CSV_FILES];
     const imported = await portico(['portfolio', 'import', '--instance', slug, ...files]);
     expectSuccess(imported);
@@ -71,7 +37,7 @@ describe('portico portfolio on a database no server holds', () => {
   });
 
   it('refuses a broken file, exiting non-zero with its file:line, and imports nothing of it', async () => {
-    const { slug } = await newInstance();
+    const { slug } = await newInstance(portico, uniqueSlug('direct'));
     const file = fixture('broken.json');
     const refused = await portico(['portfolio', 'import', '--instance', slug, file]);
     expect(refused.code).not.toBe(0);
@@ -83,11 +49,11 @@ describe('portico portfolio on a database no server holds', () => {
   });
 
   it('leaves the key reading exactly the imported companies through the API', async () => {
-    const { slug, key } = await newInstance();
+    const { slug, key } = await newInstance(portico, uniqueSlug('direct'));
     expectSuccess(
       await portico(['portfolio', 'import', '--instance', slug, fixture('portfolio.json'), ...CSV_FILES]),
     );
-    const app = await buildPortfolioApp({ db: database.db, apiKeyCacheMs: 0 });
+    const app = await buildPortfolioApp({ db: database(), apiKeyCacheMs: 0 });
     try {
       const answer = await app.inject({
         method: 'GET',

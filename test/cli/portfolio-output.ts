@@ -72,3 +72,30 @@ export const IMPORTED_IDS = {
 };
 /** The CSV fixtures, one of each record type. */
 export const CSV_FILES = ['companies.csv', 'updates.csv', 'investments.csv'].map(fixture);
+
+/** A customer instance made with the CLI, with a key for it: what both commands printed, the key and its id. */
+export async function newInstance(
+  portico: (args: string[]) => Promise<Ran>,
+  slug: string,
+): Promise<{ slug: string; created: Ran; issued: Ran; key: string; keyId: string }> {
+  const created = await portico([
+    'portfolio',
+    'instances',
+    'create',
+    '--slug',
+    slug,
+    '--name',
+    `${slug} (test)`,
+  ]);
+  expectSuccess(created);
+  const issued = await portico(['portfolio', 'keys', 'create', '--instance', slug, '--name', 'warehouse']);
+  expectSuccess(issued);
+  return { slug, created, issued, key: printedKey(issued), keyId: UUID.exec(issued.stdout)?.[0] ?? '' };
+}
+
+let made = 0;
+/** A slug no other test uses. */
+export function uniqueSlug(prefix: string): string {
+  made += 1;
+  return `${prefix}-${made}-${Date.now().toString(36)}`;
+}

@@ -28,10 +28,11 @@ import {
   fixture,
   fixtureLine,
   IMPORTED_IDS,
+  newInstance,
   PORTFOLIO_KEY,
-  printedKey,
   progressLines,
   summaryLines,
+  uniqueSlug,
   UUID,
 } from './portfolio-output.ts';
 
@@ -190,17 +191,6 @@ describe('portico portfolio while `portico serve` holds the embedded database', 
   const portfolioGet = (path: string, key: string) =>
     request(`${facts.portfolio.url}${path}`, { ca, headers: { authorization: key } });
 
-  let instances = 0;
-  /** A customer instance set up through the running server, with a key for it. */
-  async function servedInstance(): Promise<{ slug: string; key: string; keyId: string }> {
-    instances += 1;
-    const slug = `served-${instances}-${Date.now().toString(36)}`;
-    expectSuccess(await portico(['portfolio', 'instances', 'create', '--slug', slug, '--name', 'Served']));
-    const issued = await portico(['portfolio', 'keys', 'create', '--instance', slug, '--name', 'warehouse']);
-    expectSuccess(issued);
-    return { slug, key: printedKey(issued), keyId: UUID.exec(issued.stdout)?.[0] ?? '' };
-  }
-
   it('prints the demo Portfolio key in its banner and writes it and a company id to demo.json, which work', async () => {
     const { apiKey, companyId } = facts.portfolio;
     expect(apiKey).toMatch(new RegExp(`^${PORTFOLIO_KEY.source}$`));
@@ -220,25 +210,11 @@ describe('portico portfolio while `portico serve` holds the embedded database', 
   });
 
   it('creates an instance and prints a key once, which works against the running server at once', async () => {
-    const slug = 'served-ventures';
-    const created = await portico([
-      'portfolio',
-      'instances',
-      'create',
-      '--slug',
-      slug,
-      '--name',
-      'Served Ventures',
-    ]);
-    expectSuccess(created);
+    const { slug, created, issued, key, keyId } = await newInstance(portico, 'served-ventures');
     expect(created.stderr).toBe('');
     expect(created.stdout).toContain(`Created instance ${slug}`);
-
-    const issued = await portico(['portfolio', 'keys', 'create', '--instance', slug, '--name', 'warehouse']);
-    expectSuccess(issued);
     expect(issued.stderr).toBe('');
-    const key = printedKey(issued);
-    expect(UUID.exec(issued.stdout)?.[0] ?? '').not.toBe('');
+    expect(keyId).not.toBe('');
 
     const empty = await portfolioGet('/companies', key);
     expect(empty.status, empty.text).toBe(200);
@@ -246,7 +222,7 @@ describe('portico portfolio while `portico serve` holds the embedded database', 
   });
 
   it('imports a JSON document, then CSV files, with progress on stderr and a summary on stdout', async () => {
-    const { slug, key } = await servedInstance();
+    const { slug, key } = await newInstance(portico, uniqueSlug('served'));
     const json = fixture('portfolio.json');
     const fromJson = await portico(['portfolio', 'import', '--instance', slug, json]);
     expectSuccess(fromJson);
@@ -275,7 +251,7 @@ describe('portico portfolio while `portico serve` holds the embedded database', 
   });
 
   it('refuses a broken file, exiting non-zero with its file:line, and imports nothing of it', async () => {
-    const { slug, key } = await servedInstance();
+    const { slug, key } = await newInstance(portico, uniqueSlug('served'));
     expectSuccess(await portico(['portfolio', 'import', '--instance', slug, fixture('portfolio.json')]));
     const file = fixture('broken.json');
     const refused = await portico(['portfolio', 'import', '--instance', slug, file]);
@@ -292,7 +268,7 @@ describe('portico portfolio while `portico serve` holds the embedded database', 
   });
 
   it('lists keys by their prefix only, and a revoked key is refused with 401', async () => {
-    const { slug, key, keyId } = await servedInstance();
+    const { slug, key, keyId } = await newInstance(portico, uniqueSlug('served'));
     expect(keyId).not.toBe('');
     const listed = await portico(['portfolio', 'keys', 'list', '--instance', slug]);
     expectSuccess(listed);

@@ -1,21 +1,10 @@
 // The `portico webhooks` commands, run in-process on this file's own database: each test makes its own
 // organization.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { runPortico } from '../support/cli.ts';
+import { describe, expect, it } from 'vitest';
+import { cliOnTestDatabase } from '../support/cli.ts';
 import { uniqueHandle } from '../support/transactions.ts';
 
-let database: TestDatabase;
-beforeAll(async () => {
-  database = await createTestDatabase();
-}, 60_000);
-afterAll(async () => {
-  await database.close();
-});
-
-/** Runs `portico <args>` on this file's database. */
-const portico = (args: string[], env: Record<string, string> = {}) =>
-  runPortico(args, { env, database: database.db });
+const { portico } = cliOnTestDatabase();
 
 /** A new organization, made with the CLI, and its handle. */
 async function newOrganization(): Promise<string> {

@@ -1,9 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.ts';
 import type { Database } from '../../src/db/database.ts';
 import { demoFactsPath, type DemoFacts } from '../../src/demo/demo-facts.ts';
+import { createTestDatabase, type TestDatabase } from './database.ts';
 import { request } from './http-client.ts';
 
 /** The repository root, where `bin/portico.js` is. */
@@ -71,6 +73,28 @@ export function cliEnv(env: Record<string, string>): NodeJS.ProcessEnv {
     ),
   );
   return { ...inherited, PORTICO_LOG_LEVEL: 'silent', ...env };
+}
+
+/**
+ * A database of the calling test file's own for in-process runs (made before its tests, closed after them), and
+ * `portico` to run commands on it.
+ */
+export function cliOnTestDatabase(): {
+  database: () => Database;
+  portico: (args: string[], env?: Record<string, string>) => Promise<Ran>;
+} {
+  let test: TestDatabase | undefined;
+  beforeAll(async () => {
+    test = await createTestDatabase();
+  }, 60_000);
+  afterAll(async () => {
+    await test?.close();
+  });
+  const database = () => {
+    if (!test) throw new Error('the test database is made before the tests run');
+    return test.db;
+  };
+  return { database, portico: (args, env = {}) => runPortico(args, { env, database: database() }) };
 }
 
 /** Starts `portico <args>` and leaves it running. */
