@@ -1,10 +1,14 @@
 import { readFile } from 'node:fs/promises';
-import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import { ConfigSchema, type Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { apiKeys, createApiKey, type KeyTable } from '../keys/api-key-store.ts';
 import { AppError } from '../errors.ts';
-import { createOrganization, getOrganizationByHandle } from '../transactions/organizations.ts';
+import {
+  createOrganization,
+  getOrganizationByHandle,
+  type Organization,
+} from '../transactions/organizations.ts';
 import { importTemplateSource } from '../transactions/templates.ts';
 import { readImportFile, RECORD_TYPES } from '../portfolio/import-files.ts';
 import { importPortfolio, type ImportProgress } from '../portfolio/import.ts';
@@ -39,6 +43,9 @@ export type AsJson<T> = T extends { toJSON(): infer Json }
       ? { [Key in keyof T]: AsJson<T[Key]> }
       : T;
 
+/** What of the configuration an operation reads. */
+type OperationConfig = Pick<Config, 'environment' | 'webhooksAllowInsecure'>;
+
 /**
  * What an operator does from the CLI. Each operation runs against an open database: directly, or inside the
  * running `portico serve` that holds the embedded database (see `run-operation.ts`), so the two paths can
@@ -50,7 +57,7 @@ export interface Operation<Input extends TSchema, Output, Progress = never> {
   run(
     db: Database,
     input: Static<Input>,
-    config: Pick<Config, 'environment' | 'webhooksAllowInsecure'>,
+    config: OperationConfig,
     progress: (progress: Progress) => void,
   ): Promise<Output>;
 }
@@ -59,6 +66,27 @@ function operation<Input extends TSchema, Output, Progress = never>(
   op: Operation<Input, Output, Progress>,
 ): Operation<Input, Output, Progress> {
   return op;
+}
+
+/**
+ * An operation on one organization's things: its input names the organization by handle (`org`, besides the
+ * properties of `input`), which is found before `run`.
+ */
+function organizationOperation<Props extends TProperties, Output>(op: {
+  input: Props;
+  run: (
+    db: Database,
+    input: Static<TObject<Props>> & { org: string },
+    organization: Organization,
+    config: OperationConfig,
+  ) => Promise<Output>;
+}) {
+  return operation({
+    input: Type.Intersect([Type.Object({ org: Type.String() }), Type.Object(op.input)]),
+    async run(db, input, config) {
+      return op.run(db, input, await getOrganizationByHandle(db, input.org), config);
+    },
+  });
 }
 
 /**
@@ -122,25 +150,14 @@ export const operations = {
     input: Type.Object({ handle: Type.String(), name: Type.String() }),
     run: (db, input) => createOrganization(db, input),
   }),
-  'templates.import': operation({
-    input: Type.Object({ org: Type.String(), source: Type.String(), filename: Type.String() }),
-    async run(db, input) {
-      const organization = await getOrganizationByHandle(db, input.org);
-      return importTemplateSource(db, {
-        organizationId: organization.id,
-        source: input.source,
-        filename: input.filename,
-      });
-    },
+  'templates.import': organizationOperation({
+    input: { source: Type.String(), filename: Type.String() },
+    run: (db, { source, filename }, organization) =>
+      importTemplateSource(db, { organizationId: organization.id, source, filename }),
   }),
-  'keys.create': operation({
-    input: Type.Object({
-      org: Type.String(),
-      name: Type.Optional(Type.String()),
-      environment: Type.Optional(Environment),
-    }),
-    async run(db, input, config) {
-      const organization = await getOrganizationByHandle(db, input.org);
+  'keys.create': organizationOperation({
+    input: { name: Type.Optional(Type.String()), environment: Type.Optional(Environment) },
+    async run(db, input, organization, config) {
       const { key, record } = await createApiKey(db, {
         organizationId: organization.id,
         environment: input.environment ?? config.environment,
@@ -151,10 +168,9 @@ export const operations = {
   }),
   'keys.list': organizationKeys.list,
   'keys.revoke': organizationKeys.revoke,
-  'webhooks.list': operation({
-    input: Type.Object({ org: Type.String() }),
-    async run(db, input) {
-      const organization = await getOrganizationByHandle(db, input.org);
+  'webhooks.list': organizationOperation({
+    input: {},
+    async run(db, _input, organization) {
       return db.query<ListedEndpoint>(
         `select id, url, description, event_types as "eventTypes", disabled_at as "disabledAt",
            disabled_reason as "disabledReason", failing_since as "failingSince", created_at as "createdAt",
@@ -165,15 +181,13 @@ export const operations = {
       );
     },
   }),
-  'webhooks.create': operation({
-    input: Type.Object({
-      org: Type.String(),
+  'webhooks.create': organizationOperation({
+    input: {
       url: Type.String(),
       description: Type.Optional(Type.String()),
       events: Type.Array(EventTypeInput, { minItems: 1 }),
-    }),
-    async run(db, input, config) {
-      const organization = await getOrganizationByHandle(db, input.org);
+    },
+    async run(db, input, organization, config) {
       const { endpoint, secret } = await createEndpoint(db, {
         organizationId: organization.id,
         url: input.url,
@@ -184,16 +198,14 @@ export const operations = {
       return { ...endpoint, secret };
     },
   }),
-  'webhooks.update': operation({
-    input: Type.Object({
-      org: Type.String(),
+  'webhooks.update': organizationOperation({
+    input: {
       id: Type.String(),
       url: Type.Optional(Type.String()),
       description: Type.Optional(Type.String()),
       events: Type.Optional(Type.Array(EventTypeInput, { minItems: 1 })),
-    }),
-    async run(db, input, config) {
-      const organization = await getOrganizationByHandle(db, input.org);
+    },
+    async run(db, input, organization, config) {
       return updateEndpoint(db, {
         organizationId: organization.id,
         endpointId: input.id,
@@ -204,10 +216,9 @@ export const operations = {
       });
     },
   }),
-  'webhooks.enable': operation({
-    input: Type.Object({ org: Type.String(), id: Type.String(), enabled: Type.Boolean() }),
-    async run(db, input) {
-      const organization = await getOrganizationByHandle(db, input.org);
+  'webhooks.enable': organizationOperation({
+    input: { id: Type.String(), enabled: Type.Boolean() },
+    async run(db, input, organization) {
       return setEndpointEnabled(db, {
         organizationId: organization.id,
         endpointId: input.id,
@@ -216,18 +227,16 @@ export const operations = {
       });
     },
   }),
-  'webhooks.delete': operation({
-    input: Type.Object({ org: Type.String(), id: Type.String() }),
-    async run(db, input) {
-      const organization = await getOrganizationByHandle(db, input.org);
+  'webhooks.delete': organizationOperation({
+    input: { id: Type.String() },
+    async run(db, input, organization) {
       await deleteEndpoint(db, { organizationId: organization.id, endpointId: input.id });
       return { id: input.id };
     },
   }),
-  'webhooks.rotate': operation({
-    input: Type.Object({ org: Type.String(), id: Type.String() }),
-    async run(db, input) {
-      const organization = await getOrganizationByHandle(db, input.org);
+  'webhooks.rotate': organizationOperation({
+    input: { id: Type.String() },
+    async run(db, input, organization) {
       const { endpoint, secret } = await rotateEndpointSecret(db, {
         organizationId: organization.id,
         endpointId: input.id,
@@ -235,15 +244,13 @@ export const operations = {
       return { ...endpoint, secret };
     },
   }),
-  'webhooks.resend': operation({
-    input: Type.Object({
-      org: Type.String(),
+  'webhooks.resend': organizationOperation({
+    input: {
       delivery: Type.Optional(Type.String()),
       endpoint: Type.Optional(Type.String()),
       since: Type.Optional(Type.String()),
-    }),
-    async run(db, input) {
-      const organization = await getOrganizationByHandle(db, input.org);
+    },
+    async run(db, input, organization) {
       if (input.delivery !== undefined) {
         return {
           count: await resendDeliveries(db, { organizationId: organization.id, deliveryId: input.delivery }),

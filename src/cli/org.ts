@@ -13,16 +13,15 @@ export function registerOrgCommands(program: Command, context: CliContext): void
     .requiredOption('--handle <handle>', 'unique short name: lower-case letters, digits, hyphens')
     .requiredOption('--name <name>', 'display name')
     .addOption(jsonOption())
-    .action(async (options: { handle: string; name: string; json?: boolean }, command: Command) => {
-      const created = await context.operate(command, 'org.create', {
-        handle: options.handle,
-        name: options.name,
-      });
-      printResult(
-        context.io,
-        created,
-        options,
-        () => `Created organization ${created.handle} (${created.id}).`,
-      );
-    });
+    .action(
+      async ({ json, ...input }: { handle: string; name: string; json?: boolean }, command: Command) => {
+        const created = await context.operate(command, 'org.create', input);
+        printResult(
+          context.io,
+          created,
+          { json },
+          () => `Created organization ${created.handle} (${created.id}).`,
+        );
+      },
+    );
 }

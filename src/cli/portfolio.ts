@@ -33,12 +33,9 @@ export function registerPortfolioCommands(program: Command, context: CliContext)
     .requiredOption('--slug <slug>', 'unique short name: lower-case letters, digits, hyphens')
     .requiredOption('--name <name>', 'display name')
     .addOption(jsonOption())
-    .action(async (options: { slug: string; name: string; json?: boolean }, command: Command) => {
-      const created = await context.operate(command, 'portfolio.instances.create', {
-        slug: options.slug,
-        name: options.name,
-      });
-      printResult(io, created, options, () => `Created instance ${created.slug} (${created.id}).`);
+    .action(async ({ json, ...input }: { slug: string; name: string; json?: boolean }, command: Command) => {
+      const created = await context.operate(command, 'portfolio.instances.create', input);
+      printResult(io, created, { json }, () => `Created instance ${created.slug} (${created.id}).`);
     });
   instances
     .command('list')
@@ -62,20 +59,19 @@ export function registerPortfolioCommands(program: Command, context: CliContext)
     .requiredOption('--instance <slug>', 'the customer instance')
     .requiredOption('--name <name>', 'what the key is for, e.g. "data warehouse"')
     .addOption(jsonOption())
-    .action(async (options: { instance: string; name: string; json?: boolean }, command: Command) => {
-      const created = await context.operate(command, 'portfolio.keys.create', {
-        instance: options.instance,
-        name: options.name,
-      });
-      printResult(io, created, options, () =>
-        shownOnce(
-          `Created a Portfolio key for ${options.instance} (id ${created.id}):`,
-          created.key,
-          STORE_THE_KEY,
-          'Send it as the header "Authorization: <key>", with no "Bearer".',
-        ),
-      );
-    });
+    .action(
+      async ({ json, ...input }: { instance: string; name: string; json?: boolean }, command: Command) => {
+        const created = await context.operate(command, 'portfolio.keys.create', input);
+        printResult(io, created, { json }, () =>
+          shownOnce(
+            `Created a Portfolio key for ${input.instance} (id ${created.id}):`,
+            created.key,
+            STORE_THE_KEY,
+            'Send it as the header "Authorization: <key>", with no "Bearer".',
+          ),
+        );
+      },
+    );
   addKeyListAndRevoke<{ instance: string; json?: boolean }>(keys, context, {
     owner: ['--instance <slug>', 'the customer instance'],
     whose: "an instance's",
