@@ -3,55 +3,53 @@
 import { describe, expect, it } from 'vitest';
 import { buildPortfolioApp } from '../../src/portfolio/app.ts';
 import { cliOnTestDatabase } from '../support/cli.ts';
-import {
-  CSV_FILES,
-  expectSuccess,
-  fixture,
-  fixtureLine,
-  IMPORTED_IDS,
-  newInstance,
-  progressLines,
-  summaryLines,
-  uniqueSlug,
-  UUID,
-} from './portfolio-output.ts';
+import * as output from './portfolio-output.ts';
 
 const { database, portico } = cliOnTestDatabase();
 
 describe('portico portfolio on a database no server holds', () => {
   it('creates an instance, then a key for it that it prints once', async () => {
-    const { slug, created, issued } = await newInstance(portico, 'direct-ventures');
+    const { slug, created, issued } = await output.newInstance(portico, 'direct-ventures');
     expect(created.stderr).toBe('');
-    expect(created.stdout).toMatch(new RegExp(`^Created instance ${slug} \\(${UUID.source}\\)\\.$`, 'm'));
+    expect(created.stdout).toMatch(
+      new RegExp(`^Created instance ${slug} \\(${output.UUID.source}\\)\\.$`, 'm'),
+    );
     expect(issued.stderr).toBe('');
     expect(issued.stdout).toContain('Store it now');
   });
 
   it('imports a JSON document and CSV files in one command, with progress on stderr and a summary on stdout', async () => {
-    const { slug } = await newInstance(portico, uniqueSlug('direct'));
-    const files = [fixture('portfolio.json'), ...CSV_FILES];
+    const { slug } = await output.newInstance(portico, output.uniqueSlug('direct'));
+    const files = [output.fixture('portfolio.json'), ...output.CSV_FILES];
     const imported = await portico(['portfolio', 'import', '--instance', slug, ...files]);
-    expectSuccess(imported);
-    expect(imported.stderr.trimEnd().split('\n')).toEqual(progressLines(files, [5, 6, 4]));
-    for (const line of summaryLines(slug, 1, [5, 6, 4], 2)) expect(imported.stdout).toMatch(line);
+    output.expectSuccess(imported);
+    expect(imported.stderr.trimEnd().split('\n')).toEqual(output.progressLines(files, [5, 6, 4]));
+    for (const line of output.summaryLines(slug, 1, [5, 6, 4], 2)) expect(imported.stdout).toMatch(line);
   });
 
   it('refuses a broken file, exiting non-zero with its file:line, and imports nothing of it', async () => {
-    const { slug } = await newInstance(portico, uniqueSlug('direct'));
-    const file = fixture('broken.json');
+    const { slug } = await output.newInstance(portico, output.uniqueSlug('direct'));
+    const file = output.fixture('broken.json');
     const refused = await portico(['portfolio', 'import', '--instance', slug, file]);
     expect(refused.code).not.toBe(0);
     expect(refused.code).not.toBeNull();
-    const line = await fixtureLine('broken.json', '"usd"');
+    const line = await output.fixtureLine('broken.json', '"usd"');
     expect(refused.stderr).toMatch(/^portico: Nothing was imported: \d+ problems?\.$/m);
     expect(refused.stderr).toContain(`${file}:${line}: investments[0].amountCurrency: must match pattern`);
     expect(refused.stdout).toBe('');
   });
 
   it('leaves the key reading exactly the imported companies through the API', async () => {
-    const { slug, key } = await newInstance(portico, uniqueSlug('direct'));
-    expectSuccess(
-      await portico(['portfolio', 'import', '--instance', slug, fixture('portfolio.json'), ...CSV_FILES]),
+    const { slug, key } = await output.newInstance(portico, output.uniqueSlug('direct'));
+    output.expectSuccess(
+      await portico([
+        'portfolio',
+        'import',
+        '--instance',
+        slug,
+        output.fixture('portfolio.json'),
+        ...output.CSV_FILES,
+      ]),
     );
     const app = await buildPortfolioApp({ db: database(), apiKeyCacheMs: 0 });
     try {
@@ -65,11 +63,11 @@ describe('portico portfolio on a database no server holds', () => {
       expect(body.total).toBe(5);
       expect(body.data.map((company) => company.id).sort()).toEqual(
         [
-          IMPORTED_IDS.cedar,
-          IMPORTED_IDS.fern,
-          IMPORTED_IDS.orbit,
-          IMPORTED_IDS.granite,
-          IMPORTED_IDS.kite,
+          output.IMPORTED_IDS.cedar,
+          output.IMPORTED_IDS.fern,
+          output.IMPORTED_IDS.orbit,
+          output.IMPORTED_IDS.granite,
+          output.IMPORTED_IDS.kite,
         ].sort(),
       );
     } finally {
