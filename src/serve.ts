@@ -18,7 +18,7 @@ import { createLocalFileStore } from './files/local-file-store.ts';
 import { loadTlsMaterial } from './http/tls.ts';
 import { PORTFOLIO_BASE_PATH, buildPortfolioApp } from './portfolio/app.ts';
 import { GRAPHQL_PATH, buildTransactionsApp } from './transactions/app.ts';
-import { startWebhookWorker } from './webhooks/delivery.ts';
+import { startConfiguredWebhookWorker } from './worker.ts';
 
 export type ServiceName = 'transactions' | 'portfolio';
 
@@ -127,14 +127,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
 
     // Webhooks report Transactions events: the service that runs them delivers them.
     if (config.webhookWorker === 'in-process' && options.only !== 'portfolio') {
-      const worker = startWebhookWorker(db, {
-        allowInsecure: config.webhooksAllowInsecure,
-        timeoutMs: config.webhookTimeout * 1000,
-        delaysMs: config.webhookRetrySchedule.map((seconds) => seconds * 1000),
-        onError: (error) => {
-          logger.error({ err: error }, 'webhook worker step failed');
-        },
-      });
+      const worker = startConfiguredWebhookWorker(db, config, logger);
       closers.push(() => worker.stop());
     }
 

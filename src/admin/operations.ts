@@ -1,13 +1,17 @@
 import { readFile } from 'node:fs/promises';
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import type { Config } from '../config.ts';
+import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
+import { ConfigSchema, type Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import { apiKeys, createApiKey } from '../keys/api-key-store.ts';
+import { apiKeys, createApiKey, type KeyTable } from '../keys/api-key-store.ts';
 import { AppError } from '../errors.ts';
-import { createOrganization, getOrganizationByHandle } from '../transactions/organizations.ts';
+import {
+  createOrganization,
+  getOrganizationByHandle,
+  type Organization,
+} from '../transactions/organizations.ts';
 import { importTemplateSource } from '../transactions/templates.ts';
 import { readImportFile, RECORD_TYPES } from '../portfolio/import-files.ts';
-import { importPortfolio } from '../portfolio/import.ts';
+import { importPortfolio, type ImportProgress } from '../portfolio/import.ts';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -16,6 +20,7 @@ import {
   rotateEndpointSecret,
   setEndpointEnabled,
   updateEndpoint,
+  type WebhookEndpoint,
 } from '../webhooks/endpoints.ts';
 import {
   createInstance,
@@ -26,52 +31,133 @@ import {
 } from '../portfolio/instances.ts';
 
 /**
+ * What a value becomes once it has crossed the admin socket as JSON: a `Date` its ISO string (whatever has a
+ * `toJSON`, what that returns), arrays and objects member by member. An operation's output is typed so, as the
+ * in-process path serializes its result the same way (see `run-operation.ts`) and both paths agree.
+ */
+export type AsJson<T> = T extends { toJSON(): infer Json }
+  ? Json
+  : T extends readonly (infer Item)[]
+    ? AsJson<Item>[]
+    : T extends object
+      ? { [Key in keyof T]: AsJson<T[Key]> }
+      : T;
+
+/** What of the configuration an operation reads. */
+type OperationConfig = Pick<Config, 'environment' | 'webhooksAllowInsecure'>;
+
+/**
  * What an operator does from the CLI. Each operation runs against an open database: directly, or inside the
  * running `portico serve` that holds the embedded database (see `run-operation.ts`), so the two paths can
  * never behave differently.
  */
-export interface Operation<Input extends TSchema> {
+export interface Operation<Input extends TSchema, Output, Progress = never> {
   input: Input;
   /** `progress` reports how a long operation is getting on (the CLI shows it). */
   run(
     db: Database,
     input: Static<Input>,
-    config: Pick<Config, 'environment' | 'webhooksAllowInsecure'>,
-    progress: (progress: unknown) => void,
-  ): Promise<unknown>;
+    config: OperationConfig,
+    progress: (progress: Progress) => void,
+  ): Promise<Output>;
 }
 
-function operation<Input extends TSchema>(op: Operation<Input>): Operation<Input> {
+function operation<Input extends TSchema, Output, Progress = never>(
+  op: Operation<Input, Output, Progress>,
+): Operation<Input, Output, Progress> {
   return op;
 }
 
-const Environment = Type.Union([Type.Literal('staging'), Type.Literal('production')]);
+/**
+ * An operation on one organization's things: its input names the organization by handle (`org`, besides the
+ * properties of `input`), which is found before `run`.
+ */
+function organizationOperation<Props extends TProperties, Output>(op: {
+  input: Props;
+  run: (
+    db: Database,
+    input: Static<TObject<Props>> & { org: string },
+    organization: Organization,
+    config: OperationConfig,
+  ) => Promise<Output>;
+}) {
+  return operation({
+    input: Type.Intersect([Type.Object({ org: Type.String() }), Type.Object(op.input)]),
+    async run(db, input, config) {
+      return op.run(db, input, await getOrganizationByHandle(db, input.org), config);
+    },
+  });
+}
+
+/**
+ * `list` and `revoke` over the keys of one kind of owner, named in the input as `owner` has it: the same two
+ * operations for organizations (by handle) and customer instances (by slug). `find` gives the owner's id and
+ * how an error names the owner.
+ */
+function keyOperations<Owner extends TObject, KeyRecord extends { revokedAt: Date | null }>(
+  keys: KeyTable<KeyRecord>,
+  owner: Owner,
+  find: (db: Database, input: Static<Owner>) => Promise<{ id: string; described: string }>,
+) {
+  return {
+    list: operation({
+      input: owner,
+      async run(db, input) {
+        return keys.list(db, (await find(db, input)).id);
+      },
+    }),
+    revoke: operation({
+      input: Type.Intersect([owner, Type.Object({ key: Type.String() })]),
+      async run(db, input) {
+        const found = await find(db, input);
+        const revoked = await keys.revoke(db, { ownerId: found.id, key: input.key });
+        if (!revoked) throw new AppError('NOT_FOUND', `${found.described} has no key ${input.key}`);
+        return revoked;
+      },
+    }),
+  };
+}
+
+const organizationKeys = keyOperations(apiKeys, Type.Object({ org: Type.String() }), async (db, { org }) => ({
+  id: (await getOrganizationByHandle(db, org)).id,
+  described: `organization "${org}"`,
+}));
+const instanceKeys = keyOperations(
+  portfolioKeys,
+  Type.Object({ instance: Type.String() }),
+  async (db, input) => ({
+    id: (await getInstanceBySlug(db, input.instance)).id,
+    described: `instance "${input.instance}"`,
+  }),
+);
+
+/** An endpoint as `webhooks list` shows it: with the counts of its pending and failed deliveries. */
+export interface ListedEndpoint extends Omit<WebhookEndpoint, 'organizationId'> {
+  failingSince: Date | null;
+  failed: number;
+  pending: number;
+}
+
+/** What `portfolio import` reports while it works: each file it reads, then how far each phase is. */
+export type ImportReport = { phase: 'reading'; file: string } | ImportProgress;
+
+const Environment = ConfigSchema.properties.environment;
 const EventTypeInput = Type.Union(EVENT_TYPES.map((type) => Type.Literal(type)));
 
+/** Every operation by the name the CLI and the admin socket call it by. */
 export const operations = {
   'org.create': operation({
     input: Type.Object({ handle: Type.String(), name: Type.String() }),
     run: (db, input) => createOrganization(db, input),
   }),
-  'templates.import': operation({
-    input: Type.Object({ org: Type.String(), source: Type.String(), filename: Type.String() }),
-    async run(db, input) {
-      const organization = await getOrganizationByHandle(db, input.org);
-      return importTemplateSource(db, {
-        organizationId: organization.id,
-        source: input.source,
-        filename: input.filename,
-      });
-    },
+  'templates.import': organizationOperation({
+    input: { source: Type.String(), filename: Type.String() },
+    run: (db, { source, filename }, organization) =>
+      importTemplateSource(db, { organizationId: organization.id, source, filename }),
   }),
-  'keys.create': operation({
-    input: Type.Object({
-      org: Type.String(),
-      name: Type.Optional(Type.String()),
-      environment: Type.Optional(Environment),
-    }),
-    async run(db, input, config) {
-      const organization = await getOrganizationByHandle(db, input.org);
+  'keys.create': organizationOperation({
+    input: { name: Type.Optional(Type.String()), environment: Type.Optional(Environment) },
+    async run(db, input, organization, config) {
       const { key, record } = await createApiKey(db, {
         organizationId: organization.id,
         environment: input.environment ?? config.environment,
@@ -80,26 +166,12 @@ export const operations = {
       return { key, ...record, organization: organization.handle };
     },
   }),
-  'keys.list': operation({
-    input: Type.Object({ org: Type.String() }),
-    async run(db, input) {
-      return apiKeys.list(db, (await getOrganizationByHandle(db, input.org)).id);
-    },
-  }),
-  'keys.revoke': operation({
-    input: Type.Object({ org: Type.String(), key: Type.String() }),
-    async run(db, input) {
-      const organization = await getOrganizationByHandle(db, input.org);
-      const revoked = await apiKeys.revoke(db, { ownerId: organization.id, key: input.key });
-      if (!revoked) throw new AppError('NOT_FOUND', `organization "${input.org}" has no key ${input.key}`);
-      return revoked;
-    },
-  }),
-  'webhooks.list': operation({
-    input: Type.Object({ org: Type.String() }),
-    async run(db, input) {
-      const organization = await getOrganizationByHandle(db, input.org);
-      return db.query(
+  'keys.list': organizationKeys.list,
+  'keys.revoke': organizationKeys.revoke,
+  'webhooks.list': organizationOperation({
+    input: {},
+    async run(db, _input, organization) {
+      return db.query<ListedEndpoint>(
         `select id, url, description, event_types as "eventTypes", disabled_at as "disabledAt",
            disabled_reason as "disabledReason", failing_since as "failingSince", created_at as "createdAt",
            (select count(*)::int from webhook_deliveries d where d.endpoint_id = e.id and d.status = 'failed') as failed,
@@ -109,15 +181,13 @@ export const operations = {
       );
     },
   }),
-  'webhooks.create': operation({
-    input: Type.Object({
-      org: Type.String(),
+  'webhooks.create': organizationOperation({
+    input: {
       url: Type.String(),
       description: Type.Optional(Type.String()),
       events: Type.Array(EventTypeInput, { minItems: 1 }),
-    }),
-    async run(db, input, config) {
-      const organization = await getOrganizationByHandle(db, input.org);
+    },
+    async run(db, input, organization, config) {
       const { endpoint, secret } = await createEndpoint(db, {
         organizationId: organization.id,
         url: input.url,
@@ -128,16 +198,14 @@ export const operations = {
       return { ...endpoint, secret };
     },
   }),
-  'webhooks.update': operation({
-    input: Type.Object({
-      org: Type.String(),
+  'webhooks.update': organizationOperation({
+    input: {
       id: Type.String(),
       url: Type.Optional(Type.String()),
       description: Type.Optional(Type.String()),
       events: Type.Optional(Type.Array(EventTypeInput, { minItems: 1 })),
-    }),
-    async run(db, input, config) {
-      const organization = await getOrganizationByHandle(db, input.org);
+    },
+    async run(db, input, organization, config) {
       return updateEndpoint(db, {
         organizationId: organization.id,
         endpointId: input.id,
@@ -148,10 +216,9 @@ export const operations = {
       });
     },
   }),
-  'webhooks.enable': operation({
-    input: Type.Object({ org: Type.String(), id: Type.String(), enabled: Type.Boolean() }),
-    async run(db, input) {
-      const organization = await getOrganizationByHandle(db, input.org);
+  'webhooks.enable': organizationOperation({
+    input: { id: Type.String(), enabled: Type.Boolean() },
+    async run(db, input, organization) {
       return setEndpointEnabled(db, {
         organizationId: organization.id,
         endpointId: input.id,
@@ -160,18 +227,16 @@ export const operations = {
       });
     },
   }),
-  'webhooks.delete': operation({
-    input: Type.Object({ org: Type.String(), id: Type.String() }),
-    async run(db, input) {
-      const organization = await getOrganizationByHandle(db, input.org);
+  'webhooks.delete': organizationOperation({
+    input: { id: Type.String() },
+    async run(db, input, organization) {
       await deleteEndpoint(db, { organizationId: organization.id, endpointId: input.id });
       return { id: input.id };
     },
   }),
-  'webhooks.rotate': operation({
-    input: Type.Object({ org: Type.String(), id: Type.String() }),
-    async run(db, input) {
-      const organization = await getOrganizationByHandle(db, input.org);
+  'webhooks.rotate': organizationOperation({
+    input: { id: Type.String() },
+    async run(db, input, organization) {
       const { endpoint, secret } = await rotateEndpointSecret(db, {
         organizationId: organization.id,
         endpointId: input.id,
@@ -179,15 +244,13 @@ export const operations = {
       return { ...endpoint, secret };
     },
   }),
-  'webhooks.resend': operation({
-    input: Type.Object({
-      org: Type.String(),
+  'webhooks.resend': organizationOperation({
+    input: {
       delivery: Type.Optional(Type.String()),
       endpoint: Type.Optional(Type.String()),
       since: Type.Optional(Type.String()),
-    }),
-    async run(db, input) {
-      const organization = await getOrganizationByHandle(db, input.org);
+    },
+    async run(db, input, organization) {
       if (input.delivery !== undefined) {
         return {
           count: await resendDeliveries(db, { organizationId: organization.id, deliveryId: input.delivery }),
@@ -225,21 +288,8 @@ export const operations = {
       return { key, ...record, instance: instance.slug };
     },
   }),
-  'portfolio.keys.list': operation({
-    input: Type.Object({ instance: Type.String() }),
-    async run(db, input) {
-      return portfolioKeys.list(db, (await getInstanceBySlug(db, input.instance)).id);
-    },
-  }),
-  'portfolio.keys.revoke': operation({
-    input: Type.Object({ instance: Type.String(), key: Type.String() }),
-    async run(db, input) {
-      const instance = await getInstanceBySlug(db, input.instance);
-      const revoked = await portfolioKeys.revoke(db, { ownerId: instance.id, key: input.key });
-      if (!revoked) throw new AppError('NOT_FOUND', `instance "${input.instance}" has no key ${input.key}`);
-      return revoked;
-    },
-  }),
+  'portfolio.keys.list': instanceKeys.list,
+  'portfolio.keys.revoke': instanceKeys.revoke,
   'portfolio.import': operation({
     // Absolute paths: the serving process reads the files itself, however large they are.
     input: Type.Object({
@@ -247,7 +297,7 @@ export const operations = {
       files: Type.Array(Type.String(), { minItems: 1 }),
       type: Type.Optional(Type.Union(RECORD_TYPES.map((type) => Type.Literal(type)))),
     }),
-    async run(db, input, _config, progress) {
+    async run(db, input, _config, progress: (report: ImportReport) => void) {
       const instance = await getInstanceBySlug(db, input.instance);
       const sources = [];
       for (const file of input.files) {
@@ -260,4 +310,13 @@ export const operations = {
 };
 
 export type OperationName = keyof typeof operations;
+/** What an operation takes: the JSON its input schema checks. */
 export type OperationInput<Name extends OperationName> = Static<(typeof operations)[Name]['input']>;
+/** What an operation answers, as it arrives on either path: JSON (dates as ISO strings). */
+export type OperationOutput<Name extends OperationName> = AsJson<
+  Awaited<ReturnType<(typeof operations)[Name]['run']>>
+>;
+/** What an operation reports while it works (`never` for those that do not). */
+export type OperationProgress<Name extends OperationName> = Parameters<
+  Parameters<(typeof operations)[Name]['run']>[3]
+>[0];

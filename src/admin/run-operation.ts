@@ -1,10 +1,16 @@
 import { request } from 'node:http';
 import type { Config } from '../config.ts';
 import { readLockOwner } from '../db/data-dir-lock.ts';
-import { openDatabase } from '../db/open-database.ts';
+import { openDatabase, type OpenedDatabase } from '../db/open-database.ts';
 import { AppError } from '../errors.ts';
 import type { AdminLine } from './admin-server.ts';
-import { operations, type OperationInput, type OperationName } from './operations.ts';
+import {
+  operations,
+  type OperationInput,
+  type OperationName,
+  type OperationOutput,
+  type OperationProgress,
+} from './operations.ts';
 
 function callAdminSocket(
   socketPath: string,
@@ -62,25 +68,39 @@ function callAdminSocket(
   });
 }
 
+/** How to run an operation: whom to tell of its progress, and how to open the database it runs on. */
+export interface RunOperationOptions<Name extends OperationName> {
+  onProgress?: ((progress: OperationProgress<Name>) => void) | undefined;
+  /** Opens the configured database when no server holds it (tests hand in one they made). @default openDatabase */
+  openDatabase?: ((config: Config) => Promise<OpenedDatabase>) | undefined;
+}
+
 /**
  * Runs an operator's operation: inside the running `portico serve` when it holds the embedded database, else
- * on a database opened for the occasion. The result is plain JSON either way.
+ * on a database opened for the occasion. The result is plain JSON either way, typed as it arrives.
  */
 export async function runOperation<Name extends OperationName>(
   config: Config,
   name: Name,
   input: OperationInput<Name>,
-  onProgress: (progress: unknown) => void = () => undefined,
-): Promise<unknown> {
+  options: RunOperationOptions<Name> = {},
+): Promise<OperationOutput<Name>> {
+  const onProgress = options.onProgress ?? (() => undefined);
   if (config.databaseUrl === undefined) {
     const owner = await readLockOwner(config.dataDir);
-    if (owner?.adminSocket !== undefined) return callAdminSocket(owner.adminSocket, name, input, onProgress);
+    if (owner?.adminSocket !== undefined) {
+      // The serving process ran the same operation and sent its result as JSON: it has this type.
+      return (await callAdminSocket(owner.adminSocket, name, input, (progress) => {
+        onProgress(progress as OperationProgress<Name>);
+      })) as OperationOutput<Name>;
+    }
   }
-  const opened = await openDatabase(config);
+  const opened = await (options.openDatabase ?? openDatabase)(config);
   try {
     const op = operations[name];
-    const result = await op.run(opened.db, input as never, config, onProgress);
-    return JSON.parse(JSON.stringify(result)) as unknown;
+    const result: unknown = await op.run(opened.db, input as never, config, onProgress);
+    // Serialized as the admin socket would, so the caller gets the same JSON on both paths.
+    return JSON.parse(JSON.stringify(result)) as OperationOutput<Name>;
   } finally {
     await opened.close();
   }

@@ -1,7 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.ts';
+import type { Database } from '../../src/db/database.ts';
 import { demoFactsPath, type DemoFacts } from '../../src/demo/demo-facts.ts';
+import { createTestDatabase, type TestDatabase } from './database.ts';
 import { request } from './http-client.ts';
 
 /** The repository root, where `bin/portico.js` is. */
@@ -10,10 +14,50 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Any free ports for both services. */
 export const PORTS = { PORTICO_TRANSACTIONS_PORT: '0', PORTICO_PORTFOLIO_PORT: '0' };
 
+/** How a run of `portico` ended and what it wrote: `code` is null for a process killed on its time-out. */
 export interface Ran {
   code: number | null;
   stdout: string;
   stderr: string;
+}
+
+/**
+ * Runs `portico <args>` in this process, as `bin/portico.js` runs it in its own: the same program, the same exit
+ * codes and the same `portico: <message>` on stderr, but no Node start-up and nothing exits. The environment is
+ * `env` alone (no variable of this process leaks in), with `PORTICO_LOG_LEVEL=silent` unless it says otherwise.
+ * With `database`, commands that would open the configured database use that one instead, and leave it open: a
+ * test file's own database (see `createTestDatabase`), so that no command boots one.
+ *
+ * @example
+ * const ran = await runPortico(['org', 'create', '--handle', handle, '--name', 'Acme'], { database: db });
+ * expect(ran).toMatchObject({ code: 0, stderr: '' });
+ */
+export async function runPortico(
+  args: string[],
+  options: { env?: Record<string, string>; database?: Database } = {},
+): Promise<Ran> {
+  let stdout = '';
+  let stderr = '';
+  const { database } = options;
+  const code = await runCli(
+    args,
+    {
+      env: { PORTICO_LOG_LEVEL: 'silent', ...options.env },
+      out: (text) => (stdout += `${text}\n`),
+      err: (text) => (stderr += `${text}\n`),
+      ...(database && {
+        openDatabase: () =>
+          Promise.resolve({
+            db: database,
+            applied: [],
+            announce: () => Promise.resolve(),
+            close: () => Promise.resolve(),
+          }),
+      }),
+    },
+    { from: 'user' },
+  );
+  return { code, stdout, stderr };
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -31,6 +75,28 @@ export function cliEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...inherited, PORTICO_LOG_LEVEL: 'silent', ...env };
 }
 
+/**
+ * A database of the calling test file's own for in-process runs (made before its tests, closed after them), and
+ * `portico` to run commands on it.
+ */
+export function cliOnTestDatabase(): {
+  database: () => Database;
+  portico: (args: string[], env?: Record<string, string>) => Promise<Ran>;
+} {
+  let test: TestDatabase | undefined;
+  beforeAll(async () => {
+    test = await createTestDatabase();
+  }, 60_000);
+  afterAll(async () => {
+    await test?.close();
+  });
+  const database = () => {
+    if (!test) throw new Error('the test database is made before the tests run');
+    return test.db;
+  };
+  return { database, portico: (args, env = {}) => runPortico(args, { env, database: database() }) };
+}
+
 /** Starts `portico <args>` and leaves it running. */
 export function launch(args: string[], env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, ['bin/portico.js', ...args], {
@@ -40,8 +106,11 @@ export function launch(args: string[], env: Record<string, string>): ChildProces
   });
 }
 
-/** Runs `portico <args>` to its end (killed after `timeoutMs`, then `code` is null). */
-export function portico(args: string[], env: Record<string, string>, timeoutMs = 25_000): Promise<Ran> {
+/**
+ * Runs `portico <args>` in a process of its own to its end (killed after `timeoutMs`, then `code` is null): for
+ * tests of the process boundary; others use `runPortico`.
+ */
+export function spawnPortico(args: string[], env: Record<string, string>, timeoutMs = 25_000): Promise<Ran> {
   const child = launch(args, env);
   let stdout = '';
   let stderr = '';

@@ -1,0 +1,29 @@
+import { Option, type Command } from 'commander';
+import { createLogger } from '../logger.ts';
+import { serve, type ServiceName } from '../serve.ts';
+import type { CliContext } from './context.ts';
+import { untilStopSignal } from './stop-signal.ts';
+
+const SERVICES: readonly ServiceName[] = ['transactions', 'portfolio'];
+
+/** `portico serve`: both services over HTTPS until SIGINT or SIGTERM. */
+export function registerServeCommand(program: Command, context: CliContext): void {
+  program
+    .command('serve')
+    .description('run both services over HTTPS (seeding demo data into a fresh embedded database)')
+    .addOption(new Option('--only <service>', 'run one service only').choices(SERVICES))
+    .option('--demo', 'seed demo data into an empty database (default on the embedded database in staging)')
+    .option('--no-demo', 'never seed demo data')
+    .action(async (options: { only?: ServiceName; demo?: boolean }, command: Command) => {
+      const config = context.config(command);
+      const logger = createLogger(config.logLevel);
+      const running = await serve(config, {
+        only: options.only,
+        demo: options.demo,
+        logger,
+        print: context.io.out,
+      });
+      await untilStopSignal(logger, 'shutting down');
+      await running.close();
+    });
+}

@@ -1,0 +1,31 @@
+import type { Command } from 'commander';
+import { readLockOwner } from '../db/data-dir-lock.ts';
+import { createLogger } from '../logger.ts';
+import { startConfiguredWebhookWorker } from '../worker.ts';
+import type { CliContext } from './context.ts';
+import { untilStopSignal } from './stop-signal.ts';
+
+/** `portico worker`: a webhook delivery process of its own, until SIGINT or SIGTERM. */
+export function registerWorkerCommand(program: Command, context: CliContext): void {
+  program
+    .command('worker')
+    .description(
+      'deliver webhooks from the outbox until stopped; run any number of them on one PostgreSQL (serve runs one in-process unless PORTICO_WEBHOOK_WORKER=off)',
+    )
+    .action(async (_: unknown, command: Command) => {
+      const config = context.config(command);
+      const logger = createLogger(config.logLevel);
+      const owner = config.databaseUrl === undefined ? await readLockOwner(config.dataDir) : undefined;
+      if (owner) {
+        throw new Error(
+          `the embedded database is served by process ${owner.pid}, which delivers webhooks itself; separate workers need PostgreSQL (DATABASE_URL)`,
+        );
+      }
+      const opened = await context.openDatabase(config);
+      const worker = startConfiguredWebhookWorker(opened.db, config, logger);
+      logger.info({ pid: process.pid }, 'webhook worker started');
+      await untilStopSignal(logger, 'stopping the webhook worker');
+      await worker.stop();
+      await opened.close();
+    });
+}

@@ -1,0 +1,315 @@
+// `portico serve` as an operator starts it (`node bin/portico.js serve`, a process of its own), and the CLI
+// while it holds the embedded database: commands then go through its admin socket. One command runs as a
+// process of its own too; the others run in-process (see `runPortico`) against the same socket.
+// These tests always run on the embedded database, under TEST_DATABASE_URL too: the admin socket exists only
+// there.
+import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lockPath, type LockOwner } from '../../src/db/data-dir-lock.ts';
+import type { DemoFacts } from '../../src/demo/demo-facts.ts';
+import {
+  exited,
+  PORTS,
+  runPortico,
+  sleep,
+  spawnPortico,
+  startServer,
+  type RunningServer,
+} from '../support/cli.ts';
+import { request } from '../support/http-client.ts';
+import { uniqueHandle } from '../support/transactions.ts';
+import {
+  CSV_FILES,
+  expectSuccess,
+  fixture,
+  fixtureLine,
+  IMPORTED_IDS,
+  newInstance,
+  PORTFOLIO_KEY,
+  progressLines,
+  summaryLines,
+  uniqueSlug,
+  UUID,
+} from './portfolio-output.ts';
+
+const KEY = /sk_test_[0-9A-Za-z]{38}/;
+
+let root: string;
+let running: RunningServer;
+let server: ChildProcess;
+let dir: string;
+let env: Record<string, string>;
+let facts: DemoFacts;
+let ca: string;
+
+// One server on a fresh data dir for every test below: starting one takes seconds.
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'portico-served-'));
+  dir = await mkdtemp(join(root, 'data-'));
+  env = { PORTICO_DATA_DIR: dir, ...PORTS };
+  running = await startServer({ PORTICO_DATA_DIR: dir, ...PORTS });
+  ({ process: server, facts, ca } = running);
+}, 90_000);
+
+afterAll(async () => {
+  await running.stop();
+  await rm(root, { recursive: true, force: true });
+});
+
+/** Runs `portico <args>` in-process on the served data dir: through the server's admin socket. */
+const portico = (args: string[]) => runPortico(args, { env });
+
+describe('portico as a process of its own', { timeout: 60_000 }, () => {
+  it('exits non-zero naming PORTICO_TRANSACTIONS_PORT when its value is not a port', async () => {
+    const ran = await spawnPortico(['serve'], {
+      PORTICO_DATA_DIR: await mkdtemp(join(root, 'data-')),
+      PORTICO_TRANSACTIONS_PORT: 'abc',
+      PORTICO_PORTFOLIO_PORT: '0',
+    });
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain('PORTICO_TRANSACTIONS_PORT');
+    expect(ran.stderr).toContain('abc');
+    expect(ran.stdout).not.toContain('Portico is running');
+  });
+});
+
+describe('portico while `portico serve` holds the embedded database', { timeout: 60_000 }, () => {
+  const viewerHandle = (key: string) =>
+    request(facts.transactions.url, {
+      ca,
+      headers: { authorization: `Bearer ${key}` },
+      json: { query: '{ viewer { handle } }' },
+    });
+
+  it('announces its admin socket in the data-dir lock', async () => {
+    const owner = JSON.parse(await readFile(lockPath(dir), 'utf8')) as LockOwner;
+    expect(owner.pid).toBe(server.pid);
+    expect(owner.adminSocket).toEqual(expect.any(String));
+    expect(existsSync(owner.adminSocket ?? '')).toBe(true);
+  });
+
+  it('creates an organization and a key through the running server, and the key works at once until revoked', async () => {
+    const handle = uniqueHandle('live');
+    // The server holds the embedded database: opening it from here would fail, so these go through its socket,
+    // the first from a `portico` process of its own as an operator's would.
+    const created = await spawnPortico(['org', 'create', '--handle', handle, '--name', 'Live Partners'], env);
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    expect(created.stdout).toContain(handle);
+
+    const issued = await portico(['keys', 'create', '--org', handle, '--name', 'cli test', '--json']);
+    expect(issued.stderr).toBe('');
+    expect(issued.code).toBe(0);
+    const key = JSON.parse(issued.stdout) as { key: string; id: string; environment: string };
+    expect(key.key).toMatch(new RegExp(`^${KEY.source}$`));
+    expect(key.environment).toBe('staging');
+
+    const answer = await viewerHandle(key.key);
+    expect(answer.status).toBe(200);
+    expect(answer.json()).toEqual({ data: { viewer: { handle } } });
+
+    const revoked = await portico(['keys', 'revoke', '--org', handle, key.id]);
+    expect(revoked.stderr).toBe('');
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout).toContain(key.id);
+
+    // A server reuses a valid key lookup for up to a second (docs/operations.md), on every node alike.
+    await sleep(1100);
+    const refused = await viewerHandle(key.key);
+    expect(refused.status).toBe(401);
+    const body = refused.json();
+    expect(body.data ?? null).toBeNull();
+    expect(body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    expect(refused.text).not.toContain(handle);
+  });
+
+  it('imports a template file through the running server, and refuses a broken one saying where it is wrong', async () => {
+    const handle = uniqueHandle('tpl');
+    expect((await portico(['org', 'create', '--handle', handle, '--name', 'Template Partners'])).code).toBe(
+      0,
+    );
+    const imported = await portico([
+      'templates',
+      'import',
+      'templates/examples/subscription.yaml',
+      '--org',
+      handle,
+    ]);
+    expect(imported.stderr).toBe('');
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toMatch(/^Imported template subscription v1 \(/);
+    const again = await portico([
+      'templates',
+      'import',
+      'templates/examples/subscription.yaml',
+      '--org',
+      handle,
+    ]);
+    expect(again.stdout).toMatch(/^Unchanged: template subscription v1/);
+
+    const broken = join(dir, 'broken.yaml');
+    const source = await readFile('templates/examples/subscription.yaml', 'utf8');
+    await writeFile(broken, source.replace('to: countersigning', 'to: aproved'));
+    const refused = await portico(['templates', 'import', broken, '--org', handle]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/broken\.yaml:\d+: workflow\.events\[3\]\.to: unknown state "aproved"/);
+  });
+
+  it('refuses an organization whose handle exists already, exiting non-zero with a message naming it', async () => {
+    const handle = uniqueHandle('twice');
+    const first = await portico(['org', 'create', '--handle', handle, '--name', 'First']);
+    expect(first.code).toBe(0);
+    const second = await portico(['org', 'create', '--handle', handle, '--name', 'Second']);
+    expect(second.code).not.toBe(0);
+    expect(second.code).not.toBeNull();
+    expect(second.stderr).toContain(`an organization with handle "${handle}" exists already`);
+    expect(second.stdout).toBe('');
+  });
+
+  it('prints the demo facts with demo --json in the shape of demo.json', async () => {
+    const ran = await portico(['demo', '--json']);
+    expect(ran.code).toBe(0);
+    const printed = JSON.parse(ran.stdout) as DemoFacts;
+    expect(printed).toEqual(facts);
+    expect(Object.keys(printed).sort()).toEqual(['caCertPath', 'portfolio', 'transactions']);
+    expect(Object.keys(printed.transactions).sort()).toEqual(
+      ['apiKey', 'organizationId', 'senderEntityId', 'templateId', 'transactionId', 'url'].sort(),
+    );
+    expect(Object.keys(printed.portfolio).sort()).toEqual(['apiKey', 'companyId', 'url']);
+    expect(printed.transactions.apiKey).toMatch(KEY);
+    expect(printed.transactions.url).toMatch(/^https:\/\/localhost:[1-9]\d*\/beta$/);
+    expect(printed.portfolio.url).toMatch(/^https:\/\/localhost:[1-9]\d*\/v1\/external$/);
+  });
+});
+
+describe('portico portfolio while `portico serve` holds the embedded database', { timeout: 60_000 }, () => {
+  /** A GET on the running Portfolio service, over HTTPS, with `key` as the Authorization header. */
+  const portfolioGet = (path: string, key: string) =>
+    request(`${facts.portfolio.url}${path}`, { ca, headers: { authorization: key } });
+
+  it('prints the demo Portfolio key in its banner and writes it and a company id to demo.json, which work', async () => {
+    const { apiKey, companyId } = facts.portfolio;
+    expect(apiKey).toMatch(new RegExp(`^${PORTFOLIO_KEY.source}$`));
+    expect(companyId).toMatch(new RegExp(`^${UUID.source}$`));
+    expect(running.stdout()).toContain(`demo API key          ${apiKey ?? ''}`);
+    expect(running.stdout()).toContain(facts.portfolio.url);
+
+    const updates = await portfolioGet(`/company/${companyId ?? ''}/updates`, apiKey ?? '');
+    expect(updates.status, updates.text).toBe(200);
+    expect(updates.json().data.length).toBeGreaterThan(0);
+    expect(updates.json().total).toBe(updates.json().data.length);
+    const investments = await portfolioGet(`/company/${companyId ?? ''}/investments`, apiKey ?? '');
+    expect(investments.status, investments.text).toBe(200);
+    expect(investments.json().data.length).toBeGreaterThan(0);
+    const companies = await portfolioGet('/companies?limit=5', apiKey ?? '');
+    expect(companies.json().total).toBe(40);
+  });
+
+  it('creates an instance and prints a key once, which works against the running server at once', async () => {
+    const { slug, created, issued, key, keyId } = await newInstance(portico, 'served-ventures');
+    expect(created.stderr).toBe('');
+    expect(created.stdout).toContain(`Created instance ${slug}`);
+    expect(issued.stderr).toBe('');
+    expect(keyId).not.toBe('');
+
+    const empty = await portfolioGet('/companies', key);
+    expect(empty.status, empty.text).toBe(200);
+    expect(empty.json()).toMatchObject({ data: [], total: 0, hasNextPage: false, nextCursor: null });
+  });
+
+  it('imports a JSON document, then CSV files, with progress on stderr and a summary on stdout', async () => {
+    const { slug, key } = await newInstance(portico, uniqueSlug('served'));
+    const json = fixture('portfolio.json');
+    const fromJson = await portico(['portfolio', 'import', '--instance', slug, json]);
+    expectSuccess(fromJson);
+    expect(fromJson.stderr.trimEnd().split('\n')).toEqual(progressLines([json], [3, 3, 2]));
+    for (const line of summaryLines(slug, 1, [3, 3, 2], 2)) expect(fromJson.stdout).toMatch(line);
+
+    const fromCsv = await portico(['portfolio', 'import', '--instance', slug, ...CSV_FILES]);
+    expectSuccess(fromCsv);
+    expect(fromCsv.stderr.trimEnd().split('\n')).toEqual(progressLines(CSV_FILES, [2, 3, 2]));
+    for (const line of summaryLines(slug, 2, [2, 3, 2], 0)) expect(fromCsv.stdout).toMatch(line);
+
+    const companies = await portfolioGet('/companies?limit=200', key);
+    expect(companies.status, companies.text).toBe(200);
+    expect(companies.json().total).toBe(5);
+    expect(companies.json().data.map((company: { legalName: string }) => company.legalName)).toEqual([
+      'Granite Logistics B.V.',
+      'Cedar Robotics GmbH',
+      'Fern Health, Inc.',
+      'Kite Energy, "The Wind People" SAS',
+      'Orbit Payments Ltd',
+    ]);
+    const investments = await portfolioGet(`/company/${IMPORTED_IDS.kite}/investments`, key);
+    expect(investments.json().data).toEqual([
+      expect.objectContaining({ amountCents: '9007199254740993', amountCurrency: 'EUR', round: null }),
+    ]);
+  });
+
+  it('refuses a broken file, exiting non-zero with its file:line, and imports nothing of it', async () => {
+    const { slug, key } = await newInstance(portico, uniqueSlug('served'));
+    expectSuccess(await portico(['portfolio', 'import', '--instance', slug, fixture('portfolio.json')]));
+    const file = fixture('broken.json');
+    const refused = await portico(['portfolio', 'import', '--instance', slug, file]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.code).not.toBeNull();
+    const line = await fixtureLine('broken.json', '"usd"');
+    expect(refused.stderr).toContain(`${file}:${line}: investments[0].amountCurrency: must match pattern`);
+    expect(refused.stdout).toBe('');
+
+    // As many companies as portfolio.json gave before, and none of the broken file's.
+    const companies = await portfolioGet('/companies?limit=200', key);
+    expect(companies.json().total).toBe(3);
+    expect(companies.text).not.toContain(IMPORTED_IDS.broken);
+  });
+
+  it('lists keys by their prefix only, and a revoked key is refused with 401', async () => {
+    const { slug, key, keyId } = await newInstance(portico, uniqueSlug('served'));
+    expect(keyId).not.toBe('');
+    const listed = await portico(['portfolio', 'keys', 'list', '--instance', slug]);
+    expectSuccess(listed);
+    expect(listed.stdout).not.toContain(key);
+    const line = listed.stdout.split('\n').find((text) => text.includes(keyId)) ?? '';
+    expect(line).toContain('active');
+    expect(line).toContain('warehouse');
+    const prefix = line.split('…')[0] ?? '';
+    expect(prefix.length).toBeGreaterThan(4);
+    expect(prefix.length).toBeLessThan(key.length / 2);
+    expect(key.startsWith(prefix)).toBe(true);
+
+    const revoked = await portico(['portfolio', 'keys', 'revoke', '--instance', slug, keyId]);
+    expectSuccess(revoked);
+    expect(revoked.stdout).toContain(`Revoked key ${keyId}.`);
+
+    // A server reuses a valid key lookup for up to a second: poll until it refuses, a bounded number of times.
+    let refused = await portfolioGet('/companies', key);
+    for (let attempt = 0; refused.status === 200 && attempt < 40; attempt += 1) {
+      await sleep(100);
+      refused = await portfolioGet('/companies', key);
+    }
+    expect(refused.status, refused.text).toBe(401);
+    expect(refused.json().error).toMatchObject({ code: 'UNAUTHENTICATED' });
+    expect(refused.text).not.toContain('Granite');
+    // The demo key of another instance is not affected.
+    expect((await portfolioGet('/companies?limit=1', facts.portfolio.apiKey ?? '')).status).toBe(200);
+  });
+});
+
+// Last: it stops the server the tests above use.
+describe('portico serve on SIGTERM', { timeout: 60_000 }, () => {
+  it('stops, closing both ports and releasing the data-dir lock and admin socket', async () => {
+    const owner = JSON.parse(await readFile(lockPath(dir), 'utf8')) as LockOwner;
+    server.kill('SIGTERM');
+    const { code, signal } = await exited(server, 15_000);
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(existsSync(lockPath(dir))).toBe(false);
+    expect(existsSync(owner.adminSocket ?? '')).toBe(false);
+    await expect(request(new URL('/healthz', facts.transactions.url), { ca })).rejects.toMatchObject({
+      code: 'ECONNREFUSED',
+    });
+  });
+});
