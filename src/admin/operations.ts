@@ -20,7 +20,7 @@ import {
   rotateEndpointSecret,
   setEndpointEnabled,
   updateEndpoint,
-  type WebhookEndpoint,
+  listEndpoints,
 } from '../webhooks/endpoints.ts';
 import {
   createInstance,
@@ -131,13 +131,6 @@ const instanceKeys = keyOperations(
   }),
 );
 
-/** An endpoint as `webhooks list` shows it: with the counts of its pending and failed deliveries. */
-export interface ListedEndpoint extends Omit<WebhookEndpoint, 'organizationId'> {
-  failingSince: Date | null;
-  failed: number;
-  pending: number;
-}
-
 /** What `portfolio import` reports while it works: each file it reads, then how far each phase is. */
 export type ImportReport = { phase: 'reading'; file: string } | ImportProgress;
 
@@ -170,16 +163,7 @@ export const operations = {
   'keys.revoke': organizationKeys.revoke,
   'webhooks.list': organizationOperation({
     input: {},
-    async run(db, _input, organization) {
-      return db.query<ListedEndpoint>(
-        `select id, url, description, event_types as "eventTypes", disabled_at as "disabledAt",
-           disabled_reason as "disabledReason", failing_since as "failingSince", created_at as "createdAt",
-           (select count(*)::int from webhook_deliveries d where d.endpoint_id = e.id and d.status = 'failed') as failed,
-           (select count(*)::int from webhook_deliveries d where d.endpoint_id = e.id and d.status = 'pending') as pending
-         from webhook_endpoints e where organization_id = $1 order by created_at, sequence`,
-        [organization.id],
-      );
-    },
+    run: (db, _input, organization) => listEndpoints(db, { organizationId: organization.id }),
   }),
   'webhooks.create': organizationOperation({
     input: {

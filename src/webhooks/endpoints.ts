@@ -261,3 +261,22 @@ export async function resendDeliveries(
   }
   return rows.length;
 }
+
+/** An endpoint as an operator's list shows it: with the counts of its pending and failed deliveries. */
+export interface ListedEndpoint extends Omit<WebhookEndpoint, 'organizationId'> {
+  failingSince: Date | null;
+  failed: number;
+  pending: number;
+}
+
+/** An organization's endpoints in the order they were created, each with its delivery counts. */
+export function listEndpoints(db: Queryable, options: { organizationId: string }): Promise<ListedEndpoint[]> {
+  return db.query<ListedEndpoint>(
+    `select id, url, description, event_types as "eventTypes", disabled_at as "disabledAt",
+       disabled_reason as "disabledReason", failing_since as "failingSince", created_at as "createdAt",
+       (select count(*)::int from webhook_deliveries d where d.endpoint_id = e.id and d.status = 'failed') as failed,
+       (select count(*)::int from webhook_deliveries d where d.endpoint_id = e.id and d.status = 'pending') as pending
+     from webhook_endpoints e where organization_id = $1 order by created_at, sequence`,
+    [options.organizationId],
+  );
+}
