@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadExampleTemplate } from '../../src/demo/seed.ts';
 import type { TemplateDefinition } from '../../src/transactions/template-schema.ts';
 import {
@@ -159,14 +159,18 @@ describe('template files', () => {
 
 describe('importing templates', () => {
   let testDb: TestDatabase;
+  /** The running test's organization: a fresh one each test, so the versions it counts are its own imports. */
   let organizationId: string;
   let definition: TemplateDefinition;
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
+    definition = await loadExampleTemplate();
+  });
+
+  beforeEach(async () => {
     organizationId = (await createOrganization(testDb.db, { handle: uniqueHandle(), name: 'Templates Ltd' }))
       .id;
-    definition = await loadExampleTemplate();
   });
 
   afterAll(async () => {
