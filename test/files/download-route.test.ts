@@ -1,21 +1,15 @@
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { createTestFileStore, graphql, seedOrganization, transactionsApp } from '../support/transactions.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { graphql } from '../support/transactions.ts';
+import { useTransactionsSuite } from '../support/transactions-suite.ts';
 
-let testDb: TestDatabase;
-let store: Awaited<ReturnType<typeof createTestFileStore>>;
-let app: FastifyInstance;
-/** A genuine link's path, and its expiry and signature as they appear in its query. */
+const suite = useTransactionsSuite();
+/** A genuine link's path, and its expiry and signature as they appear in its query; the tests only read it. */
 let link: { path: string; expires: string; signature: string };
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  store = await createTestFileStore();
-  app = await transactionsApp(testDb.db, store.files);
-  const demo = await seedOrganization(testDb.db, store.files);
+  const demo = await suite.tenant();
   const { body } = await graphql(
-    app,
+    suite.app,
     demo.apiKey,
     'query ($id: uuid!) { transaction(id: $id) { transactionFiles { file { signedUrl } } } }',
     { id: demo.transactionId },
@@ -28,14 +22,8 @@ beforeAll(async () => {
   };
 });
 
-afterAll(async () => {
-  await app.close();
-  await testDb.close();
-  await store.cleanup();
-});
-
 async function download(query: string) {
-  return app.inject({ method: 'GET', url: `${link.path}?${query}` });
+  return suite.app.inject({ method: 'GET', url: `${link.path}?${query}` });
 }
 
 describe('GET /files/:id through a signed link', () => {

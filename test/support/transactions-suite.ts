@@ -28,6 +28,11 @@ export interface TransactionsSuite {
    * cheaper than `tenant()`, for a test that makes its own transactions.
    */
   emptyTenant(): Promise<EmptyTenant>;
+  /**
+   * Another app beside the suite's, on the suite's database and files unless `deps` says otherwise (another
+   * environment, stricter limits, a database that counts or fails its queries); closed with the suite.
+   */
+  buildApp(deps: Partial<TransactionsAppDeps>): Promise<FastifyInstance>;
 }
 
 /** An organization of its own with what creating a transaction needs. */
@@ -70,7 +75,8 @@ export type SuiteAppOptions = Omit<TransactionsAppDeps, 'db' | 'files' | 'enviro
 
 /**
  * Boots a {@link TransactionsSuite} before the tests of the calling file (or `describe`) and closes it after them.
- * Its fields may be read inside tests and hooks only.
+ * Its fields may be read inside tests and hooks only. `appOptions` may be a function, called once before the app
+ * is built, for options that take I/O to make (TLS material, say).
  *
  * @example
  * const suite = useTransactionsSuite();
@@ -79,10 +85,14 @@ export type SuiteAppOptions = Omit<TransactionsAppDeps, 'db' | 'files' | 'enviro
  *   await graphql(suite.app, demo.apiKey, '{ viewer { id } }');
  * });
  */
-export function useTransactionsSuite(appOptions: SuiteAppOptions = {}): TransactionsSuite {
+export function useTransactionsSuite(
+  appOptions: SuiteAppOptions | (() => Promise<SuiteAppOptions>) = {},
+): TransactionsSuite {
   let booted:
     | { testDb: TestDatabase; files: FileStore; app: FastifyInstance; cleanup: () => Promise<void> }
     | undefined;
+  /** The apps of `buildApp`, closed before the suite's own. */
+  const others: FastifyInstance[] = [];
   const current = () => {
     if (!booted) throw new Error('the suite is read before its beforeAll ran');
     return booted;
@@ -91,7 +101,7 @@ export function useTransactionsSuite(appOptions: SuiteAppOptions = {}): Transact
     const testDb = await createTestDatabase();
     const store = await createTestFileStore();
     const app = await buildTransactionsApp({
-      ...appOptions,
+      ...(typeof appOptions === 'function' ? await appOptions() : appOptions),
       db: testDb.db,
       files: store.files,
       environment: 'staging',
@@ -100,6 +110,7 @@ export function useTransactionsSuite(appOptions: SuiteAppOptions = {}): Transact
   });
   afterAll(async () => {
     if (!booted) return;
+    for (const other of others.splice(0)) await other.close();
     await booted.app.close();
     await booted.testDb.close();
     await booted.cleanup();
@@ -119,5 +130,15 @@ export function useTransactionsSuite(appOptions: SuiteAppOptions = {}): Transact
     },
     tenant: (environment) => seedOrganization(current().testDb.db, current().files, environment),
     emptyTenant: () => createEmptyTenant(current().testDb.db),
+    buildApp: async (deps) => {
+      const app = await buildTransactionsApp({
+        db: current().testDb.db,
+        files: current().files,
+        environment: 'staging',
+        ...deps,
+      });
+      others.push(app);
+      return app;
+    },
   };
 }

@@ -10,18 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import { loadTlsMaterial } from '../../src/http/tls.ts';
 import { buildPortfolioApp } from '../../src/portfolio/app.ts';
-import { buildTransactionsApp } from '../../src/transactions/app.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { request, type HttpAnswer } from '../support/http-client.ts';
 import { chainQuery, fanOutQuery } from '../support/graphql-operations.ts';
 import { createPortfolioInstance } from '../support/portfolio.ts';
-import {
-  CREATE_TRANSACTION,
-  REFERENCE_QUERY,
-  createTestFileStore,
-  seedOrganization,
-  transactionInput,
-} from '../support/transactions.ts';
+import { CREATE_TRANSACTION, REFERENCE_QUERY, transactionInput } from '../support/transactions.ts';
+import { useTransactionsSuite } from '../support/transactions-suite.ts';
 
 /**
  * Both services listening over real TLS, sent requests meant to take them down: each must be refused with its
@@ -33,16 +26,21 @@ const REFUSED_WITHIN_MS = 100;
 const MAX_LOOP_DELAY_MS = 100;
 const MAX_RSS_GROWTH_MB = 100;
 
-let testDb: TestDatabase;
-let store: Awaited<ReturnType<typeof createTestFileStore>>;
 let tlsDir: string;
-let ca: string;
-let transactions: FastifyInstance;
+/** The TLS material both services listen with; its certificate is the `ca` every request trusts. */
+let tls: Awaited<ReturnType<typeof loadTlsMaterial>>;
 let portfolio: FastifyInstance;
 let origins: { transactions: string; portfolio: string };
+/** The organization every request is sent as; no case stores anything, so all share it. */
 let demo: TransactionsDemo;
 let portfolioKey: string;
 let fileId: string;
+
+const suite = useTransactionsSuite(async () => {
+  tlsDir = await mkdtemp(join(tmpdir(), 'portico-abuse-'));
+  tls = await loadTlsMaterial({ dataDir: tlsDir, tlsCert: undefined, tlsKey: undefined });
+  return { tls };
+});
 
 async function listen(app: FastifyInstance): Promise<string> {
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -50,21 +48,10 @@ async function listen(app: FastifyInstance): Promise<string> {
 }
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  store = await createTestFileStore();
-  tlsDir = await mkdtemp(join(tmpdir(), 'portico-abuse-'));
-  const tls = await loadTlsMaterial({ dataDir: tlsDir, tlsCert: undefined, tlsKey: undefined });
-  ca = tls.cert;
-  transactions = await buildTransactionsApp({
-    db: testDb.db,
-    files: store.files,
-    environment: 'staging',
-    tls,
-  });
-  portfolio = await buildPortfolioApp({ db: testDb.db, tls });
-  origins = { transactions: await listen(transactions), portfolio: await listen(portfolio) };
-  demo = await seedOrganization(testDb.db, store.files);
-  portfolioKey = (await createPortfolioInstance(testDb.db)).apiKey;
+  portfolio = await buildPortfolioApp({ db: suite.db, tls });
+  origins = { transactions: await listen(suite.app), portfolio: await listen(portfolio) };
+  demo = await suite.tenant();
+  portfolioKey = (await createPortfolioInstance(suite.db)).apiKey;
   const files = await send('transactions', {
     json: {
       query: 'query ($id: uuid!) { transaction(id: $id) { transactionFiles { file { id } } } }',
@@ -75,10 +62,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await transactions.close();
   await portfolio.close();
-  await testDb.close();
-  await store.cleanup();
   await rm(tlsDir, { recursive: true, force: true });
 });
 
@@ -110,7 +94,7 @@ function send(
     },
     ...(options.body === undefined ? {} : { body: options.body }),
     ...(options.json === undefined ? {} : { json: options.json }),
-    ca,
+    ca: tls.cert,
   });
 }
 
@@ -133,41 +117,45 @@ function streamHuge(
     const start = performance.now();
     let sentBytes = 0;
     let answered = false;
-    const outgoing = httpsRequest(url, { method: 'POST', headers, ca, agent: false }, (response) => {
-      answered = true;
-      const chunks: Buffer[] = [];
-      response.on('data', (data: Buffer) => chunks.push(data));
-      response.on('end', () => {
-        const ms = performance.now() - start;
-        const text = Buffer.concat(chunks).toString('utf8');
-        const socket = outgoing.socket;
-        // The server should close the connection rather than read the rest of the 50 MB.
-        const closed = new Promise<boolean>((settle) => {
-          if (!socket || socket.destroyed) {
-            settle(true);
-            return;
-          }
-          const timer = setTimeout(() => {
-            settle(false);
-          }, 1000);
-          socket.once('close', () => {
-            clearTimeout(timer);
-            settle(true);
+    const outgoing = httpsRequest(
+      url,
+      { method: 'POST', headers, ca: tls.cert, agent: false },
+      (response) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        response.on('data', (data: Buffer) => chunks.push(data));
+        response.on('end', () => {
+          const ms = performance.now() - start;
+          const text = Buffer.concat(chunks).toString('utf8');
+          const socket = outgoing.socket;
+          // The server should close the connection rather than read the rest of the 50 MB.
+          const closed = new Promise<boolean>((settle) => {
+            if (!socket || socket.destroyed) {
+              settle(true);
+              return;
+            }
+            const timer = setTimeout(() => {
+              settle(false);
+            }, 1000);
+            socket.once('close', () => {
+              clearTimeout(timer);
+              settle(true);
+            });
+          });
+          void closed.then((closedByServer) => {
+            outgoing.destroy();
+            resolve({
+              status: response.statusCode ?? 0,
+              text,
+              ms,
+              sentBytes,
+              closedByServer,
+              json: () => JSON.parse(text) as ReturnType<Sent['json']>,
+            });
           });
         });
-        void closed.then((closedByServer) => {
-          outgoing.destroy();
-          resolve({
-            status: response.statusCode ?? 0,
-            text,
-            ms,
-            sentBytes,
-            closedByServer,
-            json: () => JSON.parse(text) as ReturnType<Sent['json']>,
-          });
-        });
-      });
-    });
+      },
+    );
     outgoing.on('error', (error) => {
       if (!answered) reject(error);
     });

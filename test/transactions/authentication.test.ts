@@ -1,35 +1,19 @@
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/keys/api-key.ts';
 import { apiKeys, createApiKey } from '../../src/keys/api-key-store.ts';
-import type { TransactionsDemo } from '../../src/demo/seed.ts';
-import type { FileStore } from '../../src/files/local-file-store.ts';
-import { buildTransactionsApp } from '../../src/transactions/app.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { createTestFileStore, graphql, seedOrganization, transactionsApp } from '../support/transactions.ts';
+import { graphql } from '../support/transactions.ts';
+import { useTransactionsSuite, type EmptyTenant } from '../support/transactions-suite.ts';
 
-let testDb: TestDatabase;
-let cleanup: () => Promise<void>;
-let files: FileStore;
-let staging: FastifyInstance;
+const suite = useTransactionsSuite();
+/** A deployment that serves production keys, beside the suite's staging one. */
 let production: FastifyInstance;
-let demo: TransactionsDemo;
+/** The organization of the tests that only send its key; a test that adds or revokes keys makes its own. */
+let demo: EmptyTenant;
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  const store = await createTestFileStore();
-  cleanup = store.cleanup;
-  files = store.files;
-  staging = await transactionsApp(testDb.db, store.files, 'staging');
-  production = await transactionsApp(testDb.db, store.files, 'production');
-  demo = await seedOrganization(testDb.db, store.files, 'staging');
-});
-
-afterAll(async () => {
-  await staging.close();
-  await production.close();
-  await testDb.close();
-  await cleanup();
+  production = await suite.buildApp({ environment: 'production' });
+  demo = await suite.emptyTenant();
 });
 
 async function expectRefused(app: FastifyInstance, authorization: string | undefined, message: RegExp) {
@@ -53,42 +37,39 @@ async function expectRefused(app: FastifyInstance, authorization: string | undef
 }
 
 /**
- * Runs `work` against an app that reuses key lookups for `apiKeyCacheMs`, with a new key of the demo
- * organization and a function that revokes it; the app is closed afterwards.
+ * Runs `work` against an app that reuses key lookups for `apiKeyCacheMs`, with a new key of an organization of
+ * its own and a function that revokes it.
  */
 async function withKeyReusedFor(
   apiKeyCacheMs: number,
   work: (app: FastifyInstance, key: string, revoke: () => Promise<void>) => Promise<void>,
 ): Promise<void> {
-  const app = await buildTransactionsApp({ db: testDb.db, files, environment: 'staging', apiKeyCacheMs });
-  try {
-    const { key, record } = await createApiKey(testDb.db, {
-      organizationId: demo.organizationId,
-      environment: 'staging',
-      name: 'to revoke',
-    });
-    await work(app, key, async () => {
-      await apiKeys.revoke(testDb.db, { ownerId: demo.organizationId, key: record.id });
-    });
-  } finally {
-    await app.close();
-  }
+  const app = await suite.buildApp({ apiKeyCacheMs });
+  const { organizationId } = await suite.emptyTenant();
+  const { key, record } = await createApiKey(suite.db, {
+    organizationId,
+    environment: 'staging',
+    name: 'to revoke',
+  });
+  await work(app, key, async () => {
+    await apiKeys.revoke(suite.db, { ownerId: organizationId, key: record.id });
+  });
 }
 
 describe('API keys on the GraphQL endpoint', () => {
   it('serves a valid staging key on a staging deployment', async () => {
-    const { status, body } = await graphql(staging, demo.apiKey, '{ viewer { id } }');
+    const { status, body } = await graphql(suite.app, demo.apiKey, '{ viewer { id } }');
     expect(status).toBe(200);
     expect(body.data?.viewer.id).toBe(demo.organizationId);
   });
 
   it('refuses a request without a key, saying how to send one', async () => {
-    await expectRefused(staging, undefined, /Missing API key.*Bearer/);
+    await expectRefused(suite.app, undefined, /Missing API key.*Bearer/);
   });
 
   it('refuses a key sent without the Bearer scheme', async () => {
-    await expectRefused(staging, demo.apiKey, /must be "Bearer <API key>"/);
-    await expectRefused(staging, `Basic ${demo.apiKey}`, /must be "Bearer <API key>"/);
+    await expectRefused(suite.app, demo.apiKey, /must be "Bearer <API key>"/);
+    await expectRefused(suite.app, `Basic ${demo.apiKey}`, /must be "Bearer <API key>"/);
   });
 
   it('never repeats the key in its refusal, however the header around it is wrong', async () => {
@@ -100,7 +81,7 @@ describe('API keys on the GraphQL endpoint', () => {
       `Token ${demo.apiKey}`,
       `Bearer ${demo.apiKey}x`,
     ]) {
-      const response = await staging.inject({
+      const response = await suite.app.inject({
         method: 'POST',
         url: '/beta',
         headers: { authorization },
@@ -114,9 +95,9 @@ describe('API keys on the GraphQL endpoint', () => {
   });
 
   it('refuses a malformed key without looking it up', async () => {
-    await expectRefused(staging, 'Bearer sk_test_short', /Invalid API key: keys look like/);
+    await expectRefused(suite.app, 'Bearer sk_test_short', /Invalid API key: keys look like/);
     await expectRefused(
-      staging,
+      suite.app,
       'Bearer pk_test_0000000000000000000000000000000000000000',
       /Invalid API key/,
     );
@@ -125,19 +106,17 @@ describe('API keys on the GraphQL endpoint', () => {
   it('refuses a key with a typo because its checksum no longer matches', async () => {
     const last = demo.apiKey.at(-10) === 'a' ? 'b' : 'a';
     const typo = `${demo.apiKey.slice(0, -10)}${last}${demo.apiKey.slice(-9)}`;
-    await expectRefused(staging, `Bearer ${typo}`, /checksum/);
+    await expectRefused(suite.app, `Bearer ${typo}`, /checksum/);
   });
 
   it('refuses a well-formed key that was never issued', async () => {
-    await expectRefused(staging, `Bearer ${generateApiKey('staging')}`, /^Invalid API key\.$/);
+    await expectRefused(suite.app, `Bearer ${generateApiKey('staging')}`, /^Invalid API key\.$/);
   });
 
   it('refuses a production key on a staging deployment, saying which environment it belongs to', async () => {
-    const { key } = await createApiKey(testDb.db, {
-      organizationId: demo.organizationId,
-      environment: 'production',
-    });
-    await expectRefused(staging, `Bearer ${key}`, /production \(sk_live_\) key.*serves staging/);
+    const { organizationId } = await suite.emptyTenant();
+    const { key } = await createApiKey(suite.db, { organizationId, environment: 'production' });
+    await expectRefused(suite.app, `Bearer ${key}`, /production \(sk_live_\) key.*serves staging/);
     const { status } = await graphql(production, key, '{ viewer { id } }');
     expect(status).toBe(200);
   });
@@ -167,20 +146,18 @@ describe('API keys on the GraphQL endpoint', () => {
   });
 
   it('records when a key was last used, for operators deciding which keys to revoke', async () => {
-    const { key, record } = await createApiKey(testDb.db, {
-      organizationId: demo.organizationId,
-      environment: 'staging',
-    });
-    const before = await apiKeys.list(testDb.db, demo.organizationId);
+    const { organizationId } = await suite.emptyTenant();
+    const { key, record } = await createApiKey(suite.db, { organizationId, environment: 'staging' });
+    const before = await apiKeys.list(suite.db, organizationId);
     expect(before.find((k) => k.id === record.id)?.lastUsedAt).toBeNull();
-    await graphql(staging, key, '{ viewer { id } }');
-    const after = await apiKeys.list(testDb.db, demo.organizationId);
+    await graphql(suite.app, key, '{ viewer { id } }');
+    const after = await apiKeys.list(suite.db, organizationId);
     expect(after.find((k) => k.id === record.id)?.lastUsedAt).toBeInstanceOf(Date);
   });
 
   it('leaves the health routes and GraphiQL page open without a key', async () => {
-    expect((await staging.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
-    expect((await staging.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'ok' });
-    expect((await staging.inject({ method: 'GET', url: '/graphiql' })).statusCode).toBe(200);
+    expect((await suite.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    expect((await suite.app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'ok' });
+    expect((await suite.app.inject({ method: 'GET', url: '/graphiql' })).statusCode).toBe(200);
   });
 });

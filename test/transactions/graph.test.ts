@@ -1,27 +1,19 @@
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import { loadInstanceSecret } from '../../src/db/instance-secrets.ts';
 import { createFileLinks } from '../../src/files/file-links.ts';
-import type { FileStore } from '../../src/files/local-file-store.ts';
-import { buildTransactionsApp } from '../../src/transactions/app.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import {
-  createTestFileStore,
-  graphql,
-  REFERENCE_QUERY,
-  type GraphQLResponse,
-  seedOrganization,
-  transactionsApp,
-} from '../support/transactions.ts';
+import { graphql, REFERENCE_QUERY, type GraphQLResponse } from '../support/transactions.ts';
+import { useTransactionsSuite } from '../support/transactions-suite.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-let testDb: TestDatabase;
-let store: { files: FileStore; cleanup: () => Promise<void> };
-let app: FastifyInstance;
+const suite = useTransactionsSuite();
+/**
+ * The organizations of this file, seeded once: every test here only reads (a file link is signed, not stored),
+ * so they may share them and count the demo's records.
+ */
 let demo: TransactionsDemo;
 let other: TransactionsDemo;
 
@@ -35,42 +27,26 @@ let ids: {
   entityId: string;
 };
 
+/** A GraphQL request with the demo organization's key. */
+function ask(query: string, variables?: Record<string, unknown>): Promise<GraphQLResponse> {
+  return graphql(suite.app, demo.apiKey, query, variables);
+}
+
+/** The demo organization's complete transaction, read with `selection`. */
+async function demoTransaction(selection: string) {
+  const { body } = await ask(`query ($id: uuid!) { transaction(id: $id) { ${selection} } }`, {
+    id: demo.transactionId,
+  });
+  expect(body.errors).toBeUndefined();
+  return body.data?.transaction;
+}
+
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  store = await createTestFileStore();
-  app = await transactionsApp(testDb.db, store.files);
-  demo = await seedOrganization(testDb.db, store.files);
-  other = await seedOrganization(testDb.db, store.files);
-  const { body } = await graphql(
-    app,
-    demo.apiKey,
-    `
-      query ($id: uuid!) {
-        transaction(id: $id) {
-          transactionItems {
-            id
-          }
-          transactionRecipients {
-            id
-            entity {
-              id
-            }
-          }
-          transactionFiles {
-            id
-            file {
-              id
-            }
-          }
-          transactionSignatureFiles {
-            id
-          }
-        }
-      }
-    `,
-    { id: demo.transactionId },
+  demo = await suite.tenant();
+  other = await suite.tenant();
+  const t = await demoTransaction(
+    'transactionItems { id } transactionRecipients { id entity { id } } transactionFiles { id file { id } } transactionSignatureFiles { id }',
   );
-  const t = body.data?.transaction;
   ids = {
     itemId: t.transactionItems[0].id,
     recipientId: t.transactionRecipients[0].id,
@@ -81,15 +57,9 @@ beforeAll(async () => {
   };
 });
 
-afterAll(async () => {
-  await app.close();
-  await testDb.close();
-  await store.cleanup();
-});
-
 describe('the reference query (spec part 4)', () => {
   it('returns the transaction with its recipients, their entities, its process revisions and their items', async () => {
-    const { status, body } = await graphql(app, demo.apiKey, REFERENCE_QUERY, { id: demo.transactionId });
+    const { status, body } = await ask(REFERENCE_QUERY, { id: demo.transactionId });
     expect(status).toBe(200);
     expect(body.errors).toBeUndefined();
     const transaction = body.data?.transaction;
@@ -143,7 +113,7 @@ describe('the reference query (spec part 4)', () => {
   });
 
   it('answers the same query sent with GET and the query in the URL', async () => {
-    const response = await app.inject({
+    const response = await suite.app.inject({
       method: 'GET',
       url: '/beta',
       query: { query: REFERENCE_QUERY, variables: JSON.stringify({ id: demo.transactionId }) },
@@ -156,9 +126,7 @@ describe('the reference query (spec part 4)', () => {
 
 describe('root fields', () => {
   it('viewer returns the organization of the calling key, with the ids needed to create a transaction', async () => {
-    const { body } = await graphql(
-      app,
-      demo.apiKey,
+    const { body } = await ask(
       '{ viewer { id handle name templates { id key version } entities { id type } } }',
     );
     expect(body.data?.viewer.id).toBe(demo.organizationId);
@@ -167,21 +135,14 @@ describe('root fields', () => {
   });
 
   it('organization returns the organization of the key by its id', async () => {
-    const { body } = await graphql(
-      app,
-      demo.apiKey,
-      'query ($id: uuid!) { organization(id: $id) { id name } }',
-      {
-        id: demo.organizationId,
-      },
-    );
+    const { body } = await ask('query ($id: uuid!) { organization(id: $id) { id name } }', {
+      id: demo.organizationId,
+    });
     expect(body.data?.organization).toEqual({ id: demo.organizationId, name: 'Test Capital' });
   });
 
   it('entity, template, transactionItem, transactionRecipient, transactionFile and transactionSignatureFile return their record', async () => {
-    const { body } = await graphql(
-      app,
-      demo.apiKey,
+    const { body } = await ask(
       `
         query (
           $entity: uuid!
@@ -263,9 +224,7 @@ describe('root fields', () => {
   });
 
   it('file returns the file with every field of the spec and a signed URL', async () => {
-    const { body } = await graphql(
-      app,
-      demo.apiKey,
+    const { body } = await ask(
       `
         query ($id: UUID!) {
           file(id: $id) {
@@ -297,7 +256,7 @@ describe('root fields', () => {
   });
 
   it('file answers NOT_FOUND for an unknown id, since the field is non-null', async () => {
-    const { body } = await graphql(app, demo.apiKey, 'query ($id: UUID!) { file(id: $id) { id } }', {
+    const { body } = await ask('query ($id: UUID!) { file(id: $id) { id } }', {
       id: '00000000-0000-4000-8000-000000000000',
     });
     expect(body.data).toBeNull();
@@ -306,56 +265,46 @@ describe('root fields', () => {
   });
 
   it('transaction shows state, completion, template, sender, processes, signatures and the event log', async () => {
-    const { body } = await graphql(
-      app,
-      demo.apiKey,
-      `
-        query ($id: uuid!) {
-          transaction(id: $id) {
+    const t = await demoTransaction(`
+        state
+        isComplete
+        completedAt
+        noticeName
+        noticeEmail
+        inputData
+        template {
+          id
+        }
+        organization {
+          id
+        }
+        senderEntity {
+          id
+        }
+        transactionProcesses {
+          key
+          isComplete
+          transactionProcessRevisions {
+            number
+          }
+        }
+        transactionSignatureContainers {
+          state
+          transactionSignatures {
             state
-            isComplete
-            completedAt
-            noticeName
-            noticeEmail
-            inputData
-            template {
-              id
-            }
-            organization {
-              id
-            }
-            senderEntity {
-              id
-            }
-            transactionProcesses {
-              key
-              isComplete
-              transactionProcessRevisions {
-                number
-              }
-            }
-            transactionSignatureContainers {
-              state
-              transactionSignatures {
-                state
-                signedName
-                transactionRecipient {
-                  vulcanKey
-                }
-              }
-            }
-            events {
-              eventKey
-              sourceStateKey
-              targetStateKey
-              actorType
+            signedName
+            transactionRecipient {
+              vulcanKey
             }
           }
         }
-      `,
-      { id: demo.transactionId },
-    );
-    const t = body.data?.transaction;
+        events {
+          eventKey
+          sourceStateKey
+          targetStateKey
+          actorType
+        }
+    `);
     expect(t).toMatchObject({
       state: 'completed',
       isComplete: true,
@@ -392,31 +341,21 @@ describe('root fields', () => {
 
 describe('ordering rules (spec part 2)', () => {
   it('top-level transactionItems holds the items of every revision, and sorted newest first shows the latest data first', async () => {
-    const { body } = await graphql(
-      app,
-      demo.apiKey,
-      `
-        query ($id: uuid!) {
-          transaction(id: $id) {
-            all: transactionItems {
-              id
-              createdAt
-            }
-            latest: transactionItems(orderBy: CREATED_AT_DESC) {
-              vulcanKey
-              data
-              transactionProcessRevisionId
-            }
-            revisions: transactionProcessRevisions(orderBy: CREATED_AT_DESC) {
-              id
-              number
-            }
-          }
+    const t = await demoTransaction(`
+        all: transactionItems {
+          id
+          createdAt
         }
-      `,
-      { id: demo.transactionId },
-    );
-    const t = body.data?.transaction;
+        latest: transactionItems(orderBy: CREATED_AT_DESC) {
+          vulcanKey
+          data
+          transactionProcessRevisionId
+        }
+        revisions: transactionProcessRevisions(orderBy: CREATED_AT_DESC) {
+          id
+          number
+        }
+    `);
     expect(t.all).toHaveLength(9);
     const createdAt = t.all.map((item: { createdAt: string }) => item.createdAt);
     expect(createdAt).toEqual([...createdAt].sort());
@@ -428,30 +367,20 @@ describe('ordering rules (spec part 2)', () => {
   });
 
   it('orders revisions oldest first by default and newest first on request, with their items', async () => {
-    const { body } = await graphql(
-      app,
-      demo.apiKey,
-      `
-        query ($id: uuid!) {
-          transaction(id: $id) {
-            asc: transactionProcessRevisions {
-              createdAt
-              transactionItems {
-                createdAt
-              }
-            }
-            desc: transactionProcessRevisions(orderBy: CREATED_AT_DESC) {
-              createdAt
-              transactionItems(orderBy: CREATED_AT_DESC) {
-                createdAt
-              }
-            }
+    const { asc, desc } = await demoTransaction(`
+        asc: transactionProcessRevisions {
+          createdAt
+          transactionItems {
+            createdAt
           }
         }
-      `,
-      { id: demo.transactionId },
-    );
-    const { asc, desc } = body.data!.transaction;
+        desc: transactionProcessRevisions(orderBy: CREATED_AT_DESC) {
+          createdAt
+          transactionItems(orderBy: CREATED_AT_DESC) {
+            createdAt
+          }
+        }
+    `);
     const ascTimes = asc.map((r: { createdAt: string }) => r.createdAt);
     expect(ascTimes).toEqual([...ascTimes].sort());
     expect(desc.map((r: { createdAt: string }) => r.createdAt)).toEqual([...ascTimes].reverse());
@@ -465,9 +394,7 @@ describe('organization transactions, a page at a time', () => {
     const seen: { id: string; createdAt: string }[] = [];
     let after: string | null = null;
     for (let page = 0; page < 10; page += 1) {
-      const { body }: GraphQLResponse = await graphql(
-        app,
-        demo.apiKey,
+      const { body }: GraphQLResponse = await ask(
         `
           query ($after: String) {
             viewer {
@@ -506,13 +433,9 @@ describe('organization transactions, a page at a time', () => {
   });
 
   it('refuses a cursor it did not issue and a page size out of range', async () => {
-    const bad = await graphql(
-      app,
-      demo.apiKey,
-      '{ viewer { transactions(after: "garbage") { totalCount } } }',
-    );
+    const bad = await ask('{ viewer { transactions(after: "garbage") { totalCount } } }');
     expect(bad.body.errors?.[0]?.extensions.code).toBe('BAD_USER_INPUT');
-    const big = await graphql(app, demo.apiKey, '{ viewer { transactions(first: 1000) { totalCount } } }');
+    const big = await ask('{ viewer { transactions(first: 1000) { totalCount } } }');
     expect(big.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'first' });
   });
 });
@@ -520,7 +443,7 @@ describe('organization transactions, a page at a time', () => {
 describe('tenant isolation', () => {
   it("reads another organization's ids as null from every nullable root field", async () => {
     const { body } = await graphql(
-      app,
+      suite.app,
       other.apiKey,
       `
         query (
@@ -584,10 +507,10 @@ describe('tenant isolation', () => {
   });
 
   it("answers another organization's file exactly like an unknown file", async () => {
-    const foreign = await graphql(app, other.apiKey, 'query ($id: UUID!) { file(id: $id) { id } }', {
+    const foreign = await graphql(suite.app, other.apiKey, 'query ($id: UUID!) { file(id: $id) { id } }', {
       id: ids.fileId,
     });
-    const unknown = await graphql(app, other.apiKey, 'query ($id: UUID!) { file(id: $id) { id } }', {
+    const unknown = await graphql(suite.app, other.apiKey, 'query ($id: UUID!) { file(id: $id) { id } }', {
       id: '00000000-0000-4000-8000-000000000000',
     });
     expect(foreign.body.errors?.[0]?.extensions.code).toBe('NOT_FOUND');
@@ -598,7 +521,7 @@ describe('tenant isolation', () => {
 
   it("refuses a link to another organization's transaction file as not found", async () => {
     const { body } = await graphql(
-      app,
+      suite.app,
       other.apiKey,
       'mutation ($id: uuid!) { genTransactionFileLink(input: { transactionFileId: $id }) { url } }',
       { id: ids.transactionFileId },
@@ -608,7 +531,7 @@ describe('tenant isolation', () => {
 
   it('shows each organization only its own transactions and entities', async () => {
     const { body } = await graphql(
-      app,
+      suite.app,
       other.apiKey,
       '{ viewer { id transactions { nodes { id } } entities { id } } }',
     );
@@ -622,14 +545,9 @@ describe('tenant isolation', () => {
 
 describe('input validation', () => {
   it('answers a malformed uuid variable with BAD_USER_INPUT and status 400, not a 500', async () => {
-    const { status, body } = await graphql(
-      app,
-      demo.apiKey,
-      'query ($id: uuid!) { transaction(id: $id) { id } }',
-      {
-        id: 'not-a-uuid',
-      },
-    );
+    const { status, body } = await ask('query ($id: uuid!) { transaction(id: $id) { id } }', {
+      id: 'not-a-uuid',
+    });
     expect(status).toBe(400);
     expect(body.data ?? null).toBeNull();
     expect(body.errors?.[0]?.extensions.code).toBe('BAD_USER_INPUT');
@@ -637,29 +555,29 @@ describe('input validation', () => {
   });
 
   it('answers a malformed uuid literal with BAD_USER_INPUT', async () => {
-    const { status, body } = await graphql(app, demo.apiKey, '{ transaction(id: "1234") { id } }');
+    const { status, body } = await ask('{ transaction(id: "1234") { id } }');
     expect(status).toBe(400);
     expect(body.errors?.[0]?.extensions.code).toBe('BAD_USER_INPUT');
   });
 
   it('accepts an upper-case uuid and finds the same transaction', async () => {
-    const { body } = await graphql(app, demo.apiKey, 'query ($id: uuid!) { transaction(id: $id) { id } }', {
+    const { body } = await ask('query ($id: uuid!) { transaction(id: $id) { id } }', {
       id: demo.transactionId.toUpperCase(),
     });
     expect(body.data?.transaction.id).toBe(demo.transactionId);
   });
 
   it('names syntax and validation errors with their own codes', async () => {
-    const syntax = await graphql(app, demo.apiKey, '{ transaction(id: ');
+    const syntax = await ask('{ transaction(id: ');
     expect(syntax.status).toBe(400);
     expect(syntax.body.errors?.[0]?.extensions.code).toBe('GRAPHQL_PARSE_FAILED');
-    const unknownField = await graphql(app, demo.apiKey, '{ viewer { nope } }');
+    const unknownField = await ask('{ viewer { nope } }');
     expect(unknownField.status).toBe(400);
     expect(unknownField.body.errors?.[0]?.extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
   });
 
   it('puts the request id of the response header on every error', async () => {
-    const { headers, body } = await graphql(app, demo.apiKey, '{ transaction(id: "x") { id } }');
+    const { headers, body } = await ask('{ transaction(id: "x") { id } }');
     expect(headers['x-request-id']).toMatch(/^req_/);
     expect(body.errors?.[0]?.extensions.requestId).toBe(headers['x-request-id']);
   });
@@ -667,9 +585,7 @@ describe('input validation', () => {
 
 describe('introspection', () => {
   it('describes every type and field of the schema', async () => {
-    const { body } = await graphql(
-      app,
-      demo.apiKey,
+    const { body } = await ask(
       '{ __schema { types { name kind description fields { name description } inputFields { name description } } } }',
     );
     const types = (
@@ -695,10 +611,7 @@ describe('introspection', () => {
   });
 
   it('offers both spellings of each scalar and the root fields with the nullability of the spec', async () => {
-    const { body } = await graphql(
-      app,
-      demo.apiKey,
-      `
+    const { body } = await ask(`
         {
           __schema {
             types {
@@ -728,8 +641,7 @@ describe('introspection', () => {
             }
           }
         }
-      `,
-    );
+      `);
     const scalarNames = body.data?.__schema.types
       .filter((t: { kind: string }) => t.kind === 'SCALAR')
       .map((t: { name: string }) => t.name);
@@ -759,7 +671,7 @@ describe('introspection', () => {
   });
 
   it('serves the GraphiQL page for exploring the schema', async () => {
-    const response = await app.inject({ method: 'GET', url: '/graphiql' });
+    const response = await suite.app.inject({ method: 'GET', url: '/graphiql' });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toContain('text/html');
   });
@@ -767,9 +679,7 @@ describe('introspection', () => {
 
 describe('signed file links', () => {
   it('genTransactionFileLink makes a link that downloads the file without an API key', async () => {
-    const { body } = await graphql(
-      app,
-      demo.apiKey,
+    const { body } = await ask(
       'mutation ($id: uuid!) { genTransactionFileLink(input: { transactionFileId: $id, expiresInSeconds: 120 }) { url expiresAt file { id } } }',
       { id: ids.signatureFileId },
     );
@@ -777,7 +687,7 @@ describe('signed file links', () => {
     const expiresIn = new Date(link.expiresAt).getTime() - Date.now();
     expect(expiresIn).toBeGreaterThan(100_000);
     expect(expiresIn).toBeLessThanOrEqual(120_000);
-    const download = await app.inject({
+    const download = await suite.app.inject({
       method: 'GET',
       url: new URL(link.url).pathname + new URL(link.url).search,
     });
@@ -788,7 +698,7 @@ describe('signed file links', () => {
   });
 
   it('refuses a link whose signature, file or expiry was changed, and an expired one', async () => {
-    const { body } = await graphql(app, demo.apiKey, 'query ($id: UUID!) { file(id: $id) { signedUrl } }', {
+    const { body } = await ask('query ($id: UUID!) { file(id: $id) { signedUrl } }', {
       id: ids.fileId,
     });
     const url = new URL(body.data?.file.signedUrl);
@@ -797,19 +707,17 @@ describe('signed file links', () => {
       `${url.pathname}?expires=${Number(url.searchParams.get('expires')) + 1}&signature=${url.searchParams.get('signature')}`,
       `/files/${ids.entityId}${url.search}`,
     ];
-    const links = createFileLinks(await loadInstanceSecret(testDb.db, 'file_links'));
+    const links = createFileLinks(await loadInstanceSecret(suite.db, 'file_links'));
     tampered.push(links.pathFor(ids.fileId, new Date(Date.now() - 1000)));
     for (const path of tampered) {
-      const response = await app.inject({ method: 'GET', url: path });
+      const response = await suite.app.inject({ method: 'GET', url: path });
       expect(response.statusCode).toBe(403);
       expect(response.json().error.code).toBe('FORBIDDEN');
     }
   });
 
   it('refuses a lifetime outside 60 seconds to 24 hours', async () => {
-    const { body } = await graphql(
-      app,
-      demo.apiKey,
+    const { body } = await ask(
       'mutation ($id: uuid!) { genTransactionFileLink(input: { transactionFileId: $id, expiresInSeconds: 59 }) { url } }',
       { id: ids.transactionFileId },
     );
@@ -820,27 +728,23 @@ describe('signed file links', () => {
 describe('unexpected errors', () => {
   it('are masked for the client, with the request id, and never show SQL or a stack', async () => {
     const failing: Database = {
-      ...testDb.db,
+      ...suite.db,
       query: (text, params) =>
         text.includes('from transaction_recipients')
           ? Promise.reject(new Error('relation "transaction_recipients" does not exist at character 42'))
-          : testDb.db.query(text, params),
+          : suite.db.query(text, params),
     };
-    const broken = await buildTransactionsApp({ db: failing, files: store.files, environment: 'staging' });
-    try {
-      const { status, body } = await graphql(broken, demo.apiKey, REFERENCE_QUERY, {
-        id: demo.transactionId,
-      });
-      expect(status).toBe(200);
-      // The transaction and everything under it are read in one statement, which failed.
-      expect(body.data).toEqual({ transaction: null });
-      const [error] = body.errors ?? [];
-      expect(error?.path).toEqual(['transaction']);
-      expect(error?.extensions.code).toBe('INTERNAL_SERVER_ERROR');
-      expect(error?.extensions.requestId).toMatch(/^req_/);
-      expect(JSON.stringify(body)).not.toMatch(/relation|character|at .*\.ts/);
-    } finally {
-      await broken.close();
-    }
+    const broken = await suite.buildApp({ db: failing });
+    const { status, body } = await graphql(broken, demo.apiKey, REFERENCE_QUERY, {
+      id: demo.transactionId,
+    });
+    expect(status).toBe(200);
+    // The transaction and everything under it are read in one statement, which failed.
+    expect(body.data).toEqual({ transaction: null });
+    const [error] = body.errors ?? [];
+    expect(error?.path).toEqual(['transaction']);
+    expect(error?.extensions.code).toBe('INTERNAL_SERVER_ERROR');
+    expect(error?.extensions.requestId).toMatch(/^req_/);
+    expect(JSON.stringify(body)).not.toMatch(/relation|character|at .*\.ts/);
   });
 });

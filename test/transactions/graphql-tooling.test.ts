@@ -4,15 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { FastifyInstance } from 'fastify';
 import { buildClientSchema, getIntrospectionQuery, isObjectType, type IntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import { loadTlsMaterial } from '../../src/http/tls.ts';
-import { buildTransactionsApp } from '../../src/transactions/app.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { request } from '../support/http-client.ts';
-import { createTestFileStore, seedOrganization } from '../support/transactions.ts';
+import { useTransactionsSuite, type EmptyTenant } from '../support/transactions-suite.ts';
 
 /**
  * What GraphQL tools do with the running service: introspect it over HTTPS (GraphiQL, Apollo, codegen all
@@ -23,34 +19,30 @@ import { createTestFileStore, seedOrganization } from '../support/transactions.t
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);
 
-let testDb: TestDatabase;
-let store: Awaited<ReturnType<typeof createTestFileStore>>;
 /** Inside node_modules, so that the generated project resolves gql.tada and TypeScript from ours. */
 let workDir: string;
 let caPath: string;
 let ca: string;
-let app: FastifyInstance;
 let endpoint: string;
-let demo: TransactionsDemo;
+/** The organization whose key the tools send; they only read the schema. */
+let demo: EmptyTenant;
 
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  store = await createTestFileStore();
+const suite = useTransactionsSuite(async () => {
   await mkdir(join(ROOT, 'node_modules/.cache'), { recursive: true });
   workDir = await mkdtemp(join(ROOT, 'node_modules/.cache/portico-tooling-'));
   const tls = await loadTlsMaterial({ dataDir: workDir, tlsCert: undefined, tlsKey: undefined });
   ca = tls.cert;
   caPath = tls.certPath;
-  app = await buildTransactionsApp({ db: testDb.db, files: store.files, environment: 'staging', tls });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  endpoint = `https://localhost:${(app.server.address() as AddressInfo).port}/beta`;
-  demo = await seedOrganization(testDb.db, store.files);
+  return { tls };
+});
+
+beforeAll(async () => {
+  await suite.app.listen({ port: 0, host: '127.0.0.1' });
+  endpoint = `https://localhost:${(suite.app.server.address() as AddressInfo).port}/beta`;
+  demo = await suite.emptyTenant();
 });
 
 afterAll(async () => {
-  await app.close();
-  await testDb.close();
-  await store.cleanup();
   await rm(workDir, { recursive: true, force: true });
 });
 

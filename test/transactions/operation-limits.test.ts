@@ -14,46 +14,30 @@ import {
   parse,
   type IntrospectionQuery,
 } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { TransactionsDemo } from '../../src/demo/seed.ts';
-import { buildTransactionsApp } from '../../src/transactions/app.ts';
 import {
   DEFAULT_GRAPHQL_LIMITS,
   expandedFieldCount,
   operationCost,
 } from '../../src/transactions/graphql/limits.ts';
 import { MAX_RESPONSE_BYTES } from '../../src/transactions/graphql/request-checks.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import {
-  CREATE_TRANSACTION,
-  REFERENCE_QUERY,
-  createTestFileStore,
-  graphql,
-  seedOrganization,
-  transactionsApp,
-  transactionInput,
-} from '../support/transactions.ts';
+import { CREATE_TRANSACTION, REFERENCE_QUERY, graphql, transactionInput } from '../support/transactions.ts';
 import { chainQuery, fanOutQuery } from '../support/graphql-operations.ts';
+import { useTransactionsSuite } from '../support/transactions-suite.ts';
 
 const SDL = readFileSync(new URL('../../src/transactions/graphql/schema.graphql', import.meta.url), 'utf8');
 const schema = buildSchema(SDL);
 
-let testDb: TestDatabase;
-let store: Awaited<ReturnType<typeof createTestFileStore>>;
-let app: FastifyInstance;
+const suite = useTransactionsSuite();
+/**
+ * The organization the tests send their requests as, seeded once: they read it (and count its 3 transactions);
+ * the one test that creates a transaction makes an organization of its own.
+ */
 let demo: TransactionsDemo;
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  store = await createTestFileStore();
-  app = await transactionsApp(testDb.db, store.files);
-  demo = await seedOrganization(testDb.db, store.files);
-});
-
-afterAll(async () => {
-  await app.close();
-  await testDb.close();
-  await store.cleanup();
+  demo = await suite.tenant();
 });
 
 interface Answer {
@@ -63,11 +47,14 @@ interface Answer {
   body: Record<string, any>;
 }
 
-/** A request to `/beta` with the demo key: `payload` as given (a string is sent as it is, as JSON). */
+/**
+ * A request to `/beta` with the demo key unless `headers` names another: `payload` as given (a string is sent as
+ * it is, as JSON).
+ */
 async function send(
   options: { method?: 'GET' | 'POST'; payload?: unknown; query?: Record<string, string> },
   headers: Record<string, string> = {},
-  on: FastifyInstance = app,
+  on: FastifyInstance = suite.app,
 ): Promise<Answer> {
   const request: InjectOptions = {
     method: options.method ?? 'POST',
@@ -371,44 +358,49 @@ describe('the cost model (operationCost)', () => {
   const cost = (query: string, variables: Record<string, unknown> = {}, operationName?: string) =>
     operationCost(schema, parse(query), variables, operationName);
 
+  /** Checks the cost of each query of `expected` at once, so that a wrong number shows beside its query. */
+  const expectCosts = (expected: Record<string, number>) => {
+    expect(Object.fromEntries(Object.keys(expected).map((query) => [query, cost(query)]))).toEqual(expected);
+  };
+
   it('counts each object once and scalars not at all', () => {
-    expect(cost('{ viewer { id handle name } }')).toBe(1);
-    expect(cost('{ viewer { id } transaction(id: "x") { id template { id } senderEntity { id } } }')).toBe(4);
+    expectCosts({
+      '{ viewer { id handle name } }': 1,
+      '{ viewer { id } transaction(id: "x") { id template { id } senderEntity { id } } }': 4,
+    });
   });
 
   it("multiplies a connection's nodes by its `first`, its default 20, or at most 100", () => {
-    expect(cost('{ viewer { transactions(first: 50) { nodes { id } } } }')).toBe(52);
-    expect(cost('{ viewer { transactions { nodes { id } } } }')).toBe(22);
-    expect(cost('{ viewer { transactions(first: 1000) { nodes { id } } } }')).toBe(102);
-    expect(cost('{ viewer { transactions(first: 0) { nodes { id } } } }')).toBe(3);
-    expect(
-      cost('{ viewer { transactions(first: 5) { pageInfo { hasNextPage } nodes { template { id } } } } }'),
-    ).toBe(13);
+    expectCosts({
+      '{ viewer { transactions(first: 50) { nodes { id } } } }': 52,
+      '{ viewer { transactions { nodes { id } } } }': 22,
+      '{ viewer { transactions(first: 1000) { nodes { id } } } }': 102,
+      '{ viewer { transactions(first: 0) { nodes { id } } } }': 3,
+      '{ viewer { transactions(first: 5) { pageInfo { hasNextPage } nodes { template { id } } } } }': 13,
+    });
   });
 
   it('charges 10 for totalCount and 1 for a signed URL', () => {
-    expect(cost('{ viewer { transactions(first: 1) { totalCount } } }')).toBe(12);
-    expect(cost('{ file(id: "x") { id signedUrl } }')).toBe(2);
+    expectCosts({
+      '{ viewer { transactions(first: 1) { totalCount } } }': 12,
+      '{ file(id: "x") { id signedUrl } }': 2,
+    });
   });
 
   it('multiplies a list without `first` by 10, level by level', () => {
-    expect(cost('{ viewer { templates { id } } }')).toBe(11);
-    expect(cost('{ transaction(id: "x") { transactionRecipients { entity { id } } } }')).toBe(21);
-    expect(cost('{ transaction(id: "x") { transactionProcessRevisions { transactionItems { id } } } }')).toBe(
-      111,
-    );
+    expectCosts({
+      '{ viewer { templates { id } } }': 11,
+      '{ transaction(id: "x") { transactionRecipients { entity { id } } } }': 21,
+      '{ transaction(id: "x") { transactionProcessRevisions { transactionItems { id } } } }': 111,
+    });
   });
 
   it('gives the numbers the Transactions guide quotes', () => {
-    expect(cost(REFERENCE_QUERY)).toBe(131);
-    expect(cost('{ viewer { transactions { nodes { transactionRecipients { entity { id } } } } } }')).toBe(
-      422,
-    );
-    expect(
-      cost(
-        '{ viewer { transactions(first: 100) { nodes { transactionProcessRevisions { transactionItems { id } } } } } }',
-      ),
-    ).toBe(11102);
+    expectCosts({
+      [REFERENCE_QUERY]: 131,
+      '{ viewer { transactions { nodes { transactionRecipients { entity { id } } } } } }': 422,
+      '{ viewer { transactions(first: 100) { nodes { transactionProcessRevisions { transactionItems { id } } } } } }': 11102,
+    });
   });
 
   it('takes `first` from a variable, the default its operation declares, or the argument default', () => {
@@ -496,20 +488,11 @@ describe('fragment fan-out', () => {
   });
 
   it('answers 10 ways on 5 levels like the fields written out where the fields limit is raised', async () => {
-    const raised = await buildTransactionsApp({
-      db: testDb.db,
-      files: store.files,
-      environment: 'staging',
-      graphqlLimits: { fields: 50_000 },
-    });
-    try {
-      const { query, flat } = fanOutQuery({ ways: 10, levels: 5 });
-      const expected = answered(await send({ payload: { query: flat } }, {}, raised));
-      for (let run = 0; run < 2; run += 1) {
-        expect(answered(await send({ payload: { query } }, {}, raised))).toEqual(expected);
-      }
-    } finally {
-      await raised.close();
+    const raised = await suite.buildApp({ graphqlLimits: { fields: 50_000 } });
+    const { query, flat } = fanOutQuery({ ways: 10, levels: 5 });
+    const expected = answered(await send({ payload: { query: flat } }, {}, raised));
+    for (let run = 0; run < 2; run += 1) {
+      expect(answered(await send({ payload: { query } }, {}, raised))).toEqual(expected);
     }
   });
 });
@@ -517,15 +500,7 @@ describe('fragment fan-out', () => {
 describe('limits set through the graphqlLimits dependency', () => {
   let strict: FastifyInstance;
   beforeAll(async () => {
-    strict = await buildTransactionsApp({
-      db: testDb.db,
-      files: store.files,
-      environment: 'staging',
-      graphqlLimits: { depth: 4, cost: 100, fields: 20 },
-    });
-  });
-  afterAll(async () => {
-    await strict.close();
+    strict = await suite.buildApp({ graphqlLimits: { depth: 4, cost: 100, fields: 20 } });
   });
 
   it('refuses with the lower limits what the defaults allow, naming the configured limit', async () => {
@@ -931,9 +906,11 @@ describe('answers', () => {
 
   it('refuses an answer larger than 5 MiB with RESPONSE_TOO_LARGE, naming its size, and sends one just under', async () => {
     // A transaction with 950 KB of input data, made through the API; six aliases of it make 5.7 MB.
+    // In an organization of its own, so that the others' transactions stay the demo's 3.
+    const large = await suite.emptyTenant();
     const address = 'x'.repeat(950_000);
-    const created = await graphql(app, demo.apiKey, CREATE_TRANSACTION, {
-      input: transactionInput(demo, {
+    const created = await graphql(suite.app, large.apiKey, CREATE_TRANSACTION, {
+      input: transactionInput(large, {
         noticeEmail: 'large@example.com',
         noticeName: 'Large',
         inputData: { investor_details: { legalName: 'Large', email: 'large@example.com', address } },
@@ -944,8 +921,9 @@ describe('answers', () => {
     const aliased = (count: number) =>
       `query ($id: uuid!) { ${Array.from({ length: count }, (_, i) => `t${i}: transaction(id: $id) { inputData }`).join(' ')} }`;
 
+    const asLarge = { authorization: `Bearer ${large.apiKey}` };
     const error = refusal(
-      await send({ payload: { query: aliased(6), variables: { id } } }),
+      await send({ payload: { query: aliased(6), variables: { id } } }, asLarge),
       'RESPONSE_TOO_LARGE',
     );
     const size = error.extensions.size as number;
@@ -954,7 +932,7 @@ describe('answers', () => {
     expect(error.message).toBe(
       `The answer would be ${size} bytes, over the limit of 5242880: ask for fewer fields, or page through lists with smaller pages.`,
     );
-    const five = answered(await send({ payload: { query: aliased(5), variables: { id } } }));
+    const five = answered(await send({ payload: { query: aliased(5), variables: { id } } }, asLarge));
     expect(five.t4.inputData.investor_details.address).toHaveLength(950_000);
   });
 });

@@ -1,18 +1,10 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Queryable } from '../../src/db/database.ts';
-import type { TransactionsDemo } from '../../src/demo/seed.ts';
-import { countingQueries, createTestDatabase, type TestDatabase } from '../support/database.ts';
-import {
-  createTestFileStore,
-  graphql,
-  REFERENCE_QUERY,
-  seedOrganization,
-  transactionsApp,
-} from '../support/transactions.ts';
+import { countingQueries } from '../support/database.ts';
+import { graphql, REFERENCE_QUERY } from '../support/transactions.ts';
+import { useTransactionsSuite, type EmptyTenant } from '../support/transactions-suite.ts';
 
-let testDb: TestDatabase;
-let cleanup: () => Promise<void>;
-let demo: TransactionsDemo;
+const suite = useTransactionsSuite();
 
 async function insertId(db: Queryable, sql: string, params: unknown[]): Promise<string> {
   const [row] = await db.query<{ id: string }>(`${sql} returning id`, params);
@@ -20,19 +12,19 @@ async function insertId(db: Queryable, sql: string, params: unknown[]): Promise<
   return row.id;
 }
 
-/** A transaction with `recipients` recipients and `revisions` revisions of `items` items each. */
+/** A transaction of `tenant` with `recipients` recipients and `revisions` revisions of `items` items each. */
 async function bigTransaction(
   db: Queryable,
-  recipients: number,
-  revisions: number,
-  items: number,
+  tenant: EmptyTenant,
+  size: { recipients: number; revisions: number; items: number },
 ): Promise<string> {
-  const org = demo.organizationId;
+  const { recipients, revisions, items } = size;
+  const org = tenant.organizationId;
   const transactionId = await insertId(
     db,
     `insert into transactions (organization_id, template_id, sender_entity_id, state, notice_name, notice_email)
      values ($1, $2, $3, 'in_progress', 'Big', 'big@example.com')`,
-    [org, demo.templateId, demo.senderEntityId],
+    [org, tenant.templateId, tenant.senderEntityId],
   );
   for (let r = 0; r < recipients; r += 1) {
     const entityId = await insertId(
@@ -66,125 +58,105 @@ async function bigTransaction(
   return transactionId;
 }
 
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  const store = await createTestFileStore();
-  cleanup = store.cleanup;
-  demo = await seedOrganization(testDb.db, store.files);
-});
-
-afterAll(async () => {
-  await testDb.close();
-  await cleanup();
-});
+/** An app beside the suite's whose database counts the statements it is sent. */
+async function countingApp() {
+  const counting = countingQueries(suite.db);
+  return { counting, app: await suite.buildApp({ db: counting.db }) };
+}
 
 it('answers the reference query in one SQL statement after the key lookup, whatever the number of records', async () => {
-  const big = await bigTransaction(testDb.db, 3, 5, 20);
-  const small = await bigTransaction(testDb.db, 1, 1, 1);
-  const counting = countingQueries(testDb.db);
-  const { files, cleanup: cleanupFiles } = await createTestFileStore();
-  const app = await transactionsApp(counting.db, files);
-  try {
-    const counts: number[] = [];
-    for (const id of [big, small, big]) {
-      counting.reset();
-      const { body } = await graphql(app, demo.apiKey, REFERENCE_QUERY, { id });
-      expect(body.errors).toBeUndefined();
-      counts.push(counting.count());
-      if (id === big) {
-        const revisions = body.data?.transaction.transactionProcessRevisions;
-        expect(revisions).toHaveLength(5);
-        expect(revisions.flatMap((r: { transactionItems: unknown[] }) => r.transactionItems)).toHaveLength(
-          100,
-        );
-        expect(body.data?.transaction.transactionRecipients).toHaveLength(3);
-      }
+  const tenant = await suite.emptyTenant();
+  const big = await bigTransaction(suite.db, tenant, { recipients: 3, revisions: 5, items: 20 });
+  const small = await bigTransaction(suite.db, tenant, { recipients: 1, revisions: 1, items: 1 });
+  const { counting, app } = await countingApp();
+  const counts: number[] = [];
+  for (const id of [big, small, big]) {
+    counting.reset();
+    const { body } = await graphql(app, tenant.apiKey, REFERENCE_QUERY, { id });
+    expect(body.errors).toBeUndefined();
+    counts.push(counting.count());
+    if (id === big) {
+      const revisions = body.data?.transaction.transactionProcessRevisions;
+      expect(revisions).toHaveLength(5);
+      expect(revisions.flatMap((r: { transactionItems: unknown[] }) => r.transactionItems)).toHaveLength(100);
+      expect(body.data?.transaction.transactionRecipients).toHaveLength(3);
     }
-    // The key lookup (then reused for a moment), and one statement for the transaction and all under it.
-    expect(counts).toEqual([2, 1, 1]);
-  } finally {
-    await app.close();
-    await cleanupFiles();
   }
+  // The key lookup (then reused for a moment), and one statement for the transaction and all under it.
+  expect(counts).toEqual([2, 1, 1]);
 });
 
 it('reads relations selected through fragments, inline fragments and aliases, still in one statement', async () => {
-  const counting = countingQueries(testDb.db);
-  const { files, cleanup: cleanupFiles } = await createTestFileStore();
-  const app = await transactionsApp(counting.db, files);
-  try {
-    counting.reset();
-    const { body } = await graphql(
-      app,
-      demo.apiKey,
-      `
-        query ($id: uuid!) {
-          transaction(id: $id) {
-            ...Parties
-            ... on Transaction {
-              oldest: transactionProcessRevisions {
-                number
-                transactionItems {
-                  vulcanKey
-                }
+  const demo = await suite.tenant();
+  const { counting, app } = await countingApp();
+  counting.reset();
+  const { body } = await graphql(
+    app,
+    demo.apiKey,
+    `
+      query ($id: uuid!) {
+        transaction(id: $id) {
+          ...Parties
+          ... on Transaction {
+            oldest: transactionProcessRevisions {
+              number
+              transactionItems {
+                vulcanKey
               }
             }
-            newest: transactionProcessRevisions(orderBy: CREATED_AT_DESC) {
-              number
-            }
-            transactionProcesses {
-              transactionSignatureContainers {
-                transactionSignatures {
-                  transactionRecipient {
-                    entity {
-                      name
-                    }
+          }
+          newest: transactionProcessRevisions(orderBy: CREATED_AT_DESC) {
+            number
+          }
+          transactionProcesses {
+            transactionSignatureContainers {
+              transactionSignatures {
+                transactionRecipient {
+                  entity {
+                    name
                   }
                 }
-                transactionSignatureFile {
-                  file {
-                    mimeType
-                  }
+              }
+              transactionSignatureFile {
+                file {
+                  mimeType
                 }
               }
             }
           }
         }
-        fragment Parties on Transaction {
-          transactionRecipients {
-            entity {
-              name
-            }
-          }
-          senderEntity {
+      }
+      fragment Parties on Transaction {
+        transactionRecipients {
+          entity {
             name
           }
         }
-      `,
-      { id: demo.transactionId },
-    );
-    expect(body.errors).toBeUndefined();
-    const t = body.data?.transaction;
-    expect(t.transactionRecipients.map((r: { entity: { name: string } }) => r.entity.name)).toEqual([
-      'Jane Q. Doe',
-      'Demo Capital Fund I, L.P.',
-    ]);
-    expect(t.senderEntity.name).toBe('Demo Capital Fund I, L.P.');
-    expect(t.oldest.map((r: { number: number }) => r.number)).toEqual([1, 2, 3]);
-    expect(t.oldest[0].transactionItems).toHaveLength(3);
-    expect(t.newest.map((r: { number: number }) => r.number)).toEqual([3, 2, 1]);
-    const container = t.transactionProcesses[0].transactionSignatureContainers.find(
-      (c: { transactionSignatureFile: unknown }) => c.transactionSignatureFile !== null,
-    );
-    expect(
-      container.transactionSignatures.map(
-        (s: { transactionRecipient: { entity: { name: string } } }) => s.transactionRecipient.entity.name,
-      ),
-    ).toEqual(['Jane Q. Doe', 'Demo Capital Fund I, L.P.']);
-    expect(container.transactionSignatureFile.file.mimeType).toBe('application/pdf');
-    expect(counting.count()).toBe(2);
-  } finally {
-    await app.close();
-    await cleanupFiles();
-  }
+        senderEntity {
+          name
+        }
+      }
+    `,
+    { id: demo.transactionId },
+  );
+  expect(body.errors).toBeUndefined();
+  const t = body.data?.transaction;
+  expect(t.transactionRecipients.map((r: { entity: { name: string } }) => r.entity.name)).toEqual([
+    'Jane Q. Doe',
+    'Demo Capital Fund I, L.P.',
+  ]);
+  expect(t.senderEntity.name).toBe('Demo Capital Fund I, L.P.');
+  expect(t.oldest.map((r: { number: number }) => r.number)).toEqual([1, 2, 3]);
+  expect(t.oldest[0].transactionItems).toHaveLength(3);
+  expect(t.newest.map((r: { number: number }) => r.number)).toEqual([3, 2, 1]);
+  const container = t.transactionProcesses[0].transactionSignatureContainers.find(
+    (c: { transactionSignatureFile: unknown }) => c.transactionSignatureFile !== null,
+  );
+  expect(
+    container.transactionSignatures.map(
+      (s: { transactionRecipient: { entity: { name: string } } }) => s.transactionRecipient.entity.name,
+    ),
+  ).toEqual(['Jane Q. Doe', 'Demo Capital Fund I, L.P.']);
+  expect(container.transactionSignatureFile.file.mimeType).toBe('application/pdf');
+  expect(counting.count()).toBe(2);
 });

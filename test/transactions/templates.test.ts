@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadExampleTemplate } from '../../src/demo/seed.ts';
 import type { TemplateDefinition } from '../../src/transactions/template-schema.ts';
 import {
@@ -11,8 +11,8 @@ import { describeProblems } from '../../src/validation/problems.ts';
 import { importTemplate, importTemplateSource } from '../../src/transactions/templates.ts';
 import { createOrganization } from '../../src/transactions/organizations.ts';
 import { AppError } from '../../src/errors.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { uniqueHandle } from '../support/transactions.ts';
+import { useTransactionsSuite } from '../support/transactions-suite.ts';
 
 const EXAMPLE = new URL('../../templates/examples/subscription.yaml', import.meta.url);
 let example: string;
@@ -158,48 +158,47 @@ describe('template files', () => {
 });
 
 describe('importing templates', () => {
-  let testDb: TestDatabase;
+  const suite = useTransactionsSuite();
+  /** The running test's organization: a fresh one each test, so the versions it counts are its own imports. */
   let organizationId: string;
   let definition: TemplateDefinition;
 
   beforeAll(async () => {
-    testDb = await createTestDatabase();
-    organizationId = (await createOrganization(testDb.db, { handle: uniqueHandle(), name: 'Templates Ltd' }))
-      .id;
     definition = await loadExampleTemplate();
   });
 
-  afterAll(async () => {
-    await testDb.close();
+  beforeEach(async () => {
+    organizationId = (await createOrganization(suite.db, { handle: uniqueHandle(), name: 'Templates Ltd' }))
+      .id;
   });
 
   it('creates version 1, changes an unused template in place, and makes a new version of one in use', async () => {
-    const created = await importTemplate(testDb.db, { organizationId, definition });
+    const created = await importTemplate(suite.db, { organizationId, definition });
     expect(created).toMatchObject({ key: 'subscription', version: 1, outcome: 'created' });
-    expect(await importTemplate(testDb.db, { organizationId, definition })).toEqual({
+    expect(await importTemplate(suite.db, { organizationId, definition })).toEqual({
       ...created,
       outcome: 'unchanged',
     });
 
     const renamed = { ...definition, name: 'Fund subscription (2027)' };
-    const updated = await importTemplate(testDb.db, { organizationId, definition: renamed });
+    const updated = await importTemplate(suite.db, { organizationId, definition: renamed });
     expect(updated).toEqual({ ...created, outcome: 'updated' });
 
-    const [entity] = await testDb.db.query<{ id: string }>(
+    const [entity] = await suite.db.query<{ id: string }>(
       `insert into entities (organization_id, name, type) values ($1, 'Fund', 'fund') returning id`,
       [organizationId],
     );
-    const [transaction] = await testDb.db.query<{ id: string }>(
+    const [transaction] = await suite.db.query<{ id: string }>(
       `insert into transactions (organization_id, template_id, sender_entity_id, state, notice_name, notice_email)
        values ($1, $2, $3, 'draft', 'A', 'a@example.com') returning id`,
       [organizationId, created.id, entity?.id],
     );
     const changed = { ...renamed, description: 'Now with a new description.' };
-    const versioned = await importTemplate(testDb.db, { organizationId, definition: changed });
+    const versioned = await importTemplate(suite.db, { organizationId, definition: changed });
     expect(versioned).toMatchObject({ key: 'subscription', version: 2, outcome: 'versioned' });
     expect(versioned.id).not.toBe(created.id);
 
-    const rows = await testDb.db.query<{ version: number; name: string; description: string | null }>(
+    const rows = await suite.db.query<{ version: number; name: string; description: string | null }>(
       'select version, name, description from templates where organization_id = $1 order by version',
       [organizationId],
     );
@@ -207,7 +206,7 @@ describe('importing templates', () => {
       { version: 1, name: 'Fund subscription (2027)', description: definition.description },
       { version: 2, name: 'Fund subscription (2027)', description: 'Now with a new description.' },
     ]);
-    const [kept] = await testDb.db.query<{ templateId: string }>(
+    const [kept] = await suite.db.query<{ templateId: string }>(
       'select template_id as "templateId" from transactions where id = $1',
       [transaction?.id],
     );
@@ -216,12 +215,12 @@ describe('importing templates', () => {
 
   it('refuses a file with mistakes, listing each with its place, and stores nothing', async () => {
     const source = example.replace('    to: countersigning', '    to: aproved');
-    const attempt = importTemplateSource(testDb.db, { organizationId, source, filename: 'broken.yaml' });
+    const attempt = importTemplateSource(suite.db, { organizationId, source, filename: 'broken.yaml' });
     await expect(attempt).rejects.toBeInstanceOf(AppError);
     await expect(attempt).rejects.toThrow(
       /^broken\.yaml:\d+: workflow\.events\[3\]\.to: unknown state "aproved"$/,
     );
-    const [count] = await testDb.db.query<{ count: string }>(
+    const [count] = await suite.db.query<{ count: string }>(
       `select count(*) as count from templates where organization_id = $1 and definition #>> '{workflow,events,3,to}' = 'aproved'`,
       [organizationId],
     );
