@@ -80,6 +80,20 @@ export async function ensurePGliteTemplate(template: PGliteTemplate = 'migrated'
 export async function createPGliteFromTemplate(
   template: PGliteTemplate = 'migrated',
 ): Promise<PGliteDatabase> {
-  const tarball = new Blob([await readFile(await ensurePGliteTemplate(template))]);
-  return createPGliteDatabase(undefined, { loadDataDir: tarball });
+  return createPGliteDatabase(undefined, { loadDataDir: await templateBlob(template) });
+}
+
+/**
+ * Puts a copy of the migrated template where `openDatabase` finds the embedded database of a data dir
+ * (`<dataDir>/db`): a `serve()` or a `portico` process on that data dir then opens it, finding nothing to
+ * migrate, instead of running initdb and every migration. For tests where that database is a means, not what
+ * is tested.
+ */
+export async function seedEmbeddedDatabase(dataDir: string): Promise<void> {
+  const db = await createPGliteDatabase(join(dataDir, 'db'), { loadDataDir: await templateBlob('migrated') });
+  await db.close();
+}
+
+async function templateBlob(template: PGliteTemplate): Promise<Blob> {
+  return new Blob([await readFile(await ensurePGliteTemplate(template))]);
 }
