@@ -11,6 +11,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // Migrates one PGlite template that each test file's database copies (test/support/pglite-template.ts).
+    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Each test file opens its own database; two workers match the two cores of our machines.

@@ -1,13 +1,30 @@
-import { PGlite, types } from '@electric-sql/pglite';
+import { PGlite, types, type PGliteOptions } from '@electric-sql/pglite';
 import type { Database, Queryable } from './database.ts';
+
+/** A PGlite database that can also write its whole data dir out as a tarball. */
+export interface PGliteDatabase extends Database {
+  /** The data dir as an uncompressed tarball, for `loadDataDir` of another database (a copy of this one). */
+  dumpDataDir(): Promise<Blob>;
+}
+
+/**
+ * How a PGlite database starts when it is not the default: tests start each file's database from one migrated
+ * tarball (`loadDataDir`) rather than running initdb and the migrations again, and make that tarball small
+ * (`initDbStartParams`).
+ */
+export type PGliteStartOptions = Pick<PGliteOptions, 'loadDataDir' | 'initDbStartParams'>;
 
 /**
  * An embedded PGlite database (PostgreSQL compiled to WebAssembly, in this process).
  * `dataDir` undefined → in memory. PGlite does not lock its directory itself: callers that open one on disk
  * hold the data-dir lock (see `data-dir-lock.ts`).
  */
-export async function createPGliteDatabase(dataDir?: string): Promise<Database> {
+export async function createPGliteDatabase(
+  dataDir?: string,
+  options: PGliteStartOptions = {},
+): Promise<PGliteDatabase> {
   const db = await PGlite.create({
+    ...options,
     ...(dataDir === undefined ? {} : { dataDir }),
     // Match node-postgres: bigint as string (money never goes through a float).
     parsers: { [types.INT8]: (value: string) => value },
@@ -34,6 +51,7 @@ export async function createPGliteDatabase(dataDir?: string): Promise<Database> 
     async exec(script) {
       await db.exec(script);
     },
+    dumpDataDir: () => db.dumpDataDir('none'),
     async close() {
       await db.close();
     },

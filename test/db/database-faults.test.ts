@@ -171,6 +171,15 @@ describe('a PostgreSQL server that ends or refuses connections', () => {
 
     const mutations: { key: string; input: ReturnType<typeof transactionInput>; transactionId?: string }[] =
       [];
+    /** createTransaction with the mutation's idempotency key. */
+    const create = (mutation: (typeof mutations)[number]) =>
+      graphql(
+        app,
+        demo.apiKey,
+        CREATE_TRANSACTION,
+        { input: mutation.input },
+        { 'idempotency-key': mutation.key },
+      );
     const tally = { reads: { ok: 0, unavailable: 0 }, mutations: { ok: 0, unavailable: 0 } };
     const until = Date.now() + 3000;
     await Promise.all(
@@ -182,13 +191,7 @@ describe('a PostgreSQL server that ends or refuses connections', () => {
           } else {
             const mutation: (typeof mutations)[number] = { key: randomUUID(), input: transactionInput(demo) };
             mutations.push(mutation);
-            const response = await graphql(
-              app,
-              demo.apiKey,
-              CREATE_TRANSACTION,
-              { input: mutation.input },
-              { 'idempotency-key': mutation.key },
-            );
+            const response = await create(mutation);
             const outcome = outcomeOf(response);
             tally.mutations[outcome] += 1;
             if (outcome === 'ok')
@@ -216,13 +219,7 @@ describe('a PostgreSQL server that ends or refuses connections', () => {
     // Retrying every mutation with its key: the acknowledged ones answer what they answered, the others are
     // done now, and none twice.
     for (const mutation of mutations) {
-      const response = await graphql(
-        app,
-        demo.apiKey,
-        CREATE_TRANSACTION,
-        { input: mutation.input },
-        { 'idempotency-key': mutation.key },
-      );
+      const response = await create(mutation);
       expect(outcomeOf(response)).toBe('ok');
       const transactionId: string = response.body.data?.createTransaction.transactionId;
       if (mutation.transactionId !== undefined) expect(transactionId).toBe(mutation.transactionId);

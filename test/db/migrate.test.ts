@@ -6,9 +6,9 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { loadMigrations, migrate, type Migration } from '../../src/db/migrate.ts';
-import { createPGliteDatabase } from '../../src/db/pglite-database.ts';
 import { createPostgresDatabase } from '../../src/db/postgres-database.ts';
 import { DIALECT, TEST_DATABASE_URL, createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createPGliteFromTemplate } from '../support/pglite-template.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -17,12 +17,12 @@ afterEach(async () => {
 
 /**
  * A database with nothing in it, and how to reach it again: on PostgreSQL a new schema (each `connect()` is a
- * pool of its own, as another process would have), on PGlite one in-memory database (`connect()` gives it again:
- * one PGlite is one database).
+ * pool of its own, as another process would have), on PGlite one in-memory database that initdb made and nothing
+ * else did (`connect()` gives it again: one PGlite is one database).
  */
 async function emptyDatabase(): Promise<{ connect(): Promise<Database> }> {
   if (TEST_DATABASE_URL === undefined) {
-    const db = await createPGliteDatabase();
+    const db = await createPGliteFromTemplate('empty');
     cleanups.push(() => db.close());
     return { connect: () => Promise.resolve(db) };
   }

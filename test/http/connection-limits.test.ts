@@ -1,15 +1,11 @@
 import type { Socket } from 'node:net';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import type { ConnectionLimits } from '../../src/http/https-only-server.ts';
-import { buildPortfolioApp } from '../../src/portfolio/app.ts';
-import { buildTransactionsApp } from '../../src/transactions/app.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { answerProblem } from '../support/documented-answers.ts';
+import { startListeningServices, type ListeningServices } from '../support/listening-services.ts';
+import type { Service } from '../support/service-apps.ts';
 import { exchange, openSocket, parseResponse, rawRequest, type Exchange } from '../support/raw-socket.ts';
-import { listenHttps, testTls } from '../support/tls-listener.ts';
-import { createTestFileStore, seedOrganization } from '../support/transactions.ts';
 
 const LIMITS: ConnectionLimits = {
   headersTimeoutMs: 500,
@@ -22,46 +18,20 @@ const LIMITS: ConnectionLimits = {
 const SLACK_MS = 1500;
 const PUBLIC_URL = 'https://api.example.com';
 
-type Service = 'transactions' | 'portfolio';
 const SERVICES: Service[] = ['transactions', 'portfolio'];
 
-let testDb: TestDatabase;
-let cleanupFiles: () => Promise<void>;
+let services: ListeningServices;
 let ca: string;
 let demo: TransactionsDemo;
-const apps: FastifyInstance[] = [];
-const ports: Record<Service, number> = { transactions: 0, portfolio: 0 };
+let ports: ListeningServices['ports'];
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  const store = await createTestFileStore();
-  cleanupFiles = store.cleanup;
-  const tls = await testTls();
-  ca = tls.cert;
-  demo = await seedOrganization(testDb.db, store.files);
-  const transactions = await buildTransactionsApp({
-    db: testDb.db,
-    files: store.files,
-    environment: 'staging',
-    tls,
-    connectionLimits: LIMITS,
-    publicUrl: PUBLIC_URL,
-  });
-  const portfolio = await buildPortfolioApp({
-    db: testDb.db,
-    tls,
-    connectionLimits: LIMITS,
-    publicUrl: PUBLIC_URL,
-  });
-  apps.push(transactions, portfolio);
-  ports.transactions = (await listenHttps(transactions)).port;
-  ports.portfolio = (await listenHttps(portfolio)).port;
+  services = await startListeningServices({ connectionLimits: LIMITS, publicUrl: PUBLIC_URL });
+  ({ ca, demo, ports } = services);
 });
 
 afterAll(async () => {
-  for (const app of apps) await app.close();
-  await testDb.close();
-  await cleanupFiles();
+  await services.close();
 });
 
 /** A GET /healthz on a connection of its own; its status, or the error that ended it. */

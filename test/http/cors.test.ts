@@ -1,46 +1,14 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { TransactionsDemo } from '../../src/demo/seed.ts';
-import { buildPortfolioApp } from '../../src/portfolio/app.ts';
-import { buildTransactionsApp } from '../../src/transactions/app.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { describe, expect, it } from 'vitest';
 import { answerProblem } from '../support/documented-answers.ts';
-import { createPortfolioInstance } from '../support/portfolio.ts';
-import { createTestFileStore, seedOrganization } from '../support/transactions.ts';
+import { useServiceApps, type Service } from '../support/service-apps.ts';
 
 const ALLOWED = 'https://app.example.com';
 
-let testDb: TestDatabase;
-let store: Awaited<ReturnType<typeof createTestFileStore>>;
-let demo: TransactionsDemo;
-let portfolioKey: string;
-const apps: FastifyInstance[] = [];
+const services = useServiceApps();
 
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  store = await createTestFileStore();
-  demo = await seedOrganization(testDb.db, store.files);
-  portfolioKey = (await createPortfolioInstance(testDb.db)).apiKey;
-});
-
-afterEach(async () => {
-  for (const app of apps.splice(0)) await app.close();
-});
-
-afterAll(async () => {
-  await testDb.close();
-  await store.cleanup();
-});
-
-type Service = 'transactions' | 'portfolio';
-
-async function appOf(service: Service, corsOrigins?: string[]): Promise<FastifyInstance> {
-  const app =
-    service === 'transactions'
-      ? await buildTransactionsApp({ db: testDb.db, files: store.files, environment: 'staging', corsOrigins })
-      : await buildPortfolioApp({ db: testDb.db, corsOrigins });
-  apps.push(app);
-  return app;
+function appOf(service: Service, corsOrigins?: string[]): Promise<FastifyInstance> {
+  return services.build(service, { corsOrigins });
 }
 
 /** The service's API address, and how a browser app would call it with a key. */
@@ -51,7 +19,7 @@ const API = {
       app.inject({
         method: 'POST',
         url: '/beta',
-        headers: { authorization: `Bearer ${demo.apiKey}`, ...headers },
+        headers: { authorization: `Bearer ${services.demo.apiKey}`, ...headers },
         payload: { query: '{ __typename }' },
       }),
   },
@@ -61,7 +29,7 @@ const API = {
       app.inject({
         method: 'GET',
         url: '/v1/external/companies',
-        headers: { authorization: portfolioKey, ...headers },
+        headers: { authorization: services.portfolio.apiKey, ...headers },
       }),
   },
 } as const;

@@ -1,17 +1,14 @@
 import { connect as connectHttp2 } from 'node:http2';
-import type { FastifyInstance } from 'fastify';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import { createLogger } from '../../src/logger.ts';
-import { buildPortfolioApp } from '../../src/portfolio/app.ts';
-import { buildTransactionsApp } from '../../src/transactions/app.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { answerProblem, type Shape } from '../support/documented-answers.ts';
+import { startListeningServices, type ListeningServices } from '../support/listening-services.ts';
 import { seedPortfolio } from '../support/portfolio.ts';
 import { exchange, parseResponse, rawRequest } from '../support/raw-socket.ts';
-import { listenHttps, testTls } from '../support/tls-listener.ts';
-import { REFERENCE_QUERY, createTestFileStore, seedOrganization } from '../support/transactions.ts';
+import type { Service } from '../support/service-apps.ts';
+import { REFERENCE_QUERY } from '../support/transactions.ts';
 
 /**
  * Both services under generated malformed requests, sent as raw bytes over real TLS connections to listening
@@ -29,8 +26,6 @@ const RUNS = { graphql: 76, portfolio: 60, odd: 80, raw: 40 } as const;
 const HEADERS_TIMEOUT_MS = 1500;
 const ALLOWED_ORIGIN = 'https://app.example.com';
 
-type Service = 'transactions' | 'portfolio';
-
 /** One generated request: its bytes, and what its answer may look like. */
 interface FuzzCase {
   service: Service;
@@ -41,42 +36,28 @@ interface FuzzCase {
   label: string;
 }
 
-let testDb: TestDatabase;
-let cleanupFiles: () => Promise<void>;
+let services: ListeningServices;
 let ca: string;
-let apps: FastifyInstance[] = [];
-const ports: Record<Service, number> = { transactions: 0, portfolio: 0 };
+let ports: ListeningServices['ports'];
 let demo: TransactionsDemo;
 let portfolio: { apiKey: string; companyId: string; cursor: string };
 /** Every line the services logged at level error or above. */
 const errorsLogged: string[] = [];
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  const store = await createTestFileStore();
-  cleanupFiles = store.cleanup;
-  const tls = await testTls();
-  ca = tls.cert;
   const logger = createLogger('error', {
     write: (line: string) => {
       errorsLogged.push(line);
     },
   });
-  const common = {
-    db: testDb.db,
-    tls,
+  services = await startListeningServices({
     logger,
     corsOrigins: [ALLOWED_ORIGIN],
     connectionLimits: { headersTimeoutMs: HEADERS_TIMEOUT_MS, requestTimeoutMs: 5000 },
-  };
-  demo = await seedOrganization(testDb.db, store.files);
-  const seeded = await seedPortfolio(testDb.db);
-  const transactions = await buildTransactionsApp({ ...common, files: store.files, environment: 'staging' });
-  const portfolioApp = await buildPortfolioApp(common);
-  apps = [transactions, portfolioApp];
-  ports.transactions = (await listenHttps(transactions)).port;
-  ports.portfolio = (await listenHttps(portfolioApp)).port;
-  const page = await portfolioApp.inject({
+  });
+  ({ ca, ports, demo } = services);
+  const seeded = await seedPortfolio(services.db);
+  const page = await services.apps.portfolio.inject({
     url: '/v1/external/companies?limit=2',
     headers: { authorization: seeded.apiKey },
   });
@@ -84,9 +65,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const app of apps) await app.close();
-  await testDb.close();
-  await cleanupFiles();
+  await services.close();
 });
 
 /** Sends one case on a connection of its own; what is wrong with its answer, or undefined. */

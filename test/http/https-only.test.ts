@@ -9,6 +9,7 @@ import { demoFactsPath } from '../../src/demo/demo-facts.ts';
 import { createLogger } from '../../src/logger.ts';
 import { serve, type RunningPortico, type ServeOptions } from '../../src/serve.ts';
 import { DIALECT, createTestDatabase } from '../support/database.ts';
+import { seedEmbeddedDatabase } from '../support/pglite-template.ts';
 import { REFERENCE_QUERY } from '../support/transactions.ts';
 import { plainHttp, request } from '../support/http-client.ts';
 
@@ -44,10 +45,18 @@ async function start(
     trustProxy?: boolean;
     /** Use the embedded database even under TEST_DATABASE_URL. */
     embedded?: boolean;
+    /**
+     * Let `serve()` make the embedded database in the new data dir itself (initdb and migrations), rather than
+     * finding a copy of the migrated template there.
+     */
+    freshDatabase?: boolean;
   } & Pick<ServeOptions, 'demo' | 'only'> = {},
 ): Promise<Started> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'portico-https-')));
   const database = await databaseForServe(options.embedded ?? false);
+  if (options.dataDir === undefined && database.databaseUrl === undefined && options.freshDatabase !== true) {
+    await seedEmbeddedDatabase(dataDir);
+  }
   try {
     const config = loadConfig(
       {},
@@ -92,7 +101,8 @@ const SERVICES = ['transactions', 'portfolio'] as const;
 describe('Portico served over HTTPS', () => {
   let portico: Started;
   beforeAll(async () => {
-    portico = await start({ demo: true });
+    // An empty data dir: the embedded database in it is serve()'s own making.
+    portico = await start({ demo: true, freshDatabase: true });
   });
   afterAll(async () => {
     await portico.stop();
@@ -297,9 +307,11 @@ describe('the data directory', () => {
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
+  /** A data dir with the embedded database already in it (these tests are about the certificate and lock). */
   const tempDir = async () => {
     const dir = await mkdtemp(join(tmpdir(), 'portico-datadir-'));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    await seedEmbeddedDatabase(dir);
     return dir;
   };
 

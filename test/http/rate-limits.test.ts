@@ -1,72 +1,34 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { TransactionsDemo } from '../../src/demo/seed.ts';
+import { describe, expect, it } from 'vitest';
 import type { RateLimitSettings } from '../../src/http/rate-limit.ts';
 import { generateApiKey, generatePortfolioKey } from '../../src/keys/api-key.ts';
 import { createApiKey } from '../../src/keys/api-key-store.ts';
-import { buildPortfolioApp } from '../../src/portfolio/app.ts';
 import { createPortfolioKey } from '../../src/portfolio/instances.ts';
-import { buildTransactionsApp } from '../../src/transactions/app.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { answerProblem } from '../support/documented-answers.ts';
-import { createPortfolioInstance } from '../support/portfolio.ts';
-import {
-  CREATE_TRANSACTION,
-  createTestFileStore,
-  seedOrganization,
-  transactionInput,
-} from '../support/transactions.ts';
+import { useServiceApps, type Service } from '../support/service-apps.ts';
+import { CREATE_TRANSACTION, transactionInput } from '../support/transactions.ts';
 
 const LIMIT = 5;
 const REDIS_URL = 'redis://127.0.0.1:6379';
 
-let testDb: TestDatabase;
-let store: Awaited<ReturnType<typeof createTestFileStore>>;
-let demo: TransactionsDemo;
-let instanceId: string;
-const apps: FastifyInstance[] = [];
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  store = await createTestFileStore();
-  demo = await seedOrganization(testDb.db, store.files);
-  ({ instanceId } = await createPortfolioInstance(testDb.db));
-});
-
-afterEach(async () => {
-  for (const app of apps.splice(0)) await app.close();
-});
-
-afterAll(async () => {
-  await testDb.close();
-  await store.cleanup();
-});
-
-type Service = 'transactions' | 'portfolio';
+const services = useServiceApps();
 
 /** A fresh app of the service with LIMIT requests a minute per key and per address; closed after the test. */
-async function limitedApp(
-  service: Service,
-  settings: Partial<RateLimitSettings> = {},
-): Promise<FastifyInstance> {
-  const rateLimit = { perKey: LIMIT, perAddress: LIMIT, ...settings };
-  const app =
-    service === 'transactions'
-      ? await buildTransactionsApp({ db: testDb.db, files: store.files, environment: 'staging', rateLimit })
-      : await buildPortfolioApp({ db: testDb.db, rateLimit });
-  apps.push(app);
-  return app;
+function limitedApp(service: Service, settings: Partial<RateLimitSettings> = {}): Promise<FastifyInstance> {
+  return services.build(service, { rateLimit: { perKey: LIMIT, perAddress: LIMIT, ...settings } });
 }
 
 /** A new key of the one test organization or customer instance: a budget no earlier run has touched. */
 async function newKey(service: Service): Promise<string> {
   if (service === 'transactions') {
-    return (await createApiKey(testDb.db, { organizationId: demo.organizationId, environment: 'staging' }))
-      .key;
+    const { organizationId } = services.demo;
+    return (await createApiKey(services.db, { organizationId, environment: 'staging' })).key;
   }
-  return (await createPortfolioKey(testDb.db, { instanceId, name: 'rate limits' })).key;
+  return (
+    await createPortfolioKey(services.db, { instanceId: services.portfolio.instanceId, name: 'rate limits' })
+  ).key;
 }
 
 /** An address no earlier run has used, so that counters kept in Redis from a rerun never meet this one. */
@@ -293,7 +255,10 @@ describe('rate limits of links without a key on the Transactions service', () =>
       payload: {
         query: CREATE_TRANSACTION,
         variables: {
-          input: transactionInput(demo, { noticeEmail: 'investor@example.com', noticeName: 'An Investor' }),
+          input: transactionInput(services.demo, {
+            noticeEmail: 'investor@example.com',
+            noticeName: 'An Investor',
+          }),
         },
       },
     });
@@ -304,7 +269,7 @@ describe('rate limits of links without a key on the Transactions service', () =>
       headers: { authorization: `Bearer ${key}` },
       payload: {
         query: 'query ($id: uuid!) { transaction(id: $id) { transactionFiles { file { signedUrl } } } }',
-        variables: { id: demo.transactionId },
+        variables: { id: services.demo.transactionId },
       },
     });
     const signed = new URL(link.json().data.transaction.transactionFiles[0].file.signedUrl);

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Database, Transaction } from '../../src/db/database.ts';
 import { migrate } from '../../src/db/migrate.ts';
-import { createPGliteDatabase } from '../../src/db/pglite-database.ts';
 import { createPostgresDatabase } from '../../src/db/postgres-database.ts';
+import { createPGliteFromTemplate } from './pglite-template.ts';
 
 /** `TEST_DATABASE_URL` selects PostgreSQL for the whole suite; without it every test file gets a PGlite. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
@@ -17,13 +17,13 @@ export interface TestDatabase {
 }
 
 /**
- * A fresh, migrated database for one test file: an in-memory PGlite, or on PostgreSQL a schema of its own
- * (dropped on close), so test files never see each other's rows.
+ * A fresh, migrated database for one test file: an in-memory PGlite (a copy of the migrated template, see
+ * `pglite-template.ts`), or on PostgreSQL a schema of its own (dropped on close), so test files never see each
+ * other's rows.
  */
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (TEST_DATABASE_URL === undefined) {
-    const db = await createPGliteDatabase();
-    await migrate(db);
+    const db = await createPGliteFromTemplate();
     return { db, close: () => db.close() };
   }
   const schema = `test_${randomBytes(6).toString('hex')}`;

@@ -1,5 +1,5 @@
 import { connect as connectTcp, type Socket } from 'node:net';
-import { connect as connectTls } from 'node:tls';
+import { connect as connectTls, createSecureContext, type SecureContext } from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
@@ -32,6 +32,21 @@ export interface Exchange {
   error: string | undefined;
 }
 
+/**
+ * One TLS context per CA certificate: made per connection, it costs more than the rest of a short exchange (the
+ * fuzz tests open thousands).
+ */
+const contexts = new Map<string, SecureContext>();
+
+function contextTrusting(ca: string): SecureContext {
+  let context = contexts.get(ca);
+  if (context === undefined) {
+    context = createSecureContext({ ca });
+    contexts.set(ca, context);
+  }
+  return context;
+}
+
 /** Opens a socket to the port on 127.0.0.1, over TLS (to `localhost`, trusting `ca`) or plain TCP. */
 export function openSocket(port: number, ca: string | undefined): Promise<Socket> {
   return new Promise((resolve, reject) => {
@@ -40,9 +55,12 @@ export function openSocket(port: number, ca: string | undefined): Promise<Socket
         ? connectTcp({ host: '127.0.0.1', port }, () => {
             resolve(socket);
           })
-        : connectTls({ host: '127.0.0.1', port, ca, servername: 'localhost' }, () => {
-            resolve(socket);
-          });
+        : connectTls(
+            { host: '127.0.0.1', port, secureContext: contextTrusting(ca), servername: 'localhost' },
+            () => {
+              resolve(socket);
+            },
+          );
     socket.once('error', reject);
     socket.once('close', () => {
       reject(new Error('the connection closed before it was established'));
