@@ -5,6 +5,7 @@ import {
   INVESTMENT_COLUMNS,
   UPDATE_COLUMNS,
   isoTimestampSql,
+  MAX_LIMIT,
   selectExpression,
   type Column,
   type CompanyInvestmentRecord,
@@ -112,6 +113,19 @@ function sinceTime(value: string | undefined): string | undefined {
   return time.toISOString();
 }
 
+/**
+ * The page size, checked again here because Ajv coerces the query text "Infinity" (or "1e309") to Infinity,
+ * which passes its integer check and skips its bounds, so the schema alone lets it through.
+ */
+function pageSize(limit: number): number {
+  if (Number.isInteger(limit) && limit >= 1 && limit <= MAX_LIMIT) return limit;
+  throw new AppError(
+    'BAD_USER_INPUT',
+    `The query parameter "limit" must be ${limit < 1 ? '>= 1' : `<= ${MAX_LIMIT}`}.`,
+    { parameter: 'limit' },
+  );
+}
+
 /** Numbered parameters for one statement. */
 function parameters() {
   const values: unknown[] = [];
@@ -140,6 +154,7 @@ export async function listPage<Name extends ListName>(
       ? undefined
       : cursors.decode(request.cursor, { list: name, instanceId: request.instanceId, companyId });
   const since = sinceTime(request.updatedSince);
+  const limit = pageSize(request.limit);
   if (walk && since !== undefined && since !== walk.updatedSince) {
     throw new AppError(
       'INVALID_CURSOR',
@@ -169,7 +184,7 @@ export async function listPage<Name extends ListName>(
         select ${list.select} from ${list.table} r
         where ${[covered, ...seek].join(' and ')}
         order by r.${list.timeColumn} ${direction}, r.id ${direction}
-        limit ${p.add(request.limit + 1)}
+        limit ${p.add(limit + 1)}
       ) page
     ), '[]'::json)`;
 
@@ -201,8 +216,8 @@ export async function listPage<Name extends ListName>(
   if (!row || row.found === false) throw new AppError('NOT_FOUND', `No company ${companyId ?? ''}.`);
 
   const data = row.rows;
-  const hasNextPage = data.length > request.limit;
-  if (hasNextPage) data.length = request.limit;
+  const hasNextPage = data.length > limit;
+  if (hasNextPage) data.length = limit;
   const state: Omit<WalkState, 'after'> = walk ?? {
     list: name,
     instanceId: request.instanceId,

@@ -248,6 +248,9 @@ export const SQL_TYPES: Record<ColumnKind, string> = {
 
 // The query parameters, path parameters, envelope and error body of the routes.
 
+/** The most records a page holds. */
+export const MAX_LIMIT = 200;
+
 export const ListQuery = Type.Object(
   {
     // Any string: one that is not a cursor is refused as INVALID_CURSOR, like a changed one.
@@ -257,7 +260,7 @@ export const ListQuery = Type.Object(
     limit: Type.Optional(
       Type.Integer({
         minimum: 1,
-        maximum: 200,
+        maximum: MAX_LIMIT,
         default: 50,
         description: 'How many records a page holds at most: 1 to 200.',
       }),

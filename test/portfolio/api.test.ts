@@ -727,7 +727,7 @@ describe('bad input', () => {
     (query) => investmentsUrl(alpha.companyId, query),
   ];
 
-  it.each(['0', '201', '-1', 'abc', '7.5', ''])(
+  it.each(['0', '201', '-1', 'abc', '7.5', '', 'Infinity', '1e309', '-1e309'])(
     'refuses limit=%j on every list as BAD_USER_INPUT',
     async (limit) => {
       for (const url of lists()) {
