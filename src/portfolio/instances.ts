@@ -2,7 +2,7 @@ import type { Queryable } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import { displayPrefix, generatePortfolioKey, hashApiKey } from '../keys/api-key.ts';
 import { keyTable } from '../keys/api-key-store.ts';
-import { checkTenantNames } from '../validation/tenant-names.ts';
+import { insertTenant } from '../db/tenants.ts';
 
 /** A customer instance: the Portfolio service's tenant, chosen by the API key of each request. */
 export interface PortfolioInstance {
@@ -25,20 +25,11 @@ export interface PortfolioKeyRecord {
 
 const INSTANCE_COLUMNS = 'id, slug, name, created_at as "createdAt"';
 
-export async function createInstance(
+/** Creates a customer instance (a tenant of the Portfolio service); its slug must be free. */
+export const createInstance = (
   db: Queryable,
-  options: { slug: string; name: string },
-): Promise<PortfolioInstance> {
-  const name = checkTenantNames({ label: 'slug', short: options.slug, name: options.name });
-  const [instance] = await db.query<PortfolioInstance>(
-    `insert into portfolio_instances (slug, name) values ($1, $2) on conflict (slug) do nothing
-     returning ${INSTANCE_COLUMNS}`,
-    [options.slug, name],
-  );
-  if (!instance)
-    throw new AppError('BAD_USER_INPUT', `an instance with slug "${options.slug}" exists already`);
-  return instance;
-}
+  { slug, name }: { slug: string; name: string },
+): Promise<PortfolioInstance> => insertTenant(db, 'instance', { short: slug, name });
 
 export async function listInstances(db: Queryable): Promise<PortfolioInstance[]> {
   return db.query<PortfolioInstance>(`select ${INSTANCE_COLUMNS} from portfolio_instances order by slug`);

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/database.ts';
 import { AppError, quote } from '../errors.ts';
-import { checkTenantNames } from '../validation/tenant-names.ts';
+import { insertTenant } from '../db/tenants.ts';
 
 /** An organization: a tenant of the Transactions service, named by its handle. */
 export interface Organization {
@@ -11,23 +11,12 @@ export interface Organization {
 }
 
 const COLUMNS = 'id, handle, name, created_at as "createdAt"';
+
 /** Creates an organization (a tenant of the Transactions service); its handle must be free. */
-export async function createOrganization(
+export const createOrganization = (
   db: Queryable,
-  options: { handle: string; name: string },
-): Promise<Organization> {
-  const name = checkTenantNames({ label: 'handle', short: options.handle, name: options.name });
-  const [organization] = await db.query<Organization>(
-    `insert into organizations (handle, name) values ($1, $2) on conflict (handle) do nothing returning ${COLUMNS}`,
-    [options.handle, name],
-  );
-  if (!organization)
-    throw new AppError(
-      'BAD_USER_INPUT',
-      `an organization with handle ${quote(options.handle)} exists already`,
-    );
-  return organization;
-}
+  { handle, name }: { handle: string; name: string },
+): Promise<Organization> => insertTenant(db, 'organization', { short: handle, name });
 
 /** The organization with this handle, if any. */
 export async function findOrganizationByHandle(

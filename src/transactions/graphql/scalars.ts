@@ -69,25 +69,23 @@ function stringLiteral(ast: ValueNode): unknown {
   return ast.kind === Kind.STRING ? ast.value : valueFromASTUntyped(ast);
 }
 
-function uuidScalar(name: string, description: string): GraphQLScalarType {
+/** A scalar written as a string, in variables and in query literals alike, read by `parse`. */
+function textScalar(
+  name: string,
+  description: string,
+  rules: { parse: (value: unknown) => unknown; serialize: (value: unknown) => unknown },
+): GraphQLScalarType {
   return new GraphQLScalarType({
     name,
     description,
-    serialize: (value) => String(value),
-    parseValue: parseUuid,
-    parseLiteral: (ast) => parseUuid(stringLiteral(ast)),
+    serialize: rules.serialize,
+    parseValue: rules.parse,
+    parseLiteral: (ast) => rules.parse(stringLiteral(ast)),
   });
 }
 
-function dateTimeScalar(name: string, description: string): GraphQLScalarType {
-  return new GraphQLScalarType({
-    name,
-    description,
-    serialize: serializeDateTime,
-    parseValue: parseDateTime,
-    parseLiteral: (ast) => parseDateTime(stringLiteral(ast)),
-  });
-}
+const UUID_RULES = { parse: parseUuid, serialize: (value: unknown) => String(value) };
+const DATE_TIME_RULES = { parse: parseDateTime, serialize: serializeDateTime };
 
 function jsonScalar(name: string, description: string): GraphQLScalarType {
   return new GraphQLScalarType({
@@ -104,10 +102,10 @@ function jsonScalar(name: string, description: string): GraphQLScalarType {
  * scalars with the same rules. Bad input is an error with code BAD_USER_INPUT.
  */
 export const scalars = {
-  uuid: uuidScalar('uuid', 'A UUID (RFC 4122).'),
-  UUID: uuidScalar('UUID', 'A UUID (RFC 4122).'),
-  datetime: dateTimeScalar('datetime', 'A UTC date-time string per RFC 3339 section 5.6.'),
-  DateTime: dateTimeScalar('DateTime', 'A UTC date-time string per RFC 3339 section 5.6.'),
+  uuid: textScalar('uuid', 'A UUID (RFC 4122).', UUID_RULES),
+  UUID: textScalar('UUID', 'A UUID (RFC 4122).', UUID_RULES),
+  datetime: textScalar('datetime', 'A UTC date-time string per RFC 3339 section 5.6.', DATE_TIME_RULES),
+  DateTime: textScalar('DateTime', 'A UTC date-time string per RFC 3339 section 5.6.', DATE_TIME_RULES),
   json: jsonScalar('json', 'Any JSON value (ECMA-404).'),
   JSON: jsonScalar('JSON', 'Any JSON value (ECMA-404).'),
 };
