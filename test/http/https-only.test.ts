@@ -98,25 +98,34 @@ async function start(
 
 const SERVICES = ['transactions', 'portfolio'] as const;
 
-describe('Portico served over HTTPS', () => {
-  let portico: Started;
+/** One Portico for the tests of a describe block, started before them and stopped after. */
+function useStarted(options: Parameters<typeof start>[0]): () => Started {
+  let portico: Started | undefined;
   beforeAll(async () => {
-    // An empty data dir: the embedded database in it is serve()'s own making.
-    portico = await start({ demo: true, freshDatabase: true });
+    portico = await start(options);
   });
   afterAll(async () => {
-    await portico.stop();
+    await portico?.stop();
   });
+  return () => {
+    if (!portico) throw new Error('Portico has not started');
+    return portico;
+  };
+}
+
+describe('Portico served over HTTPS', () => {
+  // An empty data dir: the embedded database in it is serve()'s own making.
+  const portico = useStarted({ demo: true, freshDatabase: true });
 
   it('keeps the embedded database in the data dir only when no DATABASE_URL is given', () => {
     const embedded = DIALECT === 'pglite';
-    expect(existsSync(join(portico.dataDir, 'db'))).toBe(embedded);
-    expect(existsSync(lockPath(portico.dataDir))).toBe(embedded);
+    expect(existsSync(join(portico().dataDir, 'db'))).toBe(embedded);
+    expect(existsSync(lockPath(portico().dataDir))).toBe(embedded);
   });
 
   it('answers GET /healthz with 200 {status: ok} over HTTPS on both ports', async () => {
     for (const service of SERVICES) {
-      const answer = await request(`${portico.origins[service]}/healthz`, { ca: portico.ca });
+      const answer = await request(`${portico().origins[service]}/healthz`, { ca: portico().ca });
       expect(answer.status, service).toBe(200);
       expect(answer.json(), service).toEqual({ status: 'ok' });
     }
@@ -124,17 +133,17 @@ describe('Portico served over HTTPS', () => {
 
   it('answers GET /readyz with 200 while the database is reachable, on both ports', async () => {
     for (const service of SERVICES) {
-      const answer = await request(`${portico.origins[service]}/readyz`, { ca: portico.ca });
+      const answer = await request(`${portico().origins[service]}/readyz`, { ca: portico().ca });
       expect(answer.status, service).toBe(200);
       expect(answer.json(), service).toEqual({ status: 'ok' });
     }
   });
 
   it('answers the reference query with the demo transaction over HTTPS with the demo key', async () => {
-    const demo = portico.running.demo;
+    const demo = portico().running.demo;
     if (!demo) throw new Error('serve() seeded demo data');
-    const answer = await request(portico.running.urls.transactions ?? '', {
-      ca: portico.ca,
+    const answer = await request(portico().running.urls.transactions ?? '', {
+      ca: portico().ca,
       headers: { authorization: `Bearer ${demo.transactions.apiKey}` },
       json: { query: REFERENCE_QUERY, variables: { id: demo.transactions.transactionId } },
     });
@@ -147,10 +156,10 @@ describe('Portico served over HTTPS', () => {
   });
 
   it('refuses a plain-HTTP request on both ports with a JSON 403 HTTPS_REQUIRED and no data', async () => {
-    const demo = portico.running.demo;
+    const demo = portico().running.demo;
     if (!demo) throw new Error('serve() seeded demo data');
     for (const service of SERVICES) {
-      const answer = await request(plainHttp(`${portico.origins[service]}/healthz`));
+      const answer = await request(plainHttp(`${portico().origins[service]}/healthz`));
       expect(answer.status, service).toBe(403);
       expect(answer.headers['content-type'], service).toMatch(/^application\/json/);
       expect(answer.json(), service).toEqual({
@@ -162,7 +171,7 @@ describe('Portico served over HTTPS', () => {
       });
     }
     // Even a well-formed, authenticated GraphQL request gets nothing but the refusal.
-    const answer = await request(plainHttp(portico.running.urls.transactions ?? ''), {
+    const answer = await request(plainHttp(portico().running.urls.transactions ?? ''), {
       headers: { authorization: `Bearer ${demo.transactions.apiKey}` },
       json: { query: REFERENCE_QUERY, variables: { id: demo.transactions.transactionId } },
     });
@@ -174,7 +183,7 @@ describe('Portico served over HTTPS', () => {
 
   it('ignores X-Forwarded-Proto: https on plain HTTP when no proxy is trusted', async () => {
     for (const service of SERVICES) {
-      const answer = await request(plainHttp(`${portico.origins[service]}/healthz`), {
+      const answer = await request(plainHttp(`${portico().origins[service]}/healthz`), {
         headers: { 'x-forwarded-proto': 'https' },
       });
       expect(answer.status, service).toBe(403);
@@ -183,8 +192,8 @@ describe('Portico served over HTTPS', () => {
   });
 
   it('answers an unknown path on the portfolio port with a JSON 404 NOT_FOUND', async () => {
-    const answer = await request(`${portico.origins.portfolio}/v1/external/no-such-thing`, {
-      ca: portico.ca,
+    const answer = await request(`${portico().origins.portfolio}/v1/external/no-such-thing`, {
+      ca: portico().ca,
     });
     expect(answer.status).toBe(404);
     expect(answer.headers['content-type']).toMatch(/^application\/json/);
@@ -197,7 +206,7 @@ describe('Portico served over HTTPS', () => {
     const ids: unknown[] = [];
     for (const service of SERVICES) {
       for (let i = 0; i < 2; i += 1) {
-        const answer = await request(`${portico.origins[service]}/healthz`, { ca: portico.ca });
+        const answer = await request(`${portico().origins[service]}/healthz`, { ca: portico().ca });
         expect(answer.headers['x-request-id'], service).toMatch(/^req_[A-Za-z0-9_-]{16}$/);
         ids.push(answer.headers['x-request-id']);
       }
@@ -207,29 +216,29 @@ describe('Portico served over HTTPS', () => {
 
   it('echoes a sane incoming X-Request-Id and replaces one that is not', async () => {
     const sane = 'trace-2f1c9a.7:b_X';
-    const echoed = await request(`${portico.origins.portfolio}/no-such-path`, {
-      ca: portico.ca,
+    const echoed = await request(`${portico().origins.portfolio}/no-such-path`, {
+      ca: portico().ca,
       headers: { 'x-request-id': sane },
     });
     expect(echoed.headers['x-request-id']).toBe(sane);
     expect(echoed.json().error.requestId).toBe(sane);
 
     for (const insane of ['short', 'has spaces in it', 'x'.repeat(65), 'semi;colon<script>']) {
-      const replaced = await request(`${portico.origins.transactions}/healthz`, {
-        ca: portico.ca,
+      const replaced = await request(`${portico().origins.transactions}/healthz`, {
+        ca: portico().ca,
         headers: { 'x-request-id': insane },
       });
       expect(replaced.headers['x-request-id'], insane).toMatch(/^req_/);
     }
 
-    const refused = await request(plainHttp(`${portico.origins.transactions}/healthz`), {
+    const refused = await request(plainHttp(`${portico().origins.transactions}/healthz`), {
       headers: { 'x-request-id': sane },
     });
     expect(refused.json().error.requestId).toBe(sane);
   });
 
   it('writes demo.json in the data dir with the demo facts and the ports actually used', async () => {
-    const facts = JSON.parse(await readFile(demoFactsPath(portico.dataDir), 'utf8')) as Record<
+    const facts = JSON.parse(await readFile(demoFactsPath(portico().dataDir), 'utf8')) as Record<
       string,
       Record<string, unknown>
     >;
@@ -238,22 +247,22 @@ describe('Portico served over HTTPS', () => {
       ['apiKey', 'organizationId', 'senderEntityId', 'templateId', 'transactionId', 'url'].sort(),
     );
     expect(Object.keys(facts.portfolio ?? {}).sort()).toEqual(['apiKey', 'companyId', 'url']);
-    expect(facts).toEqual(portico.running.demo);
-    expect(facts.caCertPath).toBe(portico.running.caCertPath);
+    expect(facts).toEqual(portico().running.demo);
+    expect(facts.caCertPath).toBe(portico().running.caCertPath);
     expect(facts.transactions?.apiKey).toMatch(/^sk_test_[0-9A-Za-z]{38}$/);
 
     const transactionsUrl = new URL(String(facts.transactions?.url));
     const portfolioUrl = new URL(String(facts.portfolio?.url));
-    expect(transactionsUrl.origin).toBe(portico.origins.transactions);
+    expect(transactionsUrl.origin).toBe(portico().origins.transactions);
     expect(transactionsUrl.pathname).toBe('/beta');
-    expect(portfolioUrl.origin).toBe(portico.origins.portfolio);
+    expect(portfolioUrl.origin).toBe(portico().origins.portfolio);
     expect(portfolioUrl.pathname).toBe('/v1/external');
     // Both were asked for port 0: the facts name the ports the system chose, where the services answer.
     for (const url of [transactionsUrl, portfolioUrl]) {
       expect(url.protocol).toBe('https:');
       expect(url.hostname).toBe('localhost');
       expect(Number(url.port)).toBeGreaterThan(0);
-      const answer = await request(new URL('/healthz', url), { ca: portico.ca });
+      const answer = await request(new URL('/healthz', url), { ca: portico().ca });
       expect(answer.status).toBe(200);
     }
     expect(transactionsUrl.port).not.toBe(portfolioUrl.port);
@@ -261,17 +270,11 @@ describe('Portico served over HTTPS', () => {
 });
 
 describe('Portico behind a trusted TLS-terminating proxy', () => {
-  let portico: Started;
-  beforeAll(async () => {
-    portico = await start({ trustProxy: true, demo: false });
-  });
-  afterAll(async () => {
-    await portico.stop();
-  });
+  const portico = useStarted({ trustProxy: true, demo: false });
 
   it('serves plain HTTP that the proxy forwards with X-Forwarded-Proto: https', async () => {
     for (const service of SERVICES) {
-      const answer = await request(plainHttp(`${portico.origins[service]}/healthz`), {
+      const answer = await request(plainHttp(`${portico().origins[service]}/healthz`), {
         headers: { 'x-forwarded-proto': 'https' },
       });
       expect(answer.status, service).toBe(200);
@@ -287,7 +290,7 @@ describe('Portico behind a trusted TLS-terminating proxy', () => {
     };
     for (const service of SERVICES) {
       for (const [name, headers] of Object.entries(cases)) {
-        const answer = await request(plainHttp(`${portico.origins[service]}/healthz`), { headers });
+        const answer = await request(plainHttp(`${portico().origins[service]}/healthz`), { headers });
         expect(answer.status, `${service}, ${name}`).toBe(403);
         expect(answer.json().error.code, `${service}, ${name}`).toBe('HTTPS_REQUIRED');
       }
@@ -295,7 +298,7 @@ describe('Portico behind a trusted TLS-terminating proxy', () => {
   });
 
   it('still answers direct HTTPS', async () => {
-    const answer = await request(`${portico.origins.transactions}/healthz`, { ca: portico.ca });
+    const answer = await request(`${portico().origins.transactions}/healthz`, { ca: portico().ca });
     expect(answer.status).toBe(200);
   });
 });

@@ -40,6 +40,13 @@ const RESEND = (since: string) =>
   `mutation { resendFailedWebhookDeliveries(input: {
      endpointId: "00000000-0000-4000-8000-000000000000", since: "${since}" }) { count } }`;
 
+/** The message of resending failed deliveries since `since`, which must be refused as BAD_USER_INPUT. */
+async function refusedSince(since: string): Promise<string> {
+  const error = onlyError((await graphql(suite.app, demo.apiKey, RESEND(since))).body);
+  expect(error.extensions.code).toBe('BAD_USER_INPUT');
+  return error.message;
+}
+
 const PAGE = 'query ($first: Int) { viewer { transactions(first: $first) { totalCount } } }';
 
 const LINK = `mutation ($id: uuid!, $seconds: Int) {
@@ -143,11 +150,8 @@ describe('date-times the database can hold', () => {
     ['0001-01-01T00:00:00+00:01', 'year 1 by its offset but year 0 in UTC'],
     ['9999-12-31T23:59:59-00:01', 'year 9999 by its offset but year 10000 in UTC'],
   ])('refuses %s (%s) as outside the years 0001 to 9999', async (since) => {
-    const error = onlyError((await graphql(suite.app, demo.apiKey, RESEND(since))).body);
-    expect(error.extensions.code).toBe('BAD_USER_INPUT');
-    expect(error.message).toBe(
-      `"${since}" is outside the years 0001 to 9999 (UTC) that date-times may fall in`,
-    );
+    const message = await refusedSince(since);
+    expect(message).toBe(`"${since}" is outside the years 0001 to 9999 (UTC) that date-times may fall in`);
   });
 
   it.each([
@@ -157,9 +161,8 @@ describe('date-times the database can hold', () => {
     ['2026-11-22T09:30:00', 'no offset'],
     ['2026-11-22 09:30:00Z', 'a space for the T'],
   ])('refuses %s (%s) as not an RFC 3339 date-time', async (since) => {
-    const error = onlyError((await graphql(suite.app, demo.apiKey, RESEND(since))).body);
-    expect(error.extensions.code).toBe('BAD_USER_INPUT');
-    expect(error.message).toMatch(/is not an RFC 3339 date-time/);
+    const message = await refusedSince(since);
+    expect(message).toMatch(/is not an RFC 3339 date-time/);
   });
 
   it.each([
@@ -175,9 +178,8 @@ describe('date-times the database can hold', () => {
     ['2026-01-01T00:00:00+24:00', 'an offset of 24 hours'],
     ['2026-01-01T00:00:00+05:60', 'an offset of 60 minutes'],
   ])('refuses %s (%s) as a date and time that does not exist', async (since) => {
-    const error = onlyError((await graphql(suite.app, demo.apiKey, RESEND(since))).body);
-    expect(error.extensions.code).toBe('BAD_USER_INPUT');
-    expect(error.message).toBe(
+    const message = await refusedSince(since);
+    expect(message).toBe(
       `"${since}" is not a date and time that exists (expected e.g. 2026-11-22T09:30:00Z)`,
     );
   });
