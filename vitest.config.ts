@@ -9,6 +9,8 @@ const require = createRequire(import.meta.url);
  * counted against them.
  */
 const RUN_ALONE = ['test/transactions/abuse.test.ts'];
+/** The browser test: it drives the GraphiQL page in Chromium, whatever database is behind `/beta`. */
+const BROWSER = ['test/web/graphiql.test.ts'];
 
 export default defineConfig({
   resolve: {
@@ -24,7 +26,19 @@ export default defineConfig({
     // Each test file opens its own database; two workers match the two cores of our machines.
     maxWorkers: 2,
     projects: [
-      { extends: true, test: { name: 'suite', include: ['test/**/*.test.ts'], exclude: RUN_ALONE } },
+      {
+        extends: true,
+        test: {
+          name: 'suite',
+          include: ['test/**/*.test.ts'],
+          exclude: [...RUN_ALONE, ...BROWSER],
+          // Files share their worker's loaded modules (Fastify, Mercurius, graphql-js, PGlite): importing them
+          // again for every file cost more than a second each. No file leans on module state: each builds its
+          // own database and apps.
+          isolate: false,
+        },
+      },
+      { extends: true, test: { name: 'browser', include: BROWSER } },
       { extends: true, test: { name: 'alone', include: RUN_ALONE, sequence: { groupOrder: 1 } } },
     ],
   },
