@@ -18,11 +18,14 @@ import { useTransactionsSuite } from '../support/transactions-suite.ts';
 
 /**
  * Both services listening over real TLS, sent requests meant to take them down: each must be refused with its
- * code within 100 ms while an innocent request is still answered, and the whole run must keep the event loop
+ * code within 200 ms while an innocent request is still answered, and the whole run must keep the event loop
  * responsive (delay under 100 ms) and memory bounded (RSS within 100 MB of where it started).
  */
 
-const REFUSED_WITHIN_MS = 100;
+// A refusal that does the work it should skip (reading 50 MB, compiling a fanned-out query) takes seconds; one
+// that skips it, 20–60 ms on PGlite and 90–130 ms on PostgreSQL for the 1 MB bodies on our 2-vCPU machines
+// (parsing and checking the body is most of it), so 200 ms tells the two apart without timing the machine.
+const REFUSED_WITHIN_MS = 200;
 const MAX_LOOP_DELAY_MS = 100;
 const MAX_RSS_GROWTH_MB = 100;
 
@@ -447,7 +450,7 @@ describe('each abuse case', () => {
   });
 
   it.each(CASES.map((abuse) => [abuse.name, abuse] as const))(
-    'refuses %s with its code within 100 ms, answering an innocent request meanwhile',
+    'refuses %s with its code within 200 ms, answering an innocent request meanwhile',
     async (_name, abuse) => {
       // Timed up to three times: on a machine busy with other test files, one attempt can wait for a core.
       const times: number[] = [];
