@@ -1,3 +1,4 @@
+import { isUuid } from '../src/validation/uuid.ts';
 /**
  * The mutation suite of `npm run bench`: createTransaction and triggerTransactionEvent through the Transactions
  * GraphQL endpoint over HTTPS, on PostgreSQL, with 1 and 10 concurrent clients. See bench/README.md.
@@ -66,8 +67,6 @@ function parse(text: string): GraphQLAnswer {
     return {};
   }
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Waits until `read` gives the same number twice 100 ms apart (requests still in flight when a run stops). */
 async function settled(read: () => Promise<number>): Promise<number> {
@@ -209,8 +208,8 @@ export async function benchMutations(options: {
     const payload = answer.data?.createTransaction;
     return (
       answer.errors === undefined &&
-      UUID.test(String(payload?.transactionId)) &&
-      UUID.test(String(payload?.transmitToken))
+      isUuid(String(payload?.transactionId)) &&
+      isUuid(String(payload?.transmitToken))
     );
   };
   await once(createBody(`investor-check-1@bench.example`), created);

@@ -1,3 +1,4 @@
+import { UUID_IN_TEXT } from '../support/uuid.ts';
 // The `portico portfolio` commands, run in-process on a database no server holds: this file's own (a PGlite, or
 // under TEST_DATABASE_URL a PostgreSQL schema). Through a running `portico serve`, see served.test.ts.
 import { describe, expect, it } from 'vitest';
@@ -12,7 +13,7 @@ describe('portico portfolio on a database no server holds', () => {
     const { slug, created, issued } = await output.newInstance(portico, 'direct-ventures');
     expect(created.stderr).toBe('');
     expect(created.stdout).toMatch(
-      new RegExp(`^Created instance ${slug} \\(${output.UUID.source}\\)\\.$`, 'm'),
+      new RegExp(`^Created instance ${slug} \\(${UUID_IN_TEXT.source}\\)\\.$`, 'm'),
     );
     expect(issued.stderr).toBe('');
     expect(issued.stdout).toContain('Store it now');

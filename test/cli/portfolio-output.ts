@@ -1,3 +1,4 @@
+import { UUID_IN_TEXT } from '../support/uuid.ts';
 // What the `portico portfolio` tests share: the fixtures and what the commands print of them.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -10,8 +11,6 @@ export const FIXTURES = join(ROOT, 'test/fixtures/portfolio');
 export const fixture = (name: string) => join(FIXTURES, name);
 /** A Portfolio key, anywhere in a text. */
 export const PORTFOLIO_KEY = /pfk_[0-9A-Za-z]{38}/g;
-/** A UUID, anywhere in a text. */
-export const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 
 /** Fails with the run's output when it did not succeed, so a failure says why. */
 export function expectSuccess(ran: Ran): void {
@@ -90,7 +89,13 @@ export async function newInstance(
   expectSuccess(created);
   const issued = await portico(['portfolio', 'keys', 'create', '--instance', slug, '--name', 'warehouse']);
   expectSuccess(issued);
-  return { slug, created, issued, key: printedKey(issued), keyId: UUID.exec(issued.stdout)?.[0] ?? '' };
+  return {
+    slug,
+    created,
+    issued,
+    key: printedKey(issued),
+    keyId: UUID_IN_TEXT.exec(issued.stdout)?.[0] ?? '',
+  };
 }
 
 let made = 0;

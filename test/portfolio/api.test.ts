@@ -6,9 +6,9 @@ import { buildPortfolioApp } from '../../src/portfolio/app.ts';
 import { createPortfolioKey, portfolioKeys } from '../../src/portfolio/instances.ts';
 import { INSTRUMENTS, INVESTMENT_STATUSES, VALUATION_TYPES } from '../../src/portfolio/records.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { UUID } from '../support/uuid.ts';
 import {
   ISO_TIMESTAMP,
-  UUID,
   call,
   companiesUrl,
   createPortfolioInstance,

@@ -13,8 +13,6 @@ import { createInstance, createPortfolioKey } from '../../src/portfolio/instance
  * `app.inject()`, walks that follow `nextCursor`, small records to import, and the error-body check.
  */
 
-/** A UUID as the API writes ids (lowercase, hyphenated). */
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** A timestamp as the API writes it: ISO 8601, UTC, to the millisecond. */
 export const ISO_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 

@@ -1,3 +1,4 @@
+import { UUID } from '../support/uuid.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import type { TransactionsDemo } from '../../src/demo/seed.ts';
@@ -7,7 +8,6 @@ import { graphql, REFERENCE_QUERY, type GraphQLResponse } from '../support/trans
 import { useTransactionsSuite } from '../support/transactions-suite.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const suite = useTransactionsSuite();
 /**
