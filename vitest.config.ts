@@ -9,8 +9,12 @@ const require = createRequire(import.meta.url);
  * counted against them.
  */
 const RUN_ALONE = ['test/transactions/abuse.test.ts'];
-/** The browser test: it drives the GraphiQL page in Chromium, whatever database is behind `/beta`. */
-const BROWSER = ['test/web/graphiql.test.ts'];
+/**
+ * Files whose subject is the same on every database, so CI runs them once: the browser test (it drives the
+ * GraphiQL page in Chromium) and the CLI files that always use an embedded database in a data dir (the admin
+ * socket and a data dir no server holds exist only there, under TEST_DATABASE_URL too).
+ */
+const ONCE = ['test/web/graphiql.test.ts', 'test/cli/cli.test.ts', 'test/cli/served.test.ts'];
 
 export default defineConfig({
   resolve: {
@@ -31,14 +35,14 @@ export default defineConfig({
         test: {
           name: 'suite',
           include: ['test/**/*.test.ts'],
-          exclude: [...RUN_ALONE, ...BROWSER],
+          exclude: [...RUN_ALONE, ...ONCE],
           // Files share their worker's loaded modules (Fastify, Mercurius, graphql-js, PGlite): importing them
           // again for every file cost more than a second each. No file leans on module state: each builds its
           // own database and apps.
           isolate: false,
         },
       },
-      { extends: true, test: { name: 'browser', include: BROWSER } },
+      { extends: true, test: { name: 'once', include: ONCE } },
       { extends: true, test: { name: 'alone', include: RUN_ALONE, sequence: { groupOrder: 1 } } },
     ],
   },

@@ -1,4 +1,3 @@
-import { isUuid } from '../src/validation/uuid.ts';
 /**
  * The mutation suite of `npm run bench`: createTransaction and triggerTransactionEvent through the Transactions
  * GraphQL endpoint over HTTPS, on PostgreSQL, with 1 and 10 concurrent clients. See bench/README.md.
@@ -21,6 +20,7 @@ import { runLoad, type LoadOptions, type LoadResult } from './load.ts';
 import { profiled } from './profile.ts';
 import { printMarkdownTable } from './table.ts';
 import { CREATE_TRANSACTION, TRIGGER_TRANSACTION_EVENT } from '../test/support/transactions.ts';
+import { isUuid } from '../src/validation/uuid.ts';
 
 export type Mutation = 'createTransaction' | 'triggerTransactionEvent';
 

@@ -1,10 +1,10 @@
-import { UUID_IN_TEXT } from '../support/uuid.ts';
 // The `portico portfolio` commands, run in-process on a database no server holds: this file's own (a PGlite, or
 // under TEST_DATABASE_URL a PostgreSQL schema). Through a running `portico serve`, see served.test.ts.
 import { describe, expect, it } from 'vitest';
 import { buildPortfolioApp } from '../../src/portfolio/app.ts';
 import { cliOnTestDatabase } from '../support/cli.ts';
 import * as output from './portfolio-output.ts';
+import { UUID_IN_TEXT } from '../support/uuid.ts';
 
 const { database, portico } = cliOnTestDatabase();
 

@@ -1,9 +1,9 @@
-import { UUID_IN_TEXT } from '../support/uuid.ts';
 // What the `portico portfolio` tests share: the fixtures and what the commands print of them.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { ROOT, type Ran } from '../support/cli.ts';
+import { UUID_IN_TEXT } from '../support/uuid.ts';
 
 /** The Portfolio import fixtures. */
 export const FIXTURES = join(ROOT, 'test/fixtures/portfolio');

@@ -1,4 +1,3 @@
-import { UUID } from '../support/uuid.ts';
 // `portico serve` as an operator starts it (`node bin/portico.js serve`, a process of its own), and the CLI
 // while it holds the embedded database: commands then go through its admin socket. One command runs as a
 // process of its own too; the others run in-process (see `runPortico`) against the same socket.
@@ -35,6 +34,7 @@ import {
   summaryLines,
   uniqueSlug,
 } from './portfolio-output.ts';
+import { UUID } from '../support/uuid.ts';
 
 const KEY = /sk_test_[0-9A-Za-z]{38}/;
 

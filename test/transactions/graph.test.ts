@@ -1,4 +1,3 @@
-import { UUID } from '../support/uuid.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import type { TransactionsDemo } from '../../src/demo/seed.ts';
@@ -6,6 +5,7 @@ import { loadInstanceSecret } from '../../src/db/instance-secrets.ts';
 import { createFileLinks } from '../../src/files/file-links.ts';
 import { graphql, REFERENCE_QUERY, type GraphQLResponse } from '../support/transactions.ts';
 import { useTransactionsSuite } from '../support/transactions-suite.ts';
+import { UUID } from '../support/uuid.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
