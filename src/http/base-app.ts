@@ -145,13 +145,12 @@ export async function createBaseApp(options: BaseAppOptions): Promise<FastifyIns
       maxAge: 600,
     };
     await app.register(cors, {
-      // Only a real preflight (OPTIONS with Origin and Access-Control-Request-Method) is the plugin's to
-      // answer; any other OPTIONS request is the routes' (Portfolio's 405, else a JSON 404), instead of the
-      // plugin's plain-text 400 "Invalid Preflight Request".
+      // Only a real preflight (OPTIONS with Origin and Access-Control-Request-Method, neither empty: the
+      // plugin's own test) is the plugin's to answer; any other OPTIONS request is the routes' (Portfolio's
+      // 405, else a JSON 404), instead of the plugin's plain-text 400 "Invalid Preflight Request".
       delegator: (request, callback) => {
         const preflight =
-          request.headers.origin !== undefined &&
-          request.headers['access-control-request-method'] !== undefined;
+          Boolean(request.headers.origin) && Boolean(request.headers['access-control-request-method']);
         callback(null, request.method !== 'OPTIONS' || preflight ? corsOptions : { origin: false });
       },
     });
