@@ -13,7 +13,7 @@ export const STORE_THE_KEY = 'Store it now: Portico keeps only its hash and cann
  * One key as `keys list` and `portfolio keys list` show it: its prefix, environment (Transactions keys have
  * one), state, last use, name and id; never the key.
  */
-export function keyLine(key: {
+function keyLine(key: {
   id: string;
   displayPrefix: string;
   environment?: string;
