@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 const require = createRequire(import.meta.url);
 
@@ -10,11 +11,61 @@ const require = createRequire(import.meta.url);
  */
 const RUN_ALONE = ['test/transactions/abuse.test.ts'];
 /**
- * Files whose subject is the same on every database, so CI runs them once: the browser test (it drives the
- * GraphiQL page in Chromium) and the CLI files that always use an embedded database in a data dir (the admin
- * socket and a data dir no server holds exist only there, under TEST_DATABASE_URL too).
+ * Files that drive Chromium: they run after the suite, two at a time, so that a browser on our two cores is not
+ * starved by the other files (the GraphiQL test timed out in CI while the suite ran beside it). The dashboard's
+ * runs on each database; GraphiQL's is the same on every database, so CI runs it once (project browser-once).
  */
-const ONCE = ['test/web/graphiql.test.ts', 'test/cli/cli.test.ts', 'test/cli/served.test.ts'];
+const BROWSER = ['test/web/dashboard.test.ts'];
+const BROWSER_ONCE = ['test/web/graphiql.test.ts'];
+/**
+ * Files whose subject is the same on every database, so CI runs them once, in its PostgreSQL pass: the CLI files that always use an embedded database in a data
+ * dir (the admin socket and a data dir no server holds exist only there, under TEST_DATABASE_URL too); and the
+ * files about HTTP itself, whose answers come before or apart from any query (connection limits, CORS, rate
+ * limits, the GraphiQL and OpenAPI documents, what GraphQL tools make of the schema). `npm test` runs them on
+ * whichever database it is given.
+ */
+const ONCE = [
+  'test/cli/cli.test.ts',
+  'test/cli/served.test.ts',
+  'test/http/connection-limits.test.ts',
+  'test/http/cors.test.ts',
+  'test/http/rate-limits.test.ts',
+  'test/web/graphiql-route.test.ts',
+  'test/portfolio/openapi.test.ts',
+  'test/transactions/graphql-tooling.test.ts',
+];
+
+/**
+ * The files that take longest from start to end, most of it waiting (a browser, timeouts, a webhook lease, 2,000
+ * requests): they start first, so that the other files fill their waits instead of queueing behind them. Vitest
+ * learns this order from the durations it cached on earlier runs, which a fresh clone (CI) does not have.
+ */
+const LONGEST_FIRST = [
+  'test/web/dashboard.test.ts',
+  'test/http/fuzz.test.ts',
+  'test/webhooks/worker-processes.test.ts',
+  'test/db/database-faults.test.ts',
+  'test/transactions/graphql-tooling.test.ts',
+  'test/cli/served.test.ts',
+  'test/http/https-only.test.ts',
+  'test/http/connection-limits.test.ts',
+];
+
+/** Vitest's order (group, then cached durations), with the files of `LONGEST_FIRST` first within a group. */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (spec: TestSpecification) => {
+      const index = LONGEST_FIRST.findIndex((file) => spec.moduleId.endsWith(file));
+      return index === -1 ? LONGEST_FIRST.length : index;
+    };
+    const group = (spec: TestSpecification) => spec.project.config.sequence.groupOrder;
+    const sorted = await super.sort(files);
+    return sorted
+      .map((spec, order) => ({ spec, order }))
+      .sort((a, b) => group(a.spec) - group(b.spec) || rank(a.spec) - rank(b.spec) || a.order - b.order)
+      .map(({ spec }) => spec);
+  }
+}
 
 export default defineConfig({
   resolve: {
@@ -27,23 +78,29 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Each test file opens its own database; two workers match the two cores of our machines.
+    // Each test file opens its own database; two workers match the two cores of our machines. Worker threads
+    // rather than processes: the same isolation between files here (each makes its own database and apps) for
+    // about an eighth less CPU, most of it the processes' message passing and memory.
+    pool: 'threads',
     maxWorkers: 2,
+    // Files share their worker's loaded modules (Fastify, Mercurius, graphql-js, PGlite): importing them again
+    // for every file cost more than a second each. No file leans on module state: each builds its own database
+    // and apps.
+    isolate: false,
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         extends: true,
         test: {
           name: 'suite',
           include: ['test/**/*.test.ts'],
-          exclude: [...RUN_ALONE, ...ONCE],
-          // Files share their worker's loaded modules (Fastify, Mercurius, graphql-js, PGlite): importing them
-          // again for every file cost more than a second each. No file leans on module state: each builds its
-          // own database and apps.
-          isolate: false,
+          exclude: [...RUN_ALONE, ...ONCE, ...BROWSER, ...BROWSER_ONCE],
         },
       },
       { extends: true, test: { name: 'once', include: ONCE } },
-      { extends: true, test: { name: 'alone', include: RUN_ALONE, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'browser', include: BROWSER, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'browser-once', include: BROWSER_ONCE, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'alone', include: RUN_ALONE, sequence: { groupOrder: 2 } } },
     ],
   },
 });

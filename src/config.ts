@@ -99,6 +99,18 @@ export const CONFIG_VARIABLES = {
     help: 'public base address of the Portfolio service, used in links Portico sends; unset → https://localhost:<port>',
     default: undefined,
   },
+  smtpUrl: {
+    env: 'PORTICO_SMTP_URL',
+    flag: '--smtp-url <url>',
+    help: 'smtp://user:password@host:587 (STARTTLS when the server offers it) or smtps://… for outgoing mail; unset → each message is written to <data dir>/mail/ and its links logged',
+    default: undefined,
+  },
+  mailFrom: {
+    env: 'PORTICO_MAIL_FROM',
+    flag: '--mail-from <address>',
+    help: 'sender of outgoing mail, e.g. "Acme Funds <no-reply@acme.example>"',
+    default: 'Portico <no-reply@localhost>',
+  },
   corsOrigins: {
     env: 'PORTICO_CORS_ORIGINS',
     flag: '--cors-origins <origins>',
@@ -172,6 +184,10 @@ export const ConfigSchema = Type.Object({
   transactionsUrl: Type.Optional(Type.String({ pattern: '^https?://[^/?#\\s]+$' })),
   /** Public base address of the Portfolio service (no trailing slash). @default https://localhost:<port> */
   portfolioUrl: Type.Optional(Type.String({ pattern: '^https?://[^/?#\\s]+$' })),
+  /** SMTP server for outgoing mail. @default undefined: messages are written to `<data dir>/mail/` */
+  smtpUrl: Type.Optional(Type.String({ pattern: '^smtps?://[^\\s]+$' })),
+  /** Sender of outgoing mail: one address, with or without a display name, on one line. */
+  mailFrom: Type.String({ pattern: '^[^\\r\\n]*@[^\\r\\n]*$' }),
   /** Browser origins allowed to call the APIs. @default [] */
   corsOrigins: Type.Array(Type.String({ pattern: '^https?://[^/?#\\s]+$' }), { maxItems: 100 }),
   /** @default undefined: counters in this process */
@@ -248,6 +264,21 @@ function toInteger(value: string | boolean): number | string | boolean {
   return typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
 }
 
+/** What a setting must be, said better than its schema's error would. */
+const EXPECTED: Partial<Record<ConfigKey, string>> = {
+  graphqlLimits:
+    'must be name=value pairs of depth, aliases, directives, tokens, cost or fields, each a whole number of at least 1',
+  smtpUrl: 'must be an smtp:// or smtps:// URL, e.g. smtp://user:password@smtp.example.com:587',
+  mailFrom: 'must be one address on one line, e.g. "Acme Funds <no-reply@acme.example>"',
+};
+
+/** A value as an error message may quote it: the password of a URL (`scheme://user:password@host`) masked. */
+function withoutPassword(value: unknown): unknown {
+  return typeof value === 'string'
+    ? value.replace(/^([a-z][\w+.-]*:\/\/[^:@/\s]*):[^@/\s]*@/i, '$1:***@')
+    : value;
+}
+
 /**
  * Parses the configuration once: flags win over the environment, the environment over defaults.
  * Throws a {@link ConfigError} naming each bad variable.
@@ -286,12 +317,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: RawConfig = {}): Confi
     const variable = key in CONFIG_VARIABLES ? CONFIG_VARIABLES[key].env : error.path;
     if (problems.has(variable)) continue;
     const choices = (error.schema.anyOf as { const?: unknown }[] | undefined)?.map((choice) => choice.const);
-    const expected = choices
-      ? `must be one of ${choices.join(', ')}`
-      : key === 'graphqlLimits'
-        ? 'must be name=value pairs of depth, aliases, directives, tokens, cost or fields, each a whole number of at least 1'
-        : error.message;
-    problems.set(variable, `${variable}: ${expected} (got ${JSON.stringify(given[key] ?? raw[key])})`);
+    const expected = choices ? `must be one of ${choices.join(', ')}` : (EXPECTED[key] ?? error.message);
+    problems.set(
+      variable,
+      `${variable}: ${expected} (got ${JSON.stringify(withoutPassword(given[key] ?? raw[key]))})`,
+    );
   }
   const errors = [...problems.values()];
   if (errors.length > 0) throw new ConfigError(`invalid configuration:\n  ${errors.join('\n  ')}`);

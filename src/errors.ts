@@ -15,16 +15,23 @@ export const ERROR_STATUS = {
   QUERY_TOO_COMPLEX: 400,
   RESPONSE_TOO_LARGE: 400,
   PERSISTED_QUERY_NOT_FOUND: 400,
+  LINK_INVALID: 400,
   UNAUTHENTICATED: 401,
+  INVALID_CREDENTIALS: 401,
   HTTPS_REQUIRED: 403,
   FORBIDDEN: 403,
+  CSRF_INVALID: 403,
+  WRONG_INSTANCE: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   NOT_ACCEPTABLE: 406,
   REQUEST_TIMEOUT: 408,
   CONFLICT: 409,
   INVALID_EVENT: 409,
+  INSTANCE_CHOICE_REQUIRED: 409,
   IDEMPOTENCY_KEY_REUSED: 409,
+  LINK_USED: 410,
+  LINK_EXPIRED: 410,
   PAYLOAD_TOO_LARGE: 413,
   URI_TOO_LONG: 414,
   UNSUPPORTED_MEDIA_TYPE: 415,
@@ -103,6 +110,18 @@ const FASTIFY_MESSAGES: Record<string, string> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The Content-Length does not match the body.',
 };
 
+/** Codes of plugins' own errors that our catalogue names more precisely than their status would. */
+const PLUGIN_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
+  FST_CSRF_MISSING_SECRET: {
+    code: 'CSRF_INVALID',
+    message: 'This page has no security token yet: reload the page and try again.',
+  },
+  FST_CSRF_INVALID_TOKEN: {
+    code: 'CSRF_INVALID',
+    message: "The page's security token is missing or not valid: reload the page and try again.",
+  },
+};
+
 /**
  * What a client may see of any error: its code, status and message; unexpected errors are masked.
  * Fastify's own client errors (bad JSON, too large, …) keep their status with a code of our catalogue.
@@ -119,6 +138,8 @@ export function describeError(error: unknown): DescribedError {
     };
   }
   const fastifyError = (error ?? {}) as { statusCode?: unknown; code?: unknown; message?: unknown };
+  const plugin = typeof fastifyError.code === 'string' ? PLUGIN_ERRORS[fastifyError.code] : undefined;
+  if (plugin) return { ...plugin, status: ERROR_STATUS[plugin.code], expected: true };
   const status = typeof fastifyError.statusCode === 'number' ? fastifyError.statusCode : undefined;
   const code = status === undefined ? undefined : STATUS_CODES.get(status);
   if (code !== undefined && status !== undefined && status < 500) {

@@ -36,3 +36,8 @@ export function createLogger(level: Config['logLevel'], destination?: pino.Desti
     destination,
   );
 }
+
+/** The logger of a CLI command: the same lines on stderr, so that stdout keeps the command's result. */
+export function createCliLogger(level: Config['logLevel']): Logger {
+  return createLogger(level, pino.destination(2));
+}

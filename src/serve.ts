@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { startAdminServer } from './admin/admin-server.ts';
+import { createMailer } from './mail/mailer.ts';
 import type { Config } from './config.ts';
 import { openDatabase } from './db/open-database.ts';
 import {
@@ -17,6 +18,8 @@ import { seedTransactionsDemo, type TransactionsDemo } from './demo/seed.ts';
 import { createLocalFileStore } from './files/local-file-store.ts';
 import { loadTlsMaterial } from './http/tls.ts';
 import { PORTFOLIO_BASE_PATH, buildPortfolioApp } from './portfolio/app.ts';
+import { DASHBOARD_PATH } from './portfolio/dashboard-links.ts';
+import type { PeopleMail } from './portfolio/people.ts';
 import { GRAPHQL_PATH, buildTransactionsApp } from './transactions/app.ts';
 import { startConfiguredWebhookWorker } from './worker.ts';
 
@@ -80,6 +83,25 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
       }
     }
 
+    const mailer = createMailer(config, logger.child({ service: 'mail' }));
+    closers.push(() => {
+      mailer.close();
+      return Promise.resolve();
+    });
+    const urls: RunningPortico['urls'] = {};
+    // Links in mail go to the configured public address, else to the Portfolio listener once it listens.
+    const mail: PeopleMail = {
+      mailer,
+      get portfolioUrl() {
+        return (
+          config.portfolioUrl ??
+          (urls.portfolio === undefined
+            ? `https://${publicHost(config.host)}:${String(config.portfolioPort)}`
+            : new URL(urls.portfolio).origin)
+        );
+      },
+    };
+
     const common = {
       db,
       tls,
@@ -108,11 +130,11 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
       const app = await buildPortfolioApp({
         ...common,
         publicUrl: config.portfolioUrl,
+        dashboard: { mail },
         logger: logger.child({ service: 'portfolio' }),
       });
       apps.push(['portfolio', app, config.portfolioPort, PORTFOLIO_BASE_PATH]);
     }
-    const urls: RunningPortico['urls'] = {};
     for (const [name, app, port, path] of apps) {
       await app.listen({
         port,
@@ -132,7 +154,12 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
     }
 
     if (config.databaseUrl === undefined) {
-      const admin = await startAdminServer({ db, config, logger: logger.child({ service: 'admin' }) });
+      const admin = await startAdminServer({
+        db,
+        config,
+        services: mail,
+        logger: logger.child({ service: 'admin' }),
+      });
       closers.push(() => admin.app.close());
       await opened.announce(admin.path);
     }
@@ -147,6 +174,9 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
           url: urls.portfolio ?? previous?.portfolio.url ?? '',
           apiKey: seededPortfolio?.apiKey ?? previous?.portfolio.apiKey ?? null,
           companyId: seededPortfolio?.companyId ?? previous?.portfolio.companyId ?? null,
+          dashboard: seededPortfolio
+            ? { url: `${mail.portfolioUrl}${DASHBOARD_PATH}`, ...seededPortfolio.dashboardSignIn }
+            : (previous?.portfolio.dashboard ?? null),
         },
         caCertPath: tls.certPath,
       };

@@ -8,7 +8,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
 import { describeError } from '../errors.ts';
-import { operations, type OperationName } from './operations.ts';
+import { operations, type OperationName, type OperationServices } from './operations.ts';
 
 /** One line of an admin socket answer. */
 export type AdminLine =
@@ -31,6 +31,8 @@ export function adminSocketPath(dataDir: string): string {
 export async function startAdminServer(options: {
   db: Database;
   config: Pick<Config, 'environment' | 'dataDir' | 'webhooksAllowInsecure'>;
+  /** The serving process's mailer and public addresses, for operations that send mail. */
+  services: OperationServices;
   logger?: FastifyBaseLogger;
 }): Promise<{ path: string; app: FastifyInstance }> {
   const path = adminSocketPath(options.config.dataDir);
@@ -50,8 +52,12 @@ export async function startAdminServer(options: {
         );
         throw new AppError('BAD_USER_INPUT', problems.join('; '));
       }
-      const result = await op.run(options.db, request.body as never, options.config, (progress) =>
-        send({ progress }),
+      const result = await op.run(
+        options.db,
+        request.body as never,
+        options.config,
+        (progress) => send({ progress }),
+        options.services,
       );
       send({ result });
     } catch (error) {

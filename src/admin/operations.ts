@@ -2,6 +2,10 @@ import { readFile } from 'node:fs/promises';
 import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import { ConfigSchema, type Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import { ROLES } from '../accounts/roles.ts';
+import { listUsers } from '../accounts/users.ts';
+import { invitePerson } from '../portfolio/people.ts';
 import { apiKeys, createApiKey, type KeyTable } from '../keys/api-key-store.ts';
 import { AppError } from '../errors.ts';
 import {
@@ -10,18 +14,19 @@ import {
   type Organization,
 } from '../transactions/organizations.ts';
 import { importTemplateSource } from '../transactions/templates.ts';
-import { readImportFile, RECORD_TYPES } from '../portfolio/import-files.ts';
+import { readImportFile } from '../portfolio/import-files.ts';
+import { RECORD_TYPES } from '../portfolio/record-types.ts';
 import { importPortfolio, type ImportProgress } from '../portfolio/import.ts';
 import {
   createEndpoint,
   deleteEndpoint,
-  EVENT_TYPES,
   resendDeliveries,
   rotateEndpointSecret,
   setEndpointEnabled,
   updateEndpoint,
   listEndpoints,
 } from '../webhooks/endpoints.ts';
+import { EVENT_TYPES } from '../webhooks/event-types.ts';
 import {
   createInstance,
   createPortfolioKey,
@@ -46,6 +51,14 @@ export type AsJson<T> = T extends { toJSON(): infer Json }
 /** What of the configuration an operation reads. */
 type OperationConfig = Pick<Config, 'environment' | 'webhooksAllowInsecure'>;
 
+/** What an operation may use besides the database: made by whoever runs it (the server, or the CLI). */
+export interface OperationServices {
+  /** Outgoing mail, as configured. */
+  mailer: Mailer;
+  /** The Portfolio service's public base address (no trailing slash), for links in mail. */
+  portfolioUrl: string;
+}
+
 /**
  * What an operator does from the CLI. Each operation runs against an open database: directly, or inside the
  * running `portico serve` that holds the embedded database (see `run-operation.ts`), so the two paths can
@@ -59,6 +72,7 @@ export interface Operation<Input extends TSchema, Output, Progress = never> {
     input: Static<Input>,
     config: OperationConfig,
     progress: (progress: Progress) => void,
+    services: OperationServices,
   ): Promise<Output>;
 }
 
@@ -270,6 +284,31 @@ export const operations = {
       const instance = await getInstanceBySlug(db, input.instance);
       const { key, record } = await createPortfolioKey(db, { instanceId: instance.id, name: input.name });
       return { key, ...record, instance: instance.slug };
+    },
+  }),
+  'portfolio.users.invite': operation({
+    input: Type.Object({
+      instance: Type.String(),
+      email: Type.String(),
+      role: Type.Union(ROLES.map((role) => Type.Literal(role))),
+      name: Type.Optional(Type.String()),
+    }),
+    async run(db, input, _config, _progress, services) {
+      const instance = await getInstanceBySlug(db, input.instance);
+      const invited = await invitePerson(db, services, {
+        instance,
+        email: input.email,
+        role: input.role,
+        name: input.name,
+      });
+      return { instance: instance.slug, ...invited };
+    },
+  }),
+  'portfolio.users.list': operation({
+    input: Type.Object({ instance: Type.String() }),
+    async run(db, input) {
+      const instance = await getInstanceBySlug(db, input.instance);
+      return listUsers(db, { kind: 'instance', id: instance.id });
     },
   }),
   'portfolio.keys.list': instanceKeys.list,

@@ -1,16 +1,12 @@
 import { request } from 'node:http';
 import type { Config } from '../config.ts';
 import { readLockOwner } from '../db/data-dir-lock.ts';
-import { openDatabase, type OpenedDatabase } from '../db/open-database.ts';
+import type { OpenedDatabase } from '../db/open-database.ts';
 import { AppError } from '../errors.ts';
+import { createCliLogger } from '../logger.ts';
+import { createMailer } from '../mail/mailer.ts';
 import type { AdminLine } from './admin-server.ts';
-import {
-  operations,
-  type OperationInput,
-  type OperationName,
-  type OperationOutput,
-  type OperationProgress,
-} from './operations.ts';
+import type { OperationInput, OperationName, OperationOutput, OperationProgress } from './operations.ts';
 
 function callAdminSocket(
   socketPath: string,
@@ -95,13 +91,23 @@ export async function runOperation<Name extends OperationName>(
       })) as OperationOutput<Name>;
     }
   }
-  const opened = await (options.openDatabase ?? openDatabase)(config);
+  // The database and the operations are loaded only on this path: a command that a running server carries out
+  // starts without them.
+  const opened = await (options.openDatabase ?? (await import('../db/open-database.ts')).openDatabase)(
+    config,
+  );
+  // Mail goes out from this process.
+  const mailer = createMailer(config, createCliLogger(config.logLevel));
   try {
-    const op = operations[name];
-    const result: unknown = await op.run(opened.db, input as never, config, onProgress);
+    const op = (await import('./operations.ts')).operations[name];
+    const result: unknown = await op.run(opened.db, input as never, config, onProgress, {
+      mailer,
+      portfolioUrl: config.portfolioUrl ?? `https://localhost:${String(config.portfolioPort)}`,
+    });
     // Serialized as the admin socket would, so the caller gets the same JSON on both paths.
     return JSON.parse(JSON.stringify(result)) as OperationOutput<Name>;
   } finally {
+    mailer.close();
     await opened.close();
   }
 }

@@ -7,7 +7,7 @@ import type {
   OperationProgress,
 } from '../admin/operations.ts';
 import { CONFIG_VARIABLES, loadConfig, type Config, type ConfigKey, type RawConfig } from '../config.ts';
-import { openDatabase, type OpenedDatabase } from '../db/open-database.ts';
+import type { OpenedDatabase } from '../db/open-database.ts';
 
 /** What the `portico` command reads and writes: everything it needs from its process, injected. */
 export interface CliIO {
@@ -42,7 +42,10 @@ export interface CliContext {
 
 /** The context of one `portico` run over `io`. */
 export function cliContext(io: CliIO): CliContext {
-  const open = io.openDatabase ?? openDatabase;
+  // Loaded when a command first opens a database, not with the CLI (see `runOperation`).
+  const open =
+    io.openDatabase ??
+    (async (config: Config) => (await import('../db/open-database.ts')).openDatabase(config));
   const config = (command: Command): Config => {
     const flags = command.optsWithGlobals<RawConfig>();
     const raw: RawConfig = {};

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { demoFactsPath, readDemoFacts } from '../demo/demo-facts.ts';
+import { AppError } from '../errors.ts';
 import type { CliContext } from './context.ts';
 import { jsonOption, printResult } from './output.ts';
 
@@ -13,7 +14,8 @@ export function registerDemoCommand(program: Command, context: CliContext): void
       const config = context.config(command);
       const facts = await readDemoFacts(config.dataDir);
       if (!facts) {
-        throw new Error(
+        throw new AppError(
+          'NOT_FOUND',
           `no demo data in ${config.dataDir}: start Portico once with "npm start" (portico serve)`,
         );
       }

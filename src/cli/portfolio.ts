@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { ImportReport } from '../admin/operations.ts';
-import { RECORD_TYPES, type RecordType } from '../portfolio/import-files.ts';
+import { RECORD_TYPES, type RecordType } from '../portfolio/record-types.ts';
+import { ROLES, type Role } from '../accounts/roles.ts';
 import type { CliContext } from './context.ts';
 import { addKeyListAndRevoke, STORE_THE_KEY } from './keys.ts';
 import { jsonOption, printList, printResult, progressPrinter, shownOnce } from './output.ts';
@@ -82,6 +83,55 @@ export function registerPortfolioCommands(program: Command, context: CliContext)
     revoke: (command, options, key) =>
       context.operate(command, 'portfolio.keys.revoke', { instance: options.instance, key }),
   });
+
+  const users = portfolio
+    .command('users')
+    .description("manage the people who sign in to an instance's dashboard");
+  users
+    .command('invite')
+    .description('invite a person to the dashboard by e-mail (the first admin of an instance, say)')
+    .requiredOption('--instance <slug>', 'the customer instance')
+    .requiredOption('--email <address>', 'who to invite')
+    .addOption(
+      new Option('--role <role>', 'admin: manages keys and people; member: sees them')
+        .choices(ROLES)
+        .default('admin'),
+    )
+    .option('--name <name>', "the person's name, shown to colleagues (they can set it themselves)")
+    .addOption(jsonOption())
+    .action(
+      async (
+        { json, ...input }: { instance: string; email: string; role: Role; name?: string; json?: boolean },
+        command: Command,
+      ) => {
+        const invited = await context.operate(command, 'portfolio.users.invite', input);
+        printResult(io, invited, { json }, () =>
+          [
+            `Invited ${invited.user.email} to ${invited.instance} as ${invited.user.role}.`,
+            invited.mail.via === 'smtp'
+              ? `The invitation went out through PORTICO_SMTP_URL (message id ${invited.mail.messageId}).`
+              : `The invitation was written to ${invited.mail.file}, and its link logged: PORTICO_SMTP_URL is not set.`,
+            `Its link works once, until ${invited.expiresAt}.`,
+          ].join('\n'),
+        );
+      },
+    );
+  users
+    .command('list')
+    .description("list the people of an instance's dashboard")
+    .requiredOption('--instance <slug>', 'the customer instance')
+    .addOption(jsonOption())
+    .action(async (options: { instance: string; json?: boolean }, command: Command) => {
+      const list = await context.operate(command, 'portfolio.users.list', { instance: options.instance });
+      printList(
+        io,
+        list,
+        options,
+        `${options.instance} has no users yet: invite one with "portico portfolio users invite".`,
+        (user) =>
+          `${user.email.padEnd(32)} ${user.role.padEnd(7)} ${(user.active ? 'active' : 'invited').padEnd(8)} ${user.name}`.trimEnd(),
+      );
+    });
 
   portfolio
     .command('import')

@@ -4,6 +4,7 @@ import { CONFIG_VARIABLES } from '../config.ts';
 import { cliContext, type CliIO } from './context.ts';
 import { registerDemoCommand } from './demo.ts';
 import { registerKeyCommands } from './keys.ts';
+import { registerMailCommands } from './mail.ts';
 import { registerMigrateCommand } from './migrate.ts';
 import { registerOrgCommands } from './org.ts';
 import { registerPortfolioCommands } from './portfolio.ts';
@@ -59,6 +60,7 @@ export function createProgram(io: CliIO): Command {
     registerKeyCommands,
     registerWebhookCommands,
     registerPortfolioCommands,
+    registerMailCommands,
   ]) {
     register(program, context);
   }

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { createLogger } from '../logger.ts';
-import { serve, type ServiceName } from '../serve.ts';
+import type { ServiceName } from '../serve.ts';
 import type { CliContext } from './context.ts';
 import { untilStopSignal } from './stop-signal.ts';
 
@@ -17,6 +17,8 @@ export function registerServeCommand(program: Command, context: CliContext): voi
     .action(async (options: { only?: ServiceName; demo?: boolean }, command: Command) => {
       const config = context.config(command);
       const logger = createLogger(config.logLevel);
+      // Loaded here, not with the CLI: the other commands start without the services' modules.
+      const { serve } = await import('../serve.ts');
       const running = await serve(config, {
         only: options.only,
         demo: options.demo,

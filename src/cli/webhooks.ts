@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { OperationOutput } from '../admin/operations.ts';
-import { EVENT_TYPES, type EventType } from '../webhooks/endpoints.ts';
+import { EVENT_TYPES, type EventType } from '../webhooks/event-types.ts';
 import type { CliContext } from './context.ts';
 import { jsonOption, printList, printResult, shownOnce } from './output.ts';
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { readLockOwner } from '../db/data-dir-lock.ts';
+import { AppError } from '../errors.ts';
 import { createLogger } from '../logger.ts';
-import { startConfiguredWebhookWorker } from '../worker.ts';
 import type { CliContext } from './context.ts';
 import { untilStopSignal } from './stop-signal.ts';
 
@@ -17,11 +17,14 @@ export function registerWorkerCommand(program: Command, context: CliContext): vo
       const logger = createLogger(config.logLevel);
       const owner = config.databaseUrl === undefined ? await readLockOwner(config.dataDir) : undefined;
       if (owner) {
-        throw new Error(
+        throw new AppError(
+          'CONFLICT',
           `the embedded database is served by process ${owner.pid}, which delivers webhooks itself; separate workers need PostgreSQL (DATABASE_URL)`,
         );
       }
       const opened = await context.openDatabase(config);
+      // Loaded here, not with the CLI: the other commands start without the delivery modules.
+      const { startConfiguredWebhookWorker } = await import('../worker.ts');
       const worker = startConfiguredWebhookWorker(opened.db, config, logger);
       logger.info({ pid: process.pid }, 'webhook worker started');
       await untilStopSignal(logger, 'stopping the webhook worker');

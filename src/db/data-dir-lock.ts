@@ -1,4 +1,5 @@
-import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** What the process holding the embedded database writes into its lock file. */
@@ -8,9 +9,14 @@ export interface LockOwner {
   adminSocket?: string;
 }
 
+/**
+ * Thrown by `lockDataDir` when a live process holds the data dir already. `portico` prints its message
+ * alone, without a stack.
+ */
 export class DataDirLockedError extends Error {
   override name = 'DataDirLockedError';
   constructor(
+    /** The data dir (not the lock file). */
     readonly path: string,
     readonly owner: LockOwner,
   ) {
@@ -27,6 +33,7 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** The lock file of a data dir, `<data dir>/portico.lock`: a {@link LockOwner} as JSON, mode 0600. */
 export function lockPath(dataDir: string): string {
   return join(dataDir, 'portico.lock');
 }
@@ -42,8 +49,56 @@ export async function readLockOwner(dataDir: string): Promise<LockOwner | undefi
 }
 
 /**
+ * Writes `owner` to a file of its own next to the lock and hands that file to `place`, so that the lock file
+ * only ever appears or changes whole: a reader never sees it empty or half written.
+ */
+async function withOwnerFile(
+  path: string,
+  owner: LockOwner,
+  place: (file: string) => Promise<void>,
+): Promise<void> {
+  const file = `${path}.${String(process.pid)}.${randomBytes(4).toString('hex')}`;
+  await writeFile(file, JSON.stringify(owner), { mode: 0o600 });
+  try {
+    await place(file);
+  } finally {
+    await rm(file, { force: true });
+  }
+}
+
+/**
+ * Removes a lock left by a dead process, unless another process has taken it over meanwhile: the lock is
+ * first moved aside under a name of this process's own (an atomic rename), then looked at there. A live
+ * owner's lock found there is put back.
+ */
+async function removeStaleLock(dataDir: string, path: string): Promise<void> {
+  const aside = `${path}.stale.${String(process.pid)}.${randomBytes(4).toString('hex')}`;
+  try {
+    await rename(path, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  try {
+    const owner = JSON.parse(await readFile(aside, 'utf8')) as LockOwner;
+    if (isAlive(owner.pid)) {
+      // Another process took the data dir between our look and our move: its lock goes back. If yet another
+      // has placed one since, the next attempt finds that one.
+      await link(aside, path).catch(() => undefined);
+      throw new DataDirLockedError(dataDir, owner);
+    }
+  } catch (error) {
+    if (error instanceof DataDirLockedError) throw error;
+    // Unreadable: no process of ours writes a lock partly, so nothing lives behind it.
+  } finally {
+    await rm(aside, { force: true });
+  }
+}
+
+/**
  * Takes the data dir for this process: PGlite allows one process per database directory and does not
- * check it itself. A lock left behind by a process that died is taken over.
+ * check it itself. A lock left behind by a process that died is taken over. The lock file appears whole
+ * (written aside, then hard-linked into place, which fails if a lock exists) and changes whole (renamed over).
  *
  * @returns a function that updates what the lock says (e.g. once the admin socket listens) and one that
  * releases it
@@ -53,14 +108,12 @@ export async function lockDataDir(
 ): Promise<{ update(owner: Omit<LockOwner, 'pid'>): Promise<void>; release(): Promise<void> }> {
   await mkdir(dataDir, { recursive: true });
   const path = lockPath(dataDir);
-  for (let attempt = 0; attempt < 2; attempt += 1) {
+  for (let attempt = 0; attempt < 3; attempt += 1) {
     try {
-      const handle = await open(path, 'wx', 0o600);
-      await handle.writeFile(JSON.stringify({ pid: process.pid }));
-      await handle.close();
+      await withOwnerFile(path, { pid: process.pid }, (file) => link(file, path));
       return {
         async update(owner) {
-          await writeFile(path, JSON.stringify({ ...owner, pid: process.pid }), { mode: 0o600 });
+          await withOwnerFile(path, { ...owner, pid: process.pid }, (file) => rename(file, path));
         },
         async release() {
           await rm(path, { force: true });
@@ -70,7 +123,7 @@ export async function lockDataDir(
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const owner = await readLockOwner(dataDir);
       if (owner) throw new DataDirLockedError(dataDir, owner);
-      await rm(path, { force: true });
+      await removeStaleLock(dataDir, path);
     }
   }
   throw new Error(`could not lock ${path}`);

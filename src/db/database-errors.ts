@@ -9,6 +9,7 @@ import { AppError } from '../errors.ts';
 /** How long clients are told to wait before trying again, in seconds. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
+/** What clients are told instead of a connection failure (see `databaseUnavailable`). */
 export const DATABASE_UNAVAILABLE_MESSAGE = 'The database is unavailable; try again shortly.';
 
 /**

@@ -1,4 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Database } from './database.ts';
 
@@ -6,9 +7,13 @@ const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 const LOCK = "select pg_advisory_xact_lock(hashtext('portico.schema_migrations'))";
 const FILE_PATTERN = /^(\d{4})_([a-z0-9_]+)\.sql$/;
 
+/** One schema migration: a file `NNNN_name.sql` of the migrations folder. */
 export interface Migration {
+  /** The file's number `NNNN`: migrations apply in its order; `schema_migrations` records it once applied. */
   version: number;
+  /** The rest of the file name, without `.sql`. */
   name: string;
+  /** The file's statements, run as one script in one transaction. */
   sql: string;
 }
 
@@ -18,7 +23,7 @@ export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
   return Promise.all(
     files.map(async (file) => {
       const [, version = '', name = ''] = FILE_PATTERN.exec(file) ?? [];
-      return { version: Number(version), name, sql: await readFile(new URL(file, `file://${dir}/`), 'utf8') };
+      return { version: Number(version), name, sql: await readFile(join(dir, file), 'utf8') };
     }),
   );
 }

@@ -8,12 +8,14 @@ import { migrate, type Migration } from './migrate.ts';
 import { createPGliteDatabase } from './pglite-database.ts';
 import { createPostgresDatabase } from './postgres-database.ts';
 
+/** What `openDatabase` answers: the database, ready to use, and how to give it back. */
 export interface OpenedDatabase {
   db: Database;
   /** The migrations this opening applied. */
   applied: Migration[];
   /** Records in the data-dir lock where this process answers CLI commands (embedded database only). */
   announce(adminSocket: string): Promise<void>;
+  /** Closes the database and, for the embedded one, releases the data-dir lock. */
   close(): Promise<void>;
 }
 

@@ -2,7 +2,9 @@ import pg from 'pg';
 import type { Database, Queryable } from './database.ts';
 import { isConnectionFailure, translateDatabaseError } from './database-errors.ts';
 
+/** Which PostgreSQL server to reach, and how many connections to hold open to it. */
 export interface PostgresDatabaseOptions {
+  /** A `postgres://` URL, e.g. `DATABASE_URL`. */
   connectionString: string;
   /** @default 10 */
   maxConnections?: number;

@@ -4,15 +4,32 @@ import type { TransactionsDemo } from './seed.ts';
 
 /** `<data dir>/demo.json`, also printed by `portico demo --json`. */
 export interface DemoFacts {
+  /** The demo organization's ids and key, and the Transactions GraphQL endpoint. */
   transactions: TransactionsDemo & { url: string };
-  portfolio: { url: string; apiKey: string | null; companyId: string | null };
+  /**
+   * The Portfolio API's base address, and the demo instance's key and a company of it: null when Portfolio
+   * was not seeded with the demo (it had a customer instance already).
+   */
+  portfolio: {
+    url: string;
+    apiKey: string | null;
+    companyId: string | null;
+    /** The customer dashboard, and the demo admin's sign-in (absent in a demo.json of an older Portico). */
+    dashboard?: { url: string; email: string; password: string } | null;
+  };
+  /** The certificate clients should trust (`curl --cacert`). */
   caCertPath: string;
 }
 
+/** Where the demo facts of a data dir are kept: `<data dir>/demo.json`. */
 export function demoFactsPath(dataDir: string): string {
   return join(dataDir, 'demo.json');
 }
 
+/**
+ * The demo facts of a data dir, or undefined when it has no `demo.json` (no demo was seeded there). Other
+ * read errors and invalid JSON throw; the content is not checked against {@link DemoFacts}.
+ */
 export async function readDemoFacts(dataDir: string): Promise<DemoFacts | undefined> {
   try {
     return JSON.parse(await readFile(demoFactsPath(dataDir), 'utf8')) as DemoFacts;
@@ -22,6 +39,7 @@ export async function readDemoFacts(dataDir: string): Promise<DemoFacts | undefi
   }
 }
 
+/** Writes `demo.json`, created readable by its owner only (mode 0600): it holds the demo API keys. */
 export async function writeDemoFacts(dataDir: string, facts: DemoFacts): Promise<void> {
   // It holds a demo key: readable by its owner only.
   await writeFile(demoFactsPath(dataDir), `${JSON.stringify(facts, null, 2)}\n`, { mode: 0o600 });
@@ -44,6 +62,13 @@ export function demoBanner(facts: DemoFacts, factsPath: string): string {
     `  Portfolio (REST)        ${facts.portfolio.url}`,
     ...(facts.portfolio.apiKey ? [`    demo API key          ${facts.portfolio.apiKey}`] : []),
     `    OpenAPI document      ${facts.portfolio.url}/openapi.json`,
+    ...(facts.portfolio.dashboard
+      ? [
+          `    Dashboard             ${facts.portfolio.dashboard.url}`,
+          `    sign in as            ${facts.portfolio.dashboard.email}`,
+          `    with the password     ${facts.portfolio.dashboard.password}`,
+        ]
+      : []),
     `  CA certificate          ${facts.caCertPath}`,
     `  These facts, as JSON    ${factsPath} (or: npx portico demo --json)`,
     '',

@@ -1,15 +1,24 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { inviteUser, setPasswordWithLink } from '../accounts/users.ts';
 import type { Database } from '../db/database.ts';
-import type { ImportSource, RecordType } from '../portfolio/import-files.ts';
+import type { ImportSource } from '../portfolio/import-files.ts';
+import type { RecordType } from '../portfolio/record-types.ts';
 import { importPortfolio } from '../portfolio/import.ts';
 import { createInstance, createPortfolioKey } from '../portfolio/instances.ts';
 
+/** What `seedPortfolioDemo` made: the demo instance, a key for it, and a company to ask about. */
 export interface PortfolioDemo {
   instanceId: string;
+  /** The demo instance's Portfolio key, in full: only its hash is in the database. */
   apiKey: string;
   /** A company with updates and investments, for the banner's example requests. */
   companyId: string;
+  /** The demo instance's admin, who signs in to the dashboard: a fresh random password per data dir. */
+  dashboardSignIn: { email: string; password: string };
 }
+
+/** The demo instance's admin. */
+export const DEMO_ADMIN_EMAIL = 'admin@demo-ventures.example';
 
 const PREFIXES = [
   'Acme',
@@ -167,7 +176,10 @@ export function demoPortfolioRecords(now = new Date()): ImportSource {
   };
 }
 
-/** The demo customer instance `demo-ventures`, its portfolio and a key, through the real import. */
+/**
+ * The demo customer instance `demo-ventures`, its portfolio (through the real import), a key, and an admin who
+ * signs in to the dashboard.
+ */
 export async function seedPortfolioDemo(
   db: Database,
   options: { slug?: string; name?: string } = {},
@@ -181,5 +193,16 @@ export async function seedPortfolioDemo(
   const { key } = await createPortfolioKey(db, { instanceId: instance.id, name: 'demo' });
   const company = source.investments[0]?.value.companyId;
   if (typeof company !== 'string') throw new Error('the demo portfolio has no investments');
-  return { instanceId: instance.id, apiKey: key, companyId: company };
+  // Through an invitation, as any admin: the link is used at once instead of mailed.
+  const email = options.slug === undefined ? DEMO_ADMIN_EMAIL : `admin@${options.slug}.example`;
+  const password = randomBytes(12).toString('base64url');
+  const tenant = { kind: 'instance', id: instance.id } as const;
+  const { link } = await inviteUser(db, { tenant, email, role: 'admin', name: 'Demo Admin' });
+  await setPasswordWithLink(db, {
+    purpose: 'invitation',
+    tenantKind: 'instance',
+    token: link.token,
+    password,
+  });
+  return { instanceId: instance.id, apiKey: key, companyId: company, dashboardSignIn: { email, password } };
 }

@@ -29,6 +29,7 @@ export interface TransactionsDemo {
   transactionId: string;
 }
 
+/** The handle of the demo organization "Demo Capital", unless `seedTransactionsDemo` is given another. */
 export const DEMO_ORGANIZATION_HANDLE = 'demo-capital';
 
 const EXAMPLE_TEMPLATE = new URL('../../templates/examples/subscription.yaml', import.meta.url);

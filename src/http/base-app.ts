@@ -15,9 +15,15 @@ import { requestIdFor } from './request-id.ts';
 import type { Queryable } from '../db/database.ts';
 import type { TlsMaterial } from './tls.ts';
 
+/** What `createBaseApp` builds both services' apps from. */
 export interface BaseAppOptions {
   /** Present when the app will listen (`serve`); tests that only `inject()` leave it out. */
   tls?: Pick<TlsMaterial, 'cert' | 'key'>;
+  /**
+   * Whether a TLS-terminating proxy stands in front: plain HTTP is then accepted with
+   * `X-Forwarded-Proto: https`, and the client address (logs, per-address rate limits) is read from
+   * `X-Forwarded-For`. @default false
+   */
   trustProxy?: boolean;
   /** Where the app logs (see `createLogger`); silent when absent. */
   logger?: FastifyBaseLogger;

@@ -24,6 +24,7 @@ export interface ConnectionLimits {
   maxConnectionsPerAddress: number;
 }
 
+/** The limits of a listener, where its options leave them out. */
 export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
@@ -35,10 +36,13 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
 /** Request headers (with the request line) may take this many bytes; more get 431. */
 const MAX_HEADER_BYTES = 16 * 1024;
 
+/** What `createHttpsOnlyServer` listens with. */
 export interface HttpsOnlyOptions {
+  /** The certificate and its private key, PEM. */
   tls: Pick<TlsMaterial, 'cert' | 'key'>;
   /** Accept plain HTTP from a TLS-terminating proxy that says `X-Forwarded-Proto: https`. */
   trustProxy: boolean;
+  /** Limits that replace those of {@link DEFAULT_CONNECTION_LIMITS}. */
   limits?: Partial<ConnectionLimits>;
 }
 

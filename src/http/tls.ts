@@ -3,8 +3,11 @@ import { join } from 'node:path';
 import { generate } from 'selfsigned';
 import type { Config } from '../config.ts';
 
+/** The certificate the services present, its private key, and what clients need to know of it. */
 export interface TlsMaterial {
+  /** The certificate, PEM. */
   cert: string;
+  /** Its private key, PEM. */
   key: string;
   /** The certificate file clients should trust (the generated one, or PORTICO_TLS_CERT). */
   certPath: string;

@@ -4,10 +4,22 @@
  * `maxEntries` of them. The price: a key revoked on any node keeps working on this one for at most `ttlMs`.
  */
 export interface ApiKeyCache<KeyRecord extends { revokedAt: Date | null }> {
+  /**
+   * The record kept for `hash` (the key's SHA-256, base64), or undefined: none was kept, or `ttlMs` has
+   * passed since. `now` is in milliseconds since the epoch, for tests.
+   */
   get(hash: string, now?: number): KeyRecord | undefined;
+  /** Keeps `record` for `ttlMs` from `now`; a revoked record, or any record when `ttlMs` ≤ 0, is not kept. */
   set(hash: string, record: KeyRecord, now?: number): void;
 }
 
+/**
+ * An {@link ApiKeyCache} in this process's memory. `ttlMs` ≤ 0 turns it off. When `maxEntries` (default
+ * 10,000) are kept, a new entry drops the one set longest ago, however recently it was read.
+ *
+ * @example
+ * const keyCache = createApiKeyCache<ApiKeyRecord>({ ttlMs: 1000 });
+ */
 export function createApiKeyCache<KeyRecord extends { revokedAt: Date | null }>(options: {
   ttlMs: number;
   maxEntries?: number;

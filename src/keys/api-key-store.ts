@@ -1,17 +1,24 @@
 import type { Environment } from '../config.ts';
 import type { Queryable } from '../db/database.ts';
+import { AppError, quote } from '../errors.ts';
+import { isUuid } from '../validation/uuid.ts';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key.ts';
 import type { ApiKeyCache } from './api-key-cache.ts';
 
+/** A Transactions API key as stored: everything about it but the key, of which only the hash is kept. */
 export interface ApiKeyRecord {
   id: string;
   organizationId: string;
+  /** The one environment the key works in: `sk_test_` keys are staging's, `sk_live_` ones production's. */
   environment: Environment;
+  /** A label given when the key was issued (e.g. `demo`); null without one. */
   name: string | null;
+  /** What may be shown of the key (see `displayPrefix`); it can also name the key to revoke. */
   displayPrefix: string;
   createdAt: Date;
   /** When a request last used the key, to the nearest lookup (lookups are reused for up to a second). */
   lastUsedAt: Date | null;
+  /** When the key was revoked; null while it works. Revoked keys stay in the table and in lists. */
   revokedAt: Date | null;
 }
 
@@ -45,16 +52,23 @@ export interface KeyTable<KeyRecord extends { revokedAt: Date | null }> {
    * cache, a valid key looked up a moment ago is not looked up again (see `api-key-cache.ts`).
    */
   find(db: Queryable, key: string, cache?: ApiKeyCache<KeyRecord>): Promise<KeyRecord | undefined>;
+  /** Every key of an owner, revoked ones included, oldest first. */
   list(db: Queryable, ownerId: string): Promise<KeyRecord[]>;
   /**
-   * Revokes a key of an owner, named by its id or its display prefix.
+   * Revokes a key of an owner, named by its id or its display prefix. CONFLICT when a prefix names more than
+   * one of the owner's keys (it is not unique, if rarely shared): the id then says which.
    * @returns the revoked key, or undefined if the owner has no such key
    */
   revoke(db: Queryable, options: { ownerId: string; key: string }): Promise<KeyRecord | undefined>;
 }
 
+/**
+ * The {@link KeyTable} of one table of hashed keys. The options go into the SQL as they are: they must be
+ * constants of the code, never input.
+ */
 export function keyTable<KeyRecord extends { revokedAt: Date | null }>(options: {
   table: string;
+  /** The column that holds each key's owner, e.g. `organization_id`. */
   ownerColumn: string;
   /** The select list that makes a KeyRecord of a row. */
   columns: string;
@@ -81,12 +95,26 @@ export function keyTable<KeyRecord extends { revokedAt: Date | null }>(options: 
         [ownerId],
       ),
     async revoke(db, { ownerId, key }) {
-      const byId = /^[0-9a-f-]{36}$/i.test(key);
+      let id = key;
+      if (!isUuid(key)) {
+        const named = await db.query<{ id: string }>(
+          `select id from ${table} where ${ownerColumn} = $1 and display_prefix = $2`,
+          [ownerId, key],
+        );
+        if (named.length > 1) {
+          throw new AppError(
+            'CONFLICT',
+            `${quote(key)} is the prefix of ${String(named.length)} keys: revoke by id`,
+          );
+        }
+        const [only] = named;
+        if (!only) return undefined;
+        id = only.id;
+      }
       const [record] = await db.query<KeyRecord>(
         `update ${table} set revoked_at = coalesce(revoked_at, clock_timestamp())
-         where ${ownerColumn} = $1 and ${byId ? 'id = $2::uuid' : 'display_prefix = $2'}
-         returning ${columns}`,
-        [ownerId, key],
+         where ${ownerColumn} = $1 and id = $2 returning ${columns}`,
+        [ownerId, id],
       );
       return record;
     },

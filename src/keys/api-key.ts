@@ -48,6 +48,7 @@ function checksum(body: string): string {
   return toBase62(crc32(body), CHECKSUM_LENGTH);
 }
 
+/** The prefix of the environment's Transactions keys: `sk_test_` for staging, `sk_live_` for production. */
 export function keyPrefixFor(environment: Environment): string {
   return PREFIXES[environment];
 }
@@ -61,6 +62,10 @@ function checksumMatches(key: string): boolean {
   return checksum(key.slice(0, -CHECKSUM_LENGTH)) === key.slice(-CHECKSUM_LENGTH);
 }
 
+/**
+ * A new random Transactions API key for the environment. Only its `hashApiKey` and `displayPrefix` are
+ * stored (see `createApiKey`).
+ */
 export function generateApiKey(environment: Environment): string {
   return generateKey(PREFIXES[environment]);
 }
@@ -70,6 +75,11 @@ export function generatePortfolioKey(): string {
   return generateKey(PORTFOLIO_KEY_PREFIX);
 }
 
+/**
+ * What `parseApiKey` makes of a string: a Transactions key and its environment, or why it is not one
+ * (`malformed`: not the form of a key; `checksum`: the form, but the last 6 characters do not match, as
+ * with a mistyped key).
+ */
 export type ParsedApiKey =
   { ok: true; key: string; environment: Environment } | { ok: false; reason: 'malformed' | 'checksum' };
 

@@ -11,6 +11,7 @@ import { createCursors } from './cursor.ts';
 import type { PortfolioKeyRecord } from './instances.ts';
 import { PORTFOLIO_BASE_PATH } from './endpoints.ts';
 import { registerPortfolioRoutes } from './routes.ts';
+import { registerDashboard, type DashboardDeps } from './web/dashboard.ts';
 
 export { PORTFOLIO_BASE_PATH } from './endpoints.ts';
 
@@ -32,6 +33,8 @@ export interface PortfolioAppDeps extends Omit<BaseAppOptions, 'ajv' | 'rateLimi
   rateLimit?: RateLimitSettings;
   /** The service's public address, named in the OpenAPI document's `servers`. @default '/' (where it is served) */
   publicUrl?: string;
+  /** The customer dashboard at `/dashboard`, with the mail it sends; none when absent. */
+  dashboard?: Omit<DashboardDeps, 'db' | 'cursors'>;
 }
 
 /** The raw key in `Authorization`, when it has a Portfolio key's form (for rate limiting; not yet checked). */
@@ -67,7 +70,8 @@ function validationError(errors: FastifyError['validation'], dataVar: string): E
 
 /**
  * The Portfolio service: the read-only REST API under `/v1/external` with its OpenAPI document at
- * `/v1/external/openapi.json`, health at `/healthz` and `/readyz`. Returns the app without listening.
+ * `/v1/external/openapi.json`, health at `/healthz` and `/readyz`, and the customer dashboard at `/dashboard`
+ * when `dashboard` is given. Returns the app without listening.
  */
 export async function buildPortfolioApp(deps: PortfolioAppDeps): Promise<FastifyInstance> {
   const { db } = deps;
@@ -93,6 +97,7 @@ export async function buildPortfolioApp(deps: PortfolioAppDeps): Promise<Fastify
         request.headers.authorization,
       )),
   });
+  if (deps.dashboard) await registerDashboard(app, { ...deps.dashboard, db, cursors });
   await app.ready();
   return app;
 }

@@ -9,7 +9,8 @@ import {
   type PathSegment,
 } from '../validation/problems.ts';
 import { isUuid } from '../validation/uuid.ts';
-import { RECORD_TYPES, type ImportSource, type RecordType, type SourceRecord } from './import-files.ts';
+import type { ImportSource, SourceRecord } from './import-files.ts';
+import { RECORD_TYPES, type RecordType } from './record-types.ts';
 import {
   Company,
   CompanyInvestment,

@@ -2,11 +2,8 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { AppError } from '../errors.ts';
 import { lineOf, type LocatedProblem, type PathSegment } from '../validation/problems.ts';
+import { RECORD_TYPES, type RecordType } from './record-types.ts';
 import { Company, CompanyInvestment, CompanyUpdate } from './records.ts';
-
-/** The three kinds of record an import holds, named as in the JSON document and the API. */
-export const RECORD_TYPES = ['companies', 'updates', 'investments'] as const;
-export type RecordType = (typeof RECORD_TYPES)[number];
 
 /** One record as read from a file, with where it came from. */
 export interface SourceRecord {

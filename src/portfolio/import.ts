@@ -6,7 +6,8 @@ import {
   problemReporter,
   type ImportProblem,
 } from './import-checks.ts';
-import { ImportProblems, RECORD_TYPES, type ImportSource, type RecordType } from './import-files.ts';
+import { ImportProblems, type ImportSource } from './import-files.ts';
+import { RECORD_TYPES, type RecordType } from './record-types.ts';
 import {
   beginRevision,
   writeCompanies,

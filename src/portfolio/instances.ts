@@ -55,18 +55,53 @@ export const portfolioKeys = keyTable<PortfolioKeyRecord>({
   columns: KEY_COLUMNS,
 });
 
-/** Issues a Portfolio API key for an instance. The key is returned once, here; only its hash is kept. */
+/** The longest name a Portfolio key may have. */
+export const KEY_NAME_MAX = 100;
+
+/**
+ * Issues a Portfolio API key for an instance, noting who made it (a dashboard user; none from the CLI). The
+ * key is returned once, here; only its hash is kept. BAD_USER_INPUT for a blank name or one over 100
+ * characters.
+ */
 export async function createPortfolioKey(
   db: Queryable,
-  options: { instanceId: string; name: string },
+  options: { instanceId: string; name: string; createdBy?: string | undefined },
 ): Promise<{ key: string; record: PortfolioKeyRecord }> {
-  if (options.name.trim() === '') throw new AppError('BAD_USER_INPUT', 'name must not be blank');
+  const name = options.name.trim();
+  if (name === '') throw new AppError('BAD_USER_INPUT', 'A key needs a name.', { field: 'name' });
+  if (name.length > KEY_NAME_MAX) {
+    throw new AppError('BAD_USER_INPUT', `A key name has at most ${String(KEY_NAME_MAX)} characters.`, {
+      field: 'name',
+    });
+  }
   const key = generatePortfolioKey();
   const [record] = await db.query<PortfolioKeyRecord>(
-    `insert into portfolio_api_keys (instance_id, name, display_prefix, secret_hash)
-     values ($1, $2, $3, $4) returning ${KEY_COLUMNS}`,
-    [options.instanceId, options.name.trim(), displayPrefix(key), hashApiKey(key)],
+    `insert into portfolio_api_keys (instance_id, name, display_prefix, secret_hash, created_by)
+     values ($1, $2, $3, $4, $5) returning ${KEY_COLUMNS}`,
+    [options.instanceId, name, displayPrefix(key), hashApiKey(key), options.createdBy ?? null],
   );
   if (!record) throw new Error('insert returned no row');
   return { key, record };
+}
+
+/** A Portfolio key as the dashboard lists it: with the dashboard user who made it, if one did. */
+export interface PortfolioKeyWithCreator extends PortfolioKeyRecord {
+  createdBy: { name: string; email: string } | null;
+}
+
+/** An instance's keys, newest first, revoked ones included, each with its creator; or the one key `keyId`. */
+export function listKeysWithCreators(
+  db: Queryable,
+  instanceId: string,
+  keyId?: string,
+): Promise<PortfolioKeyWithCreator[]> {
+  return db.query<PortfolioKeyWithCreator>(
+    `select k.id, k.instance_id as "instanceId", k.name, k.display_prefix as "displayPrefix",
+       k.created_at as "createdAt", k.last_used_at as "lastUsedAt", k.revoked_at as "revokedAt",
+       case when u.id is null then null else json_build_object('name', u.name, 'email', u.email) end as "createdBy"
+     from portfolio_api_keys k left join users u on u.id = k.created_by
+     where k.instance_id = $1 and ($2::uuid is null or k.id = $2)
+     order by k.created_at desc, k.id desc`,
+    [instanceId, keyId ?? null],
+  );
 }

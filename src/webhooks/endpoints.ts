@@ -4,10 +4,7 @@ import { AppError, quote } from '../errors.ts';
 import { loadInstanceSecret } from '../db/instance-secrets.ts';
 import { open, seal } from '../keys/sealed-box.ts';
 import { checkDestination, type LookupAll } from './address-safety.ts';
-
-/** The events an endpoint can ask for: the types of the outbox. */
-export const EVENT_TYPES = ['transaction.completed', 'transaction.state_changed'] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+import { EVENT_TYPES, type EventType } from './event-types.ts';
 
 /** How long the previous secret keeps signing after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;

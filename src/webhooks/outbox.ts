@@ -1,5 +1,5 @@
 import type { Transaction } from '../db/database.ts';
-import type { EventType } from './endpoints.ts';
+import type { EventType } from './event-types.ts';
 
 /**
  * Writes an outbox row for the webhook service, in the database transaction of the change it reports: it is

@@ -1,14 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildSchema } from 'graphql';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FileStore } from '../../src/files/local-file-store.ts';
 import { generateApiKey, generatePortfolioKey } from '../../src/keys/api-key.ts';
+import { createMailer, type Mailer } from '../../src/mail/mailer.ts';
 import { apiKeys, createApiKey } from '../../src/keys/api-key-store.ts';
 import { buildPortfolioApp } from '../../src/portfolio/app.ts';
 import { createPortfolioKey, portfolioKeys } from '../../src/portfolio/instances.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
+import { stubDashboardBuild } from '../support/dashboard.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import {
   createPortfolioInstance,
@@ -37,6 +43,9 @@ let files: FileStore;
 let cleanup: () => Promise<void>;
 let transactions: FastifyInstance;
 let portfolio: FastifyInstance;
+let dashboardBuild: Awaited<ReturnType<typeof stubDashboardBuild>>;
+let mailDataDir: string;
+let mailer: Mailer;
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
@@ -52,12 +61,29 @@ beforeAll(async () => {
     webhooksAllowInsecure: true,
   });
   await transactions.ready();
-  portfolio = await buildPortfolioApp({ db: testDb.db, apiKeyCacheMs: 0 });
+  // With its dashboard: a stand-in for the built page (the routes are the same), mail written to files.
+  dashboardBuild = await stubDashboardBuild();
+  mailDataDir = await mkdtemp(join(tmpdir(), 'portico-api-auth-mail-'));
+  mailer = createMailer(
+    { dataDir: mailDataDir, smtpUrl: undefined, mailFrom: 'Portico <no-reply@localhost>' },
+    pino({ level: 'silent' }),
+  );
+  portfolio = await buildPortfolioApp({
+    db: testDb.db,
+    apiKeyCacheMs: 0,
+    dashboard: {
+      mail: { mailer, portfolioUrl: 'https://localhost:4001' },
+      distDir: dashboardBuild.distDir,
+    },
+  });
 });
 
 afterAll(async () => {
   await transactions.close();
   await portfolio.close();
+  mailer.close();
+  await dashboardBuild.cleanup();
+  await rm(mailDataDir, { recursive: true, force: true });
   await testDb.close();
   await cleanup();
 });
@@ -135,6 +161,95 @@ const portfolioWrites = (path: string): Record<string, PublicRoute> =>
     ]),
   );
 
+const DASHBOARD_PAGE = "none: the dashboard's static page; its requests to /dashboard/api carry the session";
+const DASHBOARD_SESSION = 'the dashboard session cookie, and the CSRF token on changes';
+/** A GET route of the dashboard and its HEAD, each answering `status` without a session. */
+const dashboardRead = (path: string, url: string, auth: string, status: number, code?: string) => ({
+  [`GET ${path}`]: { auth, request: { method: 'GET', url }, status, code },
+  [`HEAD ${path}`]: { auth, request: { method: 'HEAD', url }, status },
+});
+/** A route of the dashboard that changes something: refused without the CSRF token of a session. */
+const dashboardChange = (
+  name: string,
+  url: string,
+  payload?: object,
+  auth = DASHBOARD_SESSION,
+): Record<string, PublicRoute> => ({
+  [name]: {
+    auth,
+    request: { method: name.split(' ')[0], url, ...(payload ? { payload } : {}) },
+    status: 403,
+    code: 'CSRF_INVALID',
+  },
+});
+const DASHBOARD_INSTANCE = '/dashboard/api/instances/:slug';
+const dashboardInstance = (path: string) => `/dashboard/api/instances/no-session${path}`;
+
+/**
+ * The customer dashboard takes no API key: its page is static, and its JSON routes take the session cookie that
+ * signing in sets (401 UNAUTHENTICATED without one) and, on every change, the session's CSRF token (403
+ * CSRF_INVALID without one, before anything else is read).
+ */
+const DASHBOARD_ROUTES: Record<string, PublicRoute> = {
+  ...dashboardRead('/dashboard', '/dashboard', DASHBOARD_PAGE, 200),
+  ...dashboardRead('/dashboard/', '/dashboard/', DASHBOARD_PAGE, 200),
+  ...dashboardRead('/dashboard/*', '/dashboard/no-session/companies', DASHBOARD_PAGE, 200),
+  ...dashboardRead(
+    '/dashboard/api/session',
+    '/dashboard/api/session',
+    'the dashboard session cookie: without one it answers that no one is signed in',
+    200,
+  ),
+  ...dashboardChange(
+    'POST /dashboard/api/session',
+    '/dashboard/api/session',
+    { email: 'ada@example.com', password: 'a password' },
+    "an e-mail address and its password, with the CSRF token of the browser's session",
+  ),
+  ...dashboardChange('DELETE /dashboard/api/session', '/dashboard/api/session'),
+  ...dashboardChange(
+    'POST /dashboard/api/invitation',
+    '/dashboard/api/invitation',
+    { token: 'none', password: 'a long enough password' },
+    "the single-use token of the mailed invitation link, with the CSRF token of the browser's session",
+  ),
+  ...dashboardChange(
+    'POST /dashboard/api/password-reset',
+    '/dashboard/api/password-reset',
+    { email: 'ada@example.com' },
+    "none: it mails a link to the address's owner, if any (rate-limited), with the CSRF token of the session",
+  ),
+  ...dashboardChange(
+    'POST /dashboard/api/password-reset/confirm',
+    '/dashboard/api/password-reset/confirm',
+    { token: 'none', password: 'a long enough password' },
+    "the single-use token of the mailed reset link, with the CSRF token of the browser's session",
+  ),
+  ...Object.fromEntries(
+    ['/keys', '/people', '/companies', `/companies/${UNKNOWN_TOKEN}`].flatMap((path) =>
+      Object.entries(
+        dashboardRead(
+          `${DASHBOARD_INSTANCE}${path.replace(UNKNOWN_TOKEN, ':id')}`,
+          dashboardInstance(path),
+          DASHBOARD_SESSION,
+          401,
+          'UNAUTHENTICATED',
+        ),
+      ),
+    ),
+  ),
+  ...dashboardChange(`POST ${DASHBOARD_INSTANCE}/keys`, dashboardInstance('/keys'), { name: 'planted' }),
+  ...dashboardChange(`DELETE ${DASHBOARD_INSTANCE}/keys/:id`, dashboardInstance(`/keys/${UNKNOWN_TOKEN}`)),
+  ...dashboardChange(`POST ${DASHBOARD_INSTANCE}/people`, dashboardInstance('/people'), {
+    email: 'planted@example.com',
+    role: 'admin',
+  }),
+  ...dashboardChange(
+    `DELETE ${DASHBOARD_INSTANCE}/people/:id`,
+    dashboardInstance(`/people/${UNKNOWN_TOKEN}`),
+  ),
+};
+
 const PORTFOLIO_PUBLIC_ROUTES: Record<string, PublicRoute> = {
   ...HEALTH,
   'GET /v1/external/openapi.json': {
@@ -148,6 +263,7 @@ const PORTFOLIO_PUBLIC_ROUTES: Record<string, PublicRoute> = {
   ...portfolioWrites('/companies'),
   ...portfolioWrites('/company/:id/updates'),
   ...portfolioWrites('/company/:id/investments'),
+  ...DASHBOARD_ROUTES,
 };
 
 /** A table of public routes as the rows of `it.each`, each with its name. */
@@ -415,7 +531,12 @@ describe('the Transactions service', () => {
 // Portfolio: the REST lists.
 
 /** A customer instance of one company with an update and an investment, and a key for it. */
-async function portfolioTenant(): Promise<{ instanceId: string; apiKey: string; companyId: string }> {
+async function portfolioTenant(): Promise<{
+  instanceId: string;
+  slug: string;
+  apiKey: string;
+  companyId: string;
+}> {
   const instance = await createPortfolioInstance(testDb.db);
   const company = newCompany();
   const companyId = String(company.id);
@@ -424,7 +545,7 @@ async function portfolioTenant(): Promise<{ instanceId: string; apiKey: string; 
     updates: [newUpdate(companyId)],
     investments: [newInvestment(companyId)],
   });
-  return { instanceId: instance.instanceId, apiKey: instance.apiKey, companyId };
+  return { instanceId: instance.instanceId, slug: instance.slug, apiKey: instance.apiKey, companyId };
 }
 
 /** The URL each authenticated Portfolio route is called with, naming the tenant's company. */
@@ -470,6 +591,22 @@ describe('the Portfolio service', () => {
   });
 
   itListsEveryRoute(() => portfolio, PORTFOLIO_PROTECTED, PORTFOLIO_PUBLIC_ROUTES);
+
+  it.each(['/keys', '/people', '/companies', '/companies/:id'])(
+    "takes no API key on the dashboard's GET %s: a valid key of the instance still gets 401 UNAUTHENTICATED",
+    async (path) => {
+      const response = await portfolio.inject({
+        method: 'GET',
+        url: `/dashboard/api/instances/${reader.slug}${path.replace(':id', reader.companyId)}`,
+        headers: { authorization: reader.apiKey },
+      });
+      expectUnauthenticated(response, 'rest');
+      expect(
+        (await portfolio.inject({ url: companiesUrl(), headers: { authorization: reader.apiKey } }))
+          .statusCode,
+      ).toBe(200);
+    },
+  );
 
   describe.each(PORTFOLIO_KEY_CASES)('refuses $name', (keyCase) => {
     it.each(PORTFOLIO_PROTECTED)('on %s with 401 UNAUTHENTICATED', async (name) => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_VARIABLES } from '../../src/config.ts';
 import { lockPath } from '../../src/db/data-dir-lock.ts';
 import { PORTS, runPortico } from '../support/cli.ts';
+import { seedEmbeddedDatabase } from '../support/pglite-template.ts';
 import { uniqueHandle } from '../support/transactions.ts';
 
 const KEY = /sk_test_[0-9A-Za-z]{38}/;
@@ -41,12 +42,24 @@ describe('portico', () => {
     }
   });
 
-  // Each command opens the embedded database in the data dir, as an operator's would: seconds each.
+  it('says in one line, without a stack, that a data dir holds no demo data yet', async () => {
+    const dataDir = await mkdtemp(join(root, 'empty-'));
+    const ran = await runPortico(['demo'], { env: { PORTICO_DATA_DIR: dataDir } });
+    expect(ran.code).toBe(1);
+    expect(ran.stdout).toBe('');
+    expect(ran.stderr.trimEnd()).toBe(
+      `portico: no demo data in ${dataDir}: start Portico once with "npm start" (portico serve)`,
+    );
+  });
+
+  // Each command opens the embedded database in the data dir, as an operator's would. The data dir holds a
+  // migrated database already (initdb and migrations on first use are served.test.ts's and migrate.test.ts's).
   it(
     'creates an organization, its key and an instance directly on an embedded database that no server holds',
     { timeout: 90_000 },
     async () => {
       const env = { PORTICO_DATA_DIR: await mkdtemp(join(root, 'data-')), ...PORTS };
+      await seedEmbeddedDatabase(env.PORTICO_DATA_DIR);
       const handle = uniqueHandle('offline');
       const created = await runPortico(['org', 'create', '--handle', handle, '--name', 'Offline Partners'], {
         env,

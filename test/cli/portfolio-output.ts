@@ -104,3 +104,8 @@ export function uniqueSlug(prefix: string): string {
   made += 1;
   return `${prefix}-${made}-${Date.now().toString(36)}`;
 }
+
+/** `portico portfolio users invite` of `email` to the instance `slug`, with `extra` flags. */
+export function inviteArgs(slug: string, email: string, ...extra: string[]): string[] {
+  return ['portfolio', 'users', 'invite', '--instance', slug, '--email', email, ...extra];
+}

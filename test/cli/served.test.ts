@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockPath, type LockOwner } from '../../src/db/data-dir-lock.ts';
 import type { DemoFacts } from '../../src/demo/demo-facts.ts';
@@ -28,6 +29,7 @@ import {
   fixture,
   fixtureLine,
   IMPORTED_IDS,
+  inviteArgs,
   newInstance,
   PORTFOLIO_KEY,
   progressLines,
@@ -170,6 +172,14 @@ describe('portico while `portico serve` holds the embedded database', { timeout:
     expect(second.stdout).toBe('');
   });
 
+  it('refuses a separate worker on the embedded database the server holds, saying why in one line', async () => {
+    const ran = await portico(['worker']);
+    expect(ran.code).toBe(1);
+    expect(ran.stderr.trimEnd()).toBe(
+      `portico: the embedded database is served by process ${String(server.pid)}, which delivers webhooks itself; separate workers need PostgreSQL (DATABASE_URL)`,
+    );
+  });
+
   it('prints the demo facts with demo --json in the shape of demo.json', async () => {
     const ran = await portico(['demo', '--json']);
     expect(ran.code).toBe(0);
@@ -179,7 +189,12 @@ describe('portico while `portico serve` holds the embedded database', { timeout:
     expect(Object.keys(printed.transactions).sort()).toEqual(
       ['apiKey', 'organizationId', 'senderEntityId', 'templateId', 'transactionId', 'url'].sort(),
     );
-    expect(Object.keys(printed.portfolio).sort()).toEqual(['apiKey', 'companyId', 'url']);
+    expect(Object.keys(printed.portfolio).sort()).toEqual(['apiKey', 'companyId', 'dashboard', 'url']);
+    expect(printed.portfolio.dashboard).toEqual({
+      url: expect.stringMatching(/^https:\/\/localhost:[1-9]\d*\/dashboard$/) as string,
+      email: 'admin@demo-ventures.example',
+      password: expect.stringMatching(/^[\w-]{16}$/) as string,
+    });
     expect(printed.transactions.apiKey).toMatch(KEY);
     expect(printed.transactions.url).toMatch(/^https:\/\/localhost:[1-9]\d*\/beta$/);
     expect(printed.portfolio.url).toMatch(/^https:\/\/localhost:[1-9]\d*\/v1\/external$/);
@@ -196,6 +211,9 @@ describe('portico portfolio while `portico serve` holds the embedded database', 
     expect(apiKey).toMatch(new RegExp(`^${PORTFOLIO_KEY.source}$`));
     expect(companyId).toMatch(UUID);
     expect(running.stdout()).toContain(`demo API key          ${apiKey ?? ''}`);
+    expect(running.stdout()).toContain(
+      `with the password     ${facts.portfolio.dashboard?.password ?? 'none'}`,
+    );
     expect(running.stdout()).toContain(facts.portfolio.url);
 
     const updates = await portfolioGet(`/company/${companyId ?? ''}/updates`, apiKey ?? '');
@@ -219,6 +237,18 @@ describe('portico portfolio while `portico serve` holds the embedded database', 
     const empty = await portfolioGet('/companies', key);
     expect(empty.status, empty.text).toBe(200);
     expect(empty.json()).toMatchObject({ data: [], total: 0, hasNextPage: false, nextCursor: null });
+  });
+
+  it('invites a person through the server, which writes the mail to the data dir with a link to its own address', async () => {
+    const { slug } = await newInstance(portico, uniqueSlug('served'));
+    const ran = await portico(inviteArgs(slug, 'ada@example.com', '--json'));
+    expect(ran).toMatchObject({ code: 0, stderr: '' });
+    const invited = JSON.parse(ran.stdout);
+    expect(invited.mail.via).toBe('file');
+    expect(invited.mail.file.startsWith(join(dir, 'mail'))).toBe(true);
+    const mail = await simpleParser(await readFile(invited.mail.file));
+    const origin = new URL(facts.portfolio.url).origin;
+    expect(mail.text).toMatch(new RegExp(`${origin}/dashboard/invitation#token=[A-Za-z0-9_-]{43}`));
   });
 
   it('imports a JSON document, then CSV files, with progress on stderr and a summary on stdout', async () => {

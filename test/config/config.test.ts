@@ -27,6 +27,7 @@ describe('loadConfig', () => {
       webhookTimeout: 15,
       webhookRetrySchedule: [5, 300, 1800, 7200, 18000, 36000, 36000],
       webhooksAllowInsecure: false,
+      mailFrom: 'Portico <no-reply@localhost>',
       corsOrigins: [],
       rateLimit: 6000,
       rateLimitPerAddress: 600,
@@ -35,6 +36,7 @@ describe('loadConfig', () => {
     });
     expect(config.transactionsUrl).toBeUndefined();
     expect(config.redisUrl).toBeUndefined();
+    expect(config.smtpUrl).toBeUndefined();
     expect(isAbsolute(config.dataDir)).toBe(true);
     expect(config.databaseUrl).toBeUndefined();
     expect(config.tlsCert).toBeUndefined();
@@ -57,6 +59,8 @@ describe('loadConfig', () => {
       PORTICO_WEBHOOKS_ALLOW_INSECURE: 'yes',
       PORTICO_TRANSACTIONS_URL: 'https://api.example.com/',
       PORTICO_PORTFOLIO_URL: 'https://portfolio.example.com',
+      PORTICO_SMTP_URL: 'smtps://mailer:secret@smtp.example.com:465',
+      PORTICO_MAIL_FROM: 'Acme Funds <no-reply@acme.example>',
       PORTICO_CORS_ORIGINS: 'https://app.example.com, https://admin.example.com',
       PORTICO_REDIS_URL: 'redis://cache.example:6379',
       PORTICO_RATE_LIMIT: '100',
@@ -80,6 +84,8 @@ describe('loadConfig', () => {
       webhooksAllowInsecure: true,
       transactionsUrl: 'https://api.example.com',
       portfolioUrl: 'https://portfolio.example.com',
+      smtpUrl: 'smtps://mailer:secret@smtp.example.com:465',
+      mailFrom: 'Acme Funds <no-reply@acme.example>',
       corsOrigins: ['https://app.example.com', 'https://admin.example.com'],
       redisUrl: 'redis://cache.example:6379',
       rateLimit: 100,
@@ -120,6 +126,9 @@ describe('loadConfig', () => {
     ['PORTICO_TRANSACTIONS_URL', 'https://api.example.com/beta'],
     ['PORTICO_CORS_ORIGINS', 'app.example.com'],
     ['PORTICO_REDIS_URL', 'localhost:6379'],
+    ['PORTICO_SMTP_URL', 'smtp.example.com:587'],
+    ['PORTICO_SMTP_URL', 'http://smtp.example.com'],
+    ['PORTICO_MAIL_FROM', 'no-reply'],
     ['PORTICO_RATE_LIMIT', 'lots'],
     ['PORTICO_GRAPHQL_LIMITS', 'depht=12'],
     ['PORTICO_GRAPHQL_LIMITS', 'cost=0'],
@@ -127,6 +136,32 @@ describe('loadConfig', () => {
     const message = configErrorOf(() => loadConfig({ [variable]: value }));
     expect(message).toContain(variable);
     expect(message).toContain(value);
+  });
+
+  it('refuses a sender with a line break in it, which would add headers to every message', () => {
+    const message = configErrorOf(() =>
+      loadConfig({ PORTICO_MAIL_FROM: 'a@example.com\r\nBcc: victim@example.com' }),
+    );
+    expect(message).toContain('PORTICO_MAIL_FROM: must be one address on one line');
+  });
+
+  it('says what an SMTP URL must look like', () => {
+    expect(configErrorOf(() => loadConfig({ PORTICO_SMTP_URL: 'smtp.example.com:587' }))).toContain(
+      'PORTICO_SMTP_URL: must be an smtp:// or smtps:// URL',
+    );
+  });
+
+  it('masks the password of a URL it refuses in its message', () => {
+    for (const [variable, value] of [
+      ['PORTICO_SMTP_URL', 'smtpx://mailer:hunter2@smtp.example.com'],
+      ['DATABASE_URL', 'mysql://root:hunter2@localhost/portico'],
+      ['PORTICO_REDIS_URL', 'http://default:hunter2@cache.example'],
+    ] as const) {
+      const message = configErrorOf(() => loadConfig({ [variable]: value }));
+      expect(message).toContain(variable);
+      expect(message).toContain(value.replace(':hunter2@', ':***@'));
+      expect(message).not.toContain('hunter2');
+    }
   });
 
   it('names the variable of a bad flag value too, and every bad variable at once', () => {

@@ -125,7 +125,8 @@ describe(`migrate on a fresh database (${DIALECT})`, () => {
   });
 
   it('applies pending migrations from a directory in version order, ignoring other files', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'portico-migrations-'));
+    // Characters that mean something in a URL, as an install path may hold them.
+    const dir = await mkdtemp(join(tmpdir(), 'portico-migrations #1?%20-'));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     await writeFile(join(dir, '0002_add_colour.sql'), 'alter table widgets add column colour text;');
     await writeFile(join(dir, '0001_widgets.sql'), 'create table widgets (id integer primary key);');

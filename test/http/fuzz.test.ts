@@ -882,7 +882,9 @@ function rawCases(): fc.Arbitrary<FuzzCase> {
 
 // Tests --------------------------------------------------------------------------------------------------
 
-describe('both services under generated malformed requests over HTTPS', () => {
+// A generous limit for each run of generated requests: it guards against a hang, and CI runs this file beside
+// other work on two cores.
+describe('both services under generated malformed requests over HTTPS', { timeout: 120_000 }, () => {
   it('answers GraphQL envelopes with random JSON, GraphQL-ish text, NUL, lone surrogates and deep nesting in the GraphQL error shape', async () => {
     expect(await fuzz(graphqlCases(), RUNS.graphql, 1)).toBe(RUNS.graphql * BATCH);
   });

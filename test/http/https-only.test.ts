@@ -246,7 +246,12 @@ describe('Portico served over HTTPS', () => {
     expect(Object.keys(facts.transactions ?? {}).sort()).toEqual(
       ['apiKey', 'organizationId', 'senderEntityId', 'templateId', 'transactionId', 'url'].sort(),
     );
-    expect(Object.keys(facts.portfolio ?? {}).sort()).toEqual(['apiKey', 'companyId', 'url']);
+    expect(Object.keys(facts.portfolio ?? {}).sort()).toEqual(['apiKey', 'companyId', 'dashboard', 'url']);
+    expect(facts.portfolio?.dashboard).toEqual({
+      url: new URL('/dashboard', String(facts.portfolio?.url)).href,
+      email: 'admin@demo-ventures.example',
+      password: expect.stringMatching(/^[\w-]{16}$/) as unknown,
+    });
     expect(facts).toEqual(portico().running.demo);
     expect(facts.caCertPath).toBe(portico().running.caCertPath);
     expect(facts.transactions?.apiKey).toMatch(/^sk_test_[0-9A-Za-z]{38}$/);

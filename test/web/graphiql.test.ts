@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import { loadTlsMaterial } from '../../src/http/tls.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
-import { DEFAULT_WEB_DIST_DIR } from '../../src/transactions/graphql/graphiql.ts';
+import { DEFAULT_WEB_DIST_DIR } from '../../src/http/web-pages.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { createTestFileStore, seedOrganization } from '../support/transactions.ts';
 

@@ -230,7 +230,8 @@ afterAll(async () => {
 describe('portico worker processes', () => {
   it(
     'delivers a message after a worker is killed with SIGKILL between claiming and finishing',
-    { timeout: 60_000 },
+    // Hang guards: processes start in seconds alone, but CI runs this file beside a full load on two cores.
+    { timeout: 120_000 },
     async () => {
       // The database the workers open: this file's schema, or an embedded one in a data dir of its own.
       let env: Record<string, string>;
@@ -279,7 +280,7 @@ describe('portico worker processes', () => {
         });
 
         first = startWorker(env);
-        await until('first request', () => hook.arrivals.length >= 1, 30_000, [first]);
+        await until('first request', () => hook.arrivals.length >= 1, 60_000, [first]);
         expect(await exited(first.child, 10_000)).toEqual({ code: null, signal: 'SIGKILL' });
         const [held] = hook.arrivals;
         if (!held) throw new Error('nothing arrived');
@@ -306,7 +307,7 @@ describe('portico worker processes', () => {
 
         // A new worker sends the message again once the lease has run out, with the same webhook-id.
         const second = startWorker(env);
-        await until('second request', () => hook.arrivals.length >= 2, 30_000, [second]);
+        await until('second request', () => hook.arrivals.length >= 2, 60_000, [second]);
         await stopWorker(second);
         const [, again] = hook.arrivals;
         if (!again) throw new Error('nothing arrived again');
@@ -348,7 +349,8 @@ describe('portico worker processes', () => {
     TEST_DATABASE_URL === undefined
       ? 'two worker loops on one PGlite database deliver 1,000 events with none lost and none sent twice'
       : 'two worker processes on one PostgreSQL deliver 1,000 events with none lost and none sent twice',
-    { timeout: 60_000 },
+    // Hang guards: processes start in seconds alone, but CI runs this file beside a full load on two cores.
+    { timeout: 120_000 },
     async () => {
       const EVENTS = 1000;
       /** How often an idle worker looks for work: a process's default, and what the in-process loops are given. */
@@ -388,7 +390,7 @@ describe('portico worker processes', () => {
           processes = [startWorker(env), startWorker(env)];
           pids = processes.map((worker) => worker.child.pid ?? 0);
           // Both loops run before there is work, so that both can take part.
-          await until('worker start', () => processes.every((worker) => worker.started()), 30_000, processes);
+          await until('worker start', () => processes.every((worker) => worker.started()), 60_000, processes);
           stop = async () => {
             await Promise.all(processes.map(stopWorker));
           };

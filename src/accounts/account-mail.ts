@@ -1,0 +1,84 @@
+import type { MailMessage } from '../mail/mailer.ts';
+import type { Role } from './roles.ts';
+
+/** Escapes text for an HTML part. */
+function html(text: string): string {
+  return text
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
+}
+
+/** `23 November 2026, 19:40 UTC`: unambiguous for a reader anywhere. */
+function when(date: Date): string {
+  const day = date.toLocaleDateString('en-GB', {
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
+  return `${day}, ${date.toISOString().slice(11, 16)} UTC`;
+}
+
+/**
+ * The invitation to a tenant's pages: who invites (the tenant), as what, the link to set a password, and
+ * until when it works. Text and HTML say the same.
+ */
+export function invitationMail(options: {
+  to: string;
+  /** The tenant's display name, e.g. "Acme Ventures". */
+  tenantName: string;
+  /** What the pages are, e.g. "the Portfolio dashboard". */
+  product: string;
+  role: Role;
+  link: string;
+  expiresAt: Date;
+}): MailMessage {
+  const { tenantName, product, role, link, expiresAt } = options;
+  const as = role === 'admin' ? 'an admin (you can manage API keys and people)' : 'a member';
+  const intro = `You have been invited to ${tenantName} on ${product}, as ${as}.`;
+  const action = 'Set your password to accept:';
+  const expiry = `The link works once, until ${when(expiresAt)}. If you did not expect this invitation, ignore this message.`;
+  return {
+    to: options.to,
+    subject: `You are invited to ${tenantName}`,
+    text: `${intro}\n\n${action}\n${link}\n\n${expiry}\n`,
+    html: [
+      `<p>${html(intro)}</p>`,
+      `<p><a href="${html(link)}">Set your password</a> to accept.</p>`,
+      `<p>Or open this address: ${html(link)}</p>`,
+      `<p>${html(expiry)}</p>`,
+    ].join('\n'),
+    links: [link],
+  };
+}
+
+/**
+ * A password reset link of one tenant's pages, mailed on request. It says which tenant, that the link works
+ * once for an hour, and that nothing changes if the person did not ask.
+ */
+export function passwordResetMail(options: {
+  to: string;
+  tenantName: string;
+  product: string;
+  link: string;
+  expiresAt: Date;
+}): MailMessage {
+  const { tenantName, product, link, expiresAt } = options;
+  const intro = `Someone asked to reset your password for ${tenantName} on ${product}.`;
+  const expiry = `The link works once, until ${when(expiresAt)}. If you did not ask, ignore this message: your password stays as it is.`;
+  return {
+    to: options.to,
+    subject: `Reset your password for ${tenantName}`,
+    text: `${intro}\n\nChoose a new password:\n${link}\n\n${expiry}\n`,
+    html: [
+      `<p>${html(intro)}</p>`,
+      `<p><a href="${html(link)}">Choose a new password</a>.</p>`,
+      `<p>Or open this address: ${html(link)}</p>`,
+      `<p>${html(expiry)}</p>`,
+    ].join('\n'),
+    links: [link],
+  };
+}

@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import type { Queryable } from '../db/database.ts';
+
+/** How long a session lasts without a request (each request moves it on), and at most after signing in. */
+export const SESSION_IDLE_MS = 2 * 3600 * 1000;
+export const SESSION_ABSOLUTE_MS = 12 * 3600 * 1000;
+/** How long after signing in a session's row may be created (see `writeSession`). */
+const FRESH_SIGN_IN_MS = 60_000;
+
+/** What a session holds, as the session middleware keeps it: its cookie, its CSRF secret and who signed in. */
+export interface SessionData {
+  cookie: { expires?: Date | string | null };
+  /** The signed-in user, and when they signed in (ms since the epoch); absent before sign-in. */
+  userId?: string;
+  signedInAt?: number;
+}
+
+/** The signed-in part of a session: undefined when no one signed in, or longer ago than SESSION_ABSOLUTE_MS. */
+export function signedInPart(session: {
+  userId?: unknown;
+  signedInAt?: unknown;
+}): { userId: string; signedInAt: number } | undefined {
+  const { userId, signedInAt } = session;
+  if (typeof userId !== 'string' || typeof signedInAt !== 'number') return undefined;
+  return Date.now() - signedInAt < SESSION_ABSOLUTE_MS ? { userId, signedInAt } : undefined;
+}
+
+/** Sessions are known by the SHA-256 of their id: the id lives only in the person's cookie. */
+const hashOf = (sessionId: string) => createHash('sha256').update(sessionId).digest();
+
+/**
+ * A session by id, or undefined once past its idle expiry. One signed in longer ago than the absolute limit
+ * comes back without its user (the person signs in again; its CSRF secret stays).
+ */
+export async function readSession(db: Queryable, sessionId: string): Promise<SessionData | undefined> {
+  const [row] = await db.query<{ data: SessionData }>(
+    'select data from user_sessions where id_hash = $1 and expires_at > clock_timestamp()',
+    [hashOf(sessionId)],
+  );
+  if (!row) return undefined;
+  if (row.data.userId !== undefined && !signedInPart(row.data)) {
+    const { cookie } = row.data;
+    return { ...row.data, cookie, userId: undefined, signedInAt: undefined };
+  }
+  return row.data;
+}
+
+/**
+ * Writes a session, expiring at its cookie's expiry (or SESSION_IDLE_MS from now). A signed-in session is
+ * written anew only just after signing in; later writes update its row and never put it back, so a request
+ * still running when the person's sessions were ended (a new password, a removal) cannot revive its session.
+ * Expired rows are deleted every hundredth write.
+ */
+export function sessionWriter(db: Queryable): (sessionId: string, session: SessionData) => Promise<void> {
+  let writes = 0;
+  return async (sessionId, session) => {
+    const expires = session.cookie.expires ? new Date(session.cookie.expires) : undefined;
+    const expiresAt = expires ?? new Date(Date.now() + SESSION_IDLE_MS);
+    const fresh =
+      session.userId === undefined ||
+      (session.signedInAt !== undefined && Date.now() - session.signedInAt < FRESH_SIGN_IN_MS);
+    await db.query(
+      fresh
+        ? `insert into user_sessions (id_hash, user_id, data, expires_at) values ($1, $2, $3, $4)
+           on conflict (id_hash) do update set user_id = excluded.user_id, data = excluded.data,
+             expires_at = excluded.expires_at`
+        : 'update user_sessions set data = $3, expires_at = $4 where id_hash = $1 and user_id = $2',
+      [hashOf(sessionId), session.userId ?? null, JSON.stringify(session), expiresAt],
+    );
+    writes += 1;
+    if (writes % 100 === 0) await db.query('delete from user_sessions where expires_at <= clock_timestamp()');
+  };
+}
+
+/** Ends one session (signing out). */
+export async function deleteSession(db: Queryable, sessionId: string): Promise<void> {
+  await db.query('delete from user_sessions where id_hash = $1', [hashOf(sessionId)]);
+}
+
+/** Ends every session of a user (a new password, a removal): each of their browsers must sign in again. */
+export async function endSessionsOf(db: Queryable, userId: string): Promise<void> {
+  await db.query('delete from user_sessions where user_id = $1', [userId]);
+}

@@ -1,0 +1,229 @@
+import type { Database, Queryable } from '../db/database.ts';
+import { AppError, quote } from '../errors.ts';
+import { issueLink, redeemLink, type IssuedLink, type LinkPurpose } from './links.ts';
+import { checkNewPassword, hashPassword, passwordMatches } from './passwords.ts';
+import { endSessionsOf } from './sessions.ts';
+import type { Role } from './roles.ts';
+
+/** The tenant a user belongs to: a customer instance (Portfolio) or an organization (Transactions). */
+export type AccountTenant = { kind: 'instance'; id: string } | { kind: 'organization'; id: string };
+
+export interface User {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  /** Whether the person has set a password (accepted the invitation). */
+  active: boolean;
+  createdAt: Date;
+}
+
+/** The column of `users` that holds the tenant of each kind: constants, never input. */
+const TENANT_COLUMN = { instance: 'instance_id', organization: 'organization_id' } as const;
+
+const USER_COLUMNS = `id, email, name, role, password_hash is not null as active, created_at as "createdAt"`;
+
+/** The longest e-mail address (RFC 5321) and name a user may have. */
+const MAX_EMAIL = 254;
+const MAX_NAME = 100;
+
+/** An address in the form `users.email` keeps it (trimmed, lower case), to look a user up by. */
+const storedForm = (email: string) => email.trim().toLowerCase();
+
+/**
+ * An e-mail address as Portico keeps it: trimmed, lower case, one @ with something on each side and no spaces.
+ * Throws BAD_USER_INPUT naming the field `email` otherwise.
+ */
+export function normalizeEmail(email: string): string {
+  const normalized = storedForm(email);
+  if (normalized.length > MAX_EMAIL || !/^[^@\s<>,;"]+@[^@\s<>,;"]+\.[^@\s<>,;"]+$/.test(normalized)) {
+    throw new AppError('BAD_USER_INPUT', `${quote(email)} is not an e-mail address.`, { field: 'email' });
+  }
+  return normalized;
+}
+
+function checkName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed.length > MAX_NAME) {
+    throw new AppError('BAD_USER_INPUT', `A name has at most ${MAX_NAME} characters.`, { field: 'name' });
+  }
+  return trimmed;
+}
+
+/** The users of a tenant, oldest first. */
+export function listUsers(db: Queryable, tenant: AccountTenant): Promise<User[]> {
+  return db.query<User>(
+    `select ${USER_COLUMNS} from users where ${TENANT_COLUMN[tenant.kind]} = $1 order by created_at, sequence`,
+    [tenant.id],
+  );
+}
+
+/** A user of the tenant by id; NOT_FOUND for an id of another tenant as for one that does not exist. */
+export async function getUser(db: Queryable, tenant: AccountTenant, id: string): Promise<User> {
+  const [user] = await db.query<User>(
+    `select ${USER_COLUMNS} from users where ${TENANT_COLUMN[tenant.kind]} = $1 and id = $2`,
+    [tenant.id, id],
+  );
+  if (!user) throw new AppError('NOT_FOUND', 'There is no such user.');
+  return user;
+}
+
+/**
+ * Invites a person to the tenant with a role: a new user without a password, and an invitation link for the
+ * caller to mail. Inviting someone who has not accepted yet issues a new link (the older one stops working)
+ * and takes the new role. CONFLICT if the address belongs to an active user of the tenant already.
+ */
+export async function inviteUser(
+  db: Database,
+  options: {
+    tenant: AccountTenant;
+    email: string;
+    role: Role;
+    name?: string | undefined;
+    invitedBy?: string | undefined;
+  },
+): Promise<{ user: User; link: IssuedLink }> {
+  const email = normalizeEmail(options.email);
+  const name = checkName(options.name ?? '');
+  const column = TENANT_COLUMN[options.tenant.kind];
+  return db.transaction(async (tx) => {
+    const [user] = await tx.query<User>(
+      `insert into users (${column}, email, name, role) values ($1, $2, $3, $4)
+       on conflict (${column}, email) where ${column} is not null
+       do update set role = excluded.role, name = case when excluded.name = '' then users.name else excluded.name end
+       where users.password_hash is null
+       returning ${USER_COLUMNS}`,
+      [options.tenant.id, email, name, options.role],
+    );
+    if (!user) throw new AppError('CONFLICT', `${email} has an account here already.`, { field: 'email' });
+    const link = await issueLink(tx, {
+      userId: user.id,
+      purpose: 'invitation',
+      createdBy: options.invitedBy,
+    });
+    return { user, link };
+  });
+}
+
+/**
+ * Checks an e-mail address and password against the tenant's users. Throws INVALID_CREDENTIALS, with the same
+ * message and in about the same time, whether the address is unknown, has no password yet, or the password is
+ * wrong: the answer never tells which addresses have accounts.
+ */
+export async function checkCredentials(
+  db: Queryable,
+  tenant: AccountTenant,
+  credentials: { email: string; password: string },
+): Promise<User> {
+  const [row] = await db.query<User & { passwordHash: string | null }>(
+    `select ${USER_COLUMNS}, password_hash as "passwordHash" from users
+     where ${TENANT_COLUMN[tenant.kind]} = $1 and email = $2`,
+    [tenant.id, storedForm(credentials.email)],
+  );
+  if (!(await passwordMatches(row?.passwordHash, credentials.password)) || !row) {
+    throw new AppError('INVALID_CREDENTIALS', 'The e-mail address or the password is not right.');
+  }
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    active: row.active,
+    createdAt: row.createdAt,
+  };
+}
+
+/** The most accounts one address may open with one password across tenants (checked one by one). */
+const MAX_ACCOUNTS_PER_ADDRESS = 10;
+
+/**
+ * The users of any tenant of this kind whose address and password these are, with their tenant's id: a person
+ * may belong to several customer instances under one address. Throws INVALID_CREDENTIALS as
+ * {@link checkCredentials} when none matches.
+ */
+export async function checkCredentialsInAnyTenant(
+  db: Queryable,
+  kind: AccountTenant['kind'],
+  credentials: { email: string; password: string },
+): Promise<{ user: User; tenantId: string }[]> {
+  const rows = await db.query<User & { passwordHash: string; tenantId: string }>(
+    `select ${USER_COLUMNS}, password_hash as "passwordHash", ${TENANT_COLUMN[kind]} as "tenantId" from users
+     where ${TENANT_COLUMN[kind]} is not null and email = $1 and password_hash is not null
+     order by created_at, sequence limit ${String(MAX_ACCOUNTS_PER_ADDRESS)}`,
+    [storedForm(credentials.email)],
+  );
+  const matches: { user: User; tenantId: string }[] = [];
+  if (rows.length === 0) await passwordMatches(undefined, credentials.password);
+  for (const { passwordHash, tenantId, ...user } of rows) {
+    if (await passwordMatches(passwordHash, credentials.password)) matches.push({ user, tenantId });
+  }
+  if (matches.length === 0) {
+    throw new AppError('INVALID_CREDENTIALS', 'The e-mail address or the password is not right.');
+  }
+  return matches;
+}
+
+/** Removes a user of the tenant, ending their sessions; NOT_FOUND as {@link getUser}. */
+export async function removeUser(db: Queryable, tenant: AccountTenant, id: string): Promise<User> {
+  const [user] = await db.query<User>(
+    `delete from users where ${TENANT_COLUMN[tenant.kind]} = $1 and id = $2 returning ${USER_COLUMNS}`,
+    [tenant.id, id],
+  );
+  if (!user) throw new AppError('NOT_FOUND', 'There is no such user.');
+  return user;
+}
+
+/**
+ * A password reset link for the active user of this address, or undefined when there is none: the caller
+ * answers the same either way, so that the form tells no one which addresses have accounts.
+ */
+export async function requestPasswordReset(
+  db: Database,
+  tenant: AccountTenant,
+  email: string,
+): Promise<{ user: User; link: IssuedLink } | undefined> {
+  const [user] = await db.query<User>(
+    `select ${USER_COLUMNS} from users
+     where ${TENANT_COLUMN[tenant.kind]} = $1 and email = $2 and password_hash is not null`,
+    [tenant.id, storedForm(email)],
+  );
+  if (!user) return undefined;
+  return { user, link: await issueLink(db, { userId: user.id, purpose: 'password_reset' }) };
+}
+
+/**
+ * Sets a password through a mailed link, using it up: an invitation (which also makes the user active, and
+ * may set their name) or a password reset. Every session of the user ends: whoever knew the old password is
+ * signed out. The link's errors as `redeemLink`; BAD_USER_INPUT for a password
+ * `checkNewPassword` refuses, which leaves the link unused.
+ */
+export function setPasswordWithLink(
+  db: Database,
+  options: {
+    purpose: LinkPurpose;
+    /** The kind of tenant whose pages take the link: another kind's link is LINK_INVALID there. */
+    tenantKind: AccountTenant['kind'];
+    token: string;
+    password: string;
+    name?: string | undefined;
+  },
+): Promise<User & { tenantId: string }> {
+  return db.transaction(async (tx) => {
+    const { userId } = await redeemLink(tx, options.token, options.purpose);
+    const [current] = await tx.query<{ email: string }>(
+      `select email from users where id = $1 and ${TENANT_COLUMN[options.tenantKind]} is not null`,
+      [userId],
+    );
+    if (!current) throw new AppError('LINK_INVALID', 'This link is not valid here.');
+    checkNewPassword(options.password, current.email);
+    const name = options.name === undefined ? undefined : checkName(options.name);
+    const [user] = await tx.query<User & { tenantId: string }>(
+      `update users set password_hash = $2, name = coalesce($3, name) where id = $1
+       returning ${USER_COLUMNS}, ${TENANT_COLUMN[options.tenantKind]} as "tenantId"`,
+      [userId, await hashPassword(options.password), name ?? null],
+    );
+    if (!user) throw new AppError('LINK_INVALID', 'This link is not valid here.');
+    await endSessionsOf(tx, userId);
+    return user;
+  });
+}

@@ -1,0 +1,48 @@
+import type { SessionStore } from '@fastify/session';
+import type { Session } from 'fastify';
+import { deleteSession, readSession, sessionWriter, type SessionData } from '../accounts/sessions.ts';
+import type { Queryable } from '../db/database.ts';
+
+declare module 'fastify' {
+  interface Session {
+    /** The signed-in user, and when they signed in (ms since the epoch); absent before sign-in. */
+    userId?: string;
+    signedInAt?: number;
+    /** The CSRF secret of @fastify/csrf-protection. */
+    _csrf?: string;
+  }
+}
+
+/** Calls a callback of @fastify/session's store with a promise's outcome. */
+function settle<T>(work: Promise<T>, callback: (error?: Error | null, value?: T) => void): void {
+  work.then(
+    (value) => {
+      callback(null, value);
+    },
+    (error: unknown) => {
+      callback(error instanceof Error ? error : new Error(String(error)));
+    },
+  );
+}
+
+/**
+ * @fastify/session's store on our database (`user_sessions`, see `accounts/sessions.ts`): sessions by the
+ * SHA-256 of their id, past their idle or absolute expiry read as none or signed out.
+ */
+export function databaseSessionStore(db: Queryable): SessionStore {
+  const write = sessionWriter(db);
+  return {
+    get(sessionId, callback) {
+      settle(
+        readSession(db, sessionId).then((data) => (data ?? null) as Session | null),
+        callback,
+      );
+    },
+    set(sessionId, session, callback) {
+      settle(write(sessionId, session as SessionData), callback);
+    },
+    destroy(sessionId, callback) {
+      settle(deleteSession(db, sessionId), callback);
+    },
+  };
+}

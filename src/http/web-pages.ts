@@ -1,0 +1,113 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../errors.ts';
+
+/** The front end built by `npm install` (`npm run build:web`) in this checkout: one folder per surface. */
+export const DEFAULT_WEB_DIST_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
+
+/**
+ * The headers of every page: its Content-Security-Policy, no sniffing, no framing, no Referer leaving the
+ * page, its own browsing context group, and HSTS (the services speak only HTTPS, or sit behind a proxy that
+ * does).
+ */
+export function pageHeaders(contentSecurityPolicy: string): Record<string, string> {
+  return {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-cache',
+    'content-security-policy': contentSecurityPolicy,
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'no-referrer',
+    'cross-origin-opener-policy': 'same-origin',
+    'strict-transport-security': 'max-age=31536000',
+  };
+}
+
+export interface WebSurfaceOptions {
+  /** The surface's folder in the built front end (`web/dist/<surface>/`), e.g. `graphiql`. */
+  surface: string;
+  /** Where the page answers, e.g. `/graphiql`; its assets are under `<path>/assets/`. */
+  path: string;
+  contentSecurityPolicy: string;
+  /**
+   * Whether the page routes on the client: every path under `path` without a dot then answers with the page
+   * too (reloading `/dashboard/acme/companies` works), except under `<path>/api/`. @default false
+   */
+  clientRoutes?: boolean;
+  /** What the surface is, for the message when it was not built, e.g. "GraphiQL". */
+  title: string;
+  /** What works without it, for that message, e.g. "The API at /beta works without it." */
+  worksWithout: string;
+  /** The built front end. @default web/dist of this checkout */
+  distDir?: string | undefined;
+}
+
+/**
+ * Serves one surface of the built front end: its page (never cached, with the headers of
+ * {@link pageHeaders}) and its content-hashed assets under `<path>/assets/` (cached for a year, gzip when the
+ * browser accepts it). Nothing comes from a CDN, so pages work offline. When the front end was not built (an
+ * install with `--ignore-scripts`), the page answers 503 SERVICE_UNAVAILABLE saying how to build it.
+ */
+export function registerWebSurface(app: FastifyInstance, options: WebSurfaceOptions): void {
+  const dir = join(options.distDir ?? DEFAULT_WEB_DIST_DIR, options.surface);
+  const indexPath = join(dir, 'index.html');
+  const { path } = options;
+  const pagePaths = options.clientRoutes ? [path, `${path}/`, `${path}/*`] : [path];
+  /** NOT_FOUND for a file that is not there (favicon.ico, an old asset) or an API route that does not exist. */
+  const refuseNonPage = (url: string) => {
+    const rest = url.slice(path.length).split('?')[0] ?? '';
+    if (rest.includes('.') || rest.startsWith('/api/') || rest === '/api') {
+      throw new AppError('NOT_FOUND', `Nothing is at ${path}${rest}.`);
+    }
+  };
+
+  if (!existsSync(indexPath)) {
+    app.log.warn(
+      { missing: indexPath },
+      `${options.title} is not built: run \`npm run build:web\`, then restart`,
+    );
+    for (const url of pagePaths) {
+      app.get(url, (request) => {
+        refuseNonPage(request.url);
+        throw new AppError(
+          'SERVICE_UNAVAILABLE',
+          `${options.title} is not built on this server: run \`npm run build:web\` (or \`npm install\` without ` +
+            `--ignore-scripts), then restart Portico. ${options.worksWithout}`,
+        );
+      });
+    }
+    return;
+  }
+
+  // Read once: a rebuild replaces the hashed asset names, so it takes a restart either way.
+  const page = readFileSync(indexPath);
+  const headers = pageHeaders(options.contentSecurityPolicy);
+  for (const url of pagePaths) {
+    app.get(url, (request, reply) => {
+      refuseNonPage(request.url);
+      return reply.headers(headers).send(page);
+    });
+  }
+  if (!options.clientRoutes) app.get(`${path}/`, (_request, reply) => reply.redirect(path, 301));
+
+  void app.register(fastifyStatic, {
+    root: join(dir, 'assets'),
+    prefix: `${path}/assets/`,
+    // Another surface may register its own static files: no reply.sendFile decorator to collide on.
+    decorateReply: false,
+    index: false,
+    list: false,
+    preCompressed: true,
+    // Asset names carry a hash of their content: a changed file has a new name.
+    maxAge: '365d',
+    immutable: true,
+    setHeaders: (response) => {
+      response.setHeader('x-content-type-options', 'nosniff');
+      // The same address answers gzip or plain bytes depending on the request.
+      response.setHeader('vary', 'accept-encoding');
+    },
+  });
+}

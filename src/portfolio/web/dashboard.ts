@@ -1,0 +1,103 @@
+import fastifyCookie from '@fastify/cookie';
+import fastifyCsrfProtection from '@fastify/csrf-protection';
+import rateLimit from '@fastify/rate-limit';
+import fastifySession from '@fastify/session';
+import type { FastifyInstance } from 'fastify';
+import { SESSION_IDLE_MS } from '../../accounts/sessions.ts';
+import type { Database } from '../../db/database.ts';
+import { loadInstanceSecret } from '../../db/instance-secrets.ts';
+import { databaseSessionStore } from '../../http/session-store.ts';
+import { registerWebSurface } from '../../http/web-pages.ts';
+import type { Cursors } from '../cursor.ts';
+import { DASHBOARD_PATH } from '../dashboard-links.ts';
+import type { PeopleMail } from '../people.ts';
+import { registerInstanceRoutes } from './instance-routes.ts';
+import { registerSessionRoutes } from './session-routes.ts';
+
+/** Where the dashboard's JSON routes are. */
+export const DASHBOARD_API_PATH = `${DASHBOARD_PATH}/api`;
+
+/** The session cookie: sent only to the JSON routes, never read by the page's scripts. */
+export const SESSION_COOKIE = 'portico_session';
+
+/**
+ * What the dashboard page may load: this origin's scripts and styles only, requests to this origin only. Inline
+ * styles are allowed (the component library positions popovers with style attributes); inline scripts are not.
+ */
+export const DASHBOARD_CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export interface DashboardDeps {
+  db: Database;
+  cursors: Cursors;
+  /** Invitations and password resets go out by this mail, with links to this address. */
+  mail: PeopleMail;
+  /** The built front end. @default web/dist of this checkout */
+  distDir?: string | undefined;
+}
+
+/**
+ * The customer dashboard on the Portfolio service: its page under `/dashboard` (every path without a dot, as it
+ * routes on the client) and its JSON routes under `/dashboard/api`, which take a server-side session
+ * (@fastify/session on `user_sessions`, cookie HttpOnly, Secure, SameSite=Strict, 2 hours idle, 12 hours at
+ * most) and a CSRF token (@fastify/csrf-protection) on every request that changes something.
+ */
+export async function registerDashboard(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
+  registerWebSurface(app, {
+    surface: 'dashboard',
+    path: DASHBOARD_PATH,
+    contentSecurityPolicy: DASHBOARD_CONTENT_SECURITY_POLICY,
+    clientRoutes: true,
+    title: 'The dashboard',
+    worksWithout: 'The API at /v1/external works without it.',
+    distDir: deps.distDir,
+  });
+
+  const secret = (await loadInstanceSecret(deps.db, 'dashboard_session_cookies')).toString('base64url');
+  await app.register(
+    async (api) => {
+      await api.register(fastifyCookie);
+      await api.register(fastifySession, {
+        secret,
+        cookieName: SESSION_COOKIE,
+        store: databaseSessionStore(deps.db),
+        // Only a session that holds something (a CSRF secret, a user) is stored.
+        saveUninitialized: false,
+        rolling: true,
+        cookie: {
+          path: DASHBOARD_API_PATH,
+          httpOnly: true,
+          secure: true,
+          sameSite: 'strict',
+          maxAge: SESSION_IDLE_MS,
+        },
+      });
+      await api.register(fastifyCsrfProtection, {
+        sessionPlugin: '@fastify/session',
+        getToken: (request) => {
+          const token = request.headers['x-csrf-token'];
+          return typeof token === 'string' ? token : undefined;
+        },
+      });
+      api.addHook('onRequest', (request, reply, done) => {
+        if (request.method === 'GET' || request.method === 'HEAD') done();
+        else api.csrfProtection(request, reply, done);
+      });
+      // Sign-in limits count in the service's rate-limit store (Redis when configured); when the service
+      // runs without rate limits, in this process.
+      if (!api.hasDecorator('createRateLimit')) await api.register(rateLimit, { global: false });
+      registerSessionRoutes(api, deps);
+      registerInstanceRoutes(api, deps);
+    },
+    { prefix: DASHBOARD_API_PATH },
+  );
+}
