@@ -7,9 +7,9 @@ import { defineConfig, type InlineConfig } from 'vite';
  * The pages of the front end, one folder each (`web/<surface>/index.html` + `main.tsx`). Each is built on its
  * own into `web/dist/<surface>/` with its assets under `/<surface>/assets/`, so a surface is self-contained: the
  * service that serves it (Transactions or Portfolio, deployable apart) needs no other surface's files.
- * The organization console, recipient portal, key-delivery page and customer dashboard join this list.
+ * The organization console, recipient portal and key-delivery page join this list.
  */
-export const SURFACES = ['graphiql'] as const;
+export const SURFACES = ['graphiql', 'dashboard'] as const;
 export type Surface = (typeof SURFACES)[number];
 
 const WEB_DIR = fileURLToPath(new URL('.', import.meta.url));
@@ -43,8 +43,12 @@ export function surfaceConfig(surface: Surface): InlineConfig {
       },
     },
     server: {
-      // `npx vite -c web/vite.config.ts` serves a surface with hot reload; its API calls go to `npm start`.
-      proxy: { '/beta': { target: 'https://localhost:4000', secure: false } },
+      // `PORTICO_WEB_SURFACE=dashboard npx vite -c web/vite.config.ts` serves a surface with hot reload; its API
+      // calls go to `npm start`.
+      proxy: {
+        '/beta': { target: 'https://localhost:4000', secure: false },
+        '/dashboard/api': { target: 'https://localhost:4001', secure: false },
+      },
     },
   };
 }

@@ -64,7 +64,7 @@ function generator(seed: number) {
 }
 
 /**
- * The portfolio records of the demo: 3 funds and 40 companies, each with 2–6 quarterly updates and 1–3
+ * The portfolio records of the demo: 3 funds and 40 companies, each with 4–10 quarterly updates (fewer for a company added since) and 1–3
  * investments of realistic sizes, as an import would read them from a file.
  */
 export function demoPortfolioRecords(now = new Date()): ImportSource {
@@ -97,7 +97,7 @@ export function demoPortfolioRecords(now = new Date()): ImportSource {
     const currency = random.pick(CURRENCIES);
     let customers = random.int(5, 60);
     let cash = random.int(800, 6000) * 1000;
-    const updates = random.int(2, 6);
+    const updates = random.int(4, 10);
     for (let quarter = updates - 1; quarter >= 0; quarter -= 1) {
       const date = new Date(now.getTime() - (quarter * 91 + random.int(3, 20)) * DAY);
       if (date < createdAt) continue;

@@ -29,7 +29,7 @@ export function uniqueSlug(prefix = 'pf'): string {
 }
 
 /**
- * The demo portfolio (3 funds, 40 companies with 2–6 updates and 1–3 investments each) in a new customer
+ * The demo portfolio (3 funds, 40 companies with up to 10 updates and 1–3 investments each) in a new customer
  * instance, through the real import, with a key. `companyId` names a company that has investments.
  */
 export async function seedPortfolio(

@@ -1,0 +1,103 @@
+import { ExitIcon } from '@radix-ui/react-icons';
+import { Avatar, Badge, Box, Button, DropdownMenu, Flex, TabNav, Text } from '@radix-ui/themes';
+import { useState } from 'react';
+import { Link, Outlet, useLocation, useNavigate } from 'react-router';
+import { ApiError } from '../api.ts';
+import { useSignedIn, useSession } from '../session.tsx';
+import { ErrorCallout } from './error-callout.tsx';
+
+/** The initials of a name (or of an e-mail address's local part), for the avatar. */
+function initials(name: string, email: string): string {
+  const words = (name.trim() === '' ? (email.split('@')[0] ?? '') : name).split(/[\s._-]+/).filter(Boolean);
+  return words
+    .slice(0, 2)
+    .map((word) => word.charAt(0).toUpperCase())
+    .join('');
+}
+
+/**
+ * The frame of every signed-in page: a skip link, the header (the instance, its sections, the person's menu
+ * with Sign out) and the page in `<main>`.
+ */
+export function AppShell() {
+  const { user, instance } = useSignedIn();
+  const { signOut } = useSession();
+  const navigate = useNavigate();
+  const { pathname } = useLocation();
+  const [signOutError, setSignOutError] = useState<ApiError>();
+  const base = `/${instance.slug}`;
+  const sections = [
+    { to: `${base}/companies`, label: 'Companies' },
+    { to: `${base}/settings/api-keys`, label: 'Settings', active: pathname.startsWith(`${base}/settings`) },
+  ];
+
+  const leave = async () => {
+    try {
+      await signOut();
+      void navigate('/sign-in');
+    } catch (error) {
+      setSignOutError(error instanceof ApiError ? error : undefined);
+    }
+  };
+
+  return (
+    <>
+      <a href="#main" className="skip-link">
+        Skip to content
+      </a>
+      <header className="app-header">
+        <Flex align="center" justify="between" gap="3" className="app-header-bar">
+          <Flex align="center" gap="2" minWidth="0">
+            <Text weight="bold" size="4" className="brand">
+              Portico
+            </Text>
+            <Text color="gray" size="2" truncate>
+              {instance.name}
+            </Text>
+          </Flex>
+          <DropdownMenu.Root>
+            <DropdownMenu.Trigger>
+              <Button variant="ghost" color="gray" aria-label={`Account menu of ${user.name || user.email}`}>
+                <Avatar size="1" radius="full" fallback={initials(user.name, user.email)} />
+                <span className="hide-on-phone">{user.name || user.email}</span>
+                <DropdownMenu.TriggerIcon />
+              </Button>
+            </DropdownMenu.Trigger>
+            <DropdownMenu.Content align="end">
+              <DropdownMenu.Label>
+                <Flex direction="column">
+                  <Text size="2" weight="medium" highContrast>
+                    {user.name || user.email}
+                  </Text>
+                  <Text size="1">{user.email}</Text>
+                </Flex>
+              </DropdownMenu.Label>
+              <DropdownMenu.Label>
+                <Badge color={user.role === 'admin' ? 'indigo' : 'gray'}>
+                  {user.role === 'admin' ? 'Admin' : 'Member'}
+                </Badge>
+              </DropdownMenu.Label>
+              <DropdownMenu.Separator />
+              <DropdownMenu.Item onSelect={() => void leave()}>
+                <ExitIcon aria-hidden /> Sign out
+              </DropdownMenu.Item>
+            </DropdownMenu.Content>
+          </DropdownMenu.Root>
+        </Flex>
+        <TabNav.Root aria-label="Sections" className="app-sections">
+          {sections.map((section) => (
+            <TabNav.Link key={section.to} asChild active={section.active ?? pathname.startsWith(section.to)}>
+              <Link to={section.to}>{section.label}</Link>
+            </TabNav.Link>
+          ))}
+        </TabNav.Root>
+      </header>
+      <main id="main" className="app-main">
+        <Box className="app-content">
+          <ErrorCallout error={signOutError} />
+          <Outlet />
+        </Box>
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,211 @@
+import { ChevronLeftIcon, ChevronRightIcon, MagnifyingGlassIcon } from '@radix-ui/react-icons';
+import {
+  Badge,
+  Box,
+  Button,
+  Flex,
+  Link as ThemeLink,
+  Skeleton,
+  Table,
+  Text,
+  TextField,
+} from '@radix-ui/themes';
+import { useEffect, useState, type ReactNode } from 'react';
+import { Link, useSearchParams, type To } from 'react-router';
+import { ErrorCallout } from '../components/error-callout.tsx';
+import { PageHeading } from '../components/page-heading.tsx';
+import { formatCount, formatDate } from '../format.ts';
+import { useSignedIn } from '../session.tsx';
+import type { CompanyPage } from '../types.ts';
+import { useResource } from '../use-resource.ts';
+
+const PAGE_SIZE = 20;
+/** How long typing pauses before the search runs. */
+const SEARCH_DELAY_MS = 250;
+/** The funds a row names before "+n more". */
+const FUNDS_SHOWN = 2;
+
+/** A page number from the address: a whole number of at least 1, else 1. */
+function pageOf(value: string | null): number {
+  const page = Number(value);
+  return Number.isInteger(page) && page >= 1 ? page : 1;
+}
+
+/**
+ * The companies of the portfolio by legal name, searchable and paged. The search and the page are in the
+ * address (`?search=acme&page=2`), so a reload, the back button or a shared link shows the same list.
+ */
+export function CompaniesPage() {
+  const { instance } = useSignedIn();
+  const [params, setParams] = useSearchParams();
+  const search = params.get('search') ?? '';
+  const page = pageOf(params.get('page'));
+  const [typed, setTyped] = useState(search);
+
+  // What is typed reaches the address after a pause; the address reaches the field on back and forward.
+  useEffect(() => {
+    setTyped(search);
+  }, [search]);
+  useEffect(() => {
+    if (typed === search) return;
+    const timer = setTimeout(() => {
+      setParams(typed.trim() === '' ? {} : { search: typed }, { replace: true });
+    }, SEARCH_DELAY_MS);
+    return () => {
+      clearTimeout(timer);
+    };
+  }, [typed, search, setParams]);
+
+  const query = new URLSearchParams({ page: String(page), pageSize: String(PAGE_SIZE) });
+  if (search.trim() !== '') query.set('search', search.trim());
+  const companies = useResource<CompanyPage>(`/instances/${instance.slug}/companies?${query.toString()}`);
+  const shown = companies.data ?? companies.previous;
+  const pageLink = (target: number) => {
+    const next = new URLSearchParams(params);
+    if (target === 1) next.delete('page');
+    else next.set('page', String(target));
+    const text = next.toString();
+    // Only the query changes: the path stays this page's.
+    return { search: text === '' ? '' : `?${text}` };
+  };
+  const lastPage = shown === undefined ? 1 : Math.max(1, Math.ceil(shown.total / PAGE_SIZE));
+  const first = (page - 1) * PAGE_SIZE + 1;
+
+  return (
+    <Flex direction="column" gap="4">
+      <Flex direction="column" gap="1">
+        <PageHeading title="Companies" documentTitle={`Companies · ${instance.name}`} />
+        <Text size="2" color="gray">
+          {shown === undefined
+            ? 'The companies of your portfolio.'
+            : `${formatCount(shown.total)} ${shown.total === 1 ? 'company' : 'companies'}${search.trim() === '' ? ' in your portfolio' : ` whose name contains “${search.trim()}”`}.`}
+        </Text>
+      </Flex>
+      <Box maxWidth="420px">
+        <label htmlFor="company-search" className="visually-hidden">
+          Search companies by legal name
+        </label>
+        <TextField.Root
+          id="company-search"
+          type="search"
+          size="3"
+          placeholder="Search by legal name"
+          value={typed}
+          onChange={(event) => {
+            setTyped(event.target.value);
+          }}
+          maxLength={200}
+        >
+          <TextField.Slot>
+            <MagnifyingGlassIcon aria-hidden />
+          </TextField.Slot>
+        </TextField.Root>
+      </Box>
+      <ErrorCallout error={companies.error} />
+      {shown === undefined ? (
+        companies.error === undefined ? (
+          <Skeleton height="320px" />
+        ) : null
+      ) : shown.companies.length === 0 ? (
+        <Box className="empty-state">
+          <Text as="p" weight="medium">
+            {search.trim() === ''
+              ? page > 1
+                ? 'No companies on this page'
+                : 'No companies yet'
+              : 'No company matches'}
+          </Text>
+          <Text as="p" size="2" color="gray">
+            {search.trim() === ''
+              ? page > 1
+                ? 'The list is shorter than that.'
+                : 'Companies appear once your portfolio is imported.'
+              : 'Try part of the name, in any case.'}
+          </Text>
+          {page > 1 ? (
+            <ThemeLink asChild size="2">
+              <Link to={pageLink(1)}>Go to the first page</Link>
+            </ThemeLink>
+          ) : null}
+        </Box>
+      ) : (
+        <>
+          <Box className="table-scroll" aria-busy={companies.loading}>
+            <Table.Root variant="surface" aria-label="Companies">
+              <Table.Header>
+                <Table.Row>
+                  <Table.ColumnHeaderCell>Legal name</Table.ColumnHeaderCell>
+                  <Table.ColumnHeaderCell>Funds</Table.ColumnHeaderCell>
+                  <Table.ColumnHeaderCell className="hide-on-phone">Added</Table.ColumnHeaderCell>
+                </Table.Row>
+              </Table.Header>
+              <Table.Body>
+                {shown.companies.map((company) => (
+                  <Table.Row key={company.id}>
+                    <Table.RowHeaderCell>
+                      <ThemeLink asChild weight="medium">
+                        <Link to={`/${instance.slug}/companies/${company.id}`}>{company.legalName}</Link>
+                      </ThemeLink>
+                    </Table.RowHeaderCell>
+                    <Table.Cell>
+                      <Flex gap="1" wrap="wrap">
+                        {company.funds.slice(0, FUNDS_SHOWN).map((fund) => (
+                          <Badge key={fund.id} color="gray" variant="soft">
+                            {fund.name}
+                          </Badge>
+                        ))}
+                        {company.funds.length > FUNDS_SHOWN ? (
+                          <Badge color="gray" variant="outline">
+                            +{company.funds.length - FUNDS_SHOWN} more
+                          </Badge>
+                        ) : null}
+                      </Flex>
+                    </Table.Cell>
+                    <Table.Cell className="hide-on-phone">
+                      <time dateTime={company.createdAt}>{formatDate(company.createdAt)}</time>
+                    </Table.Cell>
+                  </Table.Row>
+                ))}
+              </Table.Body>
+            </Table.Root>
+          </Box>
+          <nav aria-label="Pages of companies">
+            <Flex justify="between" align="center" gap="3" wrap="wrap">
+              <Text size="2" color="gray">
+                {formatCount(first)}–{formatCount(first + shown.companies.length - 1)} of{' '}
+                {formatCount(shown.total)}
+                {lastPage > 1 ? ` · page ${formatCount(page)} of ${formatCount(lastPage)}` : ''}
+              </Text>
+              <Flex gap="2">
+                <PageButton to={page > 1 ? pageLink(page - 1) : undefined} label="Previous page">
+                  <ChevronLeftIcon aria-hidden /> Previous
+                </PageButton>
+                <PageButton to={page < lastPage ? pageLink(page + 1) : undefined} label="Next page">
+                  Next <ChevronRightIcon aria-hidden />
+                </PageButton>
+              </Flex>
+            </Flex>
+          </nav>
+        </>
+      )}
+    </Flex>
+  );
+}
+
+/** A link to another page of the list, shown disabled where there is none. */
+function PageButton({ to, label, children }: { to: To | undefined; label: string; children: ReactNode }) {
+  if (to === undefined) {
+    return (
+      <Button variant="soft" color="gray" disabled aria-label={label}>
+        {children}
+      </Button>
+    );
+  }
+  return (
+    <Button variant="soft" asChild>
+      <Link to={to} aria-label={label}>
+        {children}
+      </Link>
+    </Button>
+  );
+}

@@ -1,0 +1,91 @@
+import { CheckCircledIcon } from '@radix-ui/react-icons';
+import { Button, Callout, Flex, Link as ThemeLink, Text } from '@radix-ui/themes';
+import { useState, type SubmitEvent } from 'react';
+import { Link } from 'react-router';
+import { api, ApiError } from '../api.ts';
+import { AuthLayout } from '../components/auth-layout.tsx';
+import { ErrorCallout } from '../components/error-callout.tsx';
+import { Field } from '../components/field.tsx';
+import { PageHeading } from '../components/page-heading.tsx';
+
+/**
+ * "Forgot your password?": mails a reset link to the address if it has an account. The answer is the same
+ * either way, so the page says what happens *if* it has one.
+ */
+export function ForgotPasswordPage() {
+  const [email, setEmail] = useState('');
+  const [problem, setProblem] = useState<string>();
+  const [error, setError] = useState<ApiError>();
+  const [sentTo, setSentTo] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: SubmitEvent) => {
+    event.preventDefault();
+    setError(undefined);
+    const address = email.trim();
+    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(address)) {
+      setProblem(
+        address === '' ? 'Enter your e-mail address.' : 'Enter an e-mail address, like ada@example.com.',
+      );
+      return;
+    }
+    setProblem(undefined);
+    setBusy(true);
+    try {
+      await api('POST', '/password-reset', { email: address });
+      setSentTo(address);
+    } catch (caught) {
+      if (!(caught instanceof ApiError)) throw caught;
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <AuthLayout>
+      <PageHeading title="Reset your password" />
+      {sentTo === undefined ? (
+        <>
+          <Text as="p" size="2" color="gray">
+            Enter the address you sign in with. We will mail you a link to choose a new password.
+          </Text>
+          <ErrorCallout error={error} />
+          <form onSubmit={(event) => void submit(event)} noValidate>
+            <Flex direction="column" gap="4">
+              <Field
+                id="email"
+                label="E-mail address"
+                type="email"
+                autoComplete="username"
+                inputMode="email"
+                value={email}
+                onChange={(event) => {
+                  setEmail(event.target.value);
+                }}
+                error={problem}
+                required
+              />
+              <Button type="submit" size="3" loading={busy}>
+                Mail me a reset link
+              </Button>
+            </Flex>
+          </form>
+        </>
+      ) : (
+        <Callout.Root color="green" role="status">
+          <Callout.Icon>
+            <CheckCircledIcon />
+          </Callout.Icon>
+          <Callout.Text>
+            If {sentTo} has an account, a reset link is on its way there. It works once, for one hour. No mail
+            after a few minutes? Check the spam folder, or the address you typed.
+          </Callout.Text>
+        </Callout.Root>
+      )}
+      <ThemeLink asChild size="2">
+        <Link to="/sign-in">Back to sign in</Link>
+      </ThemeLink>
+    </AuthLayout>
+  );
+}

@@ -1,0 +1,187 @@
+import { Button, Flex, Link as ThemeLink, Text } from '@radix-ui/themes';
+import { useState, type SubmitEvent } from 'react';
+import { Link, useLocation, useNavigate } from 'react-router';
+import { api, ApiError } from '../api.ts';
+import { AuthLayout } from '../components/auth-layout.tsx';
+import { ErrorCallout } from '../components/error-callout.tsx';
+import { Field } from '../components/field.tsx';
+import { PageHeading } from '../components/page-heading.tsx';
+import { useSession } from '../session.tsx';
+import type { SessionAnswer } from '../types.ts';
+import type { NoticeState } from './sign-in.tsx';
+
+/** The lengths `checkNewPassword` allows (src/accounts/passwords.ts). */
+const PASSWORD_MIN = 10;
+const PASSWORD_MAX = 200;
+
+/** What each kind of mailed link is for, and what to do once it no longer works. */
+const PURPOSES = {
+  invitation: {
+    title: 'Accept your invitation',
+    intro: 'Choose the name your colleagues see and a password. Then you are signed in.',
+    button: 'Set password and sign in',
+    route: '/invitation',
+    whenBroken: 'Ask an admin of your organization to invite you again.',
+  },
+  reset: {
+    title: 'Choose a new password',
+    intro: 'Your new password signs you out everywhere else.',
+    button: 'Set new password',
+    route: '/password-reset/confirm',
+    whenBroken: undefined,
+  },
+} as const;
+
+/** The errors of a link that no longer works, or never did. */
+const LINK_ERRORS = new Set(['LINK_INVALID', 'LINK_USED', 'LINK_EXPIRED']);
+
+/**
+ * The page of a mailed link (`/invitation#token=…`, `/reset-password#token=…`): the token rides in the
+ * fragment, which the browser never sends to a server, and stays there, so a reload keeps the form working.
+ */
+export function SetPasswordPage({ purpose }: { purpose: keyof typeof PURPOSES }) {
+  const text = PURPOSES[purpose];
+  const { hash } = useLocation();
+  const navigate = useNavigate();
+  const { signedIn } = useSession();
+  const token = new URLSearchParams(hash.slice(1)).get('token') ?? '';
+  const [name, setName] = useState('');
+  const [password, setPassword] = useState('');
+  const [confirmation, setConfirmation] = useState('');
+  const [problems, setProblems] = useState<{ name?: string; password?: string; confirmation?: string }>({});
+  const [error, setError] = useState<ApiError>();
+  const [busy, setBusy] = useState(false);
+
+  if (token === '') {
+    return (
+      <AuthLayout>
+        <PageHeading title={text.title} />
+        <ErrorCallout
+          error={
+            new ApiError(
+              400,
+              'LINK_INVALID',
+              'This link is incomplete: open the whole link from your e-mail (it ends with #token= and a long code).',
+              undefined,
+            )
+          }
+        />
+        <ThemeLink asChild size="2">
+          <Link to="/sign-in">Go to sign in</Link>
+        </ThemeLink>
+      </AuthLayout>
+    );
+  }
+
+  const submit = async (event: SubmitEvent) => {
+    event.preventDefault();
+    setError(undefined);
+    const found = {
+      name: name.length > 100 ? 'A name has at most 100 characters.' : undefined,
+      password:
+        password.length < PASSWORD_MIN
+          ? `Use at least ${String(PASSWORD_MIN)} characters.`
+          : password.length > PASSWORD_MAX
+            ? `Use at most ${String(PASSWORD_MAX)} characters.`
+            : undefined,
+      confirmation: confirmation !== password ? 'The two passwords are not the same.' : undefined,
+    };
+    setProblems(found);
+    if (found.name ?? found.password ?? found.confirmation) return;
+    setBusy(true);
+    try {
+      const body =
+        purpose === 'invitation'
+          ? { token, password, ...(name.trim() === '' ? {} : { name }) }
+          : { token, password };
+      const answer = await api<SessionAnswer>('POST', text.route, body);
+      if (purpose === 'invitation') {
+        signedIn(answer);
+        void navigate(`/${answer.instance?.slug ?? ''}/companies`, { replace: true });
+      } else {
+        const state: NoticeState = { notice: 'Your password is changed. Sign in with it.' };
+        void navigate('/sign-in', { replace: true, state });
+      }
+    } catch (caught) {
+      if (!(caught instanceof ApiError)) throw caught;
+      if (caught.field === 'password') setProblems({ password: caught.message });
+      else if (caught.field === 'name') setProblems({ name: caught.message });
+      else setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const broken = error !== undefined && LINK_ERRORS.has(error.code);
+  return (
+    <AuthLayout>
+      <PageHeading title={text.title} />
+      <ErrorCallout error={error} />
+      {broken ? (
+        <Flex direction="column" gap="3">
+          {text.whenBroken === undefined ? (
+            <ThemeLink asChild size="2">
+              <Link to="/forgot-password">Ask for a new reset link</Link>
+            </ThemeLink>
+          ) : (
+            <Text size="2">{text.whenBroken}</Text>
+          )}
+          <ThemeLink asChild size="2">
+            <Link to="/sign-in">Go to sign in</Link>
+          </ThemeLink>
+        </Flex>
+      ) : (
+        <>
+          <Text as="p" size="2" color="gray">
+            {text.intro}
+          </Text>
+          <form onSubmit={(event) => void submit(event)} noValidate>
+            <Flex direction="column" gap="4">
+              {purpose === 'invitation' ? (
+                <Field
+                  id="name"
+                  label="Your name"
+                  hint="Optional. Shown to your colleagues, for example next to the keys you generate."
+                  autoComplete="name"
+                  value={name}
+                  onChange={(event) => {
+                    setName(event.target.value);
+                  }}
+                  error={problems.name}
+                />
+              ) : null}
+              <Field
+                id="new-password"
+                label="New password"
+                hint={`${String(PASSWORD_MIN)} to ${String(PASSWORD_MAX)} characters, not your e-mail address. A passphrase of a few words works well.`}
+                type="password"
+                autoComplete="new-password"
+                value={password}
+                onChange={(event) => {
+                  setPassword(event.target.value);
+                }}
+                error={problems.password}
+                required
+              />
+              <Field
+                id="confirm-password"
+                label="Repeat the new password"
+                type="password"
+                autoComplete="new-password"
+                value={confirmation}
+                onChange={(event) => {
+                  setConfirmation(event.target.value);
+                }}
+                error={problems.confirmation}
+                required
+              />
+              <Button type="submit" size="3" loading={busy}>
+                {text.button}
+              </Button>
+            </Flex>
+          </form>
+        </>
+      )}
+    </AuthLayout>
+  );
+}

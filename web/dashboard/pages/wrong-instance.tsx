@@ -1,0 +1,47 @@
+import { Button, Flex, Text } from '@radix-ui/themes';
+import { useState } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { ApiError } from '../api.ts';
+import { AuthLayout } from '../components/auth-layout.tsx';
+import { ErrorCallout } from '../components/error-callout.tsx';
+import { PageHeading } from '../components/page-heading.tsx';
+import { useSession, useSignedIn } from '../session.tsx';
+
+/**
+ * An address of another instance than the one signed in to (or of none: the page cannot tell, and does not
+ * say). It offers the way back, and signing out to sign in with an account of the other instance.
+ */
+export function WrongInstancePage({ path }: { path: string }) {
+  const { instance } = useSignedIn();
+  const { signOut } = useSession();
+  const navigate = useNavigate();
+  const [error, setError] = useState<ApiError>();
+  return (
+    <AuthLayout>
+      <PageHeading title="This page belongs to another instance" />
+      <Text as="p" size="2">
+        You are signed in to <strong>{instance.name}</strong>. To open this page, sign in with an account of
+        the instance it belongs to.
+      </Text>
+      <ErrorCallout error={error} />
+      <Flex gap="3" wrap="wrap">
+        <Button asChild>
+          <Link to={`/${instance.slug}/companies`}>Back to {instance.name}</Link>
+        </Button>
+        <Button
+          variant="soft"
+          onClick={() => {
+            signOut().then(
+              () => void navigate(`/sign-in?next=${encodeURIComponent(path)}`),
+              (caught: unknown) => {
+                setError(caught instanceof ApiError ? caught : undefined);
+              },
+            );
+          }}
+        >
+          Sign out and switch
+        </Button>
+      </Flex>
+    </AuthLayout>
+  );
+}
