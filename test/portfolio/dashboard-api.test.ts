@@ -865,7 +865,7 @@ describe('password reset', () => {
       password: 'the new passphrase',
     });
     expect(confirmed.status).toBe(200);
-    expect(confirmed.body).toEqual({});
+    expect(confirmed.body).toEqual({ csrfToken: expect.any(String) });
     expect(await whoIsSignedIn(browser)).toEqual({ user: null, instance: null });
 
     const reused = await browser.request('POST', PASSWORD_RESET_CONFIRM, {
@@ -888,6 +888,21 @@ describe('password reset', () => {
     const signedIn = await browser.signIn({ email: person.email, password: 'the new passphrase' });
     expect(signedIn.status).toBe(200);
     expect(signedIn.body.user).toEqual(shownUser(person));
+  });
+
+  it('answers a new password with a fresh CSRF token, which the browser signs in with at once', async () => {
+    const person = await createDashboardPerson(db, { instanceId: instance.instanceId, role: 'member' });
+    const browser = await anonymousBrowser();
+    const received = smtp.received.length;
+    await browser.request('POST', PASSWORD_RESET, { email: person.email });
+    const token = linkToken(await mailTo(smtp, person.email, { after: received }), 'reset-password');
+    const before = browser.csrfToken;
+    await browser.request('POST', PASSWORD_RESET_CONFIRM, { token, password: 'the new passphrase' });
+    expect(browser.csrfToken).not.toBe(before);
+
+    // No GET /session in between: the token of the answer is the one the new session takes.
+    const signedIn = await browser.signIn({ email: person.email, password: 'the new passphrase' });
+    expect(signedIn.status).toBe(200);
   });
 
   it('answers 410 LINK_EXPIRED for a reset link past its hour, and the password stays', async () => {

@@ -264,12 +264,23 @@ export async function mailTo(
   }
 }
 
+/** The dashboard link (`invitation` or `reset-password`) in a message's text, on `portfolioUrl`. */
+export function mailedLink(
+  mail: ReceivedMail,
+  page: 'invitation' | 'reset-password',
+  portfolioUrl = PORTFOLIO_URL,
+): { link: string; token: string } {
+  const pattern = new RegExp(`${portfolioUrl}/dashboard/${page}#token=([A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])`);
+  const found = pattern.exec(mail.parsed.text ?? '');
+  const [link, token] = found ?? [];
+  if (link === undefined || token === undefined)
+    throw new Error(`no ${page} link in: ${mail.parsed.text ?? ''}`);
+  return { link, token };
+}
+
 /** The token of the dashboard link (`invitation` or `reset-password`) in a message's text. */
 export function linkToken(mail: ReceivedMail, page: 'invitation' | 'reset-password'): string {
-  const pattern = new RegExp(`${PORTFOLIO_URL}/dashboard/${page}#token=([A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])`);
-  const token = pattern.exec(mail.parsed.text ?? '')?.[1];
-  if (token === undefined) throw new Error(`no ${page} link in: ${mail.parsed.text ?? ''}`);
-  return token;
+  return mailedLink(mail, page).token;
 }
 
 /** How many rows a `select count(*)` of the test counts. */

@@ -1,38 +1,30 @@
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import { loadTlsMaterial } from '../../src/http/tls.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
-import { DEFAULT_WEB_DIST_DIR } from '../../src/http/web-pages.ts';
+import {
+  DESKTOP,
+  launchChromium,
+  originOnlyContext,
+  PHONE,
+  SCREENSHOTS,
+  type OriginOnlyContext,
+} from '../support/chromium.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { createTestFileStore, seedOrganization } from '../support/transactions.ts';
-
-/** Debian's chromium, which `.ci/run` installs when it is missing. */
-const CHROMIUM = '/usr/bin/chromium';
-/** Git-ignored: look at them after a change to the page. */
-const SCREENSHOTS = join(import.meta.dirname, 'screenshots');
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 
 const HEADERS_EDITOR = '.monaco-editor[data-uri$="-request-headers.json"]';
 const RESULT = 'section[aria-label="Result Window"]';
 const TABS = '[id^="graphiql-session-tab-"]';
 
 /** A page in a fresh browser context (its own localStorage) on Portico's /graphiql. */
-interface Visit {
-  page: Page;
-  context: BrowserContext;
-  /** Every address the page asked for; anything not on Portico's origin was refused. */
-  requested: string[];
-  /** Content-Security-Policy refusals and uncaught errors the page reported. */
-  problems: string[];
-}
+type Visit = OriginOnlyContext & { page: Page };
 
 describe('GraphiQL at /graphiql in Chromium, served by Portico over HTTPS', () => {
   let database: TestDatabase;
@@ -44,9 +36,7 @@ describe('GraphiQL at /graphiql in Chromium, served by Portico over HTTPS', () =
   let demo: TransactionsDemo;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-    if (!existsSync(join(DEFAULT_WEB_DIST_DIR, 'graphiql', 'index.html')))
-      throw new Error('web/dist is missing: npm run build:web');
+    browser = await launchChromium('graphiql');
     database = await createTestDatabase();
     const store = await createTestFileStore();
     cleanupFiles = store.cleanup;
@@ -56,19 +46,6 @@ describe('GraphiQL at /graphiql in Chromium, served by Portico over HTTPS', () =
     app = await buildTransactionsApp({ db: database.db, files: store.files, environment: 'staging', tls });
     await app.listen({ port: 0, host: '127.0.0.1' });
     origin = `https://localhost:${(app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
-    await mkdir(SCREENSHOTS, { recursive: true });
   });
 
   afterAll(async () => {
@@ -80,26 +57,11 @@ describe('GraphiQL at /graphiql in Chromium, served by Portico over HTTPS', () =
   });
 
   async function visit(viewport: { width: number; height: number }): Promise<Visit> {
-    // The certificate is Portico's self-signed one for localhost.
-    const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport });
-    // Well inside the test's own time limit, so that a missing element is reported as such.
-    context.setDefaultTimeout(10_000);
-    const requested: string[] = [];
-    const problems: string[] = [];
-    await context.route('**/*', async (route) => {
-      const url = route.request().url();
-      requested.push(url);
-      if (new URL(url).origin === origin) return route.continue();
-      return route.abort('blockedbyclient');
-    });
-    const page = await context.newPage();
-    page.on('console', (message) => {
-      if (/Content.Security.Policy|Refused to/i.test(message.text())) problems.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
+    const browsing = await originOnlyContext(browser, origin, { viewport });
+    const page = await browsing.newPage();
     await page.goto(`${origin}/graphiql`);
     await ready(page);
-    return { page, context, requested, problems };
+    return { ...browsing, page };
   }
 
   /** Waits until Monaco has drawn the operation (the default one mentions `viewer`). */

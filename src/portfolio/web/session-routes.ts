@@ -195,16 +195,16 @@ export function registerSessionRoutes(api: FastifyInstance, deps: DashboardDeps)
   api.post<{ Body: Static<typeof ResetConfirm> }>(
     '/password-reset/confirm',
     { schema: { body: ResetConfirm } },
-    async (request) => {
+    async (request, reply) => {
       await setPasswordWithLink(db, {
         purpose: 'password_reset',
         tenantKind: 'instance',
         token: request.body.token,
         password: request.body.password,
       });
-      // The person's sessions have ended; this browser signs in again too.
+      // The person's sessions have ended; this browser signs in again too, with a fresh CSRF token.
       await request.session.regenerate();
-      return {};
+      return { csrfToken: reply.generateCsrf() };
     },
   );
 }

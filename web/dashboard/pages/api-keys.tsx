@@ -86,7 +86,8 @@ export function ApiKeysPage() {
         </Box>
       ) : (
         <Box className="table-scroll">
-          <Table.Root variant="surface" aria-label="API keys">
+          <Table.Root variant="surface">
+            <caption className="visually-hidden">API keys</caption>
             <Table.Header>
               <Table.Row>
                 <Table.ColumnHeaderCell>Name</Table.ColumnHeaderCell>

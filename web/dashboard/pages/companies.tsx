@@ -131,7 +131,8 @@ export function CompaniesPage() {
       ) : (
         <>
           <Box className="table-scroll" aria-busy={companies.loading}>
-            <Table.Root variant="surface" aria-label="Companies">
+            <Table.Root variant="surface">
+              <caption className="visually-hidden">Companies</caption>
               <Table.Header>
                 <Table.Row>
                   <Table.ColumnHeaderCell>Legal name</Table.ColumnHeaderCell>

@@ -317,7 +317,8 @@ function InvestmentsSection({ investments }: { investments: Investment[] }) {
                   {round}
                 </Heading>
                 <Box className="table-scroll">
-                  <Table.Root variant="surface" size="1" aria-label={`Investments of ${round}`}>
+                  <Table.Root variant="surface" size="1">
+                    <caption className="visually-hidden">{`Investments of ${round}`}</caption>
                     <Table.Header>
                       <Table.Row>
                         <Table.ColumnHeaderCell>Date</Table.ColumnHeaderCell>

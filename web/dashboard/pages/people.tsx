@@ -81,7 +81,8 @@ export function PeoplePage() {
         ) : null
       ) : (
         <Box className="table-scroll">
-          <Table.Root variant="surface" aria-label="People">
+          <Table.Root variant="surface">
+            <caption className="visually-hidden">People</caption>
             <Table.Header>
               <Table.Row>
                 <Table.ColumnHeaderCell>Name</Table.ColumnHeaderCell>

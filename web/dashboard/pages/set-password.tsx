@@ -21,14 +21,15 @@ const PURPOSES = {
     intro: 'Choose the name your colleagues see and a password. Then you are signed in.',
     button: 'Set password and sign in',
     route: '/invitation',
-    whenBroken: 'Ask an admin of your organization to invite you again.',
+    // The server's message says to ask an admin for a new invitation.
+    newLink: undefined,
   },
   reset: {
     title: 'Choose a new password',
     intro: 'Your new password signs you out everywhere else.',
     button: 'Set new password',
     route: '/password-reset/confirm',
-    whenBroken: undefined,
+    newLink: { to: '/forgot-password', label: 'Ask for a new reset link' },
   },
 } as const;
 
@@ -119,12 +120,10 @@ export function SetPasswordPage({ purpose }: { purpose: keyof typeof PURPOSES })
       <ErrorCallout error={error} />
       {broken ? (
         <Flex direction="column" gap="3">
-          {text.whenBroken === undefined ? (
+          {text.newLink === undefined ? null : (
             <ThemeLink asChild size="2">
-              <Link to="/forgot-password">Ask for a new reset link</Link>
+              <Link to={text.newLink.to}>{text.newLink.label}</Link>
             </ThemeLink>
-          ) : (
-            <Text size="2">{text.whenBroken}</Text>
           )}
           <ThemeLink asChild size="2">
             <Link to="/sign-in">Go to sign in</Link>

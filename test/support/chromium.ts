@@ -1,0 +1,91 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { DEFAULT_WEB_DIST_DIR } from '../../src/http/web-pages.ts';
+
+/**
+ * Browser tests drive Debian's chromium (which `.ci/run` installs when it is missing) with playwright-core, on
+ * Portico's pages over real HTTPS.
+ */
+
+/** Debian's chromium. */
+export const CHROMIUM = '/usr/bin/chromium';
+/** Where the browser tests save their screenshots (git-ignored): look at them after a change to a page. */
+export const SCREENSHOTS = join(import.meta.dirname, '..', 'web', 'screenshots');
+export const DESKTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
+
+/**
+ * Headless Chromium, as root in CI, without background networking (this machine's closed network refuses it),
+ * after checking that the browser and the built surface the test opens are there.
+ */
+export async function launchChromium(surface: string): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+  if (!existsSync(join(DEFAULT_WEB_DIST_DIR, surface, 'index.html'))) {
+    throw new Error(`web/dist/${surface} is missing: npm run build:web`);
+  }
+  await mkdir(SCREENSHOTS, { recursive: true });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+/** A fresh browser context (its own cookies and storage) that reaches only Portico's origin. */
+export interface OriginOnlyContext {
+  context: BrowserContext;
+  /** Every address a page of the context asked for; anything not on `origin` was refused. */
+  requested: string[];
+  /** Content-Security-Policy refusals and uncaught errors its pages reported. */
+  problems: string[];
+  /** A new page of the context, its problems recorded. */
+  newPage(): Promise<Page>;
+}
+
+/**
+ * A context on Portico's self-signed certificate for localhost, whose requests to any other origin are aborted
+ * (and recorded), with a default wait well inside a test's own time limit, so that a missing element is reported
+ * as such.
+ */
+export async function originOnlyContext(
+  browser: Browser,
+  origin: string,
+  options: { viewport?: { width: number; height: number }; permissions?: string[] } = {},
+): Promise<OriginOnlyContext> {
+  const context = await browser.newContext({
+    ignoreHTTPSErrors: true,
+    viewport: options.viewport ?? DESKTOP,
+    ...(options.permissions ? { permissions: options.permissions } : {}),
+  });
+  context.setDefaultTimeout(10_000);
+  const requested: string[] = [];
+  const problems: string[] = [];
+  await context.route('**/*', async (route) => {
+    const url = route.request().url();
+    requested.push(url);
+    if (new URL(url).origin === origin) return route.continue();
+    return route.abort('blockedbyclient');
+  });
+  return {
+    context,
+    requested,
+    problems,
+    async newPage() {
+      const page = await context.newPage();
+      page.on('console', (message) => {
+        if (/Content.Security.Policy|Refused to/i.test(message.text())) problems.push(message.text());
+      });
+      page.on('pageerror', (error) => problems.push(error.message));
+      return page;
+    },
+  };
+}
