@@ -9,6 +9,27 @@ import { AppError } from '../errors.ts';
 export const DEFAULT_WEB_DIST_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
 
 /**
+ * The Content-Security-Policy of a page of ours: only this origin's scripts (no inline script), workers when
+ * `workers`, style sheets, images and fonts, and requests to this origin alone; no framing, no `<base>`, and no
+ * form sent anywhere (the pages send JSON from their scripts). Style attributes are allowed: the component
+ * libraries size panes and place popovers with them. `data:` covers icon fonts and images inside style sheets.
+ */
+export function pageContentSecurityPolicy(options: { workers?: boolean } = {}): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    ...(options.workers ? ["worker-src 'self'"] : []),
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/**
  * The headers of every page: its Content-Security-Policy, no sniffing, no framing, no Referer leaving the
  * page, its own browsing context group, and HSTS (the services speak only HTTPS, or sit behind a proxy that
  * does).

@@ -7,7 +7,7 @@ import { SESSION_IDLE_MS } from '../../accounts/sessions.ts';
 import type { Database } from '../../db/database.ts';
 import { loadInstanceSecret } from '../../db/instance-secrets.ts';
 import { databaseSessionStore } from '../../http/session-store.ts';
-import { registerWebSurface } from '../../http/web-pages.ts';
+import { pageContentSecurityPolicy, registerWebSurface } from '../../http/web-pages.ts';
 import type { Cursors } from '../cursor.ts';
 import { DASHBOARD_PATH } from '../dashboard-links.ts';
 import type { PeopleMail } from '../people.ts';
@@ -20,21 +20,8 @@ export const DASHBOARD_API_PATH = `${DASHBOARD_PATH}/api`;
 /** The session cookie: sent only to the JSON routes, never read by the page's scripts. */
 export const SESSION_COOKIE = 'portico_session';
 
-/**
- * What the dashboard page may load: this origin's scripts and styles only, requests to this origin only. Inline
- * styles are allowed (the component library positions popovers with style attributes); inline scripts are not.
- */
-export const DASHBOARD_CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+/** What the dashboard page may load: see `pageContentSecurityPolicy`. */
+export const DASHBOARD_CONTENT_SECURITY_POLICY = pageContentSecurityPolicy();
 
 export interface DashboardDeps {
   db: Database;

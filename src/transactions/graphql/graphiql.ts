@@ -1,26 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { registerWebSurface } from '../../http/web-pages.ts';
+import { pageContentSecurityPolicy, registerWebSurface } from '../../http/web-pages.ts';
 
 /** Where GraphiQL answers on the Transactions service. */
 export const GRAPHIQL_PATH = '/graphiql';
 
-/**
- * What the page may load: only this origin's scripts, styles, fonts and workers, and requests to this origin
- * (the API at /beta). Inline styles are allowed because Monaco and GraphiQL size their panes with style
- * attributes; `data:` covers the editor's icon font and images embedded in the style sheet.
- */
-export const GRAPHIQL_CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "worker-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+/** What the page may load (see `pageContentSecurityPolicy`), with Monaco's workers. */
+export const GRAPHIQL_CONTENT_SECURITY_POLICY = pageContentSecurityPolicy({ workers: true });
 
 export interface GraphiQLOptions {
   /** The built front end; GraphiQL is its `graphiql/` folder. @default web/dist of this checkout */

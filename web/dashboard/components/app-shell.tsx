@@ -1,9 +1,8 @@
 import { ExitIcon } from '@radix-ui/react-icons';
 import { Avatar, Badge, Box, Button, DropdownMenu, Flex, TabNav, Text } from '@radix-ui/themes';
-import { useState } from 'react';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router';
-import { ApiError } from '../api.ts';
 import { useSignedIn, useSession } from '../session.tsx';
+import { useApiAction } from '../use-api-action.ts';
 import { ErrorCallout } from './error-callout.tsx';
 
 /** The initials of a name (or of an e-mail address's local part), for the avatar. */
@@ -24,21 +23,18 @@ export function AppShell() {
   const { signOut } = useSession();
   const navigate = useNavigate();
   const { pathname } = useLocation();
-  const [signOutError, setSignOutError] = useState<ApiError>();
+  const signingOut = useApiAction();
   const base = `/${instance.slug}`;
   const sections = [
     { to: `${base}/companies`, label: 'Companies' },
     { to: `${base}/settings/api-keys`, label: 'Settings', active: pathname.startsWith(`${base}/settings`) },
   ];
 
-  const leave = async () => {
-    try {
+  const leave = () =>
+    signingOut.run(async () => {
       await signOut();
       void navigate('/sign-in');
-    } catch (error) {
-      setSignOutError(error instanceof ApiError ? error : undefined);
-    }
-  };
+    });
 
   return (
     <>
@@ -94,7 +90,7 @@ export function AppShell() {
       </header>
       <main id="main" className="app-main">
         <Box className="app-content">
-          <ErrorCallout error={signOutError} />
+          <ErrorCallout error={signingOut.error} />
           <Outlet />
         </Box>
       </main>

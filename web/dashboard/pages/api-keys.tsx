@@ -1,6 +1,5 @@
 import { ExclamationTriangleIcon, InfoCircledIcon, PlusIcon } from '@radix-ui/react-icons';
 import {
-  AlertDialog,
   Badge,
   Box,
   Button,
@@ -14,7 +13,8 @@ import {
   TextField,
 } from '@radix-ui/themes';
 import { useState, type SubmitEvent } from 'react';
-import { api, ApiError } from '../api.ts';
+import { api } from '../api.ts';
+import { ConfirmDialog } from '../components/confirm-dialog.tsx';
 import { CopyButton } from '../components/copy-button.tsx';
 import { ErrorCallout } from '../components/error-callout.tsx';
 import { Field } from '../components/field.tsx';
@@ -22,6 +22,7 @@ import { PageHeading } from '../components/page-heading.tsx';
 import { formatDateTime, formatRelative } from '../format.ts';
 import { useSignedIn } from '../session.tsx';
 import type { ApiKey } from '../types.ts';
+import { useApiAction } from '../use-api-action.ts';
 import { useResource } from '../use-resource.ts';
 
 /** The longest key name (KEY_NAME_MAX in src/portfolio/instances.ts). */
@@ -141,14 +142,20 @@ export function ApiKeysPage() {
                         Revoked {formatRelative(key.revokedAt)}
                       </Badge>
                     ) : isAdmin ? (
-                      <RevokeKeyDialog
-                        slug={instance.slug}
-                        apiKey={key}
-                        onRevoked={() => {
+                      <ConfirmDialog
+                        trigger="Revoke"
+                        triggerLabel={`Revoke ${key.name}`}
+                        title={`Revoke “${key.name}”?`}
+                        confirm="Revoke key"
+                        onConfirm={async () => {
+                          await api('DELETE', `/instances/${instance.slug}/keys/${key.id}`);
                           setAnnouncement(`Key ${key.name} revoked.`);
                           keys.reload();
                         }}
-                      />
+                      >
+                        The Portfolio API refuses the key <Code>{key.prefix}…</Code> within a second,
+                        everywhere. This cannot be undone: whatever still uses it needs a new key.
+                      </ConfirmDialog>
                     ) : (
                       <Badge color="green">Active</Badge>
                     )}
@@ -168,20 +175,18 @@ function GenerateKeyDialog({ slug, onGenerated }: { slug: string; onGenerated: (
   const [open, setOpen] = useState(false);
   const [name, setName] = useState('');
   const [problem, setProblem] = useState<string>();
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
+  const action = useApiAction();
   const [generated, setGenerated] = useState<{ key: ApiKey; secret: string }>();
 
   const reset = () => {
     setName('');
     setProblem(undefined);
-    setError(undefined);
+    action.clear();
     setGenerated(undefined);
   };
 
   const submit = async (event: SubmitEvent) => {
     event.preventDefault();
-    setError(undefined);
     const trimmed = name.trim();
     if (trimmed === '') {
       setProblem('Enter a name, so that you can tell the key from others later.');
@@ -194,20 +199,20 @@ function GenerateKeyDialog({ slug, onGenerated }: { slug: string; onGenerated: (
       return;
     }
     setProblem(undefined);
-    setBusy(true);
-    try {
-      const answer = await api<{ key: ApiKey; secret: string }>('POST', `/instances/${slug}/keys`, {
-        name: trimmed,
-      });
-      setGenerated(answer);
-      onGenerated(answer.key);
-    } catch (caught) {
-      if (!(caught instanceof ApiError)) throw caught;
-      if (caught.field === 'name') setProblem(caught.message);
-      else setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    await action.run(
+      async () => {
+        const answer = await api<{ key: ApiKey; secret: string }>('POST', `/instances/${slug}/keys`, {
+          name: trimmed,
+        });
+        setGenerated(answer);
+        onGenerated(answer.key);
+      },
+      (error) => {
+        if (error.field !== 'name') return false;
+        setProblem(error.message);
+        return true;
+      },
+    );
   };
 
   return (
@@ -231,7 +236,7 @@ function GenerateKeyDialog({ slug, onGenerated }: { slug: string; onGenerated: (
               <Dialog.Description size="2" color="gray">
                 The key can read everything in this instance&apos;s portfolio through the Portfolio API.
               </Dialog.Description>
-              <ErrorCallout error={error} />
+              <ErrorCallout error={action.error} />
               <Field
                 id="key-name"
                 label="Name"
@@ -250,7 +255,7 @@ function GenerateKeyDialog({ slug, onGenerated }: { slug: string; onGenerated: (
                     Cancel
                   </Button>
                 </Dialog.Close>
-                <Button type="submit" loading={busy}>
+                <Button type="submit" loading={action.busy}>
                   Generate key
                 </Button>
               </Flex>
@@ -306,71 +311,5 @@ function GenerateKeyDialog({ slug, onGenerated }: { slug: string; onGenerated: (
         )}
       </Dialog.Content>
     </Dialog.Root>
-  );
-}
-
-/** "Revoke": asks first, says what stops working, then revokes. */
-function RevokeKeyDialog({
-  slug,
-  apiKey,
-  onRevoked,
-}: {
-  slug: string;
-  apiKey: ApiKey;
-  onRevoked: () => void;
-}) {
-  const [open, setOpen] = useState(false);
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
-
-  const revoke = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await api('DELETE', `/instances/${slug}/keys/${apiKey.id}`);
-      setOpen(false);
-      onRevoked();
-    } catch (caught) {
-      if (!(caught instanceof ApiError)) throw caught;
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  return (
-    <AlertDialog.Root
-      open={open}
-      onOpenChange={(next) => {
-        setOpen(next);
-        setError(undefined);
-      }}
-    >
-      <AlertDialog.Trigger>
-        <Button variant="soft" color="red" size="1" aria-label={`Revoke ${apiKey.name}`}>
-          Revoke
-        </Button>
-      </AlertDialog.Trigger>
-      <AlertDialog.Content maxWidth="460px">
-        <AlertDialog.Title>Revoke “{apiKey.name}”?</AlertDialog.Title>
-        <AlertDialog.Description size="2">
-          The Portfolio API refuses the key <Code>{apiKey.prefix}…</Code> within a second, everywhere. This
-          cannot be undone: whatever still uses it needs a new key.
-        </AlertDialog.Description>
-        <Box mt="3">
-          <ErrorCallout error={error} />
-        </Box>
-        <Flex gap="3" mt="4" justify="end">
-          <AlertDialog.Cancel>
-            <Button variant="soft" color="gray">
-              Cancel
-            </Button>
-          </AlertDialog.Cancel>
-          <Button color="red" loading={busy} onClick={() => void revoke()}>
-            Revoke key
-          </Button>
-        </Flex>
-      </AlertDialog.Content>
-    </AlertDialog.Root>
   );
 }

@@ -2,11 +2,12 @@ import { CheckCircledIcon } from '@radix-ui/react-icons';
 import { Button, Callout, Flex, Link as ThemeLink, Text } from '@radix-ui/themes';
 import { useState, type SubmitEvent } from 'react';
 import { Link } from 'react-router';
-import { api, ApiError } from '../api.ts';
+import { api } from '../api.ts';
 import { AuthLayout } from '../components/auth-layout.tsx';
 import { ErrorCallout } from '../components/error-callout.tsx';
 import { Field } from '../components/field.tsx';
 import { PageHeading } from '../components/page-heading.tsx';
+import { useApiAction } from '../use-api-action.ts';
 
 /**
  * "Forgot your password?": mails a reset link to the address if it has an account. The answer is the same
@@ -15,13 +16,11 @@ import { PageHeading } from '../components/page-heading.tsx';
 export function ForgotPasswordPage() {
   const [email, setEmail] = useState('');
   const [problem, setProblem] = useState<string>();
-  const [error, setError] = useState<ApiError>();
   const [sentTo, setSentTo] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const action = useApiAction();
 
   const submit = async (event: SubmitEvent) => {
     event.preventDefault();
-    setError(undefined);
     const address = email.trim();
     if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(address)) {
       setProblem(
@@ -30,16 +29,10 @@ export function ForgotPasswordPage() {
       return;
     }
     setProblem(undefined);
-    setBusy(true);
-    try {
+    await action.run(async () => {
       await api('POST', '/password-reset', { email: address });
       setSentTo(address);
-    } catch (caught) {
-      if (!(caught instanceof ApiError)) throw caught;
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -50,7 +43,7 @@ export function ForgotPasswordPage() {
           <Text as="p" size="2" color="gray">
             Enter the address you sign in with. We will mail you a link to choose a new password.
           </Text>
-          <ErrorCallout error={error} />
+          <ErrorCallout error={action.error} />
           <form onSubmit={(event) => void submit(event)} noValidate>
             <Flex direction="column" gap="4">
               <Field
@@ -66,7 +59,7 @@ export function ForgotPasswordPage() {
                 error={problem}
                 required
               />
-              <Button type="submit" size="3" loading={busy}>
+              <Button type="submit" size="3" loading={action.busy}>
                 Mail me a reset link
               </Button>
             </Flex>

@@ -1,6 +1,5 @@
 import { CheckCircledIcon, InfoCircledIcon, PlusIcon } from '@radix-ui/react-icons';
 import {
-  AlertDialog,
   Badge,
   Box,
   Button,
@@ -13,13 +12,15 @@ import {
   Text,
 } from '@radix-ui/themes';
 import { useState, type SubmitEvent } from 'react';
-import { api, ApiError } from '../api.ts';
+import { api } from '../api.ts';
+import { ConfirmDialog } from '../components/confirm-dialog.tsx';
 import { ErrorCallout } from '../components/error-callout.tsx';
 import { Field } from '../components/field.tsx';
 import { PageHeading } from '../components/page-heading.tsx';
 import { formatDate } from '../format.ts';
 import { useSignedIn } from '../session.tsx';
 import type { Person, Role } from '../types.ts';
+import { useApiAction } from '../use-api-action.ts';
 import { useResource } from '../use-resource.ts';
 
 const ROLE_TEXT: Record<Role, { label: string; can: string }> = {
@@ -122,15 +123,20 @@ export function PeoplePage() {
                   </Table.Cell>
                   <Table.Cell justify="end">
                     {isAdmin && person.id !== user.id ? (
-                      <RemoveDialog
-                        slug={instance.slug}
-                        instanceName={instance.name}
-                        person={person}
-                        onRemoved={() => {
+                      <ConfirmDialog
+                        trigger="Remove"
+                        triggerLabel={`Remove ${person.name || person.email}`}
+                        title={`Remove ${person.name || person.email}?`}
+                        confirm="Remove"
+                        onConfirm={async () => {
+                          await api('DELETE', `/instances/${instance.slug}/people/${person.id}`);
                           setAnnouncement(`${person.name || person.email} was removed.`);
                           people.reload();
                         }}
-                      />
+                      >
+                        {person.name || person.email} is signed out at once and can no longer sign in to{' '}
+                        {instance.name}. Keys they generated keep working until an admin revokes them.
+                      </ConfirmDialog>
                     ) : null}
                   </Table.Cell>
                 </Table.Row>
@@ -150,20 +156,18 @@ function InviteDialog({ slug, onInvited }: { slug: string; onInvited: (person: P
   const [name, setName] = useState('');
   const [role, setRole] = useState<Role>('member');
   const [problems, setProblems] = useState<{ email?: string; name?: string }>({});
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
+  const action = useApiAction();
 
   const reset = () => {
     setEmail('');
     setName('');
     setRole('member');
     setProblems({});
-    setError(undefined);
+    action.clear();
   };
 
   const submit = async (event: SubmitEvent) => {
     event.preventDefault();
-    setError(undefined);
     const address = email.trim();
     const found = {
       email:
@@ -176,24 +180,23 @@ function InviteDialog({ slug, onInvited }: { slug: string; onInvited: (person: P
     };
     setProblems(found);
     if (found.email ?? found.name) return;
-    setBusy(true);
-    try {
-      const { person } = await api<{ person: Person }>('POST', `/instances/${slug}/people`, {
-        email: address,
-        role,
-        ...(name.trim() === '' ? {} : { name: name.trim() }),
-      });
-      setOpen(false);
-      reset();
-      onInvited(person);
-    } catch (caught) {
-      if (!(caught instanceof ApiError)) throw caught;
-      if (caught.field === 'email') setProblems({ email: caught.message });
-      else if (caught.field === 'name') setProblems({ name: caught.message });
-      else setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    await action.run(
+      async () => {
+        const { person } = await api<{ person: Person }>('POST', `/instances/${slug}/people`, {
+          email: address,
+          role,
+          ...(name.trim() === '' ? {} : { name: name.trim() }),
+        });
+        setOpen(false);
+        reset();
+        onInvited(person);
+      },
+      (error) => {
+        if (error.field !== 'email' && error.field !== 'name') return false;
+        setProblems({ [error.field]: error.message });
+        return true;
+      },
+    );
   };
 
   return (
@@ -216,7 +219,7 @@ function InviteDialog({ slug, onInvited }: { slug: string; onInvited: (person: P
             <Dialog.Description size="2" color="gray">
               They get an e-mail with a link to set their password. The link works once, for 7 days.
             </Dialog.Description>
-            <ErrorCallout error={error} />
+            <ErrorCallout error={action.error} />
             <Field
               id="invite-email"
               label="E-mail address"
@@ -271,7 +274,7 @@ function InviteDialog({ slug, onInvited }: { slug: string; onInvited: (person: P
                   Cancel
                 </Button>
               </Dialog.Close>
-              <Button type="submit" loading={busy}>
+              <Button type="submit" loading={action.busy}>
                 Send invitation
               </Button>
             </Flex>
@@ -279,74 +282,5 @@ function InviteDialog({ slug, onInvited }: { slug: string; onInvited: (person: P
         </form>
       </Dialog.Content>
     </Dialog.Root>
-  );
-}
-
-/** "Remove": asks first; the person's sessions end at once. */
-function RemoveDialog({
-  slug,
-  instanceName,
-  person,
-  onRemoved,
-}: {
-  slug: string;
-  instanceName: string;
-  person: Person;
-  onRemoved: () => void;
-}) {
-  const [open, setOpen] = useState(false);
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
-  const who = person.name || person.email;
-
-  const remove = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await api('DELETE', `/instances/${slug}/people/${person.id}`);
-      setOpen(false);
-      onRemoved();
-    } catch (caught) {
-      if (!(caught instanceof ApiError)) throw caught;
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  return (
-    <AlertDialog.Root
-      open={open}
-      onOpenChange={(next) => {
-        setOpen(next);
-        setError(undefined);
-      }}
-    >
-      <AlertDialog.Trigger>
-        <Button variant="soft" color="red" size="1" aria-label={`Remove ${who}`}>
-          Remove
-        </Button>
-      </AlertDialog.Trigger>
-      <AlertDialog.Content maxWidth="460px">
-        <AlertDialog.Title>Remove {who}?</AlertDialog.Title>
-        <AlertDialog.Description size="2">
-          {who} is signed out at once and can no longer sign in to {instanceName}. Keys they generated keep
-          working until an admin revokes them.
-        </AlertDialog.Description>
-        <Box mt="3">
-          <ErrorCallout error={error} />
-        </Box>
-        <Flex gap="3" mt="4" justify="end">
-          <AlertDialog.Cancel>
-            <Button variant="soft" color="gray">
-              Cancel
-            </Button>
-          </AlertDialog.Cancel>
-          <Button color="red" loading={busy} onClick={() => void remove()}>
-            Remove
-          </Button>
-        </Flex>
-      </AlertDialog.Content>
-    </AlertDialog.Root>
   );
 }

@@ -7,6 +7,7 @@ import { ErrorCallout } from '../components/error-callout.tsx';
 import { Field } from '../components/field.tsx';
 import { PageHeading } from '../components/page-heading.tsx';
 import { useSession } from '../session.tsx';
+import { useApiAction } from '../use-api-action.ts';
 import type { SessionAnswer } from '../types.ts';
 import type { NoticeState } from './sign-in.tsx';
 
@@ -50,8 +51,7 @@ export function SetPasswordPage({ purpose }: { purpose: keyof typeof PURPOSES })
   const [password, setPassword] = useState('');
   const [confirmation, setConfirmation] = useState('');
   const [problems, setProblems] = useState<{ name?: string; password?: string; confirmation?: string }>({});
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
+  const action = useApiAction();
 
   if (token === '') {
     return (
@@ -76,7 +76,6 @@ export function SetPasswordPage({ purpose }: { purpose: keyof typeof PURPOSES })
 
   const submit = async (event: SubmitEvent) => {
     event.preventDefault();
-    setError(undefined);
     const found = {
       name: name.length > 100 ? 'A name has at most 100 characters.' : undefined,
       password:
@@ -89,35 +88,34 @@ export function SetPasswordPage({ purpose }: { purpose: keyof typeof PURPOSES })
     };
     setProblems(found);
     if (found.name ?? found.password ?? found.confirmation) return;
-    setBusy(true);
-    try {
-      const body =
-        purpose === 'invitation'
-          ? { token, password, ...(name.trim() === '' ? {} : { name }) }
-          : { token, password };
-      const answer = await api<SessionAnswer>('POST', text.route, body);
-      if (purpose === 'invitation') {
-        signedIn(answer);
-        void navigate(`/${answer.instance?.slug ?? ''}/companies`, { replace: true });
-      } else {
-        const state: NoticeState = { notice: 'Your password is changed. Sign in with it.' };
-        void navigate('/sign-in', { replace: true, state });
-      }
-    } catch (caught) {
-      if (!(caught instanceof ApiError)) throw caught;
-      if (caught.field === 'password') setProblems({ password: caught.message });
-      else if (caught.field === 'name') setProblems({ name: caught.message });
-      else setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    await action.run(
+      async () => {
+        const body =
+          purpose === 'invitation'
+            ? { token, password, ...(name.trim() === '' ? {} : { name }) }
+            : { token, password };
+        const answer = await api<SessionAnswer>('POST', text.route, body);
+        if (purpose === 'invitation') {
+          signedIn(answer);
+          void navigate(`/${answer.instance?.slug ?? ''}/companies`, { replace: true });
+        } else {
+          const state: NoticeState = { notice: 'Your password is changed. Sign in with it.' };
+          void navigate('/sign-in', { replace: true, state });
+        }
+      },
+      (error) => {
+        if (error.field !== 'password' && error.field !== 'name') return false;
+        setProblems({ [error.field]: error.message });
+        return true;
+      },
+    );
   };
 
-  const broken = error !== undefined && LINK_ERRORS.has(error.code);
+  const broken = action.error !== undefined && LINK_ERRORS.has(action.error.code);
   return (
     <AuthLayout>
       <PageHeading title={text.title} />
-      <ErrorCallout error={error} />
+      <ErrorCallout error={action.error} />
       {broken ? (
         <Flex direction="column" gap="3">
           {text.newLink === undefined ? null : (
@@ -174,7 +172,7 @@ export function SetPasswordPage({ purpose }: { purpose: keyof typeof PURPOSES })
                 error={problems.confirmation}
                 required
               />
-              <Button type="submit" size="3" loading={busy}>
+              <Button type="submit" size="3" loading={action.busy}>
                 {text.button}
               </Button>
             </Flex>

@@ -2,12 +2,13 @@ import { InfoCircledIcon } from '@radix-ui/react-icons';
 import { Button, Callout, Flex, Link as ThemeLink, RadioCards, Text } from '@radix-ui/themes';
 import { useState, type SubmitEvent } from 'react';
 import { Link, Navigate, useLocation, useNavigate, useSearchParams } from 'react-router';
-import { api, ApiError } from '../api.ts';
+import { api } from '../api.ts';
 import { AuthLayout } from '../components/auth-layout.tsx';
 import { ErrorCallout } from '../components/error-callout.tsx';
 import { Field } from '../components/field.tsx';
 import { PageHeading } from '../components/page-heading.tsx';
 import { useSession } from '../session.tsx';
+import { useApiAction } from '../use-api-action.ts';
 import type { InstanceSummary, SessionAnswer } from '../types.ts';
 
 /** Where to go after signing in: a path of this page from `?next=`, never another site (`//host`). */
@@ -37,8 +38,7 @@ export function SignInPage() {
   const [choices, setChoices] = useState<InstanceSummary[]>();
   const [instance, setInstance] = useState<string>();
   const [problems, setProblems] = useState<{ email?: string; password?: string; instance?: string }>({});
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
+  const action = useApiAction();
 
   if (session.status === 'signed-in') {
     return <Navigate to={next ?? `/${session.instance.slug}/companies`} replace />;
@@ -55,27 +55,24 @@ export function SignInPage() {
       instance: choices && instance === undefined ? 'Choose the instance to sign in to.' : undefined,
     };
     setProblems(found);
-    setError(undefined);
     if (found.email ?? found.password ?? found.instance) return;
-    setBusy(true);
-    try {
-      const answer = await api<SessionAnswer>('POST', '/session', {
-        email: email.trim(),
-        password,
-        ...(instance === undefined ? {} : { instance }),
-      });
-      signedIn(answer);
-      void navigate(next ?? `/${answer.instance?.slug ?? ''}/companies`, { replace: true });
-    } catch (caught) {
-      if (!(caught instanceof ApiError)) throw caught;
-      if (caught.code === 'INSTANCE_CHOICE_REQUIRED' && Array.isArray(caught.details.instances)) {
-        setChoices(caught.details.instances as InstanceSummary[]);
-      } else {
-        setError(caught);
-      }
-    } finally {
-      setBusy(false);
-    }
+    await action.run(
+      async () => {
+        const answer = await api<SessionAnswer>('POST', '/session', {
+          email: email.trim(),
+          password,
+          ...(instance === undefined ? {} : { instance }),
+        });
+        signedIn(answer);
+        void navigate(next ?? `/${answer.instance?.slug ?? ''}/companies`, { replace: true });
+      },
+      (error) => {
+        if (error.code !== 'INSTANCE_CHOICE_REQUIRED' || !Array.isArray(error.details.instances))
+          return false;
+        setChoices(error.details.instances as InstanceSummary[]);
+        return true;
+      },
+    );
   };
 
   return (
@@ -89,7 +86,7 @@ export function SignInPage() {
           <Callout.Text>{notice}</Callout.Text>
         </Callout.Root>
       )}
-      <ErrorCallout error={error} />
+      <ErrorCallout error={action.error} />
       <form onSubmit={(event) => void submit(event)} noValidate>
         <Flex direction="column" gap="4">
           <Field
@@ -153,7 +150,7 @@ export function SignInPage() {
               )}
             </Flex>
           )}
-          <Button type="submit" size="3" loading={busy}>
+          <Button type="submit" size="3" loading={action.busy}>
             Sign in
           </Button>
         </Flex>

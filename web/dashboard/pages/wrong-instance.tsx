@@ -1,11 +1,10 @@
 import { Button, Flex, Text } from '@radix-ui/themes';
-import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { ApiError } from '../api.ts';
 import { AuthLayout } from '../components/auth-layout.tsx';
 import { ErrorCallout } from '../components/error-callout.tsx';
 import { PageHeading } from '../components/page-heading.tsx';
 import { useSession, useSignedIn } from '../session.tsx';
+import { useApiAction } from '../use-api-action.ts';
 
 /**
  * An address of another instance than the one signed in to (or of none: the page cannot tell, and does not
@@ -15,7 +14,7 @@ export function WrongInstancePage({ path }: { path: string }) {
   const { instance } = useSignedIn();
   const { signOut } = useSession();
   const navigate = useNavigate();
-  const [error, setError] = useState<ApiError>();
+  const action = useApiAction();
   return (
     <AuthLayout>
       <PageHeading title="This page belongs to another instance" />
@@ -23,21 +22,20 @@ export function WrongInstancePage({ path }: { path: string }) {
         You are signed in to <strong>{instance.name}</strong>. To open this page, sign in with an account of
         the instance it belongs to.
       </Text>
-      <ErrorCallout error={error} />
+      <ErrorCallout error={action.error} />
       <Flex gap="3" wrap="wrap">
         <Button asChild>
           <Link to={`/${instance.slug}/companies`}>Back to {instance.name}</Link>
         </Button>
         <Button
           variant="soft"
-          onClick={() => {
-            signOut().then(
-              () => void navigate(`/sign-in?next=${encodeURIComponent(path)}`),
-              (caught: unknown) => {
-                setError(caught instanceof ApiError ? caught : undefined);
-              },
-            );
-          }}
+          loading={action.busy}
+          onClick={() =>
+            void action.run(async () => {
+              await signOut();
+              void navigate(`/sign-in?next=${encodeURIComponent(path)}`);
+            })
+          }
         >
           Sign out and switch
         </Button>
