@@ -36,3 +36,24 @@ export function useApiAction(): ApiAction {
   }, []);
   return { busy, error, run, clear };
 }
+
+/**
+ * A `handle` for {@link ApiAction.run} that takes an error about one of a form's `fields` (`details.field`) and
+ * shows it next to that field, through `show`.
+ *
+ * @example
+ * await action.run(save, errorsOfFields(['email', 'name'], setProblems));
+ */
+export function errorsOfFields<Field extends string>(
+  fields: readonly Field[],
+  show: (problems: Partial<Record<Field, string>>) => void,
+): (error: ApiError) => boolean {
+  return (error) => {
+    const field = fields.find((each) => each === error.field);
+    if (field === undefined) return false;
+    const problems: Partial<Record<Field, string>> = {};
+    problems[field] = error.message;
+    show(problems);
+    return true;
+  };
+}

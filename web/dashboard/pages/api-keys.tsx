@@ -22,7 +22,7 @@ import { PageHeading } from '../components/page-heading.tsx';
 import { formatDateTime, formatRelative } from '../format.ts';
 import { useSignedIn } from '../session.tsx';
 import type { ApiKey } from '../types.ts';
-import { useApiAction } from '../use-api-action.ts';
+import { errorsOfFields, useApiAction } from '../use-api-action.ts';
 import { useResource } from '../use-resource.ts';
 
 /** The longest key name (KEY_NAME_MAX in src/portfolio/instances.ts). */
@@ -207,11 +207,9 @@ function GenerateKeyDialog({ slug, onGenerated }: { slug: string; onGenerated: (
         setGenerated(answer);
         onGenerated(answer.key);
       },
-      (error) => {
-        if (error.field !== 'name') return false;
-        setProblem(error.message);
-        return true;
-      },
+      errorsOfFields(['name'], (problems) => {
+        setProblem(problems.name);
+      }),
     );
   };
 

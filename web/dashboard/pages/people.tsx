@@ -20,7 +20,7 @@ import { PageHeading } from '../components/page-heading.tsx';
 import { formatDate } from '../format.ts';
 import { useSignedIn } from '../session.tsx';
 import type { Person, Role } from '../types.ts';
-import { useApiAction } from '../use-api-action.ts';
+import { errorsOfFields, useApiAction } from '../use-api-action.ts';
 import { useResource } from '../use-resource.ts';
 
 const ROLE_TEXT: Record<Role, { label: string; can: string }> = {
@@ -191,11 +191,7 @@ function InviteDialog({ slug, onInvited }: { slug: string; onInvited: (person: P
         reset();
         onInvited(person);
       },
-      (error) => {
-        if (error.field !== 'email' && error.field !== 'name') return false;
-        setProblems({ [error.field]: error.message });
-        return true;
-      },
+      errorsOfFields(['email', 'name'], setProblems),
     );
   };
 

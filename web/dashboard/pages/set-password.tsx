@@ -7,7 +7,7 @@ import { ErrorCallout } from '../components/error-callout.tsx';
 import { Field } from '../components/field.tsx';
 import { PageHeading } from '../components/page-heading.tsx';
 import { useSession } from '../session.tsx';
-import { useApiAction } from '../use-api-action.ts';
+import { errorsOfFields, useApiAction } from '../use-api-action.ts';
 import type { SessionAnswer } from '../types.ts';
 import type { NoticeState } from './sign-in.tsx';
 
@@ -103,11 +103,7 @@ export function SetPasswordPage({ purpose }: { purpose: keyof typeof PURPOSES })
           void navigate('/sign-in', { replace: true, state });
         }
       },
-      (error) => {
-        if (error.field !== 'password' && error.field !== 'name') return false;
-        setProblems({ [error.field]: error.message });
-        return true;
-      },
+      errorsOfFields(['password', 'name'], setProblems),
     );
   };
 
