@@ -40,7 +40,7 @@ function selectList(alias: string, fields: Record<string, Column>): string {
 }
 
 /** A company as the API shows it, with its funds, from `portfolio_companies r`. */
-const COMPANY_SELECT = `r.id, r.legal_name as "legalName", ${isoTimestampSql('r.created_at')} as "createdAt",
+export const COMPANY_SELECT = `r.id, r.legal_name as "legalName", ${isoTimestampSql('r.created_at')} as "createdAt",
   coalesce((
     select json_agg(json_build_object('id', f.id, 'name', f.name) order by f.name, f.id)
     from portfolio_company_funds cf
@@ -121,7 +121,7 @@ function sinceTime(value: string | undefined): string | undefined {
  * "Infinity" (or "1e309") to Infinity, which passes its integer check and skips its bounds, so the schema alone
  * lets it through. BAD_USER_INPUT naming the parameter otherwise.
  */
-function boundedInteger(value: number, parameter: string, bounds: { min: number; max: number }): number {
+export function boundedInteger(value: number, parameter: string, bounds: { min: number; max: number }): number {
   if (Number.isInteger(value) && value >= bounds.min && value <= bounds.max) return value;
   throw new AppError(
     'BAD_USER_INPUT',
@@ -236,59 +236,4 @@ export async function listPage<Name extends ListName>(
       ? cursors.encode({ ...state, after: [last[list.timeField] ?? '', last.id ?? ''] })
       : null;
   return { data, total: state.total, hasNextPage, nextCursor };
-}
-
-/** The longest text `searchCompanies` looks for, and the most companies one of its pages holds. */
-export const SEARCH_MAX = 200;
-export const SEARCH_PAGE_SIZE_MAX = 100;
-/** The deepest page `searchCompanies` numbers: far past any portfolio a person browses. */
-export const SEARCH_PAGE_MAX = 1_000_000;
-
-/**
- * A page of an instance's companies by legal name (then id), those whose name contains `search` (any case)
- * when it is given, and how many there are: what a person browses, where the API walks by creation. Pages are
- * numbered from 1 (an offset: deep pages of a very large portfolio cost more, which browsing never reaches).
- * BAD_USER_INPUT naming the parameter for a search over 200 characters, a page size outside 1–100 or a page
- * outside 1–1,000,000.
- */
-export async function searchCompanies(
-  db: Queryable,
-  options: { instanceId: string; search?: string | undefined; page: number; pageSize: number },
-): Promise<{ companies: CompanyRecord[]; total: number }> {
-  const search = options.search?.trim() ?? '';
-  if (search.length > SEARCH_MAX) {
-    throw new AppError('BAD_USER_INPUT', `A search has at most ${String(SEARCH_MAX)} characters.`, {
-      parameter: 'search',
-    });
-  }
-  const page = boundedInteger(options.page, 'page', { min: 1, max: SEARCH_PAGE_MAX });
-  const pageSize = boundedInteger(options.pageSize, 'pageSize', { min: 1, max: SEARCH_PAGE_SIZE_MAX });
-  // LIKE's own characters match themselves.
-  const pattern = `%${search.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
-  const [row] = await db.query<{ companies: CompanyRecord[]; total: number }>(
-    `select coalesce((
-        select json_agg(page order by page."legalName", page.id) from (
-          select ${COMPANY_SELECT} from portfolio_companies r
-          where r.instance_id = $1 and r.legal_name ilike $2
-          order by r.legal_name, r.id limit $3 offset $4
-        ) page
-      ), '[]'::json) as companies,
-      (select count(*)::float8 from portfolio_companies r where r.instance_id = $1 and r.legal_name ilike $2) as total`,
-    [options.instanceId, pattern, pageSize, (page - 1) * pageSize],
-  );
-  return { companies: row?.companies ?? [], total: row?.total ?? 0 };
-}
-
-/** A company of the instance with its funds; NOT_FOUND for another instance's as for one that does not exist. */
-export async function getCompany(
-  db: Queryable,
-  instanceId: string,
-  companyId: string,
-): Promise<CompanyRecord> {
-  const [company] = await db.query<CompanyRecord>(
-    `select ${COMPANY_SELECT} from portfolio_companies r where r.instance_id = $1 and r.id = $2`,
-    [instanceId, companyId],
-  );
-  if (!company) throw new AppError('NOT_FOUND', `No company ${companyId}.`);
-  return company;
 }

@@ -931,7 +931,7 @@ describe('tenant isolation', () => {
   let b: PortfolioInstanceFixture;
   let aBrowser: Browser;
   /** Instance B's records, which A asks for. */
-  let owned: { keyId: string; personId: string; companyId: string };
+  let owned: { keyId: string; personId: string; companyId: string; fundId: string };
   beforeAll(async () => {
     [a, b] = await Promise.all([createPortfolioInstance(db), createPortfolioInstance(db)]);
     const [aAdmin, bPerson] = await Promise.all([
@@ -939,12 +939,13 @@ describe('tenant isolation', () => {
       createDashboardPerson(db, { instanceId: b.instanceId, role: 'member' }),
     ]);
     aBrowser = await signedInBrowser(app, aAdmin);
-    const company = newCompany();
+    const fund = { id: randomUUID(), name: "B's fund" };
+    const company = newCompany({ funds: [fund] });
     await importDocument(db, b.instanceId, { companies: [company] });
     const [key] = await db.query<{ id: string }>('select id from portfolio_api_keys where instance_id = $1', [
       b.instanceId,
     ]);
-    owned = { keyId: String(key?.id), personId: bPerson.id, companyId: String(company.id) };
+    owned = { keyId: String(key?.id), personId: bPerson.id, companyId: String(company.id), fundId: fund.id };
   });
 
   /** What A's admin may not see or change of B: B's keys, people and companies, as they are. */
@@ -984,6 +985,15 @@ describe('tenant isolation', () => {
     },
   );
 
+  it("lists none of B's funds on A's routes, and finds no company of A or B in B's fund", async () => {
+    const funds = await aBrowser.get(instanceApi(a.slug, '/funds'));
+    expect(funds.body).toEqual({ funds: [] });
+    const inB = await aBrowser.get(instanceApi(a.slug, `/companies?fund=${owned.fundId}`));
+    const inRandom = await aBrowser.get(instanceApi(a.slug, `/companies?fund=${randomUUID()}`));
+    expect(inB.body).toEqual({ companies: [], total: 0, page: 1, pageSize: 20 });
+    expect(inB.body).toEqual(inRandom.body);
+  });
+
   it("answers A's own ids on the same routes otherwise, so the sameness is not a request that fails anyway", async () => {
     const { record } = await createPortfolioKey(db, { instanceId: a.instanceId, name: 'own' });
     const person = await createDashboardPerson(db, { instanceId: a.instanceId, role: 'member' });
@@ -1008,8 +1018,9 @@ describe('tenant isolation', () => {
         payload: { email: 'planted@example.com', role: 'admin' },
       },
       { name: 'DELETE /people/:id', method: 'DELETE', path: () => `/people/${owned.personId}` },
-      { name: 'GET /companies', method: 'GET', path: () => '/companies' },
+      { name: 'GET /companies', method: 'GET', path: () => `/companies?fund=${owned.fundId}` },
       { name: 'GET /companies/:id', method: 'GET', path: () => `/companies/${owned.companyId}` },
+      { name: 'GET /funds', method: 'GET', path: () => '/funds' },
     ] satisfies InstanceRoute[]
   ).flatMap((route): InstanceRoute[] =>
     route.method === 'GET'
@@ -1066,11 +1077,18 @@ describe('companies', () => {
   /** A company with updates and investments, imported out of order. */
   const detail = newCompany({ legalName: 'Omega Detail Co' });
   const detailId = String(detail.id);
+  /** Holds every other company of NAMES. */
+  const secondFund = { id: randomUUID(), name: 'Another Fund' };
   beforeAll(async () => {
     instance = await createPortfolioInstance(db);
     const fund = { id: randomUUID(), name: 'Fund One' };
     await importDocument(db, instance.instanceId, {
-      companies: [...NAMES.map((legalName) => newCompany({ legalName, funds: [fund] })), detail],
+      companies: [
+        ...NAMES.map((legalName, index) =>
+          newCompany({ legalName, funds: index % 2 === 0 ? [fund, secondFund] : [fund] }),
+        ),
+        detail,
+      ],
       updates: ['2025-03-01', '2025-01-01', '2025-02-01'].map((day) =>
         newUpdate(detailId, { updateDate: `${day}T00:00:00.000Z`, title: `Update of ${day}` }),
       ),
@@ -1091,6 +1109,24 @@ describe('companies', () => {
   };
   const namesOf = (response: ApiResponse): string[] =>
     response.body.companies.map((company: { legalName: string }) => company.legalName);
+
+  it('lists the funds by name with how many companies each holds', async () => {
+    const funds = await browser.get(instanceApi(instance.slug, '/funds'));
+    expect(funds.status).toBe(200);
+    expect(funds.body.funds).toEqual([
+      { id: secondFund.id, name: 'Another Fund', companies: NAMES.length / 2 },
+      { id: expect.any(String), name: 'Fund One', companies: NAMES.length },
+    ]);
+  });
+
+  it('finds the companies a fund holds, with the search too', async () => {
+    const held = NAMES.filter((_, index) => index % 2 === 0);
+    const inFund = await search({ fund: secondFund.id });
+    expect(namesOf(inFund).toSorted()).toEqual(held.toSorted());
+    expect(inFund.body.total).toBe(held.length);
+    const both = await search({ fund: secondFund.id, search: 'acme' });
+    expect(namesOf(both).toSorted()).toEqual(held.filter((name) => /acme/i.test(name)).toSorted());
+  });
 
   it('finds companies whose legal name contains the search, in any case, sorted by legal name', async () => {
     const found = await search({ search: 'aCmE' });
@@ -1151,6 +1187,7 @@ describe('companies', () => {
     { refused: 'page 0', query: { page: 0 }, parameter: 'page' },
     { refused: 'a search of 201 characters', query: { search: 's'.repeat(201) }, parameter: 'search' },
     { refused: 'an unknown parameter', query: { sort: 'name' }, parameter: 'sort' },
+    { refused: 'a fund that is not a UUID', query: { fund: 'fund-one' }, parameter: 'fund' },
     // Ajv reads these as the number Infinity, which its integer and bound checks let through.
     { refused: 'a page size of Infinity', query: { pageSize: 'Infinity' }, parameter: 'pageSize' },
     { refused: 'a page size of 1e309', query: { pageSize: '1e309' }, parameter: 'pageSize' },

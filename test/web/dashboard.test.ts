@@ -396,6 +396,27 @@ describe('the customer dashboard at /dashboard in Chromium', () => {
     await page.getByText('No company matches').waitFor();
   });
 
+  it('narrows the companies to those a fund holds, named in the address and kept across a reload', async () => {
+    const page = await newBrowser();
+    await page.goto(`${origin}/dashboard/${demo.slug}/companies`);
+    await signIn(page, admin);
+    await page.getByText('40 companies in your portfolio.').waitFor();
+    await page.getByRole('combobox', { name: 'Fund' }).click();
+    const option = page.getByRole('option', { name: /^Northwind Ventures I \(\d+\)$/ });
+    const held = Number(/\((\d+)\)/.exec((await option.textContent()) ?? '')?.[1]);
+    expect(held).toBeGreaterThan(0);
+    expect(held).toBeLessThan(40);
+    await option.click();
+    const summary = `${String(held)} companies held by Northwind Ventures I.`;
+    await page.getByText(summary).waitFor();
+    expect(new URL(page.url()).searchParams.get('fund')).toMatch(/^[0-9a-f-]{36}$/);
+    await page.reload();
+    await page.getByText(summary).waitFor();
+    const rows = page.getByRole('table', { name: 'Companies' }).getByRole('row');
+    await expect.poll(() => rows.count()).toBe(Math.min(held, 20) + 1);
+    await screenshot(page, 'companies-fund');
+  });
+
   it("shows a company's cash in bank, runway and customers as charts, its latest summaries and its investments by round", async () => {
     const page = await newBrowser();
     await page.goto(`${origin}/dashboard/${demo.slug}/companies/${demo.companyId}`);

@@ -49,6 +49,11 @@ export interface Fund {
   name: string;
 }
 
+/** GET /instances/<slug>/funds: a fund and how many companies it holds. */
+export interface FundSummary extends Fund {
+  companies: number;
+}
+
 export interface Company {
   id: string;
   legalName: string;

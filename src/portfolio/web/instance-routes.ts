@@ -11,13 +11,13 @@ import {
 } from '../instances.ts';
 import {
   getCompany,
-  listPage,
+  listFunds,
   searchCompanies,
   SEARCH_MAX,
   SEARCH_PAGE_MAX,
   SEARCH_PAGE_SIZE_MAX,
-  type ListRecords,
-} from '../lists.ts';
+} from '../browse.ts';
+import { listPage, type ListRecords } from '../lists.ts';
 import { MAX_LIMIT } from '../records.ts';
 import { invitePerson } from '../people.ts';
 import { signedInCaller, type DashboardCaller } from './caller.ts';
@@ -47,6 +47,7 @@ const NewPerson = Type.Object(
 const CompanySearch = Type.Object(
   {
     search: Type.Optional(Type.String({ maxLength: SEARCH_MAX })),
+    fund: Type.Optional(Type.String({ format: 'uuid' })),
     page: Type.Integer({ minimum: 1, maximum: SEARCH_PAGE_MAX, default: 1 }),
     pageSize: Type.Integer({ minimum: 1, maximum: SEARCH_PAGE_SIZE_MAX, default: 20 }),
   },
@@ -193,13 +194,23 @@ export function registerInstanceRoutes(api: FastifyInstance, deps: DashboardDeps
         },
       );
 
+      routes.get('/funds', { schema: { params: Slug } }, async (request) => ({
+        funds: await listFunds(db, callerOf(request).instance.id),
+      }));
+
       routes.get<{ Querystring: Static<typeof CompanySearch> }>(
         '/companies',
         { schema: { params: Slug, querystring: CompanySearch } },
         async (request) => {
           const caller = callerOf(request);
-          const { search, page, pageSize } = request.query;
-          const found = await searchCompanies(db, { instanceId: caller.instance.id, search, page, pageSize });
+          const { search, fund, page, pageSize } = request.query;
+          const found = await searchCompanies(db, {
+            instanceId: caller.instance.id,
+            search,
+            fundId: fund,
+            page,
+            pageSize,
+          });
           return { ...found, page, pageSize };
         },
       );

@@ -5,6 +5,7 @@ import {
   Button,
   Flex,
   Link as ThemeLink,
+  Select,
   Skeleton,
   Table,
   Text,
@@ -16,7 +17,7 @@ import { ErrorCallout } from '../components/error-callout.tsx';
 import { PageHeading } from '../components/page-heading.tsx';
 import { formatCount, formatDate } from '../format.ts';
 import { useSignedIn } from '../session.tsx';
-import type { CompanyPage } from '../types.ts';
+import type { CompanyPage, FundSummary } from '../types.ts';
 import { useResource } from '../use-resource.ts';
 
 const PAGE_SIZE = 20;
@@ -24,6 +25,25 @@ const PAGE_SIZE = 20;
 const SEARCH_DELAY_MS = 250;
 /** The funds a row names before "+n more". */
 const FUNDS_SHOWN = 2;
+
+/** The value of the fund filter that filters nothing (a Select item's value cannot be empty). */
+const ALL_FUNDS = 'all';
+
+/** The address's query for a search and a fund, on the first page: empty ones are left out. */
+function filters({ search, fund }: { search: string; fund: string }): Record<string, string> {
+  return {
+    ...(search.trim() === '' ? {} : { search }),
+    ...(fund === '' ? {} : { fund }),
+  };
+}
+
+/** `12 companies in Fund One whose name contains “acme”.` */
+function describeList(total: number, search: string, fund: string | undefined): string {
+  const count = `${formatCount(total)} ${total === 1 ? 'company' : 'companies'}`;
+  const where = fund === undefined ? (search === '' ? ' in your portfolio' : '') : ` held by ${fund}`;
+  const named = search === '' ? '' : ` whose name contains “${search}”`;
+  return `${count}${where}${named}.`;
+}
 
 /** A page number from the address: a whole number of at least 1, else 1. */
 function pageOf(value: string | null): number {
@@ -39,6 +59,7 @@ export function CompaniesPage() {
   const { instance } = useSignedIn();
   const [params, setParams] = useSearchParams();
   const search = params.get('search') ?? '';
+  const fund = params.get('fund') ?? '';
   const page = pageOf(params.get('page'));
   const [typed, setTyped] = useState(search);
 
@@ -49,16 +70,19 @@ export function CompaniesPage() {
   useEffect(() => {
     if (typed === search) return;
     const timer = setTimeout(() => {
-      setParams(typed.trim() === '' ? {} : { search: typed }, { replace: true });
+      setParams(filters({ search: typed, fund }), { replace: true });
     }, SEARCH_DELAY_MS);
     return () => {
       clearTimeout(timer);
     };
-  }, [typed, search, setParams]);
+  }, [typed, search, fund, setParams]);
 
   const query = new URLSearchParams({ page: String(page), pageSize: String(PAGE_SIZE) });
   if (search.trim() !== '') query.set('search', search.trim());
+  if (fund !== '') query.set('fund', fund);
   const companies = useResource<CompanyPage>(`/instances/${instance.slug}/companies?${query.toString()}`);
+  const funds = useResource<{ funds: FundSummary[] }>(`/instances/${instance.slug}/funds`);
+  const fundName = funds.data?.funds.find((each) => each.id === fund)?.name;
   const shown = companies.data ?? companies.previous;
   const pageLink = (target: number) => {
     const next = new URLSearchParams(params);
@@ -68,6 +92,18 @@ export function CompaniesPage() {
     // Only the query changes: the path stays this page's.
     return { search: text === '' ? '' : `?${text}` };
   };
+  const emptyText =
+    search.trim() !== '' || fund !== ''
+      ? {
+          title: 'No company matches',
+          hint:
+            fund === ''
+              ? 'Try part of the name, in any case.'
+              : 'Try part of the name, in any case, or all funds.',
+        }
+      : page > 1
+        ? { title: 'No companies on this page', hint: 'The list is shorter than that.' }
+        : { title: 'No companies yet', hint: 'Companies appear once your portfolio is imported.' };
   const lastPage = shown === undefined ? 1 : Math.max(1, Math.ceil(shown.total / PAGE_SIZE));
   const first = (page - 1) * PAGE_SIZE + 1;
 
@@ -78,29 +114,55 @@ export function CompaniesPage() {
         <Text size="2" color="gray">
           {shown === undefined
             ? 'The companies of your portfolio.'
-            : `${formatCount(shown.total)} ${shown.total === 1 ? 'company' : 'companies'}${search.trim() === '' ? ' in your portfolio' : ` whose name contains “${search.trim()}”`}.`}
+            : describeList(
+                shown.total,
+                search.trim(),
+                fund === '' ? undefined : (fundName ?? 'the chosen fund'),
+              )}
         </Text>
       </Flex>
-      <Box maxWidth="420px">
-        <label htmlFor="company-search" className="visually-hidden">
-          Search companies by legal name
-        </label>
-        <TextField.Root
-          id="company-search"
-          type="search"
+      <Flex gap="3" wrap="wrap" align="center">
+        <Box flexGrow="1" maxWidth="420px" minWidth="220px">
+          <label htmlFor="company-search" className="visually-hidden">
+            Search companies by legal name
+          </label>
+          <TextField.Root
+            id="company-search"
+            type="search"
+            size="3"
+            placeholder="Search by legal name"
+            value={typed}
+            onChange={(event) => {
+              setTyped(event.target.value);
+            }}
+            maxLength={200}
+          >
+            <TextField.Slot>
+              <MagnifyingGlassIcon aria-hidden />
+            </TextField.Slot>
+          </TextField.Root>
+        </Box>
+        <Select.Root
           size="3"
-          placeholder="Search by legal name"
-          value={typed}
-          onChange={(event) => {
-            setTyped(event.target.value);
+          value={fund === '' ? ALL_FUNDS : fund}
+          onValueChange={(value) => {
+            setParams(filters({ search, fund: value === ALL_FUNDS ? '' : value }));
           }}
-          maxLength={200}
         >
-          <TextField.Slot>
-            <MagnifyingGlassIcon aria-hidden />
-          </TextField.Slot>
-        </TextField.Root>
-      </Box>
+          <Select.Trigger aria-label="Fund" placeholder="All funds" />
+          <Select.Content position="popper">
+            <Select.Item value={ALL_FUNDS}>All funds</Select.Item>
+            {funds.data?.funds.map((each) => (
+              <Select.Item key={each.id} value={each.id}>
+                {each.name} ({formatCount(each.companies)})
+              </Select.Item>
+            ))}
+            {fund !== '' && funds.data !== undefined && fundName === undefined ? (
+              <Select.Item value={fund}>A fund this instance does not have</Select.Item>
+            ) : null}
+          </Select.Content>
+        </Select.Root>
+      </Flex>
       <ErrorCallout error={companies.error} />
       {shown === undefined ? (
         companies.error === undefined ? (
@@ -109,18 +171,10 @@ export function CompaniesPage() {
       ) : shown.companies.length === 0 ? (
         <Box className="empty-state">
           <Text as="p" weight="medium">
-            {search.trim() === ''
-              ? page > 1
-                ? 'No companies on this page'
-                : 'No companies yet'
-              : 'No company matches'}
+            {emptyText.title}
           </Text>
           <Text as="p" size="2" color="gray">
-            {search.trim() === ''
-              ? page > 1
-                ? 'The list is shorter than that.'
-                : 'Companies appear once your portfolio is imported.'
-              : 'Try part of the name, in any case.'}
+            {emptyText.hint}
           </Text>
           {page > 1 ? (
             <ThemeLink asChild size="2">
@@ -156,7 +210,14 @@ export function CompaniesPage() {
                           </Badge>
                         ))}
                         {company.funds.length > FUNDS_SHOWN ? (
-                          <Badge color="gray" variant="outline">
+                          <Badge
+                            color="gray"
+                            variant="outline"
+                            title={company.funds
+                              .slice(FUNDS_SHOWN)
+                              .map((each) => each.name)
+                              .join(', ')}
+                          >
                             +{company.funds.length - FUNDS_SHOWN} more
                           </Badge>
                         ) : null}
