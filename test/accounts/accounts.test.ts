@@ -58,7 +58,7 @@ async function activeUser(tenant: AccountTenant, email: string, role: 'admin' | 
 }
 
 describe('invitations', () => {
-  it('invite a person as a user without a password, keeping only the SHA-256 of the link', async () => {
+  it('invites a person as a user without a password, keeping only the SHA-256 of the link', async () => {
     const tenant = await instance();
     const { user, link } = await inviteUser(db(), { tenant, email: ' Ada@Example.com ', role: 'admin' });
     expect(user).toMatchObject({ email: 'ada@example.com', role: 'admin', active: false, name: '' });

@@ -224,6 +224,28 @@ describe('the customer dashboard at /dashboard in Chromium', () => {
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
   });
 
+  it('asks which instance to open when the address and password open two, and opens the one chosen', async () => {
+    const [first, second] = await Promise.all([
+      createPortfolioInstance(database.db, { name: 'Alpha Partners' }),
+      createPortfolioInstance(database.db, { name: 'Beta Growth' }),
+    ]);
+    const email = uniqueEmail('both');
+    await createDashboardPerson(database.db, { instanceId: first.instanceId, role: 'member', email });
+    await createDashboardPerson(database.db, { instanceId: second.instanceId, role: 'member', email });
+    const page = await newBrowser();
+    await page.goto(`${origin}/dashboard/sign-in`);
+    await signIn(page, { email, password: PASSWORD });
+    const choice = page.getByRole('radiogroup', { name: /several instances/ });
+    await choice.getByRole('radio', { name: /Beta Growth/ }).waitFor();
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('Choose the instance to sign in to.').waitFor();
+    await screenshot(page, 'sign-in-choose-instance');
+    await choice.getByRole('radio', { name: /Beta Growth/ }).click();
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Companies' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/${second.slug}/companies`);
+  });
+
   it('invites a colleague by e-mail, who sets a password from the link and signs in as a member who sees keys but cannot make them', async () => {
     const page = await newBrowser();
     await page.goto(`${origin}/dashboard/${demo.slug}/settings/people`);
