@@ -226,7 +226,7 @@ const DASHBOARD_ROUTES: Record<string, PublicRoute> = {
     "the single-use token of the mailed reset link, with the CSRF token of the browser's session",
   ),
   ...Object.fromEntries(
-    ['/keys', '/people', '/companies', `/companies/${UNKNOWN_TOKEN}`].flatMap((path) =>
+    ['/keys', '/people', '/companies', `/companies/${UNKNOWN_TOKEN}`, '/funds'].flatMap((path) =>
       Object.entries(
         dashboardRead(
           `${DASHBOARD_INSTANCE}${path.replace(UNKNOWN_TOKEN, ':id')}`,
