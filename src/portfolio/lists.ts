@@ -121,7 +121,11 @@ function sinceTime(value: string | undefined): string | undefined {
  * "Infinity" (or "1e309") to Infinity, which passes its integer check and skips its bounds, so the schema alone
  * lets it through. BAD_USER_INPUT naming the parameter otherwise.
  */
-export function boundedInteger(value: number, parameter: string, bounds: { min: number; max: number }): number {
+export function boundedInteger(
+  value: number,
+  parameter: string,
+  bounds: { min: number; max: number },
+): number {
   if (Number.isInteger(value) && value >= bounds.min && value <= bounds.max) return value;
   throw new AppError(
     'BAD_USER_INPUT',
