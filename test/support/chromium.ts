@@ -1,5 +1,8 @@
+/// <reference lib="dom" />
+// (page.evaluate's callbacks run in the page)
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { DEFAULT_WEB_DIST_DIR } from '../../src/http/web-pages.ts';
@@ -59,11 +62,17 @@ export interface OriginOnlyContext {
 export async function originOnlyContext(
   browser: Browser,
   origin: string,
-  options: { viewport?: { width: number; height: number }; permissions?: string[] } = {},
+  options: {
+    viewport?: { width: number; height: number };
+    permissions?: string[];
+    /** The device's light or dark setting. @default 'light' */
+    colorScheme?: 'light' | 'dark';
+  } = {},
 ): Promise<OriginOnlyContext> {
   const context = await browser.newContext({
     ignoreHTTPSErrors: true,
     viewport: options.viewport ?? DESKTOP,
+    colorScheme: options.colorScheme ?? 'light',
     ...(options.permissions ? { permissions: options.permissions } : {}),
   });
   context.setDefaultTimeout(10_000);
@@ -88,4 +97,52 @@ export async function originOnlyContext(
       return page;
     },
   };
+}
+
+/** One rule a page breaks, as axe-core reports it: the rule, how bad, and where. */
+export interface AccessibilityViolation {
+  rule: string;
+  impact: string | null | undefined;
+  help: string;
+  targets: string[];
+}
+
+const require = createRequire(import.meta.url);
+let axeSource: Promise<string> | undefined;
+
+/**
+ * What axe-core (the accessibility engine of browsers' own audit tools) finds wrong with the page as it is now,
+ * against WCAG 2.1 A and AA: labels, names, contrast, landmarks, ARIA. The engine is evaluated in the page by the
+ * test (as a devtools extension would), not served by Portico.
+ */
+export async function accessibilityViolations(page: Page): Promise<AccessibilityViolation[]> {
+  axeSource ??= readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
+  await page.evaluate(await axeSource);
+  const results = await page.evaluate(async () => {
+    const { axe } = window as unknown as {
+      axe: {
+        run: (
+          context: Document,
+          options: object,
+        ) => Promise<{
+          violations: {
+            id: string;
+            impact?: string | null;
+            help: string;
+            nodes: { target: unknown[] }[];
+          }[];
+        }>;
+      };
+    };
+    const found = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    });
+    return found.violations.map((violation) => ({
+      rule: violation.id,
+      impact: violation.impact,
+      help: violation.help,
+      targets: violation.nodes.map((node) => node.target.map(String).join(' ')),
+    }));
+  });
+  return results;
 }

@@ -11,6 +11,7 @@ import { loadTlsMaterial } from '../../src/http/tls.ts';
 import type { Mailer } from '../../src/mail/mailer.ts';
 import { buildPortfolioApp } from '../../src/portfolio/app.ts';
 import {
+  accessibilityViolations,
   DESKTOP,
   launchChromium,
   originOnlyContext,
@@ -81,18 +82,23 @@ describe('the customer dashboard at /dashboard in Chromium', () => {
   });
 
   /** A new browser (its own cookies) on the dashboard, reaching nothing but Portico. */
-  async function newBrowser(
-    viewport = DESKTOP,
-    permissions: string[] = ['clipboard-read', 'clipboard-write'],
-  ): Promise<Page> {
-    const browsing = await originOnlyContext(browser, origin, { viewport, permissions });
+  async function newBrowser(viewport = DESKTOP, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
+    const browsing = await originOnlyContext(browser, origin, {
+      viewport,
+      colorScheme,
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
     opened.push(browsing);
     return browsing.newPage();
   }
 
-  /** Saves what the page shows, whole, as `<database>-<name>.png`. */
-  function screenshot(page: Page, name: string): Promise<Buffer> {
-    return page.screenshot({ path: join(SCREENSHOTS, `dashboard-${DIALECT}-${name}.png`), fullPage: true });
+  /**
+   * Saves what the page shows, whole, as `dashboard-<database>-<name>.png`, and checks it as it is against
+   * WCAG 2.1 A and AA with axe-core: every page and dialog a test looks at is accessible.
+   */
+  async function screenshot(page: Page, name: string): Promise<void> {
+    await page.screenshot({ path: join(SCREENSHOTS, `dashboard-${DIALECT}-${name}.png`), fullPage: true });
+    expect(await accessibilityViolations(page), name).toEqual([]);
   }
 
   async function signIn(page: Page, person: { email: string; password: string }): Promise<void> {
@@ -372,7 +378,7 @@ describe('the customer dashboard at /dashboard in Chromium', () => {
     await page.goto(`${origin}/dashboard`);
     await signIn(page, admin);
     await page.getByRole('heading', { name: 'Companies' }).waitFor();
-    await page.getByRole('button', { name: /^Account menu/ }).click();
+    await page.getByRole('button', { name: /account menu$/ }).click();
     await page.getByRole('menuitem', { name: 'Sign out' }).click();
     await page.getByText('You have signed out.').waitFor();
     await page.goto(`${origin}/dashboard/${demo.slug}/settings/api-keys`);
@@ -486,6 +492,28 @@ describe('the customer dashboard at /dashboard in Chromium', () => {
       .first()
       .boundingBox();
     expect(revoke && revoke.x + revoke.width).toBeLessThanOrEqual(PHONE.width);
+  });
+
+  it("follows the device's dark setting, with every page as legible as in light", async () => {
+    const page = await newBrowser(DESKTOP, 'dark');
+    await page.goto(`${origin}/dashboard`);
+    await signIn(page, admin);
+    await page.getByRole('heading', { name: 'Companies' }).waitFor();
+    const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    // A dark background: each of red, green and blue under a quarter of full brightness.
+    const channels = (/\d+, \d+, \d+/.exec(background)?.[0] ?? '').split(', ').map(Number);
+    expect(
+      channels.every((channel) => channel < 64),
+      background,
+    ).toBe(true);
+    await screenshot(page, 'dark-companies');
+    await page.goto(`${origin}/dashboard/${demo.slug}/companies/${demo.companyId}`);
+    await page.getByRole('heading', { name: 'Investments' }).waitFor();
+    await page.waitForTimeout(500);
+    await screenshot(page, 'dark-company');
+    await page.goto(`${origin}/dashboard/${demo.slug}/settings/api-keys`);
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await screenshot(page, 'dark-keys');
   });
 
   it("tells a person signed in to one instance that another instance's page is not theirs, and shows none of it", async () => {

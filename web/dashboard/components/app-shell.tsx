@@ -53,9 +53,10 @@ export function AppShell() {
           </Flex>
           <DropdownMenu.Root>
             <DropdownMenu.Trigger>
-              <Button variant="ghost" color="gray" aria-label={`Account menu of ${user.name || user.email}`}>
-                <Avatar size="1" radius="full" fallback={initials(user.name, user.email)} />
+              <Button variant="ghost" color="gray">
+                <Avatar size="1" radius="full" fallback={initials(user.name, user.email)} aria-hidden />
                 <span className="hide-on-phone">{user.name || user.email}</span>
+                <span className="visually-hidden">account menu</span>
                 <DropdownMenu.TriggerIcon />
               </Button>
             </DropdownMenu.Trigger>

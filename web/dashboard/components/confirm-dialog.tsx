@@ -37,7 +37,7 @@ export function ConfirmDialog({
       }}
     >
       <AlertDialog.Trigger>
-        <Button variant="soft" color="red" size="1" aria-label={triggerLabel}>
+        <Button variant="soft" color="red" highContrast size="1" aria-label={triggerLabel}>
           {trigger}
         </Button>
       </AlertDialog.Trigger>
@@ -55,6 +55,7 @@ export function ConfirmDialog({
           </AlertDialog.Cancel>
           <Button
             color="red"
+            highContrast
             loading={action.busy}
             onClick={() =>
               void action.run(async () => {

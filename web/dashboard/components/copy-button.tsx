@@ -47,6 +47,7 @@ export function CopyButton({
         onClick={() => void copy()}
         variant={state === 'copied' ? 'soft' : 'solid'}
         color={state === 'copied' ? 'green' : undefined}
+        highContrast={state === 'copied'}
       >
         {state === 'copied' ? <CheckIcon aria-hidden /> : <CopyIcon aria-hidden />}
         {state === 'copied' ? 'Copied' : label}

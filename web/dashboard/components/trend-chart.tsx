@@ -30,8 +30,8 @@ const ANIMATION = {
 const AXIS = { fontSize: 12, fill: 'var(--gray-11)' };
 
 /**
- * One measure over time in a card: an area, line or bar chart with a tooltip, and for screen readers a summary
- * and the values as a table (the chart itself is hidden from them).
+ * One measure over time in a card: an area, line or bar chart with a tooltip that the arrow keys move too, a
+ * summary, and for screen readers the values as a table.
  */
 export function TrendChart({
   title,
@@ -63,6 +63,9 @@ export function TrendChart({
   const data = points.map((point) => ({ time: new Date(point.date).getTime(), value: point.value }));
   const common = {
     data,
+    // Recharts' accessibility layer: the chart is named and described, and arrow keys move its tooltip.
+    title: `${title} by update`,
+    desc: summary,
     margin: { top: 8, right: 20, bottom: 0, left: 0 },
     responsive: true,
     style: { width: '100%', height: 200 },
@@ -104,7 +107,7 @@ export function TrendChart({
             {summary}
           </Text>
           {known.length === 0 ? null : (
-            <div aria-hidden className="trend-chart-plot" data-testid={`chart-${title}`}>
+            <div className="trend-chart-plot" data-testid={`chart-${title}`}>
               {kind === 'area' ? (
                 <AreaChart {...common}>
                   {axes}

@@ -138,7 +138,7 @@ export function ApiKeysPage() {
                   </Table.Cell>
                   <Table.Cell justify="end">
                     {key.revokedAt !== null ? (
-                      <Badge color="red" title={`Revoked ${formatDateTime(key.revokedAt)}`}>
+                      <Badge color="red" highContrast title={`Revoked ${formatDateTime(key.revokedAt)}`}>
                         Revoked {formatRelative(key.revokedAt)}
                       </Badge>
                     ) : isAdmin ? (
@@ -157,7 +157,9 @@ export function ApiKeysPage() {
                         everywhere. This cannot be undone: whatever still uses it needs a new key.
                       </ConfirmDialog>
                     ) : (
-                      <Badge color="green">Active</Badge>
+                      <Badge color="green" highContrast>
+                        Active
+                      </Badge>
                     )}
                   </Table.Cell>
                 </Table.Row>
@@ -265,7 +267,7 @@ function GenerateKeyDialog({ slug, onGenerated }: { slug: string; onGenerated: (
             <Dialog.Description size="2">
               <strong>{generated.key.name}</strong> is ready and works at once.
             </Dialog.Description>
-            <Callout.Root color="amber">
+            <Callout.Root color="amber" highContrast>
               <Callout.Icon>
                 <ExclamationTriangleIcon />
               </Callout.Icon>

@@ -332,10 +332,10 @@ function InvestmentsSection({ investments }: { investments: Investment[] }) {
                     <Table.Body>
                       {inRound.map((investment) => (
                         <Table.Row key={investment.id}>
-                          <Table.RowHeaderCell className="numeric">
+                          <Table.RowHeaderCell>
                             <time dateTime={investment.date}>{formatDate(investment.date)}</time>
                             {investment.isFollowOnInvestment ? (
-                              <Badge ml="2" color="gray" variant="outline">
+                              <Badge ml="2" color="gray" variant="outline" className="hide-on-phone">
                                 Follow-on
                               </Badge>
                             ) : null}

@@ -67,7 +67,7 @@ export function PeoplePage() {
       )}
       <div role="status">
         {announcement === undefined ? null : (
-          <Callout.Root color="green">
+          <Callout.Root color="green" highContrast>
             <Callout.Icon>
               <CheckCircledIcon />
             </Callout.Icon>
@@ -115,7 +115,11 @@ export function PeoplePage() {
                       <Badge color={person.role === 'admin' ? 'indigo' : 'gray'}>
                         {ROLE_TEXT[person.role].label}
                       </Badge>
-                      {person.active ? null : <Badge color="amber">Invited</Badge>}
+                      {person.active ? null : (
+                        <Badge color="amber" highContrast>
+                          Invited
+                        </Badge>
+                      )}
                     </Flex>
                   </Table.Cell>
                   <Table.Cell className="hide-on-phone">
