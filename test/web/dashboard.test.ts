@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTlsMaterial } from '../../src/http/tls.ts';
 import type { Mailer } from '../../src/mail/mailer.ts';
@@ -492,6 +492,53 @@ describe('the customer dashboard at /dashboard in Chromium', () => {
       .first()
       .boundingBox();
     expect(revoke && revoke.x + revoke.width).toBeLessThanOrEqual(PHONE.width);
+  });
+
+  it('works with the keyboard alone: sign in, open Settings, generate and copy a key, revoke it', async () => {
+    const page = await newBrowser();
+    /** Presses Tab (or Shift+Tab) until `target` has the focus, then Enter; fails if it never gets it. */
+    const tabTo = async (target: Locator, direction: 'Tab' | 'Shift+Tab' = 'Tab') => {
+      for (let presses = 0; presses < 40; presses += 1) {
+        if (await target.evaluate((element) => element === document.activeElement)) {
+          await page.keyboard.press('Enter');
+          return;
+        }
+        await page.keyboard.press(direction);
+      }
+      throw new Error(`the keyboard never reached ${target.toString()}`);
+    };
+    await page.goto(`${origin}/dashboard/sign-in`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(admin.email);
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(admin.password);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Companies' }).waitFor();
+
+    await tabTo(page.getByRole('link', { name: 'Settings' }), 'Shift+Tab');
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await tabTo(page.getByRole('button', { name: 'Generate key' }));
+    const dialog = page.getByRole('dialog');
+    await expect
+      .poll(() => dialog.getByLabel('Name').evaluate((input) => input === document.activeElement))
+      .toBe(true);
+    await page.keyboard.type('keyboard key');
+    await page.keyboard.press('Enter');
+    const key = await dialog.getByLabel('Your API key').inputValue();
+    await tabTo(dialog.getByRole('button', { name: 'Copy key' }));
+    await dialog.getByRole('button', { name: 'Copied' }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+    await tabTo(dialog.getByRole('button', { name: 'I have stored the key' }));
+    await dialog.waitFor({ state: 'detached' });
+
+    await tabTo(page.getByRole('button', { name: 'Revoke keyboard key' }));
+    const confirm = page.getByRole('alertdialog');
+    await tabTo(confirm.getByRole('button', { name: 'Revoke key' }));
+    await expect
+      .poll(() => page.getByRole('row', { name: /keyboard key/ }).textContent())
+      .toContain('Revoked');
   });
 
   it("follows the device's dark setting, with every page as legible as in light", async () => {
