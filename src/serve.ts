@@ -19,8 +19,9 @@ import { createLocalFileStore } from './files/local-file-store.ts';
 import { loadTlsMaterial } from './http/tls.ts';
 import { PORTFOLIO_BASE_PATH, buildPortfolioApp } from './portfolio/app.ts';
 import { DASHBOARD_PATH } from './portfolio/dashboard-links.ts';
-import type { PeopleMail } from './portfolio/people.ts';
+import type { OperationServices } from './admin/operations.ts';
 import { GRAPHQL_PATH, buildTransactionsApp } from './transactions/app.ts';
+import { expireDeliveries } from './transactions/key-delivery.ts';
 import { startConfiguredWebhookWorker } from './worker.ts';
 
 export type ServiceName = 'transactions' | 'portfolio';
@@ -89,16 +90,23 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
       return Promise.resolve();
     });
     const urls: RunningPortico['urls'] = {};
-    // Links in mail go to the configured public address, else to the Portfolio listener once it listens.
-    const mail: PeopleMail = {
+    /** Links in mail go to a service's configured public address, else to its listener once it listens. */
+    const publicOrigin = (name: ServiceName, configured: string | undefined, port: number) => {
+      const listening = urls[name];
+      return (
+        configured ??
+        (listening === undefined
+          ? `https://${publicHost(config.host)}:${String(port)}`
+          : new URL(listening).origin)
+      );
+    };
+    const mail: OperationServices = {
       mailer,
       get portfolioUrl() {
-        return (
-          config.portfolioUrl ??
-          (urls.portfolio === undefined
-            ? `https://${publicHost(config.host)}:${String(config.portfolioPort)}`
-            : new URL(urls.portfolio).origin)
-        );
+        return publicOrigin('portfolio', config.portfolioUrl, config.portfolioPort);
+      },
+      get transactionsUrl() {
+        return publicOrigin('transactions', config.transactionsUrl, config.transactionsPort);
       },
     };
 
@@ -122,6 +130,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
         files,
         graphqlLimits: config.graphqlLimits,
         publicUrl: config.transactionsUrl,
+        keyDelivery: { mailer },
         logger: logger.child({ service: 'transactions' }),
       });
       apps.push(['transactions', app, config.transactionsPort, GRAPHQL_PATH]);
@@ -151,6 +160,22 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
     if (config.webhookWorker === 'in-process' && options.only !== 'portfolio') {
       const worker = startConfiguredWebhookWorker(db, config, logger);
       closers.push(() => worker.stop());
+    }
+
+    // Key deliveries past their hour lose their ciphertext, and the key of one nobody viewed is revoked.
+    if (options.only !== 'portfolio') {
+      const expire = () => {
+        expireDeliveries(db).catch((error: unknown) => {
+          logger.warn({ err: error }, 'expiring key deliveries failed; trying again in a minute');
+        });
+      };
+      expire();
+      const expiry = setInterval(expire, 60_000);
+      expiry.unref();
+      closers.push(() => {
+        clearInterval(expiry);
+        return Promise.resolve();
+      });
     }
 
     if (config.databaseUrl === undefined) {

@@ -1,26 +1,6 @@
 import type { MailMessage } from '../mail/mailer.ts';
+import { escapeHtml as html, formatWhen as when } from '../mail/message-text.ts';
 import type { Role } from './roles.ts';
-
-/** Escapes text for an HTML part. */
-function html(text: string): string {
-  return text
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
-}
-
-/** `23 November 2026, 19:40 UTC`: unambiguous for a reader anywhere. */
-function when(date: Date): string {
-  const day = date.toLocaleDateString('en-GB', {
-    day: 'numeric',
-    month: 'long',
-    year: 'numeric',
-    timeZone: 'UTC',
-  });
-  return `${day}, ${date.toISOString().slice(11, 16)} UTC`;
-}
 
 /**
  * The invitation to a tenant's pages: who invites (the tenant), as what, the link to set a password, and

@@ -14,6 +14,9 @@ import {
   type Organization,
 } from '../transactions/organizations.ts';
 import { importTemplateSource } from '../transactions/templates.ts';
+import { deliverKey } from '../transactions/deliver-key.ts';
+import { expireDeliveries, listDeliveries, revokeDelivery } from '../transactions/key-delivery.ts';
+import { VIEWS_REQUIRED } from '../transactions/key-delivery-views.ts';
 import { readImportFile } from '../portfolio/import-files.ts';
 import { RECORD_TYPES } from '../portfolio/record-types.ts';
 import { importPortfolio, type ImportProgress } from '../portfolio/import.ts';
@@ -57,6 +60,8 @@ export interface OperationServices {
   mailer: Mailer;
   /** The Portfolio service's public base address (no trailing slash), for links in mail. */
   portfolioUrl: string;
+  /** The Transactions service's public base address (no trailing slash), for links in mail. */
+  transactionsUrl: string;
 }
 
 /**
@@ -93,12 +98,13 @@ function organizationOperation<Props extends TProperties, Output>(op: {
     input: Static<TObject<Props>> & { org: string },
     organization: Organization,
     config: OperationConfig,
+    services: OperationServices,
   ) => Promise<Output>;
 }) {
   return operation({
     input: Type.Intersect([Type.Object({ org: Type.String() }), Type.Object(op.input)]),
-    async run(db, input, config) {
-      return op.run(db, input, await getOrganizationByHandle(db, input.org), config);
+    async run(db, input, config, _progress, services) {
+      return op.run(db, input, await getOrganizationByHandle(db, input.org), config, services);
     },
   });
 }
@@ -172,6 +178,27 @@ export const operations = {
       });
       return { key, ...record, organization: organization.handle };
     },
+  }),
+  'keys.issue': organizationOperation({
+    input: {
+      environment: Environment,
+      emails: Type.Array(Type.String(), { maxItems: 100 }),
+      name: Type.Optional(Type.String()),
+      expiresInMinutes: Type.Optional(Type.Number()),
+      viewsRequired: Type.Optional(Type.Union(VIEWS_REQUIRED.map((views) => Type.Literal(views)))),
+    },
+    run: (db, input, organization, _config, services) => deliverKey(db, services, { ...input, organization }),
+  }),
+  'keys.deliveries': organizationOperation({
+    input: {},
+    async run(db, _input, organization) {
+      await expireDeliveries(db);
+      return listDeliveries(db, organization.id);
+    },
+  }),
+  'keys.revoke-delivery': operation({
+    input: Type.Object({ id: Type.String() }),
+    run: (db, input) => revokeDelivery(db, input.id),
   }),
   'keys.list': organizationKeys.list,
   'keys.revoke': organizationKeys.revoke,

@@ -103,6 +103,7 @@ export async function runOperation<Name extends OperationName>(
     const result: unknown = await op.run(opened.db, input as never, config, onProgress, {
       mailer,
       portfolioUrl: config.portfolioUrl ?? `https://localhost:${String(config.portfolioPort)}`,
+      transactionsUrl: config.transactionsUrl ?? `https://localhost:${String(config.transactionsPort)}`,
     });
     // Serialized as the admin socket would, so the caller gets the same JSON on both paths.
     return JSON.parse(JSON.stringify(result)) as OperationOutput<Name>;

@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { ConfigSchema, type Environment } from '../config.ts';
+import { VIEWS_REQUIRED, type ViewsRequired } from '../transactions/key-delivery-views.ts';
 import type { CliContext } from './context.ts';
 import { jsonOption, printList, printResult, shownOnce } from './output.ts';
 
@@ -61,6 +62,108 @@ export function registerKeyCommands(program: Command, context: CliContext): void
         );
       },
     );
+  keys
+    .command('issue')
+    .description(
+      'issue a key and deliver it by mail to the named people: a link, valid for at most an hour, that only ' +
+        'those addresses can open (each proves its address with a mailed code) and that shows the key once; ' +
+        'the key is never shown here',
+    )
+    .requiredOption('--org <handle>', 'the organization')
+    .addOption(
+      new Option('--environment <env>', 'staging (sk_test_) or production (sk_live_)')
+        .choices(ENVIRONMENTS)
+        .makeOptionMandatory(),
+    )
+    .requiredOption(
+      '--email <address>',
+      'an address that may retrieve the key (repeat for several)',
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    )
+    .option('--name <label>', 'what the key is for, e.g. "erp integration"')
+    .option('--expires-in <minutes>', 'how long the link works, 1 to 60 minutes', '60')
+    .addOption(
+      new Option(
+        '--views <who>',
+        'first: the first address to view the key ends the delivery; all: each address views it once',
+      )
+        .choices(VIEWS_REQUIRED)
+        .default('first'),
+    )
+    .addOption(jsonOption())
+    .action(
+      async (
+        options: {
+          org: string;
+          environment: Environment;
+          email: string[];
+          name?: string;
+          expiresIn: string;
+          views: ViewsRequired;
+          json?: boolean;
+        },
+        command: Command,
+      ) => {
+        const minutes = /^\d{1,3}$/.test(options.expiresIn) ? Number(options.expiresIn) : Number.NaN;
+        if (!(minutes >= 1 && minutes <= 60)) {
+          command.error(
+            `--expires-in must be a number of minutes from 1 to 60 (got ${JSON.stringify(options.expiresIn)})`,
+          );
+        }
+        const issued = await context.operate(command, 'keys.issue', {
+          org: options.org,
+          environment: options.environment,
+          emails: options.email,
+          ...(options.name === undefined ? {} : { name: options.name }),
+          expiresInMinutes: minutes,
+          viewsRequired: options.views,
+        });
+        printResult(io, issued, options, () =>
+          [
+            `Issued a ${issued.delivery.environment} key (${issued.delivery.keyPrefix}…) for ${options.org}, delivery ${issued.delivery.id}.`,
+            ...issued.mail.map((sent) =>
+              sent.via === 'smtp'
+                ? `  mailed to ${sent.to} (message id ${sent.messageId})`
+                : `  written for ${sent.to} to ${sent.file} (PORTICO_SMTP_URL is not set)`,
+            ),
+            `The link works until ${issued.delivery.expiresAt}, ${issued.delivery.viewsRequired === 'first' ? 'for the first of them to view the key' : 'once for each of them'}.`,
+            'The key is not shown here: only its recipients can see it. An unviewed delivery is revoked when it expires.',
+          ].join('\n'),
+        );
+      },
+    );
+  keys
+    .command('deliveries')
+    .description("list an organization's key deliveries: pending, viewed (by whom, when), expired or revoked")
+    .requiredOption('--org <handle>', 'the organization')
+    .addOption(jsonOption())
+    .action(async (options: { org: string; json?: boolean }, command: Command) => {
+      const list = await context.operate(command, 'keys.deliveries', { org: options.org });
+      printList(io, list, options, `${options.org} has no key deliveries.`, (delivery) =>
+        [
+          `${delivery.id}  ${delivery.status.padEnd(7)}  ${delivery.environment.padEnd(10)}  ${delivery.keyPrefix}…  expires ${delivery.expiresAt}`,
+          ...delivery.recipients.map((recipient) =>
+            recipient.viewedAt === null
+              ? `    ${recipient.email}  not viewed`
+              : `    ${recipient.email}  viewed ${recipient.viewedAt} from ${recipient.viewedIp ?? '?'} (${recipient.viewedUserAgent ?? ''})`,
+          ),
+        ].join('\n'),
+      );
+    });
+  keys
+    .command('revoke-delivery')
+    .description('revoke a key delivery and its key: the link stops working, and so does the key')
+    .argument('<id>', 'the delivery id, as `keys deliveries` shows it')
+    .addOption(jsonOption())
+    .action(async (id: string, options: { json?: boolean }, command: Command) => {
+      const revoked = await context.operate(command, 'keys.revoke-delivery', { id });
+      printResult(
+        io,
+        revoked,
+        options,
+        () => `Revoked delivery ${revoked.id} and its key ${revoked.keyPrefix}….`,
+      );
+    });
   addKeyListAndRevoke<{ org: string; json?: boolean }>(keys, context, {
     owner: ['--org <handle>', 'the organization'],
     whose: "an organization's",

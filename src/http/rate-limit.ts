@@ -175,3 +175,38 @@ export async function registerRateLimit(app: FastifyInstance, options: RateLimit
     }, done);
   });
 }
+
+/** A limit of `@fastify/rate-limit`'s `createRateLimit`: checks a request against one counter. */
+export type RequestLimit = ReturnType<FastifyInstance['createRateLimit']>;
+
+/**
+ * The limits of one action that a route counts itself (failed sign-ins, mailed codes): RATE_LIMITED, with
+ * `Retry-After`, once any of them is used up. Counts the request in every limit when `count` (a request that
+ * uses up one budget still counts toward the others); only reads them otherwise.
+ *
+ * @example
+ * await checkLimits(request, [perAddress, perClient], { count: true, what: 'codes asked for' });
+ */
+export async function checkLimits(
+  request: FastifyRequest,
+  limits: readonly RequestLimit[],
+  options: { count: boolean; what: string },
+): Promise<void> {
+  const states = await Promise.all(limits.map((check) => check(request, { increment: options.count })));
+  for (const state of states) {
+    if (!state.isAllowed && state.isExceeded) {
+      const minutes = Math.max(1, Math.ceil(state.ttlInSeconds / 60));
+      throw new AppError(
+        'RATE_LIMITED',
+        `Too many ${options.what}; try again in ${String(minutes)} minute${minutes === 1 ? '' : 's'}.`,
+        undefined,
+        { retryAfterSeconds: Math.max(1, state.ttlInSeconds) },
+      );
+    }
+  }
+}
+
+/** A client's counter key for limits per client address: an IPv6 client counts by its /64. */
+export function clientAddressKey(request: FastifyRequest): string {
+  return normalizeIP(request.ip, 64);
+}

@@ -16,6 +16,7 @@ import type { LookupAll } from '../webhooks/address-safety.ts';
 import { registerRecipientRoutes } from './recipient-routes.ts';
 import { contextBuilder } from './graphql/context.ts';
 import { registerGraphiQL } from './graphql/graphiql.ts';
+import { registerKeyDelivery, type KeyDeliveryDeps } from './web/key-delivery-routes.ts';
 import { addOperationHooks, errorFormatter, errorHandler, graphqlRouteHooks } from './graphql/hooks.ts';
 import { DEFAULT_GRAPHQL_LIMITS, limitRules, type GraphQLLimits } from './graphql/limits.ts';
 import { storableStringsRule } from './graphql/request-checks.ts';
@@ -50,6 +51,8 @@ export interface TransactionsAppDeps extends Omit<BaseAppOptions, 'rateLimit'> {
    * never with the request's Host header. @default https://localhost:<the port listened on>
    */
   publicUrl?: string;
+  /** The key-delivery page at `/key-delivery`, with the mail its codes go out by; none when absent. */
+  keyDelivery?: Omit<KeyDeliveryDeps, 'db'>;
 }
 
 /** The key in `Authorization: Bearer sk_…`, when it has a key's form (for rate limiting; not yet checked). */
@@ -117,5 +120,6 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
   registerDownloadRoute(app, { db, links, store: deps.files });
   registerGraphiQL(app);
   registerRecipientRoutes(app, { db, files: deps.files });
+  if (deps.keyDelivery) await registerKeyDelivery(app, { ...deps.keyDelivery, db });
   return app;
 }

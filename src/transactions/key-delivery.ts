@@ -4,6 +4,7 @@ import type { Environment } from '../config.ts';
 import type { Database, Queryable } from '../db/database.ts';
 import { AppError, quote } from '../errors.ts';
 import { createApiKey } from '../keys/api-key-store.ts';
+import type { ViewsRequired } from './key-delivery-views.ts';
 
 /**
  * Key delivery (Transactions spec, part 5): a key for an organization and an environment, revealed only to the
@@ -24,10 +25,6 @@ export const DELIVERY_MAX_ADDRESSES = 20;
 export const CODE_DIGITS = 8;
 export const CODE_LIFETIME_MS = 10 * 60_000;
 export const CODE_ATTEMPTS = 5;
-
-/** Who must view the key: the first listed address to do so ends the delivery, or each of them views it once. */
-export const VIEWS_REQUIRED = ['first', 'all'] as const;
-export type ViewsRequired = (typeof VIEWS_REQUIRED)[number];
 
 /** Where a delivery stands. */
 export type DeliveryStatus = 'pending' | 'viewed' | 'expired' | 'revoked';

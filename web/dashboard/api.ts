@@ -2,29 +2,12 @@
 // along by itself (HttpOnly, never visible here); the CSRF token of the latest answer that carried one goes in
 // `x-csrf-token` on every request that changes something.
 
+import { ApiError, apiError, networkError } from '../shared/api-error.ts';
+
+export { ApiError };
+
 /** Where the JSON routes are, on the origin that served the page. */
 export const API_PATH = '/dashboard/api';
-
-/** An error answer of the routes: `{"error": {"code", "message", "requestId", "details"}}`. */
-export class ApiError extends Error {
-  override name = 'ApiError';
-
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly requestId: string | undefined,
-    readonly details: Record<string, unknown> = {},
-  ) {
-    super(message);
-  }
-
-  /** The form field the error is about (`details.field`), when it names one. */
-  get field(): string | undefined {
-    const { field } = this.details;
-    return typeof field === 'string' ? field : undefined;
-  }
-}
 
 let csrfToken: string | undefined;
 /** Called when an instance route answers 401: the session has ended (signed out elsewhere, expired). */
@@ -33,31 +16,6 @@ let onSessionEnded: (() => void) | undefined;
 /** Who to tell when the server says the session has ended. */
 export function whenSessionEnds(callback: () => void): void {
   onSessionEnded = callback;
-}
-
-interface ErrorBody {
-  error?: { code?: unknown; message?: unknown; requestId?: unknown; details?: unknown };
-}
-
-function apiError(status: number, body: unknown): ApiError {
-  const error = (body as ErrorBody | undefined)?.error;
-  if (error && typeof error.code === 'string' && typeof error.message === 'string') {
-    return new ApiError(
-      status,
-      error.code,
-      error.message,
-      typeof error.requestId === 'string' ? error.requestId : undefined,
-      typeof error.details === 'object' && error.details !== null
-        ? (error.details as Record<string, unknown>)
-        : {},
-    );
-  }
-  return new ApiError(
-    status,
-    'UNEXPECTED_ANSWER',
-    `The server answered ${String(status)} without saying why. Try again in a moment.`,
-    undefined,
-  );
 }
 
 /**
@@ -81,12 +39,7 @@ export async function api<T>(method: 'GET' | 'POST' | 'DELETE', path: string, bo
       cache: 'no-store',
     });
   } catch {
-    throw new ApiError(
-      0,
-      'NETWORK_ERROR',
-      'Portico could not be reached. Check your connection, then try again.',
-      undefined,
-    );
+    throw networkError();
   }
   const text = await response.text();
   let parsed: unknown;

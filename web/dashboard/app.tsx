@@ -1,10 +1,11 @@
+import { PRODUCT } from './product.ts';
 import { Button, Flex, Skeleton, Spinner, Text } from '@radix-ui/themes';
 import { lazy, Suspense } from 'react';
 import { Navigate, Route, Routes, useLocation, useParams } from 'react-router';
 import { AppShell } from './components/app-shell.tsx';
-import { AuthLayout } from './components/auth-layout.tsx';
-import { ErrorCallout } from './components/error-callout.tsx';
-import { PageHeading } from './components/page-heading.tsx';
+import { AuthLayout } from '../shared/auth-layout.tsx';
+import { ErrorCallout } from '../shared/error-callout.tsx';
+import { PageHeading } from '../shared/page-heading.tsx';
 import { ApiKeysPage } from './pages/api-keys.tsx';
 import { CompaniesPage } from './pages/companies.tsx';
 import { ForgotPasswordPage } from './pages/forgot-password.tsx';
@@ -37,7 +38,7 @@ export function App() {
   }
   if (session.status === 'unreachable') {
     return (
-      <AuthLayout>
+      <AuthLayout product={PRODUCT}>
         <PageHeading title="The dashboard cannot reach Portico" />
         <ErrorCallout error={session.error} />
         <Button onClick={() => void refresh()}>Try again</Button>

@@ -1,6 +1,7 @@
 // The customer dashboard of the Portfolio service, served by Portico itself at /dashboard: every script, style
 // sheet and font comes from this origin (see src/portfolio/web/dashboard.ts).
 import '@radix-ui/themes/styles.css';
+import '../shared/base.css';
 import './dashboard.css';
 import { Theme } from '@radix-ui/themes';
 import { StrictMode, useEffect, useState } from 'react';

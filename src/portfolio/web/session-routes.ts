@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { normalizeIP } from '@fastify/rate-limit';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { checkCredentialsInAnyTenant, setPasswordWithLink } from '../../accounts/users.ts';
 import { AppError } from '../../errors.ts';
+import { checkLimits, clientAddressKey, type RequestLimit } from '../../http/rate-limit.ts';
 import { mailPasswordResets } from '../people.ts';
 import { publicCaller, signedInCaller } from './caller.ts';
 import type { DashboardDeps } from './dashboard.ts';
@@ -35,7 +35,6 @@ const ResetConfirm = Type.Object(
 );
 
 /** A client's bucket (an IPv6 client by its /64) or a typed address's (hashed: no addresses kept as they are). */
-const clientKey = (request: FastifyRequest) => normalizeIP(request.ip, 64);
 function accountKey(request: FastifyRequest): string {
   const { email } = (request.body ?? {}) as { email?: unknown };
   const address = typeof email === 'string' ? email.trim().toLowerCase() : '';
@@ -59,7 +58,7 @@ export function registerSessionRoutes(api: FastifyInstance, deps: DashboardDeps)
       timeWindow: SIGN_IN_WINDOW_MS,
     }),
     api.createRateLimit({
-      keyGenerator: (request) => `dashboard-sign-in:client:${clientKey(request)}`,
+      keyGenerator: (request) => `dashboard-sign-in:client:${clientAddressKey(request)}`,
       max: FAILED_SIGN_INS_PER_CLIENT - 1,
       timeWindow: SIGN_IN_WINDOW_MS,
     }),
@@ -71,34 +70,13 @@ export function registerSessionRoutes(api: FastifyInstance, deps: DashboardDeps)
       timeWindow: 3600_000,
     }),
     api.createRateLimit({
-      keyGenerator: (request) => `dashboard-reset:client:${clientKey(request)}`,
+      keyGenerator: (request) => `dashboard-reset:client:${clientAddressKey(request)}`,
       max: RESETS_PER_CLIENT,
       timeWindow: 3600_000,
     }),
   ];
-  /**
-   * RATE_LIMITED when any of the limits is used up; counts the request when `count`, in every limit (a failure
-   * that uses up an address's budget still counts toward its client's).
-   */
-  async function limit(
-    request: FastifyRequest,
-    limits: typeof failedSignIns,
-    count: boolean,
-    what: string,
-  ): Promise<void> {
-    const states = await Promise.all(limits.map((check) => check(request, { increment: count })));
-    for (const state of states) {
-      if (!state.isAllowed && state.isExceeded) {
-        const minutes = Math.max(1, Math.ceil(state.ttlInSeconds / 60));
-        throw new AppError(
-          'RATE_LIMITED',
-          `Too many ${what}; try again in ${String(minutes)} minute${minutes === 1 ? '' : 's'}.`,
-          undefined,
-          { retryAfterSeconds: Math.max(1, state.ttlInSeconds) },
-        );
-      }
-    }
-  }
+  const limit = (request: FastifyRequest, limits: RequestLimit[], count: boolean, what: string) =>
+    checkLimits(request, limits, { count, what });
 
   /** Starts a signed-in session for the user (a new session id: the one before sign-in is never reused). */
   async function signIn(request: FastifyRequest, reply: FastifyReply, userId: string) {

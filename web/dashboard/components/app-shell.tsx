@@ -3,7 +3,7 @@ import { Avatar, Badge, Box, Button, DropdownMenu, Flex, TabNav, Text } from '@r
 import { Link, Outlet, useLocation, useNavigate } from 'react-router';
 import { useSignedIn, useSession } from '../session.tsx';
 import { useApiAction } from '../use-api-action.ts';
-import { ErrorCallout } from './error-callout.tsx';
+import { ErrorCallout } from '../../shared/error-callout.tsx';
 
 /** The initials of a name (or of an e-mail address's local part), for the avatar. */
 function initials(name: string, email: string): string {

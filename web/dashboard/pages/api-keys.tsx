@@ -15,10 +15,10 @@ import {
 import { useState, type SubmitEvent } from 'react';
 import { api } from '../api.ts';
 import { ConfirmDialog } from '../components/confirm-dialog.tsx';
-import { CopyButton } from '../components/copy-button.tsx';
-import { ErrorCallout } from '../components/error-callout.tsx';
-import { Field } from '../components/field.tsx';
-import { PageHeading } from '../components/page-heading.tsx';
+import { CopyButton } from '../../shared/copy-button.tsx';
+import { ErrorCallout } from '../../shared/error-callout.tsx';
+import { Field } from '../../shared/field.tsx';
+import { PageHeading } from '../../shared/page-heading.tsx';
 import { formatDateTime, formatRelative } from '../format.ts';
 import { useSignedIn } from '../session.tsx';
 import type { ApiKey } from '../types.ts';

@@ -13,8 +13,8 @@ import {
 } from '@radix-ui/themes';
 import { useEffect, useState, type ReactNode } from 'react';
 import { Link, useSearchParams, type To } from 'react-router';
-import { ErrorCallout } from '../components/error-callout.tsx';
-import { PageHeading } from '../components/page-heading.tsx';
+import { ErrorCallout } from '../../shared/error-callout.tsx';
+import { PageHeading } from '../../shared/page-heading.tsx';
 import { formatCount, formatDate } from '../format.ts';
 import { useSignedIn } from '../session.tsx';
 import type { CompanyPage, FundSummary } from '../types.ts';

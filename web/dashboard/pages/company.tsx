@@ -13,8 +13,8 @@ import {
   Text,
 } from '@radix-ui/themes';
 import { Link, useParams } from 'react-router';
-import { ErrorCallout } from '../components/error-callout.tsx';
-import { PageHeading } from '../components/page-heading.tsx';
+import { ErrorCallout } from '../../shared/error-callout.tsx';
+import { PageHeading } from '../../shared/page-heading.tsx';
 import { TrendChart } from '../components/trend-chart.tsx';
 import {
   formatCents,

@@ -1,12 +1,13 @@
+import { PRODUCT } from '../product.ts';
 import { CheckCircledIcon } from '@radix-ui/react-icons';
 import { Button, Callout, Flex, Link as ThemeLink, Text } from '@radix-ui/themes';
 import { useState, type SubmitEvent } from 'react';
 import { Link } from 'react-router';
 import { api } from '../api.ts';
-import { AuthLayout } from '../components/auth-layout.tsx';
-import { ErrorCallout } from '../components/error-callout.tsx';
-import { Field } from '../components/field.tsx';
-import { PageHeading } from '../components/page-heading.tsx';
+import { AuthLayout } from '../../shared/auth-layout.tsx';
+import { ErrorCallout } from '../../shared/error-callout.tsx';
+import { Field } from '../../shared/field.tsx';
+import { PageHeading } from '../../shared/page-heading.tsx';
 import { useApiAction } from '../use-api-action.ts';
 
 /**
@@ -36,7 +37,7 @@ export function ForgotPasswordPage() {
   };
 
   return (
-    <AuthLayout>
+    <AuthLayout product={PRODUCT}>
       <PageHeading title="Reset your password" />
       {sentTo === undefined ? (
         <>

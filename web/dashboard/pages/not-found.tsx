@@ -1,6 +1,6 @@
 import { Flex, Link as ThemeLink, Text } from '@radix-ui/themes';
 import { Link } from 'react-router';
-import { PageHeading } from '../components/page-heading.tsx';
+import { PageHeading } from '../../shared/page-heading.tsx';
 
 /** An address under /dashboard that names no page. */
 export function NotFoundPage({ home }: { home: string }) {

@@ -14,9 +14,9 @@ import {
 import { useState, type SubmitEvent } from 'react';
 import { api } from '../api.ts';
 import { ConfirmDialog } from '../components/confirm-dialog.tsx';
-import { ErrorCallout } from '../components/error-callout.tsx';
-import { Field } from '../components/field.tsx';
-import { PageHeading } from '../components/page-heading.tsx';
+import { ErrorCallout } from '../../shared/error-callout.tsx';
+import { Field } from '../../shared/field.tsx';
+import { PageHeading } from '../../shared/page-heading.tsx';
 import { formatDate } from '../format.ts';
 import { useSignedIn } from '../session.tsx';
 import type { Person, Role } from '../types.ts';

@@ -1,11 +1,12 @@
+import { PRODUCT } from '../product.ts';
 import { Button, Flex, Link as ThemeLink, Text } from '@radix-ui/themes';
 import { useState, type SubmitEvent } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { api, ApiError } from '../api.ts';
-import { AuthLayout } from '../components/auth-layout.tsx';
-import { ErrorCallout } from '../components/error-callout.tsx';
-import { Field } from '../components/field.tsx';
-import { PageHeading } from '../components/page-heading.tsx';
+import { AuthLayout } from '../../shared/auth-layout.tsx';
+import { ErrorCallout } from '../../shared/error-callout.tsx';
+import { Field } from '../../shared/field.tsx';
+import { PageHeading } from '../../shared/page-heading.tsx';
 import { useSession } from '../session.tsx';
 import { errorsOfFields, useApiAction } from '../use-api-action.ts';
 import type { SessionAnswer } from '../types.ts';
@@ -55,7 +56,7 @@ export function SetPasswordPage({ purpose }: { purpose: keyof typeof PURPOSES })
 
   if (token === '') {
     return (
-      <AuthLayout>
+      <AuthLayout product={PRODUCT}>
         <PageHeading title={text.title} />
         <ErrorCallout
           error={
@@ -109,7 +110,7 @@ export function SetPasswordPage({ purpose }: { purpose: keyof typeof PURPOSES })
 
   const broken = action.error !== undefined && LINK_ERRORS.has(action.error.code);
   return (
-    <AuthLayout>
+    <AuthLayout product={PRODUCT}>
       <PageHeading title={text.title} />
       <ErrorCallout error={action.error} />
       {broken ? (

@@ -1,12 +1,13 @@
+import { PRODUCT } from '../product.ts';
 import { InfoCircledIcon } from '@radix-ui/react-icons';
 import { Button, Callout, Flex, Link as ThemeLink, RadioCards, Text } from '@radix-ui/themes';
 import { useState, type SubmitEvent } from 'react';
 import { Link, Navigate, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { api } from '../api.ts';
-import { AuthLayout } from '../components/auth-layout.tsx';
-import { ErrorCallout } from '../components/error-callout.tsx';
-import { Field } from '../components/field.tsx';
-import { PageHeading } from '../components/page-heading.tsx';
+import { AuthLayout } from '../../shared/auth-layout.tsx';
+import { ErrorCallout } from '../../shared/error-callout.tsx';
+import { Field } from '../../shared/field.tsx';
+import { PageHeading } from '../../shared/page-heading.tsx';
 import { useSession } from '../session.tsx';
 import { useApiAction } from '../use-api-action.ts';
 import type { InstanceSummary, SessionAnswer } from '../types.ts';
@@ -76,7 +77,7 @@ export function SignInPage() {
   };
 
   return (
-    <AuthLayout>
+    <AuthLayout product={PRODUCT}>
       <PageHeading title="Sign in" />
       {notice === undefined ? null : (
         <Callout.Root color="blue" role="status">

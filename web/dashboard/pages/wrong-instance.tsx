@@ -1,8 +1,9 @@
+import { PRODUCT } from '../product.ts';
 import { Button, Flex, Text } from '@radix-ui/themes';
 import { Link, useNavigate } from 'react-router';
-import { AuthLayout } from '../components/auth-layout.tsx';
-import { ErrorCallout } from '../components/error-callout.tsx';
-import { PageHeading } from '../components/page-heading.tsx';
+import { AuthLayout } from '../../shared/auth-layout.tsx';
+import { ErrorCallout } from '../../shared/error-callout.tsx';
+import { PageHeading } from '../../shared/page-heading.tsx';
 import { useSession, useSignedIn } from '../session.tsx';
 import { useApiAction } from '../use-api-action.ts';
 
@@ -16,7 +17,7 @@ export function WrongInstancePage({ path }: { path: string }) {
   const navigate = useNavigate();
   const action = useApiAction();
   return (
-    <AuthLayout>
+    <AuthLayout product={PRODUCT}>
       <PageHeading title="This page belongs to another instance" />
       <Text as="p" size="2">
         You are signed in to <strong>{instance.name}</strong>. To open this page, sign in with an account of

@@ -1,8 +1,8 @@
 import { Box, Card, Flex, Text } from '@radix-ui/themes';
 import type { ReactNode } from 'react';
 
-/** The frame of the pages before signing in: the product's name, and one card in the middle of the screen. */
-export function AuthLayout({ children }: { children: ReactNode }) {
+/** The frame of a page with one task (signing in, a mailed link): the product's name, one card in the middle. */
+export function AuthLayout({ product, children }: { product: string; children: ReactNode }) {
   return (
     <main id="main" className="auth-main">
       <Flex direction="column" align="center" gap="5" width="100%">
@@ -11,7 +11,7 @@ export function AuthLayout({ children }: { children: ReactNode }) {
             Portico
           </Text>
           <Text size="2" color="gray">
-            Portfolio dashboard
+            {product}
           </Text>
         </Flex>
         <Box width="100%" maxWidth="420px">

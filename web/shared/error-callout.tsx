@@ -1,7 +1,7 @@
 import { ExclamationTriangleIcon } from '@radix-ui/react-icons';
 import { Callout } from '@radix-ui/themes';
 import type { ReactNode } from 'react';
-import type { ApiError } from '../api.ts';
+import type { ApiError } from './api-error.ts';
 
 /**
  * What went wrong, as the server said it, in a live region (screen readers read it out), with the request id

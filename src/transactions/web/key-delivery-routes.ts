@@ -1,0 +1,130 @@
+import { createHash } from 'node:crypto';
+import rateLimit from '@fastify/rate-limit';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { checkLimits, clientAddressKey, type RequestLimit } from '../../http/rate-limit.ts';
+import { pageContentSecurityPolicy, registerWebSurface } from '../../http/web-pages.ts';
+import type { Mailer } from '../../mail/mailer.ts';
+import type { Database } from '../../db/database.ts';
+import { keyDeliveryCodeMail } from '../key-delivery-mail.ts';
+import { describeDelivery, issueCode, revealKey } from '../key-delivery.ts';
+
+/** Where the key-delivery page is (`/key-delivery/<link id>#<secret>`) and where its JSON routes are. */
+export const KEY_DELIVERY_PATH = '/key-delivery';
+const API_PATH = `${KEY_DELIVERY_PATH}/api`;
+
+/** Codes mailed per delivery and per client address, and code tries per client address, in 10 minutes. */
+const WINDOW_MS = 10 * 60_000;
+const CODES_PER_DELIVERY = 10;
+const CODES_PER_CLIENT = 30;
+const TRIES_PER_CLIENT = 30;
+
+const Link = { linkId: Type.String({ minLength: 1, maxLength: 64 }), proof: Type.String({ maxLength: 64 }) };
+const Describe = Type.Object(Link, { additionalProperties: false });
+const CodeRequest = Type.Object(
+  { ...Link, email: Type.String({ maxLength: 254 }) },
+  { additionalProperties: false },
+);
+const Reveal = Type.Object(
+  { ...Link, email: Type.String({ maxLength: 254 }), code: Type.String({ maxLength: 32 }) },
+  { additionalProperties: false },
+);
+
+export interface KeyDeliveryDeps {
+  db: Database;
+  /** Where the codes go out. */
+  mailer: Mailer;
+  /** The built front end. @default web/dist of this checkout */
+  distDir?: string | undefined;
+}
+
+/** A delivery's counter key: the SHA-256 of its link id. */
+function deliveryKey(request: FastifyRequest): string {
+  const { linkId } = (request.body ?? {}) as { linkId?: unknown };
+  return createHash('sha256')
+    .update(typeof linkId === 'string' ? linkId : '')
+    .digest('base64url');
+}
+
+/**
+ * The key-delivery page on the Transactions service and its JSON routes, which take the link's id and the
+ * proof of its fragment's secret in the body (never in the address, so they stay out of access logs):
+ * `describe` (who issued what, until when), `code` (mails a code to a listed address), `reveal` (the encrypted
+ * key, once, for the right code). The page decrypts the key in the browser with the secret.
+ */
+export async function registerKeyDelivery(app: FastifyInstance, deps: KeyDeliveryDeps): Promise<void> {
+  registerWebSurface(app, {
+    surface: 'key-delivery',
+    path: KEY_DELIVERY_PATH,
+    contentSecurityPolicy: pageContentSecurityPolicy(),
+    clientRoutes: true,
+    title: 'The key-delivery page',
+    worksWithout: 'Ask the team that issued the key to issue it with `portico keys create` instead.',
+    distDir: deps.distDir,
+  });
+  const { db } = deps;
+  await app.register(
+    async (api) => {
+      if (!api.hasDecorator('createRateLimit')) await api.register(rateLimit, { global: false });
+      const limits = {
+        code: [
+          api.createRateLimit({
+            keyGenerator: (request) => `key-delivery-code:delivery:${deliveryKey(request)}`,
+            max: CODES_PER_DELIVERY,
+            timeWindow: WINDOW_MS,
+          }),
+          api.createRateLimit({
+            keyGenerator: (request) => `key-delivery-code:client:${clientAddressKey(request)}`,
+            max: CODES_PER_CLIENT,
+            timeWindow: WINDOW_MS,
+          }),
+        ],
+        reveal: [
+          api.createRateLimit({
+            keyGenerator: (request) => `key-delivery-reveal:client:${clientAddressKey(request)}`,
+            max: TRIES_PER_CLIENT,
+            timeWindow: WINDOW_MS,
+          }),
+        ],
+      };
+      const limit = (request: FastifyRequest, checks: RequestLimit[], what: string) =>
+        checkLimits(request, checks, { count: true, what });
+
+      api.addHook('onSend', async (_request, reply) => {
+        reply.header('cache-control', 'no-store');
+      });
+
+      api.post<{ Body: Static<typeof Describe> }>('/describe', { schema: { body: Describe } }, (request) =>
+        describeDelivery(db, request.body),
+      );
+
+      api.post<{ Body: Static<typeof CodeRequest> }>(
+        '/code',
+        { schema: { body: CodeRequest } },
+        async (request, reply) => {
+          await limit(request, limits.code, 'codes asked for');
+          const issued = await issueCode(db, request.body);
+          await deps.mailer.send(
+            keyDeliveryCodeMail({
+              to: issued.email,
+              organizationName: issued.organizationName,
+              code: issued.code,
+              expiresAt: issued.expiresAt,
+            }),
+          );
+          return reply.code(202).send({ sentTo: issued.email, expiresAt: issued.expiresAt });
+        },
+      );
+
+      api.post<{ Body: Static<typeof Reveal> }>('/reveal', { schema: { body: Reveal } }, async (request) => {
+        await limit(request, limits.reveal, 'codes tried');
+        return revealKey(db, {
+          ...request.body,
+          ip: request.ip,
+          userAgent: request.headers['user-agent'] ?? '',
+        });
+      });
+    },
+    { prefix: API_PATH },
+  );
+}
