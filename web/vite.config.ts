@@ -7,9 +7,9 @@ import { defineConfig, type InlineConfig } from 'vite';
  * The pages of the front end, one folder each (`web/<surface>/index.html` + `main.tsx`). Each is built on its
  * own into `web/dist/<surface>/` with its assets under `/<surface>/assets/`, so a surface is self-contained: the
  * service that serves it (Transactions or Portfolio, deployable apart) needs no other surface's files.
- * The organization console, recipient portal and key-delivery page join this list.
+ * The organization console and the recipient portal join this list.
  */
-export const SURFACES = ['graphiql', 'dashboard'] as const;
+export const SURFACES = ['graphiql', 'dashboard', 'key-delivery'] as const;
 export type Surface = (typeof SURFACES)[number];
 
 const WEB_DIR = fileURLToPath(new URL('.', import.meta.url));
@@ -48,6 +48,7 @@ export function surfaceConfig(surface: Surface): InlineConfig {
       proxy: {
         '/beta': { target: 'https://localhost:4000', secure: false },
         '/dashboard/api': { target: 'https://localhost:4001', secure: false },
+        '/key-delivery/api': { target: 'https://localhost:4000', secure: false },
       },
     },
   };

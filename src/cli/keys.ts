@@ -70,11 +70,6 @@ export function registerKeyCommands(program: Command, context: CliContext): void
         'the key is never shown here',
     )
     .requiredOption('--org <handle>', 'the organization')
-    .addOption(
-      new Option('--environment <env>', 'staging (sk_test_) or production (sk_live_)')
-        .choices(ENVIRONMENTS)
-        .makeOptionMandatory(),
-    )
     .requiredOption(
       '--email <address>',
       'an address that may retrieve the key (repeat for several)',
@@ -91,11 +86,15 @@ export function registerKeyCommands(program: Command, context: CliContext): void
         .default('first'),
     )
     .addOption(jsonOption())
+    .addHelpText(
+      'after',
+      '\nRequired: --environment staging|production, the environment of the key (sk_test_ or sk_live_). It is the\n' +
+        'global flag of PORTICO_ENVIRONMENT, given here on the command line.',
+    )
     .action(
       async (
         options: {
           org: string;
-          environment: Environment;
           email: string[];
           name?: string;
           expiresIn: string;
@@ -110,9 +109,20 @@ export function registerKeyCommands(program: Command, context: CliContext): void
             `--expires-in must be a number of minutes from 1 to 60 (got ${JSON.stringify(options.expiresIn)})`,
           );
         }
+        // `--environment` is the global flag (PORTICO_ENVIRONMENT's): only as given on this command line, never
+        // the variable's value, so that the key's environment is always said aloud.
+        const { environment } = command.optsWithGlobals<{ environment?: string }>();
+        const chosen = ENVIRONMENTS.find((each) => each === environment);
+        if (chosen === undefined) {
+          command.error(
+            environment === undefined
+              ? 'error: --environment staging|production is required: the environment the key is for'
+              : `error: --environment must be staging or production (got ${JSON.stringify(environment)})`,
+          );
+        }
         const issued = await context.operate(command, 'keys.issue', {
           org: options.org,
-          environment: options.environment,
+          environment: chosen,
           emails: options.email,
           ...(options.name === undefined ? {} : { name: options.name }),
           expiresInMinutes: minutes,

@@ -35,7 +35,7 @@ export function keyDeliveryMail(options: {
       `<p>${escapeHtml(how)}</p>`,
       `<p>${escapeHtml(expiry)}</p>`,
     ].join('\n'),
-    links: [link],
+    // Not `links`: they would be logged, and this one carries the secret the key is encrypted under.
   };
 }
 
@@ -51,7 +51,8 @@ export function keyDeliveryCodeMail(options: {
   const rest = `It works once, until ${formatWhen(expiresAt)}. Enter it on the page where you asked for it. If you did not ask for a code, ignore this message: without it no one sees the key.`;
   return {
     to: options.to,
-    subject: `${code} is your code for the Portico API key of ${organizationName}`,
+    // Not in the subject, which mail servers and Portico's own log show.
+    subject: `Your code for the Portico API key of ${organizationName}`,
     text: `${intro}\n\n${code}\n\n${rest}\n`,
     html: [
       `<p>${escapeHtml(intro)}</p>`,

@@ -4,28 +4,12 @@ import '@radix-ui/themes/styles.css';
 import '../shared/base.css';
 import './dashboard.css';
 import { Theme } from '@radix-ui/themes';
-import { StrictMode, useEffect, useState } from 'react';
+import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router';
+import { useAppearance } from '../shared/appearance.ts';
 import { App } from './app.tsx';
 import { SessionProvider } from './session.tsx';
-
-const darkScheme = window.matchMedia('(prefers-color-scheme: dark)');
-
-/** Light or dark, as the device is set, following a change while the page is open. */
-function useAppearance(): 'light' | 'dark' {
-  const [dark, setDark] = useState(darkScheme.matches);
-  useEffect(() => {
-    const follow = (event: MediaQueryListEvent) => {
-      setDark(event.matches);
-    };
-    darkScheme.addEventListener('change', follow);
-    return () => {
-      darkScheme.removeEventListener('change', follow);
-    };
-  }, []);
-  return dark ? 'dark' : 'light';
-}
 
 function Dashboard() {
   return (

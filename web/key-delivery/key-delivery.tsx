@@ -1,0 +1,467 @@
+import { CheckCircledIcon, ExclamationTriangleIcon, LockClosedIcon } from '@radix-ui/react-icons';
+import { Badge, Box, Button, Callout, Code, Flex, Link, Text, TextField } from '@radix-ui/themes';
+import { useEffect, useState, type SubmitEvent } from 'react';
+import { AuthLayout } from '../shared/auth-layout.tsx';
+import { CopyButton } from '../shared/copy-button.tsx';
+import { ErrorCallout } from '../shared/error-callout.tsx';
+import { Field } from '../shared/field.tsx';
+import { PageHeading } from '../shared/page-heading.tsx';
+import { ApiError, call } from './api.ts';
+import { decryptKey, proofOf, readLink } from './link.ts';
+
+const PRODUCT = 'API key delivery';
+
+/** What `describe` tells before an address is proved. */
+interface Invitation {
+  organizationName: string;
+  environment: 'staging' | 'production';
+  expiresAt: string;
+  viewsRequired: 'first' | 'all';
+}
+
+/** Where the person is: each step of the page, or why it stops. */
+type Step =
+  | { name: 'checking' }
+  | { name: 'stopped'; title: string; error: ApiError }
+  | { name: 'address'; invitation: Invitation }
+  | { name: 'code'; invitation: Invitation; email: string; codeExpiresAt: string }
+  | { name: 'shown'; invitation: Invitation; key: string }
+  | { name: 'stored'; invitation: Invitation };
+
+/** The title of the page that says why the key cannot be shown. */
+const STOPPED: Record<string, string> = {
+  LINK_INVALID: 'This link cannot be used',
+  LINK_EXPIRED: 'This link has expired',
+  LINK_REVOKED: 'This key delivery was revoked',
+  LINK_USED: 'This key has been shown already',
+  ADDRESS_NOT_LISTED: 'This key was not issued to your address',
+};
+
+const ENVIRONMENT: Record<Invitation['environment'], { label: string; prefix: string }> = {
+  staging: { label: 'staging', prefix: 'sk_test_' },
+  production: { label: 'production', prefix: 'sk_live_' },
+};
+
+const expiry = (iso: string) =>
+  new Intl.DateTimeFormat(navigator.language, { hour: '2-digit', minute: '2-digit' }).format(new Date(iso));
+
+/** What a reload keeps: the address a code was sent to (never the code or the key). */
+const remembered = (linkId: string) => `portico-key-delivery:${linkId}`;
+
+/**
+ * The key-delivery page: it checks the link, asks for the address, mails a code to it, asks for the code, and
+ * shows the key once, decrypted here. Any refusal becomes a page that says why and whom to ask.
+ */
+export function KeyDelivery() {
+  const [link] = useState(() => readLink(window.location));
+  const [step, setStep] = useState<Step>({ name: 'checking' });
+  const [proof, setProof] = useState<string>();
+  const [described, setDescribed] = useState<Invitation>();
+
+  const stop = (error: ApiError) => {
+    setStep({ name: 'stopped', title: STOPPED[error.code] ?? 'The key cannot be shown', error });
+  };
+
+  useEffect(() => {
+    if (!link.ok) {
+      stop(new ApiError(400, 'LINK_INVALID', link.problem, undefined));
+      return;
+    }
+    // Set false when the effect is undone (StrictMode runs it twice): its answer then changes nothing.
+    const run = { current: true };
+    void (async () => {
+      const linkProof = await proofOf(link.secret);
+      try {
+        const invitation = await call<Invitation>('describe', { linkId: link.linkId, proof: linkProof });
+        if (!run.current) return;
+        setProof(linkProof);
+        setDescribed(invitation);
+        const saved = sessionStorage.getItem(remembered(link.linkId));
+        const resumed =
+          saved === null ? undefined : (JSON.parse(saved) as { email: string; codeExpiresAt: string });
+        setStep(
+          resumed && new Date(resumed.codeExpiresAt) > new Date()
+            ? { name: 'code', invitation, ...resumed }
+            : { name: 'address', invitation },
+        );
+      } catch (error) {
+        if (run.current && error instanceof ApiError) stop(error);
+      }
+    })();
+    return () => {
+      run.current = false;
+    };
+  }, [link]);
+
+  if (step.name === 'checking' || !link.ok || proof === undefined) {
+    return (
+      <AuthLayout product={PRODUCT}>
+        {step.name === 'stopped' ? (
+          <Stopped title={step.title} error={step.error} />
+        ) : (
+          <>
+            <PageHeading title="Checking your link" />
+            <Text role="status" color="gray">
+              One moment…
+            </Text>
+          </>
+        )}
+      </AuthLayout>
+    );
+  }
+  const { linkId } = link;
+  const request = { linkId, proof };
+
+  return (
+    <AuthLayout product={PRODUCT}>
+      {step.name === 'stopped' ? (
+        <Stopped
+          title={step.title}
+          error={step.error}
+          onRetry={
+            step.error.code === 'ADDRESS_NOT_LISTED' && described !== undefined
+              ? () => {
+                  setStep({ name: 'address', invitation: described });
+                }
+              : undefined
+          }
+        />
+      ) : step.name === 'address' ? (
+        <AddressStep
+          invitation={step.invitation}
+          onSent={(email, codeExpiresAt) => {
+            sessionStorage.setItem(remembered(linkId), JSON.stringify({ email, codeExpiresAt }));
+            setStep({ name: 'code', invitation: step.invitation, email, codeExpiresAt });
+          }}
+          onStopped={stop}
+          request={request}
+        />
+      ) : step.name === 'code' ? (
+        <CodeStep
+          step={step}
+          request={request}
+          onRevealed={async (sealed) => {
+            sessionStorage.removeItem(remembered(linkId));
+            try {
+              const key = await decryptKey(link, sealed);
+              setStep({ name: 'shown', invitation: step.invitation, key });
+            } catch {
+              stop(
+                new ApiError(
+                  400,
+                  'LINK_INVALID',
+                  'The key could not be decrypted with this link: ask the team that issued it to revoke it and deliver a new one.',
+                  undefined,
+                ),
+              );
+            }
+          }}
+          onOtherAddress={() => {
+            sessionStorage.removeItem(remembered(linkId));
+            setStep({ name: 'address', invitation: step.invitation });
+          }}
+          onStopped={stop}
+        />
+      ) : step.name === 'shown' ? (
+        <ShownKey
+          invitation={step.invitation}
+          apiKey={step.key}
+          onStored={() => {
+            setStep({ name: 'stored', invitation: step.invitation });
+          }}
+        />
+      ) : (
+        <>
+          <PageHeading title="Done" />
+          <Callout.Root color="green" highContrast role="status">
+            <Callout.Icon>
+              <CheckCircledIcon />
+            </Callout.Icon>
+            <Callout.Text>
+              The key is no longer on this page, and this link will not show it again. You can close the tab.
+            </Callout.Text>
+          </Callout.Root>
+        </>
+      )}
+    </AuthLayout>
+  );
+}
+
+/** Who issued the key, for which environment, until when. */
+function InvitationText({ invitation }: { invitation: Invitation }) {
+  return (
+    <Text as="p" size="2">
+      <strong>{invitation.organizationName}</strong> has a Portico Transactions API key for you, for the{' '}
+      <Badge color={invitation.environment === 'production' ? 'red' : 'blue'} highContrast>
+        {ENVIRONMENT[invitation.environment].label}
+      </Badge>{' '}
+      environment. This link works until {expiry(invitation.expiresAt)}
+      {invitation.viewsRequired === 'first'
+        ? ', for the first of the people it was sent to.'
+        : ', once for each person it was sent to.'}
+    </Text>
+  );
+}
+
+function AddressStep({
+  invitation,
+  request,
+  onSent,
+  onStopped,
+}: {
+  invitation: Invitation;
+  request: { linkId: string; proof: string };
+  onSent: (email: string, codeExpiresAt: string) => void;
+  onStopped: (error: ApiError) => void;
+}) {
+  const [email, setEmail] = useState('');
+  const [problem, setProblem] = useState<string>();
+  const [error, setError] = useState<ApiError>();
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: SubmitEvent) => {
+    event.preventDefault();
+    setError(undefined);
+    const address = email.trim();
+    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(address)) {
+      setProblem(
+        address === '' ? 'Enter your e-mail address.' : 'Enter an e-mail address, like ada@example.com.',
+      );
+      return;
+    }
+    setProblem(undefined);
+    setBusy(true);
+    try {
+      const sent = await call<{ sentTo: string; expiresAt: string }>('code', { ...request, email: address });
+      onSent(sent.sentTo, sent.expiresAt);
+    } catch (caught) {
+      if (!(caught instanceof ApiError)) throw caught;
+      if (caught.code in STOPPED) onStopped(caught);
+      else if (caught.field === 'email') setProblem(caught.message);
+      else setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <PageHeading title="Your API key" />
+      <InvitationText invitation={invitation} />
+      <Text as="p" size="2" color="gray">
+        To see it, prove that you received this link: enter your e-mail address, and we mail a code to it.
+      </Text>
+      <ErrorCallout error={error} />
+      <form onSubmit={(event) => void submit(event)} noValidate>
+        <Flex direction="column" gap="4">
+          <Field
+            id="email"
+            label="Your e-mail address"
+            type="email"
+            inputMode="email"
+            autoComplete="email"
+            value={email}
+            onChange={(event) => {
+              setEmail(event.target.value);
+            }}
+            error={problem}
+            required
+          />
+          <Button type="submit" size="3" loading={busy}>
+            Mail me a code
+          </Button>
+        </Flex>
+      </form>
+    </>
+  );
+}
+
+function CodeStep({
+  step,
+  request,
+  onRevealed,
+  onOtherAddress,
+  onStopped,
+}: {
+  step: Extract<Step, { name: 'code' }>;
+  request: { linkId: string; proof: string };
+  onRevealed: (sealed: { ciphertext: string; iv: string }) => Promise<void>;
+  onOtherAddress: () => void;
+  onStopped: (error: ApiError) => void;
+}) {
+  const [code, setCode] = useState('');
+  const [problem, setProblem] = useState<string>();
+  const [error, setError] = useState<ApiError>();
+  const [busy, setBusy] = useState(false);
+  const [resent, setResent] = useState<string>();
+
+  const submit = async (event: SubmitEvent) => {
+    event.preventDefault();
+    setError(undefined);
+    setResent(undefined);
+    const digits = code.replace(/\s/g, '');
+    if (!/^\d{6,12}$/.test(digits)) {
+      setProblem(
+        digits === '' ? 'Enter the code from the e-mail.' : 'The code is the 8 digits in the e-mail.',
+      );
+      return;
+    }
+    setProblem(undefined);
+    setBusy(true);
+    try {
+      await onRevealed(
+        await call<{ ciphertext: string; iv: string }>('reveal', {
+          ...request,
+          email: step.email,
+          code: digits,
+        }),
+      );
+    } catch (caught) {
+      if (!(caught instanceof ApiError)) throw caught;
+      if (caught.code in STOPPED) onStopped(caught);
+      else if (caught.code === 'CODE_INVALID') setProblem(caught.message);
+      else setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const resend = async () => {
+    setError(undefined);
+    setProblem(undefined);
+    try {
+      await call('code', { ...request, email: step.email });
+      setCode('');
+      setResent(`A new code is on its way to ${step.email}; the one before no longer works.`);
+    } catch (caught) {
+      if (!(caught instanceof ApiError)) throw caught;
+      if (caught.code in STOPPED) onStopped(caught);
+      else setError(caught);
+    }
+  };
+
+  return (
+    <>
+      <PageHeading title="Enter the code" />
+      <Text as="p" size="2">
+        We mailed a code to <strong>{step.email}</strong>. It works once, until {expiry(step.codeExpiresAt)}.
+      </Text>
+      <ErrorCallout error={error} />
+      {resent === undefined ? null : (
+        <Text role="status" size="2" color="green">
+          {resent}
+        </Text>
+      )}
+      <form onSubmit={(event) => void submit(event)} noValidate>
+        <Flex direction="column" gap="4">
+          <Field
+            id="code"
+            label="Code"
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            value={code}
+            onChange={(event) => {
+              setCode(event.target.value);
+            }}
+            error={problem}
+            maxLength={20}
+            required
+          />
+          <Button type="submit" size="3" loading={busy}>
+            Show my key
+          </Button>
+        </Flex>
+      </form>
+      <Flex gap="4" wrap="wrap">
+        <Link asChild size="2">
+          <button type="button" className="link-button" onClick={() => void resend()}>
+            Mail me a new code
+          </button>
+        </Link>
+        <Link asChild size="2">
+          <button type="button" className="link-button" onClick={onOtherAddress}>
+            Use another address
+          </button>
+        </Link>
+      </Flex>
+    </>
+  );
+}
+
+function ShownKey({
+  invitation,
+  apiKey,
+  onStored,
+}: {
+  invitation: Invitation;
+  apiKey: string;
+  onStored: () => void;
+}) {
+  return (
+    <>
+      <PageHeading title="Your API key" />
+      <InvitationText invitation={invitation} />
+      <Callout.Root color="amber" highContrast>
+        <Callout.Icon>
+          <ExclamationTriangleIcon />
+        </Callout.Icon>
+        <Callout.Text>
+          This is the only time the key is shown: this link will not show it again, and Portico cannot read
+          it. Store it in a secret manager now, and never in code or chat.
+        </Callout.Text>
+      </Callout.Root>
+      <Flex direction="column" gap="1">
+        <Text as="label" htmlFor="api-key" size="2" weight="medium">
+          API key ({ENVIRONMENT[invitation.environment].prefix}…)
+        </Text>
+        <Flex gap="2" wrap="wrap">
+          <Box flexGrow="1" minWidth="0">
+            <TextField.Root
+              id="api-key"
+              readOnly
+              value={apiKey}
+              className="secret-field"
+              onFocus={(event) => {
+                event.currentTarget.select();
+              }}
+            />
+          </Box>
+          <CopyButton text={apiKey} label="Copy key" fallbackInputId="api-key" />
+        </Flex>
+      </Flex>
+      <Text as="p" size="2" color="gray">
+        Send it as <Code>Authorization: Bearer {ENVIRONMENT[invitation.environment].prefix}…</Code> to the
+        GraphQL API at <Code className="break-all">{window.location.origin}/beta</Code>.
+      </Text>
+      <Button size="3" onClick={onStored}>
+        <LockClosedIcon aria-hidden /> I have stored the key
+      </Button>
+    </>
+  );
+}
+
+/** Why the key cannot be shown, and what to do. */
+function Stopped({
+  title,
+  error,
+  onRetry,
+}: {
+  title: string;
+  error: ApiError;
+  onRetry?: (() => void) | undefined;
+}) {
+  return (
+    <>
+      <PageHeading title={title} />
+      <ErrorCallout error={error} />
+      <Text as="p" size="2" color="gray">
+        Nothing about the key was shown. Keys are delivered on request by the team that runs Portico for you.
+      </Text>
+      {onRetry === undefined ? null : (
+        <Button variant="soft" onClick={onRetry}>
+          Try another address
+        </Button>
+      )}
+    </>
+  );
+}
