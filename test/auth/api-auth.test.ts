@@ -53,21 +53,22 @@ beforeAll(async () => {
   files = store.files;
   cleanup = store.cleanup;
   // Key lookups are not reused, so a key revoked a moment ago is refused at once.
-  transactions = await buildTransactionsApp({
-    db: testDb.db,
-    files,
-    environment: 'staging',
-    apiKeyCacheMs: 0,
-    webhooksAllowInsecure: true,
-  });
-  await transactions.ready();
-  // With its dashboard: a stand-in for the built page (the routes are the same), mail written to files.
+  // With their pages: a stand-in for the built pages (the routes are the same), mail written to files.
   dashboardBuild = await stubDashboardBuild();
   mailDataDir = await mkdtemp(join(tmpdir(), 'portico-api-auth-mail-'));
   mailer = createMailer(
     { dataDir: mailDataDir, smtpUrl: undefined, mailFrom: 'Portico <no-reply@localhost>' },
     pino({ level: 'silent' }),
   );
+  transactions = await buildTransactionsApp({
+    db: testDb.db,
+    files,
+    environment: 'staging',
+    apiKeyCacheMs: 0,
+    webhooksAllowInsecure: true,
+    keyDelivery: { mailer, distDir: dashboardBuild.distDir },
+  });
+  await transactions.ready();
   portfolio = await buildPortfolioApp({
     db: testDb.db,
     apiKeyCacheMs: 0,
@@ -146,6 +147,39 @@ const TRANSACTIONS_PUBLIC_ROUTES: Record<string, PublicRoute> = {
     consent: true,
   }),
   'POST /recipient/:token/processes/:processKey/submit': recipient('POST', '/processes/p/submit', {}),
+  ...Object.fromEntries(
+    ['/key-delivery', '/key-delivery/', '/key-delivery/*'].flatMap((path) =>
+      ['GET', 'HEAD'].map((method) => [
+        `${method} ${path}`,
+        {
+          auth: "none: the key-delivery page, static; its requests carry the link's id and proof",
+          request: { method, url: path.replace('*', 'AAAAAAAAAAAAAAAAAAAAAA') },
+          status: 200,
+        } satisfies PublicRoute,
+      ]),
+    ),
+  ),
+  ...Object.fromEntries(
+    (
+      [
+        ['describe', {}],
+        ['code', { email: 'ada@example.com' }],
+        ['reveal', { email: 'ada@example.com', code: '12345678' }],
+      ] as const
+    ).map(([route, body]) => [
+      `POST /key-delivery/api/${route}`,
+      {
+        auth: "the delivery link's id and the SHA-256 of its fragment's secret, then a code mailed to a listed address",
+        request: {
+          method: 'POST',
+          url: `/key-delivery/api/${route}`,
+          payload: { linkId: 'AAAAAAAAAAAAAAAAAAAAAA', proof: 'AAAA', ...body },
+        },
+        status: 400,
+        code: 'LINK_INVALID',
+      } satisfies PublicRoute,
+    ]),
+  ),
 };
 
 const READ_ONLY = {

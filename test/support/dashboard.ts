@@ -25,18 +25,21 @@ export const PORTFOLIO_URL = 'https://portfolio.test';
 export const PASSWORD = 'correct horse battery staple';
 
 /**
- * A stand-in for the built front end (`web/dist/dashboard/index.html` and an asset), in a temporary folder: the
- * server's page routes, headers and route table do not depend on what the page holds.
+ * A stand-in for the built front end (`web/dist/<surface>/index.html` and an asset of each surface, the
+ * dashboard's and the key-delivery page's), in a temporary folder: the server's page routes, headers and route
+ * table do not depend on what the pages hold.
  */
 export async function stubDashboardBuild(): Promise<{ distDir: string; cleanup: () => Promise<void> }> {
-  const distDir = await mkdtemp(join(tmpdir(), 'portico-dashboard-dist-'));
-  await mkdir(join(distDir, 'dashboard', 'assets'), { recursive: true });
-  await writeFile(
-    join(distDir, 'dashboard', 'index.html'),
-    '<!doctype html><html><head><script type="module" src="/dashboard/assets/main.js"></script></head>' +
-      '<body><div id="dashboard"></div></body></html>',
-  );
-  await writeFile(join(distDir, 'dashboard', 'assets', 'main.js'), 'export {};\n');
+  const distDir = await mkdtemp(join(tmpdir(), 'portico-web-dist-'));
+  for (const surface of ['dashboard', 'key-delivery']) {
+    await mkdir(join(distDir, surface, 'assets'), { recursive: true });
+    await writeFile(
+      join(distDir, surface, 'index.html'),
+      `<!doctype html><html><head><script type="module" src="/${surface}/assets/main.js"></script></head>` +
+        `<body><div id="${surface}"></div></body></html>`,
+    );
+    await writeFile(join(distDir, surface, 'assets', 'main.js'), 'export {};\n');
+  }
   return { distDir, cleanup: () => rm(distDir, { recursive: true, force: true }) };
 }
 

@@ -1,0 +1,130 @@
+import { createDecipheriv } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { simpleParser } from 'mailparser';
+import pino from 'pino';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createMailer, type Mailer } from '../../src/mail/mailer.ts';
+import { buildTransactionsApp } from '../../src/transactions/app.ts';
+import { deliverKey } from '../../src/transactions/deliver-key.ts';
+import { secretProof } from '../../src/transactions/key-delivery.ts';
+import { createOrganization } from '../../src/transactions/organizations.ts';
+import { stubDashboardBuild } from '../support/dashboard.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createTestFileStore, uniqueHandle } from '../support/transactions.ts';
+
+// A delivery from issue to reveal, with mail written to files (the default that logs the most) and every log
+// line of the service and its mail kept: neither the rows nor the log hold the key, the link or its secret.
+
+let database: TestDatabase;
+let app: FastifyInstance;
+let mailer: Mailer;
+let dataDir: string;
+let cleanups: (() => Promise<void>)[] = [];
+const logged: string[] = [];
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  dataDir = await mkdtemp(join(tmpdir(), 'portico-key-secrets-'));
+  const logger = pino(
+    { level: 'trace' },
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logged.push(chunk.toString('utf8'));
+        done();
+      },
+    }),
+  );
+  mailer = createMailer({ dataDir, smtpUrl: undefined, mailFrom: 'Portico <no-reply@localhost>' }, logger);
+  const store = await createTestFileStore();
+  const build = await stubDashboardBuild();
+  cleanups = [store.cleanup, build.cleanup];
+  app = await buildTransactionsApp({
+    db: database.db,
+    files: store.files,
+    environment: 'staging',
+    logger,
+    keyDelivery: { mailer, distDir: build.distDir },
+  });
+});
+
+afterAll(async () => {
+  await app.close();
+  mailer.close();
+  await database.close();
+  for (const cleanup of cleanups) await cleanup();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** The text part of a message written to the mail folder. */
+async function mailText(file: string): Promise<string> {
+  return (await simpleParser(await readFile(file))).text ?? '';
+}
+
+it('keeps the key, the link id, its secret and the code out of every database row and every log line', async () => {
+  const organization = await createOrganization(database.db, { handle: uniqueHandle('kds'), name: 'Acme' });
+  const issued = await deliverKey(
+    database.db,
+    { mailer, transactionsUrl: 'https://api.example.com' },
+    { organization, environment: 'staging', emails: ['ada@example.com'] },
+  );
+  const [sent] = issued.mail;
+  if (sent?.via !== 'file') throw new Error('the mail was not written to a file');
+  const [, linkId = '', secret = ''] =
+    /https:\/\/api\.example\.com\/key-delivery\/([\w-]{22})#([\w-]{43})/.exec(await mailText(sent.file)) ??
+    [];
+  const proof = secretProof(secret);
+  const post = (route: string, payload: object) =>
+    app.inject({
+      method: 'POST',
+      url: `/key-delivery/api/${route}`,
+      headers: { 'x-forwarded-proto': 'https' },
+      payload: { linkId, proof, ...payload },
+    });
+
+  const described = await post('describe', {});
+  expect(described.statusCode, described.body).toBe(200);
+  const asked = await post('code', { email: 'ada@example.com' });
+  expect(asked.statusCode).toBe(202);
+  const codeMail = logged
+    .map((line) => JSON.parse(line) as { file?: string; subject?: string })
+    .findLast((line) => line.subject?.startsWith('Your code'));
+  const code = /\b(\d{8})\b/.exec(await mailText(codeMail?.file ?? ''))?.[1] ?? '';
+  const revealed = await post('reveal', { email: 'ada@example.com', code });
+  expect(revealed.statusCode).toBe(200);
+  expect(revealed.headers['cache-control']).toBe('no-store');
+  const { ciphertext, iv } = revealed.json<{ ciphertext: string; iv: string }>();
+  const sealed = Buffer.from(ciphertext, 'base64url');
+  const decipher = createDecipheriv(
+    'aes-256-gcm',
+    Buffer.from(secret, 'base64url'),
+    Buffer.from(iv, 'base64url'),
+  );
+  decipher.setAAD(Buffer.from(linkId));
+  decipher.setAuthTag(sealed.subarray(-16));
+  const key = Buffer.concat([decipher.update(sealed.subarray(0, -16)), decipher.final()]).toString('utf8');
+  expect(key).toMatch(/^sk_test_[0-9A-Za-z]{38}$/);
+
+  const rows = JSON.stringify(
+    await database.db.query(
+      `select row_to_json(t)::text as row from (
+         select d.*, r.email, r.viewed_ip, r.viewed_user_agent, c.code_hash, k.display_prefix, k.secret_hash
+         from key_deliveries d
+         join key_delivery_recipients r on r.delivery_id = d.id
+         join key_delivery_codes c on c.delivery_id = d.id
+         join api_keys k on k.id = d.api_key_id
+         where d.organization_id = $1) t`,
+      [organization.id],
+    ),
+  );
+  const log = logged.join('');
+  expect(log).toContain('mail written to a file');
+  for (const [what, value] of Object.entries({ key, linkId, secret, code, keyBody: key.slice(12) })) {
+    expect(rows, `${what} in the rows`).not.toContain(value);
+    expect(rows, `${what} in the rows, as hex`).not.toContain(Buffer.from(value).toString('hex'));
+    expect(log, `${what} in the log`).not.toContain(value);
+  }
+});
