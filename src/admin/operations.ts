@@ -14,6 +14,7 @@ import {
   type Organization,
 } from '../transactions/organizations.ts';
 import { importTemplateSource } from '../transactions/templates.ts';
+import { createEntity, listEntities, updateEntity } from '../transactions/entities.ts';
 import { deliverKey } from '../transactions/deliver-key.ts';
 import { expireDeliveries, listDeliveries, revokeDelivery } from '../transactions/key-delivery.ts';
 import { VIEWS_REQUIRED } from '../transactions/key-delivery-views.ts';
@@ -160,8 +161,48 @@ const EventTypeInput = Type.Union(EVENT_TYPES.map((type) => Type.Literal(type)))
 /** Every operation by the name the CLI and the admin socket call it by. */
 export const operations = {
   'org.create': operation({
-    input: Type.Object({ handle: Type.String(), name: Type.String() }),
-    run: (db, input) => createOrganization(db, input),
+    input: Type.Object({
+      handle: Type.String(),
+      name: Type.String(),
+      legalName: Type.Optional(Type.String()),
+      email: Type.Optional(Type.String()),
+      entityType: Type.Optional(Type.String()),
+    }),
+    run: (db, input) =>
+      db.transaction(async (tx) => {
+        const organization = await createOrganization(tx, { handle: input.handle, name: input.name });
+        // The entity transactions are sent from: without one, the organization could create none.
+        const senderEntity = await createEntity(tx, {
+          organizationId: organization.id,
+          name: input.legalName ?? input.name,
+          email: input.email,
+          type: input.entityType,
+        });
+        return { ...organization, senderEntity };
+      }),
+  }),
+  'entities.list': organizationOperation({
+    input: {},
+    run: (db, _input, organization) => listEntities(db, organization.id),
+  }),
+  'entities.create': organizationOperation({
+    input: {
+      name: Type.String(),
+      email: Type.Optional(Type.String()),
+      type: Type.Optional(Type.String()),
+      settings: Type.Optional(Type.Unknown()),
+    },
+    run: (db, input, organization) => createEntity(db, { ...input, organizationId: organization.id }),
+  }),
+  'entities.update': organizationOperation({
+    input: {
+      id: Type.String(),
+      name: Type.Optional(Type.String()),
+      email: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+      type: Type.Optional(Type.String()),
+      settings: Type.Optional(Type.Unknown()),
+    },
+    run: (db, input, organization) => updateEntity(db, { ...input, organizationId: organization.id }),
   }),
   'templates.import': organizationOperation({
     input: { source: Type.String(), filename: Type.String() },

@@ -1,4 +1,6 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { ENTITY_TYPES } from '../transactions/entity-types.ts';
+import { registerEntityCommands } from './entities.ts';
 import type { CliContext } from './context.ts';
 import { jsonOption, printResult } from './output.ts';
 
@@ -12,16 +14,40 @@ export function registerOrgCommands(program: Command, context: CliContext): void
     .description('create an organization')
     .requiredOption('--handle <handle>', 'unique short name: lower-case letters, digits, hyphens')
     .requiredOption('--name <name>', 'display name')
+    .option(
+      '--legal-name <name>',
+      'legal name of its sender entity, which transactions are sent from (default: --name)',
+    )
+    .option('--email <address>', "the sender entity's e-mail address")
+    .addOption(
+      new Option('--entity-type <type>', 'what kind of party the sender entity is')
+        .choices(ENTITY_TYPES)
+        .default('company'),
+    )
     .addOption(jsonOption())
     .action(
-      async ({ json, ...input }: { handle: string; name: string; json?: boolean }, command: Command) => {
+      async (
+        {
+          json,
+          ...input
+        }: {
+          handle: string;
+          name: string;
+          legalName?: string;
+          email?: string;
+          entityType: string;
+          json?: boolean;
+        },
+        command: Command,
+      ) => {
         const created = await context.operate(command, 'org.create', input);
-        printResult(
-          context.io,
-          created,
-          { json },
-          () => `Created organization ${created.handle} (${created.id}).`,
+        printResult(context.io, created, { json }, () =>
+          [
+            `Created organization ${created.handle} (${created.id}),`,
+            `with its sender entity ${created.senderEntity.name} (${created.senderEntity.id}): use it as senderEntityId.`,
+          ].join('\n'),
         );
       },
     );
+  registerEntityCommands(program, context);
 }

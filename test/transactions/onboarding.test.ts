@@ -1,0 +1,202 @@
+import { createDecipheriv } from 'node:crypto';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { simpleParser } from 'mailparser';
+import pino from 'pino';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createMailer, type Mailer } from '../../src/mail/mailer.ts';
+import { buildTransactionsApp } from '../../src/transactions/app.ts';
+import { secretProof } from '../../src/transactions/key-delivery.ts';
+import { ROOT, runPortico } from '../support/cli.ts';
+import { stubDashboardBuild } from '../support/dashboard.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import {
+  CREATE_TRANSACTION,
+  createTestFileStore,
+  graphql,
+  TRIGGER_TRANSACTION_EVENT,
+  uniqueHandle,
+} from '../support/transactions.ts';
+
+// A brand-new organization, from nothing to a completed transaction, with nothing inserted by SQL: the operator's
+// commands (org create with its sender entity, template import, key delivery), the key holder's steps on the
+// delivery routes, and the integrator's and recipient's calls.
+
+const ORIGIN = 'https://api.acme.example';
+let database: TestDatabase;
+let app: FastifyInstance;
+let mailer: Mailer;
+let dataDir: string;
+let cleanups: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  dataDir = await mkdtemp(join(tmpdir(), 'portico-onboarding-'));
+  mailer = createMailer(
+    { dataDir, smtpUrl: undefined, mailFrom: 'Portico <no-reply@localhost>' },
+    pino({ level: 'silent' }),
+  );
+  const store = await createTestFileStore();
+  const build = await stubDashboardBuild();
+  cleanups = [store.cleanup, build.cleanup];
+  app = await buildTransactionsApp({
+    db: database.db,
+    files: store.files,
+    environment: 'staging',
+    apiKeyCacheMs: 0,
+    keyDelivery: { mailer, distDir: build.distDir },
+  });
+});
+
+afterAll(async () => {
+  await app.close();
+  mailer.close();
+  await database.close();
+  for (const cleanup of cleanups) await cleanup();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** `portico <args> --json` on the test's database, mail written to the test's data dir; its JSON output. */
+async function portico<T>(args: string[]): Promise<T> {
+  const ran = await runPortico([...args, '--json'], {
+    database: database.db,
+    env: { PORTICO_DATA_DIR: dataDir, PORTICO_TRANSACTIONS_URL: ORIGIN },
+  });
+  expect(ran.stderr).toBe('');
+  expect(ran.code).toBe(0);
+  return JSON.parse(ran.stdout) as T;
+}
+
+/** The text of the newest message written to the mail folder whose subject starts with `subject`. */
+async function newestMail(subject: string): Promise<string> {
+  const folder = join(dataDir, 'mail');
+  for (const name of (await readdir(folder)).sort().reverse()) {
+    const parsed = await simpleParser(await readFile(join(folder, name)));
+    if (parsed.subject?.startsWith(subject)) return parsed.text ?? '';
+  }
+  throw new Error(`no mail "${subject}…"`);
+}
+
+it('onboards an organization with nothing inserted by SQL: org create, template import, key delivered and revealed, a transaction created and completed', async () => {
+  const handle = uniqueHandle('onboard');
+  const org = await portico<{
+    id: string;
+    senderEntity: { id: string; name: string; email: string; type: string };
+  }>([
+    'org',
+    'create',
+    '--handle',
+    handle,
+    '--name',
+    'Acme Capital',
+    '--legal-name',
+    'Acme Capital Fund I, L.P.',
+    '--email',
+    'Operations@Acme.example',
+    '--entity-type',
+    'fund',
+  ]);
+  expect(org.senderEntity).toMatchObject({
+    name: 'Acme Capital Fund I, L.P.',
+    email: 'operations@acme.example',
+    type: 'fund',
+  });
+  const entities = await portico<{ id: string }[]>(['entities', 'list', '--org', handle]);
+  expect(entities.map((entity) => entity.id)).toEqual([org.senderEntity.id]);
+
+  const template = await portico<{ id: string }>([
+    'templates',
+    'import',
+    join(ROOT, 'templates/examples/subscription.yaml'),
+    '--org',
+    handle,
+  ]);
+
+  await portico([
+    'keys',
+    'issue',
+    '--org',
+    handle,
+    '--environment',
+    'staging',
+    '--email',
+    'ada@acme.example',
+  ]);
+  const [, linkId = '', secret = ''] =
+    /key-delivery\/([\w-]{22})#([\w-]{43})/.exec(await newestMail('Your Portico API key')) ?? [];
+  const link = { linkId, proof: secretProof(secret) };
+  const delivery = (route: string, body: object) =>
+    app.inject({
+      method: 'POST',
+      url: `/key-delivery/api/${route}`,
+      headers: { 'x-forwarded-proto': 'https' },
+      payload: { ...link, ...body },
+    });
+  expect((await delivery('code', { email: 'ada@acme.example' })).statusCode).toBe(202);
+  const code = /\b(\d{8})\b/.exec(await newestMail('Your code'))?.[1] ?? '';
+  const revealed = await delivery('reveal', { email: 'ada@acme.example', code });
+  const { ciphertext, iv } = revealed.json<{ ciphertext: string; iv: string }>();
+  const sealed = Buffer.from(ciphertext, 'base64url');
+  const decipher = createDecipheriv(
+    'aes-256-gcm',
+    Buffer.from(secret, 'base64url'),
+    Buffer.from(iv, 'base64url'),
+  );
+  decipher.setAAD(Buffer.from(linkId));
+  decipher.setAuthTag(sealed.subarray(-16));
+  const key = Buffer.concat([decipher.update(sealed.subarray(0, -16)), decipher.final()]).toString('utf8');
+
+  const api = async (query: string, variables: Record<string, unknown>) => {
+    const { body } = await graphql(app, key, query, variables);
+    expect(body.errors).toBeUndefined();
+    return body.data ?? {};
+  };
+  const created = (
+    await api(CREATE_TRANSACTION, {
+      input: {
+        templateId: template.id,
+        senderEntityId: org.senderEntity.id,
+        noticeName: 'Grace Hopper',
+        noticeEmail: 'grace@example.com',
+        inputData: { subscription_amount: { amountCents: '25000000', currency: 'USD' } },
+      },
+    })
+  ).createTransaction as { transactionId: string; transmitToken: string };
+  const id = created.transactionId;
+  const recipient = (method: 'PUT' | 'POST', path: string, payload: object) =>
+    app.inject({ method, url: `/recipient/${created.transmitToken}${path}`, payload });
+
+  await api(TRIGGER_TRANSACTION_EVENT, { input: { transactionId: id, eventKey: 'send' } });
+  for (const [item, data] of Object.entries({
+    investor_details: {
+      legalName: 'Grace Hopper',
+      email: 'grace@example.com',
+      address: '1 Navy Way, Arlington',
+    },
+    tax_forms: { taxResidency: 'US', w9FileId: 'w9-upload-1' },
+    subscription_amount: { amountCents: '25000000', currency: 'USD' },
+  })) {
+    expect((await recipient('PUT', `/items/${item}`, { data })).statusCode).toBe(200);
+  }
+  await recipient('POST', '/documents/subscription_agreement/signatures', {
+    signedName: 'Grace Hopper',
+    consent: true,
+  });
+  expect((await recipient('POST', '/processes/subscription/submit', {})).statusCode).toBe(200);
+  await api(TRIGGER_TRANSACTION_EVENT, { input: { transactionId: id, eventKey: 'approve' } });
+  await api(
+    `mutation ($input: SignTransactionDocumentInput!) { signTransactionDocument(input: $input) { state } }`,
+    {
+      input: {
+        transactionId: id,
+        documentKey: 'subscription_agreement',
+        signedName: 'Alex Morgan',
+        consent: true,
+      },
+    },
+  );
+  const read = await api('query ($id: uuid!) { transaction(id: $id) { isComplete } }', { id });
+  expect(read).toMatchObject({ transaction: { isComplete: true } });
+});
