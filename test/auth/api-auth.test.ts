@@ -386,6 +386,8 @@ const ROOT_FIELD_CALLS: Record<string, (ids: Ids) => Call> = {
   'Mutation.genTransactionFileLink': mutation('genTransactionFileLink', (ids) => ({
     transactionFileId: ids.transactionFile,
   })),
+  'Mutation.createEntity': mutation('createEntity', () => ({ name: 'Planted Fund' })),
+  'Mutation.updateEntity': mutation('updateEntity', (ids) => ({ id: ids.senderEntity, name: 'Renamed' })),
   'Mutation.createWebhookEndpoint': mutation('createWebhookEndpoint', () => ({
     url: 'http://127.0.0.1:9/hooks',
     eventTypes: ['TRANSACTION_COMPLETED'],
@@ -410,6 +412,7 @@ const ROOT_FIELD_CALLS: Record<string, (ids: Ids) => Call> = {
 const ROOT_FIELDS_WITHOUT_IDS: Record<string, string> = {
   'Query.viewer': "always the caller's own organization",
   'Mutation.createWebhookEndpoint': "creates an endpoint of the caller's organization from a URL",
+  'Mutation.createEntity': "creates an entity of the caller's organization from a name",
 };
 
 const schema = buildSchema(

@@ -35,6 +35,7 @@ const TYPES_NOT_READ_FROM_SQL: Record<string, string> = {
   SignTransactionDocumentPayload: 'the result of a mutation, built by its resolver',
   GenTransactionFileLinkPayload: 'the result of a mutation, built by its resolver',
   WebhookEndpointPayload: 'the result of a mutation, built by its resolver',
+  EntityPayload: 'the result of a mutation, built by its resolver',
   WebhookEndpointSecretPayload: 'the result of a mutation, built by its resolver',
   DeleteWebhookEndpointPayload: 'the result of a mutation, built by its resolver',
   ResendWebhookDeliveriesPayload: 'the result of a mutation, built by its resolver',

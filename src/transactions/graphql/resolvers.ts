@@ -6,6 +6,7 @@ import { relationResolvers } from './relation-resolvers.ts';
 import { scalars } from './scalars.ts';
 import { transactionMutations } from './transaction-mutations.ts';
 import { webhookMutations, webhookPayloadResolvers } from './webhook-mutations.ts';
+import { entityMutations, entityPayloadResolvers } from './entity-mutations.ts';
 
 export type { TransactionsContext } from './context.ts';
 
@@ -17,8 +18,9 @@ export const resolvers: IResolvers = {
   ...scalars,
   ...relationResolvers,
   ...webhookPayloadResolvers,
+  ...entityPayloadResolvers,
   Query: queryResolvers,
-  Mutation: { ...transactionMutations, ...webhookMutations },
+  Mutation: { ...transactionMutations, ...webhookMutations, ...entityMutations },
   Organization: { ...relationResolvers.Organization, ...connectionResolvers.Organization },
   TransactionConnection: connectionResolvers.TransactionConnection,
   Template: computedFields.Template,
