@@ -59,8 +59,8 @@ describe('createEntity and updateEntity', () => {
     const random = await graphql(suite.app, other.apiKey, UPDATE, {
       input: { id: '00000000-0000-4000-8000-000000000000', name: 'Taken' },
     });
-    expect(foreign.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
-    expect(random.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    expect(foreign.body.errors?.[0]?.extensions.code).toBe('NOT_FOUND');
+    expect(random.body.errors?.[0]?.extensions.code).toBe('NOT_FOUND');
     const mine = await graphql(suite.app, owner.apiKey, '{ viewer { entities { name } } }', {});
     expect(mine.body.data?.viewer.entities.map((each: { name: string }) => each.name)).toContain('Mine');
   });
