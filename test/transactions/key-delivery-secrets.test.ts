@@ -128,3 +128,34 @@ it('keeps the key, the link id, its secret and the code out of every database ro
     expect(log, `${what} in the log`).not.toContain(value);
   }
 });
+
+it('mails at most 10 codes for one delivery in 10 minutes: the 11th request gets 429 RATE_LIMITED and no mail', async () => {
+  const organization = await createOrganization(database.db, { handle: uniqueHandle('kdl'), name: 'Acme' });
+  const issued = await deliverKey(
+    database.db,
+    { mailer, transactionsUrl: 'https://api.example.com' },
+    { organization, environment: 'staging', emails: ['ada@example.com'] },
+  );
+  const [sent] = issued.mail;
+  if (sent?.via !== 'file') throw new Error('the mail was not written to a file');
+  const [, linkId = '', secret = ''] =
+    /key-delivery\/([\w-]{22})#([\w-]{43})/.exec(await mailText(sent.file)) ?? [];
+  const ask = () =>
+    app.inject({
+      method: 'POST',
+      url: '/key-delivery/api/code',
+      headers: { 'x-forwarded-proto': 'https' },
+      payload: { linkId, proof: secretProof(secret), email: 'ada@example.com' },
+    });
+  for (let request = 1; request <= 10; request += 1) expect((await ask()).statusCode).toBe(202);
+  const codes = await database.db.query('select 1 from key_delivery_codes where delivery_id = $1', [
+    issued.delivery.id,
+  ]);
+  const refused = await ask();
+  expect(refused.statusCode).toBe(429);
+  expect(refused.json()).toMatchObject({ error: { code: 'RATE_LIMITED' } });
+  expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+  expect(
+    await database.db.query('select 1 from key_delivery_codes where delivery_id = $1', [issued.delivery.id]),
+  ).toHaveLength(codes.length);
+});
