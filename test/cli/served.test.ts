@@ -251,6 +251,32 @@ describe('portico portfolio while `portico serve` holds the embedded database', 
     expect(mail.text).toMatch(new RegExp(`${origin}/dashboard/invitation#token=[A-Za-z0-9_-]{43}`));
   });
 
+  it('delivers a key through the server, which mails a link to its own key-delivery page that opens', async () => {
+    const handle = uniqueHandle('served');
+    expect((await portico(['org', 'create', '--handle', handle, '--name', 'Served'])).code).toBe(0);
+    const ran = await portico([
+      'keys',
+      'issue',
+      '--org',
+      handle,
+      '--environment',
+      'staging',
+      '--email',
+      'ada@example.com',
+      '--json',
+    ]);
+    expect(ran).toMatchObject({ code: 0, stderr: '' });
+    const [sent] = JSON.parse(ran.stdout).mail;
+    expect(sent.file.startsWith(join(dir, 'mail'))).toBe(true);
+    const mail = await simpleParser(await readFile(sent.file));
+    const origin = new URL(facts.transactions.url).origin;
+    const link = new RegExp(`${origin}/key-delivery/[A-Za-z0-9_-]{22}`).exec(mail.text ?? '')?.[0];
+    expect(link).toBeDefined();
+    const page = await request(link ?? '', { ca });
+    expect(page.status).toBe(200);
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+  });
+
   it('imports a JSON document, then CSV files, with progress on stderr and a summary on stdout', async () => {
     const { slug, key } = await newInstance(portico, uniqueSlug('served'));
     const json = fixture('portfolio.json');
