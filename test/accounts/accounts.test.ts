@@ -11,8 +11,8 @@ import {
   type AccountTenant,
 } from '../../src/accounts/users.ts';
 import { insertTenant } from '../../src/db/tenants.ts';
-import { AppError } from '../../src/errors.ts';
 import { createInstance } from '../../src/portfolio/instances.ts';
+import { refusal } from '../support/refusal.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { uniqueHandle } from '../support/transactions.ts';
 
@@ -32,16 +32,6 @@ afterAll(async () => {
 async function instance(): Promise<AccountTenant> {
   const created = await createInstance(db(), { slug: uniqueHandle('acct'), name: 'Accounts Test' });
   return { kind: 'instance', id: created.id };
-}
-
-/** The AppError `work` rejects with (fails the test if it resolves or throws anything else). */
-async function refusal(work: Promise<unknown>): Promise<AppError> {
-  const outcome = await work.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  if (!(outcome instanceof AppError)) throw new Error(`expected an AppError, got ${String(outcome)}`);
-  return outcome;
 }
 
 /** An active user of the tenant with PASSWORD, through an accepted invitation. */

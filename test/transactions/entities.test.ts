@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '../../src/errors.ts';
 import { createEntity, listEntities, updateEntity } from '../../src/transactions/entities.ts';
 import { createOrganization } from '../../src/transactions/organizations.ts';
+import { refusal } from '../support/refusal.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { uniqueHandle } from '../support/transactions.ts';
 
@@ -14,15 +14,6 @@ afterAll(async () => {
 });
 
 const organization = () => createOrganization(database.db, { handle: uniqueHandle('ent'), name: 'Acme' });
-
-async function refusal(work: Promise<unknown>): Promise<AppError> {
-  const outcome = await work.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  if (!(outcome instanceof AppError)) throw new Error(`expected an AppError, got ${String(outcome)}`);
-  return outcome;
-}
 
 describe('entities', () => {
   it('creates an entity with a trimmed name, a lower-case address and its type, and lists it', async () => {

@@ -1,10 +1,8 @@
-import { createDecipheriv } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { simpleParser } from 'mailparser';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createMailer, type Mailer } from '../../src/mail/mailer.ts';
@@ -13,6 +11,7 @@ import { deliverKey } from '../../src/transactions/deliver-key.ts';
 import { secretProof } from '../../src/transactions/key-delivery.ts';
 import { createOrganization } from '../../src/transactions/organizations.ts';
 import { stubDashboardBuild } from '../support/dashboard.ts';
+import { decryptRevealed, deliveryLinkIn, mailText } from '../support/key-delivery.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { createTestFileStore, uniqueHandle } from '../support/transactions.ts';
 
@@ -59,11 +58,6 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-/** The text part of a message written to the mail folder. */
-async function mailText(file: string): Promise<string> {
-  return (await simpleParser(await readFile(file))).text ?? '';
-}
-
 it('keeps the key, the link id, its secret and the code out of every database row and every log line', async () => {
   const organization = await createOrganization(database.db, { handle: uniqueHandle('kds'), name: 'Acme' });
   const issued = await deliverKey(
@@ -73,9 +67,7 @@ it('keeps the key, the link id, its secret and the code out of every database ro
   );
   const [sent] = issued.mail;
   if (sent?.via !== 'file') throw new Error('the mail was not written to a file');
-  const [, linkId = '', secret = ''] =
-    /https:\/\/api\.example\.com\/key-delivery\/([\w-]{22})#([\w-]{43})/.exec(await mailText(sent.file)) ??
-    [];
+  const { linkId, secret } = deliveryLinkIn(await mailText(sent.file));
   const proof = secretProof(secret);
   const post = (route: string, payload: object) =>
     app.inject({
@@ -96,16 +88,7 @@ it('keeps the key, the link id, its secret and the code out of every database ro
   const revealed = await post('reveal', { email: 'ada@example.com', code });
   expect(revealed.statusCode).toBe(200);
   expect(revealed.headers['cache-control']).toBe('no-store');
-  const { ciphertext, iv } = revealed.json<{ ciphertext: string; iv: string }>();
-  const sealed = Buffer.from(ciphertext, 'base64url');
-  const decipher = createDecipheriv(
-    'aes-256-gcm',
-    Buffer.from(secret, 'base64url'),
-    Buffer.from(iv, 'base64url'),
-  );
-  decipher.setAAD(Buffer.from(linkId));
-  decipher.setAuthTag(sealed.subarray(-16));
-  const key = Buffer.concat([decipher.update(sealed.subarray(0, -16)), decipher.final()]).toString('utf8');
+  const key = decryptRevealed({ linkId, secret }, revealed.json<{ ciphertext: string; iv: string }>());
   expect(key).toMatch(/^sk_test_[0-9A-Za-z]{38}$/);
 
   const rows = JSON.stringify(
@@ -138,8 +121,7 @@ it('mails at most 10 codes for one delivery in 10 minutes: the 11th request gets
   );
   const [sent] = issued.mail;
   if (sent?.via !== 'file') throw new Error('the mail was not written to a file');
-  const [, linkId = '', secret = ''] =
-    /key-delivery\/([\w-]{22})#([\w-]{43})/.exec(await mailText(sent.file)) ?? [];
+  const { linkId, secret } = deliveryLinkIn(await mailText(sent.file));
   const ask = () =>
     app.inject({
       method: 'POST',

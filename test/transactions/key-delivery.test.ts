@@ -1,7 +1,6 @@
 import { webcrypto } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Environment } from '../../src/config.ts';
-import { AppError } from '../../src/errors.ts';
 import { apiKeys } from '../../src/keys/api-key-store.ts';
 import {
   describeDelivery,
@@ -15,6 +14,7 @@ import {
   type RevealedKey,
 } from '../../src/transactions/key-delivery.ts';
 import { createOrganization } from '../../src/transactions/organizations.ts';
+import { refusal } from '../support/refusal.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { uniqueHandle } from '../support/transactions.ts';
 
@@ -66,15 +66,6 @@ async function decrypt(revealed: RevealedKey, linkId: string, secret: string): P
     Buffer.from(revealed.ciphertext, 'base64url'),
   );
   return new TextDecoder().decode(plain);
-}
-
-async function refusal(work: Promise<unknown>): Promise<AppError> {
-  const outcome = await work.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  if (!(outcome instanceof AppError)) throw new Error(`expected an AppError, got ${String(outcome)}`);
-  return outcome;
 }
 
 describe('issuing a key delivery', () => {

@@ -1,4 +1,3 @@
-import { createDecipheriv } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { buildTransactionsApp } from '../../src/transactions/app.ts';
 import { secretProof } from '../../src/transactions/key-delivery.ts';
 import { ROOT, runPortico } from '../support/cli.ts';
 import { stubDashboardBuild } from '../support/dashboard.ts';
+import { decryptRevealed, deliveryLinkIn } from '../support/key-delivery.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import {
   CREATE_TRANSACTION,
@@ -124,9 +124,8 @@ it('onboards an organization with nothing inserted by SQL: org create, template 
     '--email',
     'ada@acme.example',
   ]);
-  const [, linkId = '', secret = ''] =
-    /key-delivery\/([\w-]{22})#([\w-]{43})/.exec(await newestMail('Your Portico API key')) ?? [];
-  const link = { linkId, proof: secretProof(secret) };
+  const delivered = deliveryLinkIn(await newestMail('Your Portico API key'));
+  const link = { linkId: delivered.linkId, proof: secretProof(delivered.secret) };
   const delivery = (route: string, body: object) =>
     app.inject({
       method: 'POST',
@@ -137,16 +136,7 @@ it('onboards an organization with nothing inserted by SQL: org create, template 
   expect((await delivery('code', { email: 'ada@acme.example' })).statusCode).toBe(202);
   const code = /\b(\d{8})\b/.exec(await newestMail('Your code'))?.[1] ?? '';
   const revealed = await delivery('reveal', { email: 'ada@acme.example', code });
-  const { ciphertext, iv } = revealed.json<{ ciphertext: string; iv: string }>();
-  const sealed = Buffer.from(ciphertext, 'base64url');
-  const decipher = createDecipheriv(
-    'aes-256-gcm',
-    Buffer.from(secret, 'base64url'),
-    Buffer.from(iv, 'base64url'),
-  );
-  decipher.setAAD(Buffer.from(linkId));
-  decipher.setAuthTag(sealed.subarray(-16));
-  const key = Buffer.concat([decipher.update(sealed.subarray(0, -16)), decipher.final()]).toString('utf8');
+  const key = decryptRevealed(delivered, revealed.json<{ ciphertext: string; iv: string }>());
 
   const api = async (query: string, variables: Record<string, unknown>) => {
     const { body } = await graphql(app, key, query, variables);
