@@ -2,7 +2,7 @@
 // along by itself (HttpOnly, never visible here); the CSRF token of the latest answer that carried one goes in
 // `x-csrf-token` on every request that changes something.
 
-import { ApiError, apiError, networkError } from '../shared/api-error.ts';
+import { ApiError, apiError, fetchJson } from '../shared/api-error.ts';
 
 export { ApiError };
 
@@ -26,33 +26,15 @@ export function whenSessionEnds(callback: () => void): void {
  * const { keys } = await api<{ keys: ApiKey[] }>('GET', `/instances/${slug}/keys`);
  */
 export async function api<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: object): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  const headers: Record<string, string> = {};
   if (method !== 'GET' && csrfToken !== undefined) headers['x-csrf-token'] = csrfToken;
-  let response: Response;
-  try {
-    response = await fetch(`${API_PATH}${path}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      credentials: 'same-origin',
-      cache: 'no-store',
-    });
-  } catch {
-    throw networkError();
-  }
-  const text = await response.text();
-  let parsed: unknown;
-  try {
-    parsed = text === '' ? {} : JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
+  const answer = await fetchJson(`${API_PATH}${path}`, { method, headers, body, credentials: 'same-origin' });
+  const parsed = answer.body;
   if (parsed && typeof parsed === 'object' && 'csrfToken' in parsed && typeof parsed.csrfToken === 'string') {
     csrfToken = parsed.csrfToken;
   }
-  if (!response.ok) {
-    const error = apiError(response.status, parsed);
+  if (!answer.ok) {
+    const error = apiError(answer.status, parsed);
     if (error.code === 'UNAUTHENTICATED' && path.startsWith('/instances/')) onSessionEnded?.();
     throw error;
   }

@@ -1,28 +1,15 @@
-import { ApiError, apiError, networkError } from '../shared/api-error.ts';
+import { ApiError, apiError, fetchJson } from '../shared/api-error.ts';
 
-/** Calls one of the key-delivery routes (`/key-delivery/api/<route>`) with a JSON body. */
+/** Calls one of the key-delivery routes (`/key-delivery/api/<route>`) with a JSON body; no cookie goes along. */
 export async function call<T>(route: 'describe' | 'code' | 'reveal', body: object): Promise<T> {
-  let response: Response;
-  try {
-    response = await fetch(`/key-delivery/api/${route}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify(body),
-      cache: 'no-store',
-      credentials: 'omit',
-    });
-  } catch {
-    throw networkError();
-  }
-  const text = await response.text();
-  let parsed: unknown;
-  try {
-    parsed = text === '' ? {} : JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  if (!response.ok) throw apiError(response.status, parsed);
-  return parsed as T;
+  const answer = await fetchJson(`/key-delivery/api/${route}`, {
+    method: 'POST',
+    headers: {},
+    body,
+    credentials: 'omit',
+  });
+  if (!answer.ok) throw apiError(answer.status, answer.body);
+  return answer.body as T;
 }
 
 export { ApiError };

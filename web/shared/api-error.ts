@@ -55,3 +55,42 @@ export const networkError = () =>
     'Portico could not be reached. Check your connection, then try again.',
     undefined,
   );
+
+/**
+ * Calls one of Portico's JSON routes and answers the status and the parsed body (undefined when it is not
+ * JSON), or throws NETWORK_ERROR when the server cannot be reached. Answers are never cached.
+ */
+export async function fetchJson(
+  url: string,
+  init: {
+    method: string;
+    headers: Record<string, string>;
+    body?: object | undefined;
+    credentials: RequestCredentials;
+  },
+): Promise<{ ok: boolean; status: number; body: unknown }> {
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: init.method,
+      headers: {
+        accept: 'application/json',
+        ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...init.headers,
+      },
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      credentials: init.credentials,
+      cache: 'no-store',
+    });
+  } catch {
+    throw networkError();
+  }
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = text === '' ? {} : JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { ok: response.ok, status: response.status, body };
+}
