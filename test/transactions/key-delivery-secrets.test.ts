@@ -58,7 +58,11 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-it('keeps the key, the link id, its secret and the code out of every database row and every log line', async () => {
+/**
+ * A new organization's key delivered to ada@example.com, with mail written to files: the delivery, what its link
+ * carries, and a POST to one of the delivery routes with that link.
+ */
+async function deliverToAda() {
   const organization = await createOrganization(database.db, { handle: uniqueHandle('kds'), name: 'Acme' });
   const issued = await deliverKey(
     database.db,
@@ -68,14 +72,18 @@ it('keeps the key, the link id, its secret and the code out of every database ro
   const [sent] = issued.mail;
   if (sent?.via !== 'file') throw new Error('the mail was not written to a file');
   const { linkId, secret } = deliveryLinkIn(await mailText(sent.file));
-  const proof = secretProof(secret);
   const post = (route: string, payload: object) =>
     app.inject({
       method: 'POST',
       url: `/key-delivery/api/${route}`,
       headers: { 'x-forwarded-proto': 'https' },
-      payload: { linkId, proof, ...payload },
+      payload: { linkId, proof: secretProof(secret), ...payload },
     });
+  return { organization, issued, linkId, secret, post };
+}
+
+it('keeps the key, the link id, its secret and the code out of every database row and every log line', async () => {
+  const { organization, linkId, secret, post } = await deliverToAda();
 
   const described = await post('describe', {});
   expect(described.statusCode, described.body).toBe(200);
@@ -113,22 +121,8 @@ it('keeps the key, the link id, its secret and the code out of every database ro
 });
 
 it('mails at most 10 codes for one delivery in 10 minutes: the 11th request gets 429 RATE_LIMITED and no mail', async () => {
-  const organization = await createOrganization(database.db, { handle: uniqueHandle('kdl'), name: 'Acme' });
-  const issued = await deliverKey(
-    database.db,
-    { mailer, transactionsUrl: 'https://api.example.com' },
-    { organization, environment: 'staging', emails: ['ada@example.com'] },
-  );
-  const [sent] = issued.mail;
-  if (sent?.via !== 'file') throw new Error('the mail was not written to a file');
-  const { linkId, secret } = deliveryLinkIn(await mailText(sent.file));
-  const ask = () =>
-    app.inject({
-      method: 'POST',
-      url: '/key-delivery/api/code',
-      headers: { 'x-forwarded-proto': 'https' },
-      payload: { linkId, proof: secretProof(secret), email: 'ada@example.com' },
-    });
+  const { issued, post } = await deliverToAda();
+  const ask = () => post('code', { email: 'ada@example.com' });
   for (let request = 1; request <= 10; request += 1) expect((await ask()).statusCode).toBe(202);
   const codes = await database.db.query('select 1 from key_delivery_codes where delivery_id = $1', [
     issued.delivery.id,

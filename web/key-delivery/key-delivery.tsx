@@ -6,6 +6,7 @@ import { CopyButton } from '../shared/copy-button.tsx';
 import { ErrorCallout } from '../shared/error-callout.tsx';
 import { Field } from '../shared/field.tsx';
 import { PageHeading } from '../shared/page-heading.tsx';
+import { emailProblem, errorsOfFields, useApiAction } from '../shared/use-api-action.ts';
 import { ApiError, call } from './api.ts';
 import { decryptKey, proofOf, readLink } from './link.ts';
 
@@ -187,6 +188,13 @@ export function KeyDelivery() {
   );
 }
 
+/** Hands a refusal that ends the page (the link or the address) to `onStopped`; answers whether it did. */
+function stopsOr(error: ApiError, onStopped: (error: ApiError) => void): boolean {
+  if (!(error.code in STOPPED)) return false;
+  onStopped(error);
+  return true;
+}
+
 /** Who issued the key, for which environment, until when. */
 function InvitationText({ invitation }: { invitation: Invitation }) {
   return (
@@ -216,32 +224,28 @@ function AddressStep({
 }) {
   const [email, setEmail] = useState('');
   const [problem, setProblem] = useState<string>();
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
+  const action = useApiAction();
 
   const submit = async (event: SubmitEvent) => {
     event.preventDefault();
-    setError(undefined);
     const address = email.trim();
-    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(address)) {
-      setProblem(
-        address === '' ? 'Enter your e-mail address.' : 'Enter an e-mail address, like ada@example.com.',
-      );
-      return;
-    }
-    setProblem(undefined);
-    setBusy(true);
-    try {
-      const sent = await call<{ sentTo: string; expiresAt: string }>('code', { ...request, email: address });
-      onSent(sent.sentTo, sent.expiresAt);
-    } catch (caught) {
-      if (!(caught instanceof ApiError)) throw caught;
-      if (caught.code in STOPPED) onStopped(caught);
-      else if (caught.field === 'email') setProblem(caught.message);
-      else setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    const found = emailProblem(address);
+    setProblem(found);
+    if (found !== undefined) return;
+    await action.run(
+      async () => {
+        const sent = await call<{ sentTo: string; expiresAt: string }>('code', {
+          ...request,
+          email: address,
+        });
+        onSent(sent.sentTo, sent.expiresAt);
+      },
+      (error) =>
+        stopsOr(error, onStopped) ||
+        errorsOfFields(['email'], (problems) => {
+          setProblem(problems.email);
+        })(error),
+    );
   };
 
   return (
@@ -251,7 +255,7 @@ function AddressStep({
       <Text as="p" size="2" color="gray">
         To see it, prove that you received this link: enter your e-mail address, and we mail a code to it.
       </Text>
-      <ErrorCallout error={error} />
+      <ErrorCallout error={action.error} />
       <form onSubmit={(event) => void submit(event)} noValidate>
         <Flex direction="column" gap="4">
           <Field
@@ -267,7 +271,7 @@ function AddressStep({
             error={problem}
             required
           />
-          <Button type="submit" size="3" loading={busy}>
+          <Button type="submit" size="3" loading={action.busy}>
             Mail me a code
           </Button>
         </Flex>
@@ -291,13 +295,11 @@ function CodeStep({
 }) {
   const [code, setCode] = useState('');
   const [problem, setProblem] = useState<string>();
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
+  const action = useApiAction();
   const [resent, setResent] = useState<string>();
 
   const submit = async (event: SubmitEvent) => {
     event.preventDefault();
-    setError(undefined);
     setResent(undefined);
     const digits = code.replace(/\s/g, '');
     if (!/^\d{6,12}$/.test(digits)) {
@@ -307,37 +309,36 @@ function CodeStep({
       return;
     }
     setProblem(undefined);
-    setBusy(true);
-    try {
-      await onRevealed(
-        await call<{ ciphertext: string; iv: string }>('reveal', {
-          ...request,
-          email: step.email,
-          code: digits,
-        }),
-      );
-    } catch (caught) {
-      if (!(caught instanceof ApiError)) throw caught;
-      if (caught.code in STOPPED) onStopped(caught);
-      else if (caught.code === 'CODE_INVALID') setProblem(caught.message);
-      else setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    await action.run(
+      async () => {
+        await onRevealed(
+          await call<{ ciphertext: string; iv: string }>('reveal', {
+            ...request,
+            email: step.email,
+            code: digits,
+          }),
+        );
+      },
+      (error) => {
+        if (stopsOr(error, onStopped)) return true;
+        if (error.code !== 'CODE_INVALID') return false;
+        setProblem(error.message);
+        return true;
+      },
+    );
   };
 
   const resend = async () => {
-    setError(undefined);
     setProblem(undefined);
-    try {
-      await call('code', { ...request, email: step.email });
-      setCode('');
-      setResent(`A new code is on its way to ${step.email}; the one before no longer works.`);
-    } catch (caught) {
-      if (!(caught instanceof ApiError)) throw caught;
-      if (caught.code in STOPPED) onStopped(caught);
-      else setError(caught);
-    }
+    setResent(undefined);
+    await action.run(
+      async () => {
+        await call('code', { ...request, email: step.email });
+        setCode('');
+        setResent(`A new code is on its way to ${step.email}; the one before no longer works.`);
+      },
+      (error) => stopsOr(error, onStopped),
+    );
   };
 
   return (
@@ -346,7 +347,7 @@ function CodeStep({
       <Text as="p" size="2">
         We mailed a code to <strong>{step.email}</strong>. It works once, until {expiry(step.codeExpiresAt)}.
       </Text>
-      <ErrorCallout error={error} />
+      <ErrorCallout error={action.error} />
       {resent === undefined ? null : (
         <Text role="status" size="2" color="green">
           {resent}
@@ -367,7 +368,7 @@ function CodeStep({
             maxLength={20}
             required
           />
-          <Button type="submit" size="3" loading={busy}>
+          <Button type="submit" size="3" loading={action.busy}>
             Show my key
           </Button>
         </Flex>

@@ -2,7 +2,7 @@ import { ExitIcon } from '@radix-ui/react-icons';
 import { Avatar, Badge, Box, Button, DropdownMenu, Flex, TabNav, Text } from '@radix-ui/themes';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router';
 import { useSignedIn, useSession } from '../session.tsx';
-import { useApiAction } from '../use-api-action.ts';
+import { useApiAction } from '../../shared/use-api-action.ts';
 import { ErrorCallout } from '../../shared/error-callout.tsx';
 
 /** The initials of a name (or of an e-mail address's local part), for the avatar. */

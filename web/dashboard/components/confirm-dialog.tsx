@@ -1,6 +1,6 @@
 import { AlertDialog, Box, Button, Flex } from '@radix-ui/themes';
 import { useState, type ReactNode } from 'react';
-import { useApiAction } from '../use-api-action.ts';
+import { useApiAction } from '../../shared/use-api-action.ts';
 import { ErrorCallout } from '../../shared/error-callout.tsx';
 
 /**

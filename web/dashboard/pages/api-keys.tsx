@@ -22,7 +22,7 @@ import { PageHeading } from '../../shared/page-heading.tsx';
 import { formatDateTime, formatRelative } from '../format.ts';
 import { useSignedIn } from '../session.tsx';
 import type { ApiKey } from '../types.ts';
-import { errorsOfFields, useApiAction } from '../use-api-action.ts';
+import { errorsOfFields, useApiAction } from '../../shared/use-api-action.ts';
 import { useResource } from '../use-resource.ts';
 
 /** The longest key name (KEY_NAME_MAX in src/portfolio/instances.ts). */

@@ -8,7 +8,7 @@ import { AuthLayout } from '../../shared/auth-layout.tsx';
 import { ErrorCallout } from '../../shared/error-callout.tsx';
 import { Field } from '../../shared/field.tsx';
 import { PageHeading } from '../../shared/page-heading.tsx';
-import { useApiAction } from '../use-api-action.ts';
+import { emailProblem, useApiAction } from '../../shared/use-api-action.ts';
 
 /**
  * "Forgot your password?": mails a reset link to the address if it has an account. The answer is the same
@@ -23,13 +23,9 @@ export function ForgotPasswordPage() {
   const submit = async (event: SubmitEvent) => {
     event.preventDefault();
     const address = email.trim();
-    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(address)) {
-      setProblem(
-        address === '' ? 'Enter your e-mail address.' : 'Enter an e-mail address, like ada@example.com.',
-      );
-      return;
-    }
-    setProblem(undefined);
+    const found = emailProblem(address);
+    setProblem(found);
+    if (found !== undefined) return;
     await action.run(async () => {
       await api('POST', '/password-reset', { email: address });
       setSentTo(address);

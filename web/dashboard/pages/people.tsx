@@ -20,7 +20,7 @@ import { PageHeading } from '../../shared/page-heading.tsx';
 import { formatDate } from '../format.ts';
 import { useSignedIn } from '../session.tsx';
 import type { Person, Role } from '../types.ts';
-import { errorsOfFields, useApiAction } from '../use-api-action.ts';
+import { emailProblem, errorsOfFields, useApiAction } from '../../shared/use-api-action.ts';
 import { useResource } from '../use-resource.ts';
 
 const ROLE_TEXT: Record<Role, { label: string; can: string }> = {
@@ -174,12 +174,7 @@ function InviteDialog({ slug, onInvited }: { slug: string; onInvited: (person: P
     event.preventDefault();
     const address = email.trim();
     const found = {
-      email:
-        address === ''
-          ? 'Enter the e-mail address to invite.'
-          : /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(address)
-            ? undefined
-            : 'Enter an e-mail address, like ada@example.com.',
+      email: emailProblem(address, 'Enter the e-mail address to invite.'),
       name: name.trim().length > 100 ? 'A name has at most 100 characters.' : undefined,
     };
     setProblems(found);

@@ -8,7 +8,7 @@ import { ErrorCallout } from '../../shared/error-callout.tsx';
 import { Field } from '../../shared/field.tsx';
 import { PageHeading } from '../../shared/page-heading.tsx';
 import { useSession } from '../session.tsx';
-import { errorsOfFields, useApiAction } from '../use-api-action.ts';
+import { errorsOfFields, useApiAction } from '../../shared/use-api-action.ts';
 import type { SessionAnswer } from '../types.ts';
 import type { NoticeState } from './sign-in.tsx';
 

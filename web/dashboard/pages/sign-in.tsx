@@ -9,7 +9,7 @@ import { ErrorCallout } from '../../shared/error-callout.tsx';
 import { Field } from '../../shared/field.tsx';
 import { PageHeading } from '../../shared/page-heading.tsx';
 import { useSession } from '../session.tsx';
-import { useApiAction } from '../use-api-action.ts';
+import { useApiAction } from '../../shared/use-api-action.ts';
 import type { InstanceSummary, SessionAnswer } from '../types.ts';
 
 /** Where to go after signing in: a path of this page from `?next=`, never another site (`//host`). */

@@ -5,7 +5,7 @@ import { AuthLayout } from '../../shared/auth-layout.tsx';
 import { ErrorCallout } from '../../shared/error-callout.tsx';
 import { PageHeading } from '../../shared/page-heading.tsx';
 import { useSession, useSignedIn } from '../session.tsx';
-import { useApiAction } from '../use-api-action.ts';
+import { useApiAction } from '../../shared/use-api-action.ts';
 
 /**
  * An address of another instance than the one signed in to (or of none: the page cannot tell, and does not

@@ -1,5 +1,5 @@
 import { useCallback, useState } from 'react';
-import { ApiError } from './api.ts';
+import { ApiError } from './api-error.ts';
 
 /** What a form or button that calls a JSON route shows: whether it is on its way, and what went wrong. */
 export interface ApiAction {
@@ -56,4 +56,16 @@ export function errorsOfFields<Field extends string>(
     show(problems);
     return true;
   };
+}
+
+/**
+ * What is wrong with a typed e-mail address, or undefined: `blank` is said when nothing was typed. The server
+ * checks addresses fully; this catches a slip before a round trip.
+ */
+export function emailProblem(typed: string, blank = 'Enter your e-mail address.'): string | undefined {
+  const address = typed.trim();
+  if (address === '') return blank;
+  return /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(address)
+    ? undefined
+    : 'Enter an e-mail address, like ada@example.com.';
 }
