@@ -8,7 +8,7 @@ import { applyWorkflowAction } from './revisions.ts';
 import type { Subject } from './subject.ts';
 import type { TemplateDefinition } from './template-schema.ts';
 import { recordTransition } from './transitions.ts';
-import { newTransmitToken } from './transmit-tokens.ts';
+import { linkValidDays, newTransmitToken } from './transmit-tokens.ts';
 import { actionsOnEntering } from './workflow.ts';
 
 /** What an integrator sends to create a transaction (`createTransaction`'s input). */
@@ -133,8 +133,9 @@ export async function createTransaction(
   const transactionId = await insertReturningId(
     tx,
     `insert into transactions
-       (organization_id, template_id, sender_entity_id, state, input_data, notice_name, notice_email, transmit_token_hash)
-     values ($1, $2, $3, $4, $5, $6, $7, $8)`,
+       (organization_id, template_id, sender_entity_id, state, input_data, notice_name, notice_email,
+        transmit_token_hash, transmit_token_expires_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, clock_timestamp() + make_interval(days => $9))`,
     [
       organizationId,
       input.templateId,
@@ -144,6 +145,7 @@ export async function createTransaction(
       noticeName,
       email,
       hash,
+      linkValidDays(definition),
     ],
   );
   const subject: Subject = {

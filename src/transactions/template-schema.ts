@@ -9,6 +9,90 @@ const Key = Type.String({
   description: 'A lower-case key: letters, digits and underscores, starting with a letter.',
 });
 
+/** The kinds of file an upload field may take, as detected from the content (never the name). */
+export const UPLOAD_TYPES = [
+  'application/pdf',
+  'image/png',
+  'image/jpeg',
+  'image/tiff',
+  'image/heic',
+  'image/webp',
+] as const;
+
+/** The largest file an upload field may allow, in megabytes (the deployment's limit may be lower). */
+export const MAX_UPLOAD_MEGABYTES = 100;
+
+const FieldName = Type.String({
+  pattern: '^[A-Za-z][A-Za-z0-9_]{0,62}$',
+  description: 'A property of the item schema.',
+});
+
+const Upload = Type.Object(
+  {
+    accept: Type.Array(Type.Union(UPLOAD_TYPES.map((type) => Type.Literal(type))), {
+      minItems: 1,
+      uniqueItems: true,
+      description: 'The file types taken, checked against the content (magic bytes), not the name.',
+    }),
+    maxMegabytes: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        maximum: MAX_UPLOAD_MEGABYTES,
+        description:
+          "The largest file taken, in megabytes; the deployment's PORTICO_UPLOAD_MAX_MB when absent or lower.",
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'A field whose value is the id of a file the recipient uploads: a string property of the schema.',
+  },
+);
+
+export const UI_WIDGETS = ['radio', 'select', 'textarea', 'checkbox', 'checkboxes'] as const;
+
+const FieldHints = Type.Object(
+  {
+    widget: Type.Optional(
+      Type.Union(
+        UI_WIDGETS.map((widget) => Type.Literal(widget)),
+        { description: 'How the field is entered, instead of its default control.' },
+      ),
+    ),
+    help: Type.Optional(Type.String({ minLength: 1, description: 'A help text shown under the field.' })),
+    placeholder: Type.Optional(Type.String({ minLength: 1 })),
+    autocomplete: Type.Optional(
+      Type.String({
+        pattern: '^[a-z0-9 -]{1,60}$',
+        description: 'The HTML autocomplete token the browser fills it from, e.g. `name` or `postal-code`.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const UiHints = Type.Object(
+  {
+    order: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        uniqueItems: true,
+        description: 'The order of the top-level fields; `*` stands for the rest.',
+      }),
+    ),
+    fields: Type.Optional(
+      Type.Record(
+        Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_]{0,62}(\\.[A-Za-z][A-Za-z0-9_]{0,62})*$' }),
+        FieldHints,
+        {
+          description: 'Hints per field, by property name (`address.city` for a nested one).',
+        },
+      ),
+    ),
+  },
+  { additionalProperties: false, description: 'How the form of the item is presented.' },
+);
+
 const Item = Type.Object(
   {
     vulcanKey: { ...Key, description: 'The item key, unique in its process, e.g. `investor_details`.' },
@@ -23,6 +107,10 @@ const Item = Type.Object(
           'The JSON Schema (draft 2020-12) of the item data, an object. Its `required` fields decide the completion percentage.',
       },
     ),
+    uploads: Type.Optional(
+      Type.Record(FieldName, Upload, { description: 'The fields answered by uploading a file.' }),
+    ),
+    ui: Type.Optional(UiHints),
   },
   { additionalProperties: false, description: 'One form of a process.' },
 );
@@ -137,6 +225,52 @@ export const TemplateSchema = Type.Object(
     description: Type.Optional(Type.String()),
     recipientRoles: Type.Array(Role, { minItems: 1 }),
     processes: Type.Array(Process, { minItems: 1 }),
+    invitations: Type.Optional(
+      Type.Object(
+        {
+          linkValidDays: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 365,
+              description: "Days a recipient's link works after it is made. @default 90",
+            }),
+          ),
+          reminders: Type.Optional(
+            Type.Object(
+              {
+                afterDays: Type.Optional(
+                  Type.Integer({
+                    minimum: 1,
+                    maximum: 90,
+                    description: 'Days from the invitation to the first reminder. @default 3',
+                  }),
+                ),
+                everyDays: Type.Optional(
+                  Type.Integer({
+                    minimum: 1,
+                    maximum: 90,
+                    description: 'Days between reminders. @default 7',
+                  }),
+                ),
+                max: Type.Optional(
+                  Type.Integer({
+                    minimum: 0,
+                    maximum: 20,
+                    description: 'How many reminders at most; 0 sends none. @default 3',
+                  }),
+                ),
+              },
+              { additionalProperties: false },
+            ),
+          ),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'The mail inviting the primary recipient, and its reminders (sent while the recipient has a revision to submit).',
+        },
+      ),
+    ),
     workflow: Type.Object(
       {
         initialState: Key,
@@ -156,3 +290,12 @@ export const TemplateSchema = Type.Object(
 export type TemplateDefinition = Static<typeof TemplateSchema>;
 export type WorkflowDefinition = TemplateDefinition['workflow'];
 export type WorkflowAction = Static<typeof Action>;
+export type ItemDefinition = Static<typeof Item>;
+export type UploadDefinition = Static<typeof Upload>;
+export type InvitationSettings = NonNullable<TemplateDefinition['invitations']>;
+
+/** What a template's `invitations` leaves out. */
+export const DEFAULT_INVITATIONS = {
+  linkValidDays: 90,
+  reminders: { afterDays: 3, everyDays: 7, max: 3 },
+} as const;

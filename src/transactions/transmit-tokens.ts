@@ -1,10 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Transaction } from '../db/database.ts';
 import { AppError, quote } from '../errors.ts';
+import { DEFAULT_INVITATIONS, type TemplateDefinition } from './template-schema.ts';
 
 /**
  * Transmit tokens: the secret in a recipient's link. A token is 122 random bits in UUID form (as the spec types
- * it); only its SHA-256 is stored, so a database dump opens no transaction.
+ * it); only its SHA-256 is stored, so a database dump opens no transaction. A link works for the template's
+ * `invitations.linkValidDays` (90 by default) after its token is made.
  */
 
 /** The stored form of a transmit token. */
@@ -18,24 +20,42 @@ export function newTransmitToken(): { transmitToken: string; hash: Buffer } {
   return { transmitToken, hash: hashTransmitToken(transmitToken) };
 }
 
+/** How many days a recipient link of the template works after its token is made. */
+export function linkValidDays(definition: TemplateDefinition): number {
+  return definition.invitations?.linkValidDays ?? DEFAULT_INVITATIONS.linkValidDays;
+}
+
 /**
  * Replaces a transaction's transmit token: the new one is returned once, the old one stops working at once
- * (e.g. when a recipient's link was forwarded by mistake).
+ * (e.g. when a recipient's link was forwarded by mistake) and is remembered, so that it says it was replaced.
  */
 export async function resetTransmitToken(
   tx: Transaction,
   options: { organizationId: string; transactionId: string },
 ): Promise<{ transactionId: string; transmitToken: string }> {
   const { transmitToken, hash } = newTransmitToken();
-  const [row] = await tx.query<{ id: string }>(
-    `update transactions set transmit_token_hash = $3, updated_at = clock_timestamp()
-     where id = $1 and organization_id = $2 returning id`,
-    [options.transactionId, options.organizationId, hash],
+  const [row] = await tx.query<{ id: string; oldHash: Uint8Array | null; definition: TemplateDefinition }>(
+    `select t.id, t.transmit_token_hash as "oldHash", tp.definition
+     from transactions t join templates tp on tp.id = t.template_id
+     where t.id = $1 and t.organization_id = $2 for update of t`,
+    [options.transactionId, options.organizationId],
   );
   if (!row) {
     throw new AppError('NOT_FOUND', `no transaction with id ${quote(options.transactionId)}`, {
       field: 'transactionId',
     });
   }
+  if (row.oldHash) {
+    await tx.query(
+      `insert into retired_transmit_tokens (token_hash, transaction_id) values ($1, $2) on conflict do nothing`,
+      [Buffer.from(row.oldHash), row.id],
+    );
+  }
+  await tx.query(
+    `update transactions set transmit_token_hash = $2, updated_at = clock_timestamp(),
+       transmit_token_expires_at = clock_timestamp() + make_interval(days => $3)
+     where id = $1`,
+    [row.id, hash, linkValidDays(row.definition)],
+  );
   return { transactionId: row.id, transmitToken };
 }

@@ -1,0 +1,48 @@
+import type { Transaction } from '../db/database.ts';
+import { AppError } from '../errors.ts';
+import { isUuid } from '../validation/uuid.ts';
+import type { LockedTransaction } from './transitions.ts';
+import { hashTransmitToken } from './transmit-tokens.ts';
+
+/** A transaction opened through its recipient link, and when that link stops working. */
+export interface OpenedLink {
+  subject: LockedTransaction;
+  expiresAt: Date;
+}
+
+/**
+ * Opens the transaction of a recipient link (its transmit token), locked for the rest of the database
+ * transaction. A replaced link answers LINK_REVOKED, an expired one LINK_EXPIRED, anything else NOT_FOUND: a
+ * page can then tell the recipient what to do.
+ */
+export async function openRecipientLink(tx: Transaction, token: string): Promise<OpenedLink> {
+  const hash = isUuid(token) ? hashTransmitToken(token) : undefined;
+  if (!hash) throw new AppError('NOT_FOUND', 'This link does not open any transaction.');
+  const [row] = await tx.query<LockedTransaction & { expiresAt: Date | null; expired: boolean }>(
+    `select t.id, t.organization_id as "organizationId", t.state, t.sender_entity_id as "senderEntityId",
+       coalesce(t.input_data, '{}'::jsonb) as "inputData", tp.definition,
+       t.transmit_token_expires_at as "expiresAt",
+       coalesce(t.transmit_token_expires_at <= clock_timestamp(), false) as expired
+     from transactions t join templates tp on tp.id = t.template_id
+     where t.transmit_token_hash = $1 for update of t`,
+    [hash],
+  );
+  if (row) {
+    if (row.expired) {
+      throw new AppError(
+        'LINK_EXPIRED',
+        'This link has expired. Ask the sender of your invitation for a new one.',
+      );
+    }
+    const { expiresAt, expired: _, ...subject } = row;
+    return { subject, expiresAt: expiresAt ?? new Date(8.64e15) };
+  }
+  const [retired] = await tx.query('select 1 from retired_transmit_tokens where token_hash = $1', [hash]);
+  if (retired) {
+    throw new AppError(
+      'LINK_REVOKED',
+      'This link was replaced by a newer one. Use the link in the latest e-mail you received about it.',
+    );
+  }
+  throw new AppError('NOT_FOUND', 'This link does not open any transaction.');
+}
