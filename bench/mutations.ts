@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../src/db/database.ts';
 import { seedTransactionsDemo, type TransactionsDemo } from '../src/demo/seed.ts';
-import type { FileStore } from '../src/files/local-file-store.ts';
+import type { FileStore } from '../src/files/file-store.ts';
 import type { TlsMaterial } from '../src/http/tls.ts';
 import { buildTransactionsApp, GRAPHQL_PATH } from '../src/transactions/app.ts';
 import { createTransaction } from '../src/transactions/create-transaction.ts';

@@ -10,7 +10,7 @@ import { Agent } from 'undici';
 import type { Database } from '../src/db/database.ts';
 import { createPostgresDatabase } from '../src/db/postgres-database.ts';
 import { seedTransactionsDemo, type TransactionsDemo } from '../src/demo/seed.ts';
-import type { FileStore } from '../src/files/local-file-store.ts';
+import type { FileStore } from '../src/files/file-store.ts';
 import { createTransaction } from '../src/transactions/create-transaction.ts';
 import { applyEvent, lockTransaction } from '../src/transactions/transitions.ts';
 import {

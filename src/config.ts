@@ -111,6 +111,36 @@ export const CONFIG_VARIABLES = {
     help: 'sender of outgoing mail, e.g. "Acme Funds <no-reply@acme.example>"',
     default: 'Portico <no-reply@localhost>',
   },
+  s3Endpoint: {
+    env: 'PORTICO_S3_ENDPOINT',
+    flag: '--s3-endpoint <url>',
+    help: 'S3-compatible server for files, e.g. http://minio.internal:9000 (the bucket is named in the path); unset → AWS S3 in the region of --s3-region',
+    default: undefined,
+  },
+  s3Bucket: {
+    env: 'PORTICO_S3_BUCKET',
+    flag: '--s3-bucket <name>',
+    help: 'S3 bucket for uploaded and generated files, shared by every node; setting it stores files in S3, with credentials from the AWS SDK (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE or a role); unset → <data dir>/files',
+    default: undefined,
+  },
+  s3Region: {
+    env: 'PORTICO_S3_REGION',
+    flag: '--s3-region <region>',
+    help: 'region of the S3 bucket',
+    default: 'us-east-1',
+  },
+  s3Prefix: {
+    env: 'PORTICO_S3_PREFIX',
+    flag: '--s3-prefix <prefix>',
+    help: "folder of the bucket that holds Portico's files, e.g. portico/production; unset → the bucket's root",
+    default: undefined,
+  },
+  uploadMaxMb: {
+    env: 'PORTICO_UPLOAD_MAX_MB',
+    flag: '--upload-max-mb <megabytes>',
+    help: 'largest file a recipient may upload, in MB (1 MB = 1,048,576 bytes), more than 0 and at most 100',
+    default: '25',
+  },
   corsOrigins: {
     env: 'PORTICO_CORS_ORIGINS',
     flag: '--cors-origins <origins>',
@@ -154,6 +184,13 @@ export type ConfigKey = keyof typeof CONFIG_VARIABLES;
 export type RawConfig = Partial<Record<ConfigKey, string | boolean | undefined>>;
 
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
+/**
+ * S3's rules for a bucket name: 3 to 63 lowercase letters, digits, dots and hyphens, starting and ending with a
+ * letter or digit, no two dots in a row, not shaped like an IP address.
+ */
+const BUCKET_NAME = '^(?!\\d+\\.\\d+\\.\\d+\\.\\d+$)(?!.*\\.\\.)[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$';
+/** A folder of a bucket: segments of the characters S3 calls safe, no `.` or `..` segment. */
+const KEY_PREFIX = "^(?!(.*/)?\\.\\.?(/|$))[A-Za-z0-9!_.*'()-]+(/[A-Za-z0-9!_.*'()-]+)*$";
 
 export const ConfigSchema = Type.Object({
   /** @default './.portico' (absolute after parsing) */
@@ -188,6 +225,16 @@ export const ConfigSchema = Type.Object({
   smtpUrl: Type.Optional(Type.String({ pattern: '^smtps?://[^\\s]+$' })),
   /** Sender of outgoing mail: one address, with or without a display name, on one line. */
   mailFrom: Type.String({ pattern: '^[^\\r\\n]*@[^\\r\\n]*$' }),
+  /** S3-compatible server for files, with no user or password in it. @default undefined: AWS's endpoint */
+  s3Endpoint: Type.Optional(Type.String({ pattern: '^https?://[^/?#@\\s]+(/[^?#\\s]*)?$' })),
+  /** The bucket of files; setting it stores files in S3. @default undefined: files in `<data dir>/files` */
+  s3Bucket: Type.Optional(Type.String({ pattern: BUCKET_NAME })),
+  /** @default 'us-east-1' */
+  s3Region: Type.String({ pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', maxLength: 64 }),
+  /** The folder of the bucket that holds Portico's files (no slash at either end). @default undefined: the root */
+  s3Prefix: Type.Optional(Type.String({ pattern: KEY_PREFIX, maxLength: 512 })),
+  /** Megabytes of 1,048,576 bytes. @default 25 */
+  uploadMaxMb: Type.Number({ exclusiveMinimum: 0, maximum: 100 }),
   /** Browser origins allowed to call the APIs. @default [] */
   corsOrigins: Type.Array(Type.String({ pattern: '^https?://[^/?#\\s]+$' }), { maxItems: 100 }),
   /** @default undefined: counters in this process */
@@ -216,7 +263,30 @@ export const ConfigSchema = Type.Object({
   ),
 });
 
-export type Config = Static<typeof ConfigSchema>;
+/** The settings as given and validated: one property per variable of {@link CONFIG_VARIABLES}. */
+type ConfigSettings = Static<typeof ConfigSchema>;
+
+/** Where files are stored when `PORTICO_S3_BUCKET` is set. */
+export interface S3Settings {
+  /** @default undefined: AWS's own endpoint for the region */
+  endpoint: string | undefined;
+  bucket: string;
+  /** @default 'us-east-1' */
+  region: string;
+  /** @default undefined: the bucket's root */
+  prefix: string | undefined;
+}
+
+/** The configuration Portico runs with: the settings, with the S3 ones and the upload limit resolved. */
+export type Config = Omit<
+  ConfigSettings,
+  's3Endpoint' | 's3Bucket' | 's3Region' | 's3Prefix' | 'uploadMaxMb'
+> & {
+  /** S3-compatible storage for files. @default undefined: files in `<data dir>/files` */
+  s3: S3Settings | undefined;
+  /** The largest file a recipient may upload, in bytes: `PORTICO_UPLOAD_MAX_MB` × 1,048,576. @default 26214400 */
+  uploadMaxBytes: number;
+};
 export type Environment = Config['environment'];
 
 export class ConfigError extends Error {
@@ -270,6 +340,16 @@ const EXPECTED: Partial<Record<ConfigKey, string>> = {
     'must be name=value pairs of depth, aliases, directives, tokens, cost or fields, each a whole number of at least 1',
   smtpUrl: 'must be an smtp:// or smtps:// URL, e.g. smtp://user:password@smtp.example.com:587',
   mailFrom: 'must be one address on one line, e.g. "Acme Funds <no-reply@acme.example>"',
+  s3Endpoint:
+    'must be an http:// or https:// URL without a user or password in it, e.g. http://minio.internal:9000 ' +
+    '(credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)',
+  s3Bucket:
+    'must be an S3 bucket name: 3 to 63 lowercase letters, digits, dots and hyphens, starting and ending with a ' +
+    'letter or digit, e.g. portico-files',
+  s3Region: 'must be a region name, e.g. us-east-1 or eu-central-1',
+  s3Prefix:
+    "must be a folder name of letters, digits and !_.*'()- with single slashes between its parts, e.g. portico/production",
+  uploadMaxMb: 'must be a number of megabytes more than 0 and at most 100, e.g. 25',
 };
 
 /** A value as an error message may quote it: the password of a URL (`scheme://user:password@host`) masked. */
@@ -302,13 +382,14 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: RawConfig = {}): Confi
     given[key] = value;
     if (key === 'trustProxy' || key === 'webhooksAllowInsecure') raw[key] = toBoolean(value);
     else if (key === 'transactionsPort' || key === 'portfolioPort') raw[key] = toInteger(value);
-    else if (key === 'webhookTimeout') raw[key] = toNumber(value);
+    else if (key === 'webhookTimeout' || key === 'uploadMaxMb') raw[key] = toNumber(value);
     else if (key === 'webhookRetrySchedule') raw[key] = toNumberList(value);
     else if (key === 'rateLimit' || key === 'rateLimitPerAddress') raw[key] = toInteger(value);
     else if (key === 'corsOrigins') raw[key] = toList(value);
     else if (key === 'graphqlLimits') raw[key] = toSettings(value);
-    else if (key === 'transactionsUrl' || key === 'portfolioUrl')
+    else if (key === 'transactionsUrl' || key === 'portfolioUrl' || key === 's3Endpoint')
       raw[key] = String(value).replace(/\/+$/, '');
+    else if (key === 's3Prefix') raw[key] = String(value).replace(/^\/+|\/+$/g, '');
     else raw[key] = value;
   }
   const problems = new Map<string, string>();
@@ -325,9 +406,23 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: RawConfig = {}): Confi
   }
   const errors = [...problems.values()];
   if (errors.length > 0) throw new ConfigError(`invalid configuration:\n  ${errors.join('\n  ')}`);
-  const config = raw as Config;
-  if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
+  const { s3Endpoint, s3Bucket, s3Region, s3Prefix, uploadMaxMb, ...settings } = raw as ConfigSettings;
+  if ((settings.tlsCert === undefined) !== (settings.tlsKey === undefined)) {
     throw new ConfigError('invalid configuration: PORTICO_TLS_CERT and PORTICO_TLS_KEY must be set together');
   }
-  return { ...config, dataDir: resolve(config.dataDir) };
+  if (s3Bucket === undefined && (s3Endpoint !== undefined || s3Prefix !== undefined)) {
+    throw new ConfigError(
+      'invalid configuration: PORTICO_S3_ENDPOINT and PORTICO_S3_PREFIX apply to S3 storage, which ' +
+        'PORTICO_S3_BUCKET turns on: set the bucket too, or unset them to keep files in the data dir',
+    );
+  }
+  return {
+    ...settings,
+    dataDir: resolve(settings.dataDir),
+    s3:
+      s3Bucket === undefined
+        ? undefined
+        : { endpoint: s3Endpoint, bucket: s3Bucket, region: s3Region, prefix: s3Prefix },
+    uploadMaxBytes: Math.ceil(uploadMaxMb * 1024 * 1024),
+  };
 }

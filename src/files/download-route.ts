@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import type { FileLinks } from './file-links.ts';
-import type { FileStore } from './local-file-store.ts';
+import type { FileStore } from './file-store.ts';
 
 interface DownloadRequest {
   Params: { id: string };

@@ -1,37 +1,99 @@
-import { createReadStream, type ReadStream } from 'node:fs';
-import { mkdir, stat, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve, sep } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve, sep } from 'node:path';
+import { ConfigError } from '../config.ts';
+import type { FileStore } from './file-store.ts';
+import { assertStorageKey } from './storage-key.ts';
 
-/** Where file contents live. Local directory now; an S3-compatible store joins it for multi-node setups. */
-export interface FileStore {
-  put(storageKey: string, content: Uint8Array): Promise<void>;
-  /** The content and its size, or undefined when nothing is stored under the key. */
-  open(storageKey: string): Promise<{ stream: ReadStream; size: number } | undefined>;
+/** Whether a failed file operation means that nothing is stored there (`a/b` when `a` is a file: ENOTDIR). */
+function isAbsent(error: unknown): boolean {
+  const { code } = error as NodeJS.ErrnoException;
+  return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
-/** Files kept under one directory (`<data dir>/files`). */
+/**
+ * Files kept under one directory (`<data dir>/files`), readable by their owner only (files 0600, directories
+ * 0700). Each is written to a temporary file beside it, flushed to disk and renamed over its name, so a reader
+ * or a crash sees the whole old content or the whole new one, never part of a file.
+ *
+ * @example
+ * const files = createLocalFileStore('/var/lib/portico/files');
+ * await files.put('org/agreement.pdf', pdf);
+ */
 export function createLocalFileStore(root: string): FileStore {
   const base = resolve(root);
   const pathOf = (storageKey: string): string => {
-    const path = resolve(join(base, storageKey));
-    // Storage keys come from our own database, but a key must never reach outside the store.
+    assertStorageKey(storageKey);
+    const path = resolve(base, storageKey);
+    // The key rule above already keeps keys inside; this says so of the path itself.
     if (!path.startsWith(base + sep)) throw new Error(`storage key escapes the store: ${storageKey}`);
     return path;
   };
   return {
     async put(storageKey, content) {
       const path = pathOf(storageKey);
-      await mkdir(dirname(path), { recursive: true });
-      await writeFile(path, content);
+      await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+      const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.partial`);
+      try {
+        const handle = await open(temporary, 'wx', 0o600);
+        try {
+          await handle.writeFile(content);
+          // On disk before the rename: after a power cut the name holds the old content or all of the new.
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        await rename(temporary, path);
+      } catch (error) {
+        await rm(temporary, { force: true });
+        throw error;
+      }
     },
     async open(storageKey) {
       const path = pathOf(storageKey);
+      let handle;
       try {
-        const { size } = await stat(path);
-        return { stream: createReadStream(path), size };
+        handle = await open(path, 'r');
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        if (isAbsent(error)) return undefined;
         throw error;
+      }
+      try {
+        // The size of the very file that is read: a put that renames a new file over the name meanwhile
+        // changes neither.
+        const stats = await handle.stat();
+        if (!stats.isFile()) {
+          await handle.close();
+          return undefined;
+        }
+        // The stream closes the file once it has been read, or destroyed.
+        return { stream: handle.createReadStream(), size: stats.size };
+      } catch (error) {
+        await handle.close();
+        throw error;
+      }
+    },
+    async delete(storageKey) {
+      const path = pathOf(storageKey);
+      try {
+        await unlink(path);
+      } catch (error) {
+        if (!isAbsent(error)) throw error;
+      }
+    },
+    async check() {
+      const probe = join(base, `.check-${randomBytes(6).toString('hex')}`);
+      try {
+        await mkdir(base, { recursive: true, mode: 0o700 });
+        await writeFile(probe, '', { flag: 'wx', mode: 0o600 });
+        await rm(probe, { force: true });
+      } catch (error) {
+        throw new ConfigError(
+          `cannot store files in ${base}: ${(error as Error).message}. Make it a directory that the user ` +
+            'running Portico can write, choose another data dir (PORTICO_DATA_DIR), or store files in S3 ' +
+            '(PORTICO_S3_BUCKET)',
+          { cause: error },
+        );
       }
     },
   };

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable, Transaction } from '../db/database.ts';
 import { AppError, quote } from '../errors.ts';
-import type { FileStore } from '../files/local-file-store.ts';
+import type { FileStore } from '../files/file-store.ts';
 import { itemRules, listProblems, MAX_PROBLEM_DETAILS } from './item-data.ts';
+import type { ProcessDefinition } from './template-schema.ts';
+import { uploadFieldProblems } from './uploads.ts';
 import type { Actor } from './actor.ts';
 import { refreshCompletion } from './completion.ts';
 import { renderSignedDocument } from './signed-document.ts';
@@ -42,6 +44,8 @@ export interface SignatureRequest {
   consent: boolean;
   context: SignatureContext;
   files: FileStore;
+  /** Refuse (REVISION_SUBMITTED) when the revision was submitted: a recipient signs before submitting. */
+  openRevisionOnly?: boolean;
 }
 
 /** A signature made: the document is `COMPLETED` once its last signature is, else `PENDING`. */
@@ -50,12 +54,56 @@ export interface SignatureResult {
   state: 'PENDING' | 'COMPLETED';
 }
 
-interface LatestRevision {
+export interface LatestRevision {
   processId: string;
   revisionId: string;
   number: number;
   createdAt: Date;
   committedAt: Date | null;
+}
+
+export function revisionSubmitted(number: number, processKey: string): AppError {
+  return new AppError(
+    'REVISION_SUBMITTED',
+    `revision ${number} of ${quote(processKey)} was submitted and no longer changes`,
+  );
+}
+
+/**
+ * Refuses (REVISION_INCOMPLETE) a revision whose items are not all complete or whose documents the signer signs
+ * are not signed by them yet, naming both.
+ */
+async function checkComplete(
+  tx: Queryable,
+  subject: LockedTransaction,
+  options: { process: ProcessDefinition; revision: LatestRevision; signer: Signer },
+): Promise<void> {
+  const { process, revision, signer } = options;
+  const incomplete = await tx.query<{ vulcanKey: string }>(
+    `select vulcan_key as "vulcanKey" from transaction_items
+     where transaction_process_revision_id = $1 and completion_percentage < 100 order by created_at, sequence`,
+    [revision.revisionId],
+  );
+  const signedHere = await tx.query<{ documentKey: string }>(
+    `select c.document_key as "documentKey" from transaction_signature_containers c
+     join transaction_signatures s on s.transaction_signature_container_id = c.id and s.state = 'signed'
+     where c.transaction_process_id = $1 and c.state <> 'voided' and c.created_at >= $2
+       and s.transaction_recipient_id = $3`,
+    [revision.processId, revision.createdAt, signer.recipientId],
+  );
+  const unsigned = (process.documents ?? [])
+    .filter((document) => document.signedBy.includes(signer.role))
+    .filter((document) => !signedHere.some((signed) => signed.documentKey === document.key))
+    .map((document) => document.key);
+  if (incomplete.length === 0 && unsigned.length === 0) return;
+  const parts = [
+    ...(incomplete.length > 0 ? [`complete ${incomplete.map((i) => i.vulcanKey).join(', ')}`] : []),
+    ...(unsigned.length > 0 ? [`sign ${unsigned.join(', ')}`] : []),
+  ];
+  throw new AppError('REVISION_INCOMPLETE', `before submitting, ${parts.join(' and ')}`, {
+    items: incomplete.map((i) => i.vulcanKey),
+    documents: unsigned,
+  });
 }
 
 function notFound(what: string): AppError {
@@ -101,7 +149,7 @@ async function senderSigner(tx: Queryable, subject: LockedTransaction, documentK
   );
 }
 
-async function latestRevision(
+export async function latestRevision(
   tx: Queryable,
   transactionId: string,
   processKey: string,
@@ -117,7 +165,7 @@ async function latestRevision(
   return row;
 }
 
-function processOfItem(subject: LockedTransaction, vulcanKey: string) {
+export function processOfItem(subject: LockedTransaction, vulcanKey: string) {
   const process = subject.definition.processes.find((p) =>
     p.items.some((item) => item.vulcanKey === vulcanKey),
   );
@@ -146,10 +194,13 @@ export async function saveItem(
     );
   }
   const revision = await latestRevision(tx, subject.id, process.key);
-  if (revision.committedAt !== null) {
+  if (revision.committedAt !== null) throw revisionSubmitted(revision.number, process.key);
+  const fileProblems = await uploadFieldProblems(tx, subject.id, item, options.data);
+  if (fileProblems.length > 0) {
     throw new AppError(
-      'CONFLICT',
-      `revision ${revision.number} of "${process.key}" was submitted and no longer changes`,
+      'BAD_USER_INPUT',
+      `the data does not fit item "${item.vulcanKey}": ${listProblems(fileProblems)}`,
+      { problems: fileProblems },
     );
   }
   const completionPercentage = rules.completion(options.data);
@@ -174,7 +225,7 @@ export async function signDocument(
 ): Promise<SignatureResult> {
   const { signer, documentKey } = options;
   if (!options.consent) {
-    throw new AppError('BAD_USER_INPUT', 'signing needs explicit consent (consent: true)', {
+    throw new AppError('CONSENT_REQUIRED', 'signing needs explicit consent (consent: true)', {
       field: 'consent',
     });
   }
@@ -199,6 +250,9 @@ export async function signDocument(
     throw new AppError('FORBIDDEN', `the ${signer.role} does not sign ${quote(documentKey)}`);
   }
   const revision = await latestRevision(tx, subject.id, process.key);
+  if (options.openRevisionOnly === true && revision.committedAt !== null) {
+    throw revisionSubmitted(revision.number, process.key);
+  }
   const [found] = await tx.query<{ id: string }>(
     `select id from transaction_signature_containers
      where transaction_process_id = $1 and document_key = $2 and state <> 'voided' and created_at >= $3
@@ -282,13 +336,19 @@ export async function signDocument(
 export async function submitRevision(
   tx: Transaction,
   subject: LockedTransaction,
-  options: { processKey: string; actor: Actor },
+  options: {
+    processKey: string;
+    actor: Actor;
+    /** Refuse (REVISION_INCOMPLETE) while items are below 100% or the signer's documents wait for them. */
+    requireComplete?: { signer: Signer };
+  },
 ): Promise<{ committedAt: Date; event: Transition | null }> {
   const process = subject.definition.processes.find((p) => p.key === options.processKey);
   if (!process) throw notFound(`no process ${quote(options.processKey)} in this transaction`);
   const revision = await latestRevision(tx, subject.id, process.key);
-  if (revision.committedAt !== null) {
-    throw new AppError('CONFLICT', `revision ${revision.number} of "${process.key}" was submitted already`);
+  if (revision.committedAt !== null) throw revisionSubmitted(revision.number, process.key);
+  if (options.requireComplete) {
+    await checkComplete(tx, subject, { process, revision, signer: options.requireComplete.signer });
   }
   const [committed] = await tx.query<{ committedAt: Date }>(
     `update transaction_process_revisions set committed_at = clock_timestamp() where id = $1

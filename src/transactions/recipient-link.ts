@@ -34,8 +34,11 @@ export async function openRecipientLink(tx: Transaction, token: string): Promise
         'This link has expired. Ask the sender of your invitation for a new one.',
       );
     }
-    const { expiresAt, expired: _, ...subject } = row;
-    return { subject, expiresAt: expiresAt ?? new Date(8.64e15) };
+    const { id, organizationId, state, senderEntityId, inputData, definition, expiresAt } = row;
+    return {
+      subject: { id, organizationId, state, senderEntityId, inputData, definition },
+      expiresAt: expiresAt ?? new Date(8.64e15),
+    };
   }
   const [retired] = await tx.query('select 1 from retired_transmit_tokens where token_hash = $1', [hash]);
   if (retired) {

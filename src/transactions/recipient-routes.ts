@@ -1,12 +1,32 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import multipart from '@fastify/multipart';
 import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database, Transaction } from '../db/database.ts';
 import { AppError } from '../errors.ts';
-import type { FileStore } from '../files/local-file-store.ts';
-import { isUuid } from '../validation/uuid.ts';
-import { primaryRecipient, saveItem, signDocument, submitRevision } from './recipient-actions.ts';
+import type { FileLinks } from '../files/file-links.ts';
+import type { FileStore } from '../files/file-store.ts';
+import {
+  latestRevision,
+  primaryRecipient,
+  processOfItem,
+  revisionSubmitted,
+  saveItem,
+  signDocument,
+  submitRevision,
+} from './recipient-actions.ts';
+import { openRecipientLink, type OpenedLink } from './recipient-link.ts';
 import { recipientView } from './recipient-view.ts';
-import { lockTransaction, type LockedTransaction } from './transitions.ts';
+import { renderSignedDocument } from './signed-document.ts';
+import {
+  checkContent,
+  checkFilename,
+  fileTooLarge,
+  uploadFieldOf,
+  uploadKey,
+  type UploadField,
+} from './uploads.ts';
 
 const ItemBody = Type.Object(
   { data: Type.Record(Type.String(), Type.Unknown()) },
@@ -17,68 +37,230 @@ const SignatureBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** The largest file a recipient may upload when the deployment does not say (PORTICO_UPLOAD_MAX_MB). */
+export const DEFAULT_UPLOAD_MAX_BYTES = 25 * 1024 * 1024;
+
+export interface RecipientRoutesDeps {
+  db: Database;
+  files: FileStore;
+  links: FileLinks;
+  /** The largest file a recipient may upload; an upload field may allow less. @default DEFAULT_UPLOAD_MAX_BYTES */
+  uploadMaxBytes?: number | undefined;
+}
+
+/** Reads an upload's stream to its end, refusing (FILE_TOO_LARGE) as soon as it passes the field's limit. */
+async function readUpload(stream: Readable & { truncated?: boolean }, target: UploadField): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of stream) {
+      size += (chunk as Buffer).byteLength;
+      if (size > target.maxBytes) throw fileTooLarge(target);
+      chunks.push(chunk as Buffer);
+    }
+  } catch (error) {
+    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw fileTooLarge(target);
+    throw error;
+  }
+  if (stream.truncated === true) throw fileTooLarge(target);
+  return Buffer.concat(chunks, size);
+}
+
 /**
- * The recipient's JSON routes, authorized by the transmit token in the path instead of an API key
- * (`/recipient/<token>/…`). A wrong or unknown token reads as not found. A web page builds on them later.
+ * The recipient's JSON routes behind the recipient portal (`/r/<token>`), authorized by the transmit token in
+ * the path instead of an API key (`/recipient/<token>/…`): the view, saving an item, uploading a file to an
+ * item, a document's preview, signing, submitting. An unknown token reads as not found; a replaced or expired
+ * link says so (LINK_REVOKED, LINK_EXPIRED).
  */
-export function registerRecipientRoutes(
+export async function registerRecipientRoutes(
   app: FastifyInstance,
-  deps: { db: Database; files: FileStore },
-): void {
-  const withTransaction = <Result>(
-    token: string,
-    work: (tx: Transaction, subject: LockedTransaction) => Promise<Result>,
-  ): Promise<Result> =>
-    deps.db.transaction(async (tx) => {
-      const subject = isUuid(token) ? await lockTransaction(tx, { transmitToken: token }) : undefined;
-      if (!subject) throw new AppError('NOT_FOUND', 'This link does not open any transaction.');
-      return work(tx, subject);
-    });
-  const recipientActor = async (tx: Transaction, subject: LockedTransaction) => {
-    const signer = await primaryRecipient(tx, subject);
-    return { signer, actor: { type: 'recipient' as const, id: signer.recipientId } };
-  };
+  deps: RecipientRoutesDeps,
+): Promise<void> {
+  const uploadMaxBytes = deps.uploadMaxBytes ?? DEFAULT_UPLOAD_MAX_BYTES;
+  const withLink = <Result>(token: string, work: (tx: Transaction, link: OpenedLink) => Promise<Result>) =>
+    deps.db.transaction(async (tx) => work(tx, await openRecipientLink(tx, token)));
   const context = (request: FastifyRequest) => ({
     ipAddress: request.ip,
     userAgent: request.headers['user-agent'],
   });
 
   app.get<{ Params: { token: string } }>('/recipient/:token', (request) =>
-    withTransaction(request.params.token, (tx, subject) => recipientView(tx, { transaction: subject })),
+    withLink(request.params.token, (tx, link) =>
+      recipientView(tx, {
+        transaction: link.subject,
+        token: request.params.token,
+        linkExpiresAt: link.expiresAt,
+        links: deps.links,
+        uploadMaxBytes,
+      }),
+    ),
   );
 
   app.put<{ Params: { token: string; vulcanKey: string }; Body: Static<typeof ItemBody> }>(
     '/recipient/:token/items/:vulcanKey',
     { schema: { body: ItemBody } },
     (request) =>
-      withTransaction(request.params.token, (tx, subject) =>
+      withLink(request.params.token, (tx, { subject }) =>
         saveItem(tx, subject, { vulcanKey: request.params.vulcanKey, data: request.body.data }),
       ),
+  );
+
+  // Uploads read multipart bodies: only this route does, so the parser is registered in its own scope.
+  await app.register(async (scope) => {
+    await scope.register(multipart, {
+      // The name is kept as sent, so that a name holding a path is refused rather than quietly cut.
+      preservePath: true,
+      limits: { files: 1, fields: 0, parts: 1, fileSize: uploadMaxBytes, headerPairs: 100 },
+    });
+    scope.post<{ Params: { token: string; vulcanKey: string; field: string } }>(
+      '/recipient/:token/items/:vulcanKey/files/:field',
+      async (request, reply) => {
+        const { token, vulcanKey, field } = request.params;
+        // Checked before the file is read: a submitted revision or a wrong field refuses at once.
+        const target = await withLink(token, async (tx, { subject }) => {
+          const { process, item } = processOfItem(subject, vulcanKey);
+          const upload = uploadFieldOf(item, field, uploadMaxBytes);
+          const revision = await latestRevision(tx, subject.id, process.key);
+          if (revision.committedAt !== null) throw revisionSubmitted(revision.number, process.key);
+          return upload;
+        });
+        if (!request.isMultipart()) {
+          throw new AppError(
+            'UNSUPPORTED_MEDIA_TYPE',
+            'send the file as multipart/form-data, in a part named "file"',
+          );
+        }
+        const part = await request.file({ limits: { fileSize: target.maxBytes } });
+        if (!part || part.fieldname !== 'file') {
+          part?.file.resume();
+          throw new AppError('BAD_USER_INPUT', 'send the file in a part named "file"', { field: 'file' });
+        }
+        let filename: string;
+        try {
+          filename = checkFilename(part.filename);
+        } catch (error) {
+          part.file.resume();
+          throw error;
+        }
+        const content = await readUpload(part.file, target);
+        const type = await checkContent(content, target);
+        const storageKey = `uploads/${randomUUID()}.${type.extension}`;
+        await deps.files.put(storageKey, content, { contentType: type.mimeType });
+        try {
+          const result = await withLink(token, async (tx, { subject }) => {
+            const { process, item } = processOfItem(subject, vulcanKey);
+            const revision = await latestRevision(tx, subject.id, process.key);
+            if (revision.committedAt !== null) throw revisionSubmitted(revision.number, process.key);
+            const recipient = await primaryRecipient(tx, subject);
+            const [file] = await tx.query<{ id: string; uploadedAt: Date }>(
+              `insert into files (organization_id, mime_type, extension, original_filename, storage_key, byte_size, uploaded_at)
+               values ($1, $2, $3, $4, $5, $6, clock_timestamp()) returning id, uploaded_at as "uploadedAt"`,
+              [
+                subject.organizationId,
+                type.mimeType,
+                type.extension,
+                filename,
+                storageKey,
+                content.byteLength,
+              ],
+            );
+            if (!file) throw new Error('no file row');
+            await tx.query(
+              `insert into transaction_files (organization_id, transaction_id, file_id, transaction_recipient_id, vulcan_key)
+               values ($1, $2, $3, $4, $5)`,
+              [subject.organizationId, subject.id, file.id, recipient.recipientId, uploadKey(item, field)],
+            );
+            const [current] = await tx.query<{ data: Record<string, unknown> | null }>(
+              `select data from transaction_items where transaction_process_revision_id = $1 and vulcan_key = $2`,
+              [revision.revisionId, item.vulcanKey],
+            );
+            const saved = await saveItem(tx, subject, {
+              vulcanKey,
+              data: { ...(current?.data ?? {}), [field]: file.id },
+            });
+            return {
+              file: {
+                id: file.id,
+                field,
+                originalFilename: filename,
+                mimeType: type.mimeType,
+                byteSize: content.byteLength,
+                uploadedAt: file.uploadedAt,
+              },
+              item: saved,
+            };
+          });
+          return await reply.code(201).send(result);
+        } catch (error) {
+          // Nothing half-written: without its rows, the stored object goes too.
+          await deps.files.delete(storageKey).catch((cleanup: unknown) => {
+            request.log.warn({ err: cleanup, storageKey }, 'could not remove the object of a failed upload');
+          });
+          throw error;
+        }
+      },
+    );
+  });
+
+  app.get<{ Params: { token: string; documentKey: string } }>(
+    '/recipient/:token/documents/:documentKey/preview',
+    async (request, reply) => {
+      const pdf = await withLink(request.params.token, async (tx, { subject }) => {
+        const process = subject.definition.processes.find((p) =>
+          (p.documents ?? []).some((d) => d.key === request.params.documentKey),
+        );
+        const document = process?.documents?.find((d) => d.key === request.params.documentKey);
+        if (!process || !document)
+          throw new AppError('NOT_FOUND', 'This document is not in the transaction.');
+        const revision = await latestRevision(tx, subject.id, process.key);
+        const items = await tx.query<{ vulcanKey: string; data: unknown }>(
+          `select vulcan_key as "vulcanKey", data from transaction_items where transaction_process_revision_id = $1
+           order by created_at, sequence`,
+          [revision.revisionId],
+        );
+        return renderSignedDocument({
+          title: `${document.title ?? document.key} (preview, not signed)`,
+          transactionId: subject.id,
+          items,
+          signatures: [],
+        });
+      });
+      return reply
+        .header('content-type', 'application/pdf')
+        .header('content-disposition', `inline; filename="${request.params.documentKey}-preview.pdf"`)
+        .header('cache-control', 'private, no-store')
+        .header('content-security-policy', "default-src 'none'; frame-ancestors 'self'")
+        .send(Buffer.from(pdf));
+    },
   );
 
   app.post<{ Params: { token: string; documentKey: string }; Body: Static<typeof SignatureBody> }>(
     '/recipient/:token/documents/:documentKey/signatures',
     { schema: { body: SignatureBody } },
     (request) =>
-      withTransaction(request.params.token, async (tx, subject) => {
-        const { signer } = await recipientActor(tx, subject);
-        return signDocument(tx, subject, {
-          signer,
+      withLink(request.params.token, async (tx, { subject }) =>
+        signDocument(tx, subject, {
+          signer: await primaryRecipient(tx, subject),
           documentKey: request.params.documentKey,
           signedName: request.body.signedName,
           consent: request.body.consent,
           context: context(request),
           files: deps.files,
-        });
-      }),
+          openRevisionOnly: true,
+        }),
+      ),
   );
 
   app.post<{ Params: { token: string; processKey: string } }>(
     '/recipient/:token/processes/:processKey/submit',
     (request) =>
-      withTransaction(request.params.token, async (tx, subject) => {
-        const { actor } = await recipientActor(tx, subject);
-        return submitRevision(tx, subject, { processKey: request.params.processKey, actor });
+      withLink(request.params.token, async (tx, { subject }) => {
+        const signer = await primaryRecipient(tx, subject);
+        return submitRevision(tx, subject, {
+          processKey: request.params.processKey,
+          actor: { type: 'recipient', id: signer.recipientId },
+          requireComplete: { signer },
+        });
       }),
   );
 }

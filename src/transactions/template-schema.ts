@@ -51,6 +51,7 @@ const Upload = Type.Object(
 );
 
 export const UI_WIDGETS = ['radio', 'select', 'textarea', 'checkbox', 'checkboxes'] as const;
+export type UiWidget = (typeof UI_WIDGETS)[number];
 
 const FieldHints = Type.Object(
   {
@@ -291,6 +292,8 @@ export type TemplateDefinition = Static<typeof TemplateSchema>;
 export type WorkflowDefinition = TemplateDefinition['workflow'];
 export type WorkflowAction = Static<typeof Action>;
 export type ItemDefinition = Static<typeof Item>;
+export type UiHints = Static<typeof UiHints>;
+export type ProcessDefinition = Static<typeof Process>;
 export type UploadDefinition = Static<typeof Upload>;
 export type InvitationSettings = NonNullable<TemplateDefinition['invitations']>;
 

@@ -8,7 +8,12 @@ import {
   type LocatedProblem,
   type PathSegment,
 } from '../validation/problems.ts';
-import { TemplateSchema, type TemplateDefinition } from './template-schema.ts';
+import {
+  TemplateSchema,
+  type ItemDefinition,
+  type TemplateDefinition,
+  type UiWidget,
+} from './template-schema.ts';
 import { finalStates, reachableStates, statesThatCanFinish } from './workflow.ts';
 
 /** One mistake in a template file: where it is and what is wrong. */
@@ -20,6 +25,73 @@ export type TemplateCheck =
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 addFormats.default(ajv);
 const validateStructure = ajv.compile<TemplateDefinition>(TemplateSchema);
+
+interface PropertySchema {
+  type?: unknown;
+  enum?: unknown;
+  oneOf?: unknown;
+  items?: PropertySchema;
+  properties?: Record<string, PropertySchema>;
+}
+
+/** The schema of a property of an item by its path (`address.city`), when the item's schema declares it. */
+function propertyAt(schema: PropertySchema, path: string): PropertySchema | undefined {
+  let current: PropertySchema | undefined = schema;
+  for (const name of path.split('.')) {
+    const properties: Record<string, PropertySchema> | undefined = current?.properties;
+    current = properties && Object.hasOwn(properties, name) ? properties[name] : undefined;
+  }
+  return current;
+}
+
+/** Whether a property offers a choice of values (an enum, or `oneOf` of `const`s). */
+function hasChoices(property: PropertySchema | undefined): boolean {
+  return Array.isArray(property?.enum) || Array.isArray(property?.oneOf);
+}
+
+/** What each widget needs of its property. */
+const WIDGET_FITS: Record<UiWidget, { fits: (property: PropertySchema) => boolean; needs: string }> = {
+  radio: { fits: hasChoices, needs: 'a property with choices (enum or oneOf)' },
+  select: { fits: hasChoices, needs: 'a property with choices (enum or oneOf)' },
+  textarea: { fits: (property) => property.type === 'string', needs: 'a string property' },
+  checkbox: { fits: (property) => property.type === 'boolean', needs: 'a boolean property' },
+  checkboxes: {
+    fits: (property) => property.type === 'array' && hasChoices(property.items),
+    needs: 'an array property whose items have choices',
+  },
+};
+
+/** The mistakes of an item's `uploads` and `ui`: fields the schema does not have, widgets that do not fit. */
+function itemHintProblems(item: ItemDefinition): { path: PathSegment[]; message: string }[] {
+  const problems: { path: PathSegment[]; message: string }[] = [];
+  const schema = item.schema as PropertySchema;
+  for (const field of Object.keys(item.uploads ?? {})) {
+    const property = propertyAt(schema, field);
+    if (property?.type !== 'string') {
+      problems.push({
+        path: ['uploads', field],
+        message: `"${field}" must be a string property of the item's schema (it holds the uploaded file's id)`,
+      });
+    }
+  }
+  (item.ui?.order ?? []).forEach((field, index) => {
+    if (field !== '*' && propertyAt(schema, field) === undefined) {
+      problems.push({ path: ['ui', 'order', index], message: `the schema has no property "${field}"` });
+    }
+  });
+  for (const [field, hints] of Object.entries(item.ui?.fields ?? {})) {
+    const property = propertyAt(schema, field);
+    if (!property) {
+      problems.push({ path: ['ui', 'fields', field], message: `the schema has no property "${field}"` });
+    } else if (hints.widget !== undefined && !WIDGET_FITS[hints.widget].fits(property)) {
+      problems.push({
+        path: ['ui', 'fields', field, 'widget'],
+        message: `the ${hints.widget} widget needs ${WIDGET_FITS[hints.widget].needs}`,
+      });
+    }
+  }
+  return problems;
+}
 
 /** The mistakes of meaning that a schema cannot see: unknown names, duplicates, unreachable states… */
 function semanticProblems(template: TemplateDefinition): { path: PathSegment[]; message: string }[] {
@@ -89,6 +161,8 @@ function semanticProblems(template: TemplateDefinition): { path: PathSegment[]; 
           `is not a valid JSON Schema: ${(error as Error).message}`,
         );
       }
+      for (const problem of itemHintProblems(item))
+        flag(['processes', p, 'items', i, ...problem.path], problem.message);
     });
     (process.documents ?? []).forEach((document, d) => {
       document.signedBy.forEach((role, r) => {

@@ -19,6 +19,9 @@ export interface LockedTransaction extends Subject {
   state: string;
 }
 
+/** The longest message an event may carry to the recipient. */
+const MAX_EVENT_MESSAGE_LENGTH = 2000;
+
 /** The result of a transition: the state left (null on creation) and the state entered. */
 export interface Transition {
   sourceStateKey: string | null;
@@ -29,11 +32,18 @@ export interface Transition {
 export async function recordTransition(
   tx: Transaction,
   subject: Subject,
-  change: { eventKey: string; source: string | null; target: string; actor: Actor },
+  change: {
+    eventKey: string;
+    source: string | null;
+    target: string;
+    actor: Actor;
+    /** What the actor said with the event, shown to the recipient. */
+    message?: string | undefined;
+  },
 ): Promise<void> {
   await tx.query(
-    `insert into transaction_events (organization_id, transaction_id, event_key, source_state, target_state, actor_type, actor_id)
-     values ($1, $2, $3, $4, $5, $6, $7)`,
+    `insert into transaction_events (organization_id, transaction_id, event_key, source_state, target_state, actor_type, actor_id, message)
+     values ($1, $2, $3, $4, $5, $6, $7, $8)`,
     [
       subject.organizationId,
       subject.id,
@@ -42,6 +52,7 @@ export async function recordTransition(
       change.target,
       change.actor.type,
       change.actor.id,
+      change.message ?? null,
     ],
   );
   await writeOutbox(tx, {
@@ -109,6 +120,7 @@ export async function applyEvent(
   subject: LockedTransaction,
   eventKey: string,
   actor: Actor,
+  message?: string,
 ): Promise<Transition> {
   const decision = decide(
     subject.definition.workflow,
@@ -127,7 +139,13 @@ export async function applyEvent(
     decision.target,
   ]);
   subject.state = decision.target;
-  await recordTransition(tx, subject, { eventKey, source: decision.source, target: decision.target, actor });
+  await recordTransition(tx, subject, {
+    eventKey,
+    source: decision.source,
+    target: decision.target,
+    actor,
+    message,
+  });
   for (const action of decision.actions) await applyWorkflowAction(tx, subject, action, eventKey);
   await refreshCompletion(tx, subject);
   return { sourceStateKey: decision.source, targetStateKey: decision.target };
@@ -136,12 +154,24 @@ export async function applyEvent(
 /** `triggerTransactionEvent`: an integrator applies a workflow event to a transaction of its organization. */
 export async function triggerTransactionEvent(
   tx: Transaction,
-  options: { organizationId: string; actor: Actor; input: { transactionId: string; eventKey: string } },
+  options: {
+    organizationId: string;
+    actor: Actor;
+    input: { transactionId: string; eventKey: string; message?: string | null };
+  },
 ): Promise<Transition> {
   const { input } = options;
+  const message = input.message?.trim() || undefined;
+  if (message !== undefined && message.length > MAX_EVENT_MESSAGE_LENGTH) {
+    throw new AppError(
+      'BAD_USER_INPUT',
+      `message must be at most ${MAX_EVENT_MESSAGE_LENGTH} characters (it has ${message.length})`,
+      { field: 'message' },
+    );
+  }
   const subject = await lockOwnTransaction(tx, {
     id: input.transactionId,
     organizationId: options.organizationId,
   });
-  return applyEvent(tx, subject, input.eventKey, options.actor);
+  return applyEvent(tx, subject, input.eventKey, options.actor, message);
 }

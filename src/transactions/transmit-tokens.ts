@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Transaction } from '../db/database.ts';
 import { AppError, quote } from '../errors.ts';
+import { queueInvitation } from './recipient-notices.ts';
 import { DEFAULT_INVITATIONS, type TemplateDefinition } from './template-schema.ts';
 
 /**
@@ -28,6 +29,7 @@ export function linkValidDays(definition: TemplateDefinition): number {
 /**
  * Replaces a transaction's transmit token: the new one is returned once, the old one stops working at once
  * (e.g. when a recipient's link was forwarded by mistake) and is remembered, so that it says it was replaced.
+ * The recipient is invited again with the new link (recipient-notices.ts).
  */
 export async function resetTransmitToken(
   tx: Transaction,
@@ -57,5 +59,7 @@ export async function resetTransmitToken(
      where id = $1`,
     [row.id, hash, linkValidDays(row.definition)],
   );
+  // The recipient gets the new link by mail, as they got the first.
+  await queueInvitation(tx, { organizationId: options.organizationId, transactionId: row.id, transmitToken });
   return { transactionId: row.id, transmitToken };
 }

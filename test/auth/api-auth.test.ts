@@ -7,7 +7,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { buildSchema } from 'graphql';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FileStore } from '../../src/files/local-file-store.ts';
+import type { FileStore } from '../../src/files/file-store.ts';
 import { generateApiKey, generatePortfolioKey } from '../../src/keys/api-key.ts';
 import { createMailer, type Mailer } from '../../src/mail/mailer.ts';
 import { apiKeys, createApiKey } from '../../src/keys/api-key-store.ts';
@@ -147,6 +147,16 @@ const TRANSACTIONS_PUBLIC_ROUTES: Record<string, PublicRoute> = {
     consent: true,
   }),
   'POST /recipient/:token/processes/:processKey/submit': recipient('POST', '/processes/p/submit', {}),
+  'POST /recipient/:token/items/:vulcanKey/files/:field': recipient(
+    'POST',
+    '/items/tax_forms/files/w9FileId',
+    {},
+  ),
+  'GET /recipient/:token/documents/:documentKey/preview': recipient('GET', '/documents/doc/preview'),
+  'HEAD /recipient/:token/documents/:documentKey/preview': {
+    ...recipient('HEAD', '/documents/doc/preview'),
+    code: undefined,
+  },
   ...Object.fromEntries(
     ['/key-delivery', '/key-delivery/', '/key-delivery/*'].flatMap((path) =>
       ['GET', 'HEAD'].map((method) => [

@@ -33,7 +33,9 @@ describe('loadConfig', () => {
       rateLimitPerAddress: 600,
       graphqlLimits: {},
       logLevel: 'info',
+      uploadMaxBytes: 25 * 1024 * 1024,
     });
+    expect(config.s3).toBeUndefined();
     expect(config.transactionsUrl).toBeUndefined();
     expect(config.redisUrl).toBeUndefined();
     expect(config.smtpUrl).toBeUndefined();
@@ -61,6 +63,11 @@ describe('loadConfig', () => {
       PORTICO_PORTFOLIO_URL: 'https://portfolio.example.com',
       PORTICO_SMTP_URL: 'smtps://mailer:secret@smtp.example.com:465',
       PORTICO_MAIL_FROM: 'Acme Funds <no-reply@acme.example>',
+      PORTICO_S3_ENDPOINT: 'https://minio.example:9000/',
+      PORTICO_S3_BUCKET: 'portico-files',
+      PORTICO_S3_REGION: 'eu-central-1',
+      PORTICO_S3_PREFIX: 'portico/production',
+      PORTICO_UPLOAD_MAX_MB: '10',
       PORTICO_CORS_ORIGINS: 'https://app.example.com, https://admin.example.com',
       PORTICO_REDIS_URL: 'redis://cache.example:6379',
       PORTICO_RATE_LIMIT: '100',
@@ -86,6 +93,13 @@ describe('loadConfig', () => {
       portfolioUrl: 'https://portfolio.example.com',
       smtpUrl: 'smtps://mailer:secret@smtp.example.com:465',
       mailFrom: 'Acme Funds <no-reply@acme.example>',
+      s3: {
+        endpoint: 'https://minio.example:9000',
+        bucket: 'portico-files',
+        region: 'eu-central-1',
+        prefix: 'portico/production',
+      },
+      uploadMaxBytes: 10 * 1024 * 1024,
       corsOrigins: ['https://app.example.com', 'https://admin.example.com'],
       redisUrl: 'redis://cache.example:6379',
       rateLimit: 100,
@@ -132,6 +146,20 @@ describe('loadConfig', () => {
     ['PORTICO_RATE_LIMIT', 'lots'],
     ['PORTICO_GRAPHQL_LIMITS', 'depht=12'],
     ['PORTICO_GRAPHQL_LIMITS', 'cost=0'],
+    ['PORTICO_S3_ENDPOINT', 'minio.example:9000'],
+    ['PORTICO_S3_ENDPOINT', 'ftp://minio.example'],
+    ['PORTICO_S3_BUCKET', 'Portico_Files'],
+    ['PORTICO_S3_BUCKET', 'ab'],
+    ['PORTICO_S3_BUCKET', '192.168.1.10'],
+    ['PORTICO_S3_BUCKET', 'portico..files'],
+    ['PORTICO_S3_BUCKET', '-portico'],
+    ['PORTICO_S3_REGION', 'EU Central'],
+    ['PORTICO_S3_PREFIX', 'portico//production'],
+    ['PORTICO_S3_PREFIX', 'portico/../other'],
+    ['PORTICO_UPLOAD_MAX_MB', '0'],
+    ['PORTICO_UPLOAD_MAX_MB', '-5'],
+    ['PORTICO_UPLOAD_MAX_MB', '100.5'],
+    ['PORTICO_UPLOAD_MAX_MB', 'lots'],
   ])('rejects %s=%s with a ConfigError naming the variable and the value', (variable, value) => {
     const message = configErrorOf(() => loadConfig({ [variable]: value }));
     expect(message).toContain(variable);
@@ -162,6 +190,67 @@ describe('loadConfig', () => {
       expect(message).toContain(value.replace(':hunter2@', ':***@'));
       expect(message).not.toContain('hunter2');
     }
+  });
+
+  it('keeps files in the data dir when no bucket is set, and in S3 at AWS when only a bucket is', () => {
+    expect(loadConfig({ PORTICO_S3_REGION: 'eu-west-1' }).s3).toBeUndefined();
+    expect(loadConfig({ PORTICO_S3_BUCKET: 'portico-files' }).s3).toEqual({
+      endpoint: undefined,
+      bucket: 'portico-files',
+      region: 'us-east-1',
+      prefix: undefined,
+    });
+  });
+
+  it('reads the S3 settings from flags too, and a prefix without its slashes', () => {
+    const config = loadConfig(
+      { PORTICO_S3_BUCKET: 'from-env' },
+      { s3Bucket: 'from-flag', s3Endpoint: 'http://127.0.0.1:9000', s3Prefix: '/portico/' },
+    );
+    expect(config.s3).toEqual({
+      endpoint: 'http://127.0.0.1:9000',
+      bucket: 'from-flag',
+      region: 'us-east-1',
+      prefix: 'portico',
+    });
+  });
+
+  it('refuses an S3 endpoint or prefix without a bucket, which would keep files in the data dir unnoticed', () => {
+    for (const env of [{ PORTICO_S3_ENDPOINT: 'http://127.0.0.1:9000' }, { PORTICO_S3_PREFIX: 'portico' }]) {
+      const message = configErrorOf(() => loadConfig(env));
+      expect(message).toContain('PORTICO_S3_BUCKET');
+      expect(message).toContain(Object.keys(env)[0]);
+    }
+  });
+
+  it('says what an S3 bucket name and endpoint must look like', () => {
+    expect(configErrorOf(() => loadConfig({ PORTICO_S3_BUCKET: 'My_Bucket' }))).toContain(
+      'PORTICO_S3_BUCKET: must be an S3 bucket name: 3 to 63 lowercase letters',
+    );
+    expect(
+      configErrorOf(() => loadConfig({ PORTICO_S3_BUCKET: 'b-1', PORTICO_S3_ENDPOINT: 's3.example' })),
+    ).toContain('PORTICO_S3_ENDPOINT: must be an http:// or https:// URL');
+  });
+
+  it('refuses an S3 endpoint with credentials in it, and does not repeat its password', () => {
+    const message = configErrorOf(() =>
+      loadConfig({
+        PORTICO_S3_BUCKET: 'portico-files',
+        PORTICO_S3_ENDPOINT: 'http://admin:hunter2@minio:9000',
+      }),
+    );
+    expect(message).toContain(
+      'PORTICO_S3_ENDPOINT: must be an http:// or https:// URL without a user or password',
+    );
+    expect(message).not.toContain('hunter2');
+  });
+
+  it('turns the upload limit into whole bytes, up to 100 MB', () => {
+    expect(loadConfig({ PORTICO_UPLOAD_MAX_MB: '100' }).uploadMaxBytes).toBe(104_857_600);
+    expect(loadConfig({}, { uploadMaxMb: '0.5' }).uploadMaxBytes).toBe(524_288);
+    expect(configErrorOf(() => loadConfig({ PORTICO_UPLOAD_MAX_MB: '101' }))).toContain(
+      'PORTICO_UPLOAD_MAX_MB: must be a number of megabytes more than 0 and at most 100, e.g. 25 (got "101")',
+    );
   });
 
   it('names the variable of a bad flag value too, and every bad variable at once', () => {

@@ -23,7 +23,7 @@ import {
   type GraphQLResponse,
   transactionInput,
 } from '../support/transactions.ts';
-import type { FileStore } from '../../src/files/local-file-store.ts';
+import type { FileStore } from '../../src/files/file-store.ts';
 
 // Faults are played on a PostgreSQL server (they are about pg's connections), so these tests run in both
 // passes of the suite, in a schema of their own.

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../src/db/database.ts';
 import type { TransactionsDemo } from '../../src/demo/seed.ts';
-import type { FileStore } from '../../src/files/local-file-store.ts';
+import type { FileStore } from '../../src/files/file-store.ts';
 import { buildPortfolioApp } from '../../src/portfolio/app.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
 import { createTestDatabase } from './database.ts';

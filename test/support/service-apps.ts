@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import type { TransactionsDemo } from '../../src/demo/seed.ts';
-import type { FileStore } from '../../src/files/local-file-store.ts';
+import type { FileStore } from '../../src/files/file-store.ts';
 import { buildPortfolioApp, type PortfolioAppDeps } from '../../src/portfolio/app.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';

@@ -1,5 +1,5 @@
 import type { Database } from '../../src/db/database.ts';
-import type { FileStore } from '../../src/files/local-file-store.ts';
+import type { FileStore } from '../../src/files/file-store.ts';
 import { createApiKey } from '../../src/keys/api-key-store.ts';
 import { fanOutEvents } from '../../src/webhooks/delivery.ts';
 import { createEndpoint } from '../../src/webhooks/endpoints.ts';

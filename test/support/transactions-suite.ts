@@ -6,7 +6,7 @@ import { loadExampleTemplate, type TransactionsDemo } from '../../src/demo/seed.
 import { createApiKey } from '../../src/keys/api-key-store.ts';
 import { createOrganization } from '../../src/transactions/organizations.ts';
 import { importTemplate } from '../../src/transactions/templates.ts';
-import type { FileStore } from '../../src/files/local-file-store.ts';
+import type { FileStore } from '../../src/files/file-store.ts';
 import { buildTransactionsApp, type TransactionsAppDeps } from '../../src/transactions/app.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { createTestFileStore, seedOrganization, uniqueHandle } from './transactions.ts';

@@ -6,7 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Environment } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { seedTransactionsDemo, type TransactionsDemo } from '../../src/demo/seed.ts';
-import { createLocalFileStore, type FileStore } from '../../src/files/local-file-store.ts';
+import type { FileStore } from '../../src/files/file-store.ts';
+import { createLocalFileStore } from '../../src/files/local-file-store.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
 
 /** A file store in a temporary directory, removed by `cleanup`. */

@@ -97,7 +97,8 @@ describe('the reference query (spec part 4)', () => {
       ]);
       expect(revision.createdAt).toMatch(ISO);
       expect(revision.committedAt).toMatch(ISO);
-      expect(revision.transactionItems).toHaveLength(3);
+      // One item per item of the template: investor_details, tax_forms, accreditation, subscription_amount.
+      expect(revision.transactionItems).toHaveLength(4);
       for (const item of revision.transactionItems) {
         expect(Object.keys(item)).toEqual(['id', 'completionPercentage', 'createdAt', 'data', 'vulcanKey']);
         expect(item.completionPercentage).toBeGreaterThanOrEqual(0);
@@ -356,11 +357,11 @@ describe('ordering rules (spec part 2)', () => {
           number
         }
     `);
-    expect(t.all).toHaveLength(9);
+    expect(t.all).toHaveLength(12);
     const createdAt = t.all.map((item: { createdAt: string }) => item.createdAt);
     expect(createdAt).toEqual([...createdAt].sort());
     expect(t.revisions.map((r: { number: number }) => r.number)).toEqual([3, 2, 1]);
-    const latestRevisionItems = t.latest.slice(0, 3);
+    const latestRevisionItems = t.latest.slice(0, 4);
     for (const item of latestRevisionItems) expect(item.transactionProcessRevisionId).toBe(t.revisions[0].id);
     const amount = t.latest.find((item: { vulcanKey: string }) => item.vulcanKey === 'subscription_amount');
     expect(amount.data.amountCents).toBe('50000000');

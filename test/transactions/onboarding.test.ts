@@ -19,6 +19,7 @@ import {
   TRIGGER_TRANSACTION_EVENT,
   uniqueHandle,
 } from '../support/transactions.ts';
+import { samplePdf, uploadThroughLink } from '../support/uploads.ts';
 
 // A brand-new organization, from nothing to a completed transaction, with nothing inserted by SQL: the operator's
 // commands (org create with its sender entity, template import, key delivery), the key holder's steps on the
@@ -159,13 +160,21 @@ it('onboards an organization with nothing inserted by SQL: org create, template 
     app.inject({ method, url: `/recipient/${created.transmitToken}${path}`, payload });
 
   await api(TRIGGER_TRANSACTION_EVENT, { input: { transactionId: id, eventKey: 'send' } });
+  const w9 = await uploadThroughLink(app, {
+    token: created.transmitToken,
+    vulcanKey: 'tax_forms',
+    field: 'w9FileId',
+    file: { filename: 'W-9.pdf', content: await samplePdf() },
+  });
+  expect(w9.status).toBe(201);
   for (const [item, data] of Object.entries({
     investor_details: {
       legalName: 'Grace Hopper',
       email: 'grace@example.com',
       address: '1 Navy Way, Arlington',
     },
-    tax_forms: { taxResidency: 'US', w9FileId: 'w9-upload-1' },
+    tax_forms: { taxResidency: 'US', w9FileId: w9.body.file.id },
+    accreditation: { basis: ['income'], confirmed: true },
     subscription_amount: { amountCents: '25000000', currency: 'USD' },
   })) {
     expect((await recipient('PUT', `/items/${item}`, { data })).statusCode).toBe(200);

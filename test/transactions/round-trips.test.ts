@@ -147,7 +147,7 @@ it('reads relations selected through fragments, inline fragments and aliases, st
   ]);
   expect(t.senderEntity.name).toBe('Demo Capital Fund I, L.P.');
   expect(t.oldest.map((r: { number: number }) => r.number)).toEqual([1, 2, 3]);
-  expect(t.oldest[0].transactionItems).toHaveLength(3);
+  expect(t.oldest[0].transactionItems).toHaveLength(4);
   expect(t.newest.map((r: { number: number }) => r.number)).toEqual([3, 2, 1]);
   const container = t.transactionProcesses[0].transactionSignatureContainers.find(
     (c: { transactionSignatureFile: unknown }) => c.transactionSignatureFile !== null,

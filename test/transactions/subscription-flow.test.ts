@@ -7,6 +7,7 @@ import {
   transactionInput,
 } from '../support/transactions.ts';
 import { useTransactionsSuite, type EmptyTenant } from '../support/transactions-suite.ts';
+import { samplePdf, uploadThroughLink } from '../support/uploads.ts';
 
 const suite = useTransactionsSuite();
 /** Every test makes its own transaction and reads only that one; the organization around them is shared. */
@@ -17,7 +18,19 @@ const investorDetails = {
   email: 'grace@example.com',
   address: '1 Navy Way, Arlington',
 };
-const taxForms = { taxResidency: 'US', w9FileId: 'w9-upload-1' };
+const accreditation = { basis: ['net_worth'], confirmed: true };
+
+/** Uploads a W-9 through the link and answers the tax form data that names it. */
+async function taxFormsWithW9(token: string): Promise<{ taxResidency: string; w9FileId: string }> {
+  const upload = await uploadThroughLink(suite.app, {
+    token,
+    vulcanKey: 'tax_forms',
+    field: 'w9FileId',
+    file: { filename: 'W-9 Grace Hopper.pdf', content: await samplePdf() },
+  });
+  expect(upload.status).toBe(201);
+  return { taxResidency: 'US', w9FileId: upload.body.file.id };
+}
 
 beforeAll(async () => {
   demo = await suite.emptyTenant();
@@ -81,15 +94,16 @@ describe('the example subscription, end to end', () => {
     // The recipient reads what to fill in and sign.
     const view = await recipient('GET', token);
     expect(view.status).toBe(200);
-    expect(view.body.transaction).toEqual({ id, state: 'in_progress' });
-    expect(view.body.recipient).toEqual({ role: 'investor' });
+    expect(view.body.transaction).toMatchObject({ id, state: 'in_progress', completedAt: null });
+    expect(view.body.recipient).toMatchObject({ role: 'investor', name: 'Grace Hopper' });
     const [process] = view.body.processes;
     expect(process.items.map((i: { vulcanKey: string }) => i.vulcanKey)).toEqual([
       'investor_details',
       'tax_forms',
+      'accreditation',
       'subscription_amount',
     ]);
-    expect(process.items[2]).toMatchObject({ data: { currency: 'USD' }, completionPercentage: 50 });
+    expect(process.items[3]).toMatchObject({ data: { currency: 'USD' }, completionPercentage: 50 });
     expect(process.documents).toEqual([
       expect.objectContaining({
         key: 'subscription_agreement',
@@ -105,7 +119,8 @@ describe('the example subscription, end to end', () => {
     expect(partial.body).toMatchObject({ completionPercentage: 33 });
     for (const [key, data] of [
       ['investor_details', investorDetails],
-      ['tax_forms', taxForms],
+      ['tax_forms', await taxFormsWithW9(token)],
+      ['accreditation', accreditation],
       ['subscription_amount', { amountCents: '25000000', currency: 'USD' }],
     ] as const) {
       const saved = await recipient('PUT', `${token}/items/${key}`, { data });
@@ -265,7 +280,9 @@ describe('recipient actions, refused', () => {
     );
     const fresh: string = reset.resetTransmitToken.transmitToken;
     expect(fresh).not.toBe(old);
-    expect((await recipient('GET', old)).status).toBe(404);
+    const replaced = await recipient('GET', old);
+    expect(replaced.status).toBe(410);
+    expect(replaced.body.error.code).toBe('LINK_REVOKED');
     expect((await recipient('GET', fresh)).body.transaction.id).toBe(transactionId);
   });
 
@@ -287,7 +304,7 @@ describe('recipient actions, refused', () => {
     const sign = (body: Record<string, unknown>) =>
       recipient('POST', `${token}/documents/subscription_agreement/signatures`, body);
     expect((await sign({ signedName: 'Grace Hopper', consent: false })).body.error.code).toBe(
-      'BAD_USER_INPUT',
+      'CONSENT_REQUIRED',
     );
     expect((await sign({ signedName: '  ', consent: true })).body.error.code).toBe('BAD_USER_INPUT');
 
@@ -307,10 +324,21 @@ describe('recipient actions, refused', () => {
     expect(twice.body.error.message).toMatch(/signed "subscription_agreement" already/);
 
     await trigger(id, 'send');
+    const taxForms = await taxFormsWithW9(token);
+    for (const [key, data] of [
+      ['investor_details', investorDetails],
+      ['tax_forms', taxForms],
+      ['accreditation', accreditation],
+      ['subscription_amount', { amountCents: '25000000', currency: 'USD' }],
+    ] as const) {
+      expect((await recipient('PUT', `${token}/items/${key}`, { data })).status).toBe(200);
+    }
     expect((await recipient('POST', `${token}/processes/subscription/submit`)).status).toBe(200);
     const late = await recipient('PUT', `${token}/items/tax_forms`, { data: taxForms });
     expect(late.status).toBe(409);
-    expect(late.body.error.code).toBe('CONFLICT');
-    expect((await recipient('POST', `${token}/processes/subscription/submit`)).status).toBe(409);
+    expect(late.body.error.code).toBe('REVISION_SUBMITTED');
+    const again = await recipient('POST', `${token}/processes/subscription/submit`);
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('REVISION_SUBMITTED');
   });
 });

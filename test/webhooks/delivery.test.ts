@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TransactionsDemo } from '../../src/demo/seed.ts';
-import type { FileStore } from '../../src/files/local-file-store.ts';
+import type { FileStore } from '../../src/files/file-store.ts';
 import { deliverDue, fanOutEvents } from '../../src/webhooks/delivery.ts';
 import { safeDispatcher } from '../../src/webhooks/address-safety.ts';
 import { createEndpoint, rotateEndpointSecret } from '../../src/webhooks/endpoints.ts';

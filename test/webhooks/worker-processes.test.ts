@@ -17,7 +17,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
-import type { FileStore } from '../../src/files/local-file-store.ts';
+import type { FileStore } from '../../src/files/file-store.ts';
 import { safeDispatcher } from '../../src/webhooks/address-safety.ts';
 import { startWebhookWorker } from '../../src/webhooks/delivery.ts';
 import { createEndpoint } from '../../src/webhooks/endpoints.ts';

@@ -6,25 +6,34 @@ import { createTransaction, type CreateTransactionInput } from '../create-transa
 import { signAsSender } from '../recipient-actions.ts';
 import { triggerTransactionEvent } from '../transitions.ts';
 import { resetTransmitToken } from '../transmit-tokens.ts';
-import { mutation } from './context.ts';
+import { mutation, type Context } from './context.ts';
 import { findFileOfTransactionFile } from './read-model.ts';
 
 function actorOf(caller: Caller): Actor {
   return { type: 'api_key', id: caller.apiKeyId };
 }
 
+/** After a mutation that queued an invitation: it goes out now rather than within the minute. */
+const sendInvitation = { afterCommit: (context: Context) => context.recipientNotices?.kick() };
+
 /** The mutations on transactions: each parses its input and calls one domain function. */
 export const transactionMutations = {
-  createTransaction: mutation<CreateTransactionInput>('createTransaction', (tx, input, { caller }) =>
-    createTransaction(tx, { organizationId: caller.organizationId, actor: actorOf(caller), input }),
+  createTransaction: mutation<CreateTransactionInput>(
+    'createTransaction',
+    (tx, input, { caller }) =>
+      createTransaction(tx, { organizationId: caller.organizationId, actor: actorOf(caller), input }),
+    sendInvitation,
   ),
-  triggerTransactionEvent: mutation<{ transactionId: string; eventKey: string }>(
+  triggerTransactionEvent: mutation<{ transactionId: string; eventKey: string; message?: string | null }>(
     'triggerTransactionEvent',
     (tx, input, { caller }) =>
       triggerTransactionEvent(tx, { organizationId: caller.organizationId, actor: actorOf(caller), input }),
   ),
-  resetTransmitToken: mutation<{ transactionId: string }>('resetTransmitToken', (tx, input, { caller }) =>
-    resetTransmitToken(tx, { organizationId: caller.organizationId, transactionId: input.transactionId }),
+  resetTransmitToken: mutation<{ transactionId: string }>(
+    'resetTransmitToken',
+    (tx, input, { caller }) =>
+      resetTransmitToken(tx, { organizationId: caller.organizationId, transactionId: input.transactionId }),
+    sendInvitation,
   ),
   signTransactionDocument: mutation<{
     transactionId: string;

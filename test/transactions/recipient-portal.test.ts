@@ -1,0 +1,414 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FileStore } from '../../src/files/file-store.ts';
+import { createS3FileStore } from '../../src/files/s3-file-store.ts';
+import { startS3Server, type TestS3Server } from '../support/s3.ts';
+import {
+  CREATE_TRANSACTION,
+  graphql,
+  TRIGGER_TRANSACTION_EVENT,
+  transactionInput,
+} from '../support/transactions.ts';
+import { useTransactionsSuite, type EmptyTenant } from '../support/transactions-suite.ts';
+import { EXECUTABLE, samplePdf, uploadThroughLink, type FilePart } from '../support/uploads.ts';
+
+const suite = useTransactionsSuite();
+let tenant: EmptyTenant;
+let s3: TestS3Server;
+
+beforeAll(async () => {
+  tenant = await suite.emptyTenant();
+  s3 = await startS3Server();
+});
+afterAll(() => s3.close());
+
+const COMPLETE_DATA = {
+  investor_details: { legalName: 'Grace Hopper', email: 'grace@example.com', address: '1 Navy Way' },
+  accreditation: { basis: ['income'], confirmed: true },
+  subscription_amount: { amountCents: '25000000', currency: 'USD' },
+};
+
+/** A store that remembers every key put into it, so a test can check nothing was left behind. */
+function recordingStore(inner: FileStore, onPut?: () => Promise<void>): FileStore & { keys: string[] } {
+  const keys: string[] = [];
+  return {
+    keys,
+    ...inner,
+    async put(key, content, options) {
+      keys.push(key);
+      await inner.put(key, content, options);
+      await onPut?.();
+    },
+  };
+}
+
+async function create(app: FastifyInstance = suite.app) {
+  const { body } = await graphql(app, tenant.apiKey, CREATE_TRANSACTION, {
+    input: transactionInput(tenant, { inputData: {} }),
+  });
+  expect(body.errors).toBeUndefined();
+  return body.data!.createTransaction as { transactionId: string; transmitToken: string };
+}
+
+async function recipient(
+  app: FastifyInstance,
+  method: 'GET' | 'PUT' | 'POST',
+  path: string,
+  payload?: Record<string, unknown>,
+) {
+  const response = await app.inject({ method, url: `/recipient/${path}`, ...(payload ? { payload } : {}) });
+  return { status: response.statusCode, body: response.json() };
+}
+
+async function fileRows(transactionId: string): Promise<number> {
+  const [row] = await suite.db.query<{ count: number }>(
+    `select count(*)::int as count from transaction_files where transaction_id = $1`,
+    [transactionId],
+  );
+  return row?.count ?? -1;
+}
+
+const w9 = async (file: Partial<FilePart> = {}): Promise<FilePart> => ({
+  filename: 'W-9.pdf',
+  content: await samplePdf(),
+  ...file,
+});
+
+describe.each([
+  { backend: 'the data directory', store: () => suite.files },
+  { backend: 'an S3-compatible server (s3rver)', store: () => createS3FileStore(s3.storeOptions()) },
+])('uploads stored in $backend', ({ store }) => {
+  let app: FastifyInstance;
+  let files: FileStore & { keys: string[] };
+  beforeAll(async () => {
+    files = recordingStore(store());
+    app = await suite.buildApp({ files });
+  });
+
+  it('stores an uploaded W-9 as a File and a TransactionFile of the item, readable and downloadable through the API', async () => {
+    const { transactionId, transmitToken } = await create(app);
+    const content = await samplePdf('Form W-9: Grace Hopper');
+    const upload = await uploadThroughLink(app, {
+      token: transmitToken,
+      vulcanKey: 'tax_forms',
+      field: 'w9FileId',
+      file: { filename: 'W-9 Grace Hopper.pdf', content, contentType: 'application/octet-stream' },
+    });
+    expect(upload.status).toBe(201);
+    expect(upload.body.file).toMatchObject({
+      field: 'w9FileId',
+      originalFilename: 'W-9 Grace Hopper.pdf',
+      mimeType: 'application/pdf',
+      byteSize: content.byteLength,
+    });
+    // The item names the file, and its completion counts it (1 of 2 required fields).
+    expect(upload.body.item).toMatchObject({
+      data: { w9FileId: upload.body.file.id },
+      completionPercentage: 50,
+    });
+
+    const { body } = await graphql(
+      app,
+      tenant.apiKey,
+      `
+        query ($id: uuid!) {
+          transaction(id: $id) {
+            transactionFiles {
+              id
+              vulcanKey
+              file {
+                id
+                mimeType
+                extension
+                originalFilename
+                uploadedAt
+              }
+            }
+          }
+        }
+      `,
+      { id: transactionId },
+    );
+    const [transactionFile] = body.data!.transaction.transactionFiles;
+    expect(transactionFile).toMatchObject({
+      vulcanKey: 'tax_forms.w9FileId',
+      file: {
+        id: upload.body.file.id,
+        mimeType: 'application/pdf',
+        extension: 'pdf',
+        originalFilename: 'W-9 Grace Hopper.pdf',
+      },
+    });
+    const link = await graphql(
+      app,
+      tenant.apiKey,
+      `
+        mutation ($input: GenTransactionFileLinkInput!) {
+          genTransactionFileLink(input: $input) {
+            url
+          }
+        }
+      `,
+      { input: { transactionFileId: transactionFile.id } },
+    );
+    const url = new URL(link.body.data!.genTransactionFileLink.url);
+    const download = await app.inject({ method: 'GET', url: url.pathname + url.search });
+    expect(download.statusCode).toBe(200);
+    expect(download.headers['content-type']).toBe('application/pdf');
+    expect(Buffer.compare(download.rawPayload, content)).toBe(0);
+  });
+
+  it('removes the stored object when the revision is submitted while the file streams in, and writes no row', async () => {
+    const { transactionId, transmitToken } = await create(app);
+    const fill = async () => {
+      for (const [key, data] of Object.entries(COMPLETE_DATA)) {
+        await recipient(app, 'PUT', `${transmitToken}/items/${key}`, { data });
+      }
+    };
+    await fill();
+    const first = await uploadThroughLink(app, {
+      token: transmitToken,
+      vulcanKey: 'tax_forms',
+      field: 'w9FileId',
+      file: await w9(),
+    });
+    await recipient(app, 'PUT', `${transmitToken}/items/tax_forms`, {
+      data: { taxResidency: 'US', w9FileId: first.body.file.id },
+    });
+    await recipient(app, 'POST', `${transmitToken}/documents/subscription_agreement/signatures`, {
+      signedName: 'Grace Hopper',
+      consent: true,
+    });
+    // The recipient submits on another device just as this upload is stored.
+    const racing = recordingStore(store(), async () => {
+      expect((await recipient(app, 'POST', `${transmitToken}/processes/subscription/submit`)).status).toBe(
+        200,
+      );
+    });
+    const racingApp = await suite.buildApp({ files: racing });
+    const refused = await uploadThroughLink(racingApp, {
+      token: transmitToken,
+      vulcanKey: 'tax_forms',
+      field: 'w9FileId',
+      file: await w9(),
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('REVISION_SUBMITTED');
+    expect(racing.keys).toHaveLength(1);
+    expect(await racing.open(racing.keys[0]!)).toBeUndefined();
+    expect(await fileRows(transactionId)).toBe(1);
+  });
+});
+
+describe('uploads refused, with nothing written', () => {
+  let app: FastifyInstance;
+  let files: FileStore & { keys: string[] };
+  beforeAll(async () => {
+    files = recordingStore(suite.files);
+    app = await suite.buildApp({ files, uploadMaxBytes: 64 * 1024 });
+  });
+
+  const cases: [
+    string,
+    () => Partial<FilePart> | Promise<Partial<FilePart>>,
+    number,
+    string,
+    Record<string, unknown>?,
+  ][] = [
+    [
+      'a file over the limit, while it streams',
+      async () => ({ content: Buffer.concat([await samplePdf(), Buffer.alloc(64 * 1024)]) }),
+      413,
+      'FILE_TOO_LARGE',
+      { maxBytes: 64 * 1024 },
+    ],
+    [
+      'a ".pdf" that is an executable',
+      () => ({ content: EXECUTABLE }),
+      415,
+      'FILE_TYPE_NOT_ALLOWED',
+      { detected: 'application/x-msdownload', accept: ['application/pdf', 'image/png', 'image/jpeg'] },
+    ],
+    ['an empty file', () => ({ content: Buffer.alloc(0) }), 400, 'FILE_EMPTY'],
+    ['a name with a path', () => ({ filename: '../../etc/W-9.pdf' }), 400, 'FILENAME_INVALID'],
+    ['a name with a control character', () => ({ filename: 'W-9\u0007.pdf' }), 400, 'FILENAME_INVALID'],
+    [
+      'a name that turns its extension around',
+      () => ({ filename: 'W-9\u202Efdp.exe' }),
+      400,
+      'FILENAME_INVALID',
+    ],
+  ];
+  it.each(cases)('refuses %s', async (_what, file, status, code, details) => {
+    const { transactionId, transmitToken } = await create(app);
+    const before = files.keys.length;
+    const refused = await uploadThroughLink(app, {
+      token: transmitToken,
+      vulcanKey: 'tax_forms',
+      field: 'w9FileId',
+      file: await w9(await file()),
+    });
+    expect(refused.status).toBe(status);
+    expect(refused.body.error).toMatchObject({ code, ...(details ? { details } : {}) });
+    expect(files.keys.length).toBe(before);
+    expect(await fileRows(transactionId)).toBe(0);
+  });
+
+  it('refuses an upload to a field that is not an upload field, or without a multipart body', async () => {
+    const { transmitToken } = await create(app);
+    const wrongField = await uploadThroughLink(app, {
+      token: transmitToken,
+      vulcanKey: 'tax_forms',
+      field: 'taxResidency',
+      file: await w9(),
+    });
+    expect(wrongField.status).toBe(404);
+    const json = await recipient(app, 'POST', `${transmitToken}/items/tax_forms/files/w9FileId`, {
+      file: 'x',
+    });
+    expect(json.status).toBe(415);
+    expect(json.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('refuses item data naming a file that was not uploaded for that field', async () => {
+    const { transmitToken } = await create(app);
+    const other = await create(app);
+    const elsewhere = await uploadThroughLink(app, {
+      token: other.transmitToken,
+      vulcanKey: 'tax_forms',
+      field: 'w9FileId',
+      file: await w9(),
+    });
+    for (const w9FileId of [randomUUID(), elsewhere.body.file.id]) {
+      const saved = await recipient(app, 'PUT', `${transmitToken}/items/tax_forms`, {
+        data: { taxResidency: 'US', w9FileId },
+      });
+      expect(saved.status).toBe(400);
+      expect(saved.body.error.message).toMatch(/w9FileId: is not a file uploaded for this field/);
+    }
+  });
+
+  it('refuses to set an upload field through inputData when creating a transaction', async () => {
+    const { body } = await graphql(app, tenant.apiKey, CREATE_TRANSACTION, {
+      input: transactionInput(tenant, { inputData: { tax_forms: { w9FileId: randomUUID() } } }),
+    });
+    expect(body.errors?.[0]?.message).toMatch(
+      /inputData\.tax_forms\.w9FileId: is answered by the recipient's upload/,
+    );
+  });
+});
+
+describe('the recipient link, refused', () => {
+  it('says a reset link was replaced and an expired link expired, for every route', async () => {
+    const { transactionId, transmitToken } = await create();
+    await graphql(
+      suite.app,
+      tenant.apiKey,
+      'mutation ($input: ResetTransmitTokenInput!) { resetTransmitToken(input: $input) { transmitToken } }',
+      { input: { transactionId } },
+    );
+    for (const path of ['', '/items/tax_forms', '/documents/subscription_agreement/preview']) {
+      const answer = await suite.app.inject({
+        method: path.startsWith('/items') ? 'PUT' : 'GET',
+        url: `/recipient/${transmitToken}${path}`,
+        ...(path.startsWith('/items') ? { payload: { data: {} } } : {}),
+      });
+      expect(answer.statusCode).toBe(410);
+      expect(answer.json().error.code).toBe('LINK_REVOKED');
+    }
+    const expiring = await create();
+    await suite.db.query(
+      `update transactions set transmit_token_expires_at = clock_timestamp() - interval '1 second' where id = $1`,
+      [expiring.transactionId],
+    );
+    const expired = await recipient(suite.app, 'GET', expiring.transmitToken);
+    expect(expired.status).toBe(410);
+    expect(expired.body.error.code).toBe('LINK_EXPIRED');
+  });
+
+  it('gives a link 90 days by default', async () => {
+    const { transmitToken } = await create();
+    const view = await recipient(suite.app, 'GET', transmitToken);
+    const days = (Date.parse(view.body.link.expiresAt) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(89.9);
+    expect(days).toBeLessThanOrEqual(90);
+  });
+});
+
+describe('signing and submitting, refused', () => {
+  it('refuses a signature without consent, and a submit before the items are complete and the documents signed', async () => {
+    const { transmitToken } = await create();
+    const unconsented = await recipient(
+      suite.app,
+      'POST',
+      `${transmitToken}/documents/subscription_agreement/signatures`,
+      {
+        signedName: 'Grace Hopper',
+        consent: false,
+      },
+    );
+    expect(unconsented.status).toBe(400);
+    expect(unconsented.body.error.code).toBe('CONSENT_REQUIRED');
+    const early = await recipient(suite.app, 'POST', `${transmitToken}/processes/subscription/submit`);
+    expect(early.status).toBe(409);
+    expect(early.body.error).toMatchObject({
+      code: 'REVISION_INCOMPLETE',
+      details: {
+        items: ['investor_details', 'tax_forms', 'accreditation', 'subscription_amount'],
+        documents: ['subscription_agreement'],
+      },
+    });
+  });
+
+  it('shows the sponsor message of a request for changes, and what was submitted before', async () => {
+    const { transactionId, transmitToken } = await create();
+    for (const [key, data] of Object.entries(COMPLETE_DATA)) {
+      await recipient(suite.app, 'PUT', `${transmitToken}/items/${key}`, { data });
+    }
+    const upload = await uploadThroughLink(suite.app, {
+      token: transmitToken,
+      vulcanKey: 'tax_forms',
+      field: 'w9FileId',
+      file: await w9(),
+    });
+    await recipient(suite.app, 'PUT', `${transmitToken}/items/tax_forms`, {
+      data: { taxResidency: 'US', w9FileId: upload.body.file.id },
+    });
+    await recipient(suite.app, 'POST', `${transmitToken}/documents/subscription_agreement/signatures`, {
+      signedName: 'Grace Hopper',
+      consent: true,
+    });
+    const trigger = (input: Record<string, unknown>) =>
+      graphql(suite.app, tenant.apiKey, TRIGGER_TRANSACTION_EVENT, { input: { transactionId, ...input } });
+    await trigger({ eventKey: 'send' });
+    expect(
+      (await recipient(suite.app, 'POST', `${transmitToken}/processes/subscription/submit`)).status,
+    ).toBe(200);
+    const tooLong = await trigger({ eventKey: 'request_changes', message: 'x'.repeat(2001) });
+    expect(tooLong.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'message' });
+    await trigger({ eventKey: 'request_changes', message: '  Please subscribe 500,000.00 instead.  ' });
+
+    const view = await recipient(suite.app, 'GET', transmitToken);
+    const [process] = view.body.processes;
+    expect(process.revision).toMatchObject({
+      number: 2,
+      committedAt: null,
+      changesRequested: { message: 'Please subscribe 500,000.00 instead.' },
+    });
+    const amount = process.items.find(
+      (item: { vulcanKey: string }) => item.vulcanKey === 'subscription_amount',
+    );
+    expect(amount.previousData).toEqual(COMPLETE_DATA.subscription_amount);
+    expect(process.documents[0]).toMatchObject({ canSign: true, state: 'PENDING', signatures: [] });
+    const taxForms = process.items.find((item: { vulcanKey: string }) => item.vulcanKey === 'tax_forms');
+    expect(taxForms.files).toEqual([expect.objectContaining({ id: upload.body.file.id, field: 'w9FileId' })]);
+    expect(taxForms.uploads).toEqual({
+      w9FileId: { accept: ['application/pdf', 'image/png', 'image/jpeg'], maxBytes: 10 * 1024 * 1024 },
+    });
+    const preview = await suite.app.inject({ method: 'GET', url: process.documents[0].previewUrl });
+    expect(preview.statusCode).toBe(200);
+    expect(preview.headers['content-type']).toBe('application/pdf');
+    expect(preview.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
+  });
+});
