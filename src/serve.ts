@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -14,14 +13,16 @@ import {
   type DemoFacts,
 } from './demo/demo-facts.ts';
 import { seedPortfolioDemo, type PortfolioDemo } from './demo/portfolio-seed.ts';
-import { seedTransactionsDemo, type TransactionsDemo } from './demo/seed.ts';
-import { createLocalFileStore } from './files/local-file-store.ts';
+import { seedTransactionsDemo, type SeededTransactionsDemo, type TransactionsDemo } from './demo/seed.ts';
+import { createFileStore } from './files/file-store.ts';
 import { loadTlsMaterial } from './http/tls.ts';
 import { PORTFOLIO_BASE_PATH, buildPortfolioApp } from './portfolio/app.ts';
 import { DASHBOARD_PATH } from './portfolio/dashboard-links.ts';
 import type { OperationServices } from './admin/operations.ts';
 import { GRAPHQL_PATH, buildTransactionsApp } from './transactions/app.ts';
 import { expireDeliveries } from './transactions/key-delivery.ts';
+import { recipientLink } from './transactions/recipient-mail.ts';
+import { createRecipientNotices, type RecipientNotices } from './transactions/recipient-notices.ts';
 import { startConfiguredWebhookWorker } from './worker.ts';
 
 export type ServiceName = 'transactions' | 'portfolio';
@@ -46,6 +47,12 @@ export interface RunningPortico {
   close(): Promise<void>;
 }
 
+/** The demo facts of a seeding: its transmit token goes into demo.json only as part of `recipientUrl`. */
+function withoutToken(seeded: SeededTransactionsDemo): TransactionsDemo {
+  const { apiKey, organizationId, templateId, senderEntityId, transactionId } = seeded;
+  return { apiKey, organizationId, templateId, senderEntityId, transactionId };
+}
+
 function publicHost(host: string): string {
   // The generated certificate names localhost; a wildcard address is reached as localhost too.
   if (['127.0.0.1', '0.0.0.0', '::', '::1', 'localhost'].includes(host)) return 'localhost';
@@ -67,9 +74,10 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
   };
   try {
     const { db } = opened;
-    const files = createLocalFileStore(join(config.dataDir, 'files'));
+    const files = await createFileStore(config, logger.child({ service: 'files' }));
+    await files.check();
     const seedDemo = options.demo ?? (config.databaseUrl === undefined && config.environment === 'staging');
-    let seeded: TransactionsDemo | undefined;
+    let seeded: SeededTransactionsDemo | undefined;
     let seededPortfolio: PortfolioDemo | undefined;
     if (seedDemo) {
       const [anything] = await db.query('select 1 from organizations limit 1');
@@ -121,6 +129,18 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
         redisUrl: config.redisUrl,
       },
     };
+    // Recipients' invitations and reminders: sent every minute, and at once after the mutation that queued one.
+    let recipientNotices: RecipientNotices | undefined;
+    if (options.only !== 'portfolio') {
+      const notices = createRecipientNotices({
+        db,
+        mailer,
+        transactionsUrl: () => mail.transactionsUrl,
+        logger: logger.child({ service: 'transactions' }),
+      });
+      recipientNotices = notices;
+      closers.push(() => notices.stop());
+    }
     const apps: [ServiceName, FastifyInstance, number, string][] = [];
     if (options.only !== 'portfolio') {
       const app = await buildTransactionsApp({
@@ -131,6 +151,8 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
         graphqlLimits: config.graphqlLimits,
         publicUrl: config.transactionsUrl,
         keyDelivery: { mailer },
+        uploadMaxBytes: config.uploadMaxBytes,
+        recipientNotices,
         logger: logger.child({ service: 'transactions' }),
       });
       apps.push(['transactions', app, config.transactionsPort, GRAPHQL_PATH]);
@@ -155,6 +177,10 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
       const { port: actual } = app.server.address() as AddressInfo;
       urls[name] = `https://${publicHost(config.host)}:${actual}${path}`;
     }
+
+    // What was queued before the services listened (the demo's invitations, mail that failed before a restart),
+    // now that links can name the port listened on.
+    recipientNotices?.kick();
 
     // Webhooks report Transactions events: the service that runs them delivers them.
     if (config.webhookWorker === 'in-process' && options.only !== 'portfolio') {
@@ -190,11 +216,18 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
     }
 
     const previous = await readDemoFacts(config.dataDir);
-    const transactionsDemo = seeded ?? previous?.transactions;
+    // The recipient link of the demo transaction waiting for its investor, on the address links go to now.
+    const waitingToken =
+      seeded?.waitingTransmitToken ?? previous?.transactions.recipientUrl?.split('/r/').pop();
+    const transactionsDemo = seeded ? withoutToken(seeded) : previous?.transactions;
     let demo: DemoFacts | undefined;
     if (transactionsDemo) {
       demo = {
-        transactions: { ...transactionsDemo, url: urls.transactions ?? previous?.transactions.url ?? '' },
+        transactions: {
+          ...transactionsDemo,
+          url: urls.transactions ?? previous?.transactions.url ?? '',
+          ...(waitingToken ? { recipientUrl: recipientLink(mail.transactionsUrl, waitingToken) } : {}),
+        },
         portfolio: {
           url: urls.portfolio ?? previous?.portfolio.url ?? '',
           apiKey: seededPortfolio?.apiKey ?? previous?.portfolio.apiKey ?? null,

@@ -4,8 +4,12 @@ import type { TransactionsDemo } from './seed.ts';
 
 /** `<data dir>/demo.json`, also printed by `portico demo --json`. */
 export interface DemoFacts {
-  /** The demo organization's ids and key, and the Transactions GraphQL endpoint. */
-  transactions: TransactionsDemo & { url: string };
+  /**
+   * The demo organization's ids and key, the Transactions GraphQL endpoint, and the recipient link of the
+   * transaction waiting for its investor (`<Transactions origin>/r/<token>`; absent in a demo.json of an older
+   * Portico).
+   */
+  transactions: TransactionsDemo & { url: string; recipientUrl?: string };
   /**
    * The Portfolio API's base address, and the demo instance's key and a company of it: null when Portfolio
    * was not seeded with the demo (it had a customer instance already).
@@ -59,6 +63,9 @@ export function demoBanner(facts: DemoFacts, factsPath: string): string {
     `  Transactions (GraphQL)  ${facts.transactions.url}`,
     `    demo API key          ${facts.transactions.apiKey}`,
     `    GraphiQL              ${facts.transactions.url.replace(/\/beta$/, '/graphiql')}`,
+    ...(facts.transactions.recipientUrl
+      ? [`    Recipient portal      ${facts.transactions.recipientUrl}`]
+      : []),
     `  Portfolio (REST)        ${facts.portfolio.url}`,
     ...(facts.portfolio.apiKey ? [`    demo API key          ${facts.portfolio.apiKey}`] : []),
     `    OpenAPI document      ${facts.portfolio.url}/openapi.json`,

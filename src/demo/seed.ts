@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import type { Environment } from '../config.ts';
 import type { Database, Queryable } from '../db/database.ts';
-import type { FileStore } from '../files/local-file-store.ts';
+import type { FileStore } from '../files/file-store.ts';
 import { createApiKey } from '../keys/api-key-store.ts';
 import { createTransaction } from '../transactions/create-transaction.ts';
 import { applyEvent, lockTransaction, type LockedTransaction } from '../transactions/transitions.ts';
@@ -27,6 +27,14 @@ export interface TransactionsDemo {
   templateId: string;
   senderEntityId: string;
   transactionId: string;
+}
+
+/**
+ * What seeding returns: the demo facts, and the transmit token of the transaction waiting for its investor (the
+ * Redwood Family Trust's), which `serve` turns into the banner's recipient link (`recipientUrl`).
+ */
+export interface SeededTransactionsDemo extends TransactionsDemo {
+  waitingTransmitToken: string;
 }
 
 /** The handle of the demo organization "Demo Capital", unless `seedTransactionsDemo` is given another. */
@@ -95,14 +103,19 @@ const investorDetails = {
  * Seeds the demo organization "Demo Capital": its sender entity (a fund), the subscription template, an API key
  * for the environment, and three transactions at different stages, made through the real lifecycle. The main
  * one is complete: two recipients (the investor, and the sender countersigning), three revisions of its process,
- * a signed agreement and an uploaded W-9.
+ * a signed agreement and an uploaded W-9. One waits for its investor (sent, partly filled in, nothing
+ * submitted): its transmit token is returned, for a link a newcomer can open.
+ *
+ * Like every transaction, each queues an invitation to its investor (recipient-notices.ts): sent once `serve`
+ * runs, to `<data dir>/mail/` without PORTICO_SMTP_URL. The addresses are in reserved domains (`example.com`,
+ * `*.example`), which no mail reaches; the complete transaction's invitation is dropped unsent.
  */
 export async function seedTransactionsDemo(
   db: Database,
   files: FileStore,
   environment: Environment,
   options: { handle?: string; name?: string } = {},
-): Promise<TransactionsDemo> {
+): Promise<SeededTransactionsDemo> {
   return db.transaction(async (tx) => {
     const organization = await createOrganization(tx, {
       handle: options.handle ?? DEMO_ORGANIZATION_HANDLE,
@@ -189,7 +202,8 @@ export async function seedTransactionsDemo(
     });
     await fill(jane.subject, {
       investor_details: investorDetails,
-      tax_forms: { taxResidency: 'US', w9FileId: w9 },
+      tax_forms: { taxResidency: 'US', usPerson: true, w9FileId: w9 },
+      accreditation: { basis: ['net_worth'], confirmed: true },
     });
     await sign(jane.investorRecipient, 'Jane Q. Doe');
     await submit();
@@ -203,7 +217,7 @@ export async function seedTransactionsDemo(
     await sign(countersigner, 'Alex Morgan for Demo Capital Fund I, L.P.');
     await applyEvent(tx, jane.subject, 'countersign', system);
 
-    // 2. In progress: the Redwood Family Trust has filled in part of the first revision.
+    // 2. In progress, waiting for its investor: the Redwood Family Trust has filled in part of the first revision.
     await investor({ name: 'Redwood Family Trust', email: 'trustee@redwood.example', type: 'trust' });
     const redwood = await start({ name: 'Morgan Redwood', email: 'trustee@redwood.example' }, {});
     await applyEvent(tx, redwood.subject, 'send', system);
@@ -219,6 +233,13 @@ export async function seedTransactionsDemo(
       { subscription_amount: { currency: 'USD' } },
     );
 
-    return { apiKey: key, organizationId: org, templateId, senderEntityId, transactionId };
+    return {
+      apiKey: key,
+      organizationId: org,
+      templateId,
+      senderEntityId,
+      transactionId,
+      waitingTransmitToken: redwood.transmitToken,
+    };
   });
 }

@@ -6,13 +6,14 @@ import type { Database } from '../db/database.ts';
 import { loadInstanceSecret } from '../db/instance-secrets.ts';
 import { registerDownloadRoute } from '../files/download-route.ts';
 import { createFileLinks } from '../files/file-links.ts';
-import type { FileStore } from '../files/local-file-store.ts';
+import type { FileStore } from '../files/file-store.ts';
 import { createBaseApp, type BaseAppOptions } from '../http/base-app.ts';
 import type { RateLimitSettings } from '../http/rate-limit.ts';
 import { parseApiKey } from '../keys/api-key.ts';
 import { createApiKeyCache } from '../keys/api-key-cache.ts';
 import type { ApiKeyRecord } from '../keys/api-key-store.ts';
 import type { LookupAll } from '../webhooks/address-safety.ts';
+import type { RecipientNotices } from './recipient-notices.ts';
 import { registerRecipientRoutes } from './recipient-routes.ts';
 import { contextBuilder } from './graphql/context.ts';
 import { registerGraphiQL } from './graphql/graphiql.ts';
@@ -51,8 +52,15 @@ export interface TransactionsAppDeps extends Omit<BaseAppOptions, 'rateLimit'> {
    * never with the request's Host header. @default https://localhost:<the port listened on>
    */
   publicUrl?: string;
+  /** The largest file a recipient may upload (PORTICO_UPLOAD_MAX_MB). @default DEFAULT_UPLOAD_MAX_BYTES */
+  uploadMaxBytes?: number | undefined;
   /** The key-delivery page at `/key-delivery`, with the mail its codes go out by; none when absent. */
   keyDelivery?: Omit<KeyDeliveryDeps, 'db'>;
+  /**
+   * The sender of recipients' invitations and reminders (recipient-notices.ts), kicked after a mutation that
+   * queued one. Without it, queued mail waits for whatever runs `sendDueNotices`.
+   */
+  recipientNotices?: Pick<RecipientNotices, 'kick'>;
 }
 
 /** The key in `Authorization: Bearer sk_…`, when it has a key's form (for rate limiting; not yet checked). */
@@ -110,6 +118,7 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
         baseUrl,
         webhooksAllowInsecure: deps.webhooksAllowInsecure ?? false,
         webhookLookup: deps.webhookLookup,
+        recipientNotices: deps.recipientNotices,
       }),
       errorFormatter,
       errorHandler,
@@ -119,7 +128,7 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
 
   registerDownloadRoute(app, { db, links, store: deps.files });
   registerGraphiQL(app);
-  registerRecipientRoutes(app, { db, files: deps.files });
+  await registerRecipientRoutes(app, { db, files: deps.files, links, uploadMaxBytes: deps.uploadMaxBytes });
   if (deps.keyDelivery) await registerKeyDelivery(app, { ...deps.keyDelivery, db });
   return app;
 }

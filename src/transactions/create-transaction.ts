@@ -4,6 +4,7 @@ import { AppError, quote } from '../errors.ts';
 import type { Actor } from './actor.ts';
 import { refreshCompletion } from './completion.ts';
 import { itemRules, listProblems, MAX_PROBLEM_DETAILS } from './item-data.ts';
+import { queueInvitation } from './recipient-notices.ts';
 import { applyWorkflowAction } from './revisions.ts';
 import type { Subject } from './subject.ts';
 import type { TemplateDefinition } from './template-schema.ts';
@@ -54,6 +55,11 @@ function inputDataProblems(definition: TemplateDefinition, inputData: unknown): 
     if (item) {
       for (const problem of itemRules(item.schema).problems(data))
         problems.push(`inputData.${vulcanKey}.${problem}`);
+      for (const field of Object.keys(item.uploads ?? {})) {
+        if (typeof data === 'object' && data !== null && Object.hasOwn(data, field)) {
+          problems.push(`inputData.${vulcanKey}.${field}: is answered by the recipient's upload`);
+        }
+      }
     } else {
       // Past what an error shows, an unknown key only counts: a body of 30,000 of them need not make 30,000 texts.
       problems.push(
@@ -180,5 +186,7 @@ export async function createTransaction(
   for (const action of actionsOnEntering(definition.workflow, initial))
     await applyWorkflowAction(tx, subject, action, 'create');
   await refreshCompletion(tx, subject);
+  // Mailed after this commits (recipient-notices.ts), so a transaction that is not made invites no one.
+  await queueInvitation(tx, { organizationId, transactionId, transmitToken });
   return { transactionId, transmitToken };
 }

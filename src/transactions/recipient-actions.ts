@@ -7,7 +7,7 @@ import type { ProcessDefinition } from './template-schema.ts';
 import { uploadFieldProblems } from './uploads.ts';
 import type { Actor } from './actor.ts';
 import { refreshCompletion } from './completion.ts';
-import { renderSignedDocument } from './signed-document.ts';
+import { documentSections, renderSignedDocument } from './signed-document.ts';
 import {
   applyEvent,
   eventAllowed,
@@ -312,7 +312,12 @@ export async function signDocument(
     [revision.revisionId],
   );
   const title = `${document.title ?? documentKey} (signed)`;
-  const pdf = await renderSignedDocument({ title, transactionId: subject.id, items, signatures: signed });
+  const pdf = await renderSignedDocument({
+    title,
+    transactionId: subject.id,
+    sections: await documentSections(tx, process, items),
+    signatures: signed,
+  });
   const storageKey = `${subject.organizationId}/${randomUUID()}.pdf`;
   await options.files.put(storageKey, pdf);
   const [file] = await tx.query<{ id: string }>(

@@ -18,7 +18,7 @@ import {
 } from './recipient-actions.ts';
 import { openRecipientLink, type OpenedLink } from './recipient-link.ts';
 import { recipientView } from './recipient-view.ts';
-import { renderSignedDocument } from './signed-document.ts';
+import { documentSections, renderSignedDocument } from './signed-document.ts';
 import {
   checkContent,
   checkFilename,
@@ -221,7 +221,7 @@ export async function registerRecipientRoutes(
         return renderSignedDocument({
           title: `${document.title ?? document.key} (preview, not signed)`,
           transactionId: subject.id,
-          items,
+          sections: await documentSections(tx, process, items),
           signatures: [],
         });
       });

@@ -5,7 +5,7 @@
 // there.
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
@@ -187,7 +187,15 @@ describe('portico while `portico serve` holds the embedded database', { timeout:
     expect(printed).toEqual(facts);
     expect(Object.keys(printed).sort()).toEqual(['caCertPath', 'portfolio', 'transactions']);
     expect(Object.keys(printed.transactions).sort()).toEqual(
-      ['apiKey', 'organizationId', 'senderEntityId', 'templateId', 'transactionId', 'url'].sort(),
+      [
+        'apiKey',
+        'organizationId',
+        'recipientUrl',
+        'senderEntityId',
+        'templateId',
+        'transactionId',
+        'url',
+      ].sort(),
     );
     expect(Object.keys(printed.portfolio).sort()).toEqual(['apiKey', 'companyId', 'dashboard', 'url']);
     expect(printed.portfolio.dashboard).toEqual({
@@ -197,7 +205,33 @@ describe('portico while `portico serve` holds the embedded database', { timeout:
     });
     expect(printed.transactions.apiKey).toMatch(KEY);
     expect(printed.transactions.url).toMatch(/^https:\/\/localhost:[1-9]\d*\/beta$/);
+    expect(printed.transactions.recipientUrl).toMatch(/^https:\/\/localhost:[1-9]\d*\/r\/[0-9a-f-]{36}$/);
     expect(printed.portfolio.url).toMatch(/^https:\/\/localhost:[1-9]\d*\/v1\/external$/);
+  });
+});
+
+describe('the demo recipient link', { timeout: 60_000 }, () => {
+  it('is printed in the banner, opens a transaction waiting for its investor, and was mailed to the outbox', async () => {
+    const recipientUrl = facts.transactions.recipientUrl ?? '';
+    expect(running.stdout()).toContain(`    Recipient portal      ${recipientUrl}`);
+    const token = recipientUrl.split('/r/').pop() ?? '';
+    expect(new URL(recipientUrl).origin).toBe(new URL(facts.transactions.url).origin);
+    const opened = await request(`${new URL(recipientUrl).origin}/recipient/${token}`, { ca });
+    expect(opened.status, opened.text).toBe(200);
+    expect(opened.json().transaction.state).toBe('in_progress');
+
+    // Its invitation went to <data dir>/mail/ (no PORTICO_SMTP_URL), with the same link.
+    const deadline = Date.now() + 10_000;
+    let invitation: string | undefined;
+    while (invitation === undefined && Date.now() < deadline) {
+      const names = await readdir(join(dir, 'mail')).catch(() => []);
+      for (const name of names) {
+        const mail = await simpleParser(await readFile(join(dir, 'mail', name)));
+        if (mail.text?.includes(recipientUrl)) invitation = mail.subject;
+      }
+      if (invitation === undefined) await sleep(100);
+    }
+    expect(invitation).toBe('Demo Capital asks you to complete: Fund subscription');
   });
 });
 

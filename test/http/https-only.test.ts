@@ -244,7 +244,15 @@ describe('Portico served over HTTPS', () => {
     >;
     expect(Object.keys(facts).sort()).toEqual(['caCertPath', 'portfolio', 'transactions']);
     expect(Object.keys(facts.transactions ?? {}).sort()).toEqual(
-      ['apiKey', 'organizationId', 'senderEntityId', 'templateId', 'transactionId', 'url'].sort(),
+      [
+        'apiKey',
+        'organizationId',
+        'recipientUrl',
+        'senderEntityId',
+        'templateId',
+        'transactionId',
+        'url',
+      ].sort(),
     );
     expect(Object.keys(facts.portfolio ?? {}).sort()).toEqual(['apiKey', 'companyId', 'dashboard', 'url']);
     expect(facts.portfolio?.dashboard).toEqual({

@@ -2,11 +2,12 @@ import type { FastifyRequest } from 'fastify';
 import type { MercuriusContext } from 'mercurius';
 import type { Database, Transaction } from '../../db/database.ts';
 import type { FileLinks } from '../../files/file-links.ts';
-import type { FileStore } from '../../files/local-file-store.ts';
+import type { FileStore } from '../../files/file-store.ts';
 import type { LookupAll } from '../../webhooks/address-safety.ts';
 import type { Caller } from '../authenticate.ts';
 import { idempotent } from '../idempotency.ts';
 import type { SignatureContext } from '../recipient-actions.ts';
+import type { RecipientNotices } from '../recipient-notices.ts';
 import type {} from './hooks.ts';
 
 /** What every resolver gets besides Mercurius' own context. */
@@ -26,6 +27,8 @@ export interface TransactionsContext {
   webhooksAllowInsecure: boolean;
   /** How webhook URL host names resolve (tests); node:dns when undefined. */
   webhookLookup: LookupAll | undefined;
+  /** Told when a mutation queued recipient mail, so that it goes out at once; none when undefined. */
+  recipientNotices: Pick<RecipientNotices, 'kick'> | undefined;
 }
 
 declare module 'mercurius' {
@@ -38,18 +41,23 @@ export type Context = MercuriusContext;
 
 /**
  * A mutation: its input, run in one database transaction through `idempotent`, so that every mutation honours
- * the Idempotency-Key header the same way.
+ * the Idempotency-Key header the same way. `afterCommit` runs once that transaction committed (also for a
+ * replayed result, which changed nothing), e.g. to send the mail it queued.
  */
 export function mutation<Input>(
   operation: string,
   work: (tx: Transaction, input: Input, context: Context) => Promise<unknown>,
+  options: { afterCommit?: (context: Context) => void } = {},
 ) {
-  return (_: unknown, { input }: { input: Input }, context: Context) =>
-    idempotent(
+  return async (_: unknown, { input }: { input: Input }, context: Context) => {
+    const result = await idempotent(
       context.db,
       { organizationId: context.caller.organizationId, key: context.idempotencyKey, operation, input },
       (tx) => work(tx, input, context),
     );
+    options.afterCommit?.(context);
+    return result;
+  };
 }
 
 /**
@@ -63,6 +71,7 @@ export function contextBuilder(deps: {
   baseUrl: () => string;
   webhooksAllowInsecure: boolean;
   webhookLookup: LookupAll | undefined;
+  recipientNotices?: Pick<RecipientNotices, 'kick'> | undefined;
 }): (request: FastifyRequest) => TransactionsContext {
   return (request) =>
     request.caller
@@ -76,6 +85,7 @@ export function contextBuilder(deps: {
           signatureContext: { ipAddress: request.ip, userAgent: request.headers['user-agent'] },
           webhooksAllowInsecure: deps.webhooksAllowInsecure,
           webhookLookup: deps.webhookLookup,
+          recipientNotices: deps.recipientNotices,
         }
       : ({} as TransactionsContext);
 }

@@ -1,0 +1,382 @@
+import type { Logger } from 'pino';
+import type { Database, Transaction } from '../db/database.ts';
+import { loadInstanceSecret } from '../db/instance-secrets.ts';
+import { open, seal } from '../keys/sealed-box.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import { invitationMail, recipientLink, reminderMail, type RecipientMailFacts } from './recipient-mail.ts';
+import { DEFAULT_INVITATIONS, type TemplateDefinition } from './template-schema.ts';
+import { finalStates } from './workflow.ts';
+
+/**
+ * The mail of a transaction's primary recipient (the person at `noticeEmail`): an invitation with their link
+ * when the transaction is created and whenever its transmit token is reset, then reminders on the template's
+ * schedule (`invitations.reminders`, see {@link DEFAULT_INVITATIONS}) while they have something to submit.
+ *
+ * Nothing is lost: `queueInvitation` writes the due invitation in the database transaction that made the token,
+ * and `sendDueNotices` sends it after that committed, retrying a failed send with backoff. Any number of nodes
+ * may run `sendDueNotices` side by side: each claims due rows with `FOR UPDATE SKIP LOCKED` by moving their due
+ * time a few minutes on (committed at once, so no row lock is held while the SMTP server answers), sends, then
+ * records what it sent. A node that dies mid-send leaves its claim to run out; another then sends again
+ * (at-least-once).
+ *
+ * A reminder goes only while the recipient has something to do: the transaction is neither complete nor in a
+ * final state, and some process's latest revision is not committed. Once they submitted, a due reminder is
+ * skipped (not counted) and looked at again `everyDays` later; if the sponsor then requests changes (a new
+ * revision), reminders resume at the next of those checks, up to `max` in all. When the transaction completes,
+ * the link expires or the last reminder went, the sealed token is dropped and nothing more is sent.
+ */
+
+/** The instance secret the recipient's token is sealed under while mail may still repeat it. */
+const SECRET_NAME = 'recipient_links';
+const DAY_MS = 86_400_000;
+/** How long a failed send waits before its next try, by failures in a row: 1, 5, 15, then every 60 minutes. */
+export const NOTICE_RETRY_DELAYS_MS: readonly number[] = [1, 5, 15, 60].map((minutes) => minutes * 60_000);
+/**
+ * How long a claimed notice belongs to the run that claimed it: far beyond the mailer's timeouts (about 50 s),
+ * so that only a run that died leaves its notice to another.
+ */
+const CLAIM_MS = 5 * 60_000;
+/** How many notices one claim takes (and sends side by side). */
+const BATCH_SIZE = 10;
+
+/** What a run of {@link sendDueNotices} did. */
+export interface NoticeCounts {
+  invitations: number;
+  reminders: number;
+  /** Sends that failed, each to be tried again later. */
+  failed: number;
+}
+
+/**
+ * Queues the invitation of a transaction's primary recipient, in the caller's database transaction: due at once,
+ * with the token sealed (for the reminders that repeat the link) and the reminders started over. Called when a
+ * transaction is created and when its transmit token is reset.
+ */
+export async function queueInvitation(
+  tx: Transaction,
+  options: { organizationId: string; transactionId: string; transmitToken: string },
+): Promise<void> {
+  const sealed = seal(options.transmitToken, await loadInstanceSecret(tx, SECRET_NAME));
+  await tx.query(
+    `insert into recipient_notices (transaction_id, organization_id, token_sealed, invitation_due_at)
+     values ($1, $2, $3, clock_timestamp())
+     on conflict (transaction_id) do update set token_sealed = excluded.token_sealed,
+       invitation_due_at = excluded.invitation_due_at, next_reminder_at = null, reminders_sent = 0, failures = 0,
+       last_failure = null, updated_at = clock_timestamp()`,
+    [options.transactionId, options.organizationId, sealed],
+  );
+}
+
+/** A due notice, claimed, with what its mail says. */
+interface ClaimedNotice {
+  transactionId: string;
+  /** The invitation is due (else a reminder). */
+  invitation: boolean;
+  tokenSealed: Uint8Array;
+  remindersSent: number;
+  failures: number;
+  /** The time the run goes by (the `now` it was given, else the database's). */
+  now: Date;
+  noticeEmail: string;
+  noticeName: string;
+  state: string;
+  completed: boolean;
+  expiresAt: Date | null;
+  templateName: string;
+  definition: TemplateDefinition;
+  organizationName: string;
+  contactName: string;
+  contactEmail: string | null;
+  processKeys: string[];
+  /** Some process's latest revision is not committed: the recipient has something to submit. */
+  awaitsRecipient: boolean;
+}
+
+/** What becomes of a claimed notice. */
+type Step =
+  | { kind: 'send'; message: 'invitation' | 'reminder' }
+  /** Nothing more will be sent: the sealed token goes. */
+  | { kind: 'drop' }
+  /** No reminder now (the recipient has nothing to do); look again then. */
+  | { kind: 'skip'; nextReminderAt: Date };
+
+/** The reminder settings of a template, its gaps filled from {@link DEFAULT_INVITATIONS}. */
+export function reminderSettings(definition: TemplateDefinition): {
+  afterDays: number;
+  everyDays: number;
+  max: number;
+} {
+  return { ...DEFAULT_INVITATIONS.reminders, ...definition.invitations?.reminders };
+}
+
+function decide(notice: ClaimedNotice): Step {
+  const over =
+    notice.completed ||
+    finalStates(notice.definition.workflow).has(notice.state) ||
+    (notice.expiresAt !== null && notice.expiresAt <= notice.now);
+  if (over) return { kind: 'drop' };
+  if (notice.invitation) return { kind: 'send', message: 'invitation' };
+  const { everyDays, max } = reminderSettings(notice.definition);
+  if (notice.remindersSent >= max) return { kind: 'drop' };
+  if (!notice.awaitsRecipient) {
+    return { kind: 'skip', nextReminderAt: new Date(notice.now.getTime() + everyDays * DAY_MS) };
+  }
+  return { kind: 'send', message: 'reminder' };
+}
+
+/** The reminder after a sent message, or null when that was the last. */
+function nextReminderAfter(notice: ClaimedNotice, sent: 'invitation' | 'reminder'): Date | null {
+  const { afterDays, everyDays, max } = reminderSettings(notice.definition);
+  const remindersSent = sent === 'invitation' ? 0 : notice.remindersSent + 1;
+  if (remindersSent >= max) return null;
+  return new Date(notice.now.getTime() + (sent === 'invitation' ? afterDays : everyDays) * DAY_MS);
+}
+
+/** Claims up to `limit` due notices: their due time moves on by {@link CLAIM_MS}, committed at once. */
+function claimDue(db: Database, now: Date | undefined, limit: number): Promise<ClaimedNotice[]> {
+  return db.query<ClaimedNotice>(
+    `with clock as (select coalesce($1::timestamptz, now()) as now),
+     due as (
+       select n.transaction_id, coalesce(n.invitation_due_at <= clock.now, false) as invitation
+       from recipient_notices n, clock
+       where n.token_sealed is not null and (n.invitation_due_at <= clock.now or n.next_reminder_at <= clock.now)
+       order by least(n.invitation_due_at, n.next_reminder_at)
+       limit $2
+       for update of n skip locked
+     )
+     update recipient_notices n set
+       invitation_due_at = case when due.invitation then clock.now + make_interval(secs => $3::float8 / 1000)
+         else n.invitation_due_at end,
+       next_reminder_at = case when due.invitation then n.next_reminder_at
+         else clock.now + make_interval(secs => $3::float8 / 1000) end,
+       updated_at = clock_timestamp()
+     from due cross join clock
+       join transactions t on t.id = due.transaction_id
+       join templates tp on tp.id = t.template_id
+       join organizations o on o.id = t.organization_id
+       join entities s on s.id = t.sender_entity_id
+     where n.transaction_id = due.transaction_id
+     returning n.transaction_id as "transactionId", due.invitation, n.token_sealed as "tokenSealed",
+       n.reminders_sent as "remindersSent", n.failures, clock.now, t.notice_email as "noticeEmail",
+       t.notice_name as "noticeName", t.state, t.completed_at is not null as completed,
+       t.transmit_token_expires_at as "expiresAt", tp.name as "templateName", tp.definition,
+       o.name as "organizationName", s.name as "contactName", s.email as "contactEmail",
+       array(select p.key from transaction_processes p where p.transaction_id = t.id
+             order by p.created_at, p.sequence) as "processKeys",
+       exists (
+         select 1 from transaction_processes p
+         cross join lateral (
+           select r.committed_at from transaction_process_revisions r
+           where r.transaction_process_id = p.id order by r.number desc limit 1
+         ) latest
+         where p.transaction_id = t.id and latest.committed_at is null
+       ) as "awaitsRecipient"`,
+    [now ?? null, limit, CLAIM_MS],
+  );
+}
+
+/** The columns a step writes, and the values they get. */
+type Changes = Record<string, unknown>;
+
+/**
+ * Writes what became of a claimed notice, unless its token changed meanwhile (a reset queued a new invitation,
+ * which then stays due).
+ */
+async function record(db: Database, notice: ClaimedNotice, changes: Changes): Promise<void> {
+  const columns = Object.keys(changes);
+  const assignments = columns.map((column, index) => `${column} = $${index + 3}`);
+  await db.query(
+    `update recipient_notices set ${[...assignments, 'updated_at = clock_timestamp()'].join(', ')}
+     where transaction_id = $1 and token_sealed = $2`,
+    [notice.transactionId, Buffer.from(notice.tokenSealed), ...Object.values(changes)],
+  );
+}
+
+/** What nothing more to send leaves: no token, nothing due. */
+const DROPPED: Changes = { token_sealed: null, invitation_due_at: null, next_reminder_at: null };
+
+/** The mail of a notice, with its link on `transactionsUrl`. */
+function mailOf(
+  notice: ClaimedNotice,
+  message: 'invitation' | 'reminder',
+  key: Buffer,
+  transactionsUrl: string,
+) {
+  const token = open(Buffer.from(notice.tokenSealed), key) as string;
+  const titles = new Map(notice.definition.processes.map((process) => [process.key, process.title]));
+  const keys = notice.processKeys.length > 0 ? notice.processKeys : [...titles.keys()];
+  const facts: RecipientMailFacts = {
+    to: notice.noticeEmail,
+    noticeName: notice.noticeName,
+    organizationName: notice.organizationName,
+    templateName: notice.templateName,
+    asked: keys.map((key) => titles.get(key) ?? key),
+    contact: { name: notice.contactName, email: notice.contactEmail },
+    link: recipientLink(transactionsUrl, token),
+    // A link without an end (made before links expired) is shown as working for the default time.
+    expiresAt:
+      notice.expiresAt ?? new Date(notice.now.getTime() + DEFAULT_INVITATIONS.linkValidDays * DAY_MS),
+  };
+  return { token, mail: message === 'invitation' ? invitationMail(facts) : reminderMail(facts) };
+}
+
+/** Why a send failed, in the mailer's words, cut short and without the link's token. */
+function failureText(error: unknown, token: string | undefined): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return (token === undefined ? text : text.replaceAll(token, '…')).slice(0, 500);
+}
+
+/**
+ * Sends the invitations and reminders due (at `now`, else by the database's clock), batch after batch until
+ * none is left, and returns how many went and how many failed. A failed send is recorded (`failures`,
+ * `last_failure`) and tried again after {@link NOTICE_RETRY_DELAYS_MS}; it is logged as a warning without the
+ * link. Safe to run on any number of nodes at once.
+ *
+ * @example
+ * const counts = await sendDueNotices(db, { mailer, transactionsUrl: 'https://tx.example.com' });
+ * // { invitations: 1, reminders: 0, failed: 0 }
+ */
+export async function sendDueNotices(
+  db: Database,
+  options: { mailer: Mailer; transactionsUrl: string; logger?: Logger | undefined; now?: Date | undefined },
+): Promise<NoticeCounts> {
+  const counts: NoticeCounts = { invitations: 0, reminders: 0, failed: 0 };
+  let key: Buffer | undefined;
+  for (;;) {
+    // Every claim moves its notices' due time past `now`, so each batch holds new ones and the loop ends.
+    const claimed = await claimDue(db, options.now, BATCH_SIZE);
+    if (claimed.length === 0) return counts;
+    key ??= await loadInstanceSecret(db, SECRET_NAME);
+    const secret = key;
+    const results = await Promise.allSettled(
+      claimed.map(async (notice) => {
+        const step = decide(notice);
+        if (step.kind === 'drop') return record(db, notice, DROPPED);
+        if (step.kind === 'skip') return record(db, notice, { next_reminder_at: step.nextReminderAt });
+        let token: string | undefined;
+        try {
+          const made = mailOf(notice, step.message, secret, options.transactionsUrl);
+          token = made.token;
+          await options.mailer.send(made.mail);
+        } catch (error) {
+          counts.failed += 1;
+          const failures = notice.failures + 1;
+          const delay =
+            NOTICE_RETRY_DELAYS_MS[Math.min(failures, NOTICE_RETRY_DELAYS_MS.length) - 1] ?? 60_000;
+          const retryAt = new Date(notice.now.getTime() + delay);
+          const reason = failureText(error, token);
+          options.logger?.warn(
+            { transactionId: notice.transactionId, message: step.message, failures, retryAt, reason },
+            'recipient mail failed; trying again later',
+          );
+          return record(db, notice, {
+            failures,
+            last_failure: reason,
+            [step.message === 'invitation' ? 'invitation_due_at' : 'next_reminder_at']: retryAt,
+          });
+        }
+        const next = nextReminderAfter(notice, step.message);
+        const sent: Changes =
+          step.message === 'invitation'
+            ? { invitation_due_at: null, invited_at: notice.now, reminders_sent: 0 }
+            : { reminders_sent: notice.remindersSent + 1 };
+        counts[step.message === 'invitation' ? 'invitations' : 'reminders'] += 1;
+        return record(db, notice, {
+          ...sent,
+          failures: 0,
+          last_failure: null,
+          ...(next === null ? DROPPED : { next_reminder_at: next }),
+        });
+      }),
+    );
+    const failed = results.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+}
+
+/** The sender of recipient mail in a running service. */
+export interface RecipientNotices {
+  /**
+   * Sends what is due soon, without waiting: called after a mutation that queued an invitation committed.
+   * Kicks during a run make one more run after it. Failures are logged, not thrown.
+   */
+  kick(): void;
+  /** Sends what is due at `now` (default: the database's clock) and says what went; throws on failure. */
+  runDue(now?: Date): Promise<NoticeCounts>;
+  /** Stops the timer and kicks, and waits for the runs under way. */
+  stop(): Promise<void>;
+}
+
+/** What a {@link RecipientNotices} sends with. */
+export interface RecipientNoticesOptions {
+  db: Database;
+  mailer: Mailer;
+  /** The Transactions service's public base address, for the links; a function when it is known later. */
+  transactionsUrl: string | (() => string);
+  logger?: Logger | undefined;
+  /** How often due mail is looked for; 0 for never (only `kick()` and `runDue()`). @default 60000 */
+  intervalMs?: number;
+}
+
+/**
+ * Sends recipient mail every `intervalMs` (an unref'd timer: it never keeps the process alive) and whenever
+ * kicked.
+ *
+ * @example
+ * const notices = createRecipientNotices({ db, mailer, transactionsUrl: 'https://localhost:4000', logger });
+ * const app = await buildTransactionsApp({ ...deps, recipientNotices: notices });
+ * // …
+ * await notices.stop();
+ */
+export function createRecipientNotices(options: RecipientNoticesOptions): RecipientNotices {
+  const { db, mailer, logger } = options;
+  const url = options.transactionsUrl;
+  const runs = new Set<Promise<unknown>>();
+  const runDue = (now?: Date): Promise<NoticeCounts> => {
+    const run = sendDueNotices(db, {
+      mailer,
+      transactionsUrl: typeof url === 'function' ? url() : url,
+      logger,
+      now,
+    });
+    runs.add(run);
+    const forget = () => runs.delete(run);
+    void run.then(forget, forget);
+    return run;
+  };
+
+  let stopped = false;
+  /** Kicks so far, and the run they started: kicks during a run make one more run after it. */
+  let kicks = 0;
+  let kicked: Promise<void> | undefined;
+  const drain = async () => {
+    let seen: number;
+    do {
+      seen = kicks;
+      try {
+        await runDue();
+      } catch (error) {
+        logger?.warn({ err: error }, 'sending recipient mail failed; trying again in a minute');
+      }
+    } while (kicks !== seen && !stopped);
+    kicked = undefined;
+  };
+  const kick = () => {
+    if (stopped) return;
+    kicks += 1;
+    kicked ??= drain();
+  };
+
+  const intervalMs = options.intervalMs ?? 60_000;
+  const timer = intervalMs > 0 ? setInterval(kick, intervalMs) : undefined;
+  timer?.unref();
+  return {
+    kick,
+    runDue,
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await Promise.allSettled([kicked, ...runs]);
+    },
+  };
+}

@@ -1,0 +1,472 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { SMTPServer } from 'smtp-server';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createMailer, type Mailer } from '../../src/mail/mailer.ts';
+import { importTemplateSource } from '../../src/transactions/templates.ts';
+import {
+  createRecipientNotices,
+  type NoticeCounts,
+  type RecipientNotices,
+} from '../../src/transactions/recipient-notices.ts';
+import { mailTo, smtpMailer } from '../support/dashboard.ts';
+import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from '../support/smtp.ts';
+import { CREATE_TRANSACTION, graphql, transactionInput, triggerEvent } from '../support/transactions.ts';
+import { useTransactionsSuite, type EmptyTenant } from '../support/transactions-suite.ts';
+
+/** Where the mailed links point (PORTICO_TRANSACTIONS_URL). */
+const ORIGIN = 'https://portal.portico.test';
+const DAY = 86_400_000;
+const RESET_TRANSMIT_TOKEN = `mutation ($input: ResetTransmitTokenInput!) {
+  resetTransmitToken(input: $input) { transactionId transmitToken }
+}`;
+
+/**
+ * A template whose recipient submits in two calls (one short form; the one document is the sender's to sign, so
+ * the transaction completes only at countersignature), with a reminder schedule of its own: the first a day
+ * after the invitation, then every two days, three at most.
+ */
+const SIDE_LETTER = `
+key: side_letter
+name: Side letter
+invitations:
+  reminders: { afterDays: 1, everyDays: 2, max: 3 }
+recipientRoles:
+  - key: investor
+    primary: true
+  - key: countersigner
+    sender: true
+processes:
+  - key: details
+    title: Your details
+    submitEvent: submit
+    items:
+      - vulcanKey: details
+        title: Details
+        schema: { type: object, required: [name], properties: { name: { type: string } } }
+    documents:
+      - key: side_letter
+        title: Side letter
+        signedBy: [countersigner]
+workflow:
+  initialState: open
+  states:
+    - key: open
+      onEnter: [{ createProcess: details }]
+    - key: review
+    - key: changes
+      onEnter: [{ openRevision: details }]
+    - key: countersigning
+      onEnter: [{ addRecipient: countersigner }]
+    - key: done
+      final: true
+  events:
+    - { key: submit, from: [open, changes], to: review }
+    - { key: request_changes, from: [review], to: changes }
+    - { key: approve, from: [review], to: countersigning }
+    - { key: countersign, from: [countersigning], to: done, guard: all_processes_complete }
+`;
+const SIGN_AS_SENDER = `mutation ($input: SignTransactionDocumentInput!) {
+  signTransactionDocument(input: $input) { documentKey }
+}`;
+
+const suite = useTransactionsSuite();
+let smtp: TestSmtpServer;
+let mailer: Mailer;
+/** The sender the tests drive with `runDue(now)`; it has no timer. */
+let notices: RecipientNotices;
+/** An app that kicks `notices` after its mutations, as `serve` builds it; the suite's own app kicks nothing. */
+let kicking: FastifyInstance;
+let tenant: EmptyTenant;
+let sideLetterId: string;
+
+beforeAll(async () => {
+  smtp = await startSmtpServer();
+  mailer = smtpMailer(smtp.url());
+  notices = createRecipientNotices({ db: suite.db, mailer, transactionsUrl: ORIGIN, intervalMs: 0 });
+  kicking = await suite.buildApp({ recipientNotices: notices });
+  tenant = await suite.emptyTenant();
+  sideLetterId = (
+    await importTemplateSource(suite.db, {
+      organizationId: tenant.organizationId,
+      source: SIDE_LETTER,
+      filename: 'side-letter.yaml',
+    })
+  ).id;
+});
+
+afterAll(async () => {
+  await notices.stop();
+  mailer.close();
+  await smtp.close();
+});
+
+// Each test reads only the mail of its own transactions: what earlier tests left due is dropped.
+afterEach(async () => {
+  await suite.db.query(
+    'update recipient_notices set token_sealed = null, invitation_due_at = null, next_reminder_at = null',
+  );
+});
+
+/** A fresh address, so that a test finds its own mail among the server's. */
+const newAddress = (name = 'investor') => `${name}.${randomUUID().slice(0, 8)}@example.com`;
+
+/** Creates a transaction through GraphQL on `app` for `noticeEmail`; its id and transmit token. */
+async function create(options: {
+  app?: FastifyInstance;
+  noticeEmail: string;
+  noticeName?: string;
+  templateId?: string;
+}): Promise<{ transactionId: string; transmitToken: string }> {
+  const { body } = await graphql(options.app ?? suite.app, tenant.apiKey, CREATE_TRANSACTION, {
+    input: transactionInput(tenant, {
+      noticeEmail: options.noticeEmail,
+      noticeName: options.noticeName ?? 'Ada Lovelace',
+      ...(options.templateId === undefined ? {} : { templateId: options.templateId, inputData: {} }),
+    }),
+  });
+  expect(body.errors).toBeUndefined();
+  return body.data?.createTransaction;
+}
+
+/**
+ * The database's time (which stamps queued rows) as a Date, rounded up to the next millisecond: a Date holds no
+ * microseconds, and a row queued in the same millisecond must be due.
+ */
+async function databaseNow(): Promise<Date> {
+  const [row] = await suite.db.query<{ now: Date }>(
+    `select date_trunc('milliseconds', clock_timestamp()) + interval '1 millisecond' as now`,
+  );
+  return row?.now ?? new Date();
+}
+
+const later = (start: Date, days: number) => new Date(start.getTime() + days * DAY);
+
+/** The mail received for `address`, in order. */
+const mailFor = (address: string): ReceivedMail[] =>
+  smtp.received.filter((mail) => mail.envelope.to.includes(address));
+
+/** The recipient link in a message's text, and its token. */
+function linkIn(mail: ReceivedMail): { link: string; token: string } {
+  const found = new RegExp(`${ORIGIN}/r/([0-9a-f-]{36})`).exec(mail.parsed.text ?? '');
+  if (!found?.[1]) throw new Error(`no recipient link in: ${mail.parsed.text ?? ''}`);
+  return { link: found[0], token: found[1] };
+}
+
+/** GET /recipient/<token>: what the portal's page asks first. */
+async function openLink(token: string) {
+  const response = await suite.app.inject({ method: 'GET', url: `/recipient/${token}` });
+  return { status: response.statusCode, body: response.json() };
+}
+
+/** A recipient call with the token, which must succeed. */
+async function asRecipient(token: string, method: 'PUT' | 'POST', path: string, payload?: object) {
+  const response = await suite.app.inject({ method, url: `/recipient/${token}/${path}`, payload });
+  expect(response.statusCode, response.body).toBe(200);
+}
+
+async function trigger(transactionId: string, eventKey: string) {
+  const { body } = await triggerEvent(suite.app, tenant.apiKey, { transactionId, eventKey });
+  expect(body.errors).toBeUndefined();
+}
+
+async function noticeOf(transactionId: string) {
+  const [row] = await suite.db.query<{
+    sealed: boolean;
+    invitationDueAt: Date | null;
+    nextReminderAt: Date | null;
+    remindersSent: number;
+    failures: number;
+    lastFailure: string | null;
+  }>(
+    `select token_sealed is not null as sealed, invitation_due_at as "invitationDueAt",
+       next_reminder_at as "nextReminderAt", reminders_sent as "remindersSent", failures,
+       last_failure as "lastFailure"
+     from recipient_notices where transaction_id = $1`,
+    [transactionId],
+  );
+  if (!row) throw new Error(`no notice for ${transactionId}`);
+  return row;
+}
+
+const counts = (invitations: number, reminders: number, failed = 0): NoticeCounts => ({
+  invitations,
+  reminders,
+  failed,
+});
+
+describe('the invitation', () => {
+  it('is mailed to noticeEmail when a transaction is created, with a link that opens the transaction and the organization named', async () => {
+    const address = newAddress('ada');
+    const { transactionId, transmitToken } = await create({
+      app: kicking,
+      noticeEmail: address,
+      noticeName: 'Ada <Lovelace> & Co',
+    });
+
+    const mail = await mailTo(smtp, address);
+    expect(mail.parsed.subject).toBe('Test Capital asks you to complete: Fund subscription');
+    const { link, token } = linkIn(mail);
+    expect(token).toBe(transmitToken);
+    expect(link).toBe(`${ORIGIN}/r/${transmitToken}`);
+    const opened = await openLink(token);
+    expect(opened.status).toBe(200);
+    expect(opened.body.transaction.id).toBe(transactionId);
+
+    const text = mail.parsed.text ?? '';
+    const html = typeof mail.parsed.html === 'string' ? mail.parsed.html : '';
+    for (const part of [text, html]) {
+      expect(part).toContain('Test Capital');
+      expect(part).toContain('Fund subscription');
+      expect(part).toContain('Subscription');
+      expect(part).toContain('operations@test-capital.example');
+      expect(part).toMatch(/works until \d{1,2} \w+ \d{4}, \d\d:\d\d UTC/);
+    }
+    expect(text).toContain('Dear Ada <Lovelace> & Co,');
+    expect(html).toContain('Dear Ada &lt;Lovelace&gt; &amp; Co,');
+    expect(html).toContain(`<a href="${link}">`);
+    expect(await noticeOf(transactionId)).toMatchObject({ invitationDueAt: null, failures: 0 });
+  });
+
+  it('is mailed again with a new link when the token is reset, and the old link then answers 410 LINK_REVOKED', async () => {
+    const address = newAddress();
+    const { transactionId, transmitToken: first } = await create({ app: kicking, noticeEmail: address });
+    await mailTo(smtp, address);
+
+    const { body } = await graphql(kicking, tenant.apiKey, RESET_TRANSMIT_TOKEN, {
+      input: { transactionId },
+    });
+    expect(body.errors).toBeUndefined();
+    const second = body.data?.resetTransmitToken.transmitToken as string;
+    const mail = await mailTo(smtp, address, { nth: 2 });
+    expect(mail.parsed.subject).toBe('Test Capital asks you to complete: Fund subscription');
+    expect(linkIn(mail).token).toBe(second);
+
+    expect((await openLink(second)).status).toBe(200);
+    const old = await openLink(first);
+    expect(old.status).toBe(410);
+    expect(old.body.error.code).toBe('LINK_REVOKED');
+  });
+
+  it('is mailed once for a createTransaction replayed with its Idempotency-Key', async () => {
+    const address = newAddress();
+    const input = transactionInput(tenant, { noticeEmail: address });
+    const headers = { 'idempotency-key': randomUUID() };
+    const first = await graphql(kicking, tenant.apiKey, CREATE_TRANSACTION, { input }, headers);
+    const replayed = await graphql(kicking, tenant.apiKey, CREATE_TRANSACTION, { input }, headers);
+    expect(replayed.body.data).toEqual(first.body.data);
+    await mailTo(smtp, address);
+    // Whatever the replay's kick sends is sent by the time a run started after it ends.
+    expect(await notices.runDue()).toEqual(counts(0, 0));
+    expect(mailFor(address)).toHaveLength(1);
+  });
+
+  it('holds no secret but the recipient link: no API key, no other token, nothing secret in the subject or the log', async () => {
+    const address = newAddress();
+    const { transmitToken } = await create({ noticeEmail: address });
+    const lines: string[] = [];
+    const dataDir = await mkdtemp(join(tmpdir(), 'portico-notices-'));
+    const files = createMailer(
+      { dataDir, smtpUrl: undefined, mailFrom: 'Portico <no-reply@localhost>' },
+      pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }),
+    );
+    const outbox = createRecipientNotices({
+      db: suite.db,
+      mailer: files,
+      transactionsUrl: ORIGIN,
+      intervalMs: 0,
+    });
+    try {
+      await outbox.runDue(await databaseNow());
+      await notices.runDue(later(await databaseNow(), 3));
+    } finally {
+      await outbox.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+
+    // The .eml outbox logs the subject and the link, and nothing else that opens anything.
+    const logged = lines.map((line) => JSON.parse(line) as { subject?: string; links?: string[] });
+    const invitation = logged.find((entry) => entry.links?.some((link) => link.includes(transmitToken)));
+    expect(invitation?.links).toEqual([`${ORIGIN}/r/${transmitToken}`]);
+    expect(invitation?.subject).not.toContain(transmitToken);
+
+    const [secret] = await suite.db.query<{ value: Uint8Array }>(
+      `select value from instance_secrets where name = 'recipient_links'`,
+    );
+    const reminder = mailFor(address)[0];
+    expect(reminder?.parsed.subject).toMatch(/^Reminder: /);
+    const raw = reminder?.raw ?? '';
+    expect(raw).not.toContain(tenant.apiKey);
+    expect(raw).not.toContain(Buffer.from(secret?.value ?? []).toString('hex'));
+    expect(raw).not.toContain(Buffer.from(secret?.value ?? []).toString('base64'));
+    expect(reminder?.parsed.subject).not.toContain(transmitToken);
+    // The token appears only within the link: once in the text, in the href and as text in the HTML.
+    expect((reminder?.parsed.text ?? '').split(transmitToken)).toHaveLength(2);
+  });
+});
+
+describe('reminders', () => {
+  it('go on the default schedule (3 days after the invitation, then every 7) and stop after 3', async () => {
+    const address = newAddress();
+    const { transactionId } = await create({ noticeEmail: address });
+    const start = await databaseNow();
+
+    expect(await notices.runDue(start)).toEqual(counts(1, 0));
+    expect(await notices.runDue(later(start, 2.9))).toEqual(counts(0, 0));
+    for (const day of [3, 10, 17])
+      expect(await notices.runDue(later(start, day)), `day ${day}`).toEqual(counts(0, 1));
+    expect(await noticeOf(transactionId)).toMatchObject({
+      sealed: false,
+      nextReminderAt: null,
+      remindersSent: 3,
+    });
+    expect(await notices.runDue(later(start, 60))).toEqual(counts(0, 0));
+
+    const subjects = mailFor(address).map((mail) => mail.parsed.subject);
+    expect(subjects).toEqual([
+      'Test Capital asks you to complete: Fund subscription',
+      ...Array<string>(3).fill('Reminder: Test Capital asks you to complete: Fund subscription'),
+    ]);
+    expect(mailFor(address)[3]?.parsed.text).toContain('A reminder: Test Capital is waiting for you');
+  });
+
+  it("follow the template's schedule, pause while the submission is reviewed, resume after request_changes and stop when complete", async () => {
+    const address = newAddress();
+    const { transactionId, transmitToken } = await create({ noticeEmail: address, templateId: sideLetterId });
+    const start = await databaseNow();
+    expect(await notices.runDue(start)).toEqual(counts(1, 0));
+    expect(mailFor(address)[0]?.parsed.text).toContain('- Your details');
+
+    // Submitted: the reminder due a day later is skipped, and looked at again two days on.
+    await asRecipient(transmitToken, 'PUT', 'items/details', { data: { name: 'Ada' } });
+    await asRecipient(transmitToken, 'POST', 'processes/details/submit');
+    expect(await notices.runDue(later(start, 1))).toEqual(counts(0, 0));
+    expect(await noticeOf(transactionId)).toMatchObject({
+      sealed: true,
+      remindersSent: 0,
+      nextReminderAt: later(start, 3),
+    });
+
+    // The sponsor asks for changes (a new revision): the next check reminds.
+    await trigger(transactionId, 'request_changes');
+    expect(await notices.runDue(later(start, 3))).toEqual(counts(0, 1));
+    expect(mailFor(address).map((mail) => mail.parsed.subject)).toEqual([
+      'Test Capital asks you to complete: Side letter',
+      'Reminder: Test Capital asks you to complete: Side letter',
+    ]);
+
+    // Submitted, approved and countersigned: complete, so nothing more goes and the sealed token is dropped.
+    await asRecipient(transmitToken, 'POST', 'processes/details/submit');
+    await trigger(transactionId, 'approve');
+    const signed = await graphql(suite.app, tenant.apiKey, SIGN_AS_SENDER, {
+      input: { transactionId, documentKey: 'side_letter', signedName: 'Test Capital', consent: true },
+    });
+    expect(signed.body.errors).toBeUndefined();
+    await trigger(transactionId, 'countersign');
+    expect(await notices.runDue(later(start, 5))).toEqual(counts(0, 0));
+    expect(await noticeOf(transactionId)).toMatchObject({
+      sealed: false,
+      invitationDueAt: null,
+      nextReminderAt: null,
+    });
+    expect(await notices.runDue(later(start, 30))).toEqual(counts(0, 0));
+    expect(mailFor(address)).toHaveLength(2);
+  });
+});
+
+describe('sending', () => {
+  it('retries a send the SMTP server refused, with backoff, until it goes: nothing is lost and the link is never logged', async () => {
+    const refusing = await startRefusingSmtpServer();
+    const refusedMailer = smtpMailer(refusing.url);
+    const lines: string[] = [];
+    const failing = createRecipientNotices({
+      db: suite.db,
+      mailer: refusedMailer,
+      transactionsUrl: ORIGIN,
+      intervalMs: 0,
+      logger: pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }),
+    });
+    try {
+      const address = newAddress();
+      const { transactionId, transmitToken } = await create({ noticeEmail: address });
+      const start = await databaseNow();
+
+      expect(await failing.runDue(start)).toEqual(counts(0, 0, 1));
+      const failed = await noticeOf(transactionId);
+      expect(failed).toMatchObject({ sealed: true, failures: 1, invitationDueAt: later(start, 1 / 1440) });
+      expect(failed.lastFailure).toContain('550');
+      expect(failed.lastFailure).not.toContain(transmitToken);
+      expect(await failing.runDue(later(start, 1 / 1440))).toEqual(counts(0, 0, 1));
+      // After two failures in a row the next try is 5 minutes on; not before.
+      expect((await noticeOf(transactionId)).invitationDueAt).toEqual(later(start, 6 / 1440));
+      expect(lines.join('\n')).toContain('recipient mail failed');
+      expect(lines.join('\n')).not.toContain(transmitToken);
+
+      expect(await notices.runDue(later(start, 5 / 1440))).toEqual(counts(0, 0));
+      expect(await notices.runDue(later(start, 6 / 1440))).toEqual(counts(1, 0));
+      expect(linkIn(await mailTo(smtp, address)).token).toBe(transmitToken);
+      expect(await noticeOf(transactionId)).toMatchObject({
+        failures: 0,
+        lastFailure: null,
+        invitationDueAt: null,
+      });
+    } finally {
+      await failing.stop();
+      refusedMailer.close();
+      await refusing.close();
+    }
+  });
+
+  it('sends each message once when two nodes run at the same time', async () => {
+    const addresses = [newAddress(), newAddress(), newAddress()];
+    for (const noticeEmail of addresses) await create({ noticeEmail });
+    const other = createRecipientNotices({ db: suite.db, mailer, transactionsUrl: ORIGIN, intervalMs: 0 });
+    try {
+      const now = await databaseNow();
+      const runs = await Promise.all([notices.runDue(now), other.runDue(now), notices.runDue(now)]);
+      expect(runs.reduce((sum, run) => sum + run.invitations, 0)).toBe(3);
+    } finally {
+      await other.stop();
+    }
+    await Promise.all(addresses.map((address) => mailTo(smtp, address)));
+    // Anything sent twice would have arrived by now, as every run above has finished.
+    for (const address of addresses) expect(mailFor(address), address).toHaveLength(1);
+  });
+
+  it('coalesces kicks: many at once send what is due, once, and stop() waits for them', async () => {
+    const address = newAddress();
+    await create({ noticeEmail: address });
+    const kicked = createRecipientNotices({ db: suite.db, mailer, transactionsUrl: ORIGIN, intervalMs: 0 });
+    for (let kick = 0; kick < 5; kick += 1) kicked.kick();
+    await kicked.stop();
+    expect(mailFor(address)).toHaveLength(1);
+    kicked.kick();
+    expect(await notices.runDue()).toEqual(counts(0, 0));
+  });
+});
+
+/** An SMTP server on a free loopback port that refuses every recipient (550). */
+async function startRefusingSmtpServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = new SMTPServer({
+    hideSTARTTLS: true,
+    authOptional: true,
+    logger: false,
+    onRcptTo(_address, _session, callback) {
+      callback(Object.assign(new Error('Mailbox unavailable'), { responseCode: 550 }));
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.server.address() as AddressInfo;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(resolve);
+      }),
+  };
+}
