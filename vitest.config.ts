@@ -15,7 +15,11 @@ const RUN_ALONE = ['test/transactions/abuse.test.ts'];
  * starved by the other files (the GraphiQL test timed out in CI while the suite ran beside it). The dashboard's
  * runs on each database; GraphiQL's is the same on every database, so CI runs it once (project browser-once).
  */
-const BROWSER = ['test/web/dashboard.test.ts', 'test/web/key-delivery.test.ts'];
+const BROWSER = [
+  'test/web/dashboard.test.ts',
+  'test/web/key-delivery.test.ts',
+  'test/web/recipient-portal.test.ts',
+];
 const BROWSER_ONCE = ['test/web/graphiql.test.ts'];
 /**
  * Files whose subject is the same on every database, so CI runs them once, in its PostgreSQL pass: the CLI files that always use an embedded database in a data
@@ -42,6 +46,7 @@ const ONCE = [
  */
 const LONGEST_FIRST = [
   'test/web/dashboard.test.ts',
+  'test/web/recipient-portal.test.ts',
   'test/web/key-delivery.test.ts',
   'test/http/fuzz.test.ts',
   'test/webhooks/worker-processes.test.ts',

@@ -24,6 +24,7 @@ export function registerDemoCommand(program: Command, context: CliContext): void
           `Transactions  ${facts.transactions.url}`,
           `  API key     ${facts.transactions.apiKey}`,
           `  transaction ${facts.transactions.transactionId}`,
+          ...(facts.transactions.recipientUrl ? [`  recipient   ${facts.transactions.recipientUrl}`] : []),
           `Portfolio     ${facts.portfolio.url}`,
           `  API key     ${facts.portfolio.apiKey ?? '(none)'}`,
           `  company     ${facts.portfolio.companyId ?? '(none)'}`,

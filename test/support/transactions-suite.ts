@@ -55,7 +55,8 @@ export async function addEntity(
   return row.id;
 }
 
-async function createEmptyTenant(db: Database): Promise<EmptyTenant> {
+/** An organization with a staging key, a sender entity and the example template (see `emptyTenant`). */
+export async function createEmptyTenant(db: Database): Promise<EmptyTenant> {
   const organization = await createOrganization(db, { handle: uniqueHandle('empty'), name: 'Test Capital' });
   const { key } = await createApiKey(db, { organizationId: organization.id, environment: 'staging' });
   const senderEntityId = await addEntity(db, organization.id, {

@@ -1,0 +1,322 @@
+import { createServer, type Server } from 'node:http';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadTlsMaterial } from '../../src/http/tls.ts';
+import type { Mailer } from '../../src/mail/mailer.ts';
+import { buildTransactionsApp } from '../../src/transactions/app.ts';
+import { createRecipientNotices, type RecipientNotices } from '../../src/transactions/recipient-notices.ts';
+import { startWebhookWorker } from '../../src/webhooks/delivery.ts';
+import {
+  accessibilityViolations,
+  DESKTOP,
+  launchChromium,
+  originOnlyContext,
+  PHONE,
+  SCREENSHOTS,
+  type OriginOnlyContext,
+} from '../support/chromium.ts';
+import { mailTo, smtpMailer } from '../support/dashboard.ts';
+import { createTestDatabase, DIALECT, type TestDatabase } from '../support/database.ts';
+import { startSmtpServer, type TestSmtpServer } from '../support/smtp.ts';
+import { CREATE_TRANSACTION, graphql, TRIGGER_TRANSACTION_EVENT } from '../support/transactions.ts';
+import { createEmptyTenant, type EmptyTenant } from '../support/transactions-suite.ts';
+import { createTestFileStore } from '../support/transactions.ts';
+import { EXECUTABLE, samplePdf } from '../support/uploads.ts';
+
+/** What the webhook receiver got: the body of each delivery. */
+interface Receiver {
+  url: string;
+  bodies: string[];
+  close(): Promise<void>;
+}
+
+/** A real HTTP receiver of webhooks on loopback. */
+async function startReceiver(): Promise<Receiver> {
+  const bodies: string[] = [];
+  const server: Server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    request.on('end', () => {
+      bodies.push(body);
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}/hooks/portico`,
+    bodies,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * The recipient portal in Chromium, end to end: a transaction created through GraphQL, its invitation received
+ * by a real SMTP server, the investor's whole flow in the browser (forms, an upload, a signature, a submit), a
+ * request for changes and a second round, the sponsor's approval and countersignature, the signed PDF
+ * downloaded and the completion webhook received by a real HTTP receiver, over real HTTPS.
+ */
+describe('the recipient portal at /r in Chromium', () => {
+  let database: TestDatabase;
+  let dataDir: string;
+  let smtp: TestSmtpServer;
+  let mailer: Mailer;
+  let notices: RecipientNotices;
+  let receiver: Receiver;
+  let worker: { stop(): Promise<void> };
+  let cleanupFiles: () => Promise<void>;
+  let browser: Browser;
+  let app: FastifyInstance;
+  let origin: string;
+  let tenant: EmptyTenant;
+  const opened: OriginOnlyContext[] = [];
+
+  beforeAll(async () => {
+    browser = await launchChromium('recipient');
+    database = await createTestDatabase();
+    dataDir = await mkdtemp(join(tmpdir(), 'portico-recipient-'));
+    smtp = await startSmtpServer();
+    mailer = smtpMailer(smtp.url());
+    receiver = await startReceiver();
+    const store = await createTestFileStore();
+    cleanupFiles = store.cleanup;
+    notices = createRecipientNotices({
+      db: database.db,
+      mailer,
+      transactionsUrl: () => origin,
+      intervalMs: 0,
+    });
+    app = await buildTransactionsApp({
+      db: database.db,
+      files: store.files,
+      environment: 'staging',
+      tls: await loadTlsMaterial({ dataDir, tlsCert: undefined, tlsKey: undefined }),
+      apiKeyCacheMs: 0,
+      webhooksAllowInsecure: true,
+      recipientNotices: notices,
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    origin = `https://localhost:${String((app.server.address() as AddressInfo).port)}`;
+    worker = startWebhookWorker(database.db, { allowInsecure: true, pollMs: 100 });
+    tenant = await createEmptyTenant(database.db);
+    await writeFile(join(dataDir, 'W-9 Grace Hopper.pdf'), await samplePdf('Form W-9: Grace Hopper'));
+    await writeFile(join(dataDir, 'W-9.pdf'), EXECUTABLE);
+  });
+
+  afterAll(async () => {
+    for (const browsing of opened) {
+      // Chromium's own PDF viewer (chrome:// and chrome-extension:// pages) shows the previews; nothing else may
+      // be asked of another origin.
+      const fetched = browsing.requested.filter((url) => /^https?:/.test(url));
+      expect(fetched.filter((url) => new URL(url).origin !== origin)).toEqual([]);
+      expect(browsing.problems).toEqual([]);
+    }
+    await browser.close();
+    await worker.stop();
+    await notices.stop();
+    await app.close();
+    mailer.close();
+    await smtp.close();
+    await receiver.close();
+    await database.close();
+    await cleanupFiles();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  async function newPage(viewport = DESKTOP): Promise<Page> {
+    const browsing = await originOnlyContext(browser, origin, { viewport });
+    opened.push(browsing);
+    return browsing.newPage();
+  }
+
+  /** Saves the page as `recipient-<database>-<name>.png` and checks it against WCAG 2.1 A and AA. */
+  async function screenshot(page: Page, name: string): Promise<void> {
+    await page.screenshot({ path: join(SCREENSHOTS, `recipient-${DIALECT}-${name}.png`), fullPage: true });
+    expect(await accessibilityViolations(page), name).toEqual([]);
+  }
+
+  async function api(query: string, variables: Record<string, unknown>) {
+    const { body } = await graphql(app, tenant.apiKey, query, variables);
+    expect(body.errors).toBeUndefined();
+    return body.data!;
+  }
+
+  /** A new transaction for `email`, and the link its invitation mailed. */
+  async function invite(email: string): Promise<{ transactionId: string; link: string }> {
+    const received = smtp.received.length;
+    const created = await api(CREATE_TRANSACTION, {
+      input: {
+        templateId: tenant.templateId,
+        senderEntityId: tenant.senderEntityId,
+        noticeName: 'Grace Hopper',
+        noticeEmail: email,
+      },
+    });
+    const mail = await mailTo(smtp, email, { after: received });
+    expect(mail.parsed.subject).toMatch(/Test Capital/);
+    const link = new RegExp(`${origin}/r/[0-9a-f-]{36}`).exec(mail.parsed.text ?? '')?.[0];
+    if (link === undefined) throw new Error(`no recipient link in ${mail.parsed.text ?? ''}`);
+    return { transactionId: created.createTransaction.transactionId, link };
+  }
+
+  const event = (transactionId: string, eventKey: string, message?: string) =>
+    api(TRIGGER_TRANSACTION_EVENT, { input: { transactionId, eventKey, ...(message ? { message } : {}) } });
+
+  async function signAndContinue(page: Page): Promise<void> {
+    await page.getByRole('heading', { name: 'Sign', exact: true }).waitFor();
+    await page.getByLabel('Your full name').fill('Grace Hopper');
+    await page.getByLabel(/I agree to sign electronically/).check();
+    await page.getByRole('button', { name: 'Sign' }).click();
+    await page.getByText(/You signed as/).waitFor();
+  }
+
+  it('takes an invited investor from the mailed link through forms, an upload, signing and two submissions to the signed PDF, with the completion webhook', async () => {
+    await api(
+      `mutation ($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { webhookEndpoint { id } } }`,
+      { input: { url: receiver.url, eventTypes: ['TRANSACTION_COMPLETED'] } },
+    );
+    const { transactionId, link } = await invite('grace@example.com');
+    const page = await newPage();
+
+    // The invitation's link opens what is asked, step by step.
+    await page.goto(link);
+    await page.getByRole('heading', { name: 'Fund subscription' }).waitFor();
+    await page.getByText('Test Capital asks you to complete:').waitFor();
+    await screenshot(page, '01-overview');
+    await page.getByRole('link', { name: 'Start' }).click();
+
+    // About you: a bad value is refused on the page, with its message, before anything is saved.
+    await page.getByRole('heading', { name: 'About you' }).waitFor();
+    await page.getByLabel('E-mail address').fill('grace@');
+    await page.getByLabel('E-mail address').blur();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('alert').first().waitFor();
+    await page.getByText('Enter an e-mail address, like').first().waitFor();
+    await screenshot(page, '02-about-you-problems');
+    await page.getByLabel('Full legal name').fill('Grace Hopper');
+    await page.getByLabel('E-mail address').fill('grace@example.com');
+    await page.getByLabel('Residential or registered address').fill('1 Navy Way\nArlington, VA 22201');
+    await page.getByText(/Saved at/).waitFor();
+    await screenshot(page, '03-about-you');
+    await page.getByRole('button', { name: 'Continue' }).click();
+
+    // Tax forms: a ".pdf" that is an executable is refused, then the real W-9 is uploaded.
+    await page.getByRole('heading', { name: 'Tax residency and forms' }).waitFor();
+    await page.getByLabel('Country of tax residence').fill('US');
+    await page.getByLabel('I am a U.S. person for tax purposes').check();
+    const upload = page.getByLabel('W-9 (U.S. persons) or W-8BEN (others)');
+    await upload.setInputFiles(join(dataDir, 'W-9.pdf'));
+    await page.getByText(/whatever its name says/).waitFor();
+    await screenshot(page, '04-tax-wrong-type');
+    await upload.setInputFiles(join(dataDir, 'W-9 Grace Hopper.pdf'));
+    await page.getByText('Uploaded W-9 Grace Hopper.pdf.').waitFor();
+    await page.getByText(/Saved at/).waitFor();
+    await screenshot(page, '05-tax-uploaded');
+    await page.getByRole('button', { name: 'Continue' }).click();
+
+    await page.getByRole('heading', { name: 'Accreditation' }).waitFor();
+    await page.getByLabel('Net worth over $1,000,000, excluding your home').check();
+    await page.getByLabel('I confirm that what I have given here is true and complete').check();
+    await page.getByRole('button', { name: 'Continue' }).click();
+
+    await page.getByRole('heading', { name: 'Subscription amount' }).waitFor();
+    await page.getByLabel('Amount, in cents').fill('25000000');
+    await page.getByLabel('Currency').click();
+    await page.getByRole('option', { name: 'USD' }).click();
+    await page.getByRole('listbox').waitFor({ state: 'detached' });
+    await screenshot(page, '06-amount');
+    await page.getByRole('button', { name: 'Continue' }).click();
+
+    // Sign: the preview is the PDF the answers make; signing needs the consent.
+    await page.getByRole('heading', { name: 'Sign', exact: true }).waitFor();
+    const preview = await page.getByRole('link', { name: /Open the PDF/ }).getAttribute('href');
+    const previewPdf = await page.request.get(`${origin}${preview ?? ''}`);
+    expect(previewPdf.headers()['content-type']).toBe('application/pdf');
+    await page.getByLabel('Your full name').fill('Grace Hopper');
+    await page.getByRole('button', { name: 'Sign' }).click();
+    await page
+      .getByText(/agree to sign electronically/)
+      .first()
+      .waitFor();
+    await screenshot(page, '07-sign');
+    await signAndContinue(page);
+    await page.getByRole('link', { name: 'Continue' }).click();
+
+    await page.getByRole('heading', { name: 'Review and submit' }).waitFor();
+    await screenshot(page, '08-review');
+    await page.getByRole('button', { name: 'Submit' }).click();
+    await page.getByRole('heading', { name: 'Submitted' }).waitFor();
+    await screenshot(page, '09-submitted');
+
+    // The sponsor asks for changes; the investor sees the message, changes the amount, signs and submits again.
+    await event(transactionId, 'request_changes', 'Please subscribe 500,000.00 USD, as agreed on the phone.');
+    await page.reload();
+    await page.getByText('Please subscribe 500,000.00 USD, as agreed on the phone.').waitFor();
+    await screenshot(page, '10-changes-requested');
+    await page.goto(`${link}/subscription/items/subscription_amount`);
+    await page.getByRole('heading', { name: 'Subscription amount' }).waitFor();
+    await page.getByLabel('Amount, in cents').fill('50000000');
+    await page.getByText(/Saved at/).waitFor();
+    await page.getByText('Changed').first().waitFor();
+    await screenshot(page, '11-changed-answer');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await signAndContinue(page);
+    await page.getByRole('link', { name: 'Continue' }).click();
+    await page.getByRole('heading', { name: 'Review and submit' }).waitFor();
+    await page.getByRole('button', { name: 'Submit' }).click();
+    await page.getByRole('heading', { name: 'Submitted' }).waitFor();
+
+    // The sponsor approves and countersigns: the investor downloads the signed PDF; the webhook fires.
+    await event(transactionId, 'approve');
+    await api(
+      `mutation ($input: SignTransactionDocumentInput!) { signTransactionDocument(input: $input) { state } }`,
+      {
+        input: {
+          transactionId,
+          documentKey: 'subscription_agreement',
+          signedName: 'Alex Morgan',
+          consent: true,
+        },
+      },
+    );
+    await event(transactionId, 'countersign');
+    await page.reload();
+    await page.getByRole('heading', { name: 'Completed' }).waitFor();
+    await screenshot(page, '12-completed');
+    const downloading = page.waitForEvent('download');
+    await page.getByRole('link', { name: /Download Subscription agreement/ }).click();
+    const download = await downloading;
+    const signed = await readFile((await download.path()) ?? '');
+    expect(signed.subarray(0, 5).toString()).toBe('%PDF-');
+    expect(download.suggestedFilename()).toMatch(/Subscription agreement - signed\.pdf/);
+
+    await expect.poll(() => receiver.bodies.length, { timeout: 10_000 }).toBeGreaterThan(0);
+    const webhook = JSON.parse(receiver.bodies[0] ?? '{}') as { type?: string; data?: { id?: string } };
+    expect(webhook.type).toBe('transaction.completed');
+    expect(JSON.stringify(webhook)).toContain(transactionId);
+  });
+
+  it('fits a phone, and tells the holder of a replaced link what to do', async () => {
+    const { transactionId, link } = await invite('grace.phone@example.com');
+    const page = await newPage(PHONE);
+    await page.goto(link);
+    await page.getByRole('heading', { name: 'Fund subscription' }).waitFor();
+    await screenshot(page, 'phone-overview');
+    await page.getByRole('link', { name: 'Start' }).click();
+    await page.getByRole('heading', { name: 'About you' }).waitFor();
+    await screenshot(page, 'phone-about-you');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+
+    await api(
+      'mutation ($input: ResetTransmitTokenInput!) { resetTransmitToken(input: $input) { transmitToken } }',
+      { input: { transactionId } },
+    );
+    await page.goto(link);
+    await page.getByRole('heading', { name: 'This link was replaced' }).waitFor();
+    await screenshot(page, 'phone-link-replaced');
+  });
+});
