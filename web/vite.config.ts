@@ -5,24 +5,32 @@ import { defineConfig, type InlineConfig } from 'vite';
 
 /**
  * The pages of the front end, one folder each (`web/<surface>/index.html` + `main.tsx`). Each is built on its
- * own into `web/dist/<surface>/` with its assets under `/<surface>/assets/`, so a surface is self-contained: the
- * service that serves it (Transactions or Portfolio, deployable apart) needs no other surface's files.
- * The organization console and the recipient portal join this list.
+ * own into `web/dist/<surface>/` with its assets under `<path>/assets/` (see {@link surfacePath}), so a surface
+ * is self-contained: the service that serves it (Transactions or Portfolio, deployable apart) needs no other
+ * surface's files. The organization console joins this list.
  */
-export const SURFACES = ['graphiql', 'dashboard', 'key-delivery'] as const;
+export const SURFACES = ['graphiql', 'dashboard', 'key-delivery', 'recipient'] as const;
 export type Surface = (typeof SURFACES)[number];
+
+/** Surfaces served somewhere else than `/<surface>`: the recipient portal is at `/r/<token>`, a short link to mail. */
+const SURFACE_PATHS: Partial<Record<Surface, string>> = { recipient: '/r' };
+
+/** Where a surface is served, e.g. `/dashboard` or `/r`; its assets are under `<path>/assets/`. */
+export function surfacePath(surface: Surface): string {
+  return SURFACE_PATHS[surface] ?? `/${surface}`;
+}
 
 const WEB_DIR = fileURLToPath(new URL('.', import.meta.url));
 
 /** Where `npm run build:web` writes the built pages; the services serve `<WEB_DIST_DIR>/<surface>/`. */
 export const WEB_DIST_DIR = join(WEB_DIR, 'dist');
 
-/** The Vite configuration of one surface, served under `/<surface>/`. */
+/** The Vite configuration of one surface, served under {@link surfacePath}. */
 export function surfaceConfig(surface: Surface): InlineConfig {
   return {
     configFile: false,
     root: join(WEB_DIR, surface),
-    base: `/${surface}/`,
+    base: `${surfacePath(surface)}/`,
     publicDir: false,
     plugins: [react()],
     // Monaco's language workers use code splitting, which classic (iife) workers cannot.
@@ -49,6 +57,7 @@ export function surfaceConfig(surface: Surface): InlineConfig {
         '/beta': { target: 'https://localhost:4000', secure: false },
         '/dashboard/api': { target: 'https://localhost:4001', secure: false },
         '/key-delivery/api': { target: 'https://localhost:4000', secure: false },
+        '/recipient': { target: 'https://localhost:4000', secure: false },
       },
     },
   };

@@ -10,11 +10,12 @@ export const DEFAULT_WEB_DIST_DIR = fileURLToPath(new URL('../../web/dist/', imp
 
 /**
  * The Content-Security-Policy of a page of ours: only this origin's scripts (no inline script), workers when
- * `workers`, style sheets, images and fonts, and requests to this origin alone; no framing, no `<base>`, and no
- * form sent anywhere (the pages send JSON from their scripts). Style attributes are allowed: the component
- * libraries size panes and place popovers with them. `data:` covers icon fonts and images inside style sheets.
+ * `workers`, frames of this origin's documents when `frames` (a PDF preview), style sheets, images and fonts,
+ * and requests to this origin alone; no framing of the page itself, no `<base>`, and no form sent anywhere (the
+ * pages send JSON from their scripts). Style attributes are allowed: the component libraries size panes and
+ * place popovers with them. `data:` covers icon fonts and images inside style sheets.
  */
-export function pageContentSecurityPolicy(options: { workers?: boolean } = {}): string {
+export function pageContentSecurityPolicy(options: { workers?: boolean; frames?: boolean } = {}): string {
   return [
     "default-src 'none'",
     "script-src 'self'",
@@ -23,6 +24,7 @@ export function pageContentSecurityPolicy(options: { workers?: boolean } = {}): 
     "font-src 'self' data:",
     "connect-src 'self'",
     ...(options.workers ? ["worker-src 'self'"] : []),
+    ...(options.frames ? ["frame-src 'self'"] : []),
     "base-uri 'none'",
     "form-action 'none'",
     "frame-ancestors 'none'",

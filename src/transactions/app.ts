@@ -18,6 +18,7 @@ import { registerRecipientRoutes } from './recipient-routes.ts';
 import { contextBuilder } from './graphql/context.ts';
 import { registerGraphiQL } from './graphql/graphiql.ts';
 import { registerKeyDelivery, type KeyDeliveryDeps } from './web/key-delivery-routes.ts';
+import { registerRecipientPage } from './web/recipient-page.ts';
 import { addOperationHooks, errorFormatter, errorHandler, graphqlRouteHooks } from './graphql/hooks.ts';
 import { DEFAULT_GRAPHQL_LIMITS, limitRules, type GraphQLLimits } from './graphql/limits.ts';
 import { storableStringsRule } from './graphql/request-checks.ts';
@@ -56,6 +57,8 @@ export interface TransactionsAppDeps extends Omit<BaseAppOptions, 'rateLimit'> {
   uploadMaxBytes?: number | undefined;
   /** The key-delivery page at `/key-delivery`, with the mail its codes go out by; none when absent. */
   keyDelivery?: Omit<KeyDeliveryDeps, 'db'>;
+  /** The built front end the people's pages are served from. @default the key-delivery page's, else web/dist */
+  webDistDir?: string | undefined;
   /**
    * The sender of recipients' invitations and reminders (recipient-notices.ts), kicked after a mutation that
    * queued one. Without it, queued mail waits for whatever runs `sendDueNotices`.
@@ -130,5 +133,6 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
   registerGraphiQL(app);
   await registerRecipientRoutes(app, { db, files: deps.files, links, uploadMaxBytes: deps.uploadMaxBytes });
   if (deps.keyDelivery) await registerKeyDelivery(app, { ...deps.keyDelivery, db });
+  registerRecipientPage(app, { distDir: deps.webDistDir ?? deps.keyDelivery?.distDir });
   return app;
 }

@@ -258,5 +258,24 @@ export function checkTemplate(source: string): TemplateCheck {
     return { ok: false, problems: structureProblems(validateStructure.errors ?? []).map(locate) };
   }
   const problems = semanticProblems(value).map(locate);
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, definition: value };
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, definition: withFieldOrder(value) };
+}
+
+/**
+ * The template with each item's `ui.order` set to its schema's property order where the file gives none: the
+ * database keeps definitions as jsonb, which does not keep the order of keys, and forms show fields in the order
+ * their author wrote them.
+ */
+function withFieldOrder(template: TemplateDefinition): TemplateDefinition {
+  return {
+    ...template,
+    processes: template.processes.map((process) => ({
+      ...process,
+      items: process.items.map((item) => {
+        const properties = Object.keys((item.schema as PropertySchema).properties ?? {});
+        if (item.ui?.order !== undefined || properties.length < 2) return item;
+        return { ...item, ui: { ...item.ui, order: properties } };
+      }),
+    })),
+  };
 }

@@ -158,6 +158,18 @@ const TRANSACTIONS_PUBLIC_ROUTES: Record<string, PublicRoute> = {
     code: undefined,
   },
   ...Object.fromEntries(
+    ['/r', '/r/', '/r/*'].flatMap((path) =>
+      ['GET', 'HEAD'].map((method) => [
+        `${method} ${path}`,
+        {
+          auth: 'none: the recipient portal, static; its requests carry the transmit token to /recipient/<token>',
+          request: { method, url: path.replace('*', UNKNOWN_TOKEN) },
+          status: 200,
+        } satisfies PublicRoute,
+      ]),
+    ),
+  ),
+  ...Object.fromEntries(
     ['/key-delivery', '/key-delivery/', '/key-delivery/*'].flatMap((path) =>
       ['GET', 'HEAD'].map((method) => [
         `${method} ${path}`,

@@ -24,18 +24,25 @@ export const PORTFOLIO_URL = 'https://portfolio.test';
 /** A password long enough for `checkNewPassword`, shared by the people the tests make. */
 export const PASSWORD = 'correct horse battery staple';
 
+/** The surfaces {@link stubDashboardBuild} stands in for, and where each is served. */
+const STUB_SURFACES: Record<string, string> = {
+  dashboard: '/dashboard',
+  'key-delivery': '/key-delivery',
+  recipient: '/r',
+};
+
 /**
  * A stand-in for the built front end (`web/dist/<surface>/index.html` and an asset of each surface, the
- * dashboard's and the key-delivery page's), in a temporary folder: the server's page routes, headers and route
- * table do not depend on what the pages hold.
+ * dashboard's, the key-delivery page's and the recipient portal's), in a temporary folder: the server's page
+ * routes, headers and route table do not depend on what the pages hold.
  */
 export async function stubDashboardBuild(): Promise<{ distDir: string; cleanup: () => Promise<void> }> {
   const distDir = await mkdtemp(join(tmpdir(), 'portico-web-dist-'));
-  for (const surface of ['dashboard', 'key-delivery']) {
+  for (const [surface, path] of Object.entries(STUB_SURFACES)) {
     await mkdir(join(distDir, surface, 'assets'), { recursive: true });
     await writeFile(
       join(distDir, surface, 'index.html'),
-      `<!doctype html><html><head><script type="module" src="/${surface}/assets/main.js"></script></head>` +
+      `<!doctype html><html><head><script type="module" src="${path}/assets/main.js"></script></head>` +
         `<body><div id="${surface}"></div></body></html>`,
     );
     await writeFile(join(distDir, surface, 'assets', 'main.js'), 'export {};\n');

@@ -150,7 +150,10 @@ describe('template files', () => {
       '',
     );
     expect(stuck).toEqual([expect.stringMatching(/state "changes_requested" cannot be reached/)]);
-    const trapped = problemsAfter('from: [in_progress, changes_requested]', 'from: [in_progress]');
+    const trapped = problemsAfter(
+      'from: [draft, in_progress, changes_requested]',
+      'from: [draft, in_progress]',
+    );
     expect(trapped).toEqual([
       expect.stringMatching(/from state "changes_requested" no sequence of events reaches a final state/),
     ]);

@@ -50,7 +50,12 @@ async function startReceiver(): Promise<Receiver> {
   return {
     url: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}/hooks/portico`,
     bodies,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      }),
   };
 }
 
@@ -290,7 +295,7 @@ describe('the recipient portal at /r in Chromium', () => {
     const downloading = page.waitForEvent('download');
     await page.getByRole('link', { name: /Download Subscription agreement/ }).click();
     const download = await downloading;
-    const signed = await readFile((await download.path()) ?? '');
+    const signed = await readFile(await download.path());
     expect(signed.subarray(0, 5).toString()).toBe('%PDF-');
     expect(download.suggestedFilename()).toMatch(/Subscription agreement - signed\.pdf/);
 

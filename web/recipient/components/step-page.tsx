@@ -1,0 +1,33 @@
+// What every step's page shares: "Step n of m" over its heading (which takes the focus when the step opens),
+// and the way back.
+
+import { ArrowLeftIcon } from '@radix-ui/react-icons';
+import { Button, Flex, Text } from '@radix-ui/themes';
+import { Link } from 'react-router';
+import { PageHeading } from '../../shared/page-heading.tsx';
+import { usePortal } from '../portal-state.tsx';
+
+export function StepHeading({ index, title }: { index: number; title: string }) {
+  const { steps, view } = usePortal();
+  return (
+    <Flex direction="column" gap="1">
+      <Text size="2" color="gray">
+        Step {index + 1} of {steps.length}
+      </Text>
+      <PageHeading title={title} documentTitle={`${title} · ${view.template.name}`} />
+    </Flex>
+  );
+}
+
+/** A link to the step before (or to the overview, from the first step). */
+export function BackLink({ index }: { index: number }) {
+  const { steps, href } = usePortal();
+  const before = index > 0 ? steps[index - 1] : undefined;
+  return (
+    <Button asChild variant="soft" color="gray" size="3">
+      <Link to={before ? href(before.path) : href()}>
+        <ArrowLeftIcon aria-hidden /> Back
+      </Link>
+    </Button>
+  );
+}

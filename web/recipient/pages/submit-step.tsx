@@ -1,0 +1,204 @@
+// Review and submit: the answers and signatures that will be sent, what is still missing (with a link to it),
+// and "Submit". Once submitted, the portal shows where things stand.
+
+import { PaperPlaneIcon, Pencil1Icon } from '@radix-ui/react-icons';
+import { Button, Card, Flex, Heading, Link as ThemeLink, Text } from '@radix-ui/themes';
+import { useRef, useState, type RefObject } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { ErrorCallout } from '../../shared/error-callout.tsx';
+import { useApiAction } from '../../shared/use-api-action.ts';
+import { Answers } from '../components/answers.tsx';
+import { ChangesRequested } from '../components/changes-requested.tsx';
+import { ProblemCallout, UnfinishedItems } from '../components/problem-callout.tsx';
+import { BackLink, StepHeading } from '../components/step-page.tsx';
+import { forgetDrafts } from '../form/drafts.ts';
+import { formatDateTime, roleName } from '../format.ts';
+import { usePortal } from '../portal-state.tsx';
+import { documentsSignedBy, leftToDo, submitted, type Step } from '../steps.ts';
+import type { Item, SignableDocument } from '../types.ts';
+import { StepNotFound } from './step-not-found.tsx';
+
+type SubmitStep = Extract<Step, { kind: 'submit' }>;
+
+export function SubmitStepPage() {
+  const { processKey } = useParams();
+  const { steps } = usePortal();
+  const index = steps.findIndex((step) => step.kind === 'submit' && step.process.key === processKey);
+  const step = steps[index];
+  if (step?.kind !== 'submit') return <StepNotFound />;
+  return <SubmitStepView step={step} index={index} />;
+}
+
+/** What is missing before submitting, with links to the steps that hold it. */
+function Missing({
+  items,
+  documents,
+  focusRef,
+}: {
+  items: Item[];
+  documents: SignableDocument[];
+  focusRef: RefObject<HTMLDivElement | null>;
+}) {
+  const { steps, href } = usePortal();
+  const signStep = steps.find((step) => step.kind === 'sign');
+  return (
+    <ProblemCallout color="amber" title="Before you submit:" focusRef={focusRef}>
+      <UnfinishedItems items={items} />
+      {documents.map((document) => (
+        <li key={document.key}>
+          <ThemeLink asChild size="2" highContrast>
+            <Link to={signStep ? href(signStep.path) : href()}>Sign the {document.title}</Link>
+          </ThemeLink>
+        </li>
+      ))}
+    </ProblemCallout>
+  );
+}
+
+function SubmitStepView({ step, index }: { step: SubmitStep; index: number }) {
+  const { view, api, steps, href, reload, handleStale } = usePortal();
+  const navigate = useNavigate();
+  const { process } = step;
+  const role = view.recipient.role;
+  const action = useApiAction();
+  const [shownMissing, setShownMissing] = useState<{ items: Item[]; documents: SignableDocument[] }>();
+  const missingRef = useRef<HTMLDivElement>(null);
+  const left = leftToDo(process, role);
+  const compare = process.revision.number > 1;
+
+  const submit = async () => {
+    if (left.items.length > 0 || left.documents.length > 0) {
+      setShownMissing(left);
+      requestAnimationFrame(() => missingRef.current?.focus());
+      return;
+    }
+    await action.run(
+      async () => {
+        await api.submit(process.key);
+        forgetDrafts(view.transaction.id);
+        await reload();
+        void navigate(href());
+      },
+      (error) => {
+        if (error.code === 'REVISION_SUBMITTED') {
+          // Submitted already (a second click, another tab): show where things stand, not an error.
+          void reload().then(() => navigate(href()));
+          return true;
+        }
+        if (error.code === 'REVISION_INCOMPLETE') {
+          const keys = (name: string) =>
+            Array.isArray(error.details[name]) ? (error.details[name] as unknown[]).map(String) : [];
+          setShownMissing({
+            items: process.items.filter((item) => keys('items').includes(item.vulcanKey)),
+            documents: process.documents.filter((document) => keys('documents').includes(document.key)),
+          });
+          void reload();
+          requestAnimationFrame(() => missingRef.current?.focus());
+          return true;
+        }
+        return handleStale(error);
+      },
+    );
+  };
+
+  if (submitted(process)) {
+    return (
+      <Flex direction="column" gap="5">
+        <StepHeading index={index} title={step.title} />
+        <Text as="p">
+          You submitted this
+          {process.revision.committedAt ? ` on ${formatDateTime(process.revision.committedAt)}` : ''}.
+        </Text>
+        <div>
+          <Button asChild size="3">
+            <Link to={href()}>See where it stands</Link>
+          </Button>
+        </div>
+      </Flex>
+    );
+  }
+
+  const missing = shownMissing;
+  return (
+    <Flex direction="column" gap="5">
+      <ChangesRequested process={process} />
+      <StepHeading index={index} title={step.title} />
+      <Text as="p" size="3">
+        Check what you send to {view.organization.name}. To change an answer, go back to its step.
+      </Text>
+      {missing && (missing.items.length > 0 || missing.documents.length > 0) ? (
+        <Missing items={missing.items} documents={missing.documents} focusRef={missingRef} />
+      ) : null}
+      {process.items.map((item) => {
+        const at = steps.find((each) => each.kind === 'item' && each.item.vulcanKey === item.vulcanKey);
+        return (
+          <section key={item.vulcanKey} aria-labelledby={`review-${item.vulcanKey}`}>
+            <Card size="3">
+              <Flex direction="column" gap="3">
+                <Flex justify="between" align="center" gap="3" wrap="wrap">
+                  <Heading as="h2" size="4" id={`review-${item.vulcanKey}`}>
+                    {item.title}
+                  </Heading>
+                  <ThemeLink asChild size="2">
+                    <Link to={at ? href(at.path) : href()}>
+                      <Pencil1Icon aria-hidden /> Change
+                      <span className="visually-hidden"> {item.title}</span>
+                    </Link>
+                  </ThemeLink>
+                </Flex>
+                <Answers item={item} data={item.data} compare={compare} />
+              </Flex>
+            </Card>
+          </section>
+        );
+      })}
+      {process.documents.length > 0 ? (
+        <section aria-labelledby="review-documents">
+          <Card size="3">
+            <Flex direction="column" gap="2">
+              <Heading as="h2" size="4" id="review-documents">
+                Documents
+              </Heading>
+              {process.documents.map((document) => {
+                const mine = document.signatures.find((signature) => signature.role === role);
+                const yours = documentsSignedBy(process, role).includes(document);
+                return (
+                  <Text as="p" size="2" key={document.key}>
+                    <strong>{document.title}</strong>:{' '}
+                    {mine
+                      ? `signed by you as ${mine.signedName} on ${formatDateTime(mine.signedAt)}`
+                      : yours
+                        ? 'not signed yet'
+                        : `signed by ${document.signedBy.map(roleName).join(' and ')}`}
+                    {yours && document.signedBy.length > 1 && mine
+                      ? `; ${document.signedBy
+                          .filter((each) => each !== role)
+                          .map(roleName)
+                          .join(' and ')} signs later`
+                      : ''}
+                    .
+                  </Text>
+                );
+              })}
+            </Flex>
+          </Card>
+        </section>
+      ) : null}
+      <Card size="3" className="submit-card">
+        <Flex direction="column" gap="3">
+          <Text as="p" size="2">
+            When you submit, {view.organization.name} receives your answers and signed documents. You cannot
+            change them afterwards unless {view.organization.name} asks you to.
+          </Text>
+          <ErrorCallout error={action.error} />
+          <Flex gap="3" wrap="wrap">
+            <BackLink index={index} />
+            <Button size="3" onClick={() => void submit()} loading={action.busy}>
+              <PaperPlaneIcon aria-hidden /> Submit
+            </Button>
+          </Flex>
+        </Flex>
+      </Card>
+    </Flex>
+  );
+}
