@@ -79,7 +79,7 @@ describe('createTransaction', () => {
     const t = await read(transactionId);
     expect(t.state).toBe('draft');
     expect(t.isComplete).toBe(false);
-    expect(t.availableEvents).toEqual([{ key: 'send' }]);
+    expect(t.availableEvents).toEqual([{ key: 'send' }, { key: 'submit' }]);
     expect(t.transactionRecipients).toEqual([
       {
         vulcanKey: 'investor',
@@ -290,12 +290,14 @@ describe('triggerTransactionEvent', () => {
     expect(unknown.body.errors?.[0]?.extensions).toMatchObject({
       code: 'INVALID_EVENT',
       currentState: 'draft',
-      allowedEvents: ['send'],
+      allowedEvents: ['send', 'submit'],
     });
-    expect(unknown.body.errors?.[0]?.message).toBe('unknown event "launch"; allowed from "draft": send');
+    expect(unknown.body.errors?.[0]?.message).toBe(
+      'unknown event "launch"; allowed from "draft": send, submit',
+    );
     const long = await trigger(id, `launch${'!'.repeat(10_000)}`);
     expect(long.body.errors?.[0]?.message).toBe(
-      `unknown event "launch${'!'.repeat(34)}…" (10006 characters); allowed from "draft": send`,
+      `unknown event "launch${'!'.repeat(34)}…" (10006 characters); allowed from "draft": send, submit`,
     );
     const wrongState = await trigger(id, 'approve');
     expect(wrongState.body.errors?.[0]?.message).toMatch(/cannot happen in state "draft"/);

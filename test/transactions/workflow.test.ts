@@ -45,8 +45,8 @@ describe('the workflow engine', () => {
     expect(decide(workflow, 'draft', 'approve', { allProcessesComplete: true })).toMatchObject({
       ok: false,
       reason: 'not_allowed',
-      allowed: ['send'],
-      message: 'event "approve" cannot happen in state "draft"; allowed from "draft": send',
+      allowed: ['send', 'submit'],
+      message: 'event "approve" cannot happen in state "draft"; allowed from "draft": send, submit',
     });
   });
 
