@@ -1,10 +1,10 @@
-// Checks data against a JSON Schema by walking the schema, with Ajv's own formats (ajv-formats). Ajv itself
-// compiles each schema into a function with `new Function`, which the page's Content-Security-Policy forbids
-// (`script-src 'self'`, no 'unsafe-eval'): item schemas come from the server at run time, so they cannot be
-// compiled at build time either. The keywords are those of draft-07 and 2020-12 that item forms use; the
-// server (Ajv 2020, src/transactions/item-data.ts) stays the judge, this catches mistakes before a round trip.
+// Checks data against a JSON Schema with @cfworker/json-schema, which reads the schema as it goes: Ajv compiles
+// each schema into a function with `new Function`, which the page's Content-Security-Policy forbids
+// (`script-src 'self'`, no 'unsafe-eval'), and item schemas come from the server at run time, so they cannot be
+// compiled at build time either. The server (Ajv 2020, src/transactions/item-data.ts) stays the judge, this
+// catches mistakes before a round trip. What is ours is turning the validator's errors into problems of fields.
 
-import { deepEquals } from '@rjsf/utils';
+import { dereference, format, validate, type OutputUnit, type Schema } from '@cfworker/json-schema';
 import type { Format } from 'ajv';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 
@@ -22,303 +22,191 @@ export interface SchemaProblem {
   dataPath: (string | number)[];
   /** The keyword broken: `required`, `pattern`, `format`, `minLength`, `oneOf`, `type`… */
   keyword: string;
-  /** The keyword's value and what was found, e.g. `{ limit: 3 }` or `{ format: 'email' }`. */
+  /** The keyword's value, named as Ajv names it: `{ limit: 3 }`, `{ format: 'email' }`, `{ missingProperty }`. */
   params: Record<string, unknown>;
   /** The schema of the field the problem is about (for `required`, the missing property's, when known). */
   schema: { [keyword: string]: unknown };
 }
 
-interface Walk {
-  root: SchemaNode;
-  problems: SchemaProblem[];
-  depth: number;
+type Lookup = Record<string, Schema | boolean>;
+
+// The library's formats are looser than Ajv's (its e-mail takes `ada@example`, which the server refuses): it
+// checks with Ajv's own (ajv-formats: regular expressions and functions, no `eval`) so that the page refuses
+// what the server would. The library checks formats of strings only, as do all the formats item forms use.
+for (const name of Object.keys(format)) Reflect.deleteProperty(format, name);
+for (const [name, definition] of Object.entries(fullFormats as Record<string, Format>)) {
+  if (definition === true || typeof definition === 'string') continue;
+  const { validate: holds, type = 'string' } =
+    definition instanceof RegExp || typeof definition === 'function' ? { validate: definition } : definition;
+  if (type !== 'string') continue;
+  const test = typeof holds === 'string' ? new RegExp(holds, 'u') : holds;
+  format[name] = (value) =>
+    test instanceof RegExp ? test.test(value) : (test as (value: string) => unknown)(value) === true;
 }
 
-/** Deeper than this, a schema is taken to refer to itself without end, and checking stops. */
-const MAX_DEPTH = 64;
+/** The keywords whose value a problem carries, under Ajv's name for it. */
+const PARAM_NAMES: Record<string, string | undefined> = {
+  type: 'type',
+  format: 'format',
+  pattern: 'pattern',
+  multipleOf: 'multipleOf',
+  minLength: 'limit',
+  maxLength: 'limit',
+  minItems: 'limit',
+  maxItems: 'limit',
+  minProperties: 'limit',
+  maxProperties: 'limit',
+  minimum: 'limit',
+  maximum: 'limit',
+  exclusiveMinimum: 'limit',
+  exclusiveMaximum: 'limit',
+  enum: 'allowedValues',
+  const: 'allowedValue',
+};
 
-const patterns = new Map<string, RegExp | null>();
+/** Errors that only say that a subschema failed: the subschema's own errors follow them. */
+const WRAPPERS = new Set([
+  '$ref',
+  '$recursiveRef',
+  'allOf',
+  'if',
+  'properties',
+  'patternProperties',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'propertyNames',
+  'dependentSchemas',
+  'prefixItems',
+  'items',
+  'additionalItems',
+  'unevaluatedItems',
+]);
 
-/** The pattern as Ajv compiles it (Unicode), or null when it is not a valid regular expression. */
-function patternOf(source: string): RegExp | null {
-  let compiled = patterns.get(source);
-  if (compiled === undefined) {
-    try {
-      compiled = new RegExp(source, 'u');
-    } catch {
-      compiled = null;
-    }
-    patterns.set(source, compiled);
-  }
-  return compiled;
-}
+/** Keywords met by one of several subschemas: their problem is said alone, not each subschema's. */
+const ALTERNATIVES = new Set(['anyOf', 'oneOf', 'contains']);
 
-const formats = fullFormats as Record<string, Format | undefined>;
-
-/** Whether `value` has the `format` (formats Ajv does not know, and values of other types, pass). */
-function formatHolds(format: string, value: unknown): boolean {
-  const definition = formats[format];
-  if (definition === undefined || definition === true || typeof definition === 'string') return true;
-  const { validate, type } =
-    definition instanceof RegExp || typeof definition === 'function'
-      ? { validate: definition, type: 'string' }
-      : { validate: definition.validate, type: definition.type ?? 'string' };
-  if (type === 'number' ? typeof value !== 'number' : typeof value !== 'string') return true;
-  if (validate instanceof RegExp) return validate.test(value as string);
-  if (typeof validate === 'string') return patternOf(validate)?.test(value as string) ?? true;
-  return (validate as (value: unknown) => boolean | Promise<unknown>)(value) === true;
-}
+/** Keywords that name fields that must be there: `required`, and the draft-07 and 2020-12 dependent ones. */
+const REQUIRING = new Set(['required', 'dependentRequired', 'dependencies']);
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function typeHolds(type: string, value: unknown): boolean {
-  switch (type) {
-    case 'string':
-      return typeof value === 'string';
-    case 'number':
-      return typeof value === 'number' && Number.isFinite(value);
-    case 'integer':
-      return typeof value === 'number' && Number.isInteger(value);
-    case 'boolean':
-      return typeof value === 'boolean';
-    case 'null':
-      return value === null;
-    case 'array':
-      return Array.isArray(value);
-    case 'object':
-      return isObject(value);
-    default:
-      return true;
-  }
+/** The segments of a JSON pointer in a URI fragment (`#/properties/a~1b` → `properties`, `a/b`). */
+const segmentsOf = (pointer: string) =>
+  pointer
+    .split('/')
+    .slice(1)
+    .map((segment) => decodeURIComponent(segment).replaceAll('~1', '/').replaceAll('~0', '~'));
+
+/** The schema a node's `$ref` points to, as the validator resolved it. */
+function refTarget(node: Record<string, unknown>, lookup: Lookup): SchemaNode | undefined {
+  const ref = (node as Schema).__absolute_ref__ ?? node.$ref;
+  return typeof ref === 'string' ? lookup[ref] : undefined;
 }
 
-/** Characters as JSON Schema (and Ajv's ucs2length) counts them: code points, so an emoji is one. */
-const lengthOf = (text: string) => text.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, '_').length;
-
-/** The schema a local `$ref` (`#/$defs/address`, `#/definitions/x`, `#`) points to in `root`. */
-function resolveRef(root: SchemaNode, ref: string): SchemaNode | undefined {
-  if (!ref.startsWith('#')) return undefined;
-  let node: unknown = root;
-  for (const raw of ref.slice(1).split('/').slice(1)) {
-    const key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
-    if (!isObject(node)) return undefined;
-    node = node[key];
+/** The schema object holding the keyword at `keywordLocation` (through `$ref`s), or `{}`. */
+function holderOf(schema: SchemaNode, keywordLocation: string, lookup: Lookup): Record<string, unknown> {
+  let node: unknown = schema;
+  // The last segment is the keyword, left out (the library spells `dependentRequired`'s `dependantRequired`).
+  for (const segment of segmentsOf(keywordLocation).slice(0, -1)) {
+    if (isObject(node) && segment === '$ref' && typeof node.$ref === 'string') node = refTarget(node, lookup);
+    else if (isObject(node) || Array.isArray(node)) node = (node as Record<string, unknown>)[segment];
+    else return {};
   }
-  return typeof node === 'boolean' || isObject(node) ? node : undefined;
+  return isObject(node) ? node : {};
 }
 
-const numberKeyword = (schema: Record<string, unknown>, keyword: string): number | undefined => {
-  const value = schema[keyword];
-  return typeof value === 'number' ? value : undefined;
-};
-
-function check(schema: SchemaNode, data: unknown, path: (string | number)[], walk: Walk): void {
-  if (schema === true) return;
-  if (schema === false) {
-    walk.problems.push({ path, dataPath: path, keyword: 'false schema', params: {}, schema: {} });
-    return;
+/** The path of the value at `instanceLocation` (array indexes as numbers), and that value. */
+function valueAt(data: unknown, instanceLocation: string): { path: (string | number)[]; value: unknown } {
+  const path: (string | number)[] = [];
+  let value = data;
+  for (const segment of segmentsOf(instanceLocation)) {
+    const step = Array.isArray(value) ? Number(segment) : segment;
+    path.push(step);
+    value = isObject(value) || Array.isArray(value) ? (value as Record<string, unknown>)[step] : undefined;
   }
-  if (walk.depth > MAX_DEPTH) return;
-  const inner = (sub: unknown, value: unknown, at: (string | number)[]) => {
-    if (typeof sub !== 'boolean' && !isObject(sub)) return;
-    walk.depth += 1;
-    check(sub, value, at, walk);
-    walk.depth -= 1;
-  };
-  const fails = (sub: unknown, value: unknown): boolean => {
-    if (typeof sub !== 'boolean' && !isObject(sub)) return false;
-    const probe: Walk = { root: walk.root, problems: [], depth: walk.depth + 1 };
-    check(sub, value, path, probe);
-    return probe.problems.length > 0;
-  };
-  const problem = (keyword: string, params: Record<string, unknown> = {}) => {
-    walk.problems.push({ path, dataPath: path, keyword, params, schema });
-  };
-
-  if (typeof schema.$ref === 'string') {
-    const target = resolveRef(walk.root, schema.$ref);
-    if (target !== undefined) inner(target, data, path);
-  }
-
-  const { type } = schema;
-  const types = typeof type === 'string' ? [type] : Array.isArray(type) ? (type as string[]) : [];
-  if (types.length > 0 && !types.some((each) => typeHolds(each, data))) {
-    // A value of the wrong type breaks the other keywords of its type only by accident: say this alone.
-    problem('type', { type: types.join(',') });
-    return;
-  }
-  if (Array.isArray(schema.enum) && !schema.enum.some((each) => deepEquals(each, data))) {
-    problem('enum', { allowedValues: schema.enum });
-  }
-  if ('const' in schema && !deepEquals(schema.const, data)) {
-    problem('const', { allowedValue: schema.const });
-  }
-
-  if (typeof data === 'string') {
-    const minLength = numberKeyword(schema, 'minLength');
-    const maxLength = numberKeyword(schema, 'maxLength');
-    if (minLength !== undefined && lengthOf(data) < minLength) problem('minLength', { limit: minLength });
-    if (maxLength !== undefined && lengthOf(data) > maxLength) problem('maxLength', { limit: maxLength });
-    if (typeof schema.pattern === 'string' && patternOf(schema.pattern)?.test(data) === false) {
-      problem('pattern', { pattern: schema.pattern });
-    }
-  }
-  if (typeof schema.format === 'string' && !formatHolds(schema.format, data)) {
-    problem('format', { format: schema.format });
-  }
-
-  if (typeof data === 'number') {
-    const limits: [string, string, (limit: number) => boolean][] = [
-      ['minimum', '>=', (limit) => data >= limit],
-      ['maximum', '<=', (limit) => data <= limit],
-      ['exclusiveMinimum', '>', (limit) => data > limit],
-      ['exclusiveMaximum', '<', (limit) => data < limit],
-    ];
-    for (const [keyword, comparison, holds] of limits) {
-      const limit = numberKeyword(schema, keyword);
-      if (limit !== undefined && !holds(limit)) problem(keyword, { comparison, limit });
-    }
-    const multipleOf = numberKeyword(schema, 'multipleOf');
-    if (multipleOf !== undefined && multipleOf > 0) {
-      const quotient = data / multipleOf;
-      if (Math.abs(quotient - Math.round(quotient)) > 1e-9) problem('multipleOf', { multipleOf });
-    }
-  }
-
-  if (Array.isArray(data)) checkArray(schema, data, path, inner, problem, fails);
-  if (isObject(data)) checkObject(schema, data, path, walk, inner, problem);
-
-  if (Array.isArray(schema.allOf)) for (const sub of schema.allOf) inner(sub, data, path);
-  if (Array.isArray(schema.anyOf) && !schema.anyOf.some((sub) => !fails(sub, data))) problem('anyOf');
-  if (Array.isArray(schema.oneOf)) {
-    const passing = schema.oneOf.filter((sub) => !fails(sub, data)).length;
-    if (passing !== 1) problem('oneOf', { passing });
-  }
-  if ('not' in schema && !fails(schema.not, data)) problem('not');
-  if ('if' in schema) {
-    const branch = fails(schema.if, data) ? schema.else : schema.then;
-    if (branch !== undefined) inner(branch, data, path);
-  }
+  return { path, value };
 }
 
-function checkArray(
-  schema: Record<string, unknown>,
-  data: unknown[],
-  path: (string | number)[],
-  inner: (sub: unknown, value: unknown, at: (string | number)[]) => void,
-  problem: (keyword: string, params?: Record<string, unknown>) => void,
-  fails: (sub: unknown, value: unknown) => boolean,
-): void {
-  const minItems = numberKeyword(schema, 'minItems');
-  const maxItems = numberKeyword(schema, 'maxItems');
-  if (minItems !== undefined && data.length < minItems) problem('minItems', { limit: minItems });
-  if (maxItems !== undefined && data.length > maxItems) problem('maxItems', { limit: maxItems });
-  if (schema.uniqueItems === true) {
-    const repeated = data.findIndex((each, index) => data.slice(0, index).some((e) => deepEquals(e, each)));
-    if (repeated >= 0) problem('uniqueItems', { index: repeated });
-  }
-  // Draft-07 tuples (`items: [...]`, `additionalItems`) and 2020-12 ones (`prefixItems`, `items` for the rest).
-  const tuple: unknown[] = Array.isArray(schema.prefixItems)
-    ? schema.prefixItems
-    : Array.isArray(schema.items)
-      ? schema.items
-      : [];
-  const rest = Array.isArray(schema.prefixItems)
-    ? schema.items
-    : Array.isArray(schema.items)
-      ? schema.additionalItems
-      : schema.items;
-  data.forEach((value, index) => {
-    const sub = index < tuple.length ? tuple[index] : rest;
-    if (sub !== undefined) inner(sub, value, [...path, index]);
-  });
-  if ('contains' in schema && !data.some((value) => !fails(schema.contains, value))) problem('contains');
+/** The schema of property `key` in `holder`, with what its `$ref` points to. */
+function propertySchema(holder: Record<string, unknown>, key: string, lookup: Lookup) {
+  const sub = isObject(holder.properties) ? holder.properties[key] : undefined;
+  if (!isObject(sub)) return {};
+  const target = typeof sub.$ref === 'string' ? refTarget(sub, lookup) : undefined;
+  return isObject(target) ? { ...target, ...sub } : sub;
 }
 
-function checkObject(
-  schema: Record<string, unknown>,
-  data: Record<string, unknown>,
-  path: (string | number)[],
-  walk: Walk,
-  inner: (sub: unknown, value: unknown, at: (string | number)[]) => void,
-  problem: (keyword: string, params?: Record<string, unknown>) => void,
-): void {
-  const properties = isObject(schema.properties) ? schema.properties : {};
-  const propertySchema = (key: string): Record<string, unknown> => {
-    const sub = properties[key];
-    if (!isObject(sub)) return {};
-    const target = typeof sub.$ref === 'string' ? resolveRef(walk.root, sub.$ref) : undefined;
-    return isObject(target) ? { ...target, ...sub } : sub;
-  };
-  const missing = (keys: unknown, params: Record<string, unknown> = {}) => {
-    if (!Array.isArray(keys)) return;
-    for (const key of keys) {
-      if (typeof key !== 'string' || data[key] !== undefined) continue;
-      walk.problems.push({
-        path: [...path, key],
-        dataPath: path,
-        keyword: 'required',
-        params: { missingProperty: key, ...params },
-        schema: propertySchema(key),
+/**
+ * The fields a requiring keyword of `holder` finds missing in `value` (the validator says only that some are),
+ * with the field that requires them for the dependent keywords.
+ */
+function missingFields(keyword: string, holder: Record<string, unknown>, value: unknown) {
+  if (!isObject(value)) return [];
+  const lists: [unknown, Record<string, unknown>][] =
+    keyword === 'required'
+      ? [[holder.required, {}]]
+      : Object.entries(isObject(holder[keyword]) ? holder[keyword] : {})
+          .filter(([key]) => Object.hasOwn(value, key))
+          .map(([key, names]) => [names, { property: key }]);
+  return lists.flatMap(([names, params]) =>
+    (Array.isArray(names) ? names : [])
+      .filter((name): name is string => typeof name === 'string' && !Object.hasOwn(value, name))
+      .map((name) => ({ name, params })),
+  );
+}
+
+/** The validator's errors as problems of fields, in its order. */
+function problemsOf(errors: OutputUnit[], schema: SchemaNode, data: unknown, lookup: Lookup) {
+  const problems: SchemaProblem[] = [];
+  const alternatives: OutputUnit[] = [];
+  const requirings = new Set<string>();
+  errors.forEach((error, index) => {
+    const previous = errors[index - 1];
+    // A `false` schema's error has the value's location for its keyword's: it belongs to the error before it.
+    const location =
+      error.keyword === 'false' && previous ? `${previous.keywordLocation}/` : error.keywordLocation;
+    const inAlternative = alternatives.some(
+      (alternative) =>
+        location.startsWith(`${alternative.keywordLocation}/`) &&
+        `${error.instanceLocation}/`.startsWith(`${alternative.instanceLocation}/`),
+    );
+    if (inAlternative || WRAPPERS.has(error.keyword)) return;
+    if (ALTERNATIVES.has(error.keyword)) alternatives.push(error);
+    const { path, value } = valueAt(data, error.instanceLocation);
+    if (error.keyword === 'false') {
+      const [key] = path.slice(-1);
+      const notAsked = previous?.keyword === 'additionalProperties' && typeof key === 'string';
+      problems.push({
+        path,
+        dataPath: notAsked ? path.slice(0, -1) : path,
+        keyword: notAsked ? 'additionalProperties' : 'false schema',
+        params: notAsked ? { additionalProperty: key } : {},
+        schema: notAsked ? holderOf(schema, previous.keywordLocation, lookup) : {},
       });
+      return;
     }
-  };
-  missing(schema.required);
-
-  const keys = Object.keys(data);
-  const minProperties = numberKeyword(schema, 'minProperties');
-  const maxProperties = numberKeyword(schema, 'maxProperties');
-  if (minProperties !== undefined && keys.length < minProperties)
-    problem('minProperties', { limit: minProperties });
-  if (maxProperties !== undefined && keys.length > maxProperties)
-    problem('maxProperties', { limit: maxProperties });
-
-  const patternProperties = isObject(schema.patternProperties) ? schema.patternProperties : {};
-  for (const key of keys) {
-    const value = data[key];
-    // An undefined value is a field left empty: the form's way of saying "no answer".
-    if (value === undefined) continue;
-    let known = false;
-    if (key in properties) {
-      known = true;
-      inner(properties[key], value, [...path, key]);
-    }
-    for (const [source, sub] of Object.entries(patternProperties)) {
-      if (patternOf(source)?.test(key) === true) {
-        known = true;
-        inner(sub, value, [...path, key]);
-      }
-    }
-    if (!known && 'additionalProperties' in schema) {
-      if (schema.additionalProperties === false) {
-        walk.problems.push({
-          path: [...path, key],
+    const holder = holderOf(schema, error.keywordLocation, lookup);
+    if (REQUIRING.has(error.keyword)) {
+      // One error per missing field, all alike: the first names them all.
+      const once = `${error.keywordLocation} ${error.instanceLocation}`;
+      if (requirings.has(once)) return;
+      requirings.add(once);
+      for (const { name, params } of missingFields(error.keyword, holder, value)) {
+        problems.push({
+          path: [...path, name],
           dataPath: path,
-          keyword: 'additionalProperties',
-          params: { additionalProperty: key },
-          schema,
+          keyword: 'required',
+          params: { missingProperty: name, ...params },
+          schema: propertySchema(holder, name, lookup),
         });
-      } else {
-        inner(schema.additionalProperties, value, [...path, key]);
       }
+      return;
     }
-    if ('propertyNames' in schema) inner(schema.propertyNames, key, [...path, key]);
-  }
-
-  const present = (key: string) => data[key] !== undefined;
-  // Draft-07 `dependencies` (names or a schema) and 2020-12 `dependentRequired` / `dependentSchemas`.
-  const dependencies = isObject(schema.dependencies) ? schema.dependencies : {};
-  const dependentRequired = isObject(schema.dependentRequired) ? schema.dependentRequired : {};
-  const dependentSchemas = isObject(schema.dependentSchemas) ? schema.dependentSchemas : {};
-  for (const [key, dependency] of Object.entries({ ...dependencies, ...dependentRequired })) {
-    if (!present(key)) continue;
-    if (Array.isArray(dependency)) missing(dependency, { property: key });
-    else inner(dependency, data, path);
-  }
-  for (const [key, sub] of Object.entries(dependentSchemas)) {
-    if (present(key)) inner(sub, data, path);
-  }
+    const param = PARAM_NAMES[error.keyword];
+    const params = param !== undefined && error.keyword in holder ? { [param]: holder[error.keyword] } : {};
+    problems.push({ path, dataPath: path, keyword: error.keyword, params, schema: holder });
+  });
+  return problems;
 }
 
 /**
@@ -333,7 +221,18 @@ export function schemaProblems(
   data: unknown,
   root: SchemaNode = schema,
 ): SchemaProblem[] {
-  const walk: Walk = { root, problems: [], depth: 0 };
-  check(schema, data, [], walk);
-  return walk.problems;
+  // An empty field is `undefined` in the form's data: an answer left out, as JSON has it.
+  const instance: unknown = data === undefined ? null : JSON.parse(JSON.stringify(data));
+  let lookup: Lookup;
+  let errors: OutputUnit[];
+  try {
+    lookup = dereference(root);
+    // A part of `root` (an option rjsf tries) gets a place in it, for its `$ref`s to find their targets there.
+    if (schema !== root) dereference(schema, lookup, undefined, '/~checked');
+    ({ errors } = validate(instance, schema, '2020-12', lookup, false));
+  } catch {
+    // A `$ref` to another document, a pattern JavaScript cannot read, a schema without end: the server judges.
+    return [];
+  }
+  return problemsOf(errors, schema, instance, lookup);
 }

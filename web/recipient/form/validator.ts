@@ -1,5 +1,5 @@
-// The validator react-jsonschema-form runs with: schema-check.ts instead of Ajv (which needs `eval`, see there),
-// with the messages of messages.ts.
+// The validator react-jsonschema-form runs with: schema-check.ts (@cfworker/json-schema) instead of Ajv (which
+// needs `eval`, see there), with the messages of messages.ts.
 
 import {
   createErrorHandler,
@@ -16,7 +16,7 @@ import {
 import { problemMessage } from './messages.ts';
 import type { ItemData } from './drafts.ts';
 import type { PortalFormContext } from './form-context.ts';
-import { schemaProblems, type SchemaNode } from './schema-check.ts';
+import { schemaProblems, type SchemaNode, type SchemaProblem } from './schema-check.ts';
 import { hintsAt, labelAt } from './ui-schema.ts';
 
 /** One answer of a form that breaks its schema, and what to do about it. */
@@ -58,29 +58,35 @@ function fieldOrder(schema: unknown, ui: UiSchema): string[] {
   }
 }
 
+/** Keywords about a field's options as a whole: a problem with the value itself says more. */
+const AS_A_WHOLE = new Set(['anyOf', 'oneOf', 'not']);
+
 /**
- * Every answer of `data` that breaks `schema`, one problem per field (the first found), in the order the form
- * shows the fields, with its label and a message in words.
+ * Every answer of `data` that breaks `schema`, one problem per field (the first found, one with the value
+ * itself before one with its options as a whole), in the order the form shows the fields, with its label and a
+ * message in words.
  */
 export function fieldProblems(schema: unknown, data: unknown, ui: UiSchema): FieldProblem[] {
-  const seen = new Set<string>();
-  const problems: FieldProblem[] = [];
+  const first = new Map<string, SchemaProblem>();
+  for (const problem of schemaProblems(schema as SchemaNode, data)) {
+    const key = pathKey(problem.path);
+    const held = first.get(key);
+    if (held === undefined || (AS_A_WHOLE.has(held.keyword) && !AS_A_WHOLE.has(problem.keyword))) {
+      first.set(key, problem);
+    }
+  }
   const order = fieldOrder(schema, ui);
   const rank = (problem: FieldProblem) => {
     const at = order.indexOf(String(problem.path[0]));
     return at === -1 ? order.length : at;
   };
-  for (const problem of schemaProblems(schema as SchemaNode, data)) {
-    const key = pathKey(problem.path);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    problems.push({
+  return [...first.values()]
+    .map((problem) => ({
       path: problem.path,
       label: labelAt(schema, problem.path),
       message: problemMessage(problem, hintsAt(ui, problem.path)),
-    });
-  }
-  return problems.sort((a, b) => rank(a) - rank(b));
+    }))
+    .sort((a, b) => rank(a) - rank(b));
 }
 
 /**
