@@ -9,13 +9,14 @@ import type { Queryable } from './database.ts';
  * const links = createFileLinks(await loadInstanceSecret(db, 'file_links'));
  */
 export async function loadInstanceSecret(db: Queryable, name: string): Promise<Buffer> {
-  await db.query('insert into instance_secrets (name, value) values ($1, $2) on conflict (name) do nothing', [
-    name,
-    randomBytes(32),
-  ]);
-  const [row] = await db.query<{ value: Uint8Array }>('select value from instance_secrets where name = $1', [
-    name,
-  ]);
+  // One statement: the insert's own row when it made the secret, else the one that was there (a statement's
+  // reads do not see its own writes, hence both halves).
+  const [row] = await db.query<{ value: Uint8Array }>(
+    `with made as (
+       insert into instance_secrets (name, value) values ($1, $2) on conflict (name) do nothing returning value)
+     select value from made union all select value from instance_secrets where name = $1 limit 1`,
+    [name, randomBytes(32)],
+  );
   if (!row) throw new Error(`instance secret ${name} is missing`);
   return Buffer.from(row.value);
 }

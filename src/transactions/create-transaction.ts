@@ -1,8 +1,6 @@
 import type { Transaction } from '../db/database.ts';
-import { insertReturningId } from '../db/insert-returning-id.ts';
 import { AppError, quote } from '../errors.ts';
 import type { Actor } from './actor.ts';
-import { refreshCompletion } from './completion.ts';
 import { itemRules, listProblems, MAX_PROBLEM_DETAILS } from './item-data.ts';
 import { queueInvitation } from './recipient-notices.ts';
 import { applyWorkflowAction } from './revisions.ts';
@@ -136,12 +134,27 @@ export async function createTransaction(
 
   const initial = definition.workflow.initialState;
   const { transmitToken, hash } = newTransmitToken();
-  const transactionId = await insertReturningId(
-    tx,
-    `insert into transactions
-       (organization_id, template_id, sender_entity_id, state, input_data, notice_name, notice_email,
-        transmit_token_hash, transmit_token_expires_at)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, clock_timestamp() + make_interval(days => $9))`,
+  const primaryRole = definition.recipientRoles.find((role) => role.primary === true)?.key ?? 'recipient';
+  // The transaction and its primary recipient (the organization's entity with that address, or a new one), in
+  // one statement.
+  const [created] = await tx.query<{ id: string }>(
+    `with made_transaction as (
+       insert into transactions
+         (organization_id, template_id, sender_entity_id, state, input_data, notice_name, notice_email,
+          transmit_token_hash, transmit_token_expires_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, clock_timestamp() + make_interval(days => $9))
+       returning id),
+     known as (
+       select id from entities where organization_id = $1 and lower(email) = lower($7)
+       order by created_at, sequence limit 1),
+     made_entity as (
+       insert into entities (organization_id, name, email, type)
+       select $1, $6, $7, 'individual' where not exists (select 1 from known) returning id),
+     recipient as (
+       insert into transaction_recipients (organization_id, transaction_id, entity_id, vulcan_key)
+       select $1, made_transaction.id, entity.id, $10
+       from made_transaction, (select id from known union all select id from made_entity) as entity)
+     select id from made_transaction`,
     [
       organizationId,
       input.templateId,
@@ -152,8 +165,11 @@ export async function createTransaction(
       email,
       hash,
       linkValidDays(definition),
+      primaryRole,
     ],
   );
+  if (!created) throw new Error('insert into transactions returned no row');
+  const transactionId = created.id;
   const subject: Subject = {
     id: transactionId,
     organizationId,
@@ -161,22 +177,6 @@ export async function createTransaction(
     definition,
     inputData: (input.inputData ?? {}) as Record<string, unknown>,
   };
-  const [known] = await tx.query<{ id: string }>(
-    'select id from entities where organization_id = $1 and lower(email) = lower($2) order by created_at, sequence limit 1',
-    [organizationId, email],
-  );
-  const entityId =
-    known?.id ??
-    (await insertReturningId(
-      tx,
-      `insert into entities (organization_id, name, email, type) values ($1, $2, $3, 'individual')`,
-      [organizationId, noticeName, email],
-    ));
-  const primaryRole = definition.recipientRoles.find((role) => role.primary === true)?.key ?? 'recipient';
-  await tx.query(
-    'insert into transaction_recipients (organization_id, transaction_id, entity_id, vulcan_key) values ($1, $2, $3, $4)',
-    [organizationId, transactionId, entityId, primaryRole],
-  );
   await recordTransition(tx, subject, {
     eventKey: 'create',
     source: null,
@@ -185,7 +185,8 @@ export async function createTransaction(
   });
   for (const action of actionsOnEntering(definition.workflow, initial))
     await applyWorkflowAction(tx, subject, action, 'create');
-  await refreshCompletion(tx, subject);
+  // No completion to bring up to date: a process is complete only once a revision of it was committed, and
+  // every revision made here is new.
   // Mailed after this commits (recipient-notices.ts), so a transaction that is not made invites no one.
   await queueInvitation(tx, { organizationId, transactionId, transmitToken });
   return { transactionId, transmitToken };

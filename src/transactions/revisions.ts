@@ -1,5 +1,4 @@
 import type { Transaction } from '../db/database.ts';
-import { insertReturningId } from '../db/insert-returning-id.ts';
 import { itemRules } from './item-data.ts';
 import type { Subject } from './subject.ts';
 import type { TemplateDefinition, WorkflowAction } from './template-schema.ts';
@@ -14,7 +13,30 @@ function itemsOf(definition: TemplateDefinition, processKey: string) {
   return definition.processes.find((process) => process.key === processKey)?.items ?? [];
 }
 
-/** Opens revision `number` of a process with one item per template item, computing each item's completion. */
+/** The items of a new revision of a process, as the statements below take them: data and completion. */
+function itemRows(subject: Subject, processKey: string, dataFor: (vulcanKey: string) => unknown): string {
+  const items = itemsOf(subject.definition, processKey).map((item) => {
+    const data = dataFor(item.vulcanKey) ?? {};
+    return { vulcanKey: item.vulcanKey, data, completion: itemRules(item.schema).completion(data) };
+  });
+  return JSON.stringify(items);
+}
+
+/**
+ * The part of a statement that inserts revision `$4` of the process `process` (a CTE of it, with an `id`) and
+ * its items (`$6`, from {@link itemRows}) in the template's order (their sequence follows it).
+ */
+const REVISION_WITH_ITEMS = `
+  revision as (
+    insert into transaction_process_revisions (organization_id, transaction_process_id, transaction_id, number, context)
+    select $1, process.id, $3, $4, $5 from process returning id),
+  items as (
+    insert into transaction_items
+      (organization_id, transaction_process_revision_id, transaction_id, vulcan_key, data, completion_percentage)
+    select $1, revision.id, $3, item->>'vulcanKey', item->'data', (item->>'completion')::int
+    from revision, jsonb_array_elements($6::jsonb) with ordinality as items(item, position) order by position)`;
+
+/** Opens revision `number` of an existing process with one item per template item, in one statement. */
 async function openRevision(
   tx: Transaction,
   subject: Subject,
@@ -23,24 +45,42 @@ async function openRevision(
   context: Record<string, unknown>,
   dataFor: (vulcanKey: string) => unknown,
 ): Promise<void> {
-  const revisionId = await insertReturningId(
-    tx,
-    `insert into transaction_process_revisions (organization_id, transaction_process_id, transaction_id, number, context)
-     values ($1, $2, $3, $4, $5)`,
-    [subject.organizationId, process.id, subject.id, number, context],
+  await tx.query(`with process as (select $2::uuid as id), ${REVISION_WITH_ITEMS} select 1`, [
+    subject.organizationId,
+    process.id,
+    subject.id,
+    number,
+    context,
+    itemRows(subject, process.key, dataFor),
+  ]);
+}
+
+/**
+ * Creates a process with its first revision (prefilled from the transaction's inputData) unless the process
+ * exists, in one statement; whether it created it.
+ */
+async function createProcess(
+  tx: Transaction,
+  subject: Subject,
+  key: string,
+  reason: string,
+): Promise<boolean> {
+  const rows = await tx.query(
+    `with process as (
+       insert into transaction_processes (organization_id, transaction_id, key) values ($1, $3, $2)
+       on conflict (transaction_id, key) do nothing returning id),
+     ${REVISION_WITH_ITEMS}
+     select id from process`,
+    [
+      subject.organizationId,
+      key,
+      subject.id,
+      1,
+      { reason },
+      itemRows(subject, key, (k) => subject.inputData[k]),
+    ],
   );
-  // One statement for all the items, in the template's order (their sequence follows it).
-  const items = itemsOf(subject.definition, process.key).map((item) => {
-    const data = dataFor(item.vulcanKey) ?? {};
-    return { vulcanKey: item.vulcanKey, data, completion: itemRules(item.schema).completion(data) };
-  });
-  await tx.query(
-    `insert into transaction_items
-       (organization_id, transaction_process_revision_id, transaction_id, vulcan_key, data, completion_percentage)
-     select $1, $2, $3, item->>'vulcanKey', item->'data', (item->>'completion')::int
-     from jsonb_array_elements($4::jsonb) with ordinality as items(item, position) order by position`,
-    [subject.organizationId, revisionId, subject.id, JSON.stringify(items)],
-  );
+  return rows.length > 0;
 }
 
 /** Opens the next revision of an existing process: the latest data carried forward, its signatures voided. */
@@ -88,23 +128,7 @@ export async function applyWorkflowAction(
     return;
   }
   const key = 'createProcess' in action ? action.createProcess : action.openRevision;
-  const [created] = await tx.query<{ id: string }>(
-    `insert into transaction_processes (organization_id, transaction_id, key) values ($1, $2, $3)
-     on conflict (transaction_id, key) do nothing returning id`,
-    [subject.organizationId, subject.id, key],
-  );
-  if (created) {
-    await openRevision(
-      tx,
-      subject,
-      { id: created.id, key },
-      1,
-      { reason },
-      (vulcanKey) => subject.inputData[vulcanKey],
-    );
-    return;
-  }
-  if ('createProcess' in action) return;
+  if ((await createProcess(tx, subject, key, reason)) || 'createProcess' in action) return;
   const [existing] = await tx.query<{ id: string }>(
     'select id from transaction_processes where transaction_id = $1 and key = $2',
     [subject.id, key],

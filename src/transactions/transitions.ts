@@ -6,7 +6,7 @@ import { refreshCompletion, workflowFactsOf } from './completion.ts';
 import { applyWorkflowAction } from './revisions.ts';
 import type { Subject } from './subject.ts';
 import { hashTransmitToken } from './transmit-tokens.ts';
-import { decide } from './workflow.ts';
+import { decide, type WorkflowFacts } from './workflow.ts';
 
 /**
  * Transitions: moving a transaction through its workflow. A change locks the transaction's row first, so that
@@ -41,8 +41,11 @@ export async function recordTransition(
     message?: string | undefined;
   },
 ): Promise<void> {
+  // A transition of an existing transaction (a source state) moves its state in the same statement.
   await tx.query(
-    `insert into transaction_events (organization_id, transaction_id, event_key, source_state, target_state, actor_type, actor_id, message)
+    `with moved as (
+       update transactions set state = $5, updated_at = clock_timestamp() where id = $2 and $4::text is not null)
+     insert into transaction_events (organization_id, transaction_id, event_key, source_state, target_state, actor_type, actor_id, message)
      values ($1, $2, $3, $4, $5, $6, $7, $8)`,
     [
       subject.organizationId,
@@ -97,6 +100,23 @@ export async function lockOwnTransaction(
   return subject;
 }
 
+/** Stands for the facts when no guard will read them: an unguarded event allowed from the current state. */
+const UNREAD_FACTS: WorkflowFacts = { allProcessesComplete: false };
+
+/**
+ * What the workflow's guards know, read only when the decision on `eventKey` can depend on it: a guarded event,
+ * or a refusal whose message lists the events allowed now (some of which may be guarded).
+ */
+async function factsFor(
+  tx: Transaction,
+  subject: LockedTransaction,
+  eventKey: string,
+): Promise<WorkflowFacts> {
+  const event = subject.definition.workflow.events.find((candidate) => candidate.key === eventKey);
+  const unguardedAndAllowed = event?.guard === undefined && event?.from.includes(subject.state) === true;
+  return unguardedAndAllowed ? UNREAD_FACTS : workflowFactsOf(tx, subject.id);
+}
+
 /**
  * Whether the workflow allows `eventKey` on the locked transaction now (from its state, with its guard), as
  * {@link applyEvent} would decide.
@@ -106,7 +126,7 @@ export async function eventAllowed(
   subject: LockedTransaction,
   eventKey: string,
 ): Promise<boolean> {
-  return decide(subject.definition.workflow, subject.state, eventKey, await workflowFactsOf(tx, subject.id))
+  return decide(subject.definition.workflow, subject.state, eventKey, await factsFor(tx, subject, eventKey))
     .ok;
 }
 
@@ -126,7 +146,7 @@ export async function applyEvent(
     subject.definition.workflow,
     subject.state,
     eventKey,
-    await workflowFactsOf(tx, subject.id),
+    await factsFor(tx, subject, eventKey),
   );
   if (!decision.ok) {
     throw new AppError('INVALID_EVENT', decision.message, {
@@ -134,10 +154,6 @@ export async function applyEvent(
       allowedEvents: decision.allowed,
     });
   }
-  await tx.query('update transactions set state = $2, updated_at = clock_timestamp() where id = $1', [
-    subject.id,
-    decision.target,
-  ]);
   subject.state = decision.target;
   await recordTransition(tx, subject, {
     eventKey,
