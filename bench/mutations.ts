@@ -364,4 +364,19 @@ export function printMutationTable(measurements: MutationMeasurement[]): void {
       : 'n/a',
   ]);
   printMarkdownTable(header, rows);
+  for (const m of measurements.filter((measured) => measured.clients === TARGET_CLIENTS)) {
+    const target = TARGET_REQUESTS_PER_SECOND[m.mutation];
+    const ratio = m.result.requestsPerSecond / target;
+    console.log(
+      `  target: ${m.mutation} at least ${String(target)} req/s with ${String(TARGET_CLIENTS)} clients: ` +
+        `${m.result.requestsPerSecond.toFixed(0)} req/s, ${(ratio * 100).toFixed(0)}% of the target, ${ratio >= 1 ? 'MET' : 'NOT MET'}`,
+    );
+  }
 }
+
+/** Issue 14's targets for the mutations on PostgreSQL, with this many clients. */
+const TARGET_CLIENTS = 10;
+const TARGET_REQUESTS_PER_SECOND: Record<Mutation, number> = {
+  createTransaction: 600,
+  triggerTransactionEvent: 900,
+};

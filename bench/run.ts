@@ -91,7 +91,7 @@ const settings = {
   portfolioReseed: ['1', 'true', 'yes'].includes(process.env.BENCH_PORTFOLIO_RESEED ?? ''),
   webhookEvents: Math.round(positiveNumber('BENCH_WEBHOOK_EVENTS', 5000)),
   webhookWorkers: clientCounts('BENCH_WEBHOOK_WORKERS', [1, 4]),
-  webhookPollMs: Math.round(positiveNumber('BENCH_WEBHOOK_POLL_MS', 50)),
+  webhookPollMs: Math.round(positiveNumber('BENCH_WEBHOOK_POLL_MS', 1000)),
   webhookBatchSize: Math.round(positiveNumber('BENCH_WEBHOOK_BATCH', 10)),
   webhookRate: positiveNumber('BENCH_WEBHOOK_RATE', 50),
 };

@@ -51,6 +51,17 @@ export async function createPGliteDatabase(
     async exec(script) {
       await db.exec(script);
     },
+    async listen(channel, onNotify) {
+      const unlisten = await db.listen(channel, () => {
+        onNotify();
+      });
+      return {
+        async close() {
+          // Closing the database first has released the channel already.
+          if (!db.closed) await unlisten();
+        },
+      };
+    },
     dumpDataDir: () => db.dumpDataDir('none'),
     async close() {
       await db.close();

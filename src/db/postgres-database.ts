@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Database, Queryable } from './database.ts';
+import type { Database, Listener, Queryable } from './database.ts';
 import { isConnectionFailure, translateDatabaseError } from './database-errors.ts';
 
 /** Which PostgreSQL server to reach, and how many connections to hold open to it. */
@@ -97,6 +97,11 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): Databa
         client.release(broken);
       }
     },
+    async listen(channel, onNotify) {
+      const listening = listenOn(options, channel, onNotify);
+      await listening.firstTry;
+      return listening;
+    },
     async exec(script) {
       try {
         await pool.query(script);
@@ -106,6 +111,86 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): Databa
     },
     async close() {
       await pool.end();
+    },
+  };
+}
+
+/** Waits after the listening connection drops or cannot connect: doubling from the first to the last. */
+const LISTEN_RETRY_MS = { first: 100, last: 30_000 };
+
+/**
+ * `LISTEN` on a connection of its own (a pooled one would be handed to others and lose it), kept up until closed:
+ * a connection that fails or ends is replaced after a wait that doubles up to 30 s, and `onNotify` is called once
+ * it listens again, for what was notified meanwhile. Never throws: callers poll while it is down. `firstTry`
+ * settles once the first connection listens or has failed to.
+ */
+function listenOn(
+  options: PostgresDatabaseOptions,
+  channel: string,
+  onNotify: () => void,
+): Listener & { firstTry: Promise<void> } {
+  let tried: () => void = () => undefined;
+  const firstTry = new Promise<void>((resolve) => {
+    tried = resolve;
+  });
+  // An object: `close()` changes it between the loop's awaits.
+  const state: { closed: boolean; client?: pg.Client; retry?: NodeJS.Timeout; wake?: () => void } = {
+    closed: false,
+  };
+  const closed = () => state.closed;
+  const loop = (async () => {
+    let retryMs = LISTEN_RETRY_MS.first;
+    let reconnected = false;
+    while (!closed()) {
+      const client = new pg.Client({
+        connectionString: options.connectionString,
+        connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+        keepAlive: true,
+        keepAliveInitialDelayMillis: 10_000,
+        ...(options.connectionOptions === undefined ? {} : { options: options.connectionOptions }),
+      });
+      state.client = client;
+      const dropped = new Promise<void>((resolve) => {
+        client.on('error', () => {
+          resolve();
+        });
+        client.on('end', () => {
+          resolve();
+        });
+      });
+      client.on('notification', (message) => {
+        if (message.channel === channel) onNotify();
+      });
+      try {
+        await client.connect();
+        await client.query(`listen ${client.escapeIdentifier(channel)}`);
+        retryMs = LISTEN_RETRY_MS.first;
+        if (reconnected) onNotify();
+        reconnected = true;
+        tried();
+        await dropped;
+      } catch {
+        // Not reachable now: try again after the wait below.
+        tried();
+      }
+      await client.end().catch(() => undefined);
+      if (closed()) break;
+      reconnected = true;
+      await new Promise<void>((resolve) => {
+        state.wake = resolve;
+        state.retry = setTimeout(resolve, retryMs);
+      });
+      retryMs = Math.min(retryMs * 2, LISTEN_RETRY_MS.last);
+    }
+  })();
+  return {
+    firstTry,
+    async close() {
+      state.closed = true;
+      clearTimeout(state.retry);
+      state.wake?.();
+      await state.client?.end().catch(() => undefined);
+      await loop;
     },
   };
 }

@@ -4,6 +4,7 @@ import type { Database, Queryable } from '../db/database.ts';
 import { safeDispatcher } from './address-safety.ts';
 import { openSecret, secretsKey } from './endpoints.ts';
 import { nextStep, type AttemptResult, type NextStep } from './delivery-outcome.ts';
+import { OUTBOX_CHANNEL } from './outbox.ts';
 import { parseRetryAfter } from './retry-schedule.ts';
 
 /**
@@ -151,51 +152,49 @@ async function send(
   }
 }
 
-/** Writes an attempt and the step decided after it (see `nextStep`), in one database transaction. */
+/**
+ * Writes an attempt and the step decided after it (see `nextStep`) in one statement, atomic on its own: one round
+ * trip and one commit per attempt.
+ */
 async function recordAttempt(
-  db: Database,
+  db: Queryable,
   claimed: Claimed,
   result: AttemptResult,
   step: NextStep,
   now: Date,
 ): Promise<void> {
-  await db.transaction(async (tx) => {
-    await tx.query(
-      `insert into webhook_attempts
+  await db.query(
+    `with attempt as (
+       insert into webhook_attempts
          (organization_id, delivery_id, attempted_at, duration_ms, status_code, response_body, error)
-       values ($1, $2, $3, $4, $5, $6, $7)`,
-      [
-        claimed.organizationId,
-        claimed.id,
-        now,
-        result.durationMs,
-        result.statusCode ?? null,
-        result.responseBody ?? null,
-        result.error ?? null,
-      ],
-    );
-    await tx.query(
-      `update webhook_deliveries set attempts = $2, last_attempt_at = $3, claimed_until = null,
-         status = $4, delivered_at = $5, next_attempt_at = coalesce($6, next_attempt_at)
-       where id = $1`,
-      [
-        claimed.id,
-        step.attempts,
-        now,
-        step.status,
-        step.status === 'delivered' ? now : null,
-        step.nextAttemptAt,
-      ],
-    );
-    await tx.query(
-      `update webhook_endpoints set failing_since = $2,
-         disabled_at = case when $3::text is null then disabled_at else coalesce(disabled_at, $4) end,
-         disabled_reason = coalesce($3, disabled_reason)
-       -- Only when something changes: a success to a healthy endpoint must not queue behind its row lock.
-       where id = $1 and (failing_since is distinct from $2 or $3::text is not null)`,
-      [claimed.endpointId, step.failingSince, step.disableReason, now],
-    );
-  });
+       values ($1, $2, $3::timestamptz, $4, $5, $6, $7)
+     ), delivery as (
+       update webhook_deliveries set attempts = $8, last_attempt_at = $3::timestamptz, claimed_until = null,
+         status = $9, delivered_at = $10::timestamptz, next_attempt_at = coalesce($11::timestamptz, next_attempt_at)
+       where id = $2
+     )
+     update webhook_endpoints set failing_since = $13::timestamptz,
+       disabled_at = case when $14::text is null then disabled_at else coalesce(disabled_at, $3::timestamptz) end,
+       disabled_reason = coalesce($14::text, disabled_reason)
+     -- Only when something changes: a success to a healthy endpoint must not queue behind its row lock.
+     where id = $12 and (failing_since is distinct from $13::timestamptz or $14::text is not null)`,
+    [
+      claimed.organizationId,
+      claimed.id,
+      now,
+      result.durationMs,
+      result.statusCode ?? null,
+      result.responseBody ?? null,
+      result.error ?? null,
+      step.attempts,
+      step.status,
+      step.status === 'delivered' ? now : null,
+      step.nextAttemptAt,
+      claimed.endpointId,
+      step.failingSince,
+      step.disableReason,
+    ],
+  );
 }
 
 /**
@@ -225,18 +224,15 @@ export async function deliverDue(db: Database, options: DeliveryOptions = {}): P
     claimed.map(async (delivery) => {
       const now = new Date();
       if (delivery.endpointDisabled) {
-        // Not sent, and the attempt log says why.
-        await db.transaction(async (tx) => {
-          await tx.query(
-            `update webhook_deliveries set status = 'failed', claimed_until = null where id = $1`,
-            [delivery.id],
-          );
-          await tx.query(
-            `insert into webhook_attempts (organization_id, delivery_id, attempted_at, duration_ms, error)
-             values ($1, $2, $3, 0, 'not sent: the endpoint is disabled')`,
-            [delivery.organizationId, delivery.id, now],
-          );
-        });
+        // Not sent, and the attempt log says why (one statement, atomic on its own).
+        await db.query(
+          `with failed as (
+             update webhook_deliveries set status = 'failed', claimed_until = null where id = $2
+           )
+           insert into webhook_attempts (organization_id, delivery_id, attempted_at, duration_ms, error)
+           values ($1, $2, $3, 0, 'not sent: the endpoint is disabled')`,
+          [delivery.organizationId, delivery.id, now],
+        );
         return;
       }
       const result = await send(delivery, key, options, now);
@@ -255,15 +251,18 @@ export async function deliverDue(db: Database, options: DeliveryOptions = {}): P
 }
 
 /**
- * Runs fan-out and delivery until stopped: as fast as there is work, else every `pollMs`. While its steps fail
- * (the database is down or restarting), it waits twice as long after each failure in a row, from `pollMs` up
- * to `maxBackoffMs`, and starts again from `pollMs` after a success. `onError` hears of the first failure of
- * such a run, then of one every five minutes while it lasts, rather than of every attempt.
+ * Runs fan-out and delivery until stopped: as fast as there is work; when there is none, it sleeps until a commit
+ * that wrote the outbox notifies `OUTBOX_CHANNEL` (see outbox.ts) or `pollMs` has passed. Notifications arriving
+ * while it works are coalesced into one more round; `pollMs` remains for what no notification announces (retries
+ * that come due, a claim whose lease ran out, anything written while the listening connection was down). While
+ * its steps fail (the database is down or restarting), it waits twice as long after each failure in a row, from
+ * `pollMs` up to `maxBackoffMs`, and starts again from `pollMs` after a success. `onError` hears of the first
+ * failure of such a run, then of one every five minutes while it lasts, rather than of every attempt.
  */
 export function startWebhookWorker(
   db: Database,
   options: DeliveryOptions & {
-    /** @default 1000 */
+    /** How long an idle worker sleeps when nothing notifies it. @default 1000 */
     pollMs?: number;
     /** The longest wait between attempts while the steps keep failing. @default 30000 */
     maxBackoffMs?: number;
@@ -274,15 +273,40 @@ export function startWebhookWorker(
   const maxBackoffMs = Math.max(pollMs, options.maxBackoffMs ?? 30_000);
   // While the steps keep failing, how often `onError` hears again after the first failure.
   const repeatReportMs = 5 * 60 * 1000;
-  // An object: `stop()` changes it between the loop's awaits.
-  const state: { stopped: boolean; wake?: () => void; timer?: NodeJS.Timeout } = { stopped: false };
+  const report = (error: unknown) => {
+    try {
+      options.onError?.(error);
+    } catch {
+      // A reporter that fails must not stop deliveries.
+    }
+  };
+  // An object: notifications and `stop()` change it between the loop's awaits. `notified`: something was
+  // committed since the current round began, so the loop looks again rather than sleeping.
+  const state: { stopped: boolean; notified: boolean; wake?: () => void; timer?: NodeJS.Timeout } = {
+    stopped: false,
+    notified: false,
+  };
   const stopped = () => state.stopped;
+  const notified = () => state.notified;
+  const listening = db
+    .listen(OUTBOX_CHANNEL, () => {
+      state.notified = true;
+      state.wake?.();
+    })
+    .catch((error: unknown) => {
+      // Polling alone still delivers, only later.
+      report(error);
+      return undefined;
+    });
   const loop = (async () => {
+    // Listening before the first look: a commit after that look always wakes the worker.
+    await listening;
     let failures = 0;
     let reportedAt = 0;
     while (!stopped()) {
       let worked = 0;
       let waitMs = pollMs;
+      state.notified = false;
       try {
         worked = (await fanOutEvents(db)) + (await deliverDue(db, options));
         failures = 0;
@@ -292,18 +316,16 @@ export function startWebhookWorker(
         const now = Date.now();
         if (failures === 1 || now - reportedAt >= repeatReportMs) {
           reportedAt = now;
-          try {
-            options.onError?.(error);
-          } catch {
-            // A reporter that fails must not stop deliveries.
-          }
+          report(error);
         }
       }
-      if (worked === 0 && !stopped()) {
+      if (worked === 0 && !stopped() && (failures > 0 || !notified())) {
         await new Promise<void>((resolve) => {
           state.wake = resolve;
           state.timer = setTimeout(resolve, waitMs);
         });
+        clearTimeout(state.timer);
+        state.wake = undefined;
       }
     }
   })();
@@ -313,6 +335,7 @@ export function startWebhookWorker(
       clearTimeout(state.timer);
       state.wake?.();
       await loop;
+      await (await listening)?.close();
     },
   };
 }

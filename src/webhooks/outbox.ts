@@ -1,10 +1,15 @@
 import type { Transaction } from '../db/database.ts';
 import type { EventType } from './event-types.ts';
 
+/** The channel a commit that wrote an outbox row notifies, and that idle webhook workers listen on. */
+export const OUTBOX_CHANNEL = 'portico_outbox';
+
 /**
  * Writes an outbox row for the webhook service, in the database transaction of the change it reports: it is
  * never lost, and never sent for a change that rolled back. `fanOutEvents` (delivery.ts) turns it into
- * deliveries later.
+ * deliveries later. The same statement notifies `OUTBOX_CHANNEL`, which PostgreSQL delivers at commit (never for
+ * a rollback, once however many rows one transaction writes), so an idle worker wakes at once instead of at its
+ * next poll.
  */
 export async function writeOutbox(
   tx: Transaction,
@@ -16,7 +21,11 @@ export async function writeOutbox(
 ): Promise<void> {
   const { transaction } = options;
   await tx.query(
-    'insert into outbox_events (organization_id, type, transaction_id, payload) values ($1, $2, $3, $4)',
+    `with event as (
+       insert into outbox_events (organization_id, type, transaction_id, payload) values ($1, $2, $3, $4)
+       returning id
+     )
+     select pg_notify('${OUTBOX_CHANNEL}', '') from event`,
     [
       transaction.organizationId,
       options.type,

@@ -5,11 +5,14 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import type { FileStore } from '../../src/files/file-store.ts';
-import { deliverDue, fanOutEvents } from '../../src/webhooks/delivery.ts';
+import type { Database } from '../../src/db/database.ts';
+import { createPostgresDatabase } from '../../src/db/postgres-database.ts';
+import { deliverDue, fanOutEvents, startWebhookWorker } from '../../src/webhooks/delivery.ts';
+import { writeOutbox } from '../../src/webhooks/outbox.ts';
 import { safeDispatcher } from '../../src/webhooks/address-safety.ts';
 import { createEndpoint, rotateEndpointSecret } from '../../src/webhooks/endpoints.ts';
 import type { EventType } from '../../src/webhooks/event-types.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../support/database.ts';
 import { fakeLookup, fakeLookupAll } from '../support/dns.ts';
 import { createTestFileStore, seedOrganization } from '../support/transactions.ts';
 
@@ -323,3 +326,126 @@ describe('webhook delivery from the outbox', () => {
     expect(state?.disabledReason).toBe('every attempt failed for 5 days');
   });
 });
+
+describe('waking on commit', () => {
+  it('delivers an event committed while the worker sleeps, long before its 60 s poll would look again', async () => {
+    const demo = await tenant({ quiet: true });
+    const hook = hooks.hook();
+    await endpointFor(demo, hook.url, 'transaction.state_changed');
+    // The worker's database, watched: once a claim finds nothing due, the worker has gone to sleep for pollMs.
+    let idleRounds = 0;
+    const watched: Database = {
+      ...testDb.db,
+      query: async <Row>(text: string, params?: readonly unknown[]) => {
+        const rows = await testDb.db.query<Row>(text, params);
+        if (text.startsWith('update webhook_deliveries d set claimed_until') && rows.length === 0)
+          idleRounds += 1;
+        return rows;
+      },
+    };
+    const errors: unknown[] = [];
+    const worker = startWebhookWorker(watched, {
+      allowInsecure: true,
+      pollMs: 60_000,
+      onError: (error) => errors.push(error),
+    });
+    try {
+      await until(() => idleRounds === 1);
+      // A rolled-back change notifies nobody and sends nothing; the committed one wakes the worker.
+      await expect(
+        testDb.db.transaction(async (tx) => {
+          await writeOutbox(tx, {
+            transaction: { id: demo.transactionId, organizationId: demo.organizationId },
+            type: 'transaction.state_changed',
+            facts: { state: 'rolled-back' },
+          });
+          throw new Error('roll back');
+        }),
+      ).rejects.toThrow('roll back');
+      await testDb.db.transaction((tx) =>
+        writeOutbox(tx, {
+          transaction: { id: demo.transactionId, organizationId: demo.organizationId },
+          type: 'transaction.state_changed',
+          facts: { state: 'committed' },
+        }),
+      );
+      await until(() => hook.received.length === 1);
+      expect(JSON.parse(hook.received[0]?.body ?? '{}')).toMatchObject({ data: { state: 'committed' } });
+      // Asleep again, with nothing more sent.
+      await until(() => idleRounds >= 2);
+      expect(hook.received).toHaveLength(1);
+      expect(errors).toEqual([]);
+    } finally {
+      await worker.stop();
+    }
+  });
+});
+
+describe('listening for notifications', () => {
+  it('hears a notification only after its transaction commits, and nothing once closed', async () => {
+    const channel = `test_${randomBytes(4).toString('hex')}`;
+    let heard = 0;
+    const listener = await testDb.db.listen(channel, () => {
+      heard += 1;
+    });
+    await testDb.db.transaction(async (tx) => {
+      await tx.query('select pg_notify($1, $2)', [channel, '']);
+      // Not before the commit.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(heard).toBe(0);
+    });
+    await until(() => heard === 1);
+    await listener.close();
+    await testDb.db.query('select pg_notify($1, $2)', [channel, '']);
+    await testDb.db.query('select 1');
+    expect(heard).toBe(1);
+  });
+
+  it.skipIf(TEST_DATABASE_URL === undefined)(
+    'on PostgreSQL, listens again after its connection is terminated, and says so once it does',
+    async () => {
+      const tag = `listener_${randomBytes(4).toString('hex')}`;
+      const url = TEST_DATABASE_URL ?? '';
+      const db = createPostgresDatabase({
+        connectionString: url,
+        connectionOptions: `-c application_name=${tag}`,
+      });
+      const channel = `test_${randomBytes(4).toString('hex')}`;
+      let heard = 0;
+      const listener = await db.listen(channel, () => {
+        heard += 1;
+      });
+      const listening = async () =>
+        (
+          await testDb.db.query<{ pid: number }>(
+            `select pid from pg_stat_activity where application_name = $1 and query like 'listen %'`,
+            [tag],
+          )
+        ).map((row) => row.pid);
+      try {
+        const [pid] = await listening();
+        expect(pid).toBeDefined();
+        await testDb.db.query('select pg_terminate_backend($1)', [pid]);
+        // Told once it listens again, for whatever was notified while it did not.
+        await until(() => heard === 1);
+        const again = await listening();
+        expect(again).toHaveLength(1);
+        expect(again).not.toContain(pid);
+        await testDb.db.query('select pg_notify($1, $2)', [channel, '']);
+        await until(() => heard === 2);
+      } finally {
+        await listener.close();
+        await db.close();
+      }
+    },
+  );
+});
+
+/** Waits for `condition`, looking every 10 ms; fails after 20 s, a third of the worker's poll interval. */
+async function until(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('the condition did not hold within 20 s');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
