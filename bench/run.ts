@@ -30,13 +30,14 @@ import { profiled } from './profile.ts';
 import { seedLargeTransaction } from './seed.ts';
 import { printMarkdownTable } from './table.ts';
 import { benchWebhooks, printWebhookReport } from './webhooks.ts';
+import { benchStartup, printStartupReport } from './startup.ts';
 
 /** The issue's target: GraphQL reaches at least this share of the floor's throughput on PostgreSQL. */
 const TARGET_RATIO = 0.6;
 
 type Shape = 'demo' | 'large';
 type Endpoint = 'floor' | 'graphql';
-type Suite = 'reference' | 'mutations' | 'portfolio' | 'webhooks';
+type Suite = 'reference' | 'mutations' | 'portfolio' | 'webhooks' | 'startup';
 
 const SHAPES: Record<Shape, { revisions: number; items: number; label: string }> = {
   demo: { revisions: 3, items: 3, label: 'demo (2 recipients, 3 revisions x 3 items)' },
@@ -82,9 +83,10 @@ const settings = {
   shapes: list<Shape>('BENCH_SHAPES', ['demo'], ['demo', 'large']),
   suites: list<Suite>(
     'BENCH_SUITES',
-    ['reference', 'mutations', 'portfolio', 'webhooks'],
-    ['reference', 'mutations', 'portfolio', 'webhooks'],
+    ['reference', 'mutations', 'portfolio', 'webhooks', 'startup'],
+    ['reference', 'mutations', 'portfolio', 'webhooks', 'startup'],
   ),
+  startupRuns: Math.round(positiveNumber('BENCH_STARTUP_RUNS', 5)),
   mutationClients: clientCounts('BENCH_MUTATION_CLIENTS', [1, 10]),
   portfolioCompanies: Math.round(positiveNumber('BENCH_PORTFOLIO_COMPANIES', 1_000_000)),
   portfolioSchema: process.env.BENCH_PORTFOLIO_SCHEMA ?? 'bench_portfolio',
@@ -369,6 +371,8 @@ async function main(): Promise<void> {
   const portfolio = settings.suites.includes('portfolio') && settings.dialects.includes('postgres');
   // And the webhook suite (several workers share one database, as separate processes would).
   const webhooks = settings.suites.includes('webhooks') && settings.dialects.includes('postgres');
+  // Start-up runs `npm start` itself: the embedded database, whatever BENCH_DIALECTS says.
+  const startup = settings.suites.includes('startup');
   const budgetSeconds =
     (reference
       ? settings.dialects.length *
@@ -385,7 +389,8 @@ async function main(): Promise<void> {
       : 0) +
     (webhooks
       ? settings.webhookWorkers.length * (settings.measureSeconds + WEBHOOK_BUDGET_SECONDS_PER_RUN) + 120
-      : 0);
+      : 0) +
+    (startup ? (settings.startupRuns + 1) * 2 * 30 : 0);
   const watchdog = setTimeout(() => {
     console.error(`bench: still running after ${budgetSeconds} s; giving up`);
     void cleanUp()
@@ -435,6 +440,12 @@ async function main(): Promise<void> {
     );
   } else if (settings.suites.includes('webhooks')) {
     console.log('Portico bench: webhooks skipped (PostgreSQL only, and BENCH_DIALECTS leaves it out)');
+  }
+  if (startup) {
+    console.log(
+      `Portico bench: \`npm start\` to the first HTTPS answer, ${settings.startupRuns} interleaved runs each ` +
+        'on a fresh and on an initialised data dir',
+    );
   }
   console.log(
     `node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? 'unknown'}), ` +
@@ -514,6 +525,7 @@ async function main(): Promise<void> {
         await cleanUp();
       }
     }
+    if (startup) printStartupReport(await benchStartup(settings.startupRuns));
   } finally {
     await cleanUp();
     await removeDataDir();

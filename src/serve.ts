@@ -1,7 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { startAdminServer } from './admin/admin-server.ts';
 import { createMailer } from './mail/mailer.ts';
 import type { Config } from './config.ts';
 import { openDatabase } from './db/open-database.ts';
@@ -12,8 +11,8 @@ import {
   writeDemoFacts,
   type DemoFacts,
 } from './demo/demo-facts.ts';
-import { seedPortfolioDemo, type PortfolioDemo } from './demo/portfolio-seed.ts';
-import { seedTransactionsDemo, type SeededTransactionsDemo, type TransactionsDemo } from './demo/seed.ts';
+import type { PortfolioDemo } from './demo/portfolio-seed.ts';
+import type { SeededTransactionsDemo, TransactionsDemo } from './demo/seed.ts';
 import { createFileStore } from './files/file-store.ts';
 import { loadTlsMaterial } from './http/tls.ts';
 import { PORTFOLIO_BASE_PATH, buildPortfolioApp } from './portfolio/app.ts';
@@ -23,7 +22,6 @@ import { GRAPHQL_PATH, buildTransactionsApp } from './transactions/app.ts';
 import { expireDeliveries } from './transactions/key-delivery.ts';
 import { recipientLink } from './transactions/recipient-mail.ts';
 import { createRecipientNotices, type RecipientNotices } from './transactions/recipient-notices.ts';
-import { startConfiguredWebhookWorker } from './worker.ts';
 
 export type ServiceName = 'transactions' | 'portfolio';
 
@@ -82,11 +80,14 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
     if (seedDemo) {
       const [anything] = await db.query('select 1 from organizations limit 1');
       if (!anything) {
+        // The seeding modules load only for a fresh database.
+        const { seedTransactionsDemo } = await import('./demo/seed.ts');
         seeded = await seedTransactionsDemo(db, files, config.environment);
         logger.info({ organizationId: seeded.organizationId }, 'seeded Transactions demo data');
       }
       const [anyInstance] = await db.query('select 1 from portfolio_instances limit 1');
       if (!anyInstance) {
+        const { seedPortfolioDemo } = await import('./demo/portfolio-seed.ts');
         seededPortfolio = await seedPortfolioDemo(db);
         logger.info({ instanceId: seededPortfolio.instanceId }, 'seeded Portfolio demo data');
       }
@@ -184,6 +185,8 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
 
     // Webhooks report Transactions events: the service that runs them delivers them.
     if (config.webhookWorker === 'in-process' && options.only !== 'portfolio') {
+      // Loaded once the services listen, like the admin server below: they answer without waiting for either.
+      const { startConfiguredWebhookWorker } = await import('./worker.ts');
       const worker = startConfiguredWebhookWorker(db, config, logger);
       closers.push(() => worker.stop());
     }
@@ -205,6 +208,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
     }
 
     if (config.databaseUrl === undefined) {
+      const { startAdminServer } = await import('./admin/admin-server.ts');
       const admin = await startAdminServer({
         db,
         config,

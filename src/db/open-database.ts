@@ -1,12 +1,14 @@
+import { createHash } from 'node:crypto';
+import { access, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { Database } from './database.ts';
 import { connectionFailureReason, isConnectionFailure } from './database-errors.ts';
 import { lockDataDir } from './data-dir-lock.ts';
-import { migrate, type Migration } from './migrate.ts';
-import { createPGliteDatabase } from './pglite-database.ts';
-import { createPostgresDatabase } from './postgres-database.ts';
+import { loadMigrations, migrate, type Migration } from './migrate.ts';
+import { createPGliteDatabase, type PGliteDatabase } from './pglite-database.ts';
 
 /** What `openDatabase` answers: the database, ready to use, and how to give it back. */
 export interface OpenedDatabase {
@@ -25,6 +27,8 @@ export interface OpenedDatabase {
  */
 export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<OpenedDatabase> {
   if (config.databaseUrl !== undefined) {
+    // Loaded only for a server: the embedded database starts without node-postgres.
+    const { createPostgresDatabase } = await import('./postgres-database.ts');
     const db = createPostgresDatabase({ connectionString: config.databaseUrl });
     try {
       const applied = await migrate(db);
@@ -45,8 +49,18 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir
   let db: Database | undefined;
   let applied: Migration[];
   try {
-    db = await createPGliteDatabase(join(config.dataDir, 'db'));
-    applied = await migrate(db);
+    const dir = join(config.dataDir, 'db');
+    const migrations = await loadMigrations();
+    const snapshot = (await exists(join(dir, 'PG_VERSION'))) ? undefined : await readSnapshot(migrations);
+    if (snapshot) {
+      db = await createPGliteDatabase(dir, { loadDataDir: snapshot });
+      // As if initdb and the migrations had run now: the snapshot holds every migration, applied when it was made.
+      await db.query('update schema_migrations set applied_at = now()');
+      applied = [...migrations, ...(await migrate(db, migrations))];
+    } else {
+      db = await createPGliteDatabase(dir);
+      applied = await migrate(db, migrations);
+    }
   } catch (error) {
     await db?.close();
     await lock.release();
@@ -62,4 +76,59 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir
       await lock.release();
     },
   };
+}
+
+const SNAPSHOT_DIR = fileURLToPath(new URL('../../node_modules/.cache/portico/', import.meta.url));
+const PGLITE_PACKAGE = fileURLToPath(
+  new URL('../../node_modules/@electric-sql/pglite/package.json', import.meta.url),
+);
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The snapshot file for these migrations on the installed PGlite, or undefined when PGlite's is unknown. */
+async function snapshotPath(migrations: readonly Migration[]): Promise<string | undefined> {
+  const pglite = await readFile(PGLITE_PACKAGE, 'utf8').catch(() => undefined);
+  if (pglite === undefined) return undefined;
+  const hash = createHash('sha256').update(pglite);
+  for (const { version, name, sql } of migrations) hash.update(`${String(version)}\0${name}\0${sql}\0`);
+  return join(SNAPSHOT_DIR, `pglite-migrated-${hash.digest('hex').slice(0, 16)}.tar`);
+}
+
+async function readSnapshot(migrations: readonly Migration[]): Promise<Blob | undefined> {
+  const path = await snapshotPath(migrations);
+  if (path === undefined) return undefined;
+  const bytes = await readFile(path).catch(() => undefined);
+  return bytes && new Blob([bytes]);
+}
+
+/**
+ * Writes the start snapshot (run by `npm install`): the data dir of an embedded database just made by initdb
+ * and brought up to date by the shipped migrations. A fresh embedded database then starts from a copy of it
+ * instead of running initdb and every migration again; it is made by the same PGlite and the same migrations
+ * (both part of its name), so the copy holds what they would have made.
+ *
+ * @returns the snapshot's path, or undefined when the installed PGlite cannot be named
+ */
+export async function writeStartSnapshot(): Promise<string | undefined> {
+  const migrations = await loadMigrations();
+  const path = await snapshotPath(migrations);
+  if (path === undefined || (await exists(path))) return path;
+  const db: PGliteDatabase = await createPGliteDatabase();
+  try {
+    await migrate(db, migrations);
+    const tarball = await db.dumpDataDir();
+    await mkdir(SNAPSHOT_DIR, { recursive: true });
+    // Written aside and renamed: a start never reads half a snapshot.
+    const partial = `${path}.${String(process.pid)}.partial`;
+    await writeFile(partial, Buffer.from(await tarball.arrayBuffer()));
+    await rename(partial, path);
+  } finally {
+    await db.close();
+  }
+  return path;
 }

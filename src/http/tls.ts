@@ -1,6 +1,5 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { generate } from 'selfsigned';
 import type { Config } from '../config.ts';
 
 /** The certificate the services present, its private key, and what clients need to know of it. */
@@ -40,6 +39,8 @@ export async function loadTlsMaterial(
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
+  // Loaded only to make a certificate, once per data dir: the other starts go without it.
+  const { generate } = await import('selfsigned');
   const now = new Date();
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keyType: 'ec',

@@ -1,0 +1,138 @@
+// Start-up: `npm start` (`node bin/portico.js serve`) to the first HTTPS answer, on a fresh data dir and on one
+// initialised by an earlier start, in interleaved rounds.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { request } from 'node:https';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** The issue's targets, in seconds to the first answer (medians). */
+export const STARTUP_TARGETS = { fresh: 4, initialised: 1.5 } as const;
+
+export type StartupCase = keyof typeof STARTUP_TARGETS;
+
+export interface StartupReport {
+  runs: number;
+  /** Seconds to the first answer of each run, in the order run. */
+  seconds: Record<StartupCase, number[]>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+function answers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request(
+      { host: '127.0.0.1', port, path: '/healthz', rejectUnauthorized: false, timeout: 1000 },
+      (res) => {
+        res.resume();
+        resolve(true);
+      },
+    );
+    req.on('error', () => {
+      resolve(false);
+    });
+    req.on('timeout', () => {
+      req.destroy();
+      resolve(false);
+    });
+    req.end();
+  });
+}
+
+/** Seconds from spawning `portico serve` on `dataDir` to its first HTTPS answer; stops it before answering. */
+async function timeStart(dataDir: string, timeoutSeconds: number): Promise<number> {
+  const [transactionsPort, portfolioPort] = [await freePort(), await freePort()];
+  const started = performance.now();
+  const child = spawn(process.execPath, ['bin/portico.js', 'serve'], {
+    cwd: ROOT,
+    stdio: 'ignore',
+    env: {
+      ...process.env,
+      PORTICO_DATA_DIR: dataDir,
+      PORTICO_TRANSACTIONS_PORT: String(transactionsPort),
+      PORTICO_PORTFOLIO_PORT: String(portfolioPort),
+      PORTICO_LOG_LEVEL: 'silent',
+    },
+  });
+  const exited = once(child, 'exit');
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`portico serve exited with ${String(child.exitCode)}`);
+      if (await answers(transactionsPort)) return (performance.now() - started) / 1000;
+      if (performance.now() - started > timeoutSeconds * 1000)
+        throw new Error('portico serve did not answer');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  } finally {
+    // Once it has printed its banner it stops on SIGTERM; before that SIGTERM ends it at once.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+/**
+ * `runs` interleaved rounds: a start on a fresh data dir, then one on a data dir an earlier start initialised
+ * (made by one start before the rounds).
+ */
+export async function benchStartup(runs: number): Promise<StartupReport> {
+  const base = await mkdtemp(join(tmpdir(), 'portico-bench-startup-'));
+  const seconds: StartupReport['seconds'] = { fresh: [], initialised: [] };
+  try {
+    const initialised = join(base, 'initialised');
+    await timeStart(initialised, 60);
+    for (let round = 0; round < runs; round++) {
+      const fresh = join(base, `fresh-${String(round)}`);
+      seconds.fresh.push(await timeStart(fresh, 60));
+      await rm(fresh, { recursive: true, force: true });
+      seconds.initialised.push(await timeStart(initialised, 60));
+    }
+  } finally {
+    await rm(base, { recursive: true, force: true });
+  }
+  return { runs, seconds };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? Number.NaN)
+    : ((sorted[middle - 1] ?? Number.NaN) + (sorted[middle] ?? Number.NaN)) / 2;
+}
+
+/** One line per case: the runs, their median, the target and the verdict. */
+export function printStartupReport(report: StartupReport): void {
+  console.log('\n| data dir | runs (s) | median (s) | target (s) | verdict |');
+  console.log('|---|---|---|---|---|');
+  for (const name of ['fresh', 'initialised'] as const) {
+    const values = report.seconds[name];
+    const value = median(values);
+    const target = STARTUP_TARGETS[name];
+    const verdict = value < target ? 'MET' : 'NOT MET';
+    console.log(
+      `| ${name} | ${values.map((s) => s.toFixed(2)).join(', ')} | ${value.toFixed(2)} | < ${target} | ${verdict} |`,
+    );
+  }
+  for (const name of ['fresh', 'initialised'] as const) {
+    const value = median(report.seconds[name]);
+    const verdict = value < STARTUP_TARGETS[name] ? 'MET' : 'NOT MET';
+    console.log(
+      `Target (npm start to the first HTTPS answer, ${name} data dir, median of ${report.runs} < ` +
+        `${STARTUP_TARGETS[name]} s): ${verdict} at ${value.toFixed(2)} s.`,
+    );
+  }
+}
