@@ -582,6 +582,22 @@ async function measureLatency(options: {
   return latency;
 }
 
+/** A demo organization of the bench's own with one endpoint at the receiver for `transaction.completed`. */
+async function seedBenchOrganization(db: Database, files: FileStore, receiverUrl: string) {
+  const demo = await seedTransactionsDemo(db, files, 'staging', {
+    handle: `bench-${randomBytes(4).toString('hex')}`,
+    name: 'Bench Capital',
+  });
+  const { secret } = await createEndpoint(db, {
+    organizationId: demo.organizationId,
+    url: receiverUrl,
+    description: 'bench receiver',
+    eventTypes: ['transaction.completed'],
+    allowInsecure: true,
+  });
+  return { demo, secret };
+}
+
 export async function benchWebhooks(options: {
   files: FileStore;
   settings: WebhookSettings;
@@ -599,17 +615,7 @@ export async function benchWebhooks(options: {
   const receiver = await startReceiver();
   options.defer(() => receiver.close());
 
-  const demo = await seedTransactionsDemo(db, files, 'staging', {
-    handle: `bench-${randomBytes(4).toString('hex')}`,
-    name: 'Bench Capital',
-  });
-  const { secret } = await createEndpoint(db, {
-    organizationId: demo.organizationId,
-    url: receiver.url,
-    description: 'bench receiver',
-    eventTypes: ['transaction.completed'],
-    allowInsecure: true,
-  });
+  const { demo, secret } = await seedBenchOrganization(db, files, receiver.url);
   console.log(`  receiver ${receiver.url} (answers 204), one endpoint for transaction.completed`);
 
   const perLatencyRun = Math.max(1, Math.round(settings.rate * settings.latencySeconds));
@@ -726,17 +732,7 @@ async function latencyOnPGlite(options: {
   options.defer(() => database.close());
   const { db } = database;
   console.log(`\nwebhooks on ${database.description}`);
-  const demo = await seedTransactionsDemo(db, files, 'staging', {
-    handle: `bench-${randomBytes(4).toString('hex')}`,
-    name: 'Bench Capital',
-  });
-  const { secret } = await createEndpoint(db, {
-    organizationId: demo.organizationId,
-    url: receiver.url,
-    description: 'bench receiver',
-    eventTypes: ['transaction.completed'],
-    allowInsecure: true,
-  });
+  const { demo, secret } = await seedBenchOrganization(db, files, receiver.url);
   const started = clock();
   const prepared = await prepareTransactions(db, files, demo, options.perLatencyRun);
   console.log(

@@ -174,6 +174,39 @@ export function processOfItem(subject: LockedTransaction, vulcanKey: string) {
   return { process, item };
 }
 
+/** The process of a document of the transaction's template, and the document; NOT_FOUND when there is none. */
+export function processOfDocument(subject: LockedTransaction, documentKey: string) {
+  const process = subject.definition.processes.find((p) =>
+    (p.documents ?? []).some((d) => d.key === documentKey),
+  );
+  const document = process?.documents?.find((d) => d.key === documentKey);
+  if (!process || !document) throw notFound(`no document ${quote(documentKey)} in this transaction`);
+  return { process, document };
+}
+
+/** The latest revision of a process while it takes changes; REVISION_SUBMITTED once it was submitted. */
+export async function latestOpenRevision(
+  tx: Queryable,
+  transactionId: string,
+  processKey: string,
+): Promise<LatestRevision> {
+  const revision = await latestRevision(tx, transactionId, processKey);
+  if (revision.committedAt !== null) throw revisionSubmitted(revision.number, processKey);
+  return revision;
+}
+
+/** The items of a revision with their data, in the template's order. */
+export function revisionItems(
+  tx: Queryable,
+  revisionId: string,
+): Promise<{ vulcanKey: string; data: unknown }[]> {
+  return tx.query<{ vulcanKey: string; data: unknown }>(
+    `select vulcan_key as "vulcanKey", data from transaction_items where transaction_process_revision_id = $1
+     order by created_at, sequence`,
+    [revisionId],
+  );
+}
+
 /**
  * Saves the data of an item of the latest revision (replacing what was there). Partial data is allowed; data
  * that breaks the item's schema is refused with each problem. A submitted revision no longer changes.
@@ -193,8 +226,7 @@ export async function saveItem(
       { problems: problems.slice(0, MAX_PROBLEM_DETAILS) },
     );
   }
-  const revision = await latestRevision(tx, subject.id, process.key);
-  if (revision.committedAt !== null) throw revisionSubmitted(revision.number, process.key);
+  const revision = await latestOpenRevision(tx, subject.id, process.key);
   const fileProblems = await uploadFieldProblems(tx, subject.id, item, options.data);
   if (fileProblems.length > 0) {
     throw new AppError(
@@ -241,11 +273,7 @@ export async function signDocument(
       },
     );
   }
-  const process = subject.definition.processes.find((p) =>
-    (p.documents ?? []).some((d) => d.key === documentKey),
-  );
-  const document = process?.documents?.find((d) => d.key === documentKey);
-  if (!process || !document) throw notFound(`no document ${quote(documentKey)} in this transaction`);
+  const { process, document } = processOfDocument(subject, documentKey);
   if (!document.signedBy.includes(signer.role)) {
     throw new AppError('FORBIDDEN', `the ${signer.role} does not sign ${quote(documentKey)}`);
   }
@@ -306,11 +334,7 @@ export async function signDocument(
     `update transaction_signature_containers set state = 'completed', completed_at = clock_timestamp() where id = $1`,
     [containerId],
   );
-  const items = await tx.query<{ vulcanKey: string; data: unknown }>(
-    `select vulcan_key as "vulcanKey", data from transaction_items where transaction_process_revision_id = $1
-     order by created_at, sequence`,
-    [revision.revisionId],
-  );
+  const items = await revisionItems(tx, revision.revisionId);
   const title = `${document.title ?? documentKey} (signed)`;
   const pdf = await renderSignedDocument({
     title,
@@ -350,8 +374,7 @@ export async function submitRevision(
 ): Promise<{ committedAt: Date; event: Transition | null }> {
   const process = subject.definition.processes.find((p) => p.key === options.processKey);
   if (!process) throw notFound(`no process ${quote(options.processKey)} in this transaction`);
-  const revision = await latestRevision(tx, subject.id, process.key);
-  if (revision.committedAt !== null) throw revisionSubmitted(revision.number, process.key);
+  const revision = await latestOpenRevision(tx, subject.id, process.key);
   if (options.requireComplete) {
     await checkComplete(tx, subject, { process, revision, signer: options.requireComplete.signer });
   }

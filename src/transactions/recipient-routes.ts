@@ -8,10 +8,12 @@ import { AppError } from '../errors.ts';
 import type { FileLinks } from '../files/file-links.ts';
 import type { FileStore } from '../files/file-store.ts';
 import {
+  latestOpenRevision,
   latestRevision,
   primaryRecipient,
+  processOfDocument,
   processOfItem,
-  revisionSubmitted,
+  revisionItems,
   saveItem,
   signDocument,
   submitRevision,
@@ -120,8 +122,7 @@ export async function registerRecipientRoutes(
         const target = await withLink(token, async (tx, { subject }) => {
           const { process, item } = processOfItem(subject, vulcanKey);
           const upload = uploadFieldOf(item, field, uploadMaxBytes);
-          const revision = await latestRevision(tx, subject.id, process.key);
-          if (revision.committedAt !== null) throw revisionSubmitted(revision.number, process.key);
+          await latestOpenRevision(tx, subject.id, process.key);
           return upload;
         });
         if (!request.isMultipart()) {
@@ -149,8 +150,7 @@ export async function registerRecipientRoutes(
         try {
           const result = await withLink(token, async (tx, { subject }) => {
             const { process, item } = processOfItem(subject, vulcanKey);
-            const revision = await latestRevision(tx, subject.id, process.key);
-            if (revision.committedAt !== null) throw revisionSubmitted(revision.number, process.key);
+            const revision = await latestOpenRevision(tx, subject.id, process.key);
             const recipient = await primaryRecipient(tx, subject);
             const [file] = await tx.query<{ id: string; uploadedAt: Date }>(
               `insert into files (organization_id, mime_type, extension, original_filename, storage_key, byte_size, uploaded_at)
@@ -206,18 +206,9 @@ export async function registerRecipientRoutes(
     '/recipient/:token/documents/:documentKey/preview',
     async (request, reply) => {
       const pdf = await withLink(request.params.token, async (tx, { subject }) => {
-        const process = subject.definition.processes.find((p) =>
-          (p.documents ?? []).some((d) => d.key === request.params.documentKey),
-        );
-        const document = process?.documents?.find((d) => d.key === request.params.documentKey);
-        if (!process || !document)
-          throw new AppError('NOT_FOUND', 'This document is not in the transaction.');
+        const { process, document } = processOfDocument(subject, request.params.documentKey);
         const revision = await latestRevision(tx, subject.id, process.key);
-        const items = await tx.query<{ vulcanKey: string; data: unknown }>(
-          `select vulcan_key as "vulcanKey", data from transaction_items where transaction_process_revision_id = $1
-           order by created_at, sequence`,
-          [revision.revisionId],
-        );
+        const items = await revisionItems(tx, revision.revisionId);
         return renderSignedDocument({
           title: `${document.title ?? document.key} (preview, not signed)`,
           transactionId: subject.id,
