@@ -95,3 +95,14 @@ export function cpuPerRequest(
     otherLoad: Math.max(0, busy - ours) / machine,
   };
 }
+
+/** How a measurement's line ends: its CPU per request and how busy the machine was; nothing off Linux. */
+export function describeCpu(cpu: CpuPerRequest | undefined): string {
+  if (!cpu) return '';
+  return (
+    `; CPU ms/request: main thread ${cpu.mainThreadMs.toFixed(2)}, other threads ` +
+    `${cpu.otherThreadsMs.toFixed(2)}, postgres ${cpu.postgresMs.toFixed(2)}; ` +
+    `machine ${(cpu.machineBusy * 100).toFixed(0)}% busy, ` +
+    `${(cpu.otherLoad * 100).toFixed(0)}% by other processes`
+  );
+}

@@ -11,14 +11,14 @@ import type { FileStore } from '../src/files/file-store.ts';
 import type { TlsMaterial } from '../src/http/tls.ts';
 import { buildTransactionsApp, GRAPHQL_PATH } from '../src/transactions/app.ts';
 import { createTransaction } from '../src/transactions/create-transaction.ts';
-import { cpuPerRequest, cpuSnapshot, type CpuPerRequest } from './cpu.ts';
+import { cpuPerRequest, cpuSnapshot, describeCpu, type CpuPerRequest } from './cpu.ts';
 import { openBenchDatabase } from './database.ts';
 import { post } from './https-client.ts';
 import { countingQueries } from '../test/support/database.ts';
 import { LOAD_HOOKS as hooks } from './load-hooks.ts';
 import { runLoad, type LoadOptions, type LoadResult } from './load.ts';
 import { profiled } from './profile.ts';
-import { printMarkdownTable } from './table.ts';
+import { printMarkdownTable, targetResult, type TargetResult } from './table.ts';
 import { CREATE_TRANSACTION, TRIGGER_TRANSACTION_EVENT } from '../test/support/transactions.ts';
 import { isUuid } from '../src/validation/uuid.ts';
 
@@ -179,12 +179,7 @@ export async function benchMutations(options: {
       `  ${m.mutation} ${String(m.clients).padStart(2)} client${m.clients === 1 ? ' ' : 's'} ` +
         `${result.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  ` +
         `(${result.requests} requests in ${result.seconds} s, ${result.failures} errors)` +
-        (cpu
-          ? `; CPU ms/request: main thread ${cpu.mainThreadMs.toFixed(2)}, other threads ` +
-            `${cpu.otherThreadsMs.toFixed(2)}, postgres ${cpu.postgresMs.toFixed(2)}; ` +
-            `machine ${(cpu.machineBusy * 100).toFixed(0)}% busy, ` +
-            `${(cpu.otherLoad * 100).toFixed(0)}% by other processes`
-          : ''),
+        describeCpu(cpu),
     );
   };
 
@@ -340,7 +335,7 @@ export async function benchMutations(options: {
   return measurements;
 }
 
-export function printMutationTable(measurements: MutationMeasurement[]): void {
+export function printMutationTable(measurements: MutationMeasurement[]): TargetResult[] {
   const header = [
     'mutation',
     'clients',
@@ -364,14 +359,17 @@ export function printMutationTable(measurements: MutationMeasurement[]): void {
       : 'n/a',
   ]);
   printMarkdownTable(header, rows);
-  for (const m of measurements.filter((measured) => measured.clients === TARGET_CLIENTS)) {
-    const target = TARGET_REQUESTS_PER_SECOND[m.mutation];
-    const ratio = m.result.requestsPerSecond / target;
-    console.log(
-      `  target: ${m.mutation} at least ${String(target)} req/s with ${String(TARGET_CLIENTS)} clients: ` +
-        `${m.result.requestsPerSecond.toFixed(0)} req/s, ${(ratio * 100).toFixed(0)}% of the target, ${ratio >= 1 ? 'MET' : 'NOT MET'}`,
-    );
-  }
+  console.log('\nTargets (mutations, PostgreSQL):');
+  return measurements
+    .filter((measured) => measured.clients === TARGET_CLIENTS)
+    .map((m) => {
+      const target = TARGET_REQUESTS_PER_SECOND[m.mutation];
+      return targetResult(
+        `${m.mutation} >= ${String(target)} req/s with ${String(TARGET_CLIENTS)} clients`,
+        `${m.result.requestsPerSecond.toFixed(0)} req/s`,
+        m.result.requestsPerSecond / target,
+      );
+    });
 }
 
 /** Issue 14's targets for the mutations on PostgreSQL, with this many clients. */

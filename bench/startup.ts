@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { median, targetResult, verdict, type TargetResult } from './table.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -106,33 +107,25 @@ export async function benchStartup(runs: number): Promise<StartupReport> {
   return { runs, seconds };
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? Number.NaN)
-    : ((sorted[middle - 1] ?? Number.NaN) + (sorted[middle] ?? Number.NaN)) / 2;
-}
-
 /** One line per case: the runs, their median, the target and the verdict. */
-export function printStartupReport(report: StartupReport): void {
+export function printStartupReport(report: StartupReport): TargetResult[] {
   console.log('\n| data dir | runs (s) | median (s) | target (s) | verdict |');
   console.log('|---|---|---|---|---|');
   for (const name of ['fresh', 'initialised'] as const) {
     const values = report.seconds[name];
     const value = median(values);
     const target = STARTUP_TARGETS[name];
-    const verdict = value < target ? 'MET' : 'NOT MET';
     console.log(
-      `| ${name} | ${values.map((s) => s.toFixed(2)).join(', ')} | ${value.toFixed(2)} | < ${target} | ${verdict} |`,
+      `| ${name} | ${values.map((s) => s.toFixed(2)).join(', ')} | ${value.toFixed(2)} | < ${target} | ${verdict(value < target)} |`,
     );
   }
-  for (const name of ['fresh', 'initialised'] as const) {
+  console.log('\nTargets (start-up):');
+  return (['fresh', 'initialised'] as const).map((name) => {
     const value = median(report.seconds[name]);
-    const verdict = value < STARTUP_TARGETS[name] ? 'MET' : 'NOT MET';
-    console.log(
-      `Target (npm start to the first HTTPS answer, ${name} data dir, median of ${report.runs} < ` +
-        `${STARTUP_TARGETS[name]} s): ${verdict} at ${value.toFixed(2)} s.`,
+    return targetResult(
+      `npm start to the first HTTPS answer < ${STARTUP_TARGETS[name]} s, ${name} data dir (median of ${report.runs})`,
+      `${value.toFixed(2)} s`,
+      STARTUP_TARGETS[name] / value,
     );
-  }
+  });
 }

@@ -25,7 +25,7 @@ import { createEndpoint } from '../src/webhooks/endpoints.ts';
 import { cpuPerRequest, cpuSnapshot, type CpuPerRequest } from './cpu.ts';
 import { BENCH_DATABASE_URL, openBenchDatabase } from './database.ts';
 import { profiled } from './profile.ts';
-import { printMarkdownTable } from './table.ts';
+import { printMarkdownTable, targetResult, type TargetResult } from './table.ts';
 
 export interface WebhookSettings {
   /** Outbox events of each throughput run, inserted in one statement. */
@@ -766,7 +766,7 @@ async function latencyOnPGlite(options: {
   return latency;
 }
 
-export function printWebhookReport(report: WebhookReport): void {
+export function printWebhookReport(report: WebhookReport): TargetResult[] {
   const { settings } = report;
   printMarkdownTable(
     [
@@ -816,7 +816,7 @@ export function printWebhookReport(report: WebhookReport): void {
       `${m.fanOutP50.toFixed(1)} / ${m.fanOutP99.toFixed(1)}`,
     ]),
   );
-  printWebhookTargets(report);
+  return printWebhookTargets(report);
 }
 
 /** Issue 14, target 2: completion → delivery p99 with the default settings; messages/s with 1 and 4 workers. */
@@ -825,23 +825,28 @@ export const WEBHOOK_TARGETS = {
   messagesPerSecond: { 1: 1000, 4: 2000 } as Record<number, number>,
 };
 
-function printWebhookTargets(report: WebhookReport): void {
+function printWebhookTargets(report: WebhookReport): TargetResult[] {
   console.log(`\nTarget 2, webhooks wake on commit (pollMs ${report.settings.pollMs}):`);
-  const verdict = (met: boolean) => (met ? 'MET' : 'NOT MET');
+  const results: TargetResult[] = [];
   for (const m of report.latency) {
-    const ratio = m.p99 / WEBHOOK_TARGETS.p99Ms;
-    console.log(
-      `  completion → delivery p99 on ${m.database}, ${m.workers} worker(s): ${m.p99.toFixed(1)} ms, target ` +
-        `< ${WEBHOOK_TARGETS.p99Ms} ms, ratio ${ratio.toFixed(2)}: ${verdict(m.p99 < WEBHOOK_TARGETS.p99Ms)}`,
+    results.push(
+      targetResult(
+        `completion → delivery p99 < ${WEBHOOK_TARGETS.p99Ms} ms, ${m.database}, ${m.workers} worker(s)`,
+        `${m.p99.toFixed(1)} ms`,
+        WEBHOOK_TARGETS.p99Ms / m.p99,
+      ),
     );
   }
   for (const m of report.throughput) {
     const target = WEBHOOK_TARGETS.messagesPerSecond[m.workers];
     if (target === undefined) continue;
-    const ratio = m.messagesPerSecond / target;
-    console.log(
-      `  messages/s with ${m.workers} worker(s): ${m.messagesPerSecond.toFixed(0)}, target >= ${target}, ` +
-        `ratio ${ratio.toFixed(2)}: ${verdict(ratio >= 1)}`,
+    results.push(
+      targetResult(
+        `webhook messages/s >= ${target}, ${m.workers} worker(s)`,
+        m.messagesPerSecond.toFixed(0),
+        m.messagesPerSecond / target,
+      ),
     );
   }
+  return results;
 }

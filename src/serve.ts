@@ -15,10 +15,8 @@ import type { PortfolioDemo } from './demo/portfolio-seed.ts';
 import type { SeededTransactionsDemo, TransactionsDemo } from './demo/seed.ts';
 import { createFileStore } from './files/file-store.ts';
 import { loadTlsMaterial } from './http/tls.ts';
-import { PORTFOLIO_BASE_PATH, buildPortfolioApp } from './portfolio/app.ts';
 import { DASHBOARD_PATH } from './portfolio/dashboard-links.ts';
 import type { OperationServices } from './admin/operations.ts';
-import { GRAPHQL_PATH, buildTransactionsApp } from './transactions/app.ts';
 import { expireDeliveries } from './transactions/key-delivery.ts';
 import { recipientLink } from './transactions/recipient-mail.ts';
 import { createRecipientNotices, type RecipientNotices } from './transactions/recipient-notices.ts';
@@ -65,7 +63,17 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
   const print = options.print ?? ((text: string) => void process.stdout.write(`${text}\n`));
   const { logger } = options;
   const tls = await loadTlsMaterial(config);
-  const opened = await openDatabase(config);
+  const opening = openDatabase(config);
+  // The services' modules load while the database opens (PGlite compiles its WebAssembly off this thread).
+  const services = Promise.all([import('./transactions/app.ts'), import('./portfolio/app.ts')]);
+  // Awaited below; if the database fails to open first, this must not be an unhandled rejection.
+  services.catch(() => undefined);
+  const opened = await opening;
+  const [{ GRAPHQL_PATH, buildTransactionsApp }, { PORTFOLIO_BASE_PATH, buildPortfolioApp }] =
+    await services.catch(async (error: unknown) => {
+      await opened.close();
+      throw error;
+    });
   const closers: (() => Promise<void>)[] = [() => opened.close()];
   const close = async () => {
     for (const closer of closers.splice(0).reverse()) await closer();

@@ -16,6 +16,51 @@ export interface PostgresDatabaseOptions {
    * instead of hanging. @default 5000
    */
   connectTimeoutMs?: number;
+  /**
+   * How many distinct statement texts are prepared (parsed and planned once per connection, then only bound and
+   * run, as postgres.js and pgx do by default); the texts beyond run unprepared. 0 prepares none, e.g. behind a
+   * connection pooler that cannot keep prepared statements. @default DEFAULT_PREPARED_STATEMENTS
+   */
+  preparedStatements?: number;
+}
+
+/**
+ * The distinct statement texts a database prepares at most: well above the few hundred Portico sends, and a
+ * bound on what a backend holds when queries keep changing (each GraphQL selection is a statement of its own).
+ */
+export const DEFAULT_PREPARED_STATEMENTS = 500;
+
+/** PostgreSQL's refusal to run a prepared statement whose result columns changed under it (e.g. by a migration). */
+function isStalePlan(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    (error as { code?: unknown }).code === '0A000' &&
+    error.message.includes('cached plan must not change result type')
+  );
+}
+
+/**
+ * The name each statement text is prepared under, the same on every connection of a pool; undefined for texts
+ * past the capacity and for texts whose prepared form went stale, which then run unprepared.
+ */
+function statementNames(capacity: number): {
+  nameOf: (text: string) => string | undefined;
+  forget: (text: string) => void;
+} {
+  const names = new Map<string, string | undefined>();
+  return {
+    nameOf(text) {
+      if (names.has(text)) return names.get(text);
+      if (names.size >= capacity) return undefined;
+      const name = `portico_${names.size}`;
+      names.set(text, name);
+      return name;
+    },
+    forget(text) {
+      // Kept in the map, so that it is never prepared again (a connection may still hold the old plan).
+      names.set(text, undefined);
+    },
+  };
 }
 
 /**
@@ -38,14 +83,30 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): Databa
   // An idle client that loses its connection emits on the pool, which has already removed it; without a
   // listener that would crash the process.
   pool.on('error', () => undefined);
+  // And every client has a listener of its own from birth: pg-pool's come and go as a client is checked out and
+  // released, and a connection that dies in a gap between them (a server terminating backends again and again
+  // does that) would otherwise be an uncaught 'error' event. The statement in flight fails with it anyway.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
 
+  const statements = statementNames(options.preparedStatements ?? DEFAULT_PREPARED_STATEMENTS);
+  const run = (client: pg.Pool | pg.PoolClient, text: string, params: readonly unknown[]) =>
+    client.query({ text, values: params as unknown[], name: statements.nameOf(text) });
   const queryWith = (client: pg.Pool | pg.PoolClient): Queryable['query'] =>
     async function query<Row>(text: string, params: readonly unknown[] = []) {
       try {
-        const result = await client.query(text, params as unknown[]);
-        return result.rows as Row[];
+        return (await run(client, text, params)).rows as Row[];
       } catch (error) {
-        throw translateDatabaseError(error);
+        if (!isStalePlan(error)) throw translateDatabaseError(error);
+        statements.forget(text);
+        // Inside a transaction the failure aborted it: the caller's retry, if any, starts over.
+        if (client !== pool) throw translateDatabaseError(error);
+        try {
+          return (await run(client, text, params)).rows as Row[];
+        } catch (retryError) {
+          throw translateDatabaseError(retryError);
+        }
       }
     };
 

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
 import type { Environment } from '../config.ts';
 import type { Database, Queryable } from '../db/database.ts';
 import type { FileStore } from '../files/file-store.ts';
@@ -62,6 +61,8 @@ async function insert(db: Queryable, table: string, row: Record<string, unknown>
 }
 
 async function pdf(lines: string[]): Promise<Uint8Array> {
+  // Only a start that seeds the demo makes PDFs: loaded then, not at every start.
+  const { PDFDocument, StandardFonts } = await import('pdf-lib');
   const document = await PDFDocument.create();
   const page = document.addPage([612, 792]);
   const font = await document.embedFont(StandardFonts.Helvetica);

@@ -12,6 +12,7 @@ import { checkJsonInput } from '../validation/json-input.ts';
 import { answerClientError, createHttpsOnlyServer, type ConnectionLimits } from './https-only-server.ts';
 import { registerRateLimit, type RateLimitOptions } from './rate-limit.ts';
 import { requestIdFor } from './request-id.ts';
+import { decoratePresentedKeyHash } from './presented-key.ts';
 import type { Queryable } from '../db/database.ts';
 import type { TlsMaterial } from './tls.ts';
 
@@ -101,8 +102,10 @@ export async function createBaseApp(options: BaseAppOptions): Promise<FastifyIns
   };
   const app = Fastify(serverOptions);
 
-  app.addHook('onRequest', async (request, reply) => {
+  decoratePresentedKeyHash(app);
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
 
   app.setErrorHandler(async (error, request, reply) => {

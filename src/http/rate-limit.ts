@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { AppError } from '../errors.ts';
+import { presentedKeyHash } from './presented-key.ts';
 
 /** How many requests a client may make a minute, and where the counters live. */
 export interface RateLimitOptions {
@@ -38,7 +38,7 @@ function bucketOf(
   request: FastifyRequest,
 ): string {
   const key = presentedKey(request);
-  if (key !== undefined) return `key:${createHash('sha256').update(key).digest('base64url')}`;
+  if (key !== undefined) return `key:${presentedKeyHash(request, key).toString('base64url')}`;
   return `address:${normalizeIP(request.ip, 64)}`;
 }
 
@@ -51,18 +51,15 @@ function bucketOf(
  */
 export async function registerRateLimit(app: FastifyInstance, options: RateLimitOptions): Promise<void> {
   if (options.perKey === 0 && options.perAddress === 0) return;
-  // Each hook below asks for the request's key: check its form (and checksum) once per request.
-  const presented = new WeakMap<FastifyRequest, string | undefined>();
-  const presentedKey = (request: FastifyRequest): string | undefined => {
-    if (presented.has(request)) return presented.get(request);
-    const key = options.presentedKey(request);
-    presented.set(request, key);
-    return key;
-  };
+  // The hooks below ask for the request's key; in the common case only the limiter does, once (a memo per
+  // request would cost more than the check).
+  const { presentedKey } = options;
   const exempt = new Set(options.exempt ?? ['/healthz', '/readyz']);
   let redis: Redis | undefined;
   if (options.redisUrl !== undefined) {
-    redis = new Redis(options.redisUrl, {
+    // Loaded only when counters are shared: a start without Redis does not pay for the client.
+    const { Redis: RedisClient } = await import('ioredis');
+    redis = new RedisClient(options.redisUrl, {
       connectTimeout: 2000,
       maxRetriesPerRequest: 1,
       enableOfflineQueue: false,
@@ -136,6 +133,10 @@ export async function registerRateLimit(app: FastifyInstance, options: RateLimit
   const failing = new Map<string, number>();
   // Callback hooks, not async ones: the common case returns at once, without a promise per request.
   app.addHook('onRequest', (request, _reply, done) => {
+    if (failing.size === 0) {
+      done();
+      return;
+    }
     const address = presentedKey(request) === undefined ? undefined : addressOf(request);
     const until = address === undefined ? undefined : failing.get(address);
     if (address === undefined || until === undefined) {

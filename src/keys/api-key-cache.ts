@@ -11,6 +11,11 @@ export interface ApiKeyCache<KeyRecord extends { revokedAt: Date | null }> {
   get(hash: string, now?: number): KeyRecord | undefined;
   /** Keeps `record` for `ttlMs` from `now`; a revoked record, or any record when `ttlMs` ≤ 0, is not kept. */
   set(hash: string, record: KeyRecord, now?: number): void;
+  /**
+   * The record kept for `hash`, else what `load` finds (then kept as `set` keeps it). Requests that miss at once
+   * share one `load`: when an entry expires under load, one lookup refreshes it, not one per request in flight.
+   */
+  lookup(hash: string, load: () => Promise<KeyRecord | undefined>): Promise<KeyRecord | undefined>;
 }
 
 /**
@@ -26,7 +31,8 @@ export function createApiKeyCache<KeyRecord extends { revokedAt: Date | null }>(
 }): ApiKeyCache<KeyRecord> {
   const maxEntries = options.maxEntries ?? 10_000;
   const entries = new Map<string, { record: KeyRecord; expiresAt: number }>();
-  return {
+  const loading = new Map<string, Promise<KeyRecord | undefined>>();
+  const cache: ApiKeyCache<KeyRecord> = {
     get(hash, now = Date.now()) {
       const entry = entries.get(hash);
       if (!entry) return undefined;
@@ -43,5 +49,26 @@ export function createApiKeyCache<KeyRecord extends { revokedAt: Date | null }>(
       if (entries.size >= maxEntries) entries.delete(entries.keys().next().value ?? '');
       entries.set(hash, { record, expiresAt: now + options.ttlMs });
     },
+    lookup(hash, load) {
+      const kept = cache.get(hash);
+      if (kept) return Promise.resolve(kept);
+      let pending = loading.get(hash);
+      if (pending === undefined) {
+        pending = load().then(
+          (record) => {
+            loading.delete(hash);
+            if (record) cache.set(hash, record);
+            return record;
+          },
+          (error: unknown) => {
+            loading.delete(hash);
+            throw error;
+          },
+        );
+        loading.set(hash, pending);
+      }
+      return pending;
+    },
   };
+  return cache;
 }

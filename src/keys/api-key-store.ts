@@ -51,7 +51,13 @@ export interface KeyTable<KeyRecord extends { revokedAt: Date | null }> {
    * The key record for a well-formed key, revoked or not; undefined if no such key was ever issued. With a
    * cache, a valid key looked up a moment ago is not looked up again (see `api-key-cache.ts`).
    */
-  find(db: Queryable, key: string, cache?: ApiKeyCache<KeyRecord>): Promise<KeyRecord | undefined>;
+  find(
+    db: Queryable,
+    key: string,
+    cache?: ApiKeyCache<KeyRecord>,
+    /** The key's hash when already known (see presented-key.ts). @default hashApiKey(key) */
+    hash?: Buffer,
+  ): Promise<KeyRecord | undefined>;
   /** Every key of an owner, revoked ones included, oldest first. */
   list(db: Queryable, ownerId: string): Promise<KeyRecord[]>;
   /**
@@ -75,19 +81,20 @@ export function keyTable<KeyRecord extends { revokedAt: Date | null }>(options: 
 }): KeyTable<KeyRecord> {
   const { table, ownerColumn, columns } = options;
   return {
-    async find(db, key, cache) {
-      const hash = hashApiKey(key);
+    async find(db, key, cache, hash = hashApiKey(key)) {
       const cacheKey = hash.toString('base64');
       const cached = cache?.get(cacheKey);
       if (cached) return cached;
       // One statement finds the key and notes its use; a revoked key keeps its last use before revocation.
-      const [record] = await db.query<KeyRecord>(
-        `update ${table} set last_used_at = case when revoked_at is null then clock_timestamp() else last_used_at end
-         where secret_hash = $1 returning ${columns}`,
-        [hash],
-      );
-      if (record) cache?.set(cacheKey, record);
-      return record;
+      const load = async () => {
+        const [record] = await db.query<KeyRecord>(
+          `update ${table} set last_used_at = case when revoked_at is null then clock_timestamp() else last_used_at end
+           where secret_hash = $1 returning ${columns}`,
+          [hash],
+        );
+        return record;
+      };
+      return cache ? cache.lookup(cacheKey, load) : load();
     },
     list: (db, ownerId) =>
       db.query<KeyRecord>(

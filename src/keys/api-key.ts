@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import type { Environment } from '../config.ts';
 
@@ -99,7 +99,7 @@ export function checkPortfolioKey(key: string): 'ok' | 'malformed' | 'checksum' 
 
 /** What is stored of a key: the SHA-256 of the whole key. */
 export function hashApiKey(key: string): Buffer {
-  return createHash('sha256').update(key).digest();
+  return hash('sha256', key, 'buffer');
 }
 
 /** What may be shown of a key in lists and logs: its prefix and the first 4 characters of its secret. */

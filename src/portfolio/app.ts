@@ -6,6 +6,7 @@ import { createBaseApp, type BaseAppOptions } from '../http/base-app.ts';
 import type { RateLimitSettings } from '../http/rate-limit.ts';
 import { checkPortfolioKey } from '../keys/api-key.ts';
 import { createApiKeyCache } from '../keys/api-key-cache.ts';
+import { presentedKeyHash } from '../http/presented-key.ts';
 import { authenticatePortfolio, type PortfolioCaller } from './authenticate.ts';
 import { createCursors } from './cursor.ts';
 import type { PortfolioKeyRecord } from './instances.ts';
@@ -93,7 +94,7 @@ export async function buildPortfolioApp(deps: PortfolioAppDeps): Promise<Fastify
     publicUrl: deps.publicUrl,
     authenticate: async (request) =>
       (request.portfolioCaller = await authenticatePortfolio(
-        { db, cache: keyCache },
+        { db, cache: keyCache, hashOf: (key) => presentedKeyHash(request, key) },
         request.headers.authorization,
       )),
   });

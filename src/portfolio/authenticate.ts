@@ -25,7 +25,12 @@ function unauthenticated(message: string): AppError {
  * takes its keys (`Bearer …`) or a Transactions key gets a message that says how to send a Portfolio key.
  */
 export async function authenticatePortfolio(
-  options: { db: Queryable; cache?: ApiKeyCache<PortfolioKeyRecord> | undefined },
+  options: {
+    db: Queryable;
+    cache?: ApiKeyCache<PortfolioKeyRecord> | undefined;
+    /** The hash of a key, when the request already has it (see presented-key.ts). */
+    hashOf?: ((key: string) => Buffer) | undefined;
+  },
   header: string | undefined,
 ): Promise<PortfolioCaller> {
   const value = header?.trim() ?? '';
@@ -55,7 +60,7 @@ export async function authenticatePortfolio(
       'Invalid API key: its checksum does not match (is it complete and copied exactly?).',
     );
   }
-  const record = await portfolioKeys.find(options.db, value, options.cache);
+  const record = await portfolioKeys.find(options.db, value, options.cache, options.hashOf?.(value));
   if (!record) throw unauthenticated('Invalid API key.');
   if (record.revokedAt !== null) throw unauthenticated('This API key has been revoked.');
   return { instanceId: record.instanceId, apiKeyId: record.id };

@@ -1,6 +1,5 @@
 import type { TObject } from '@sinclair/typebox';
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { Queryable } from '../db/database.ts';
 import {
   formatPath,
@@ -8,6 +7,7 @@ import {
   type LocatedProblem,
   type PathSegment,
 } from '../validation/problems.ts';
+import { jsonSchemaValidator, onFirstUse } from '../validation/json-schema.ts';
 import { isUuid } from '../validation/uuid.ts';
 import type { ImportSource, SourceRecord } from './import-files.ts';
 import { RECORD_TYPES, type RecordType } from './record-types.ts';
@@ -31,14 +31,15 @@ import {
  */
 
 // strictNumbers: a JSON 1e400 parses as Infinity, which is no number to store.
-const ajv = new Ajv2020({ allErrors: true, strict: false, strictNumbers: true });
-addFormats.default(ajv);
-ajv.addSchema(Fund);
-const VALIDATORS = {
-  companies: ajv.compile(Company),
-  updates: ajv.compile(CompanyUpdate),
-  investments: ajv.compile(CompanyInvestment),
-};
+const VALIDATORS = onFirstUse(() => {
+  const ajv = jsonSchemaValidator({ allErrors: true, strict: false, strictNumbers: true });
+  ajv.addSchema(Fund);
+  return {
+    companies: ajv.compile(Company),
+    updates: ajv.compile(CompanyUpdate),
+    investments: ajv.compile(CompanyInvestment),
+  };
+});
 
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 const CURRENCY_FIELDS = [
@@ -171,7 +172,7 @@ function checkSchema(
   source: SourceRecord,
   problem: ReportProblem,
 ): boolean {
-  const validate = VALIDATORS[type];
+  const validate = VALIDATORS()[type];
   if (validate(record)) return true;
   const reported = new Set<string>();
   for (const found of structureProblems(validate.errors?.map(withPatternMessage) ?? [])) {

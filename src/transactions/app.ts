@@ -16,6 +16,7 @@ import type { LookupAll } from '../webhooks/address-safety.ts';
 import type { RecipientNotices } from './recipient-notices.ts';
 import { registerRecipientRoutes } from './recipient-routes.ts';
 import { contextBuilder } from './graphql/context.ts';
+import { createDirectReads } from './graphql/direct-reads.ts';
 import { registerGraphiQL } from './graphql/graphiql.ts';
 import { registerKeyDelivery, type KeyDeliveryDeps } from './web/key-delivery-routes.ts';
 import { registerRecipientPage } from './web/recipient-page.ts';
@@ -44,6 +45,11 @@ export interface TransactionsAppDeps extends Omit<BaseAppOptions, 'rateLimit'> {
   webhooksAllowInsecure?: boolean;
   /** How webhook URL host names resolve when an endpoint is saved (tests). @default node:dns */
   webhookLookup?: LookupAll;
+  /**
+   * Whether queries that only read rows by id are answered by one prepared statement without GraphQL's execution
+   * (direct-reads.ts; the same answers, faster). Tests turn it off to compare. @default true
+   */
+  directReads?: boolean;
   /** Changes to the GraphQL operation limits. @default DEFAULT_GRAPHQL_LIMITS */
   graphqlLimits?: Partial<GraphQLLimits>;
   /** Rate limits per key and per address; none when absent. */
@@ -97,10 +103,21 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
   const links = createFileLinks(await loadInstanceSecret(db, 'file_links'));
 
   const keyCache = createApiKeyCache<ApiKeyRecord>({ ttlMs: deps.apiKeyCacheMs ?? 1000 });
+  const validationRules = [...limitRules(limits), storableStringsRule];
+  const directReads =
+    deps.directReads === false
+      ? undefined
+      : createDirectReads({ db, validationRules, maxTokens: limits.tokens, costLimit: limits.cost });
   app.decorateRequest('caller', null);
   app.addHook(
     'onRoute',
-    graphqlRouteHooks({ path: GRAPHQL_PATH, db, environment: deps.environment, keyCache }),
+    graphqlRouteHooks({
+      path: GRAPHQL_PATH,
+      db,
+      environment: deps.environment,
+      keyCache,
+      ...(directReads ? { preHandler: directReads.preHandler } : {}),
+    }),
   );
 
   // Encapsulated, so that Mercurius' error handler answers for the GraphQL routes only.
@@ -111,7 +128,7 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
       path: GRAPHQL_PATH,
       graphiql: false,
       jit: 1,
-      validationRules: [...limitRules(limits), storableStringsRule],
+      validationRules,
       graphql: { parseOptions: { maxTokens: limits.tokens } },
       persistedQueryProvider: mercurius.persistedQueryDefaults.automatic(1000),
       context: contextBuilder({
@@ -127,6 +144,7 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
       errorHandler,
     });
     addOperationHooks(graphql, limits);
+    directReads?.useSchema(graphql.graphql.schema);
   });
 
   registerDownloadRoute(app, { db, links, store: deps.files });

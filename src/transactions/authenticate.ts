@@ -5,6 +5,7 @@ import { AppError } from '../errors.ts';
 import { parseApiKey } from '../keys/api-key.ts';
 import { apiKeys, type ApiKeyRecord } from '../keys/api-key-store.ts';
 import type { ApiKeyCache } from '../keys/api-key-cache.ts';
+import { presentedKeyHash } from '../http/presented-key.ts';
 
 /** Who is calling the Transactions API: the organization and key behind the request. */
 export interface Caller {
@@ -53,7 +54,7 @@ export async function authenticate(
       `This is a ${ENVIRONMENT_NAMES[parsed.environment]} key, and this deployment serves ${ENVIRONMENT_NAMES[environment]}. Request a key for ${environment}.`,
     );
   }
-  const record = await apiKeys.find(db, parsed.key, options.cache);
+  const record = await apiKeys.find(db, parsed.key, options.cache, presentedKeyHash(request, parsed.key));
   if (!record || record.environment !== environment) throw unauthenticated('Invalid API key.');
   if (record.revokedAt !== null) throw unauthenticated('This API key has been revoked.');
   return { organizationId: record.organizationId, apiKeyId: record.id, environment };

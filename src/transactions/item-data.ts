@@ -1,6 +1,6 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { quote } from '../errors.ts';
+import { jsonSchemaValidator, onFirstUse } from '../validation/json-schema.ts';
 
 /** What can be said of data entered into an item, given the item's JSON Schema. */
 export interface ItemRules {
@@ -10,8 +10,8 @@ export interface ItemRules {
   completion(data: unknown): number;
 }
 
-const ajv = new Ajv2020({ allErrors: true, strict: false });
-addFormats.default(ajv);
+/** The validator of templates and of the item data their schemas describe. */
+export const itemSchemaValidator = onFirstUse(() => jsonSchemaValidator({ allErrors: true, strict: false }));
 const cache = new Map<string, ItemRules>();
 
 interface ObjectSchema {
@@ -49,9 +49,9 @@ export function itemRules(schema: ObjectSchema): ItemRules {
   const cached = cache.get(cacheKey);
   if (cached) return cached;
   const { required = [], ...partialSchema } = schema;
-  const partial = ajv.compile(partialSchema);
+  const partial = itemSchemaValidator().compile(partialSchema);
   const fields = new Map<string, ValidateFunction>(
-    required.map((field) => [field, ajv.compile(schema.properties?.[field] ?? {})]),
+    required.map((field) => [field, itemSchemaValidator().compile(schema.properties?.[field] ?? {})]),
   );
   const rules: ItemRules = {
     problems: (data) => (partial(data) ? [] : describe(partial.errors)),

@@ -1,4 +1,4 @@
-import { PDFDocument, StandardFonts, type PDFFont } from 'pdf-lib';
+import type { PDFFont } from 'pdf-lib';
 import type { Queryable } from '../db/database.ts';
 import type { ItemDefinition, ProcessDefinition } from './template-schema.ts';
 
@@ -113,6 +113,8 @@ function wrap(text: string, font: PDFFont, size: number, width: number): string[
  * preview, that nobody has yet).
  */
 export async function renderSignedDocument(content: SignedDocumentContent): Promise<Uint8Array> {
+  // Loaded when a document is first signed or previewed, not at every start (about 100 ms).
+  const { PDFDocument, StandardFonts } = await import('pdf-lib');
   const document = await PDFDocument.create();
   const font = await document.embedFont(StandardFonts.Helvetica);
   const bold = await document.embedFont(StandardFonts.HelveticaBold);

@@ -1,5 +1,3 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import { LineCounter, parseDocument } from 'yaml';
 import {
   formatPath,
@@ -15,6 +13,8 @@ import {
   type UiWidget,
 } from './template-schema.ts';
 import { finalStates, reachableStates, statesThatCanFinish } from './workflow.ts';
+import { itemSchemaValidator } from './item-data.ts';
+import { onFirstUse } from '../validation/json-schema.ts';
 
 /** One mistake in a template file: where it is and what is wrong. */
 export type TemplateProblem = LocatedProblem;
@@ -22,9 +22,7 @@ export type TemplateProblem = LocatedProblem;
 export type TemplateCheck =
   { ok: true; definition: TemplateDefinition } | { ok: false; problems: TemplateProblem[] };
 
-const ajv = new Ajv2020({ allErrors: true, strict: false });
-addFormats.default(ajv);
-const validateStructure = ajv.compile<TemplateDefinition>(TemplateSchema);
+const validateStructure = onFirstUse(() => itemSchemaValidator().compile<TemplateDefinition>(TemplateSchema));
 
 interface PropertySchema {
   type?: unknown;
@@ -154,7 +152,7 @@ function semanticProblems(template: TemplateDefinition): { path: PathSegment[]; 
     );
     process.items.forEach((item, i) => {
       try {
-        ajv.compile(item.schema);
+        itemSchemaValidator().compile(item.schema);
       } catch (error) {
         flag(
           ['processes', p, 'items', i, 'schema'],
@@ -254,8 +252,9 @@ export function checkTemplate(source: string): TemplateCheck {
       message: problem.message,
     };
   };
-  if (!validateStructure(value)) {
-    return { ok: false, problems: structureProblems(validateStructure.errors ?? []).map(locate) };
+  const validate = validateStructure();
+  if (!validate(value)) {
+    return { ok: false, problems: structureProblems(validate.errors ?? []).map(locate) };
   }
   const problems = semanticProblems(value).map(locate);
   return problems.length > 0 ? { ok: false, problems } : { ok: true, definition: withFieldOrder(value) };

@@ -1,4 +1,3 @@
-import { fileTypeFromBuffer } from 'file-type';
 import type { Queryable } from '../db/database.ts';
 import { AppError, quote } from '../errors.ts';
 import { isUuid } from '../validation/uuid.ts';
@@ -109,6 +108,8 @@ export async function checkContent(content: Uint8Array, target: UploadField): Pr
   if (content.byteLength === 0) {
     throw new AppError('FILE_EMPTY', 'the file is empty; choose it again', { field: target.field });
   }
+  // Loaded with the first upload, not at every start.
+  const { fileTypeFromBuffer } = await import('file-type');
   const detected = await fileTypeFromBuffer(content);
   if (!detected || !target.accept.includes(detected.mime)) {
     throw new AppError(

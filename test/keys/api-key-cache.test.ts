@@ -40,4 +40,30 @@ describe('the API key cache', () => {
     expect(cache.get('h2', 1)?.id).toBe('k2');
     expect(cache.get('h3', 1)?.id).toBe('k3');
   });
+
+  it('shares one lookup among the requests that miss at once, and keeps what it found', async () => {
+    const cache = createApiKeyCache<ApiKeyRecord>({ ttlMs: 60_000 });
+    let loads = 0;
+    let finish: (value: ApiKeyRecord) => void = () => undefined;
+    const load = () => {
+      loads += 1;
+      return new Promise<ApiKeyRecord>((resolve) => {
+        finish = resolve;
+      });
+    };
+    const waiting = Array.from({ length: 10 }, () => cache.lookup('h1', load));
+    finish(record('k1'));
+    const found = await Promise.all(waiting);
+    expect(loads).toBe(1);
+    expect(found.map((r) => r?.id)).toEqual(Array(10).fill('k1'));
+    expect((await cache.lookup('h1', load))?.id).toBe('k1');
+    expect(loads).toBe(1);
+  });
+
+  it('lets the next request look up again after a failed lookup, and keeps no unknown key', async () => {
+    const cache = createApiKeyCache<ApiKeyRecord>({ ttlMs: 60_000 });
+    await expect(cache.lookup('h1', () => Promise.reject(new Error('down')))).rejects.toThrow('down');
+    expect(await cache.lookup('h1', () => Promise.resolve(undefined))).toBeUndefined();
+    expect((await cache.lookup('h1', () => Promise.resolve(record('k1'))))?.id).toBe('k1');
+  });
 });

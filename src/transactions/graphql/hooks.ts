@@ -31,13 +31,15 @@ declare module 'fastify' {
 /**
  * An `onRoute` hook that gives the GraphQL route at `path` its HTTP-phase checks, after any hooks a plugin put
  * on it: the API key (`request.caller`; a refusal carries `WWW-Authenticate`), the GraphQL-over-HTTP envelope,
- * and the answer's media type and size.
+ * the direct reads when given, and the answer's media type and size.
  */
 export function graphqlRouteHooks(options: {
   path: string;
   db: Database;
   environment: Environment;
   keyCache: ApiKeyCache<ApiKeyRecord>;
+  /** Runs before Mercurius and may answer itself (see direct-reads.ts). */
+  preHandler?: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
 }): (route: RouteOptions) => void {
   return (route) => {
     if (route.url !== options.path) return;
@@ -56,6 +58,7 @@ export function graphqlRouteHooks(options: {
       },
     ];
     route.preValidation = [...[route.preValidation ?? []].flat(), checkGraphQLEnvelope];
+    if (options.preHandler) route.preHandler = [...[route.preHandler ?? []].flat(), options.preHandler];
     route.onSend = [
       ...[route.onSend ?? []].flat(),
       (request, reply, payload, done) => {

@@ -5,112 +5,260 @@ import type { Queryable } from '../../db/database.ts';
  * types and relation fields of schema.graphql (a test holds them to it); `findById` and `listTransactions`
  * compile a query's selection tree into one statement.
  *
- * Each resource, named like its GraphQL type, is one table and the columns it shows, already in the API's shape
- * (camelCase, enums upper-case). Every read takes the caller's organization and filters on it, so an id of
+ * Each resource, named like its GraphQL type, is one table and the columns it shows, by field name, each an SQL
+ * expression (unqualified: it binds to the resource's own table) already in the API's shape (enums upper-case). Every read takes the caller's organization and filters on it, so an id of
  * another organization finds nothing, exactly like an unknown id.
  */
 export const RESOURCES = {
   Organization: {
     table: 'organizations',
-    columns: `id, id as "organizationId", handle, name, created_at as "createdAt"`,
+    columns: {
+      id: 'id',
+      organizationId: 'id',
+      handle: 'handle',
+      name: 'name',
+      createdAt: 'created_at',
+    },
     tenantColumn: 'id',
   },
   Entity: {
     table: 'entities',
-    columns: `id, sequence, organization_id as "organizationId", name, email, upper(type) as type, settings,
-      created_at as "createdAt", updated_at as "updatedAt"`,
+    columns: {
+      id: 'id',
+      sequence: 'sequence',
+      organizationId: 'organization_id',
+      name: 'name',
+      email: 'email',
+      type: 'upper(type)',
+      settings: 'settings',
+      createdAt: 'created_at',
+      updatedAt: 'updated_at',
+    },
   },
   Template: {
     table: 'templates',
-    columns: `id, sequence, organization_id as "organizationId", key, version, name, description, definition,
-      created_at as "createdAt"`,
+    columns: {
+      id: 'id',
+      sequence: 'sequence',
+      organizationId: 'organization_id',
+      key: 'key',
+      version: 'version',
+      name: 'name',
+      description: 'description',
+      definition: 'definition',
+      createdAt: 'created_at',
+    },
   },
   Transaction: {
     table: 'transactions',
-    columns: `id, sequence, organization_id as "organizationId", template_id as "templateId",
-      sender_entity_id as "senderEntityId", state, completed_at is not null as "isComplete", input_data as "inputData",
-      notice_name as "noticeName", notice_email as "noticeEmail", created_at as "createdAt",
-      updated_at as "updatedAt", completed_at as "completedAt"`,
+    columns: {
+      id: 'id',
+      sequence: 'sequence',
+      organizationId: 'organization_id',
+      templateId: 'template_id',
+      senderEntityId: 'sender_entity_id',
+      state: 'state',
+      isComplete: 'completed_at is not null',
+      inputData: 'input_data',
+      noticeName: 'notice_name',
+      noticeEmail: 'notice_email',
+      createdAt: 'created_at',
+      updatedAt: 'updated_at',
+      completedAt: 'completed_at',
+    },
   },
   TransactionRecipient: {
     table: 'transaction_recipients',
-    columns: `id, sequence, organization_id as "organizationId", transaction_id as "transactionId", entity_id as "entityId",
-      vulcan_key as "vulcanKey", created_at as "createdAt"`,
+    columns: {
+      id: 'id',
+      sequence: 'sequence',
+      organizationId: 'organization_id',
+      transactionId: 'transaction_id',
+      entityId: 'entity_id',
+      vulcanKey: 'vulcan_key',
+      createdAt: 'created_at',
+    },
   },
   TransactionProcess: {
     table: 'transaction_processes',
-    columns: `id, sequence, organization_id as "organizationId", transaction_id as "transactionId", key,
-      completed_at is not null as "isComplete", created_at as "createdAt", completed_at as "completedAt"`,
+    columns: {
+      id: 'id',
+      sequence: 'sequence',
+      organizationId: 'organization_id',
+      transactionId: 'transaction_id',
+      key: 'key',
+      isComplete: 'completed_at is not null',
+      createdAt: 'created_at',
+      completedAt: 'completed_at',
+    },
   },
   TransactionProcessRevision: {
     table: 'transaction_process_revisions',
-    columns: `id, sequence, organization_id as "organizationId", transaction_process_id as "transactionProcessId",
-      transaction_id as "transactionId", number, context, created_at as "createdAt", committed_at as "committedAt"`,
+    columns: {
+      id: 'id',
+      sequence: 'sequence',
+      organizationId: 'organization_id',
+      transactionProcessId: 'transaction_process_id',
+      transactionId: 'transaction_id',
+      number: 'number',
+      context: 'context',
+      createdAt: 'created_at',
+      committedAt: 'committed_at',
+    },
   },
   TransactionItem: {
     table: 'transaction_items',
-    columns: `id, sequence, organization_id as "organizationId",
-      transaction_process_revision_id as "transactionProcessRevisionId", transaction_id as "transactionId",
-      vulcan_key as "vulcanKey", data, completion_percentage as "completionPercentage", created_at as "createdAt"`,
+    columns: {
+      id: 'id',
+      sequence: 'sequence',
+      organizationId: 'organization_id',
+      transactionProcessRevisionId: 'transaction_process_revision_id',
+      transactionId: 'transaction_id',
+      vulcanKey: 'vulcan_key',
+      data: 'data',
+      completionPercentage: 'completion_percentage',
+      createdAt: 'created_at',
+    },
   },
   File: {
     table: 'files',
-    columns: `id, sequence, organization_id as "organizationId", mime_type as "mimeType", extension,
-      original_filename as "originalFilename", override_filename as "overrideFilename", storage_key as "storageKey",
-      created_at as "createdAt", uploaded_at as "uploadedAt"`,
+    columns: {
+      id: 'id',
+      sequence: 'sequence',
+      organizationId: 'organization_id',
+      mimeType: 'mime_type',
+      extension: 'extension',
+      originalFilename: 'original_filename',
+      overrideFilename: 'override_filename',
+      storageKey: 'storage_key',
+      createdAt: 'created_at',
+      uploadedAt: 'uploaded_at',
+    },
   },
   TransactionFile: {
     table: 'transaction_files',
-    columns: `id, sequence, organization_id as "organizationId", transaction_id as "transactionId", file_id as "fileId",
-      transaction_recipient_id as "transactionRecipientId", vulcan_key as "vulcanKey", created_at as "createdAt"`,
+    columns: {
+      id: 'id',
+      sequence: 'sequence',
+      organizationId: 'organization_id',
+      transactionId: 'transaction_id',
+      fileId: 'file_id',
+      transactionRecipientId: 'transaction_recipient_id',
+      vulcanKey: 'vulcan_key',
+      createdAt: 'created_at',
+    },
   },
   TransactionSignatureContainer: {
     table: 'transaction_signature_containers',
-    columns: `id, sequence, organization_id as "organizationId", transaction_id as "transactionId",
-      transaction_process_id as "transactionProcessId", document_key as "documentKey", upper(state) as state,
-      created_at as "createdAt", completed_at as "completedAt"`,
+    columns: {
+      id: 'id',
+      sequence: 'sequence',
+      organizationId: 'organization_id',
+      transactionId: 'transaction_id',
+      transactionProcessId: 'transaction_process_id',
+      documentKey: 'document_key',
+      state: 'upper(state)',
+      createdAt: 'created_at',
+      completedAt: 'completed_at',
+    },
   },
   TransactionSignature: {
     table: 'transaction_signatures',
-    columns: `id, sequence, organization_id as "organizationId",
-      transaction_signature_container_id as "transactionSignatureContainerId",
-      transaction_recipient_id as "transactionRecipientId", upper(state) as state, signed_name as "signedName",
-      signed_at as "signedAt", created_at as "createdAt"`,
+    columns: {
+      id: 'id',
+      sequence: 'sequence',
+      organizationId: 'organization_id',
+      transactionSignatureContainerId: 'transaction_signature_container_id',
+      transactionRecipientId: 'transaction_recipient_id',
+      state: 'upper(state)',
+      signedName: 'signed_name',
+      signedAt: 'signed_at',
+      createdAt: 'created_at',
+    },
   },
   TransactionSignatureFile: {
     table: 'transaction_signature_files',
-    columns: `id, sequence, organization_id as "organizationId", transaction_id as "transactionId",
-      transaction_signature_container_id as "transactionSignatureContainerId", file_id as "fileId",
-      created_at as "createdAt"`,
+    columns: {
+      id: 'id',
+      sequence: 'sequence',
+      organizationId: 'organization_id',
+      transactionId: 'transaction_id',
+      transactionSignatureContainerId: 'transaction_signature_container_id',
+      fileId: 'file_id',
+      createdAt: 'created_at',
+    },
   },
   TransactionEvent: {
     table: 'transaction_events',
-    columns: `id, sequence, organization_id as "organizationId", transaction_id as "transactionId", event_key as "eventKey",
-      source_state as "sourceStateKey", target_state as "targetStateKey", upper(actor_type) as "actorType",
-      actor_id as "actorId", created_at as "createdAt"`,
+    columns: {
+      id: 'id',
+      sequence: 'sequence',
+      organizationId: 'organization_id',
+      transactionId: 'transaction_id',
+      eventKey: 'event_key',
+      sourceStateKey: 'source_state',
+      targetStateKey: 'target_state',
+      actorType: 'upper(actor_type)',
+      actorId: 'actor_id',
+      createdAt: 'created_at',
+    },
   },
   WebhookEndpoint: {
     table: 'webhook_endpoints',
     // Never the secrets. Event types as the GraphQL enum spells them (transaction.completed → TRANSACTION_COMPLETED).
-    columns: `id, sequence, organization_id as "organizationId", url, description,
-      array(select upper(replace(t, '.', '_')) from unnest(event_types) t) as "eventTypes",
-      disabled_at is null as enabled, disabled_at as "disabledAt", disabled_reason as "disabledReason",
-      failing_since as "failingSince", created_at as "createdAt", updated_at as "updatedAt"`,
+    columns: {
+      id: 'id',
+      sequence: 'sequence',
+      organizationId: 'organization_id',
+      url: 'url',
+      description: 'description',
+      eventTypes: "array(select upper(replace(t, '.', '_')) from unnest(event_types) t)",
+      enabled: 'disabled_at is null',
+      disabledAt: 'disabled_at',
+      disabledReason: 'disabled_reason',
+      failingSince: 'failing_since',
+      createdAt: 'created_at',
+      updatedAt: 'updated_at',
+    },
   },
   WebhookDelivery: {
     table: 'webhook_deliveries',
-    columns: `id, sequence, organization_id as "organizationId", endpoint_id as "endpointId",
-      event_id as "eventId", message_id as "messageId", upper(replace(event_type, '.', '_')) as "eventType",
-      body::json as payload, upper(status) as status, attempts, next_attempt_at as "nextAttemptAt",
-      created_at as "createdAt", last_attempt_at as "lastAttemptAt", delivered_at as "deliveredAt"`,
+    columns: {
+      id: 'id',
+      sequence: 'sequence',
+      organizationId: 'organization_id',
+      endpointId: 'endpoint_id',
+      eventId: 'event_id',
+      messageId: 'message_id',
+      eventType: "upper(replace(event_type, '.', '_'))",
+      payload: 'body::json',
+      status: 'upper(status)',
+      attempts: 'attempts',
+      nextAttemptAt: 'next_attempt_at',
+      createdAt: 'created_at',
+      lastAttemptAt: 'last_attempt_at',
+      deliveredAt: 'delivered_at',
+    },
   },
   WebhookAttempt: {
     table: 'webhook_attempts',
-    columns: `id, sequence, organization_id as "organizationId", delivery_id as "deliveryId",
-      attempted_at as "attemptedAt", attempted_at as "createdAt", duration_ms as "durationMs",
-      status_code as "statusCode", response_body as "responseBody", error`,
+    columns: {
+      id: 'id',
+      sequence: 'sequence',
+      organizationId: 'organization_id',
+      deliveryId: 'delivery_id',
+      attemptedAt: 'attempted_at',
+      createdAt: 'attempted_at',
+      durationMs: 'duration_ms',
+      statusCode: 'status_code',
+      responseBody: 'response_body',
+      error: 'error',
+    },
   },
-} as const satisfies Record<string, { table: string; columns: string; tenantColumn?: string }>;
+} as const satisfies Record<
+  string,
+  { table: string; columns: Record<string, string>; tenantColumn?: string }
+>;
 
 /** A resource of the read model, named like its GraphQL type. */
 export type ResourceName = keyof typeof RESOURCES;
@@ -201,7 +349,18 @@ export function relatedKey(field: string): string {
   return `$${field}`;
 }
 
-function tenantColumn(resource: ResourceName): string {
+/** Every column of each resource, named as its field: `id as "id", organization_id as "organizationId", …`. */
+const COLUMN_LISTS = Object.fromEntries(
+  Object.entries(RESOURCES).map(([resource, { columns }]) => [
+    resource,
+    Object.entries(columns)
+      .map(([field, expression]) => `${expression} as "${field}"`)
+      .join(', '),
+  ]),
+) as Record<ResourceName, string>;
+
+/** The column that holds a resource's organization. */
+export function tenantColumn(resource: ResourceName): string {
   const spec = RESOURCES[resource];
   return 'tenantColumn' in spec ? spec.tenantColumn : 'organization_id';
 }
@@ -212,7 +371,7 @@ function tenantColumn(resource: ResourceName): string {
  * names this level's table for the subqueries below it.
  */
 function selectList(resource: ResourceName, tree: Tree, alias: string, depth: number): string {
-  const parts: string[] = [RESOURCES[resource].columns];
+  const parts: string[] = [COLUMN_LISTS[resource]];
   const parentTenant = `${alias}.${tenantColumn(resource)}`;
   for (const [field, subtree] of Object.entries(tree)) {
     const relation = RELATIONS[resource]?.[field];
