@@ -230,7 +230,10 @@ describe('the invitation', () => {
     expect(text).toContain('Dear Ada <Lovelace> & Co,');
     expect(html).toContain('Dear Ada &lt;Lovelace&gt; &amp; Co,');
     expect(html).toContain(`<a href="${link}">`);
-    expect(await noticeOf(transactionId)).toMatchObject({ invitationDueAt: null, failures: 0 });
+    // The sender records the invitation as sent once the mail server has taken it, a moment after it arrived.
+    await expect
+      .poll(() => noticeOf(transactionId), { timeout: 5_000 })
+      .toMatchObject({ invitationDueAt: null, failures: 0 });
   });
 
   it('is mailed again with a new link when the token is reset, and the old link then answers 410 LINK_REVOKED', async () => {
