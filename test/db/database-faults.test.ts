@@ -234,7 +234,7 @@ describe('a PostgreSQL server that ends or refuses connections', () => {
     const { db } = serviceDatabase({ viaProxy: true });
     const demo = await seedOrganization(db, files);
     const app = await transactionsApp(db, files);
-    expect(await untilServing(app, demo, 1000)).toBeLessThan(1000);
+    expect(await untilServing(app, demo, 5000)).toBeLessThan(5000);
 
     proxy.setMode('refuse');
     const outageEnds = Date.now() + 10_000;
@@ -291,7 +291,8 @@ describe('a PostgreSQL server that ends or refuses connections', () => {
     const ready = await app.inject({ method: 'GET', url: '/readyz' });
     console.info('10 s outage', { answered, unavailable, slowestMs: slowest, recoveryMs });
 
-    expect(Math.max(...Object.values(slowest))).toBeLessThan(1000);
+    // At once: well under the 5 s a connect timeout would take, with room for a loaded machine's stalls.
+    expect(Math.max(...Object.values(slowest))).toBeLessThan(2500);
     expect(recoveryMs).toBeLessThan(5000);
     expect(ready.statusCode).toBe(200);
     await app.close();
@@ -310,7 +311,7 @@ describe('a PostgreSQL server that ends or refuses connections', () => {
       const elapsed = Date.now() - start;
       expect(outcomeOf(read)).toBe('unavailable');
       expect(elapsed).toBeGreaterThanOrEqual(450);
-      expect(elapsed).toBeLessThan(2000);
+      expect(elapsed).toBeLessThan(3000);
     } finally {
       proxy.setMode('forward');
     }
@@ -326,6 +327,8 @@ describe('a PostgreSQL server that ends or refuses connections', () => {
       connectTimeoutMs: 300,
     });
     opened.push(busy);
+    // The one connection exists first, so only the wait for it is timed, not its opening.
+    await busy.query('select 1');
     const holding = busy.transaction((tx) => tx.query('select pg_sleep(1)'));
     const start = Date.now();
     const waited = await busy.query('select 1').catch((caught: unknown) => caught);
