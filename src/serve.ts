@@ -60,6 +60,19 @@ function publicHost(host: string): string {
  * both services over HTTPS. While it runs on the embedded database it answers CLI commands on a Unix socket.
  */
 export async function serve(config: Config, options: ServeOptions): Promise<RunningPortico> {
+  // Whenever Node's event loop runs out of handles, Node waits for every background task of V8 to finish. While
+  // the embedded database starts, the loop can run empty for a moment (WebAssembly's promises are no handles),
+  // and V8 is then compiling PGlite's busiest functions again, optimised, in the background: on two cores the
+  // start waited about 0.3 s for that. A timer held until the services listen keeps the loop from running empty.
+  const starting = setInterval(() => undefined, 60_000);
+  try {
+    return await startServing(config, options);
+  } finally {
+    clearInterval(starting);
+  }
+}
+
+async function startServing(config: Config, options: ServeOptions): Promise<RunningPortico> {
   const print = options.print ?? ((text: string) => void process.stdout.write(`${text}\n`));
   const { logger } = options;
   const tls = await loadTlsMaterial(config);

@@ -1,9 +1,7 @@
-import { lookup as dnsLookup } from 'node:dns';
 import { lookup as dnsLookupAll } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { AppError, quote } from '../errors.ts';
 
 /**
@@ -11,7 +9,7 @@ import { AppError, quote } from '../errors.ts';
  * integrator's behalf, so it must never reach our own network — loopback, private ranges, link-local (where
  * cloud metadata services answer), and the like. Checked twice: when a URL is saved (`checkDestination`, so the
  * integrator hears why at once) and when connecting (`safeDispatcher`, because what a name resolves to can
- * change in between: DNS rebinding).
+ * change in between: DNS rebinding; see `safe-dispatcher.ts`, which alone loads undici).
  */
 
 /** Resolves a host name to all its addresses (A and AAAA), as `dns.promises.lookup(name, { all: true })`. */
@@ -140,7 +138,8 @@ export async function checkDestination(
   }
 }
 
-function forbiddenAddressError(host: string, addresses: readonly string[]): NodeJS.ErrnoException {
+/** The error a connection to a forbidden address fails with, naming the host and what it resolved to. */
+export function forbiddenAddressError(host: string, addresses: readonly string[]): NodeJS.ErrnoException {
   const which = addresses.length === 1 && addresses[0] === host ? host : `${host} (${addresses.join(', ')})`;
   const error: NodeJS.ErrnoException = new Error(
     `Refused to connect to ${which}: ` +
@@ -148,60 +147,4 @@ function forbiddenAddressError(host: string, addresses: readonly string[]): Node
   );
   error.code = FORBIDDEN_ADDRESS_CODE;
   return error;
-}
-
-/** Wraps a resolver so that it only ever answers with allowed addresses, and fails when there is none. */
-function allowedOnly(lookup: LookupFn): LookupFn {
-  return (hostname, options, callback) => {
-    // Ask for every address, whatever the caller wants, so that a forbidden first one does not hide the rest.
-    lookup(hostname, { ...options, all: true }, (error, result, family) => {
-      if (error) {
-        callback(error, options.all ? [] : '');
-        return;
-      }
-      const found: LookupAddress[] =
-        typeof result === 'string' ? [{ address: result, family: family ?? isIP(result) }] : result;
-      const allowed = found.filter(({ address }) => !isForbiddenAddress(address));
-      const first = allowed[0];
-      if (!first) {
-        callback(
-          forbiddenAddressError(
-            hostname,
-            found.map(({ address }) => address),
-          ),
-          options.all ? [] : '',
-        );
-      } else if (options.all) {
-        callback(null, allowed);
-      } else {
-        callback(null, first.address, first.family);
-      }
-    });
-  };
-}
-
-/**
- * An undici dispatcher whose connections only go to allowed addresses: its connect-time DNS lookup drops
- * forbidden addresses and fails when none is left, so a name that resolved to a public address at save time
- * and to a private one at send time (DNS rebinding) is refused at send. With allowPrivate it is a plain Agent.
- * Redirects are never followed (undici's request does not follow them anyway).
- *
- * The connection attempt fails with an error whose `code` is `EFORBIDDEN_ADDRESS` and whose message names the
- * host and its addresses; undici's `request` rejects with that very error.
- */
-export function safeDispatcher(options: { allowPrivate: boolean; lookup?: LookupFn }): Dispatcher {
-  const lookup = options.lookup ?? dnsLookup;
-  if (options.allowPrivate) return new Agent(options.lookup ? { connect: { lookup } } : {});
-  const connect = buildConnector({ lookup: allowedOnly(lookup) });
-  return new Agent({
-    connect(connectOptions, callback) {
-      // net.connect skips the lookup for an IP literal, so an address in the URL itself is checked here.
-      const host = connectOptions.hostname;
-      if (isIP(host) !== 0 && isForbiddenAddress(host)) {
-        callback(forbiddenAddressError(host, [host]), null);
-        return;
-      }
-      connect(connectOptions, callback);
-    },
-  });
 }

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { request, type Dispatcher } from 'undici';
 import type { Database, Queryable } from '../db/database.ts';
-import { safeDispatcher } from './address-safety.ts';
+import { safeDispatcher } from './safe-dispatcher.ts';
 import { openSecret, secretsKey } from './endpoints.ts';
 import { nextStep, type AttemptResult, type NextStep } from './delivery-outcome.ts';
 import { OUTBOX_CHANNEL } from './outbox.ts';

@@ -9,7 +9,7 @@ import type { Database } from '../../src/db/database.ts';
 import { createPostgresDatabase } from '../../src/db/postgres-database.ts';
 import { deliverDue, fanOutEvents, startWebhookWorker } from '../../src/webhooks/delivery.ts';
 import { writeOutbox } from '../../src/webhooks/outbox.ts';
-import { safeDispatcher } from '../../src/webhooks/address-safety.ts';
+import { safeDispatcher } from '../../src/webhooks/safe-dispatcher.ts';
 import { createEndpoint, rotateEndpointSecret } from '../../src/webhooks/endpoints.ts';
 import type { EventType } from '../../src/webhooks/event-types.ts';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../support/database.ts';

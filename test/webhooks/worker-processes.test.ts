@@ -18,7 +18,7 @@ import { loadConfig } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import type { FileStore } from '../../src/files/file-store.ts';
-import { safeDispatcher } from '../../src/webhooks/address-safety.ts';
+import { safeDispatcher } from '../../src/webhooks/safe-dispatcher.ts';
 import { startWebhookWorker } from '../../src/webhooks/delivery.ts';
 import { createEndpoint } from '../../src/webhooks/endpoints.ts';
 import { exited, launch, sleep } from '../support/cli.ts';
