@@ -152,47 +152,65 @@ async function send(
   }
 }
 
+/** An attempt made, and the step decided after it (see `nextStep`). */
+interface Attempted {
+  claimed: Claimed;
+  result: AttemptResult;
+  step: NextStep;
+  attemptedAt: Date;
+}
+
 /**
- * Writes an attempt and the step decided after it (see `nextStep`) in one statement, atomic on its own: one round
- * trip and one commit per attempt.
+ * Writes the attempts of a batch and the steps decided after them in one statement, atomic on its own: one round
+ * trip and one commit per batch. An endpoint attempted more than once ends as its latest attempt left it, and is
+ * disabled when any attempt disabled it (as one statement per attempt, in order, would leave it).
  */
-async function recordAttempt(
-  db: Queryable,
-  claimed: Claimed,
-  result: AttemptResult,
-  step: NextStep,
-  now: Date,
-): Promise<void> {
+async function recordAttempts(db: Queryable, attempts: readonly Attempted[]): Promise<void> {
+  const column = <T>(value: (attempt: Attempted) => T): T[] => attempts.map(value);
   await db.query(
-    `with attempt as (
+    `with input as (
+       select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::timestamptz[], $5::int[], $6::int[],
+         $7::text[], $8::text[], $9::int[], $10::text[], $11::timestamptz[], $12::timestamptz[], $13::text[])
+         with ordinality as i(organization_id, delivery_id, endpoint_id, attempted_at, duration_ms, status_code,
+           response_body, error, attempts, status, next_attempt_at, failing_since, disable_reason, n)
+     ), attempt as (
        insert into webhook_attempts
          (organization_id, delivery_id, attempted_at, duration_ms, status_code, response_body, error)
-       values ($1, $2, $3::timestamptz, $4, $5, $6, $7)
+       select organization_id, delivery_id, attempted_at, duration_ms, status_code, response_body, error
+       from input order by n
      ), delivery as (
-       update webhook_deliveries set attempts = $8, last_attempt_at = $3::timestamptz, claimed_until = null,
-         status = $9, delivered_at = $10::timestamptz, next_attempt_at = coalesce($11::timestamptz, next_attempt_at)
-       where id = $2
+       update webhook_deliveries d set attempts = i.attempts, last_attempt_at = i.attempted_at, claimed_until = null,
+         status = i.status, delivered_at = case when i.status = 'delivered' then i.attempted_at end,
+         next_attempt_at = coalesce(i.next_attempt_at, d.next_attempt_at)
+       from input i where d.id = i.delivery_id
+     ), endpoint as (
+       select endpoint_id,
+         (array_agg(failing_since order by attempted_at desc, n desc))[1] as failing_since,
+         (array_agg(disable_reason order by attempted_at, n) filter (where disable_reason is not null))[1]
+           as disable_reason,
+         min(attempted_at) filter (where disable_reason is not null) as disabled_at
+       from input group by endpoint_id
      )
-     update webhook_endpoints set failing_since = $13::timestamptz,
-       disabled_at = case when $14::text is null then disabled_at else coalesce(disabled_at, $3::timestamptz) end,
-       disabled_reason = coalesce($14::text, disabled_reason)
+     update webhook_endpoints e set failing_since = x.failing_since,
+       disabled_at = case when x.disable_reason is null then e.disabled_at else coalesce(e.disabled_at, x.disabled_at) end,
+       disabled_reason = coalesce(x.disable_reason, e.disabled_reason)
+     from endpoint x
      -- Only when something changes: a success to a healthy endpoint must not queue behind its row lock.
-     where id = $12 and (failing_since is distinct from $13::timestamptz or $14::text is not null)`,
+     where e.id = x.endpoint_id and (e.failing_since is distinct from x.failing_since or x.disable_reason is not null)`,
     [
-      claimed.organizationId,
-      claimed.id,
-      now,
-      result.durationMs,
-      result.statusCode ?? null,
-      result.responseBody ?? null,
-      result.error ?? null,
-      step.attempts,
-      step.status,
-      step.status === 'delivered' ? now : null,
-      step.nextAttemptAt,
-      claimed.endpointId,
-      step.failingSince,
-      step.disableReason,
+      column((a) => a.claimed.organizationId),
+      column((a) => a.claimed.id),
+      column((a) => a.claimed.endpointId),
+      column((a) => a.attemptedAt),
+      column((a) => a.result.durationMs),
+      column((a) => a.result.statusCode ?? null),
+      column((a) => a.result.responseBody ?? null),
+      column((a) => a.result.error ?? null),
+      column((a) => a.step.attempts),
+      column((a) => a.step.status),
+      column((a) => a.step.nextAttemptAt),
+      column((a) => a.step.failingSince),
+      column((a) => a.step.disableReason),
     ],
   );
 }
@@ -219,7 +237,8 @@ export async function deliverDue(db: Database, options: DeliveryOptions = {}): P
   );
   if (claimed.length === 0) return 0;
   const key = await secretsKey(db);
-  // Every send finishes (and is recorded) before this returns, even when one of them fails.
+  // Every send finishes before this returns, even when one of them fails; then what they did is recorded at once.
+  const attempted: Attempted[] = [];
   const results = await Promise.allSettled(
     claimed.map(async (delivery) => {
       const now = new Date();
@@ -242,9 +261,10 @@ export async function deliverDue(db: Database, options: DeliveryOptions = {}): P
         disableAfterMs: options.disableAfterMs,
         now: attemptedAt,
       });
-      await recordAttempt(db, delivery, result, step, attemptedAt);
+      attempted.push({ claimed: delivery, result, step, attemptedAt });
     }),
   );
+  if (attempted.length > 0) await recordAttempts(db, attempted);
   const failed = results.find((result) => result.status === 'rejected');
   if (failed) throw failed.reason;
   return claimed.length;

@@ -327,6 +327,77 @@ describe('webhook delivery from the outbox', () => {
   });
 });
 
+describe('recording a batch', () => {
+  it('records every attempt of a batch in one go: each delivery as its answer left it, a healthy endpoint untouched and a failing one disabled once', async () => {
+    const demo = await tenant({ quiet: true });
+    const healthy = hooks.hook();
+    const failing = hooks.hook();
+    const { endpoint: good } = await endpointFor(demo, healthy.url, 'transaction.state_changed');
+    const { endpoint: bad } = await endpointFor(demo, failing.url, 'transaction.state_changed');
+    await testDb.db.query(
+      "update webhook_endpoints set failing_since = now() - interval '6 days' where id = $1",
+      [bad.id],
+    );
+    for (const state of ['a', 'b', 'c']) await emit(demo, 'transaction.state_changed', { state });
+    failing.answerWith([500, 500, 500]);
+    await fanOutEvents(testDb.db);
+    // One batch holds all six deliveries (and whatever else is due in this file's database).
+    await deliverDue(testDb.db, { allowInsecure: true, delaysMs: [1000], batchSize: 50 });
+    expect(healthy.received).toHaveLength(3);
+    expect(failing.received).toHaveLength(3);
+
+    const deliveries = await testDb.db.query<{
+      endpointId: string;
+      status: string;
+      attempts: number;
+      delivered: boolean;
+      claimed: boolean;
+      logged: number;
+      statusCode: number;
+    }>(
+      `select d.endpoint_id as "endpointId", d.status, d.attempts, d.delivered_at is not null as delivered,
+         d.claimed_until is not null as claimed, count(a.id)::int as logged, max(a.status_code) as "statusCode"
+       from webhook_deliveries d join webhook_attempts a on a.delivery_id = d.id
+       where d.endpoint_id in ($1, $2) group by d.id order by d.endpoint_id`,
+      [good.id, bad.id],
+    );
+    const of = (endpointId: string) => deliveries.filter((d) => d.endpointId === endpointId);
+    expect(of(good.id)).toEqual(
+      Array.from({ length: 3 }, () => ({
+        endpointId: good.id,
+        status: 'delivered',
+        attempts: 1,
+        delivered: true,
+        claimed: false,
+        logged: 1,
+        statusCode: 200,
+      })),
+    );
+    expect(of(bad.id)).toEqual(
+      Array.from({ length: 3 }, () => ({
+        endpointId: bad.id,
+        status: 'pending',
+        attempts: 1,
+        delivered: false,
+        claimed: false,
+        logged: 1,
+        statusCode: 500,
+      })),
+    );
+    const endpoints = await testDb.db.query<{ id: string; failing: boolean; disabledReason: string | null }>(
+      `select id, failing_since is not null as failing, disabled_reason as "disabledReason"
+       from webhook_endpoints where id in ($1, $2)`,
+      [good.id, bad.id],
+    );
+    expect(
+      Object.fromEntries(endpoints.map((e) => [e.id, { failing: e.failing, reason: e.disabledReason }])),
+    ).toEqual({
+      [good.id]: { failing: false, reason: null },
+      [bad.id]: { failing: true, reason: 'every attempt failed for 5 days' },
+    });
+  });
+});
+
 describe('waking on commit', () => {
   it('delivers an event committed while the worker sleeps, long before its 60 s poll would look again', async () => {
     const demo = await tenant({ quiet: true });
