@@ -9,7 +9,7 @@ import { freshBuildEntry } from './start-build.js';
 // budget a start spent about 0.3 s of CPU optimising code that never runs again. Ten times the budget leaves
 // start-up code to the baseline compiler; functions that keep running (queries) are optimised in their first
 // seconds all the same. Set before anything is compiled, as the flag is read when a module is.
-if (!process.env.NOBUDGET) setFlagsFromString('--wasm-tiering-budget=18000000');
+setFlagsFromString('--wasm-tiering-budget=18000000');
 
 const built = freshBuildEntry();
 if (built === undefined) {
@@ -17,5 +17,8 @@ if (built === undefined) {
   register();
   await import('../src/main.ts');
 } else {
+  // Stack traces in logs name src/*.ts and their lines, as under tsx: the build's maps hold no sources, only
+  // mappings. Measured: start-up unchanged within noise, about 3 µs more for an error whose stack is read.
+  process.setSourceMapsEnabled(true);
   await import(built);
 }

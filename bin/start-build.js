@@ -59,6 +59,9 @@ export async function buildForStart() {
     target: 'node20',
     packages: 'external',
     keepNames: true,
+    // Stack traces name the sources' files and lines (bin/portico.js turns source maps on for the build).
+    sourcemap: 'linked',
+    sourcesContent: false,
     outdir: BUILD_DIR,
     outExtension: { '.js': '.mjs' },
     metafile: true,

@@ -79,6 +79,19 @@ export function isConnectionFailure(error: unknown, depth = 0): boolean {
   return isConnectionFailure(cause, depth + 1);
 }
 
+/**
+ * Whether the server answered but will not take us as configured: class 28 (invalid authorization: a wrong
+ * password, a role that does not exist, no pg_hba.conf entry) or 3D000 (the database does not exist). Waiting
+ * does not help; the operator must change DATABASE_URL or the server.
+ *
+ * @example
+ * isConnectionRefusal(Object.assign(new Error('database "x" does not exist'), { code: '3D000' })); // true
+ */
+export function isConnectionRefusal(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code === '3D000' || /^28[0-9A-Z]{3}$/.test(code));
+}
+
 /** The error clients see when the database is unavailable: 503 SERVICE_UNAVAILABLE with `Retry-After`. */
 export function databaseUnavailable(cause: unknown): AppError {
   return new AppError('SERVICE_UNAVAILABLE', DATABASE_UNAVAILABLE_MESSAGE, undefined, {

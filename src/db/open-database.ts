@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { Database } from './database.ts';
-import { connectionFailureReason, isConnectionFailure } from './database-errors.ts';
+import { connectionFailureReason, isConnectionFailure, isConnectionRefusal } from './database-errors.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { loadMigrations, migrate, type Migration } from './migrate.ts';
 import { createPGliteDatabase, type PGliteDatabase } from './pglite-database.ts';
@@ -35,6 +35,14 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir
       return { db, applied, announce: () => Promise.resolve(), close: () => db.close() };
     } catch (error) {
       await db.close();
+      if (isConnectionRefusal(error)) {
+        throw new AppError(
+          'SERVICE_UNAVAILABLE',
+          `The PostgreSQL server of DATABASE_URL refused the connection: ${connectionFailureReason(error)}`,
+          undefined,
+          { cause: error },
+        );
+      }
       if (!isConnectionFailure(error)) throw error;
       // Said to an operator starting Portico: name the server and what the socket or the server answered.
       throw new AppError(

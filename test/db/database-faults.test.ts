@@ -7,7 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { createPostgresDatabase } from '../../src/db/postgres-database.ts';
-import { isConnectionFailure, translateDatabaseError } from '../../src/db/database-errors.ts';
+import {
+  isConnectionFailure,
+  isConnectionRefusal,
+  translateDatabaseError,
+} from '../../src/db/database-errors.ts';
+import { openDatabase } from '../../src/db/open-database.ts';
 import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import { AppError } from '../../src/errors.ts';
 import { startWebhookWorker } from '../../src/webhooks/delivery.ts';
@@ -398,6 +403,40 @@ describe('which database errors mean the database is unavailable', () => {
     const translated = translateDatabaseError(new Error('Connection terminated unexpectedly'));
     expect(isConnectionFailure(translated)).toBe(true);
     expect(translateDatabaseError(translated)).toBe(translated);
+  });
+});
+
+describe('opening a PostgreSQL server that will not take us as configured', () => {
+  function urlWith(change: (url: URL) => void): string {
+    const url = new URL(SERVER_URL);
+    change(url);
+    return url.href;
+  }
+
+  it("says in the server's words, without a stack, that the database of DATABASE_URL does not exist", async () => {
+    const name = `portico_missing_${randomBytes(4).toString('hex')}`;
+    const opening = openDatabase({ databaseUrl: urlWith((url) => (url.pathname = `/${name}`)), dataDir: '' });
+    await expect(opening).rejects.toThrow(AppError);
+    await expect(opening).rejects.toThrow(
+      `The PostgreSQL server of DATABASE_URL refused the connection: database "${name}" does not exist`,
+    );
+  });
+
+  it('says so when the role of DATABASE_URL does not exist', async () => {
+    const role = `portico_nobody_${randomBytes(4).toString('hex')}`;
+    const opening = openDatabase({ databaseUrl: urlWith((url) => (url.username = role)), dataDir: '' });
+    await expect(opening).rejects.toThrow(
+      `The PostgreSQL server of DATABASE_URL refused the connection: role "${role}" does not exist`,
+    );
+  });
+
+  it('tells a refusal by configuration from a passing outage and from an error of a statement', () => {
+    const withCode = (code: string) => Object.assign(new Error('failed'), { code });
+    for (const code of ['3D000', '28000', '28P01']) expect(isConnectionRefusal(withCode(code))).toBe(true);
+    for (const code of ['57P01', '08006', 'ECONNREFUSED', '23505', '42501']) {
+      expect(isConnectionRefusal(withCode(code))).toBe(false);
+    }
+    expect(isConnectionRefusal(new Error('Connection terminated unexpectedly'))).toBe(false);
   });
 });
 
