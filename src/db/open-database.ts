@@ -35,22 +35,15 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir
       return { db, applied, announce: () => Promise.resolve(), close: () => db.close() };
     } catch (error) {
       await db.close();
-      if (isConnectionRefusal(error)) {
-        throw new AppError(
-          'SERVICE_UNAVAILABLE',
-          `The PostgreSQL server of DATABASE_URL refused the connection: ${connectionFailureReason(error)}`,
-          undefined,
-          { cause: error },
-        );
-      }
-      if (!isConnectionFailure(error)) throw error;
+      const refused = isConnectionRefusal(error);
+      if (!refused && !isConnectionFailure(error)) throw error;
       // Said to an operator starting Portico: name the server and what the socket or the server answered.
-      throw new AppError(
-        'SERVICE_UNAVAILABLE',
-        `Cannot reach the PostgreSQL server of DATABASE_URL: ${connectionFailureReason(error)}`,
-        undefined,
-        { cause: error },
-      );
+      const what = refused
+        ? 'The PostgreSQL server of DATABASE_URL refused the connection'
+        : 'Cannot reach the PostgreSQL server of DATABASE_URL';
+      throw new AppError('SERVICE_UNAVAILABLE', `${what}: ${connectionFailureReason(error)}`, undefined, {
+        cause: error,
+      });
     }
   }
   const lock = await lockDataDir(config.dataDir);
