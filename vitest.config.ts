@@ -22,18 +22,21 @@ const BROWSER = [
 ];
 const BROWSER_ONCE = ['test/web/graphiql.test.ts'];
 /**
- * Files whose subject is the same on every database, so CI runs them once, in its PostgreSQL pass: the CLI files that always use an embedded database in a data
- * dir (the admin socket and a data dir no server holds exist only there, under TEST_DATABASE_URL too); and the
- * files about HTTP itself, whose answers come before or apart from any query (connection limits, CORS, rate
- * limits, the GraphiQL and OpenAPI documents, what GraphQL tools make of the schema). `npm test` runs them on
- * whichever database it is given.
+ * Files whose subject is the same on every database, so CI runs them once, in its PostgreSQL pass: the CLI files
+ * that always use an embedded database in a data dir (the admin socket and a data dir no server holds exist only
+ * there, under TEST_DATABASE_URL too); the files about HTTP itself, whose answers come before or apart from any
+ * query (connection limits, CORS, rate limits, the GraphiQL and OpenAPI documents, what GraphQL tools make of
+ * the schema); and the sign-in timing test, whose times are the password checks', not the database's (600
+ * sign-ins: once is enough). `npm test` runs them on whichever database it is given.
  */
 const ONCE = [
+  'test/accounts/sign-in-timing.test.ts',
   'test/cli/cli.test.ts',
   'test/cli/served.test.ts',
   'test/http/connection-limits.test.ts',
   'test/http/cors.test.ts',
   'test/http/rate-limits.test.ts',
+  'test/http/security-headers.test.ts',
   'test/web/graphiql-route.test.ts',
   'test/portfolio/openapi.test.ts',
   'test/transactions/graphql-tooling.test.ts',

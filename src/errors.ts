@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   CODE_INVALID: 400,
   FILE_EMPTY: 400,
   FILENAME_INVALID: 400,
+  MULTIPART_INVALID: 400,
   CONSENT_REQUIRED: 400,
   UNAUTHENTICATED: 401,
   INVALID_CREDENTIALS: 401,
@@ -80,6 +81,23 @@ export class AppError extends Error {
   }
 
   readonly retryAfterSeconds: number | undefined;
+}
+
+/**
+ * RATE_LIMITED for attempts past their budget (failed sign-ins, codes asked for), in minutes a person reads,
+ * with `Retry-After` in seconds.
+ *
+ * @example
+ * throw tooManyAttempts('failed sign-ins', 540); // "Too many failed sign-ins; try again in 9 minutes."
+ */
+export function tooManyAttempts(what: string, retryAfterSeconds: number): AppError {
+  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
+  return new AppError(
+    'RATE_LIMITED',
+    `Too many ${what}; try again in ${String(minutes)} minute${minutes === 1 ? '' : 's'}.`,
+    undefined,
+    { retryAfterSeconds: Math.max(1, retryAfterSeconds) },
+  );
 }
 
 export const INTERNAL_MESSAGE =

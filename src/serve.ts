@@ -14,6 +14,7 @@ import {
 import type { PortfolioDemo } from './demo/portfolio-seed.ts';
 import type { SeededTransactionsDemo, TransactionsDemo } from './demo/seed.ts';
 import { createFileStore } from './files/file-store.ts';
+import { startOrphanSweep } from './files/orphan-sweep.ts';
 import { loadTlsMaterial } from './http/tls.ts';
 import { DASHBOARD_PATH } from './portfolio/dashboard-links.ts';
 import type { OperationServices } from './admin/operations.ts';
@@ -95,6 +96,9 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
     const { db } = opened;
     const files = await createFileStore(config, logger.child({ service: 'files' }));
     await files.check();
+    // In the background: a large bucket takes a while to list, and nothing waits for what it removes.
+    const sweep = startOrphanSweep({ db, store: files, logger: logger.child({ service: 'files' }) });
+    closers.push(() => sweep.stop());
     const seedDemo = options.demo ?? (config.databaseUrl === undefined && config.environment === 'staging');
     let seeded: SeededTransactionsDemo | undefined;
     let seededPortfolio: PortfolioDemo | undefined;

@@ -54,6 +54,22 @@ function isUnavailableCode(code: unknown): boolean {
 }
 
 /**
+ * An error raised while obtaining a connection (opening one, or waiting for a free one of the pool), whatever
+ * the socket or the server said, with what it said as `cause`. No statement of the caller ran, so the only thing
+ * wrong is that the database will not take us now: besides the failures `isConnectionFailure` knows by their
+ * codes, a database with ALLOW_CONNECTIONS false (55000, which a statement may raise for other reasons too), a
+ * database dropped or renamed (3D000), a password rotated (28P01). While Portico serves, clients get
+ * SERVICE_UNAVAILABLE for it; at start, the operator gets one line (see `open-database.ts`).
+ */
+export class ConnectionAttemptError extends Error {
+  override name = 'ConnectionAttemptError';
+
+  constructor(cause: unknown) {
+    super('no connection to the database could be obtained', { cause });
+  }
+}
+
+/**
  * Whether `error` says that the database could not be reached or the connection was lost, as opposed to an
  * error of the statement itself (a unique violation, a syntax error), which callers must see unchanged.
  * Looks through `cause` chains and `AggregateError`s (Node's connect to several addresses).
@@ -64,6 +80,7 @@ function isUnavailableCode(code: unknown): boolean {
  */
 export function isConnectionFailure(error: unknown, depth = 0): boolean {
   if (depth > 5 || error === null || typeof error !== 'object') return false;
+  if (error instanceof ConnectionAttemptError) return true;
   if (error instanceof AppError) {
     return error.code === 'SERVICE_UNAVAILABLE' && isConnectionFailure(error.cause, depth + 1);
   }
@@ -87,9 +104,12 @@ export function isConnectionFailure(error: unknown, depth = 0): boolean {
  * @example
  * isConnectionRefusal(Object.assign(new Error('database "x" does not exist'), { code: '3D000' })); // true
  */
-export function isConnectionRefusal(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && (code === '3D000' || /^28[0-9A-Z]{3}$/.test(code));
+export function isConnectionRefusal(error: unknown, depth = 0): boolean {
+  if (depth > 5 || error === null || typeof error !== 'object') return false;
+  // Looks under SERVICE_UNAVAILABLE and ConnectionAttemptError: that is how the pool reports a refusal.
+  const { code, cause } = error as { code?: unknown; cause?: unknown };
+  if (typeof code === 'string' && (code === '3D000' || /^28[0-9A-Z]{3}$/.test(code))) return true;
+  return isConnectionRefusal(cause, depth + 1);
 }
 
 /** The error clients see when the database is unavailable: 503 SERVICE_UNAVAILABLE with `Retry-After`. */
@@ -109,13 +129,25 @@ export function translateDatabaseError(error: unknown): unknown {
   return databaseUnavailable(error);
 }
 
+/** What callers see of any failure to obtain a connection: SERVICE_UNAVAILABLE with `Retry-After`. */
+export function connectionNotObtained(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  return databaseUnavailable(new ConnectionAttemptError(error));
+}
+
 /**
  * What lies under a connection failure, for operators rather than API clients: the driver's or the socket's
  * own words, e.g. "connect ECONNREFUSED 127.0.0.1:5432".
  */
 export function connectionFailureReason(error: unknown): string {
   let current = error;
-  for (let depth = 0; depth < 5 && current instanceof AppError && current.cause !== undefined; depth += 1) {
+  for (
+    let depth = 0;
+    depth < 5 &&
+    (current instanceof AppError || current instanceof ConnectionAttemptError) &&
+    current.cause !== undefined;
+    depth += 1
+  ) {
     current = current.cause;
   }
   const { message, code, errors } = (current ?? {}) as {

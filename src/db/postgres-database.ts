@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Database, Listener, Queryable } from './database.ts';
-import { isConnectionFailure, translateDatabaseError } from './database-errors.ts';
+import { connectionNotObtained, isConnectionFailure, translateDatabaseError } from './database-errors.ts';
 
 /** Which PostgreSQL server to reach, and how many connections to hold open to it. */
 export interface PostgresDatabaseOptions {
@@ -90,10 +90,41 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): Databa
     client.on('error', () => undefined);
   });
 
+  /**
+   * A connection of the pool. Whatever fails here, the server's answer included (a database that does not allow
+   * connections now, or no longer exists), is about getting a connection, not about a statement: callers get
+   * SERVICE_UNAVAILABLE. Statements therefore never go through `pool.query`, which would mix the two.
+   */
+  const checkout = async (): Promise<pg.PoolClient> => {
+    try {
+      return await pool.connect();
+    } catch (error) {
+      throw connectionNotObtained(error);
+    }
+  };
+  /** Runs `work` on a connection of the pool, outside a transaction; one that broke is destroyed, not reused. */
+  const onConnection = async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
+    const client = await checkout();
+    let broken: Error | undefined;
+    const onError = (error: Error) => {
+      broken ??= error;
+    };
+    client.on('error', onError);
+    try {
+      return await work(client);
+    } catch (error) {
+      if (isConnectionFailure(error)) broken ??= error instanceof Error ? error : new Error(String(error));
+      throw error;
+    } finally {
+      client.removeListener('error', onError);
+      client.release(broken);
+    }
+  };
+
   const statements = statementNames(options.preparedStatements ?? DEFAULT_PREPARED_STATEMENTS);
-  const run = (client: pg.Pool | pg.PoolClient, text: string, params: readonly unknown[]) =>
+  const run = (client: pg.PoolClient, text: string, params: readonly unknown[]) =>
     client.query({ text, values: params as unknown[], name: statements.nameOf(text) });
-  const queryWith = (client: pg.Pool | pg.PoolClient): Queryable['query'] =>
+  const queryWith = (client: pg.PoolClient, inTransaction: boolean): Queryable['query'] =>
     async function query<Row>(text: string, params: readonly unknown[] = []) {
       try {
         return (await run(client, text, params)).rows as Row[];
@@ -101,7 +132,7 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): Databa
         if (!isStalePlan(error)) throw translateDatabaseError(error);
         statements.forget(text);
         // Inside a transaction the failure aborted it: the caller's retry, if any, starts over.
-        if (client !== pool) throw translateDatabaseError(error);
+        if (inTransaction) throw translateDatabaseError(error);
         try {
           return (await run(client, text, params)).rows as Row[];
         } catch (retryError) {
@@ -112,14 +143,10 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): Databa
 
   return {
     kind: 'postgres',
-    query: queryWith(pool),
+    query: <Row>(text: string, params?: readonly unknown[]) =>
+      onConnection((client) => queryWith(client, false)<Row>(text, params)),
     async transaction(work) {
-      let client: pg.PoolClient;
-      try {
-        client = await pool.connect();
-      } catch (error) {
-        throw translateDatabaseError(error);
-      }
+      const client = await checkout();
       // A checked-out client has no listener of the pool's: its connection dying now (a restart, a failover,
       // pg_terminate_backend) would be an unhandled 'error' event. The statement in flight, if any, fails
       // with it; a later one fails as "not queryable".
@@ -132,7 +159,7 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): Databa
       try {
         await client.query('begin');
         const result = await work({
-          query: queryWith(client),
+          query: queryWith(client, true),
           exec: async (script) => {
             try {
               await client.query(script);
@@ -164,11 +191,13 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): Databa
       return listening;
     },
     async exec(script) {
-      try {
-        await pool.query(script);
-      } catch (error) {
-        throw translateDatabaseError(error);
-      }
+      await onConnection(async (client) => {
+        try {
+          await client.query(script);
+        } catch (error) {
+          throw translateDatabaseError(error);
+        }
+      });
     },
     async close() {
       await pool.end();

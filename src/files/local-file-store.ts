@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm, unlink, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve, sep } from 'node:path';
+import { mkdir, open, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { ConfigError } from '../config.ts';
 import type { FileStore } from './file-store.ts';
 import { assertStorageKey } from './storage-key.ts';
@@ -9,6 +9,44 @@ import { assertStorageKey } from './storage-key.ts';
 function isAbsent(error: unknown): boolean {
   const { code } = error as NodeJS.ErrnoException;
   return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/** How many keys `listWrittenBefore` answers at a time. */
+const PAGE_SIZE = 1000;
+
+/**
+ * What this store writes besides the files themselves, by name: a file being written (`.<name>.<random>.partial`,
+ * renamed over its name once whole) and the probe of `check` (`.check-<random>`). Left behind only by a process
+ * that was killed between writing one and renaming or removing it.
+ */
+function isTemporary(name: string): boolean {
+  return name.startsWith('.') && (name.endsWith('.partial') || name.startsWith('.check-'));
+}
+
+/** Every regular file under `dir`, depth first; nothing for a directory that does not exist. */
+async function* filesUnder(dir: string): AsyncGenerator<{ path: string; name: string }> {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    if (isAbsent(error)) return;
+    throw error;
+  }
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* filesUnder(path);
+    else if (entry.isFile()) yield { path, name: entry.name };
+  }
+}
+
+/** When the file was last written, or undefined when it went away meanwhile. */
+async function modifiedAt(path: string): Promise<Date | undefined> {
+  try {
+    return (await stat(path)).mtime;
+  } catch (error) {
+    if (isAbsent(error)) return undefined;
+    throw error;
+  }
 }
 
 /**
@@ -80,6 +118,31 @@ export function createLocalFileStore(root: string): FileStore {
       } catch (error) {
         if (!isAbsent(error)) throw error;
       }
+    },
+    async *listWrittenBefore(before) {
+      let page: string[] = [];
+      for await (const { path, name } of filesUnder(base)) {
+        if (name.startsWith('.')) continue;
+        const written = await modifiedAt(path);
+        if (written === undefined || written >= before) continue;
+        page.push(relative(base, path).split(sep).join('/'));
+        if (page.length === PAGE_SIZE) {
+          yield page;
+          page = [];
+        }
+      }
+      if (page.length > 0) yield page;
+    },
+    async removeUnfinishedBefore(before) {
+      let removed = 0;
+      for await (const { path, name } of filesUnder(base)) {
+        if (!isTemporary(name)) continue;
+        const written = await modifiedAt(path);
+        if (written === undefined || written >= before) continue;
+        await rm(path, { force: true });
+        removed += 1;
+      }
+      return removed;
     },
     async check() {
       const probe = join(base, `.check-${randomBytes(6).toString('hex')}`);

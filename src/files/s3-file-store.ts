@@ -3,6 +3,7 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
+  ListObjectsV2Command,
   NoSuchKey,
   PutObjectCommand,
   S3Client,
@@ -147,6 +148,33 @@ export function createS3FileStore(options: S3FileStoreOptions): FileStore {
       } catch (error) {
         if (!isMissingObject(error)) throw failed('DeleteObject', key, error);
       }
+    },
+    async *listWrittenBefore(before) {
+      let continuationToken: string | undefined;
+      do {
+        let page;
+        try {
+          page = await client.send(
+            new ListObjectsV2Command({
+              Bucket: bucket,
+              ...(prefix === '' ? {} : { Prefix: prefix }),
+              ...(continuationToken === undefined ? {} : { ContinuationToken: continuationToken }),
+            }),
+          );
+        } catch (error) {
+          throw failed('ListObjectsV2', prefix, error);
+        }
+        const keys = (page.Contents ?? [])
+          .filter((object) => object.LastModified !== undefined && object.LastModified < before)
+          .map((object) => object.Key?.slice(prefix.length) ?? '')
+          .filter((key) => key !== '');
+        if (keys.length > 0) yield keys;
+        continuationToken = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+      } while (continuationToken !== undefined);
+    },
+    removeUnfinishedBefore() {
+      // PutObject stores an object whole or not at all: an upload cut off leaves nothing behind.
+      return Promise.resolve(0);
     },
     async check() {
       try {

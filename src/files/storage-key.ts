@@ -13,3 +13,19 @@ export function assertStorageKey(storageKey: string): void {
     segments.some((segment) => segment === '' || segment === '.' || segment === '..');
   if (bad) throw new Error(`storage key escapes the store or is malformed: ${JSON.stringify(storageKey)}`);
 }
+
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+/** `<organization id>/<uuid>.pdf` (signed documents, demo files) and `uploads/<uuid>.<extension>` (uploads). */
+const PORTICO_KEY = new RegExp(`^(?:${UUID}|uploads)/${UUID}\\.[a-z0-9]{1,10}$`);
+
+/**
+ * Whether a stored key has the shape of the keys Portico makes (see PORTICO_KEY above). Whatever else a
+ * bucket or a directory holds is not Portico's to remove, even where Portico's own rows do not name it.
+ *
+ * @example
+ * isPorticoStorageKey('uploads/3b0c2c54-5a0e-4f0e-9d53-2d7a3c1b9e10.pdf'); // true
+ * isPorticoStorageKey('backups/2026-11-30.tar'); // false
+ */
+export function isPorticoStorageKey(storageKey: string): boolean {
+  return PORTICO_KEY.test(storageKey);
+}

@@ -12,6 +12,7 @@ import { checkJsonInput } from '../validation/json-input.ts';
 import { answerClientError, createHttpsOnlyServer, type ConnectionLimits } from './https-only-server.ts';
 import { registerRateLimit, type RateLimitOptions } from './rate-limit.ts';
 import { requestIdFor } from './request-id.ts';
+import { JSON_ANSWER_HEADERS, registerSecurityHeaders } from './security-headers.ts';
 import { decoratePresentedKeyHash } from './presented-key.ts';
 import type { Queryable } from '../db/database.ts';
 import type { TlsMaterial } from './tls.ts';
@@ -64,7 +65,8 @@ function frameworkError(error: Error & { code?: string }): unknown {
 /**
  * The Fastify instance both services start from: HTTPS-only listener with connection limits, request ids,
  * JSON errors in the `{"error": {code, message, requestId}}` shape (also for what Node's parser refuses),
- * JSON 404s, health routes, CORS, rate limits and the check of every JSON input. It does not listen.
+ * JSON 404s, `nosniff` on every answer and `no-store` on every JSON answer (security-headers.ts), health routes,
+ * CORS, rate limits and the check of every JSON input. It does not listen.
  */
 export async function createBaseApp(options: BaseAppOptions): Promise<FastifyInstance> {
   const tls = options.tls;
@@ -89,11 +91,13 @@ export async function createBaseApp(options: BaseAppOptions): Promise<FastifyIns
     ...(options.ajv ? { ajv: options.ajv } : {}),
     clientErrorHandler: answerClientError,
     // What Fastify refuses before routing (a path that is not valid percent-encoding, an over-long path
-    // parameter) gets our JSON shape and a request id too, instead of Fastify's own body.
+    // parameter) gets our JSON shape and a request id too, instead of Fastify's own body; no hook runs for it, so
+    // it carries the headers of every JSON answer itself.
     frameworkErrors: (error, request, reply) => {
       const described = describeError(frameworkError(error));
       void (reply as FastifyReply)
         .header('x-request-id', request.id)
+        .headers(JSON_ANSWER_HEADERS)
         .code(described.status)
         .send(errorBody(described, request.id));
     },
@@ -107,6 +111,7 @@ export async function createBaseApp(options: BaseAppOptions): Promise<FastifyIns
     reply.header('x-request-id', request.id);
     done();
   });
+  registerSecurityHeaders(app);
 
   app.setErrorHandler(async (error, request, reply) => {
     const described = describeError(error);

@@ -6,13 +6,17 @@ import { createServer } from '@httptoolkit/httpolyglot';
 import type { TlsMaterial } from './tls.ts';
 import { requestIdFor } from './request-id.ts';
 import { ERROR_STATUS, errorBody, type ErrorCode } from '../errors.ts';
+import { JSON_ANSWER_HEADERS } from './security-headers.ts';
 
 /**
  * How long a connection may take over each part of its life, in milliseconds, and how many one client
  * address may hold open. A slow or silent client is cut off when one runs out.
  */
 export interface ConnectionLimits {
-  /** From connecting to the end of the request's headers (and the TLS handshake). @default 10000 */
+  /**
+   * From connecting to the end of the request's headers (and the TLS handshake): a connection that sends nothing
+   * for this long, not even a TLS ClientHello or, after the handshake, a request, is closed too. @default 10000
+   */
   headersTimeoutMs: number;
   /** From connecting to the end of the request's body. @default 30000 */
   requestTimeoutMs: number;
@@ -62,11 +66,17 @@ function answer(request: IncomingMessage, response: ServerResponse, code: ErrorC
     'x-request-id': requestId,
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
+    ...JSON_ANSWER_HEADERS,
     // HTTP/2 forbids connection-specific headers.
     ...(request.httpVersionMajor === 2 ? {} : { connection: 'close' }),
   });
   response.end(body);
 }
+
+const HEADERS_TIMEOUT: [ErrorCode, string] = [
+  'REQUEST_TIMEOUT',
+  'The request headers took too long to arrive.',
+];
 
 const CLIENT_ERRORS: Record<string, [ErrorCode, string]> = {
   HPE_HEADER_OVERFLOW: [
@@ -74,8 +84,13 @@ const CLIENT_ERRORS: Record<string, [ErrorCode, string]> = {
     `The request line and headers are larger than ${MAX_HEADER_BYTES / 1024} KB.`,
   ],
   ERR_HTTP_REQUEST_TIMEOUT: ['REQUEST_TIMEOUT', 'The request took too long to arrive.'],
-  ERR_HTTP_HEADERS_TIMEOUT: ['REQUEST_TIMEOUT', 'The request headers took too long to arrive.'],
+  ERR_HTTP_HEADERS_TIMEOUT: HEADERS_TIMEOUT,
 };
+
+/** {@link JSON_ANSWER_HEADERS} as header lines, for the answers written straight onto a connection. */
+const JSON_ANSWER_HEADER_LINES = Object.entries(JSON_ANSWER_HEADERS)
+  .map(([name, value]) => `${name}: ${value}\r\n`)
+  .join('');
 
 /** How long a refused connection keeps reading (and dropping) what the client still sends. */
 const LINGER_MS = 2000;
@@ -102,6 +117,7 @@ function refuseConnection(
   socket.end(
     `HTTP/1.1 ${ERROR_STATUS[code]} ${code.replace(/_/g, ' ')}\r\nconnection: close\r\n` +
       `content-type: application/json; charset=utf-8\r\nx-request-id: ${requestId}\r\n` +
+      JSON_ANSWER_HEADER_LINES +
       `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
   // A lingering close: closing while the client is still sending (the rest of an oversized request) makes
@@ -135,7 +151,10 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
  */
 export function createHttpsOnlyServer(options: HttpsOnlyOptions, handler: RequestListener) {
   const limits = { ...DEFAULT_CONNECTION_LIMITS, ...options.limits };
+  /** The timer that refuses a TLS connection whose first request has not arrived (see 'secureConnection'). */
+  const firstRequestDeadlines = new WeakMap<Socket, NodeJS.Timeout>();
   const onRequest: RequestListener = (request, response) => {
+    clearTimeout(firstRequestDeadlines.get(request.socket));
     if (request.httpVersionMajor === 2) {
       answer(request, response, 'BAD_USER_INPUT', 'HTTP/2 is not served here; use HTTP/1.1.');
     } else if (!arrivedOverHttps(request, options.trustProxy)) {
@@ -179,6 +198,24 @@ export function createHttpsOnlyServer(options: HttpsOnlyOptions, handler: Reques
     _http2Server: Http2Server;
   };
   inner.emit('listening');
+  // Node's headers timeout starts with a request's first byte: a TLS connection that sends nothing after its
+  // handshake would be held until the idle timeout. Its first request must arrive within the headers timeout of
+  // the handshake, or it gets the 408 of headers that came too slowly.
+  server.on('secureConnection', (socket: TLSSocket) => {
+    const deadline = setTimeout(() => {
+      refuseConnection(socket, ...HEADERS_TIMEOUT);
+    }, limits.headersTimeoutMs);
+    deadline.unref();
+    firstRequestDeadlines.set(socket, deadline);
+    socket.once('close', () => {
+      clearTimeout(deadline);
+    });
+  });
+  // A TLS server leaves a connection whose handshake failed or timed out (handshakeTimeout) open unless a listener
+  // closes it: a ClientHello that stops halfway would be held until the idle timeout.
+  server.on('tlsClientError', (_error: Error, socket: Socket) => {
+    socket.destroy();
+  });
   // CONNECT asks for a tunnel: Node hands it to 'connect' listeners, and without one drops the connection
   // without a word.
   inner.on('connect', (request: IncomingMessage, socket: Socket) => {
@@ -211,10 +248,17 @@ export function createHttpsOnlyServer(options: HttpsOnlyOptions, handler: Reques
     if (socket instanceof TLSSocket || counted.has(socket)) return;
     counted.add(socket);
     socket.setTimeout(limits.idleTimeoutMs, () => socket.destroy());
+    // A client that sends no byte at all (no ClientHello, no request) starts no timer of TLS or HTTP: it is closed
+    // at the headers timeout, like one whose headers never end.
+    const silent = setTimeout(() => {
+      if (socket.bytesRead === 0) socket.destroy();
+    }, limits.headersTimeoutMs);
+    silent.unref();
     const address = socket.remoteAddress ?? 'unknown';
     const count = (open.get(address) ?? 0) + 1;
     open.set(address, count);
     socket.once('close', () => {
+      clearTimeout(silent);
       const left = (open.get(address) ?? 1) - 1;
       if (left <= 0) open.delete(address);
       else open.set(address, left);

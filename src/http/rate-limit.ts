@@ -4,6 +4,17 @@ import type { Redis } from 'ioredis';
 import { AppError } from '../errors.ts';
 import { presentedKeyHash } from './presented-key.ts';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route authenticates the API key a request presents (GraphQL, the Portfolio lists): there a
+     * well-formed key counts against its own budget. Anywhere else a request counts against its address,
+     * whatever key it carries, as nothing there proves the key.
+     */
+    apiKey?: boolean;
+  }
+}
+
 /** How many requests a client may make a minute, and where the counters live. */
 export interface RateLimitOptions {
   /** Requests per minute per API key; 0 turns this limit off. */
@@ -16,7 +27,8 @@ export interface RateLimitOptions {
   service: string;
   /**
    * The API key a request presents, when it has the form of one of this service's keys (checked without
-   * the database), or undefined. Such requests count against the key, the others against their address.
+   * the database), or undefined. On routes that authenticate keys (config `apiKey`), such requests count
+   * against the key; every other request counts against its address.
    */
   presentedKey: (request: FastifyRequest) => string | undefined;
   /** Paths never limited (health checks). @default ['/healthz', '/readyz'] */
@@ -52,8 +64,11 @@ function bucketOf(
 export async function registerRateLimit(app: FastifyInstance, options: RateLimitOptions): Promise<void> {
   if (options.perKey === 0 && options.perAddress === 0) return;
   // The hooks below ask for the request's key; in the common case only the limiter does, once (a memo per
-  // request would cost more than the check).
-  const { presentedKey } = options;
+  // request would cost more than the check). A key counts only where the route checks it: a made-up key with
+  // the right form and checksum, which anyone can compute, must not buy a fresh budget on a route that never
+  // looks it up (the recipient routes, signed file links, key delivery).
+  const presentedKey = (request: FastifyRequest) =>
+    request.routeOptions.config.apiKey === true ? options.presentedKey(request) : undefined;
   const exempt = new Set(options.exempt ?? ['/healthz', '/readyz']);
   let redis: Redis | undefined;
   if (options.redisUrl !== undefined) {
@@ -175,39 +190,4 @@ export async function registerRateLimit(app: FastifyInstance, options: RateLimit
       done();
     }, done);
   });
-}
-
-/** A limit of `@fastify/rate-limit`'s `createRateLimit`: checks a request against one counter. */
-export type RequestLimit = ReturnType<FastifyInstance['createRateLimit']>;
-
-/**
- * The limits of one action that a route counts itself (failed sign-ins, mailed codes): RATE_LIMITED, with
- * `Retry-After`, once any of them is used up. Counts the request in every limit when `count` (a request that
- * uses up one budget still counts toward the others); only reads them otherwise.
- *
- * @example
- * await checkLimits(request, [perAddress, perClient], { count: true, what: 'codes asked for' });
- */
-export async function checkLimits(
-  request: FastifyRequest,
-  limits: readonly RequestLimit[],
-  options: { count: boolean; what: string },
-): Promise<void> {
-  const states = await Promise.all(limits.map((check) => check(request, { increment: options.count })));
-  for (const state of states) {
-    if (!state.isAllowed && state.isExceeded) {
-      const minutes = Math.max(1, Math.ceil(state.ttlInSeconds / 60));
-      throw new AppError(
-        'RATE_LIMITED',
-        `Too many ${options.what}; try again in ${String(minutes)} minute${minutes === 1 ? '' : 's'}.`,
-        undefined,
-        { retryAfterSeconds: Math.max(1, state.ttlInSeconds) },
-      );
-    }
-  }
-}
-
-/** A client's counter key for limits per client address: an IPv6 client counts by its /64. */
-export function clientAddressKey(request: FastifyRequest): string {
-  return normalizeIP(request.ip, 64);
 }

@@ -34,14 +34,14 @@ export async function registerPortfolioRoutes(
 
   await app.register(
     (api, _options, done) => {
-      api.addHook('onRequest', async (request, reply) => {
-        reply.header('cache-control', 'no-store');
+      api.addHook('onRequest', async (request) => {
         await options.authenticate(request);
       });
       for (const endpoint of LIST_ENDPOINTS) {
         api.get<{ Querystring: ListQueryValues; Params: Partial<Static<typeof CompanyParams>> }>(
           endpoint.path,
-          { schema: listRouteSchema(endpoint) },
+          // The key is checked here, so the rate limiter may count the request against it (rate-limit.ts).
+          { schema: listRouteSchema(endpoint), config: { apiKey: true } },
           async (request) =>
             listPage(
               { db, cursors },

@@ -2,7 +2,7 @@ import { createCipheriv, createHash, randomBytes, randomInt, timingSafeEqual } f
 import { normalizeEmail } from '../accounts/users.ts';
 import type { Environment } from '../config.ts';
 import type { Database, Queryable } from '../db/database.ts';
-import { AppError, quote } from '../errors.ts';
+import { AppError, quote, tooManyAttempts } from '../errors.ts';
 import { createApiKey } from '../keys/api-key-store.ts';
 import type { ViewsRequired } from './key-delivery-views.ts';
 
@@ -25,6 +25,8 @@ export const DELIVERY_MAX_ADDRESSES = 20;
 export const CODE_DIGITS = 8;
 export const CODE_LIFETIME_MS = 10 * 60_000;
 export const CODE_ATTEMPTS = 5;
+/** The most codes one delivery mails in a code's lifetime, whoever asks. */
+export const CODES_PER_DELIVERY = 10;
 
 /** Where a delivery stands. */
 export type DeliveryStatus = 'pending' | 'viewed' | 'expired' | 'revoked';
@@ -361,7 +363,8 @@ async function pendingRecipient(db: Queryable, deliveryId: string, email: string
 /**
  * A new code for a listed address that has not viewed the key, for the caller to mail: 8 digits, for 10
  * minutes; it ends the address's earlier codes. The delivery's checks as `describeDelivery`; BAD_USER_INPUT
- * for text that is not an address, ADDRESS_NOT_LISTED, LINK_USED for an address that has viewed the key.
+ * for text that is not an address, ADDRESS_NOT_LISTED, LINK_USED for an address that has viewed the key;
+ * RATE_LIMITED once the delivery has mailed {@link CODES_PER_DELIVERY} codes in 10 minutes.
  */
 export async function issueCode(
   db: Database,
@@ -376,6 +379,17 @@ export async function issueCode(
   return db.transaction(async (tx) => {
     const delivery = await openDelivery(tx, { ...options, lock: true });
     const email = await pendingRecipient(tx, delivery.id, options.email);
+    // Counted from the codes themselves, under the delivery's lock, and only once the link's secret is
+    // proved: its id alone (which access logs may hold) cannot use up the codes of the people it names.
+    const [recent] = await tx.query<{ count: number; retryAfterSeconds: number }>(
+      `select count(*)::integer as count, coalesce(ceil(extract(epoch from
+         min(created_at) + $2 * interval '1 millisecond' - clock_timestamp())), 0)::integer as "retryAfterSeconds"
+       from key_delivery_codes where delivery_id = $1 and created_at > clock_timestamp() - $2 * interval '1 millisecond'`,
+      [delivery.id, CODE_LIFETIME_MS],
+    );
+    if (recent && recent.count >= CODES_PER_DELIVERY) {
+      throw tooManyAttempts('codes asked for', recent.retryAfterSeconds);
+    }
     const code = String(randomInt(0, 10 ** CODE_DIGITS)).padStart(CODE_DIGITS, '0');
     await tx.query(
       `update key_delivery_codes set expires_at = least(expires_at, clock_timestamp())
@@ -413,37 +427,43 @@ export interface RevealedKey {
  * is recorded (time, address, client address, browser), and the ciphertext is deleted when the delivery needs
  * no other view. The delivery's and the address's checks as `issueCode`; CODE_EXPIRED when no code was asked
  * for, or the latest is past its 10 minutes or used; CODE_LOCKED after 5 wrong tries; CODE_INVALID for a wrong
- * code (a try counts, in its own transaction).
+ * code (the try counts: a wrong code commits its count and is refused once the transaction is over).
  */
 export async function revealKey(
   db: Database,
   options: { linkId: string; proof: string; email: string; code: string; ip: string; userAgent: string },
 ): Promise<RevealedKey> {
-  type Outcome = { revealed: RevealedKey } | { wrong: string; left: number };
+  type Outcome = { revealed: RevealedKey } | { left: number };
   const outcome = await db.transaction(async (tx): Promise<Outcome> => {
     const delivery = await openDelivery(tx, { ...options, lock: true });
     const email = await pendingRecipient(tx, delivery.id, options.email);
-    const [code] = await tx.query<{ id: string; codeHash: Uint8Array; attempts: number; usable: boolean }>(
-      `select id, code_hash as "codeHash", attempts, used_at is null and expires_at > clock_timestamp() as usable
+    const [latest] = await tx.query<{ id: string; usable: boolean }>(
+      `select id, used_at is null and expires_at > clock_timestamp() as usable
        from key_delivery_codes where delivery_id = $1 and email = $2 order by created_at desc limit 1`,
       [delivery.id, email],
     );
-    if (!code?.usable) {
+    if (!latest?.usable) {
       throw new AppError(
         'CODE_EXPIRED',
         'This code no longer works (a code works once, for 10 minutes): ask for a new one.',
       );
     }
-    if (code.attempts >= CODE_ATTEMPTS) {
+    // The try is counted before the code is compared, in the statement that reads the count, and commits
+    // with this transaction whatever the outcome: tries sent at once never compare more than CODE_ATTEMPTS.
+    const [code] = await tx.query<{ codeHash: Uint8Array; attempts: number }>(
+      `update key_delivery_codes set attempts = attempts + 1 where id = $1 and attempts < $2
+       returning code_hash as "codeHash", attempts`,
+      [latest.id, CODE_ATTEMPTS],
+    );
+    if (!code) {
       throw new AppError(
         'CODE_LOCKED',
         `The code was entered wrongly ${String(CODE_ATTEMPTS)} times: ask for a new one.`,
       );
     }
     const given = sha256(`${delivery.id}:${options.code.trim()}`);
-    if (!timingSafeEqual(given, code.codeHash))
-      return { wrong: code.id, left: CODE_ATTEMPTS - code.attempts - 1 };
-    await tx.query('update key_delivery_codes set used_at = clock_timestamp() where id = $1', [code.id]);
+    if (!timingSafeEqual(given, code.codeHash)) return { left: CODE_ATTEMPTS - code.attempts };
+    await tx.query('update key_delivery_codes set used_at = clock_timestamp() where id = $1', [latest.id]);
     await tx.query(
       `update key_delivery_recipients set viewed_at = clock_timestamp(), viewed_ip = $3, viewed_user_agent = $4
        where delivery_id = $1 and email = $2`,
@@ -467,8 +487,6 @@ export async function revealKey(
     };
   });
   if ('revealed' in outcome) return outcome.revealed;
-  // A wrong try counts even though the answer is an error: in a transaction of its own.
-  await db.query('update key_delivery_codes set attempts = attempts + 1 where id = $1', [outcome.wrong]);
   throw new AppError(
     outcome.left > 0 ? 'CODE_INVALID' : 'CODE_LOCKED',
     outcome.left > 0

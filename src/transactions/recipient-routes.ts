@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database, Transaction } from '../db/database.ts';
-import { AppError } from '../errors.ts';
 import type { FileLinks } from '../files/file-links.ts';
 import type { FileStore } from '../files/file-store.ts';
+import { receiveFilePart } from '../http/multipart-file.ts';
 import {
   latestOpenRevision,
   latestRevision,
@@ -21,14 +20,7 @@ import {
 import { openRecipientLink, type OpenedLink } from './recipient-link.ts';
 import { recipientView } from './recipient-view.ts';
 import { documentSections, renderSignedDocument } from './signed-document.ts';
-import {
-  checkContent,
-  checkFilename,
-  fileTooLarge,
-  uploadFieldOf,
-  uploadKey,
-  type UploadField,
-} from './uploads.ts';
+import { checkContent, checkFilename, fileTooLarge, uploadFieldOf, uploadKey } from './uploads.ts';
 
 const ItemBody = Type.Object(
   { data: Type.Record(Type.String(), Type.Unknown()) },
@@ -48,24 +40,6 @@ export interface RecipientRoutesDeps {
   links: FileLinks;
   /** The largest file a recipient may upload; an upload field may allow less. @default DEFAULT_UPLOAD_MAX_BYTES */
   uploadMaxBytes?: number | undefined;
-}
-
-/** Reads an upload's stream to its end, refusing (FILE_TOO_LARGE) as soon as it passes the field's limit. */
-async function readUpload(stream: Readable & { truncated?: boolean }, target: UploadField): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of stream) {
-      size += (chunk as Buffer).byteLength;
-      if (size > target.maxBytes) throw fileTooLarge(target);
-      chunks.push(chunk as Buffer);
-    }
-  } catch (error) {
-    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw fileTooLarge(target);
-    throw error;
-  }
-  if (stream.truncated === true) throw fileTooLarge(target);
-  return Buffer.concat(chunks, size);
 }
 
 /**
@@ -125,25 +99,12 @@ export async function registerRecipientRoutes(
           await latestOpenRevision(tx, subject.id, process.key);
           return upload;
         });
-        if (!request.isMultipart()) {
-          throw new AppError(
-            'UNSUPPORTED_MEDIA_TYPE',
-            'send the file as multipart/form-data, in a part named "file"',
-          );
-        }
-        const part = await request.file({ limits: { fileSize: target.maxBytes } });
-        if (!part || part.fieldname !== 'file') {
-          part?.file.resume();
-          throw new AppError('BAD_USER_INPUT', 'send the file in a part named "file"', { field: 'file' });
-        }
-        let filename: string;
-        try {
-          filename = checkFilename(part.filename);
-        } catch (error) {
-          part.file.resume();
-          throw error;
-        }
-        const content = await readUpload(part.file, target);
+        const { filename, content } = await receiveFilePart(request, reply, {
+          partName: 'file',
+          maxBytes: target.maxBytes,
+          tooLarge: () => fileTooLarge(target),
+          checkFilename,
+        });
         const type = await checkContent(content, target);
         const storageKey = `uploads/${randomUUID()}.${type.extension}`;
         await deps.files.put(storageKey, content, { contentType: type.mimeType });

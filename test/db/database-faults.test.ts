@@ -15,6 +15,7 @@ import {
 import { openDatabase } from '../../src/db/open-database.ts';
 import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import { AppError } from '../../src/errors.ts';
+import { generateApiKey } from '../../src/keys/api-key.ts';
 import { startWebhookWorker } from '../../src/webhooks/delivery.ts';
 import { createEndpoint } from '../../src/webhooks/endpoints.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
@@ -354,6 +355,81 @@ describe('a PostgreSQL server that ends or refuses connections', () => {
     expect(error).toMatchObject({ code: '23505' });
     // The connection it ran on is still good.
     expect(await db.query('select 1 as one')).toEqual([{ one: 1 }]);
+  });
+});
+
+describe('a PostgreSQL database that does not allow connections (ALLOW_CONNECTIONS false)', () => {
+  it('answers 503 with Retry-After, readyz too, stops a start in one line, and answers again once it allows them', async () => {
+    // A database of its own: ALLOW_CONNECTIONS is a property of a database, not of a schema.
+    const name = `portico_refusing_${randomBytes(4).toString('hex')}`;
+    await withAdmin((client) => client.query(`create database ${name}`));
+    const url = new URL(SERVER_URL);
+    url.pathname = `/${name}`;
+    // A throwaway database: its migrations need not wait for the disk.
+    const db = createPostgresDatabase({
+      connectionString: url.href,
+      connectionOptions: '-c synchronous_commit=off',
+    });
+    let app: FastifyInstance | undefined;
+    try {
+      await migrate(db);
+      app = await transactionsApp(db, files);
+      const service = app;
+      // A key that exists nowhere, new each time (nothing cached): its answer needs the database.
+      const read = () => graphql(service, generateApiKey('staging'), '{ __typename }');
+      const recipientPage = () => service.inject({ method: 'GET', url: `/recipient/${'t'.repeat(43)}` });
+      expect((await read()).status).toBe(401);
+
+      await withAdmin(async (client) => {
+        await client.query(`alter database ${name} allow_connections false`);
+        await client.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1', [
+          name,
+        ]);
+      });
+      // The pool learns of its terminated connections as their sockets close; then it must connect anew, and the
+      // server refuses at connect time with SQLSTATE 55000.
+      let refused: unknown;
+      for (let attempt = 0; attempt < 100 && refused === undefined; attempt += 1) {
+        const failure: unknown = await db.query('select 1').then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
+        if (
+          (failure as { cause?: { cause?: { code?: unknown } } } | undefined)?.cause?.cause?.code === '55000'
+        )
+          refused = failure;
+        else expect(failure === undefined || isConnectionFailure(failure)).toBe(true);
+      }
+      expect(refused).toMatchObject({ code: 'SERVICE_UNAVAILABLE', retryAfterSeconds: 5 });
+
+      expect(outcomeOf(await read())).toBe('unavailable');
+      const page = await recipientPage();
+      expect(page.statusCode).toBe(503);
+      expect(page.headers['retry-after']).toBe('5');
+      expect(page.json()).toEqual({
+        error: {
+          code: 'SERVICE_UNAVAILABLE',
+          message: 'The database is unavailable; try again shortly.',
+          requestId: page.headers['x-request-id'],
+        },
+      });
+      expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
+
+      // A start, unlike a request, stops with one line for the operator.
+      await expect(openDatabase({ databaseUrl: url.href, dataDir: '' })).rejects.toThrow(
+        `Cannot reach the PostgreSQL server of DATABASE_URL: database "${name}" is not currently accepting connections`,
+      );
+
+      // The next connection after the change is taken: nothing to wait for, nothing to restart.
+      await withAdmin((client) => client.query(`alter database ${name} allow_connections true`));
+      expect((await read()).status).toBe(401);
+      expect((await recipientPage()).statusCode).toBe(404);
+      expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+    } finally {
+      await app?.close();
+      await db.close();
+      await withAdmin((client) => client.query(`drop database if exists ${name} with (force)`));
+    }
   });
 });
 

@@ -291,4 +291,43 @@ describe('rate limits of links without a key on the Transactions service', () =>
     }
     expect((await open(fileLink, newAddress())).statusCode).toBe(200);
   });
+
+  it('still refuses an address whose budget is spent when its requests add a made-up key, or a real one, on routes that check no key', async () => {
+    const app = await limitedApp('transactions');
+    const key = await newKey('transactions');
+    const portfolio = await limitedApp('portfolio');
+    const address = newAddress();
+    const open = (target: FastifyInstance, url: string, authorization?: string) =>
+      target.inject({
+        method: 'GET',
+        url,
+        remoteAddress: address,
+        ...(authorization === undefined ? {} : { headers: { authorization } }),
+      });
+    await useUpBudget(() => open(app, '/recipient/not-a-token'), 404);
+    // Each made-up key is well formed with a right checksum, as anyone can compute: a fresh budget if it counted.
+    for (const url of [
+      '/recipient/not-a-token',
+      '/files/not-a-file?expires=1&signature=x',
+      '/key-delivery/x',
+    ]) {
+      for (const authorization of [`Bearer ${generateApiKey('staging')}`, `Bearer ${key}`]) {
+        expectRateLimited(await open(app, url, authorization), 'rest');
+      }
+    }
+    // The same on Portfolio's routes that check no key (the OpenAPI document, the dashboard's pages).
+    await useUpBudget(() => open(portfolio, '/v1/external/openapi.json'));
+    for (const url of ['/v1/external/openapi.json', '/dashboard/api/session']) {
+      expectRateLimited(await open(portfolio, url, generatePortfolioKey()), 'rest');
+    }
+    // A key the GraphQL route checks keeps its own budget from the same address.
+    const answer = await app.inject({
+      method: 'POST',
+      url: '/beta',
+      remoteAddress: address,
+      headers: { authorization: `Bearer ${key}` },
+      payload: { query: '{ __typename }' },
+    });
+    expect(answer.statusCode, answer.body).toBe(200);
+  });
 });

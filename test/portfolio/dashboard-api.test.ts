@@ -3,6 +3,7 @@
 // or changes another's. Mail goes through a real SMTP server on loopback; every request comes "through a
 // TLS-terminating proxy" (x-forwarded-proto: https), as the session cookie is Secure.
 import { randomUUID } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,6 +82,26 @@ afterAll(async () => {
   await build.cleanup();
   await testDb.close();
 });
+
+/** A loopback port nothing listens on. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => {
+        resolve(port);
+      });
+    });
+  });
+}
+
+/** How many answers had each status, e.g. `{ 401: 10, 429: 40 }`. */
+function statusCounts(answers: readonly ApiResponse[]): Record<number, number> {
+  const counts: Record<number, number> = {};
+  for (const { status } of answers) counts[status] = (counts[status] ?? 0) + 1;
+  return counts;
+}
 
 /** A browser that has read GET /session, so that it holds a CSRF token but no one is signed in. */
 async function anonymousBrowser(): Promise<Browser> {
@@ -276,6 +297,69 @@ describe('signing in', () => {
 
     const next = await client.signIn({ email: ada.email, password: ada.password });
     expectApiError(next, 429, 'RATE_LIMITED');
+  });
+
+  it('checks no more than 10 passwords for an address when 50 wrong ones arrive at once: the other 40 get 429 before any check', async () => {
+    const target = await createDashboardPerson(db, { instanceId: instance.instanceId, role: 'member' });
+    const clients = await Promise.all(Array.from({ length: 50 }, () => anonymousBrowser()));
+    const answers = await Promise.all(
+      clients.map((client) => client.signIn({ email: target.email, password: 'a guessed password' })),
+    );
+    expect(statusCounts(answers)).toEqual({ 401: 10, 429: 40 });
+    // Ten failures were counted, so the right password is refused until the window ends.
+    const again = await new Browser(app).signIn({ email: target.email, password: target.password });
+    expectApiError(again, 429, 'RATE_LIMITED');
+  });
+
+  it('checks no more than 50 passwords from one client when 70 wrong ones for different addresses arrive at once', async () => {
+    const client = await anonymousBrowser();
+    const answers = await Promise.all(
+      Array.from({ length: 70 }, () =>
+        client.signIn({ email: uniqueEmail('guess'), password: 'a guessed password' }),
+      ),
+    );
+    expect(statusCounts(answers)).toEqual({ 401: 50, 429: 20 });
+  });
+
+  it("does not count a right password as a failure: an address's own sign-ins never lock it", async () => {
+    const person = await createDashboardPerson(db, { instanceId: instance.instanceId, role: 'member' });
+    const browser = await anonymousBrowser();
+    await failSignIns(
+      browser,
+      Array.from({ length: 9 }, () => person.email),
+    );
+    for (let i = 0; i < 3; i += 1) {
+      const signedIn = await new Browser(app).signIn({ email: person.email, password: person.password });
+      expect(signedIn.status).toBe(200);
+    }
+    await failSignIns(browser, [person.email]);
+    expectApiError(
+      await browser.signIn({ email: person.email, password: person.password }),
+      429,
+      'RATE_LIMITED',
+    );
+  });
+
+  it('locks an address after 10 failed sign-ins while the Redis of the rate limits cannot be reached', async () => {
+    const closed = await closedPort();
+    const withoutRedis = await dashboardApp(db, {
+      mailer,
+      distDir: build.distDir,
+      rateLimit: { perKey: 1000, perAddress: 1000, redisUrl: `redis://127.0.0.1:${String(closed)}` },
+    });
+    try {
+      const person = await createDashboardPerson(db, { instanceId: instance.instanceId, role: 'member' });
+      const browser = new Browser(withoutRedis);
+      expect((await browser.session()).status).toBe(200);
+      await failSignIns(
+        browser,
+        Array.from({ length: 10 }, () => person.email),
+      );
+      const refused = await browser.signIn({ email: person.email, password: person.password });
+      expect(expectApiError(refused, 429, 'RATE_LIMITED')).toMatch(/^Too many failed sign-ins/);
+    } finally {
+      await withoutRedis.close();
+    }
   });
 
   it('asks which instance when the address and password open two (409 INSTANCE_CHOICE_REQUIRED), then signs in to the one named', async () => {

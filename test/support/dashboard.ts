@@ -7,6 +7,7 @@ import pino from 'pino';
 import type { Role } from '../../src/accounts/roles.ts';
 import { inviteUser, setPasswordWithLink } from '../../src/accounts/users.ts';
 import type { Database, Queryable } from '../../src/db/database.ts';
+import type { RateLimitSettings } from '../../src/http/rate-limit.ts';
 import { createMailer, type Mailer } from '../../src/mail/mailer.ts';
 import { buildPortfolioApp } from '../../src/portfolio/app.ts';
 import { DASHBOARD_API_PATH, SESSION_COOKIE } from '../../src/portfolio/web/dashboard.ts';
@@ -65,12 +66,13 @@ export function smtpMailer(smtpUrl: string): Mailer {
  */
 export function dashboardApp(
   db: Database,
-  options: { mailer: Mailer; distDir?: string | undefined },
+  options: { mailer: Mailer; distDir?: string | undefined; rateLimit?: RateLimitSettings },
 ): Promise<FastifyInstance> {
   return buildPortfolioApp({
     db,
     trustProxy: true,
     apiKeyCacheMs: 0,
+    ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
     dashboard: { mail: { mailer: options.mailer, portfolioUrl: PORTFOLIO_URL }, distDir: options.distDir },
   });
 }

@@ -205,3 +205,73 @@ export function rawRequest(options: {
   const head = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'utf8');
   return body === undefined ? head : Buffer.concat([head, body]);
 }
+
+export interface StreamedExchange {
+  /** Every byte the server sent. */
+  received: Buffer;
+  /** The bytes handed to the socket (the head included) before the connection closed or all were sent. */
+  sent: number;
+  /** Whether the server ended or reset the connection (rather than the client giving up at `timeoutMs`). */
+  closedByServer: boolean;
+  /** The socket error that ended the exchange, if any (e.g. ECONNRESET). */
+  error: string | undefined;
+}
+
+/**
+ * Sends `head`, then the chunks of `body` as fast as the server takes them — the next chunk waits for the
+ * socket to drain, never for a time — and collects what comes back until the server closes the connection (the
+ * client then stops sending) or `timeoutMs` passes. For a server that should stop reading a body and close.
+ */
+export async function streamBody(options: {
+  port: number;
+  /** The CA certificate (PEM) to trust: TLS to `localhost`. Plain TCP when absent. */
+  ca?: string;
+  head: Buffer;
+  body: Iterable<Buffer>;
+  timeoutMs: number;
+}): Promise<StreamedExchange> {
+  const socket = await openSocket(options.port, options.ca);
+  const received: Buffer[] = [];
+  let error: string | undefined;
+  let timedOut = false;
+  const closed = new Promise<void>((resolve) => {
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    socket.on('error', (cause: NodeJS.ErrnoException) => {
+      error = cause.code ?? cause.message;
+    });
+    // The server ending its side ends the exchange: a client that sees the answer stops sending.
+    socket.on('end', () => {
+      socket.destroy();
+    });
+    socket.on('close', () => {
+      resolve();
+    });
+  });
+  const timer = setTimeout(() => {
+    timedOut = true;
+    socket.destroy();
+  }, options.timeoutMs);
+  const drainedOrClosed = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        socket.off('drain', done);
+        socket.off('close', done);
+        resolve();
+      };
+      socket.on('drain', done);
+      socket.on('close', done);
+    });
+  let sent = 0;
+  const send = async (chunk: Buffer) => {
+    sent += chunk.length;
+    if (!socket.write(chunk)) await drainedOrClosed();
+  };
+  await send(options.head);
+  for (const chunk of options.body) {
+    if (socket.destroyed) break;
+    await send(chunk);
+  }
+  await closed;
+  clearTimeout(timer);
+  return { received: Buffer.concat(received), sent, closedByServer: !timedOut, error };
+}

@@ -135,3 +135,57 @@ it('mails at most 10 codes for one delivery in 10 minutes: the 11th request gets
     await database.db.query('select 1 from key_delivery_codes where delivery_id = $1', [issued.delivery.id]),
   ).toHaveLength(codes.length);
 });
+
+it("refuses code requests without the link's secret, and they use up none of the delivery's codes", async () => {
+  const { issued, linkId, post } = await deliverToAda();
+  const withoutSecret = (proof: string) =>
+    app.inject({
+      method: 'POST',
+      url: '/key-delivery/api/code',
+      headers: { 'x-forwarded-proto': 'https' },
+      remoteAddress: '10.0.0.1',
+      payload: { linkId, proof, email: 'ada@example.com' },
+    });
+  for (const proof of ['', 'not-the-proof', secretProof('AAAA')]) {
+    for (let request = 0; request < 5; request += 1) {
+      const refused = await withoutSecret(proof);
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json()).toMatchObject({ error: { code: 'LINK_INVALID' } });
+    }
+  }
+  expect(
+    await database.db.query('select 1 from key_delivery_codes where delivery_id = $1', [issued.delivery.id]),
+  ).toHaveLength(0);
+  for (let request = 1; request <= 10; request += 1) {
+    expect((await post('code', { email: 'ada@example.com' })).statusCode).toBe(202);
+  }
+});
+
+it('compares no more than 5 of 25 wrong codes sent at once: 4 are wrong, the rest find the code locked', async () => {
+  const { issued, linkId, secret, post } = await deliverToAda();
+  expect((await post('code', { email: 'ada@example.com' })).statusCode).toBe(202);
+  const answers = await Promise.all(
+    Array.from({ length: 25 }, (_, index) =>
+      app.inject({
+        method: 'POST',
+        url: '/key-delivery/api/reveal',
+        headers: { 'x-forwarded-proto': 'https' },
+        remoteAddress: '10.0.0.2',
+        payload: {
+          linkId,
+          proof: secretProof(secret),
+          email: 'ada@example.com',
+          code: String(index).padStart(8, '9'),
+        },
+      }),
+    ),
+  );
+  const codes = answers.map((answer) => answer.json<{ error: { code: string } }>().error.code);
+  expect(codes.filter((code) => code === 'CODE_INVALID')).toHaveLength(4);
+  expect(codes.filter((code) => code === 'CODE_LOCKED')).toHaveLength(21);
+  const [row] = await database.db.query<{ attempts: number }>(
+    'select attempts from key_delivery_codes where delivery_id = $1',
+    [issued.delivery.id],
+  );
+  expect(row?.attempts).toBe(5);
+});

@@ -1,9 +1,11 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FileStore } from '../../src/files/file-store.ts';
 import { createS3FileStore } from '../../src/files/s3-file-store.ts';
+import { parseResponse, rawRequest, streamBody } from '../support/raw-socket.ts';
 import { startS3Server, type TestS3Server } from '../support/s3.ts';
+import { listenHttps, testTls } from '../support/tls-listener.ts';
 import {
   CREATE_TRANSACTION,
   graphql,
@@ -11,7 +13,13 @@ import {
   transactionInput,
 } from '../support/transactions.ts';
 import { useTransactionsSuite, type EmptyTenant } from '../support/transactions-suite.ts';
-import { EXECUTABLE, samplePdf, uploadThroughLink, type FilePart } from '../support/uploads.ts';
+import {
+  EXECUTABLE,
+  multipartBody,
+  samplePdf,
+  uploadThroughLink,
+  type FilePart,
+} from '../support/uploads.ts';
 
 const suite = useTransactionsSuite();
 let tenant: EmptyTenant;
@@ -251,6 +259,89 @@ describe('uploads refused, with nothing written', () => {
     });
     expect(refused.status).toBe(status);
     expect(refused.body.error).toMatchObject({ code, ...(details ? { details } : {}) });
+    expect(files.keys.length).toBe(before);
+    expect(await fileRows(transactionId)).toBe(0);
+  });
+
+  const malformed: [string, (body: { payload: Buffer; headers: Record<string, string> }) => typeof body][] = [
+    [
+      'names no boundary in its Content-Type',
+      ({ payload }) => ({ payload, headers: { 'content-type': 'multipart/form-data' } }),
+    ],
+    [
+      'is split by another boundary than its Content-Type names',
+      ({ payload }) => ({
+        payload,
+        headers: { 'content-type': 'multipart/form-data; boundary=----not-the-one-in-the-body' },
+      }),
+    ],
+    [
+      'ends before its closing boundary',
+      ({ payload, headers }) => ({ payload: payload.subarray(0, payload.length - 200), headers }),
+    ],
+  ];
+  it.each(malformed)('refuses with MULTIPART_INVALID a multipart body that %s', async (_what, spoil) => {
+    const { transactionId, transmitToken } = await create(app);
+    const before = files.keys.length;
+    const { payload, headers } = spoil(multipartBody(await w9()));
+    const response = await app.inject({
+      method: 'POST',
+      url: `/recipient/${transmitToken}/items/tax_forms/files/w9FileId`,
+      payload,
+      headers,
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toMatchObject({
+      code: 'MULTIPART_INVALID',
+      message: expect.stringContaining('boundary=') as unknown,
+      requestId: response.headers['x-request-id'],
+    });
+    expect(files.keys.length).toBe(before);
+    expect(await fileRows(transactionId)).toBe(0);
+  });
+
+  it('answers a file over the limit with 413 and Connection: close at the limit, and reads no more of its body', async () => {
+    const { transactionId, transmitToken } = await create(app);
+    const before = files.keys.length;
+    const tls = await testTls();
+    const { port } = await listenHttps(await suite.buildApp({ files, uploadMaxBytes: 64 * 1024, tls }));
+    const boundary = `----portico${randomBytes(8).toString('hex')}`;
+    const partHead = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="W-9.pdf"\r\n` +
+        'Content-Type: application/pdf\r\n\r\n',
+    );
+    const closing = Buffer.from(`\r\n--${boundary}--\r\n`);
+    const chunk = Buffer.alloc(64 * 1024);
+    const chunks = 640; // a 40 MiB file
+    const total = partHead.length + chunks * chunk.length + closing.length;
+    function* rest(): Generator<Buffer> {
+      for (let sent = 0; sent < chunks; sent += 1) yield chunk;
+      yield closing;
+    }
+    const head = Buffer.concat([
+      rawRequest({
+        method: 'POST',
+        target: `/recipient/${transmitToken}/items/tax_forms/files/w9FileId`,
+        headers: [
+          ['Content-Type', `multipart/form-data; boundary=${boundary}`],
+          ['Content-Length', String(total)],
+        ],
+        // The client would keep the connection: closing it is the server's decision.
+        close: false,
+      }),
+      partHead,
+    ]);
+
+    const result = await streamBody({ port, ca: tls.cert, head, body: rest(), timeoutMs: 30_000 });
+    const answer = parseResponse(result.received);
+    expect(answer?.status).toBe(413);
+    expect(answer?.headers.connection).toBe('close');
+    expect(JSON.parse(answer?.body ?? '{}')).toMatchObject({
+      error: { code: 'FILE_TOO_LARGE', details: { maxBytes: 64 * 1024 } },
+    });
+    expect(result.closedByServer).toBe(true);
+    // The server stopped reading: what the client could send filled the sockets' buffers, far from the whole body.
+    expect(result.sent).toBeLessThan(total / 2);
     expect(files.keys.length).toBe(before);
     expect(await fileRows(transactionId)).toBe(0);
   });

@@ -1,6 +1,5 @@
 import fastifyCookie from '@fastify/cookie';
 import fastifyCsrfProtection from '@fastify/csrf-protection';
-import rateLimit from '@fastify/rate-limit';
 import fastifySession from '@fastify/session';
 import type { FastifyInstance } from 'fastify';
 import { SESSION_IDLE_MS } from '../../accounts/sessions.ts';
@@ -79,9 +78,6 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
         if (request.method === 'GET' || request.method === 'HEAD') done();
         else api.csrfProtection(request, reply, done);
       });
-      // Sign-in limits count in the service's rate-limit store (Redis when configured); when the service
-      // runs without rate limits, in this process.
-      if (!api.hasDecorator('createRateLimit')) await api.register(rateLimit, { global: false });
       registerSessionRoutes(api, deps);
       registerInstanceRoutes(api, deps);
     },

@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { checkCredentialsInAnyTenant, setPasswordWithLink } from '../../accounts/users.ts';
 import { AppError } from '../../errors.ts';
-import { checkLimits, clientAddressKey, type RequestLimit } from '../../http/rate-limit.ts';
+import { clientAddressKey, createAttemptLimits, type AttemptBudget } from '../../http/attempt-limits.ts';
 import { mailPasswordResets } from '../people.ts';
 import { publicCaller, signedInCaller } from './caller.ts';
 import type { DashboardDeps } from './dashboard.ts';
@@ -34,11 +33,18 @@ const ResetConfirm = Type.Object(
   { additionalProperties: false },
 );
 
-/** A client's bucket (an IPv6 client by its /64) or a typed address's (hashed: no addresses kept as they are). */
-function accountKey(request: FastifyRequest): string {
+/** The address typed in a request's body, as users.email keeps it: what per-account budgets count by. */
+function typedAddress(request: FastifyRequest): string {
   const { email } = (request.body ?? {}) as { email?: unknown };
-  const address = typeof email === 'string' ? email.trim().toLowerCase() : '';
-  return createHash('sha256').update(address).digest('base64url');
+  return typeof email === 'string' ? email.trim().toLowerCase() : '';
+}
+
+/** Budgets per address typed and per client address, over one window. */
+function budgets(name: string, windowMs: number, perAccount: number, perClient: number): AttemptBudget[] {
+  return [
+    { name: `${name}:account`, max: perAccount, windowMs, by: typedAddress },
+    { name: `${name}:client`, max: perClient, windowMs, by: clientAddressKey },
+  ];
 }
 
 function required(value: string, what: string, field: string): string {
@@ -50,33 +56,17 @@ function required(value: string, what: string, field: string): string {
 export function registerSessionRoutes(api: FastifyInstance, deps: DashboardDeps): void {
   const { db } = deps;
 
-  const failedSignIns = [
-    api.createRateLimit({
-      keyGenerator: (request) => `dashboard-sign-in:account:${accountKey(request)}`,
-      // Read without counting, a budget of n is used up once n have counted: more than n - 1.
-      max: FAILED_SIGN_INS_PER_ACCOUNT - 1,
-      timeWindow: SIGN_IN_WINDOW_MS,
-    }),
-    api.createRateLimit({
-      keyGenerator: (request) => `dashboard-sign-in:client:${clientAddressKey(request)}`,
-      max: FAILED_SIGN_INS_PER_CLIENT - 1,
-      timeWindow: SIGN_IN_WINDOW_MS,
-    }),
-  ];
-  const resetRequests = [
-    api.createRateLimit({
-      keyGenerator: (request) => `dashboard-reset:account:${accountKey(request)}`,
-      max: RESETS_PER_ACCOUNT,
-      timeWindow: 3600_000,
-    }),
-    api.createRateLimit({
-      keyGenerator: (request) => `dashboard-reset:client:${clientAddressKey(request)}`,
-      max: RESETS_PER_CLIENT,
-      timeWindow: 3600_000,
-    }),
-  ];
-  const limit = (request: FastifyRequest, limits: RequestLimit[], count: boolean, what: string) =>
-    checkLimits(request, limits, { count, what });
+  // Counted before the password is checked, and given back when it was right: only failures stay counted.
+  const failedSignIns = createAttemptLimits(
+    db,
+    'failed sign-ins',
+    budgets('dashboard-sign-in', SIGN_IN_WINDOW_MS, FAILED_SIGN_INS_PER_ACCOUNT, FAILED_SIGN_INS_PER_CLIENT),
+  );
+  const resetRequests = createAttemptLimits(
+    db,
+    'password reset requests',
+    budgets('dashboard-reset', 3600_000, RESETS_PER_ACCOUNT, RESETS_PER_CLIENT),
+  );
 
   /** Starts a signed-in session for the user (a new session id: the one before sign-in is never reused). */
   async function signIn(request: FastifyRequest, reply: FastifyReply, userId: string) {
@@ -103,26 +93,28 @@ export function registerSessionRoutes(api: FastifyInstance, deps: DashboardDeps)
       const { email, password, instance } = request.body;
       required(email, 'your e-mail address', 'email');
       required(password, 'your password', 'password');
-      await limit(request, failedSignIns, false, 'failed sign-ins');
-      let matches;
-      try {
-        matches = await checkCredentialsInAnyTenant(db, 'instance', { email, password });
-      } catch (error) {
-        if (error instanceof AppError && error.code === 'INVALID_CREDENTIALS') {
-          await limit(request, failedSignIns, true, 'failed sign-ins').catch(() => undefined);
-        }
-        throw error;
-      }
-      const instances = await db.query<{ id: string; slug: string; name: string }>(
+      const attempt = await failedSignIns.reserve(request);
+      // A named instance is the only one checked (an unknown slug checks none: decoys only).
+      const named =
+        instance === undefined
+          ? undefined
+          : (
+              await db.query<{ id: string }>('select id from portfolio_instances where slug = $1', [instance])
+            ).map((row) => row.id);
+      const matches = await checkCredentialsInAnyTenant(
+        db,
+        'instance',
+        { email, password },
+        { tenantIds: named },
+      );
+      const chosen = await db.query<{ id: string; slug: string; name: string }>(
         'select id, slug, name from portfolio_instances where id = any($1::uuid[]) order by name, slug',
         [matches.map((match) => match.tenantId)],
       );
-      const chosen = instance === undefined ? instances : instances.filter((each) => each.slug === instance);
       const [only] = chosen;
-      if (!only) {
-        await limit(request, failedSignIns, true, 'failed sign-ins').catch(() => undefined);
-        throw new AppError('INVALID_CREDENTIALS', 'The e-mail address or the password is not right.');
-      }
+      if (!only) throw new Error('a matched account without its instance');
+      // The password was right: this attempt is not a failure, whatever comes next.
+      await attempt.release();
       if (chosen.length > 1) {
         throw new AppError(
           'INSTANCE_CHOICE_REQUIRED',
@@ -161,7 +153,7 @@ export function registerSessionRoutes(api: FastifyInstance, deps: DashboardDeps)
     { schema: { body: ResetRequest } },
     async (request, reply) => {
       required(request.body.email, 'your e-mail address', 'email');
-      await limit(request, resetRequests, true, 'password reset requests');
+      await resetRequests.reserve(request);
       // Not awaited: the answer comes as soon whether or not the address has an account.
       void mailPasswordResets(db, deps.mail, request.log, request.body.email).catch((error: unknown) => {
         request.log.error({ err: error }, 'password reset links could not be issued');

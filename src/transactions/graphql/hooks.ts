@@ -43,6 +43,8 @@ export function graphqlRouteHooks(options: {
 }): (route: RouteOptions) => void {
   return (route) => {
     if (route.url !== options.path) return;
+    // The key is checked here, so the rate limiter may count the request against it (rate-limit.ts).
+    route.config = { ...route.config, apiKey: true };
     route.onRequest = [
       ...[route.onRequest ?? []].flat(),
       async (request, reply) => {

@@ -1,8 +1,6 @@
-import { createHash } from 'node:crypto';
-import rateLimit from '@fastify/rate-limit';
 import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { checkLimits, clientAddressKey, type RequestLimit } from '../../http/rate-limit.ts';
+import type { FastifyInstance } from 'fastify';
+import { clientAddressKey, createAttemptLimits } from '../../http/attempt-limits.ts';
 import { pageContentSecurityPolicy, registerWebSurface } from '../../http/web-pages.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import type { Database } from '../../db/database.ts';
@@ -13,9 +11,8 @@ import { describeDelivery, issueCode, revealKey } from '../key-delivery.ts';
 export const KEY_DELIVERY_PATH = '/key-delivery';
 const API_PATH = `${KEY_DELIVERY_PATH}/api`;
 
-/** Codes mailed per delivery and per client address, and code tries per client address, in 10 minutes. */
+/** Codes mailed and code tries per client address, in 10 minutes (a delivery's own budget: CODES_PER_DELIVERY). */
 const WINDOW_MS = 10 * 60_000;
-const CODES_PER_DELIVERY = 10;
 const CODES_PER_CLIENT = 30;
 const TRIES_PER_CLIENT = 30;
 
@@ -38,14 +35,6 @@ export interface KeyDeliveryDeps {
   distDir?: string | undefined;
 }
 
-/** A delivery's counter key: the SHA-256 of its link id. */
-function deliveryKey(request: FastifyRequest): string {
-  const { linkId } = (request.body ?? {}) as { linkId?: unknown };
-  return createHash('sha256')
-    .update(typeof linkId === 'string' ? linkId : '')
-    .digest('base64url');
-}
-
 /**
  * The key-delivery page on the Transactions service and its JSON routes, which take the link's id and the
  * proof of its fragment's secret in the body (never in the address, so they stay out of access logs):
@@ -64,35 +53,23 @@ export async function registerKeyDelivery(app: FastifyInstance, deps: KeyDeliver
   });
   const { db } = deps;
   await app.register(
-    async (api) => {
-      if (!api.hasDecorator('createRateLimit')) await api.register(rateLimit, { global: false });
-      const limits = {
-        code: [
-          api.createRateLimit({
-            keyGenerator: (request) => `key-delivery-code:delivery:${deliveryKey(request)}`,
-            max: CODES_PER_DELIVERY,
-            timeWindow: WINDOW_MS,
-          }),
-          api.createRateLimit({
-            keyGenerator: (request) => `key-delivery-code:client:${clientAddressKey(request)}`,
-            max: CODES_PER_CLIENT,
-            timeWindow: WINDOW_MS,
-          }),
-        ],
-        reveal: [
-          api.createRateLimit({
-            keyGenerator: (request) => `key-delivery-reveal:client:${clientAddressKey(request)}`,
-            max: TRIES_PER_CLIENT,
-            timeWindow: WINDOW_MS,
-          }),
-        ],
-      };
-      const limit = (request: FastifyRequest, checks: RequestLimit[], what: string) =>
-        checkLimits(request, checks, { count: true, what });
-
-      api.addHook('onSend', async (_request, reply) => {
-        reply.header('cache-control', 'no-store');
-      });
+    (api, _options, done) => {
+      const codesAskedFor = createAttemptLimits(db, 'codes asked for', [
+        {
+          name: 'key-delivery-code:client',
+          max: CODES_PER_CLIENT,
+          windowMs: WINDOW_MS,
+          by: clientAddressKey,
+        },
+      ]);
+      const codesTried = createAttemptLimits(db, 'codes tried', [
+        {
+          name: 'key-delivery-reveal:client',
+          max: TRIES_PER_CLIENT,
+          windowMs: WINDOW_MS,
+          by: clientAddressKey,
+        },
+      ]);
 
       api.post<{ Body: Static<typeof Describe> }>('/describe', { schema: { body: Describe } }, (request) =>
         describeDelivery(db, request.body),
@@ -102,7 +79,9 @@ export async function registerKeyDelivery(app: FastifyInstance, deps: KeyDeliver
         '/code',
         { schema: { body: CodeRequest } },
         async (request, reply) => {
-          await limit(request, limits.code, 'codes asked for');
+          // The link's secret first: a request without it is refused before it counts toward anything.
+          await describeDelivery(db, request.body);
+          await codesAskedFor.reserve(request);
           const issued = await issueCode(db, request.body);
           await deps.mailer.send(
             keyDeliveryCodeMail({
@@ -117,13 +96,14 @@ export async function registerKeyDelivery(app: FastifyInstance, deps: KeyDeliver
       );
 
       api.post<{ Body: Static<typeof Reveal> }>('/reveal', { schema: { body: Reveal } }, async (request) => {
-        await limit(request, limits.reveal, 'codes tried');
+        await codesTried.reserve(request);
         return revealKey(db, {
           ...request.body,
           ip: request.ip,
           userAgent: request.headers['user-agent'] ?? '',
         });
       });
+      done();
     },
     { prefix: API_PATH },
   );
