@@ -17,6 +17,7 @@ const RUN_ALONE = ['test/transactions/abuse.test.ts'];
  */
 const BROWSER = [
   'test/web/dashboard.test.ts',
+  'test/web/dashboard-portfolio.test.ts',
   'test/web/key-delivery.test.ts',
   'test/web/recipient-portal.test.ts',
 ];
@@ -49,6 +50,7 @@ const ONCE = [
  */
 const LONGEST_FIRST = [
   'test/web/dashboard.test.ts',
+  'test/web/dashboard-portfolio.test.ts',
   'test/web/recipient-portal.test.ts',
   'test/web/key-delivery.test.ts',
   'test/http/fuzz.test.ts',

@@ -133,19 +133,18 @@ export async function checkCredentials(
   };
 }
 
-/**
- * How many password hashes a sign-in in any tenant checks: the address's accounts, oldest first, and decoys for
- * the rest. Always this many, so that the time a sign-in takes tells nothing of how many accounts an address
- * has; they are checked side by side, so a sign-in takes about one check's time on a server with cores to spare.
- * An address opens at most this many tenants with one sign-in; naming the tenant (`tenantIds`) opens any.
- */
-export const SIGN_IN_CHECKS = 3;
+/** The most accounts one sign-in opens: a person's instances, oldest first. */
+const MAX_ACCOUNTS_PER_ADDRESS = 50;
 
 /**
  * The users of any tenant of this kind whose address and password these are, with their tenant's id: a person
- * may belong to several customer instances under one address. Only the tenants of `tenantIds` when given.
- * Throws INVALID_CREDENTIALS as {@link checkCredentials} when none matches, after {@link SIGN_IN_CHECKS}
- * checks whatever the address.
+ * may belong to several customer instances under one address, with one password for all of them (see
+ * {@link setPasswordWithLink}). Only the tenants of `tenantIds` when given. Throws INVALID_CREDENTIALS as
+ * {@link checkCredentials} when none matches.
+ *
+ * Exactly one password hash is checked, whatever the address: its oldest account's, or a decoy when it has none.
+ * The accounts that share that hash open with it. So the time a sign-in takes tells nothing of whether an
+ * address has accounts, or how many.
  */
 export async function checkCredentialsInAnyTenant(
   db: Queryable,
@@ -158,23 +157,19 @@ export async function checkCredentialsInAnyTenant(
     `select ${USER_COLUMNS}, password_hash as "passwordHash", ${column} as "tenantId" from users
      where ${column} is not null and email = $1 and password_hash is not null
        and ($2::uuid[] is null or ${column} = any($2::uuid[]))
-     order by created_at, sequence limit ${String(SIGN_IN_CHECKS)}`,
+     order by created_at, sequence limit ${String(MAX_ACCOUNTS_PER_ADDRESS)}`,
     [storedForm(credentials.email), options.tenantIds ?? null],
   );
-  const checks = Array.from({ length: SIGN_IN_CHECKS }, (_, index) =>
-    passwordMatches(rows[index]?.passwordHash, credentials.password),
-  );
-  const matched = await Promise.all(checks);
-  const matches = rows
-    .filter((_, index) => matched[index] === true)
+  const checked = rows[0]?.passwordHash;
+  if (!(await passwordMatches(checked, credentials.password))) {
+    throw new AppError('INVALID_CREDENTIALS', 'The e-mail address or the password is not right.');
+  }
+  return rows
+    .filter((row) => row.passwordHash === checked)
     .map(({ id, email, name, role, active, createdAt, tenantId }) => ({
       user: { id, email, name, role, active, createdAt },
       tenantId,
     }));
-  if (matches.length === 0) {
-    throw new AppError('INVALID_CREDENTIALS', 'The e-mail address or the password is not right.');
-  }
-  return matches;
 }
 
 /** Removes a user of the tenant, ending their sessions; NOT_FOUND as {@link getUser}. */
@@ -207,9 +202,11 @@ export async function requestPasswordReset(
 
 /**
  * Sets a password through a mailed link, using it up: an invitation (which also makes the user active, and
- * may set their name) or a password reset. Every session of the user ends: whoever knew the old password is
- * signed out. The link's errors as `redeemLink`; BAD_USER_INPUT for a password
- * `checkNewPassword` refuses, which leaves the link unused.
+ * may set their name) or a password reset. A person has one password per address: it is set for every active
+ * account of the address in tenants of this kind too (the link proves the mailbox, which could reset each of
+ * them anyway), so that one check signs them in to all (see {@link checkCredentialsInAnyTenant}). Every session
+ * of those accounts ends: whoever knew the old password is signed out. The link's errors as `redeemLink`;
+ * BAD_USER_INPUT for a password `checkNewPassword` refuses, which leaves the link unused.
  */
 export function setPasswordWithLink(
   db: Database,
@@ -231,13 +228,20 @@ export function setPasswordWithLink(
     if (!current) throw new AppError('LINK_INVALID', 'This link is not valid here.');
     checkNewPassword(options.password, current.email);
     const name = options.name === undefined ? undefined : checkName(options.name);
+    const column = TENANT_COLUMN[options.tenantKind];
+    const passwordHash = await hashPassword(options.password);
     const [user] = await tx.query<User & { tenantId: string }>(
       `update users set password_hash = $2, name = coalesce($3, name) where id = $1
-       returning ${USER_COLUMNS}, ${TENANT_COLUMN[options.tenantKind]} as "tenantId"`,
-      [userId, await hashPassword(options.password), name ?? null],
+       returning ${USER_COLUMNS}, ${column} as "tenantId"`,
+      [userId, passwordHash, name ?? null],
     );
     if (!user) throw new AppError('LINK_INVALID', 'This link is not valid here.');
-    await endSessionsOf(tx, userId);
+    const others = await tx.query<{ id: string }>(
+      `update users set password_hash = $2
+       where email = $3 and ${column} is not null and id <> $1 and password_hash is not null returning id`,
+      [userId, passwordHash, current.email],
+    );
+    for (const account of [userId, ...others.map((other) => other.id)]) await endSessionsOf(tx, account);
     return user;
   });
 }

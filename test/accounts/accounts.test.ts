@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invitationMail } from '../../src/accounts/account-mail.ts';
 import {
   checkCredentials,
+  checkCredentialsInAnyTenant,
   getUser,
   inviteUser,
   listUsers,
@@ -279,6 +280,42 @@ describe('signing in', () => {
     ).toMatchObject({ code: 'INVALID_CREDENTIALS' });
     expect(await refusal(getUser(db(), other, user.id))).toMatchObject({ code: 'NOT_FOUND' });
     expect(await listUsers(db(), other)).toEqual([]);
+  });
+
+  it('keeps one password per address: a password set in one instance opens every instance of the address, and ends the sessions of each', async () => {
+    const [first, second] = [await instance(), await instance()];
+    const email = `${uniqueHandle('one')}@example.com`;
+    const inFirst = await activeUser(first, email);
+    await db().query(
+      `insert into user_sessions (id_hash, user_id, data, expires_at)
+       values ($1, $2, '{}', clock_timestamp() + interval '1 hour')`,
+      [createHash('sha256').update(email).digest(), inFirst.id],
+    );
+    const { link } = await inviteUser(db(), { tenant: second, email, role: 'member' });
+    await setPasswordWithLink(db(), {
+      purpose: 'invitation',
+      tenantKind: 'instance',
+      token: link.token,
+      password: 'the one new passphrase',
+    });
+
+    const opened = await checkCredentialsInAnyTenant(db(), 'instance', {
+      email,
+      password: 'the one new passphrase',
+    });
+    expect(opened.map((match) => match.tenantId)).toEqual([first.id, second.id]);
+    expect(await refusal(checkCredentials(db(), first, { email, password: PASSWORD }))).toMatchObject({
+      code: 'INVALID_CREDENTIALS',
+    });
+    expect(await db().query('select 1 from user_sessions where user_id = $1', [inFirst.id])).toEqual([]);
+    // Naming a tenant opens only that one.
+    const named = await checkCredentialsInAnyTenant(
+      db(),
+      'instance',
+      { email, password: 'the one new passphrase' },
+      { tenantIds: [second.id] },
+    );
+    expect(named.map((match) => match.tenantId)).toEqual([second.id]);
   });
 
   it('serves organizations (the Transactions tenants) the same way', async () => {

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
@@ -157,6 +157,19 @@ afterAll(async () => {
   await cleanupFiles();
 });
 
+/** A JSON route's answer while the database cannot be reached: 503 with Retry-After, in the REST shape. */
+function expectDatabaseUnavailable(page: LightMyRequestResponse): void {
+  expect(page.statusCode).toBe(503);
+  expect(page.headers['retry-after']).toBe('5');
+  expect(page.json()).toEqual({
+    error: {
+      code: 'SERVICE_UNAVAILABLE',
+      message: 'The database is unavailable; try again shortly.',
+      requestId: page.headers['x-request-id'],
+    },
+  });
+}
+
 describe('a PostgreSQL server that ends or refuses connections', () => {
   it('keeps the service up, answering data or 503, while its connections are terminated again and again, and loses no acknowledged mutation', async () => {
     const { db, applicationName } = serviceDatabase({ viaProxy: false });
@@ -275,15 +288,7 @@ describe('a PostgreSQL server that ends or refuses connections', () => {
         start = Date.now();
         const page = await app.inject({ method: 'GET', url: `/recipient/${'t'.repeat(43)}` });
         slowest.page = Math.max(slowest.page, Date.now() - start);
-        expect(page.statusCode).toBe(503);
-        expect(page.headers['retry-after']).toBe('5');
-        expect(page.json()).toEqual({
-          error: {
-            code: 'SERVICE_UNAVAILABLE',
-            message: 'The database is unavailable; try again shortly.',
-            requestId: page.headers['x-request-id'],
-          },
-        });
+        expectDatabaseUnavailable(page);
 
         answered += 4;
         unavailable += 4;
@@ -404,15 +409,7 @@ describe('a PostgreSQL database that does not allow connections (ALLOW_CONNECTIO
 
       expect(outcomeOf(await read())).toBe('unavailable');
       const page = await recipientPage();
-      expect(page.statusCode).toBe(503);
-      expect(page.headers['retry-after']).toBe('5');
-      expect(page.json()).toEqual({
-        error: {
-          code: 'SERVICE_UNAVAILABLE',
-          message: 'The database is unavailable; try again shortly.',
-          requestId: page.headers['x-request-id'],
-        },
-      });
+      expectDatabaseUnavailable(page);
       expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
 
       // A start, unlike a request, stops with one line for the operator.

@@ -69,6 +69,36 @@ export function openSocket(port: number, ca: string | undefined): Promise<Socket
 }
 
 /**
+ * What comes back on `socket` until the server closes it (its ending its side ends the exchange: nothing more
+ * can come, and a client that sees the answer stops sending), or until `timeoutMs` passes and the client does.
+ */
+function listen(
+  socket: Socket,
+  timeoutMs: number,
+): Promise<{ received: Buffer; closedByServer: boolean; error: string | undefined }> {
+  const received: Buffer[] = [];
+  let error: string | undefined;
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    socket.destroy();
+  }, timeoutMs);
+  return new Promise((resolve) => {
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    socket.on('error', (cause: NodeJS.ErrnoException) => {
+      error = cause.code ?? cause.message;
+    });
+    socket.on('end', () => {
+      socket.destroy();
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve({ received: Buffer.concat(received), closedByServer: !timedOut, error });
+    });
+  });
+}
+
+/**
  * Sends `chunks` over one connection and collects what comes back until the server closes the connection
  * or `timeoutMs` passes. Never rejects: a refused or reset connection is reported in the result.
  */
@@ -87,26 +117,7 @@ export async function exchange(options: ExchangeOptions): Promise<Exchange> {
     };
   }
   const opened = Date.now();
-  const received: Buffer[] = [];
-  let error: string | undefined;
-  let timedOut = false;
-  const done = new Promise<void>((resolve) => {
-    socket.on('data', (chunk: Buffer) => received.push(chunk));
-    socket.on('error', (cause: NodeJS.ErrnoException) => {
-      error = cause.code ?? cause.message;
-    });
-    // The server ending its side is the end of the exchange: nothing more can come.
-    socket.on('end', () => {
-      socket.destroy();
-    });
-    socket.on('close', () => {
-      resolve();
-    });
-  });
-  const timer = setTimeout(() => {
-    timedOut = true;
-    socket.destroy();
-  }, options.timeoutMs);
+  const listening = listen(socket, options.timeoutMs);
   let written = 0;
   for (const [index, chunk] of options.chunks.entries()) {
     if (index > 0 && (options.gapMs ?? 0) > 0) await sleep(options.gapMs);
@@ -114,15 +125,8 @@ export async function exchange(options: ExchangeOptions): Promise<Exchange> {
     socket.write(chunk);
     written += 1;
   }
-  await done;
-  clearTimeout(timer);
-  return {
-    received: Buffer.concat(received),
-    closedByServer: !timedOut,
-    elapsedMs: Date.now() - opened,
-    written,
-    error,
-  };
+  const { received, closedByServer, error } = await listening;
+  return { received, closedByServer, elapsedMs: Date.now() - opened, written, error };
 }
 
 export interface ParsedResponse {
@@ -231,26 +235,7 @@ export async function streamBody(options: {
   timeoutMs: number;
 }): Promise<StreamedExchange> {
   const socket = await openSocket(options.port, options.ca);
-  const received: Buffer[] = [];
-  let error: string | undefined;
-  let timedOut = false;
-  const closed = new Promise<void>((resolve) => {
-    socket.on('data', (chunk: Buffer) => received.push(chunk));
-    socket.on('error', (cause: NodeJS.ErrnoException) => {
-      error = cause.code ?? cause.message;
-    });
-    // The server ending its side ends the exchange: a client that sees the answer stops sending.
-    socket.on('end', () => {
-      socket.destroy();
-    });
-    socket.on('close', () => {
-      resolve();
-    });
-  });
-  const timer = setTimeout(() => {
-    timedOut = true;
-    socket.destroy();
-  }, options.timeoutMs);
+  const listening = listen(socket, options.timeoutMs);
   const drainedOrClosed = () =>
     new Promise<void>((resolve) => {
       const done = () => {
@@ -271,7 +256,5 @@ export async function streamBody(options: {
     if (socket.destroyed) break;
     await send(chunk);
   }
-  await closed;
-  clearTimeout(timer);
-  return { received: Buffer.concat(received), sent, closedByServer: !timedOut, error };
+  return { ...(await listening), sent };
 }

@@ -94,7 +94,7 @@ export function registerSessionRoutes(api: FastifyInstance, deps: DashboardDeps)
       required(email, 'your e-mail address', 'email');
       required(password, 'your password', 'password');
       const attempt = await failedSignIns.reserve(request);
-      // A named instance is the only one checked (an unknown slug checks none: decoys only).
+      // A named instance is the only one opened (an unknown slug opens none, after the same one check).
       const named =
         instance === undefined
           ? undefined
