@@ -12,16 +12,17 @@ const require = createRequire(import.meta.url);
 const RUN_ALONE = ['test/transactions/abuse.test.ts'];
 /**
  * Files that drive Chromium: they run after the suite, two at a time, so that a browser on our two cores is not
- * starved by the other files (the GraphiQL test timed out in CI while the suite ran beside it). The dashboard's
- * runs on each database; GraphiQL's is the same on every database, so CI runs it once (project browser-once).
+ * starved by the other files (the GraphiQL test timed out in CI while the suite ran beside it). Their subject is
+ * the pages, whose JSON routes the suite tests on every database, so CI runs them once, in its PostgreSQL pass
+ * (a second pass on PGlite took more than a minute of CI's five).
  */
 const BROWSER = [
   'test/web/dashboard.test.ts',
   'test/web/dashboard-portfolio.test.ts',
   'test/web/key-delivery.test.ts',
   'test/web/recipient-portal.test.ts',
+  'test/web/graphiql.test.ts',
 ];
-const BROWSER_ONCE = ['test/web/graphiql.test.ts'];
 /**
  * Files whose subject is the same on every database, so CI runs them once, in its PostgreSQL pass: the CLI files
  * that always use an embedded database in a data dir (the admin socket and a data dir no server holds exist only
@@ -105,12 +106,11 @@ export default defineConfig({
         test: {
           name: 'suite',
           include: ['test/**/*.test.ts'],
-          exclude: [...RUN_ALONE, ...ONCE, ...BROWSER, ...BROWSER_ONCE],
+          exclude: [...RUN_ALONE, ...ONCE, ...BROWSER],
         },
       },
       { extends: true, test: { name: 'once', include: ONCE } },
       { extends: true, test: { name: 'browser', include: BROWSER, sequence: { groupOrder: 1 } } },
-      { extends: true, test: { name: 'browser-once', include: BROWSER_ONCE, sequence: { groupOrder: 1 } } },
       { extends: true, test: { name: 'alone', include: RUN_ALONE, sequence: { groupOrder: 2 } } },
     ],
   },

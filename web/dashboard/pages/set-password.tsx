@@ -20,7 +20,8 @@ const PASSWORD_MAX = 200;
 const PURPOSES = {
   invitation: {
     title: 'Accept your invitation',
-    intro: 'Choose the name your colleagues see and a password. Then you are signed in.',
+    intro:
+      'Choose the name your colleagues see and a password. It is the password of every instance you use with this address. Then you are signed in.',
     button: 'Set password and sign in',
     route: '/invitation',
     // The server's message says to ask an admin for a new invitation.
@@ -28,7 +29,8 @@ const PURPOSES = {
   },
   reset: {
     title: 'Choose a new password',
-    intro: 'Your new password signs you out everywhere else.',
+    intro:
+      'Your new password is the one of every instance you use with this address, and signs you out everywhere else.',
     button: 'Set new password',
     route: '/password-reset/confirm',
     newLink: { to: '/forgot-password', label: 'Ask for a new reset link' },
