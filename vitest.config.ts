@@ -6,10 +6,10 @@ const require = createRequire(import.meta.url);
 
 /**
  * Files that assert how the service behaves under load (event-loop delay, answers within 100 ms while abuse is
- * refused): they run after every other file, alone, so that another worker's work on our two cores is not
- * counted against them.
+ * refused) or compare times (a sign-in's, whatever the address): they run after every other file, alone, so that
+ * another worker's work on our two cores is not counted against them.
  */
-const RUN_ALONE = ['test/transactions/abuse.test.ts'];
+const RUN_ALONE = ['test/transactions/abuse.test.ts', 'test/accounts/sign-in-timing.test.ts'];
 /**
  * Files that drive Chromium: they run after the suite, two at a time, so that a browser on our two cores is not
  * starved by the other files (the GraphiQL test timed out in CI while the suite ran beside it). Their subject is
@@ -28,11 +28,9 @@ const BROWSER = [
  * that always use an embedded database in a data dir (the admin socket and a data dir no server holds exist only
  * there, under TEST_DATABASE_URL too); the files about HTTP itself, whose answers come before or apart from any
  * query (connection limits, CORS, rate limits, the GraphiQL and OpenAPI documents, what GraphQL tools make of
- * the schema); and the sign-in timing test, whose times are the password checks', not the database's (600
- * sign-ins: once is enough). `npm test` runs them on whichever database it is given.
+ * the schema). `npm test` runs them on whichever database it is given.
  */
 const ONCE = [
-  'test/accounts/sign-in-timing.test.ts',
   'test/cli/cli.test.ts',
   'test/cli/served.test.ts',
   'test/http/connection-limits.test.ts',
@@ -111,7 +109,11 @@ export default defineConfig({
       },
       { extends: true, test: { name: 'once', include: ONCE } },
       { extends: true, test: { name: 'browser', include: BROWSER, sequence: { groupOrder: 1 } } },
-      { extends: true, test: { name: 'alone', include: RUN_ALONE, sequence: { groupOrder: 2 } } },
+      // One file at a time: each is alone with the machine.
+      {
+        extends: true,
+        test: { name: 'alone', include: RUN_ALONE, sequence: { groupOrder: 2 }, fileParallelism: false },
+      },
     ],
   },
 });
