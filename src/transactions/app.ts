@@ -66,8 +66,8 @@ export interface TransactionsAppDeps extends Omit<BaseAppOptions, 'rateLimit'> {
   /** The built front end the people's pages are served from. @default the key-delivery page's, else web/dist */
   webDistDir?: string | undefined;
   /**
-   * The sender of recipients' invitations and reminders (recipient-notices.ts), kicked after a mutation that
-   * queued one. Without it, queued mail waits for whatever runs `sendDueNotices`.
+   * The sender of recipients' mail (recipient-notices.ts), kicked after a mutation or recipient action that may
+   * have queued some. Without it, queued mail waits for whatever runs `sendDueNotices`.
    */
   recipientNotices?: Pick<RecipientNotices, 'kick'>;
 }
@@ -149,7 +149,13 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
 
   registerDownloadRoute(app, { db, links, store: deps.files });
   registerGraphiQL(app);
-  await registerRecipientRoutes(app, { db, files: deps.files, links, uploadMaxBytes: deps.uploadMaxBytes });
+  await registerRecipientRoutes(app, {
+    db,
+    files: deps.files,
+    links,
+    uploadMaxBytes: deps.uploadMaxBytes,
+    recipientNotices: deps.recipientNotices,
+  });
   if (deps.keyDelivery) await registerKeyDelivery(app, { ...deps.keyDelivery, db });
   registerRecipientPage(app, { distDir: deps.webDistDir ?? deps.keyDelivery?.distDir });
   return app;

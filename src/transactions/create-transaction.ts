@@ -58,6 +58,11 @@ function inputDataProblems(definition: TemplateDefinition, inputData: unknown): 
           problems.push(`inputData.${vulcanKey}.${field}: is answered by the recipient's upload`);
         }
       }
+      for (const field of itemRules(item.schema).consents) {
+        if (typeof data === 'object' && data !== null && Object.hasOwn(data, field)) {
+          problems.push(`inputData.${vulcanKey}.${field}: is a consent only the recipient gives`);
+        }
+      }
     } else {
       // Past what an error shows, an unknown key only counts: a body of 30,000 of them need not make 30,000 texts.
       problems.push(

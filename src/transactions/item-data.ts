@@ -6,8 +6,17 @@ import { jsonSchemaValidator, onFirstUse } from '../validation/json-schema.ts';
 export interface ItemRules {
   /** Problems of the data as far as it goes (a partial save may leave required fields out), as `path: message`. */
   problems(data: unknown): string[];
-  /** The share of the schema's required fields present and valid, 0 to 100 (100 when nothing is required). */
+  /**
+   * The share of the schema's required fields and consents present and valid, 0 to 100 (100 when nothing is
+   * required).
+   */
   completion(data: unknown): number;
+  /** The item's consent fields ({@link consentFields}). */
+  consents: readonly string[];
+  /** The consent fields that `data` carries with anything but `true` (refused: only the recipient's true gives one). */
+  withheldConsents(data: unknown): string[];
+  /** The required fields and consents not yet present and valid in `data`, in the schema's order. */
+  missing(data: unknown): string[];
 }
 
 /** The validator of templates and of the item data their schemas describe. */
@@ -43,24 +52,54 @@ export function listProblems(problems: readonly string[]): string {
   return more > 0 ? `${listed}; and ${more} more` : listed;
 }
 
+/**
+ * The consent fields of an item schema: its top-level booleans that must be `true` (`const: true`). A consent is
+ * given only by the recipient sending `true`; nothing fills it in, and it counts as required for completion
+ * whether or not the schema lists it in `required` (a consent that could stay unanswered would mean nothing).
+ *
+ * @example
+ * consentFields({ type: 'object', properties: { confirmed: { type: 'boolean', const: true } } }); // ['confirmed']
+ */
+export function consentFields(schema: ObjectSchema): string[] {
+  return Object.entries(schema.properties ?? {})
+    .filter(([, property]) => {
+      const node = property as { type?: unknown; const?: unknown } | null;
+      return typeof node === 'object' && node !== null && node.type === 'boolean' && node.const === true;
+    })
+    .map(([field]) => field);
+}
+
+const recordOf = (data: unknown): Record<string, unknown> =>
+  typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
+
 /** The rules of an item schema, compiled once per distinct schema. */
 export function itemRules(schema: ObjectSchema): ItemRules {
   const cacheKey = JSON.stringify(schema);
   const cached = cache.get(cacheKey);
   if (cached) return cached;
-  const { required = [], ...partialSchema } = schema;
+  const { required: listed = [], ...partialSchema } = schema;
   const partial = itemSchemaValidator().compile(partialSchema);
+  const consents = consentFields(schema);
+  const required = [...new Set([...listed, ...consents])];
   const fields = new Map<string, ValidateFunction>(
     required.map((field) => [field, itemSchemaValidator().compile(schema.properties?.[field] ?? {})]),
   );
+  const missing = (data: unknown) => {
+    const record = recordOf(data);
+    return required.filter((field) => !(field in record && fields.get(field)?.(record[field]) === true));
+  };
   const rules: ItemRules = {
     problems: (data) => (partial(data) ? [] : describe(partial.errors)),
     completion(data) {
       if (required.length === 0) return 100;
-      const record = typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : {};
-      const done = required.filter((field) => field in record && fields.get(field)?.(record[field]) === true);
-      return Math.floor((100 * done.length) / required.length);
+      return Math.floor((100 * (required.length - missing(data).length)) / required.length);
     },
+    consents,
+    withheldConsents(data) {
+      const record = recordOf(data);
+      return consents.filter((field) => field in record && record[field] !== true);
+    },
+    missing,
   };
   cache.set(cacheKey, rules);
   return rules;

@@ -79,10 +79,17 @@ async function checkComplete(
   options: { process: ProcessDefinition; revision: LatestRevision; signer: Signer },
 ): Promise<void> {
   const { process, revision, signer } = options;
-  const incomplete = await tx.query<{ vulcanKey: string }>(
-    `select vulcan_key as "vulcanKey" from transaction_items
+  const incomplete = await tx.query<{ vulcanKey: string; data: unknown }>(
+    `select vulcan_key as "vulcanKey", data from transaction_items
      where transaction_process_revision_id = $1 and completion_percentage < 100 order by created_at, sequence`,
     [revision.revisionId],
+  );
+  // What each incomplete item still lacks, so that a missing consent is named, not only its item.
+  const fields = Object.fromEntries(
+    incomplete.map(({ vulcanKey, data }) => {
+      const item = process.items.find((candidate) => candidate.vulcanKey === vulcanKey);
+      return [vulcanKey, item ? itemRules(item.schema).missing(data) : []];
+    }),
   );
   const signedHere = await tx.query<{ documentKey: string }>(
     `select c.document_key as "documentKey" from transaction_signature_containers c
@@ -97,11 +104,21 @@ async function checkComplete(
     .map((document) => document.key);
   if (incomplete.length === 0 && unsigned.length === 0) return;
   const parts = [
-    ...(incomplete.length > 0 ? [`complete ${incomplete.map((i) => i.vulcanKey).join(', ')}`] : []),
+    ...(incomplete.length > 0
+      ? [
+          `complete ${incomplete
+            .map(({ vulcanKey }) => {
+              const lacking = fields[vulcanKey] ?? [];
+              return lacking.length > 0 ? `${vulcanKey} (${lacking.join(', ')})` : vulcanKey;
+            })
+            .join(', ')}`,
+        ]
+      : []),
     ...(unsigned.length > 0 ? [`sign ${unsigned.join(', ')}`] : []),
   ];
   throw new AppError('REVISION_INCOMPLETE', `before submitting, ${parts.join(' and ')}`, {
     items: incomplete.map((i) => i.vulcanKey),
+    fields,
     documents: unsigned,
   });
 }
@@ -195,16 +212,21 @@ export async function latestOpenRevision(
   return revision;
 }
 
-/** The items of a revision with their data, in the template's order. */
-export function revisionItems(
-  tx: Queryable,
-  revisionId: string,
-): Promise<{ vulcanKey: string; data: unknown }[]> {
-  return tx.query<{ vulcanKey: string; data: unknown }>(
-    `select vulcan_key as "vulcanKey", data from transaction_items where transaction_process_revision_id = $1
-     order by created_at, sequence`,
+/** An item of a revision: its data, and when each consent in it was given. */
+export interface RevisionItem {
+  vulcanKey: string;
+  data: unknown;
+  consents: Record<string, string>;
+}
+
+/** The items of a revision with their data and consents, in the template's order. */
+export async function revisionItems(tx: Queryable, revisionId: string): Promise<RevisionItem[]> {
+  const rows = await tx.query<{ vulcanKey: string; data: unknown; consents: Record<string, string> }>(
+    `select vulcan_key as "vulcanKey", data, consents from transaction_items
+     where transaction_process_revision_id = $1 order by created_at, sequence`,
     [revisionId],
   );
+  return rows.map((row) => ({ ...row, consents: consentTimes(row.consents) }));
 }
 
 /**
@@ -215,9 +237,24 @@ export async function saveItem(
   tx: Transaction,
   subject: LockedTransaction,
   options: { vulcanKey: string; data: unknown },
-): Promise<{ vulcanKey: string; data: unknown; completionPercentage: number }> {
+): Promise<{
+  vulcanKey: string;
+  data: unknown;
+  completionPercentage: number;
+  /** When each consent the data gives was first given (ISO 8601). */
+  consents: Record<string, string>;
+}> {
   const { process, item } = processOfItem(subject, options.vulcanKey);
   const rules = itemRules(item.schema);
+  // Checked before the schema, whose `const` would only say "must be equal to constant".
+  const [withheld, ...more] = rules.withheldConsents(options.data);
+  if (withheld !== undefined) {
+    throw new AppError(
+      'CONSENT_REQUIRED',
+      `${quote(withheld)} of item ${quote(item.vulcanKey)} is a consent: send true once the recipient gives it, and leave it out until then`,
+      { item: item.vulcanKey, field: withheld, fields: [withheld, ...more] },
+    );
+  }
   const problems = rules.problems(options.data);
   if (problems.length > 0) {
     throw new AppError(
@@ -236,13 +273,31 @@ export async function saveItem(
     );
   }
   const completionPercentage = rules.completion(options.data);
-  await tx.query(
-    `update transaction_items set data = $3, completion_percentage = $4
-     where transaction_process_revision_id = $1 and vulcan_key = $2`,
-    [revision.revisionId, item.vulcanKey, options.data, completionPercentage],
+  // A consent keeps the time it was first given while saves keep it; one left out is withdrawn.
+  const given = rules.consents.filter(
+    (field) => (options.data as Record<string, unknown> | null)?.[field] === true,
+  );
+  const [saved] = await tx.query<{ consents: Record<string, string> }>(
+    `update transaction_items set data = $3, completion_percentage = $4,
+       consents = (select coalesce(jsonb_object_agg(field, coalesce(consents -> field, to_jsonb(clock_timestamp()))), '{}')
+                   from unnest($5::text[]) as field)
+     where transaction_process_revision_id = $1 and vulcan_key = $2 returning consents`,
+    [revision.revisionId, item.vulcanKey, options.data, completionPercentage, given],
   );
   await tx.query('update transactions set updated_at = clock_timestamp() where id = $1', [subject.id]);
-  return { vulcanKey: item.vulcanKey, data: options.data, completionPercentage };
+  return {
+    vulcanKey: item.vulcanKey,
+    data: options.data,
+    completionPercentage,
+    consents: consentTimes(saved?.consents),
+  };
+}
+
+/** Consent times as stored (jsonb strings) to ISO 8601 in UTC. */
+export function consentTimes(stored: Record<string, string> | null | undefined): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(stored ?? {}).map(([field, at]) => [field, new Date(at).toISOString()]),
+  );
 }
 
 /**

@@ -3,17 +3,28 @@ import type { Database, Transaction } from '../db/database.ts';
 import { loadInstanceSecret } from '../db/instance-secrets.ts';
 import { open, seal } from '../keys/sealed-box.ts';
 import type { Mailer } from '../mail/mailer.ts';
-import { invitationMail, recipientLink, reminderMail, type RecipientMailFacts } from './recipient-mail.ts';
+import {
+  changesRequestedMail,
+  invitationMail,
+  recipientLink,
+  reminderMail,
+  signedCopyMail,
+  type RecipientMailFacts,
+} from './recipient-mail.ts';
 import { DEFAULT_INVITATIONS, type TemplateDefinition } from './template-schema.ts';
 import { finalStates } from './workflow.ts';
 
 /**
  * The mail of a transaction's primary recipient (the person at `noticeEmail`): an invitation with their link
- * when the transaction is created and whenever its transmit token is reset, then reminders on the template's
- * schedule (`invitations.reminders`, see {@link DEFAULT_INVITATIONS}) while they have something to submit.
+ * when the transaction is created and whenever its transmit token is reset (saying the old link stopped
+ * working), then reminders on the template's schedule (`invitations.reminders`, see {@link DEFAULT_INVITATIONS})
+ * while they have something to submit; a mail with the sponsor's message when a revision is sent back to them
+ * (a request for changes), and one with the link to their signed copy when the transaction completes.
  *
- * Nothing is lost: `queueInvitation` writes the due invitation in the database transaction that made the token,
- * and `sendDueNotices` sends it after that committed, retrying a failed send with backoff. Any number of nodes
+ * Nothing is lost: `queueInvitation`, `queueChangesRequested` and `queueSignedCopy` write the due message in the
+ * database transaction of its cause, and `sendDueNotices` sends it after that committed, retrying a failed send
+ * with backoff. Each message that went is logged as a SYSTEM event of the transaction (`mail.<kind>`, see
+ * {@link MAIL_EVENT_PREFIX}). Any number of nodes
  * may run `sendDueNotices` side by side: each claims due rows with `FOR UPDATE SKIP LOCKED` by moving their due
  * time a few minutes on (committed at once, so no row lock is held while the SMTP server answers), sends, then
  * records what it sent. A node that dies mid-send leaves its claim to run out; another then sends again
@@ -22,8 +33,10 @@ import { finalStates } from './workflow.ts';
  * A reminder goes only while the recipient has something to do: the transaction is neither complete nor in a
  * final state, and some process's latest revision is not committed. Once they submitted, a due reminder is
  * skipped (not counted) and looked at again `everyDays` later; if the sponsor then requests changes (a new
- * revision), reminders resume at the next of those checks, up to `max` in all. When the transaction completes,
- * the link expires or the last reminder went, the sealed token is dropped and nothing more is sent.
+ * revision), reminders resume at the next of those checks, up to `max` in all. The sealed token stays while
+ * mail may still need the link (a request for changes or the signed copy may come after the last reminder): it
+ * is dropped once the signed copy went, the transaction ends in a final state or the link expires (a row with
+ * no more reminders is looked at again when its link expires, for that).
  */
 
 /** The instance secret the recipient's token is sealed under while mail may still repeat it. */
@@ -39,40 +52,105 @@ const CLAIM_MS = 5 * 60_000;
 /** How many notices one claim takes (and sends side by side). */
 const BATCH_SIZE = 10;
 
+/** The messages a transaction's primary recipient gets. */
+export type MessageKind = 'invitation' | 'changes_requested' | 'signed_copy' | 'reminder';
+
+/** The column of `recipient_notices` that holds when each message is due. */
+const DUE_COLUMN = {
+  invitation: 'invitation_due_at',
+  changes_requested: 'changes_due_at',
+  signed_copy: 'signed_copy_due_at',
+  reminder: 'next_reminder_at',
+} as const satisfies Record<MessageKind, string>;
+
+/**
+ * The `eventKey` of the transaction event that logs a mail that went: `mail.invitation`, `mail.reminder`,
+ * `mail.changes_requested`, `mail.signed_copy`. The dot keeps it apart from every workflow event (template keys
+ * have none).
+ */
+export const MAIL_EVENT_PREFIX = 'mail.';
+
 /** What a run of {@link sendDueNotices} did. */
 export interface NoticeCounts {
   invitations: number;
   reminders: number;
+  changesRequested: number;
+  signedCopies: number;
   /** Sends that failed, each to be tried again later. */
   failed: number;
 }
 
+const COUNTED: Record<MessageKind, Exclude<keyof NoticeCounts, 'failed'>> = {
+  invitation: 'invitations',
+  reminder: 'reminders',
+  changes_requested: 'changesRequested',
+  signed_copy: 'signedCopies',
+};
+
 /**
  * Queues the invitation of a transaction's primary recipient, in the caller's database transaction: due at once,
- * with the token sealed (for the reminders that repeat the link) and the reminders started over. Called when a
- * transaction is created and when its transmit token is reset.
+ * with the token sealed (for the mail that repeats the link) and the reminders started over. Called when a
+ * transaction is created and, with `linkReplaced`, when its transmit token is reset.
  */
 export async function queueInvitation(
   tx: Transaction,
-  options: { organizationId: string; transactionId: string; transmitToken: string },
+  options: { organizationId: string; transactionId: string; transmitToken: string; linkReplaced?: boolean },
 ): Promise<void> {
   const sealed = seal(options.transmitToken, await loadInstanceSecret(tx, SECRET_NAME));
+  // A request for changes or a signed copy still due goes too, with the new link (read when it is sent).
   await tx.query(
-    `insert into recipient_notices (transaction_id, organization_id, token_sealed, invitation_due_at)
-     values ($1, $2, $3, clock_timestamp())
+    `insert into recipient_notices (transaction_id, organization_id, token_sealed, invitation_due_at, link_replaced)
+     values ($1, $2, $3, clock_timestamp(), $4)
      on conflict (transaction_id) do update set token_sealed = excluded.token_sealed,
-       invitation_due_at = excluded.invitation_due_at, next_reminder_at = null, reminders_sent = 0, failures = 0,
-       last_failure = null, updated_at = clock_timestamp()`,
-    [options.transactionId, options.organizationId, sealed],
+       invitation_due_at = excluded.invitation_due_at, link_replaced = excluded.link_replaced,
+       next_reminder_at = null, reminders_sent = 0, failures = 0, last_failure = null,
+       updated_at = clock_timestamp()`,
+    [options.transactionId, options.organizationId, sealed, options.linkReplaced ?? false],
+  );
+}
+
+/**
+ * Queues the mail of a request for changes (an event that sent a revision back to the recipient), in the
+ * database transaction of that event: due at once, with what the sponsor said. A second request before the first
+ * went replaces it: one mail, with the latest message. Nothing is queued when no link can be sent any more.
+ */
+export async function queueChangesRequested(
+  tx: Transaction,
+  options: { transactionId: string; message: string | undefined },
+): Promise<void> {
+  await tx.query(
+    `update recipient_notices set changes_due_at = clock_timestamp(), changes_message = $2,
+       updated_at = clock_timestamp()
+     where transaction_id = $1 and token_sealed is not null`,
+    [options.transactionId, options.message ?? null],
+  );
+}
+
+/**
+ * Queues the mail with the link to the recipient's signed copy, in the database transaction that completed the
+ * transaction: due at once. The sealed token stays until it went.
+ */
+export async function queueSignedCopy(tx: Transaction, options: { transactionId: string }): Promise<void> {
+  await tx.query(
+    `update recipient_notices set signed_copy_due_at = clock_timestamp(), updated_at = clock_timestamp()
+     where transaction_id = $1 and token_sealed is not null`,
+    [options.transactionId],
   );
 }
 
 /** A due notice, claimed, with what its mail says. */
 interface ClaimedNotice {
   transactionId: string;
-  /** The invitation is due (else a reminder). */
-  invitation: boolean;
+  /** The message claimed (when several are due, the first of invitation, changes, signed copy, reminder). */
+  kind: MessageKind;
   tokenSealed: Uint8Array;
+  /** The invitation follows a reset of the link. */
+  linkReplaced: boolean;
+  /** What the sponsor said with their request for changes. */
+  changesMessage: string | null;
+  /** The signed copy is still to be mailed: the token must stay. */
+  signedCopyDue: boolean;
+  nextReminderAt: Date | null;
   remindersSent: number;
   failures: number;
   /** The time the run goes by (the `now` it was given, else the database's). */
@@ -94,10 +172,12 @@ interface ClaimedNotice {
 
 /** What becomes of a claimed notice. */
 type Step =
-  | { kind: 'send'; message: 'invitation' | 'reminder' }
+  | { kind: 'send' }
   /** Nothing more will be sent: the sealed token goes. */
   | { kind: 'drop' }
-  /** No reminder now (the recipient has nothing to do); look again then. */
+  /** Not this message: the transaction is over, and the signed copy is still to go. */
+  | { kind: 'clear' }
+  /** No reminder now (the recipient has nothing to do, or had every reminder); look again then. */
   | { kind: 'skip'; nextReminderAt: Date };
 
 /** The reminder settings of a template, its gaps filled from {@link DEFAULT_INVITATIONS}. */
@@ -110,26 +190,43 @@ export function reminderSettings(definition: TemplateDefinition): {
 }
 
 function decide(notice: ClaimedNotice): Step {
-  const over =
-    notice.completed ||
-    finalStates(notice.definition.workflow).has(notice.state) ||
-    (notice.expiresAt !== null && notice.expiresAt <= notice.now);
-  if (over) return { kind: 'drop' };
-  if (notice.invitation) return { kind: 'send', message: 'invitation' };
+  const expired = notice.expiresAt !== null && notice.expiresAt <= notice.now;
+  // The signed copy goes once complete, whatever the state: the portal's page offers it while the link works.
+  if (notice.kind === 'signed_copy') return expired ? { kind: 'drop' } : { kind: 'send' };
+  const over = notice.completed || finalStates(notice.definition.workflow).has(notice.state) || expired;
+  if (over) return notice.signedCopyDue && !expired ? { kind: 'clear' } : { kind: 'drop' };
+  if (notice.kind !== 'reminder') return { kind: 'send' };
   const { everyDays, max } = reminderSettings(notice.definition);
-  if (notice.remindersSent >= max) return { kind: 'drop' };
+  // Every reminder went: the token stays for a request for changes or the signed copy, until the link expires.
+  if (notice.remindersSent >= max) {
+    return notice.expiresAt === null ? { kind: 'drop' } : { kind: 'skip', nextReminderAt: notice.expiresAt };
+  }
   if (!notice.awaitsRecipient) {
     return { kind: 'skip', nextReminderAt: new Date(notice.now.getTime() + everyDays * DAY_MS) };
   }
-  return { kind: 'send', message: 'reminder' };
+  return { kind: 'send' };
 }
 
-/** The reminder after a sent message, or null when that was the last. */
-function nextReminderAfter(notice: ClaimedNotice, sent: 'invitation' | 'reminder'): Date | null {
+/**
+ * When the reminders are looked at next after a sent message: the next reminder; after the last, when the link
+ * expires (to drop the token then); null when nothing more will be sent.
+ */
+function nextReminderAfter(notice: ClaimedNotice): Date | null {
   const { afterDays, everyDays, max } = reminderSettings(notice.definition);
-  const remindersSent = sent === 'invitation' ? 0 : notice.remindersSent + 1;
-  if (remindersSent >= max) return null;
-  return new Date(notice.now.getTime() + (sent === 'invitation' ? afterDays : everyDays) * DAY_MS);
+  const at = (days: number) => new Date(notice.now.getTime() + days * DAY_MS);
+  switch (notice.kind) {
+    case 'signed_copy':
+      return null;
+    case 'invitation':
+      return max > 0 ? at(afterDays) : notice.expiresAt;
+    case 'reminder':
+      return notice.remindersSent + 1 < max ? at(everyDays) : notice.expiresAt;
+    case 'changes_requested': {
+      // The recipient just heard what to do: the next reminder waits as long as one after an invitation would.
+      const next = notice.nextReminderAt;
+      return next === null ? null : new Date(Math.max(next.getTime(), at(afterDays).getTime()));
+    }
+  }
 }
 
 /** Claims up to `limit` due notices: their due time moves on by {@link CLAIM_MS}, committed at once. */
@@ -137,26 +234,34 @@ function claimDue(db: Database, now: Date | undefined, limit: number): Promise<C
   return db.query<ClaimedNotice>(
     `with clock as (select coalesce($1::timestamptz, now()) as now),
      due as (
-       select n.transaction_id, coalesce(n.invitation_due_at <= clock.now, false) as invitation
+       select n.transaction_id,
+         case when n.invitation_due_at <= clock.now then 'invitation'
+              when n.changes_due_at <= clock.now then 'changes_requested'
+              when n.signed_copy_due_at <= clock.now then 'signed_copy'
+              else 'reminder' end as kind
        from recipient_notices n, clock
-       where n.token_sealed is not null and (n.invitation_due_at <= clock.now or n.next_reminder_at <= clock.now)
-       order by least(n.invitation_due_at, n.next_reminder_at)
+       where n.token_sealed is not null and (n.invitation_due_at <= clock.now or n.changes_due_at <= clock.now
+         or n.signed_copy_due_at <= clock.now or n.next_reminder_at <= clock.now)
+       order by least(n.invitation_due_at, n.changes_due_at, n.signed_copy_due_at, n.next_reminder_at)
        limit $2
        for update of n skip locked
-     )
+     ),
+     claim as (select clock.now + make_interval(secs => $3::float8 / 1000) as until from clock)
      update recipient_notices n set
-       invitation_due_at = case when due.invitation then clock.now + make_interval(secs => $3::float8 / 1000)
-         else n.invitation_due_at end,
-       next_reminder_at = case when due.invitation then n.next_reminder_at
-         else clock.now + make_interval(secs => $3::float8 / 1000) end,
+       invitation_due_at = case when due.kind = 'invitation' then claim.until else n.invitation_due_at end,
+       changes_due_at = case when due.kind = 'changes_requested' then claim.until else n.changes_due_at end,
+       signed_copy_due_at = case when due.kind = 'signed_copy' then claim.until else n.signed_copy_due_at end,
+       next_reminder_at = case when due.kind = 'reminder' then claim.until else n.next_reminder_at end,
        updated_at = clock_timestamp()
-     from due cross join clock
+     from due cross join clock cross join claim
        join transactions t on t.id = due.transaction_id
        join templates tp on tp.id = t.template_id
        join organizations o on o.id = t.organization_id
        join entities s on s.id = t.sender_entity_id
      where n.transaction_id = due.transaction_id
-     returning n.transaction_id as "transactionId", due.invitation, n.token_sealed as "tokenSealed",
+     returning n.transaction_id as "transactionId", due.kind, n.token_sealed as "tokenSealed",
+       n.link_replaced as "linkReplaced", n.changes_message as "changesMessage",
+       n.signed_copy_due_at is not null as "signedCopyDue", n.next_reminder_at as "nextReminderAt",
        n.reminders_sent as "remindersSent", n.failures, clock.now, t.notice_email as "noticeEmail",
        t.notice_name as "noticeName", t.state, t.completed_at is not null as completed,
        t.transmit_token_expires_at as "expiresAt", tp.name as "templateName", tp.definition,
@@ -180,28 +285,54 @@ type Changes = Record<string, unknown>;
 
 /**
  * Writes what became of a claimed notice, unless its token changed meanwhile (a reset queued a new invitation,
- * which then stays due).
+ * which then stays due). With `sent`, the mail that went is logged as an event of the transaction in the same
+ * statement, whatever became of the token: the mail went.
  */
-async function record(db: Database, notice: ClaimedNotice, changes: Changes): Promise<void> {
+async function record(
+  db: Database,
+  notice: ClaimedNotice,
+  changes: Changes,
+  sent?: MessageKind,
+): Promise<void> {
   const columns = Object.keys(changes);
-  const assignments = columns.map((column, index) => `${column} = $${index + 3}`);
+  const assignments = columns.map((column, index) => `${column} = $${index + 4}`);
   await db.query(
-    `update recipient_notices set ${[...assignments, 'updated_at = clock_timestamp()'].join(', ')}
+    `with logged as (
+       insert into transaction_events
+         (organization_id, transaction_id, event_key, source_state, target_state, actor_type)
+       select t.organization_id, t.id, $3, t.state, t.state, 'system' from transactions t
+       where t.id = $1 and $3::text is not null)
+     update recipient_notices set ${[...assignments, 'updated_at = clock_timestamp()'].join(', ')}
      where transaction_id = $1 and token_sealed = $2`,
-    [notice.transactionId, Buffer.from(notice.tokenSealed), ...Object.values(changes)],
+    [
+      notice.transactionId,
+      Buffer.from(notice.tokenSealed),
+      sent === undefined ? null : `${MAIL_EVENT_PREFIX}${sent}`,
+      ...Object.values(changes),
+    ],
   );
 }
 
 /** What nothing more to send leaves: no token, nothing due. */
-const DROPPED: Changes = { token_sealed: null, invitation_due_at: null, next_reminder_at: null };
+const DROPPED: Changes = {
+  token_sealed: null,
+  invitation_due_at: null,
+  changes_due_at: null,
+  changes_message: null,
+  signed_copy_due_at: null,
+  next_reminder_at: null,
+};
+
+/** What an ended transaction leaves while its signed copy is still to go: that alone, with the token. */
+const NOT_BUT_THE_SIGNED_COPY: Changes = {
+  invitation_due_at: null,
+  changes_due_at: null,
+  changes_message: null,
+  next_reminder_at: null,
+};
 
 /** The mail of a notice, with its link on `transactionsUrl`. */
-function mailOf(
-  notice: ClaimedNotice,
-  message: 'invitation' | 'reminder',
-  key: Buffer,
-  transactionsUrl: string,
-) {
+function mailOf(notice: ClaimedNotice, key: Buffer, transactionsUrl: string) {
   const token = open(Buffer.from(notice.tokenSealed), key) as string;
   const titles = new Map(notice.definition.processes.map((process) => [process.key, process.title]));
   const keys = notice.processKeys.length > 0 ? notice.processKeys : [...titles.keys()];
@@ -217,7 +348,26 @@ function mailOf(
     expiresAt:
       notice.expiresAt ?? new Date(notice.now.getTime() + DEFAULT_INVITATIONS.linkValidDays * DAY_MS),
   };
-  return { token, mail: message === 'invitation' ? invitationMail(facts) : reminderMail(facts) };
+  const mail = {
+    invitation: () => invitationMail(facts, { linkReplaced: notice.linkReplaced }),
+    reminder: () => reminderMail(facts),
+    changes_requested: () => changesRequestedMail(facts, { message: notice.changesMessage }),
+    signed_copy: () => signedCopyMail(facts),
+  }[notice.kind]();
+  return { token, mail };
+}
+
+/** What a sent message leaves on its row: its own due time cleared, and the reminders' next look. */
+function afterSent(notice: ClaimedNotice): Changes {
+  // The signed copy is the last message: nothing more will be sent, so the sealed token goes.
+  if (notice.kind === 'signed_copy') return DROPPED;
+  const own: Changes = {
+    invitation: { invitation_due_at: null, invited_at: notice.now, reminders_sent: 0, link_replaced: false },
+    reminder: { reminders_sent: notice.remindersSent + 1 },
+    changes_requested: { changes_due_at: null, changes_message: null },
+  }[notice.kind];
+  const next = nextReminderAfter(notice);
+  return { ...own, ...(next === null ? DROPPED : { next_reminder_at: next }) };
 }
 
 /** Why a send failed, in the mailer's words, cut short and without the link's token. */
@@ -227,8 +377,8 @@ function failureText(error: unknown, token: string | undefined): string {
 }
 
 /**
- * Sends the invitations and reminders due (at `now`, else by the database's clock), batch after batch until
- * none is left, and returns how many went and how many failed. A failed send is recorded (`failures`,
+ * Sends the recipient mail due (at `now`, else by the database's clock), batch after batch until none is left,
+ * and returns how many went and how many failed. A failed send is recorded (`failures`,
  * `last_failure`) and tried again after {@link NOTICE_RETRY_DELAYS_MS}; it is logged as a warning without the
  * link. Safe to run on any number of nodes at once.
  *
@@ -240,7 +390,13 @@ export async function sendDueNotices(
   db: Database,
   options: { mailer: Mailer; transactionsUrl: string; logger?: Logger | undefined; now?: Date | undefined },
 ): Promise<NoticeCounts> {
-  const counts: NoticeCounts = { invitations: 0, reminders: 0, failed: 0 };
+  const counts: NoticeCounts = {
+    invitations: 0,
+    reminders: 0,
+    changesRequested: 0,
+    signedCopies: 0,
+    failed: 0,
+  };
   let key: Buffer | undefined;
   for (;;) {
     // Every claim moves its notices' due time past `now`, so each batch holds new ones and the loop ends.
@@ -252,10 +408,11 @@ export async function sendDueNotices(
       claimed.map(async (notice) => {
         const step = decide(notice);
         if (step.kind === 'drop') return record(db, notice, DROPPED);
+        if (step.kind === 'clear') return record(db, notice, NOT_BUT_THE_SIGNED_COPY);
         if (step.kind === 'skip') return record(db, notice, { next_reminder_at: step.nextReminderAt });
         let token: string | undefined;
         try {
-          const made = mailOf(notice, step.message, secret, options.transactionsUrl);
+          const made = mailOf(notice, secret, options.transactionsUrl);
           token = made.token;
           await options.mailer.send(made.mail);
         } catch (error) {
@@ -266,27 +423,13 @@ export async function sendDueNotices(
           const retryAt = new Date(notice.now.getTime() + delay);
           const reason = failureText(error, token);
           options.logger?.warn(
-            { transactionId: notice.transactionId, message: step.message, failures, retryAt, reason },
+            { transactionId: notice.transactionId, message: notice.kind, failures, retryAt, reason },
             'recipient mail failed; trying again later',
           );
-          return record(db, notice, {
-            failures,
-            last_failure: reason,
-            [step.message === 'invitation' ? 'invitation_due_at' : 'next_reminder_at']: retryAt,
-          });
+          return record(db, notice, { failures, last_failure: reason, [DUE_COLUMN[notice.kind]]: retryAt });
         }
-        const next = nextReminderAfter(notice, step.message);
-        const sent: Changes =
-          step.message === 'invitation'
-            ? { invitation_due_at: null, invited_at: notice.now, reminders_sent: 0 }
-            : { reminders_sent: notice.remindersSent + 1 };
-        counts[step.message === 'invitation' ? 'invitations' : 'reminders'] += 1;
-        return record(db, notice, {
-          ...sent,
-          failures: 0,
-          last_failure: null,
-          ...(next === null ? DROPPED : { next_reminder_at: next }),
-        });
+        counts[COUNTED[notice.kind]] += 1;
+        return record(db, notice, { ...afterSent(notice), failures: 0, last_failure: null }, notice.kind);
       }),
     );
     const failed = results.find((result) => result.status === 'rejected');
@@ -297,7 +440,7 @@ export async function sendDueNotices(
 /** The sender of recipient mail in a running service. */
 export interface RecipientNotices {
   /**
-   * Sends what is due soon, without waiting: called after a mutation that queued an invitation committed.
+   * Sends what is due soon, without waiting: called after a mutation that may have queued mail committed.
    * Kicks during a run make one more run after it. Failures are logged, not thrown.
    */
   kick(): void;

@@ -18,6 +18,7 @@ import {
   submitRevision,
 } from './recipient-actions.ts';
 import { openRecipientLink, type OpenedLink } from './recipient-link.ts';
+import type { RecipientNotices } from './recipient-notices.ts';
 import { recipientView } from './recipient-view.ts';
 import { documentSections, renderSignedDocument } from './signed-document.ts';
 import { checkContent, checkFilename, fileTooLarge, uploadFieldOf, uploadKey } from './uploads.ts';
@@ -40,6 +41,8 @@ export interface RecipientRoutesDeps {
   links: FileLinks;
   /** The largest file a recipient may upload; an upload field may allow less. @default DEFAULT_UPLOAD_MAX_BYTES */
   uploadMaxBytes?: number | undefined;
+  /** Kicked after a signature or a submission, which may complete the transaction and queue the signed copy. */
+  recipientNotices?: Pick<RecipientNotices, 'kick'> | undefined;
 }
 
 /**
@@ -55,6 +58,15 @@ export async function registerRecipientRoutes(
   const uploadMaxBytes = deps.uploadMaxBytes ?? DEFAULT_UPLOAD_MAX_BYTES;
   const withLink = <Result>(token: string, work: (tx: Transaction, link: OpenedLink) => Promise<Result>) =>
     deps.db.transaction(async (tx) => work(tx, await openRecipientLink(tx, token)));
+  /** {@link withLink} for a change that may queue recipient mail: sent once it committed. */
+  const withLinkThenMail = async <Result>(
+    token: string,
+    work: (tx: Transaction, link: OpenedLink) => Promise<Result>,
+  ) => {
+    const result = await withLink(token, work);
+    deps.recipientNotices?.kick();
+    return result;
+  };
   const context = (request: FastifyRequest) => ({
     ipAddress: request.ip,
     userAgent: request.headers['user-agent'],
@@ -190,7 +202,7 @@ export async function registerRecipientRoutes(
     '/recipient/:token/documents/:documentKey/signatures',
     { schema: { body: SignatureBody } },
     (request) =>
-      withLink(request.params.token, async (tx, { subject }) =>
+      withLinkThenMail(request.params.token, async (tx, { subject }) =>
         signDocument(tx, subject, {
           signer: await primaryRecipient(tx, subject),
           documentKey: request.params.documentKey,
@@ -206,7 +218,7 @@ export async function registerRecipientRoutes(
   app.post<{ Params: { token: string; processKey: string } }>(
     '/recipient/:token/processes/:processKey/submit',
     (request) =>
-      withLink(request.params.token, async (tx, { subject }) => {
+      withLinkThenMail(request.params.token, async (tx, { subject }) => {
         const signer = await primaryRecipient(tx, subject);
         return submitRevision(tx, subject, {
           processKey: request.params.processKey,

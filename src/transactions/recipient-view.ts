@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/database.ts';
 import { DEFAULT_LINK_SECONDS, type FileLinks } from '../files/file-links.ts';
-import { primaryRecipient } from './recipient-actions.ts';
+import { consentTimes, primaryRecipient } from './recipient-actions.ts';
 import type { UiHints } from './template-schema.ts';
 import type { LockedTransaction } from './transitions.ts';
 import { uploadFieldsOf, uploadKey } from './uploads.ts';
@@ -38,6 +38,8 @@ interface ItemShown {
   /** The data of the revision before, when there is one: what the recipient submitted last time. */
   previousData: unknown;
   completionPercentage: number;
+  /** When the recipient gave each consent the data holds (ISO 8601). */
+  consents: Record<string, string>;
   files: FileShown[];
 }
 
@@ -69,7 +71,7 @@ interface ProcessRow {
   number: number;
   createdAt: Date;
   committedAt: Date | null;
-  items: Record<string, { data: unknown; completionPercentage: number }>;
+  items: Record<string, { data: unknown; completionPercentage: number; consents: Record<string, string> }>;
   previousItems: Record<string, unknown> | null;
   signatures: { documentKey: string; role: string; signedName: string; signedAt: string }[];
   completedFiles: { documentKey: string; fileId: string; filename: string; byteSize: string }[];
@@ -109,7 +111,7 @@ export async function recipientView(
   );
   const rows = await tx.query<ProcessRow>(
     `select p.key, r.number, r.created_at as "createdAt", r.committed_at as "committedAt",
-       (select coalesce(jsonb_object_agg(i.vulcan_key, jsonb_build_object('data', i.data, 'completionPercentage', i.completion_percentage)), '{}')
+       (select coalesce(jsonb_object_agg(i.vulcan_key, jsonb_build_object('data', i.data, 'completionPercentage', i.completion_percentage, 'consents', i.consents)), '{}')
         from transaction_items i where i.transaction_process_revision_id = r.id) as items,
        (select jsonb_object_agg(i.vulcan_key, i.data) from transaction_process_revisions pr
         join transaction_items i on i.transaction_process_revision_id = pr.id
@@ -179,6 +181,7 @@ export async function recipientView(
           data: row.items[item.vulcanKey]?.data ?? {},
           previousData: row.previousItems?.[item.vulcanKey] ?? null,
           completionPercentage: row.items[item.vulcanKey]?.completionPercentage ?? 0,
+          consents: consentTimes(row.items[item.vulcanKey]?.consents),
           files: Object.keys(item.uploads ?? {}).flatMap((field) =>
             files
               .filter((file) => file.vulcanKey === uploadKey(item, field))

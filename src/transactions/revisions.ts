@@ -14,10 +14,20 @@ function itemsOf(definition: TemplateDefinition, processKey: string) {
 }
 
 /** The items of a new revision of a process, as the statements below take them: data and completion. */
-function itemRows(subject: Subject, processKey: string, dataFor: (vulcanKey: string) => unknown): string {
+function itemRows(
+  subject: Subject,
+  processKey: string,
+  dataFor: (vulcanKey: string) => { data: unknown; consents?: unknown } | undefined,
+): string {
   const items = itemsOf(subject.definition, processKey).map((item) => {
-    const data = dataFor(item.vulcanKey) ?? {};
-    return { vulcanKey: item.vulcanKey, data, completion: itemRules(item.schema).completion(data) };
+    const carried = dataFor(item.vulcanKey);
+    const data = carried?.data ?? {};
+    return {
+      vulcanKey: item.vulcanKey,
+      data,
+      consents: carried?.consents ?? {},
+      completion: itemRules(item.schema).completion(data),
+    };
   });
   return JSON.stringify(items);
 }
@@ -32,8 +42,8 @@ const REVISION_WITH_ITEMS = `
     select $1, process.id, $3, $4, $5 from process returning id),
   items as (
     insert into transaction_items
-      (organization_id, transaction_process_revision_id, transaction_id, vulcan_key, data, completion_percentage)
-    select $1, revision.id, $3, item->>'vulcanKey', item->'data', (item->>'completion')::int
+      (organization_id, transaction_process_revision_id, transaction_id, vulcan_key, data, consents, completion_percentage)
+    select $1, revision.id, $3, item->>'vulcanKey', item->'data', item->'consents', (item->>'completion')::int
     from revision, jsonb_array_elements($6::jsonb) with ordinality as items(item, position) order by position)`;
 
 /** Opens revision `number` of an existing process with one item per template item, in one statement. */
@@ -43,7 +53,7 @@ async function openRevision(
   process: { id: string; key: string },
   number: number,
   context: Record<string, unknown>,
-  dataFor: (vulcanKey: string) => unknown,
+  dataFor: (vulcanKey: string) => { data: unknown; consents: unknown } | undefined,
 ): Promise<void> {
   await tx.query(`with process as (select $2::uuid as id), ${REVISION_WITH_ITEMS} select 1`, [
     subject.organizationId,
@@ -77,7 +87,8 @@ async function createProcess(
       subject.id,
       1,
       { reason },
-      itemRows(subject, key, (k) => subject.inputData[k]),
+      // inputData never gives a consent (create-transaction.ts refuses one): only the recipient does.
+      itemRows(subject, key, (k) => ({ data: subject.inputData[k] })),
     ],
   );
   return rows.length > 0;
@@ -91,14 +102,15 @@ async function openNextRevision(
   reason: string,
 ): Promise<void> {
   // New items carrying the latest data forward; earlier revisions stay as they were.
-  const latest = await tx.query<{ number: number; vulcanKey: string; data: unknown }>(
-    `select r.number, i.vulcan_key as "vulcanKey", i.data
+  // Consents go with the data they confirmed, keeping the time they were given.
+  const latest = await tx.query<{ number: number; vulcanKey: string; data: unknown; consents: unknown }>(
+    `select r.number, i.vulcan_key as "vulcanKey", i.data, i.consents
      from transaction_process_revisions r left join transaction_items i on i.transaction_process_revision_id = r.id
      where r.transaction_process_id = $1 and r.number = (
        select max(number) from transaction_process_revisions where transaction_process_id = $1)`,
     [process.id],
   );
-  const data = new Map(latest.map((row) => [row.vulcanKey, row.data]));
+  const data = new Map(latest.map((row) => [row.vulcanKey, row]));
   await openRevision(tx, subject, process, (latest[0]?.number ?? 0) + 1, { reason }, (k) => data.get(k));
   await tx.query(
     `update transaction_signature_containers set state = 'voided' where transaction_process_id = $1 and state <> 'voided'`,
@@ -110,14 +122,16 @@ async function openNextRevision(
 /**
  * Carries out one action of a state being entered (`reason` is the event that entered it): `addRecipient`
  * gives the sender entity a role; `createProcess` creates a process with its first revision unless it exists;
- * `openRevision` does the same for a new process, or opens the next revision of an existing one.
+ * `openRevision` does the same for a new process, or opens the next revision of an existing one. Says whether
+ * it sent a revision back to the recipient (opened the next revision of an existing process): a request for
+ * changes.
  */
 export async function applyWorkflowAction(
   tx: Transaction,
   subject: Subject,
   action: WorkflowAction,
   reason: string,
-): Promise<void> {
+): Promise<{ sentBack: boolean }> {
   if ('addRecipient' in action) {
     // Template checks allow addRecipient for sender roles only: the sender entity takes the role.
     await tx.query(
@@ -125,14 +139,16 @@ export async function applyWorkflowAction(
        values ($1, $2, $3, $4) on conflict do nothing`,
       [subject.organizationId, subject.id, subject.senderEntityId, action.addRecipient],
     );
-    return;
+    return { sentBack: false };
   }
   const key = 'createProcess' in action ? action.createProcess : action.openRevision;
-  if ((await createProcess(tx, subject, key, reason)) || 'createProcess' in action) return;
+  if ((await createProcess(tx, subject, key, reason)) || 'createProcess' in action)
+    return { sentBack: false };
   const [existing] = await tx.query<{ id: string }>(
     'select id from transaction_processes where transaction_id = $1 and key = $2',
     [subject.id, key],
   );
   if (!existing) throw new Error(`process ${key} vanished`);
   await openNextRevision(tx, subject, { id: existing.id, key }, reason);
+  return { sentBack: true };
 }

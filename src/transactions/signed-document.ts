@@ -58,7 +58,7 @@ function orderedFields(item: ItemDefinition): string[] {
 export async function documentSections(
   tx: Queryable,
   process: ProcessDefinition,
-  items: { vulcanKey: string; data: unknown }[],
+  items: { vulcanKey: string; data: unknown; consents?: Record<string, string> }[],
 ): Promise<DocumentSection[]> {
   const ids = items.flatMap((item) =>
     Object.values((item.data ?? {}) as Record<string, unknown>).filter(
@@ -74,18 +74,23 @@ export async function documentSections(
         );
   const fileNames = new Map(files.map((file) => [file.id, file.name]));
   return process.items.map((item) => {
-    const data = (items.find((row) => row.vulcanKey === item.vulcanKey)?.data ?? {}) as Record<
-      string,
-      unknown
-    >;
+    const row = items.find((candidate) => candidate.vulcanKey === item.vulcanKey);
+    const data = (row?.data ?? {}) as Record<string, unknown>;
+    const consents = row?.consents ?? {};
     const properties = (item.schema as PropertySchema).properties ?? {};
+    // A consent says when it was given: the signer reads that it was an act, and when.
+    const valueOf = (field: string) => {
+      const value = shown(data[field], properties[field], fileNames);
+      const given = data[field] === true ? consents[field] : undefined;
+      return given === undefined ? value : `${value}. Given at ${given}`;
+    };
     return {
       title: item.title ?? item.vulcanKey,
       fields: orderedFields(item)
         .filter((field) => data[field] !== undefined && data[field] !== null && data[field] !== '')
         .map((field) => ({
           label: properties[field]?.title ?? field,
-          value: shown(data[field], properties[field], fileNames),
+          value: valueOf(field),
         })),
     };
   });

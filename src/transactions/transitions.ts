@@ -3,6 +3,7 @@ import { AppError, quote } from '../errors.ts';
 import { writeOutbox } from '../webhooks/outbox.ts';
 import type { Actor } from './actor.ts';
 import { refreshCompletion, workflowFactsOf } from './completion.ts';
+import { queueChangesRequested } from './recipient-notices.ts';
 import { applyWorkflowAction } from './revisions.ts';
 import type { Subject } from './subject.ts';
 import { hashTransmitToken } from './transmit-tokens.ts';
@@ -132,7 +133,8 @@ export async function eventAllowed(
 
 /**
  * Applies a workflow event to a locked transaction: the transition, its log entry and outbox row, the actions of
- * the state it enters, and completion. Refused (INVALID_EVENT, with the current state and the events allowed)
+ * the state it enters, the recipient's mail when they send a revision back (a request for changes, with the
+ * event's message), and completion. Refused (INVALID_EVENT, with the current state and the events allowed)
  * when the event is unknown, not allowed from the current state or its guard does not hold.
  */
 export async function applyEvent(
@@ -162,7 +164,12 @@ export async function applyEvent(
     actor,
     message,
   });
-  for (const action of decision.actions) await applyWorkflowAction(tx, subject, action, eventKey);
+  let sentBack = false;
+  for (const action of decision.actions) {
+    if ((await applyWorkflowAction(tx, subject, action, eventKey)).sentBack) sentBack = true;
+  }
+  // One mail per event, however many processes it sent back; mailed after this commits.
+  if (sentBack) await queueChangesRequested(tx, { transactionId: subject.id, message });
   await refreshCompletion(tx, subject);
   return { sourceStateKey: decision.source, targetStateKey: decision.target };
 }

@@ -29,7 +29,8 @@ export function linkValidDays(definition: TemplateDefinition): number {
 /**
  * Replaces a transaction's transmit token: the new one is returned once, the old one stops working at once
  * (e.g. when a recipient's link was forwarded by mistake) and is remembered, so that it says it was replaced.
- * The recipient is invited again with the new link (recipient-notices.ts).
+ * The recipient is invited again with the new link, and told that the old one stopped working
+ * (recipient-notices.ts).
  */
 export async function resetTransmitToken(
   tx: Transaction,
@@ -59,7 +60,12 @@ export async function resetTransmitToken(
      where id = $1`,
     [row.id, hash, linkValidDays(row.definition)],
   );
-  // The recipient gets the new link by mail, as they got the first.
-  await queueInvitation(tx, { organizationId: options.organizationId, transactionId: row.id, transmitToken });
+  // The recipient gets the new link by mail, as they got the first, told that the old one stopped working.
+  await queueInvitation(tx, {
+    organizationId: options.organizationId,
+    transactionId: row.id,
+    transmitToken,
+    linkReplaced: true,
+  });
   return { transactionId: row.id, transmitToken };
 }

@@ -16,7 +16,13 @@ import {
 } from '../../src/transactions/recipient-notices.ts';
 import { mailTo, smtpMailer } from '../support/dashboard.ts';
 import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from '../support/smtp.ts';
-import { CREATE_TRANSACTION, graphql, transactionInput, triggerEvent } from '../support/transactions.ts';
+import {
+  CREATE_TRANSACTION,
+  graphql,
+  transactionInput,
+  TRIGGER_TRANSACTION_EVENT,
+  triggerEvent,
+} from '../support/transactions.ts';
 import { useTransactionsSuite, type EmptyTenant } from '../support/transactions-suite.ts';
 
 /** Where the mailed links point (PORTICO_TRANSACTIONS_URL). */
@@ -109,7 +115,8 @@ afterAll(async () => {
 // Each test reads only the mail of its own transactions: what earlier tests left due is dropped.
 afterEach(async () => {
   await suite.db.query(
-    'update recipient_notices set token_sealed = null, invitation_due_at = null, next_reminder_at = null',
+    `update recipient_notices set token_sealed = null, invitation_due_at = null, next_reminder_at = null,
+       changes_due_at = null, signed_copy_due_at = null`,
   );
 });
 
@@ -170,10 +177,54 @@ async function asRecipient(token: string, method: 'PUT' | 'POST', path: string, 
   expect(response.statusCode, response.body).toBe(200);
 }
 
-async function trigger(transactionId: string, eventKey: string) {
-  const { body } = await triggerEvent(suite.app, tenant.apiKey, { transactionId, eventKey });
+async function trigger(transactionId: string, eventKey: string, options: { app?: FastifyInstance } = {}) {
+  const { body } = await triggerEvent(options.app ?? suite.app, tenant.apiKey, { transactionId, eventKey });
   expect(body.errors).toBeUndefined();
 }
+
+/** The sponsor asks for changes on `app`, with `message`. */
+async function requestChanges(transactionId: string, message: string, app = suite.app) {
+  const { body } = await graphql(app, tenant.apiKey, TRIGGER_TRANSACTION_EVENT, {
+    input: { transactionId, eventKey: 'request_changes', message },
+  });
+  expect(body.errors).toBeUndefined();
+}
+
+/** The recipient fills in and submits the side letter. */
+async function submitSideLetter(token: string) {
+  await asRecipient(token, 'PUT', 'items/details', { data: { name: 'Ada' } });
+  await asRecipient(token, 'POST', 'processes/details/submit');
+}
+
+/** The sponsor approves, countersigns and closes a submitted side letter on `app`: it completes. */
+async function completeSideLetter(transactionId: string, app = suite.app) {
+  await trigger(transactionId, 'approve', { app });
+  const signed = await graphql(app, tenant.apiKey, SIGN_AS_SENDER, {
+    input: { transactionId, documentKey: 'side_letter', signedName: 'Test Capital', consent: true },
+  });
+  expect(signed.body.errors).toBeUndefined();
+  await trigger(transactionId, 'countersign', { app });
+}
+
+const READ_EVENTS = `query ($id: uuid!) {
+  transaction(id: $id) { events { eventKey sourceStateKey targetStateKey actorType actorId } }
+}`;
+
+/** The keys of the mail events of a transaction, as GraphQL lists them (`Transaction.events`). */
+async function mailEvents(transactionId: string): Promise<string[]> {
+  const { body } = await graphql(suite.app, tenant.apiKey, READ_EVENTS, { id: transactionId });
+  expect(body.errors).toBeUndefined();
+  const events = body.data?.transaction.events as { eventKey: string; actorType: string }[];
+  return events
+    .filter((event) => event.eventKey.startsWith('mail.'))
+    .map((event) => `${event.eventKey} by ${event.actorType}`);
+}
+
+/** The text and HTML parts of a message. */
+const partsOf = (mail: ReceivedMail) => ({
+  text: mail.parsed.text ?? '',
+  html: typeof mail.parsed.html === 'string' ? mail.parsed.html : '',
+});
 
 async function noticeOf(transactionId: string) {
   const [row] = await suite.db.query<{
@@ -194,11 +245,12 @@ async function noticeOf(transactionId: string) {
   return row;
 }
 
-const counts = (invitations: number, reminders: number, failed = 0): NoticeCounts => ({
-  invitations,
-  reminders,
-  failed,
-});
+const counts = (
+  invitations: number,
+  reminders: number,
+  failed = 0,
+  more: Partial<NoticeCounts> = {},
+): NoticeCounts => ({ invitations, reminders, changesRequested: 0, signedCopies: 0, failed, ...more });
 
 describe('the invitation', () => {
   it('is mailed to noticeEmail when a transaction is created, with a link that opens the transaction and the organization named', async () => {
@@ -236,7 +288,7 @@ describe('the invitation', () => {
       .toMatchObject({ invitationDueAt: null, failures: 0 });
   });
 
-  it('is mailed again with a new link when the token is reset, and the old link then answers 410 LINK_REVOKED', async () => {
+  it('is mailed again with the new link when the token is reset, saying the old link stopped working, which then answers 410 LINK_REVOKED', async () => {
     const address = newAddress();
     const { transactionId, transmitToken: first } = await create({ app: kicking, noticeEmail: address });
     await mailTo(smtp, address);
@@ -247,8 +299,16 @@ describe('the invitation', () => {
     expect(body.errors).toBeUndefined();
     const second = body.data?.resetTransmitToken.transmitToken as string;
     const mail = await mailTo(smtp, address, { nth: 2 });
-    expect(mail.parsed.subject).toBe('Test Capital asks you to complete: Fund subscription');
+    expect(mail.parsed.subject).toBe('New link: Test Capital asks you to complete: Fund subscription');
     expect(linkIn(mail).token).toBe(second);
+    for (const part of Object.values(partsOf(mail))) {
+      expect(part).toContain('The link you had before no longer works');
+      expect(part).not.toContain(first);
+    }
+    // Both mails are in the transaction's events.
+    await expect
+      .poll(() => mailEvents(transactionId), { timeout: 5_000 })
+      .toEqual(['mail.invitation by SYSTEM', 'mail.invitation by SYSTEM']);
 
     expect((await openLink(second)).status).toBe(200);
     const old = await openLink(first);
@@ -323,12 +383,13 @@ describe('reminders', () => {
     expect(await notices.runDue(later(start, 2.9))).toEqual(counts(0, 0));
     for (const day of [3, 10, 17])
       expect(await notices.runDue(later(start, day)), `day ${day}`).toEqual(counts(0, 1));
-    expect(await noticeOf(transactionId)).toMatchObject({
-      sealed: false,
-      nextReminderAt: null,
-      remindersSent: 3,
-    });
+    // The sealed token stays for a request for changes or the signed copy, until the link expires (90 days).
+    const { nextReminderAt } = await noticeOf(transactionId);
+    expect(nextReminderAt?.getTime()).toBeGreaterThan(later(start, 89).getTime());
+    expect(await noticeOf(transactionId)).toMatchObject({ sealed: true, remindersSent: 3 });
     expect(await notices.runDue(later(start, 60))).toEqual(counts(0, 0));
+    expect(await notices.runDue(later(start, 91))).toEqual(counts(0, 0));
+    expect(await noticeOf(transactionId)).toMatchObject({ sealed: false, nextReminderAt: null });
 
     const subjects = mailFor(address).map((mail) => mail.parsed.subject);
     expect(subjects).toEqual([
@@ -338,7 +399,7 @@ describe('reminders', () => {
     expect(mailFor(address)[3]?.parsed.text).toContain('A reminder: Test Capital is waiting for you');
   });
 
-  it("follow the template's schedule, pause while the submission is reviewed, resume after request_changes and stop when complete", async () => {
+  it("follow the template's schedule, pause while the submission is reviewed, resume after request_changes (after its own mail) and stop when complete", async () => {
     const address = newAddress();
     const { transactionId, transmitToken } = await create({ noticeEmail: address, templateId: sideLetterId });
     const start = await databaseNow();
@@ -355,30 +416,28 @@ describe('reminders', () => {
       nextReminderAt: later(start, 3),
     });
 
-    // The sponsor asks for changes (a new revision): the next check reminds.
+    // The sponsor asks for changes (a new revision): its own mail goes at once, and the next check reminds.
     await trigger(transactionId, 'request_changes');
+    expect(await notices.runDue(await databaseNow())).toEqual(counts(0, 0, 0, { changesRequested: 1 }));
     expect(await notices.runDue(later(start, 3))).toEqual(counts(0, 1));
     expect(mailFor(address).map((mail) => mail.parsed.subject)).toEqual([
       'Test Capital asks you to complete: Side letter',
+      'Test Capital asks for changes: Side letter',
       'Reminder: Test Capital asks you to complete: Side letter',
     ]);
 
-    // Submitted, approved and countersigned: complete, so nothing more goes and the sealed token is dropped.
+    // Submitted, approved and countersigned: complete, so the signed copy goes, then nothing more and the
+    // sealed token is dropped.
     await asRecipient(transmitToken, 'POST', 'processes/details/submit');
-    await trigger(transactionId, 'approve');
-    const signed = await graphql(suite.app, tenant.apiKey, SIGN_AS_SENDER, {
-      input: { transactionId, documentKey: 'side_letter', signedName: 'Test Capital', consent: true },
-    });
-    expect(signed.body.errors).toBeUndefined();
-    await trigger(transactionId, 'countersign');
-    expect(await notices.runDue(later(start, 5))).toEqual(counts(0, 0));
+    await completeSideLetter(transactionId);
+    expect(await notices.runDue(later(start, 5))).toEqual(counts(0, 0, 0, { signedCopies: 1 }));
     expect(await noticeOf(transactionId)).toMatchObject({
       sealed: false,
       invitationDueAt: null,
       nextReminderAt: null,
     });
     expect(await notices.runDue(later(start, 30))).toEqual(counts(0, 0));
-    expect(mailFor(address)).toHaveLength(2);
+    expect(mailFor(address)).toHaveLength(4);
   });
 });
 
@@ -450,6 +509,115 @@ describe('sending', () => {
     expect(mailFor(address)).toHaveLength(1);
     kicked.kick();
     expect(await notices.runDue()).toEqual(counts(0, 0));
+  });
+});
+
+describe('the mail of a request for changes, of completion and its events', () => {
+  it("mails the sponsor's message and the link at once after a request for changes, quoted as text and escaped in the HTML part", async () => {
+    const address = newAddress();
+    const { transactionId, transmitToken } = await create({
+      app: kicking,
+      noticeEmail: address,
+      templateId: sideLetterId,
+    });
+    await mailTo(smtp, address);
+    await submitSideLetter(transmitToken);
+
+    const message = 'Please correct your name.\n<script>alert("x")</script> & sign again';
+    await requestChanges(transactionId, message, kicking);
+    const mail = await mailTo(smtp, address, { nth: 2 });
+    expect(mail.parsed.subject).toBe('Test Capital asks for changes: Side letter');
+    expect(linkIn(mail).token).toBe(transmitToken);
+    expect((await openLink(transmitToken)).status).toBe(200);
+    const { text, html } = partsOf(mail);
+    expect(text).toContain(
+      'Test Capital writes:\n> Please correct your name.\n> <script>alert("x")</script> & sign again',
+    );
+    expect(html).toContain(
+      '<blockquote>Please correct your name.<br>&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; sign again</blockquote>',
+    );
+    expect(html).not.toContain('<script>');
+
+    await expect
+      .poll(() => mailEvents(transactionId), { timeout: 5_000 })
+      .toEqual(['mail.invitation by SYSTEM', 'mail.changes_requested by SYSTEM']);
+    const { body } = await graphql(suite.app, tenant.apiKey, READ_EVENTS, { id: transactionId });
+    expect(body.data?.transaction.events.at(-1)).toEqual({
+      eventKey: 'mail.changes_requested',
+      sourceStateKey: 'changes',
+      targetStateKey: 'changes',
+      actorType: 'SYSTEM',
+      actorId: null,
+    });
+  });
+
+  it('mails the recipient on completion a link to their page, which offers the signed copy, and then keeps no token', async () => {
+    const address = newAddress();
+    const { transactionId, transmitToken } = await create({
+      app: kicking,
+      noticeEmail: address,
+      templateId: sideLetterId,
+    });
+    await mailTo(smtp, address);
+    await submitSideLetter(transmitToken);
+    await completeSideLetter(transactionId, kicking);
+
+    const mail = await mailTo(smtp, address, { nth: 2 });
+    expect(mail.parsed.subject).toBe('Signed by everyone: Side letter with Test Capital');
+    expect(mail.parsed.attachments).toEqual([]);
+    for (const part of Object.values(partsOf(mail))) expect(part).toContain('Download your signed copy');
+    const { token } = linkIn(mail);
+    expect(token).toBe(transmitToken);
+    const opened = await openLink(token);
+    expect(opened.status).toBe(200);
+    expect(opened.body.transaction.completedAt).not.toBeNull();
+    const signedFile = opened.body.processes[0].documents[0].signedFile as { url: string };
+    const download = await suite.app.inject({ method: 'GET', url: signedFile.url });
+    expect(download.statusCode).toBe(200);
+    expect(download.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
+
+    await expect
+      .poll(() => mailEvents(transactionId), { timeout: 5_000 })
+      .toEqual(['mail.invitation by SYSTEM', 'mail.signed_copy by SYSTEM']);
+    await expect.poll(() => noticeOf(transactionId), { timeout: 5_000 }).toMatchObject({ sealed: false });
+  });
+
+  it('sends a request for changes the mail server refused at first on a retry, and logs it once', async () => {
+    const refusing = await startRefusingSmtpServer();
+    const refusedMailer = smtpMailer(refusing.url);
+    const failing = createRecipientNotices({
+      db: suite.db,
+      mailer: refusedMailer,
+      transactionsUrl: ORIGIN,
+      intervalMs: 0,
+    });
+    try {
+      const address = newAddress();
+      const { transactionId, transmitToken } = await create({
+        noticeEmail: address,
+        templateId: sideLetterId,
+      });
+      expect(await notices.runDue(await databaseNow())).toEqual(counts(1, 0));
+      await submitSideLetter(transmitToken);
+      await requestChanges(transactionId, 'Your name, please.');
+      const start = await databaseNow();
+
+      expect(await failing.runDue(start)).toEqual(counts(0, 0, 1));
+      expect(await mailEvents(transactionId)).toEqual(['mail.invitation by SYSTEM']);
+      expect(await notices.runDue(start)).toEqual(counts(0, 0));
+      expect(await notices.runDue(later(start, 1 / 1440))).toEqual(counts(0, 0, 0, { changesRequested: 1 }));
+      const mail = await mailTo(smtp, address, { nth: 2 });
+      expect(mail.parsed.text).toContain('> Your name, please.');
+      expect(await mailEvents(transactionId)).toEqual([
+        'mail.invitation by SYSTEM',
+        'mail.changes_requested by SYSTEM',
+      ]);
+      expect(await noticeOf(transactionId)).toMatchObject({ failures: 0, lastFailure: null });
+    } finally {
+      await failing.stop();
+      refusedMailer.close();
+      await refusing.close();
+    }
   });
 });
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FileStore } from '../../src/files/file-store.ts';
 import { createS3FileStore } from '../../src/files/s3-file-store.ts';
 import { parseResponse, rawRequest, streamBody } from '../support/raw-socket.ts';
+import { pdfText } from '../support/pdf-text.ts';
 import { startS3Server, type TestS3Server } from '../support/s3.ts';
 import { listenHttps, testTls } from '../support/tls-listener.ts';
 import {
@@ -501,5 +502,145 @@ describe('signing and submitting, refused', () => {
     expect(preview.statusCode).toBe(200);
     expect(preview.headers['content-type']).toBe('application/pdf');
     expect(preview.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
+  });
+});
+
+describe('consents', () => {
+  const CONSENT_ITEM = 'accreditation';
+  const items = async (token: string) =>
+    (await recipient(suite.app, 'GET', token)).body.processes[0].items as {
+      vulcanKey: string;
+      data: Record<string, unknown>;
+      completionPercentage: number;
+      consents: Record<string, string>;
+    }[];
+  const accreditation = async (token: string) =>
+    (await items(token)).find((item) => item.vulcanKey === CONSENT_ITEM);
+
+  it('starts a fresh transaction with every item at 0% and no consent given', async () => {
+    const { transmitToken } = await create();
+    for (const item of await items(transmitToken)) {
+      expect(item, item.vulcanKey).toMatchObject({ completionPercentage: 0, consents: {} });
+      expect(item.data, item.vulcanKey).toEqual({});
+    }
+  });
+
+  it('refuses to give a consent through inputData when creating a transaction', async () => {
+    const { body } = await graphql(suite.app, tenant.apiKey, CREATE_TRANSACTION, {
+      input: transactionInput(tenant, { inputData: { accreditation: { confirmed: true } } }),
+    });
+    expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'inputData' });
+    expect(body.errors?.[0]?.message).toContain(
+      'inputData.accreditation.confirmed: is a consent only the recipient gives',
+    );
+  });
+
+  it('leaves an item incomplete when a save carries no consent, and a submit names the consent', async () => {
+    const { transmitToken } = await create();
+    const saved = await recipient(suite.app, 'PUT', `${transmitToken}/items/${CONSENT_ITEM}`, {
+      data: { basis: ['income'] },
+    });
+    expect(saved.status).toBe(200);
+    expect(saved.body).toMatchObject({ completionPercentage: 50, consents: {} });
+    const submit = await recipient(suite.app, 'POST', `${transmitToken}/processes/subscription/submit`);
+    expect(submit.status).toBe(409);
+    expect(submit.body.error.code).toBe('REVISION_INCOMPLETE');
+    expect(submit.body.error.details.fields).toMatchObject({ accreditation: ['confirmed'] });
+    expect(submit.body.error.message).toContain('accreditation (confirmed)');
+  });
+
+  it('refuses a consent sent as false, naming the field, and keeps what was saved before', async () => {
+    const { transmitToken } = await create();
+    const given = await recipient(suite.app, 'PUT', `${transmitToken}/items/${CONSENT_ITEM}`, {
+      data: { basis: ['income'], confirmed: true },
+    });
+    expect(given.body.completionPercentage).toBe(100);
+    const refused = await recipient(suite.app, 'PUT', `${transmitToken}/items/${CONSENT_ITEM}`, {
+      data: { basis: ['net_worth'], confirmed: false },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({
+      code: 'CONSENT_REQUIRED',
+      details: { item: CONSENT_ITEM, field: 'confirmed' },
+    });
+    expect(refused.body.error.message).toBe(
+      '"confirmed" of item "accreditation" is a consent: send true once the recipient gives it, and leave it out until then',
+    );
+    expect(await accreditation(transmitToken)).toMatchObject({
+      data: { basis: ['income'], confirmed: true },
+      completionPercentage: 100,
+      consents: given.body.consents,
+    });
+  });
+
+  it('records when a save first gives a consent, keeps that time while saves keep it, and forgets it when left out', async () => {
+    const { transmitToken } = await create();
+    const before = Date.now();
+    const first = await recipient(suite.app, 'PUT', `${transmitToken}/items/${CONSENT_ITEM}`, {
+      data: { basis: ['income'], confirmed: true },
+    });
+    const after = Date.now();
+    const givenAt = Date.parse(first.body.consents.confirmed);
+    // The database's clock, read in the same request: within it, give or take the clocks' precision.
+    expect(givenAt).toBeGreaterThanOrEqual(before - 1);
+    expect(givenAt).toBeLessThanOrEqual(after + 1);
+    const again = await recipient(suite.app, 'PUT', `${transmitToken}/items/${CONSENT_ITEM}`, {
+      data: { basis: ['net_worth'], confirmed: true },
+    });
+    expect(again.body.consents).toEqual(first.body.consents);
+    expect((await accreditation(transmitToken))?.consents).toEqual(first.body.consents);
+    const withdrawn = await recipient(suite.app, 'PUT', `${transmitToken}/items/${CONSENT_ITEM}`, {
+      data: { basis: ['net_worth'] },
+    });
+    expect(withdrawn.body).toMatchObject({ completionPercentage: 50, consents: {} });
+  });
+
+  it('prints beside each consent in the signed PDF when it was given', async () => {
+    const { transactionId, transmitToken } = await create();
+    let consents: Record<string, string> = {};
+    for (const [key, data] of Object.entries(COMPLETE_DATA)) {
+      const saved = await recipient(suite.app, 'PUT', `${transmitToken}/items/${key}`, { data });
+      if (key === CONSENT_ITEM) consents = saved.body.consents;
+    }
+    const upload = await uploadThroughLink(suite.app, {
+      token: transmitToken,
+      vulcanKey: 'tax_forms',
+      field: 'w9FileId',
+      file: await w9(),
+    });
+    await recipient(suite.app, 'PUT', `${transmitToken}/items/tax_forms`, {
+      data: { taxResidency: 'US', w9FileId: upload.body.file.id },
+    });
+    await recipient(suite.app, 'POST', `${transmitToken}/documents/subscription_agreement/signatures`, {
+      signedName: 'Grace Hopper',
+      consent: true,
+    });
+    expect(
+      (await recipient(suite.app, 'POST', `${transmitToken}/processes/subscription/submit`)).status,
+    ).toBe(200);
+    const api = async (query: string, input: Record<string, unknown>) => {
+      const { body } = await graphql(suite.app, tenant.apiKey, query, { input: { transactionId, ...input } });
+      expect(body.errors).toBeUndefined();
+    };
+    await api(TRIGGER_TRANSACTION_EVENT, { eventKey: 'approve' });
+    await api(
+      `mutation ($input: SignTransactionDocumentInput!) { signTransactionDocument(input: $input) { state } }`,
+      { documentKey: 'subscription_agreement', signedName: 'Alex Morgan', consent: true },
+    );
+    const [file] = await suite.db.query<{ storageKey: string }>(
+      `select f.storage_key as "storageKey" from transaction_signature_files sf join files f on f.id = sf.file_id
+       where sf.transaction_id = $1`,
+      [transactionId],
+    );
+    const opened = await suite.files.open(file?.storageKey ?? '');
+    const chunks: Buffer[] = [];
+    for await (const chunk of opened?.stream ?? []) chunks.push(chunk as Buffer);
+    // A long line wraps: read the text as one run of words.
+    const text = pdfText(Buffer.concat(chunks)).replace(/\s+/g, ' ');
+    expect(consents.confirmed).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(text).toContain(
+      `I confirm that what I have given here is true and complete: Yes. Given at ${consents.confirmed ?? ''}`,
+    );
+    expect(text).toContain('Signed electronically by Alex Morgan');
   });
 });

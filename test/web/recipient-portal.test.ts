@@ -305,6 +305,68 @@ describe('the recipient portal at /r in Chromium', () => {
     expect(JSON.stringify(webhook)).toContain(transactionId);
   });
 
+  it('starts a fresh transaction with every consent unticked and nothing done, on a phone and a desktop, and saves no consent until it is ticked', async () => {
+    for (const [name, viewport] of [
+      ['phone', PHONE],
+      ['desktop', DESKTOP],
+    ] as const) {
+      const { link } = await invite(`grace.fresh.${name}@example.com`);
+      const token = link.slice(link.lastIndexOf('/') + 1);
+      const page = await newPage(viewport);
+      await page.goto(`${link}/subscription/items/accreditation`);
+      await page.getByRole('heading', { name: 'Accreditation' }).waitFor();
+      const consent = page.getByLabel('I confirm that what I have given here is true and complete');
+      expect(await consent.isChecked()).toBe(false);
+      expect(await page.getByRole('checkbox', { checked: true }).count()).toBe(0);
+      // Nothing done, and no word of answers kept back: the investor has typed nothing.
+      if (name === 'phone') await page.getByRole('progressbar', { name: '0 of 6 steps done' }).waitFor();
+      else {
+        const wide = page.getByRole('navigation', { name: 'Steps' }).filter({ visible: true });
+        expect(await wide.getByText('To fill in').count()).toBe(4);
+      }
+      expect(await page.getByText(/% done|kept on this device|Not saved/).count()).toBe(0);
+      // A phone says "Step n of 6" once, and the step's title once.
+      expect(
+        await page
+          .getByText(/^Step 3 of 6/)
+          .filter({ visible: true })
+          .count(),
+      ).toBe(1);
+      const titles = page.getByText('Accreditation', { exact: true }).filter({ visible: true });
+      if (name === 'phone') expect(await titles.count()).toBe(1);
+      await screenshot(page, `${name}-fresh-consent`);
+
+      // Ticking a basis saves it, and it alone: the consent waits for its own tick.
+      await page.getByLabel('Net worth over $1,000,000, excluding your home').check();
+      await page.getByText(/Saved at/).waitFor();
+      const view = await app.inject({ method: 'GET', url: `/recipient/${token}` });
+      const { processes } = view.json<{
+        processes: { items: { vulcanKey: string; consents: unknown }[] }[];
+      }>();
+      const item = processes[0]?.items.find((each) => each.vulcanKey === 'accreditation');
+      expect(item).toMatchObject({ data: { basis: ['net_worth'] }, completionPercentage: 50, consents: {} });
+    }
+  });
+
+  it('lands a click on a checkbox made right after leaving a field with a wrong answer, and shows the message on Continue', async () => {
+    const { link } = await invite('grace.pointer@example.com');
+    const page = await newPage();
+    await page.goto(`${link}/subscription/items/tax_forms`);
+    await page.getByRole('heading', { name: 'Tax residency and forms' }).waitFor();
+    await page.getByLabel('Country of tax residence').fill('usa');
+    // The pointer goes from the wrong answer straight to the checkbox below it: the blur happens on the way.
+    const usPerson = page.getByLabel('I am a U.S. person for tax purposes');
+    await usPerson.click();
+    expect(await usPerson.isChecked()).toBe(true);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('alert').first().waitFor();
+    await page
+      .getByText(/Country of tax residence:/)
+      .first()
+      .waitFor();
+    await screenshot(page, 'pointer-lands');
+  });
+
   it('fits a phone, and tells the holder of a replaced link what to do', async () => {
     const { transactionId, link } = await invite('grace.phone@example.com');
     const page = await newPage(PHONE);

@@ -115,6 +115,7 @@ export function PortalProvider({
                         ...item,
                         data: saved.data,
                         completionPercentage: saved.completionPercentage,
+                        consents: saved.consents,
                         files: file
                           ? [file, ...item.files.filter((each) => each.id !== file.id)]
                           : item.files,

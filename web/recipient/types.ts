@@ -45,6 +45,8 @@ export interface Item {
   /** What was submitted in the revision before (when the revision's number is above 1). */
   previousData: Record<string, unknown> | null;
   completionPercentage: number;
+  /** When the recipient gave each consent the data holds (ISO 8601). */
+  consents: Record<string, string>;
   files: UploadedFile[];
 }
 
@@ -98,6 +100,7 @@ export interface SavedItem {
   vulcanKey: string;
   data: Record<string, unknown>;
   completionPercentage: number;
+  consents: Record<string, string>;
 }
 
 /** `POST /recipient/<token>/items/<vulcanKey>/files/<field>` (201). */

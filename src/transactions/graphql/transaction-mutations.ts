@@ -13,8 +13,11 @@ function actorOf(caller: Caller): Actor {
   return { type: 'api_key', id: caller.apiKeyId };
 }
 
-/** After a mutation that queued an invitation: it goes out now rather than within the minute. */
-const sendInvitation = { afterCommit: (context: Context) => context.recipientNotices?.kick() };
+/**
+ * After a mutation that may have queued recipient mail (an invitation, a request for changes, the signed copy
+ * on completion): it goes out now rather than within the minute.
+ */
+const sendRecipientMail = { afterCommit: (context: Context) => context.recipientNotices?.kick() };
 
 /** The mutations on transactions: each parses its input and calls one domain function. */
 export const transactionMutations = {
@@ -22,26 +25,30 @@ export const transactionMutations = {
     'createTransaction',
     (tx, input, { caller }) =>
       createTransaction(tx, { organizationId: caller.organizationId, actor: actorOf(caller), input }),
-    sendInvitation,
+    sendRecipientMail,
   ),
   triggerTransactionEvent: mutation<{ transactionId: string; eventKey: string; message?: string | null }>(
     'triggerTransactionEvent',
     (tx, input, { caller }) =>
       triggerTransactionEvent(tx, { organizationId: caller.organizationId, actor: actorOf(caller), input }),
+    sendRecipientMail,
   ),
   resetTransmitToken: mutation<{ transactionId: string }>(
     'resetTransmitToken',
     (tx, input, { caller }) =>
       resetTransmitToken(tx, { organizationId: caller.organizationId, transactionId: input.transactionId }),
-    sendInvitation,
+    sendRecipientMail,
   ),
   signTransactionDocument: mutation<{
     transactionId: string;
     documentKey: string;
     signedName: string;
     consent: boolean;
-  }>('signTransactionDocument', (tx, input, { caller, files, signatureContext }) =>
-    signAsSender(tx, { ...input, organizationId: caller.organizationId, context: signatureContext, files }),
+  }>(
+    'signTransactionDocument',
+    (tx, input, { caller, files, signatureContext }) =>
+      signAsSender(tx, { ...input, organizationId: caller.organizationId, context: signatureContext, files }),
+    sendRecipientMail,
   ),
   genTransactionFileLink: mutation<{ transactionFileId: string; expiresInSeconds?: number | null }>(
     'genTransactionFileLink',

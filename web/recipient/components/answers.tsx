@@ -96,7 +96,7 @@ export function Answers({ item, data, compare }: { item: Item; data: unknown; co
         if (sub.type === 'object' && isObject(sub.properties)) {
           return (
             <DataList.Item key={key}>
-              <DataList.Label minWidth="180px">{label}</DataList.Label>
+              <DataList.Label>{label}</DataList.Label>
               <DataList.Value>{list(sub, at)}</DataList.Value>
             </DataList.Item>
           );
@@ -105,7 +105,7 @@ export function Answers({ item, data, compare }: { item: Item; data: unknown; co
         const upload = pathKey(at) in item.uploads;
         return (
           <DataList.Item key={key}>
-            <DataList.Label minWidth="180px">{label}</DataList.Label>
+            <DataList.Label>{label}</DataList.Label>
             <DataList.Value>
               <Flex direction="column" gap="1">
                 <Fragment>{answerText(sub, value, item, upload)}</Fragment>

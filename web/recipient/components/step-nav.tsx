@@ -100,9 +100,8 @@ export function StepNav() {
             <Flex direction="column" gap="2" className="step-summary">
               <Flex justify="between" gap="2" align="baseline">
                 <Text size="2" weight="medium">
-                  {shown
-                    ? `Step ${String(current + 1)} of ${String(steps.length)}: ${shown.title}`
-                    : 'Your steps'}
+                  {/* The step's title is its page's heading, just below: said once. */}
+                  {shown ? `Step ${String(current + 1)} of ${String(steps.length)}` : 'Your steps'}
                 </Text>
                 <Text size="1" color="gray" className="step-details-toggle">
                   All steps

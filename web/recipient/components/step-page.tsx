@@ -1,5 +1,5 @@
 // What every step's page shares: "Step n of m" over its heading (which takes the focus when the step opens),
-// and the way back.
+// and the way back. Where the steps fold into one line (step-nav.tsx), that line says "Step n of m" instead.
 
 import { ArrowLeftIcon } from '@radix-ui/react-icons';
 import { Button, Flex, Text } from '@radix-ui/themes';
@@ -11,7 +11,7 @@ export function StepHeading({ index, title }: { index: number; title: string }) 
   const { steps, view } = usePortal();
   return (
     <Flex direction="column" gap="1">
-      <Text size="2" color="gray">
+      <Text size="2" color="gray" className="step-count">
         Step {index + 1} of {steps.length}
       </Text>
       <PageHeading title={title} documentTitle={`${title} · ${view.template.name}`} />

@@ -6,12 +6,12 @@ import type { FormContextType, Registry } from '@rjsf/utils';
 import type { UploadAnswer, UploadedFile } from '../types.ts';
 
 export interface PortalFormContext extends FormContextType {
-  /** Whether every problem is shown ("Continue" was pressed), not only those of the fields left. */
+  /**
+   * Whether problems are shown: once "Continue" was pressed, and from then on as the answers change. Never on
+   * leaving a field: a message appearing on blur moves the fields below it while the pointer is on its way to
+   * one of them, and the click meant for it misses.
+   */
   showAll: boolean;
-  /** The ids of the fields the recipient has left: their problems are shown. */
-  touched: readonly string[];
-  /** Marks the field as left (its problems then show). */
-  touch: (id: string) => void;
   /** The fields whose answer differs from the one submitted last time (`pathKey`s), marked "Changed". */
   changed: readonly string[];
   /** The files uploaded to the item, newest first. */
@@ -32,10 +32,9 @@ export function portalContext(registry: Registry): PortalFormContext {
   return registry.formContext as PortalFormContext;
 }
 
-/** Whether the problems of the field with this id are shown: once it was left, or after "Continue". */
-export function shows(registry: Registry, id: string): boolean {
-  const context = portalContext(registry);
-  return context.showAll || context.touched.includes(id);
+/** Whether the problems of the fields are shown: after "Continue" (see {@link PortalFormContext.showAll}). */
+export function shows(registry: Registry): boolean {
+  return portalContext(registry).showAll;
 }
 
 /**
@@ -63,5 +62,5 @@ export function showsError(props: {
   rawErrors?: string[] | undefined;
   registry: Registry;
 }): boolean {
-  return (props.rawErrors?.length ?? 0) > 0 && shows(props.registry, props.id);
+  return (props.rawErrors?.length ?? 0) > 0 && shows(props.registry);
 }

@@ -119,7 +119,7 @@ function FieldHelpTemplate({ help, fieldPathId }: FieldHelpProps) {
 
 function FieldErrorTemplate({ errors, fieldPathId, registry }: FieldErrorProps) {
   const id = fieldPathId.$id;
-  if (!errors || errors.length === 0 || !shows(registry, id)) return null;
+  if (!errors || errors.length === 0 || !shows(registry)) return null;
   return (
     <Text as="div" id={`${id}__error`} size="2" color="red" weight="medium" className="field-error">
       <span className="visually-hidden">Error: </span>

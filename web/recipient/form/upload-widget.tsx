@@ -104,7 +104,6 @@ export function UploadWidget(props: WidgetProps) {
         abort.signal,
       );
       context.uploaded(answer);
-      context.touch(id);
       onChange(answer.file.id);
       setUpload({ state: 'sent', name: answer.file.originalFilename });
     } catch (error) {

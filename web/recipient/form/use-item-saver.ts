@@ -8,6 +8,14 @@ import { ApiError, type RecipientApi } from '../api.ts';
 import type { SavedItem } from '../types.ts';
 import { keepDraft, plain, savableData, type DraftPlace, type ItemData } from './drafts.ts';
 
+/** Whether an answer holds anything the recipient gave: not nothing, an empty text, list or object. */
+function given(answer: unknown): boolean {
+  if (answer === undefined || answer === null || answer === '') return false;
+  if (Array.isArray(answer)) return answer.some(given);
+  if (typeof answer === 'object') return Object.values(answer).some(given);
+  return true;
+}
+
 /** How long typing pauses before the answers are saved. */
 const SAVE_DELAY_MS = 800;
 
@@ -53,9 +61,11 @@ export function useItemSaver(options: {
   callbacks.current = { onSaved: options.onSaved, onRefused: options.onRefused };
   latest.current = formData;
 
-  const settled = useCallback((held: string[], blocked: boolean): SaveStatus => {
+  const settled = useCallback((held: string[], blocked: boolean, answers: ItemData): SaveStatus => {
     if (blocked) return { kind: 'blocked' };
-    if (held.length > 0) return { kind: 'held', at: savedAt.current, fields: held };
+    // Only what the recipient typed is worth a word: an empty answer held back is nothing they would lose.
+    const typed = held.filter((field) => given(answers[field]));
+    if (typed.length > 0) return { kind: 'held', at: savedAt.current, fields: typed };
     return savedAt.current ? { kind: 'saved', at: savedAt.current } : { kind: 'unchanged' };
   }, []);
 
@@ -66,7 +76,7 @@ export function useItemSaver(options: {
     const savable = savableData(schema, answers);
     if (savable.blocked || deepEquals(savable.data, server.current)) {
       keepDraft(place, answers, server.current);
-      setStatus(settled(savable.held, savable.blocked));
+      setStatus(settled(savable.held, savable.blocked, answers));
       return !savable.blocked;
     }
     setStatus({ kind: 'saving' });
@@ -77,7 +87,7 @@ export function useItemSaver(options: {
         savedAt.current = new Date();
         keepDraft(place, latest.current, server.current);
         callbacks.current.onSaved(saved);
-        setStatus(settled(savable.held, false));
+        setStatus(settled(savable.held, false, answers));
         return true;
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;

@@ -248,9 +248,12 @@ export function CheckboxesWidget(props: WidgetProps) {
 
 /** One checkbox, named by the field's label beside it (a yes/no, or a statement to confirm). */
 export function CheckboxWidget(props: WidgetProps) {
-  const { id, disabled, readonly, onChange, onBlur, label, schema, required } = props;
+  const { id, disabled, readonly, onChange, onBlur, label, schema } = props;
   const value: unknown = props.value;
-  const mustTick = schemaRequiresTrueValue(schema) && required;
+  // A consent (`const: true`): only a tick gives it, and an untick takes it back (no answer, never `false`, which
+  // the server refuses); the server counts it as required whatever `required` says.
+  const consent = schemaRequiresTrueValue(schema);
+  const mustTick = consent;
   return (
     <Text as="label" size="3" className="checkbox-field">
       <Flex gap="2" align="start">
@@ -259,7 +262,7 @@ export function CheckboxWidget(props: WidgetProps) {
           size="3"
           checked={value === true}
           onCheckedChange={(checked) => {
-            onChange(checked === true);
+            onChange(checked === true ? true : consent ? undefined : false);
           }}
           onBlur={() => {
             onBlur(id, value);

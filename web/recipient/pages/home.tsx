@@ -151,25 +151,19 @@ function StatusPage() {
         <Callout.Icon>
           <CheckCircledIcon />
         </Callout.Icon>
+        {/* Spoken to the investor: the template's states and their descriptions are the sponsor's words. */}
         <Callout.Text>
           {completed && view.transaction.completedAt
             ? `Completed on ${formatDateTime(view.transaction.completedAt)}. Everyone has signed: your copies are below.`
-            : `Submitted${committed ? ` on ${formatDateTime(committed)}` : ''}; ${view.organization.name} is reviewing it.`}
+            : `Thank you${committed ? ` — you submitted on ${formatDateTime(committed)}` : ''}. ${view.organization.name} will review your answers.`}
         </Callout.Text>
       </Callout.Root>
-      <Flex direction="column" gap="1">
-        <Text as="p" size="2">
-          <Text weight="medium">Where it stands:</Text>{' '}
-          <Badge color="gray">{humanize(view.transaction.state)}</Badge>
-          {view.transaction.stateDescription ? ` ${view.transaction.stateDescription}` : ''}
+      {completed ? null : (
+        <Text as="p" size="2" color="gray">
+          There is nothing more for you to do now. If {view.organization.name} asks for changes, you make them
+          here, with the same link; come back with it at any time to see where things stand.
         </Text>
-        {completed ? null : (
-          <Text as="p" size="2" color="gray">
-            Come back with the same link to see where it stands. If {view.organization.name} asks for changes,
-            you make them here too.
-          </Text>
-        )}
-      </Flex>
+      )}
       {documents.length > 0 ? (
         <section aria-labelledby="status-documents">
           <Card size="3">

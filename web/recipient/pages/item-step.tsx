@@ -3,7 +3,7 @@
 
 import { ArrowRightIcon, CheckCircledIcon, ReloadIcon } from '@radix-ui/react-icons';
 import Form, { type IChangeEvent } from '@rjsf/core';
-import type { RJSFSchema } from '@rjsf/utils';
+import type { Experimental_DefaultFormStateBehavior, RJSFSchema } from '@rjsf/utils';
 import { Button, Flex, Link as ThemeLink, Spinner, Text } from '@radix-ui/themes';
 import { useCallback, useMemo, useRef, useState, type ReactNode, type RefObject } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
@@ -25,6 +25,18 @@ import { submitted, type Step } from '../steps.ts';
 import { StepNotFound } from './step-not-found.tsx';
 
 type ItemStep = Extract<Step, { kind: 'item' }>;
+
+/**
+ * No answer is filled in unless the template says so with `default:`: rjsf would otherwise take a `const` (a
+ * consent, `const: true`) or the first of a `oneOf` as the answer, tick a required checkbox's `false`, and start
+ * lists at their `minItems` with empty entries, each an answer the recipient never gave.
+ */
+const EXPLICIT_DEFAULTS_ONLY: Experimental_DefaultFormStateBehavior = {
+  constAsDefaults: 'never',
+  emptyObjectFields: 'skipEmptyDefaults',
+  arrayMinItems: { populate: 'never' },
+  requiredBooleanDefault: 'skip',
+};
 
 /** rjsf's ids: `answer_<field>`, `answer_<object>_<field>`. */
 const ID_PREFIX = 'answer';
@@ -104,7 +116,6 @@ function ItemForm({ step, index }: { step: ItemStep; index: number }) {
     serverData: item.data,
   }));
   const [formData, setFormData] = useState<ItemData>(() => startingData(place, item.data));
-  const [touched, setTouched] = useState<readonly string[]>([]);
   const [attempted, setAttempted] = useState(false);
   const [leaving, setLeaving] = useState(false);
   const summary = useRef<HTMLDivElement>(null);
@@ -130,9 +141,6 @@ function ItemForm({ step, index }: { step: ItemStep; index: number }) {
     },
   });
 
-  const touch = useCallback((id: string) => {
-    setTouched((now) => (now.includes(id) ? now : [...now, id]));
-  }, []);
   const { serverHas } = saver;
   const upload = useCallback<PortalFormContext['upload']>(
     async (field, file, progress, signal) => {
@@ -154,8 +162,8 @@ function ItemForm({ step, index }: { step: ItemStep; index: number }) {
     [serverHas, itemSaved, process.key],
   );
   const context = useMemo<PortalFormContext>(
-    () => ({ showAll: attempted, touched, touch, changed, files: item.files, upload, uploaded }),
-    [attempted, touched, touch, changed, item.files, upload, uploaded],
+    () => ({ showAll: attempted, changed, files: item.files, upload, uploaded }),
+    [attempted, changed, item.files, upload, uploaded],
   );
 
   const following = steps[index + 1];
@@ -191,6 +199,7 @@ function ItemForm({ step, index }: { step: ItemStep; index: number }) {
         uiSchema={shape.ui}
         formData={formData}
         validator={schemaValidator}
+        experimental_defaultFormStateBehavior={EXPLICIT_DEFAULTS_ONLY}
         templates={templates}
         widgets={widgets}
         formContext={context}
@@ -205,7 +214,6 @@ function ItemForm({ step, index }: { step: ItemStep; index: number }) {
         onChange={(event: IChangeEvent<ItemData>) => {
           setFormData(event.formData ?? {});
         }}
-        onBlur={touch}
         onSubmit={(event: IChangeEvent<ItemData>) => void goOn(event.formData ?? {})}
       >
         <Flex direction="column" gap="3" mt="6">
@@ -287,12 +295,12 @@ function SaveLine({ status, schema, onRetry }: { status: SaveStatus; schema: unk
     case 'held': {
       const names = status.fields.map((field) => labelAt(schema, [field]) || humanize(field)).join(', ');
       const one = status.fields.length === 1;
-      const rest = status.at ? `; the rest was saved at ${formatTime(status.at)}` : '';
-      problem = `Not saved yet: ${names}. ${one ? 'It is' : 'They are'} kept on this device until ${one ? 'it is' : 'they are'} complete and correct${rest}.`;
+      const rest = status.at ? ` Everything else was saved at ${formatTime(status.at)}.` : '';
+      problem = `${names}: kept on this device for now, and saved once ${one ? 'it is' : 'they are'} complete.${rest}`;
       break;
     }
     case 'blocked':
-      problem = 'Not saved yet: finish the answers marked. They are kept on this device meanwhile.';
+      problem = 'Your answers are kept on this device for now, and saved once they are complete.';
       break;
     case 'failed': {
       const problems = Array.isArray(status.error.details.problems)
@@ -316,7 +324,7 @@ function SaveLine({ status, schema, onRetry }: { status: SaveStatus; schema: unk
       <div role="status" className={problem === undefined ? 'visually-hidden' : undefined}>
         {problem === undefined ? null : (
           <Flex gap="2" align="center" wrap="wrap">
-            <Text size="2" color={status.kind === 'failed' ? 'red' : 'amber'} highContrast>
+            <Text size="2" color={status.kind === 'failed' ? 'red' : 'gray'} highContrast>
               {problem}
             </Text>
             {status.kind === 'failed' ? (
