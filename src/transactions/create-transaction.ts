@@ -1,6 +1,7 @@
 import type { Transaction } from '../db/database.ts';
 import { AppError, quote } from '../errors.ts';
 import type { Actor } from './actor.ts';
+import { moneyValueProblem } from './money-fields.ts';
 import { itemRules, listProblems, MAX_PROBLEM_DETAILS } from './item-data.ts';
 import { queueInvitation } from './recipient-notices.ts';
 import { applyWorkflowAction } from './revisions.ts';
@@ -57,6 +58,12 @@ function inputDataProblems(definition: TemplateDefinition, inputData: unknown): 
         if (typeof data === 'object' && data !== null && Object.hasOwn(data, field)) {
           problems.push(`inputData.${vulcanKey}.${field}: is answered by the recipient's upload`);
         }
+      }
+      for (const [field, money] of Object.entries(item.money ?? {})) {
+        const value =
+          typeof data === 'object' && data !== null ? (data as Record<string, unknown>)[field] : undefined;
+        const problem = value === undefined ? undefined : moneyValueProblem(value, money);
+        if (problem !== undefined) problems.push(`inputData.${vulcanKey}.${field}: ${problem}`);
       }
       for (const field of itemRules(item.schema).consents) {
         if (typeof data === 'object' && data !== null && Object.hasOwn(data, field)) {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable, Transaction } from '../db/database.ts';
 import { AppError, quote } from '../errors.ts';
 import type { FileStore } from '../files/file-store.ts';
+import { checkMoneyValues } from './money-fields.ts';
 import { itemRules, listProblems, MAX_PROBLEM_DETAILS } from './item-data.ts';
 import type { ProcessDefinition } from './template-schema.ts';
 import { uploadFieldProblems } from './uploads.ts';
@@ -255,6 +256,7 @@ export async function saveItem(
       { item: item.vulcanKey, field: withheld, fields: [withheld, ...more] },
     );
   }
+  checkMoneyValues(item, options.data);
   const problems = rules.problems(options.data);
   if (problems.length > 0) {
     throw new AppError(

@@ -1,5 +1,6 @@
 import type { PDFFont } from 'pdf-lib';
 import type { Queryable } from '../db/database.ts';
+import { formatMoney, type Money } from './money.ts';
 import type { ItemDefinition, ProcessDefinition } from './template-schema.ts';
 
 /** One item of a document as people read it: its title and each answered field's label and value. */
@@ -43,6 +44,12 @@ function shown(value: unknown, schema: PropertySchema | undefined, fileNames: Ma
   return titleOf(value, schema);
 }
 
+/** A money field's value, when it is one (money-fields.ts); saved data always is. */
+function asMoney(value: unknown): Money | undefined {
+  const { currency, amount } = (value ?? {}) as { currency?: unknown; amount?: unknown };
+  return typeof currency === 'string' && typeof amount === 'number' ? { currency, amount } : undefined;
+}
+
 /** The fields of an item in the order its form shows them (`ui.order`, then the schema's). */
 function orderedFields(item: ItemDefinition): string[] {
   const properties = Object.keys((item.schema as PropertySchema).properties ?? {});
@@ -80,7 +87,8 @@ export async function documentSections(
     const properties = (item.schema as PropertySchema).properties ?? {};
     // A consent says when it was given: the signer reads that it was an act, and when.
     const valueOf = (field: string) => {
-      const value = shown(data[field], properties[field], fileNames);
+      const money = item.money?.[field] === undefined ? undefined : asMoney(data[field]);
+      const value = money ? formatMoney(money) : shown(data[field], properties[field], fileNames);
       const given = data[field] === true ? consents[field] : undefined;
       return given === undefined ? value : `${value}. Given at ${given}`;
     };

@@ -50,6 +50,34 @@ const Upload = Type.Object(
   },
 );
 
+const CurrencyCode = Type.String({
+  pattern: '^[A-Z]{3}$',
+  description: 'An ISO 4217 currency code, e.g. `USD`.',
+});
+const MajorAmount = Type.Union([Type.Number({ minimum: 0 }), Type.String({ pattern: '^\\d+(\\.\\d+)?$' })], {
+  description: 'An amount in major units: `100000` or `"100000.00"` is 100,000.00.',
+});
+
+const MoneyField = Type.Object(
+  {
+    currency: Type.Optional({ ...CurrencyCode, description: 'The one currency the field takes.' }),
+    currencies: Type.Optional(
+      Type.Array(CurrencyCode, {
+        minItems: 1,
+        uniqueItems: true,
+        description: 'The currencies the recipient picks from, the first shown first.',
+      }),
+    ),
+    minimum: Type.Optional({ ...MajorAmount, description: 'The smallest amount taken, in major units.' }),
+    maximum: Type.Optional({ ...MajorAmount, description: 'The largest amount taken, in major units.' }),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'A field answered with an amount of money: its value is `{"currency": "USD", "amount": 25000000}`, the amount in the currency\'s smallest unit (25000000 is $250,000.00). Give `currency` or `currencies`.',
+  },
+);
+
 export const UI_WIDGETS = ['radio', 'select', 'textarea', 'checkbox', 'checkboxes'] as const;
 export type UiWidget = (typeof UI_WIDGETS)[number];
 
@@ -110,6 +138,12 @@ const Item = Type.Object(
     ),
     uploads: Type.Optional(
       Type.Record(FieldName, Upload, { description: 'The fields answered by uploading a file.' }),
+    ),
+    money: Type.Optional(
+      Type.Record(FieldName, MoneyField, {
+        description:
+          'The fields answered with an amount of money: top-level properties of the schema with at most a title and a description, which the import makes the schema of the amount.',
+      }),
     ),
     ui: Type.Optional(UiHints),
   },

@@ -15,6 +15,7 @@ import {
 import { finalStates, reachableStates, statesThatCanFinish } from './workflow.ts';
 import { itemSchemaValidator } from './item-data.ts';
 import { onFirstUse } from '../validation/json-schema.ts';
+import { moneyFieldProblems, moneySchema } from './money-fields.ts';
 
 /** One mistake in a template file: where it is and what is wrong. */
 export type TemplateProblem = LocatedProblem;
@@ -70,6 +71,26 @@ function itemHintProblems(item: ItemDefinition): { path: PathSegment[]; message:
         path: ['uploads', field],
         message: `"${field}" must be a string property of the item's schema (it holds the uploaded file's id)`,
       });
+    }
+  }
+  for (const [field, money] of Object.entries(item.money ?? {})) {
+    const property = propertyAt(schema, field) as Record<string, unknown> | undefined;
+    const extra = Object.keys(property ?? {}).filter(
+      (keyword) =>
+        !['title', 'description'].includes(keyword) && !(keyword === 'type' && property?.type === 'object'),
+    );
+    if (property === undefined) {
+      problems.push({ path: ['money', field], message: `the schema has no property "${field}"` });
+    } else if (extra.length > 0) {
+      problems.push({
+        path: ['money', field],
+        message: `"${field}" is a money field: give its property only a title and a description (the import writes its schema), not ${extra.join(', ')}`,
+      });
+    } else if (item.uploads?.[field] !== undefined) {
+      problems.push({ path: ['money', field], message: `"${field}" cannot be an upload and a money field` });
+    }
+    for (const problem of moneyFieldProblems(money)) {
+      problems.push({ path: ['money', field, ...problem.path], message: problem.message });
     }
   }
   (item.ui?.order ?? []).forEach((field, index) => {
@@ -257,7 +278,28 @@ export function checkTemplate(source: string): TemplateCheck {
     return { ok: false, problems: structureProblems(validate.errors ?? []).map(locate) };
   }
   const problems = semanticProblems(value).map(locate);
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, definition: withFieldOrder(value) };
+  return problems.length > 0
+    ? { ok: false, problems }
+    : { ok: true, definition: withMoneySchemas(withFieldOrder(value)) };
+}
+
+/** The template with the property of each money field replaced by the schema of its amount (money-fields.ts). */
+function withMoneySchemas(template: TemplateDefinition): TemplateDefinition {
+  return {
+    ...template,
+    processes: template.processes.map((process) => ({
+      ...process,
+      items: process.items.map((item) => {
+        if (item.money === undefined) return item;
+        const schema = item.schema as { properties?: Record<string, Record<string, unknown>> };
+        const properties = { ...schema.properties };
+        for (const [field, money] of Object.entries(item.money)) {
+          properties[field] = moneySchema(properties[field] ?? {}, money);
+        }
+        return { ...item, schema: { ...item.schema, properties } };
+      }),
+    })),
+  };
 }
 
 /**
