@@ -44,7 +44,7 @@ export interface MutationMeasurement {
 const EVENT = 'send';
 const TRIGGER_PLACEHOLDER = '00000000-0000-4000-8000-000000000000';
 
-const inputData = { subscription_amount: { amountCents: '25000000', currency: 'USD' } };
+const inputData = { subscription_amount: { amount: { currency: 'USD', amount: 25_000_000 } } };
 
 /**
  * How many draft transactions to prepare for a triggerTransactionEvent run, per second of it, per

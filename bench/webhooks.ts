@@ -409,7 +409,7 @@ async function prepareTransactions(db: Database, files: FileStore, demo: Transac
           senderEntityId: demo.senderEntityId,
           noticeName: 'Bench Investor',
           noticeEmail: email,
-          inputData: { subscription_amount: { amountCents: '25000000', currency: 'USD' } },
+          inputData: { subscription_amount: { amount: { currency: 'USD', amount: 25_000_000 } } },
         },
       });
       const subject = await lockTransaction(tx, { id, organizationId: demo.organizationId });

@@ -170,7 +170,7 @@ export async function seedTransactionsDemo(
     await investor({ name: 'Jane Q. Doe', email: 'jane.doe@example.com', type: 'individual' });
     const jane = await start(
       { name: 'Jane Q. Doe', email: 'jane.doe@example.com' },
-      { subscription_amount: { amountCents: '25000000', currency: 'USD' } },
+      { subscription_amount: { amount: { currency: 'USD', amount: 25_000_000 } } },
     );
     const transactionId = jane.id;
     const sign = (signer: Signer, signedName: string) =>
@@ -209,7 +209,7 @@ export async function seedTransactionsDemo(
     await sign(jane.investorRecipient, 'Jane Q. Doe');
     await submit();
     await applyEvent(tx, jane.subject, 'request_changes', system);
-    await fill(jane.subject, { subscription_amount: { amountCents: '50000000', currency: 'USD' } });
+    await fill(jane.subject, { subscription_amount: { amount: { currency: 'USD', amount: 50_000_000 } } });
     await sign(jane.investorRecipient, 'Jane Q. Doe');
     await submit();
     await applyEvent(tx, jane.subject, 'approve', system);

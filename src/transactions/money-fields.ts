@@ -28,6 +28,35 @@ function boundOf(bound: number | string | undefined, currency: string): number |
   return bound === undefined ? undefined : parseMoney(String(bound), currency);
 }
 
+/** What the recipient portal needs of a money field: its currencies, and its bounds in minor units. */
+export interface MoneyRule {
+  currencies: string[];
+  minimum?: number;
+  maximum?: number;
+}
+
+/** The money fields of an item as the portal shows them (see {@link MoneyRule}). */
+export function moneyRulesOf(item: {
+  money?: Record<string, MoneyFieldDefinition> | undefined;
+}): Record<string, MoneyRule> {
+  return Object.fromEntries(
+    Object.entries(item.money ?? {}).map(([field, definition]) => {
+      const currencies = currenciesOf(definition);
+      const [first = 'USD'] = currencies;
+      const minimum = boundOf(definition.minimum, first);
+      const maximum = boundOf(definition.maximum, first);
+      return [
+        field,
+        {
+          currencies,
+          ...(minimum === undefined ? {} : { minimum }),
+          ...(maximum === undefined ? {} : { maximum }),
+        },
+      ];
+    }),
+  );
+}
+
 /**
  * What is wrong with a money field of a template, as messages about `money.<field>`: none of `currency` and
  * `currencies` or both, a code ISO 4217 does not have, bounds that are not amounts of the currency or in the

@@ -3,6 +3,7 @@ import { DEFAULT_LINK_SECONDS, type FileLinks } from '../files/file-links.ts';
 import { consentTimes, primaryRecipient } from './recipient-actions.ts';
 import type { UiHints } from './template-schema.ts';
 import type { LockedTransaction } from './transitions.ts';
+import { moneyRulesOf, type MoneyRule } from './money-fields.ts';
 import { uploadFieldsOf, uploadKey } from './uploads.ts';
 
 /** What the primary recipient sees of a transaction through its link (`GET /recipient/:token`). */
@@ -34,6 +35,8 @@ interface ItemShown {
   schema: unknown;
   ui: UiHints | null;
   uploads: Record<string, { accept: readonly string[]; maxBytes: number }>;
+  /** The fields answered with an amount of money: their currencies and bounds, in minor units. */
+  money: Record<string, MoneyRule>;
   data: unknown;
   /** The data of the revision before, when there is one: what the recipient submitted last time. */
   previousData: unknown;
@@ -178,6 +181,7 @@ export async function recipientView(
           schema: item.schema,
           ui: item.ui ?? null,
           uploads: uploadFieldsOf(item, options.uploadMaxBytes),
+          money: moneyRulesOf(item),
           data: row.items[item.vulcanKey]?.data ?? {},
           previousData: row.previousItems?.[item.vulcanKey] ?? null,
           completionPercentage: row.items[item.vulcanKey]?.completionPercentage ?? 0,

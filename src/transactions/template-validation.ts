@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { LineCounter, parseDocument } from 'yaml';
 import {
   formatPath,
@@ -79,9 +80,15 @@ function itemHintProblems(item: ItemDefinition): { path: PathSegment[]; message:
       (keyword) =>
         !['title', 'description'].includes(keyword) && !(keyword === 'type' && property?.type === 'object'),
     );
+    // A definition the import wrote (exported and imported again) carries the schema it wrote: the same is fine.
+    const moneyProblems = moneyFieldProblems(money);
+    const written =
+      property !== undefined &&
+      moneyProblems.length === 0 &&
+      isDeepStrictEqual(moneySchema(property, money), property);
     if (property === undefined) {
       problems.push({ path: ['money', field], message: `the schema has no property "${field}"` });
-    } else if (extra.length > 0) {
+    } else if (extra.length > 0 && !written) {
       problems.push({
         path: ['money', field],
         message: `"${field}" is a money field: give its property only a title and a description (the import writes its schema), not ${extra.join(', ')}`,
@@ -89,7 +96,7 @@ function itemHintProblems(item: ItemDefinition): { path: PathSegment[]; message:
     } else if (item.uploads?.[field] !== undefined) {
       problems.push({ path: ['money', field], message: `"${field}" cannot be an upload and a money field` });
     }
-    for (const problem of moneyFieldProblems(money)) {
+    for (const problem of moneyProblems) {
       problems.push({ path: ['money', field, ...problem.path], message: problem.message });
     }
   }

@@ -85,7 +85,7 @@ export function transactionInput(
     noticeName: 'Ada Lovelace',
     noticeEmail: `ada.${randomUUID().slice(0, 8)}@example.com`,
     inputData: {
-      subscription_amount: { amountCents: '100000000', currency: 'USD' },
+      subscription_amount: { amount: { currency: 'USD', amount: 100_000_000 } },
       tax_forms: { taxResidency: 'GB' },
     },
     ...overrides,

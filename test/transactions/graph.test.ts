@@ -364,7 +364,7 @@ describe('ordering rules (spec part 2)', () => {
     const latestRevisionItems = t.latest.slice(0, 4);
     for (const item of latestRevisionItems) expect(item.transactionProcessRevisionId).toBe(t.revisions[0].id);
     const amount = t.latest.find((item: { vulcanKey: string }) => item.vulcanKey === 'subscription_amount');
-    expect(amount.data.amountCents).toBe('50000000');
+    expect(amount.data.amount).toEqual({ currency: 'USD', amount: 50_000_000 });
   });
 
   it('orders revisions oldest first by default and newest first on request, with their items', async () => {

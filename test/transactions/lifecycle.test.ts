@@ -93,7 +93,7 @@ describe('createTransaction', () => {
       revision.transactionItems.map((i: { vulcanKey: string }) => [i.vulcanKey, i]),
     );
     expect(items.subscription_amount).toMatchObject({
-      data: { amountCents: '100000000', currency: 'USD' },
+      data: { amount: { currency: 'USD', amount: 100_000_000 } },
       completionPercentage: 100,
     });
     expect(items.tax_forms).toMatchObject({ data: { taxResidency: 'GB' }, completionPercentage: 50 });
@@ -158,9 +158,9 @@ describe('createTransaction', () => {
     ['inputData for an unknown item', { inputData: { nope: {} } }, 'inputData', /inputData\.nope: no item/],
     [
       'inputData that does not fit its item',
-      { inputData: { subscription_amount: { amountCents: 12.5, currency: 'usd' } } },
+      { inputData: { subscription_amount: { amount: { currency: 'usd', amount: 12.5 } } } },
       'inputData',
-      /^(?=.*inputData\.subscription_amount\.amountCents: must be string)(?=.*inputData\.subscription_amount\.currency: must match pattern)/,
+      /^(?=.*inputData\.subscription_amount\.amount\.amount: must be integer)(?=.*inputData\.subscription_amount\.amount: the currency must be USD, EUR, GBP or CHF, not "usd")/,
     ],
   ])('refuses %s, naming the field and writing nothing', async (_, overrides, field, message) => {
     const before = [await count('transactions'), await count('entities'), await count('outbox_events')];

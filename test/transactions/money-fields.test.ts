@@ -16,7 +16,7 @@ beforeAll(async () => {
 /** The example template with its amount as a money field declared by `money`. */
 function withMoneyField(money: string, property = 'amount: { title: Amount }'): string {
   const changed = example.replace(
-    / {10}required: \[amountCents, currency\]\n[\s\S]*? {12}currency: \{ widget: select \}\n/,
+    / {10}required: \[amount\]\n[\s\S]*? {12}minimum: 1000\n/,
     `          required: [amount]\n          properties:\n            ${property}\n        money:\n          amount: ${money}\n`,
   );
   expect(changed).not.toBe(example);
@@ -110,11 +110,12 @@ describe('money fields of templates', () => {
       /^send an amount of money as \{"currency", "amount"\}/,
     );
     const refused = await refusal(
-      Promise.resolve().then(() => { checkMoneyValues(
+      Promise.resolve().then(() => {
+        checkMoneyValues(
           { vulcanKey: 'subscription_amount', money: { amount: field } },
           { amount: { currency: 'GBP', amount: 1 } },
-        ); },
-      ),
+        );
+      }),
     );
     expect(refused).toMatchObject({
       code: 'MONEY_INVALID',

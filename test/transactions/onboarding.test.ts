@@ -151,7 +151,7 @@ it('onboards an organization with nothing inserted by SQL: org create, template 
         senderEntityId: org.senderEntity.id,
         noticeName: 'Grace Hopper',
         noticeEmail: 'grace@example.com',
-        inputData: { subscription_amount: { amountCents: '25000000', currency: 'USD' } },
+        inputData: { subscription_amount: { amount: { currency: 'USD', amount: 25_000_000 } } },
       },
     })
   ).createTransaction as { transactionId: string; transmitToken: string };
@@ -175,7 +175,7 @@ it('onboards an organization with nothing inserted by SQL: org create, template 
     },
     tax_forms: { taxResidency: 'US', w9FileId: w9.body.file.id },
     accreditation: { basis: ['income'], confirmed: true },
-    subscription_amount: { amountCents: '25000000', currency: 'USD' },
+    subscription_amount: { amount: { currency: 'USD', amount: 25_000_000 } },
   })) {
     expect((await recipient('PUT', `/items/${item}`, { data })).statusCode).toBe(200);
   }

@@ -738,7 +738,7 @@ describe('the request envelope', () => {
         input: transactionInput(demo, {
           noticeEmail: 'inf@example.com',
           noticeName: 'Inf',
-          inputData: { subscription_amount: { amountCents: 'AMOUNT', currency: 'USD' } },
+          inputData: { subscription_amount: { amount: { currency: 'USD', amount: 'AMOUNT' } } },
         }),
       },
     }).replace('"AMOUNT"', '1e999');
@@ -749,7 +749,7 @@ describe('the request envelope', () => {
     expect(input.body.errors).toEqual([
       expect.objectContaining({
         message:
-          "inputData does not fit the template's items: inputData.subscription_amount.amountCents: must be string",
+          'inputData does not fit the template\'s items: inputData.subscription_amount.amount: the amount is a whole number in the smallest unit of USD (no decimals): {"currency": "USD", "amount": 25000000} is $250,000.00',
         path: ['createTransaction'],
         extensions: expect.objectContaining({
           code: 'BAD_USER_INPUT',

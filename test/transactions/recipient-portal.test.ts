@@ -35,7 +35,7 @@ afterAll(() => s3.close());
 const COMPLETE_DATA = {
   investor_details: { legalName: 'Grace Hopper', email: 'grace@example.com', address: '1 Navy Way' },
   accreditation: { basis: ['income'], confirmed: true },
-  subscription_amount: { amountCents: '25000000', currency: 'USD' },
+  subscription_amount: { amount: { currency: 'USD', amount: 25_000_000 } },
 };
 
 /** A store that remembers every key put into it, so a test can check nothing was left behind. */

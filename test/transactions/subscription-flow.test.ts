@@ -65,7 +65,7 @@ async function create(): Promise<{ transactionId: string; transmitToken: string 
     input: transactionInput(demo, {
       noticeName: 'Grace Hopper',
       noticeEmail: `grace.${randomUUID().slice(0, 6)}@example.com`,
-      inputData: { subscription_amount: { currency: 'USD' } },
+      inputData: { subscription_amount: { amount: { currency: 'USD', amount: 10_000_000 } } },
     }),
   });
   return data.createTransaction;
@@ -103,7 +103,10 @@ describe('the example subscription, end to end', () => {
       'accreditation',
       'subscription_amount',
     ]);
-    expect(process.items[3]).toMatchObject({ data: { currency: 'USD' }, completionPercentage: 50 });
+    expect(process.items[3]).toMatchObject({
+      data: { amount: { currency: 'USD', amount: 10_000_000 } },
+      completionPercentage: 100,
+    });
     expect(process.documents).toEqual([
       expect.objectContaining({
         key: 'subscription_agreement',
@@ -121,7 +124,7 @@ describe('the example subscription, end to end', () => {
       ['investor_details', investorDetails],
       ['tax_forms', await taxFormsWithW9(token)],
       ['accreditation', accreditation],
-      ['subscription_amount', { amountCents: '25000000', currency: 'USD' }],
+      ['subscription_amount', { amount: { currency: 'USD', amount: 25_000_000 } }],
     ] as const) {
       const saved = await recipient('PUT', `${token}/items/${key}`, { data });
       expect(saved.status).toBe(200);
@@ -150,7 +153,7 @@ describe('the example subscription, end to end', () => {
     expect(t.transactionSignatureContainers.map((c: { state: string }) => c.state)).toEqual(['VOIDED']);
 
     await recipient('PUT', `${token}/items/subscription_amount`, {
-      data: { amountCents: '50000000', currency: 'USD' },
+      data: { amount: { currency: 'USD', amount: 50_000_000 } },
     });
     expect(
       (
@@ -329,7 +332,7 @@ describe('recipient actions, refused', () => {
       ['investor_details', investorDetails],
       ['tax_forms', taxForms],
       ['accreditation', accreditation],
-      ['subscription_amount', { amountCents: '25000000', currency: 'USD' }],
+      ['subscription_amount', { amount: { currency: 'USD', amount: 25_000_000 } }],
     ] as const) {
       expect((await recipient('PUT', `${token}/items/${key}`, { data })).status).toBe(200);
     }

@@ -22,6 +22,7 @@ import {
 } from '../support/chromium.ts';
 import { mailTo, smtpMailer } from '../support/dashboard.ts';
 import { createTestDatabase, DIALECT, type TestDatabase } from '../support/database.ts';
+import { pdfText } from '../support/pdf-text.ts';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp.ts';
 import { CREATE_TRANSACTION, graphql, TRIGGER_TRANSACTION_EVENT } from '../support/transactions.ts';
 import { createEmptyTenant, type EmptyTenant } from '../support/transactions-suite.ts';
@@ -229,10 +230,12 @@ describe('the recipient portal at /r in Chromium', () => {
     await page.getByRole('button', { name: 'Continue' }).click();
 
     await page.getByRole('heading', { name: 'Subscription amount' }).waitFor();
-    await page.getByLabel('Amount, in cents').fill('25000000');
+    // Money as people write it: the page reads "250,000" in the chosen currency and says what it reads.
     await page.getByLabel('Currency').click();
     await page.getByRole('option', { name: 'USD' }).click();
     await page.getByRole('listbox').waitFor({ state: 'detached' });
+    await page.getByRole('textbox', { name: 'Amount', exact: true }).fill('250,000');
+    await page.getByText('$250,000.00').waitFor();
     await screenshot(page, '06-amount');
     await page.getByRole('button', { name: 'Continue' }).click();
 
@@ -241,6 +244,7 @@ describe('the recipient portal at /r in Chromium', () => {
     const preview = await page.getByRole('link', { name: /Open the PDF/ }).getAttribute('href');
     const previewPdf = await page.request.get(`${origin}${preview ?? ''}`);
     expect(previewPdf.headers()['content-type']).toBe('application/pdf');
+    expect(pdfText(await previewPdf.body()).replace(/\s+/g, ' ')).toContain('Amount: $250,000.00');
     await page.getByLabel('Your full name').fill('Grace Hopper');
     await page.getByRole('button', { name: 'Sign' }).click();
     await page
@@ -252,6 +256,7 @@ describe('the recipient portal at /r in Chromium', () => {
     await page.getByRole('link', { name: 'Continue' }).click();
 
     await page.getByRole('heading', { name: 'Review and submit' }).waitFor();
+    await page.getByText('$250,000.00').waitFor();
     await screenshot(page, '08-review');
     await page.getByRole('button', { name: 'Submit' }).click();
     await page.getByRole('heading', { name: 'Submitted' }).waitFor();
@@ -264,7 +269,7 @@ describe('the recipient portal at /r in Chromium', () => {
     await screenshot(page, '10-changes-requested');
     await page.goto(`${link}/subscription/items/subscription_amount`);
     await page.getByRole('heading', { name: 'Subscription amount' }).waitFor();
-    await page.getByLabel('Amount, in cents').fill('50000000');
+    await page.getByRole('textbox', { name: 'Amount', exact: true }).fill('500,000');
     await page.getByText(/Saved at/).waitFor();
     await page.getByText('Changed').first().waitFor();
     await screenshot(page, '11-changed-answer');

@@ -35,12 +35,21 @@ export interface UploadedFile {
   uploadedAt: string;
 }
 
+/** A money field: the currencies it takes (the first shown first) and its bounds, in minor units. */
+export interface MoneyRule {
+  currencies: string[];
+  minimum?: number;
+  maximum?: number;
+}
+
 export interface Item {
   vulcanKey: string;
   title: string;
   schema: ItemSchema;
   ui: ItemHints | null;
   uploads: Record<string, UploadRule>;
+  /** The fields answered with an amount of money (src/transactions/money-fields.ts). */
+  money: Record<string, MoneyRule>;
   data: Record<string, unknown>;
   /** What was submitted in the revision before (when the revision's number is above 1). */
   previousData: Record<string, unknown> | null;

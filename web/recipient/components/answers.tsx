@@ -3,6 +3,7 @@
 
 import { Badge, DataList, Flex, Text } from '@radix-ui/themes';
 import { Fragment, type ReactNode } from 'react';
+import { formatMoney } from '../../../src/transactions/money.ts';
 import { changedPaths } from '../form/changes.ts';
 import { humanize } from '../form/ui-schema.ts';
 import { pathKey } from '../form/validator.ts';
@@ -42,7 +43,12 @@ function optionLabel(schema: SchemaObject, value: unknown): string {
 }
 
 /** An answer in words: "Yes", a date, an option's label, a file's name… */
-function answerText(schema: SchemaObject, value: unknown, item: Item, uploadField: boolean): ReactNode {
+function answerText(
+  schema: SchemaObject,
+  value: unknown,
+  item: Item,
+  kind: 'upload' | 'money' | 'answer',
+): ReactNode {
   if (value === undefined || value === null || value === '') {
     return (
       <Text color="gray" as="span">
@@ -50,7 +56,13 @@ function answerText(schema: SchemaObject, value: unknown, item: Item, uploadFiel
       </Text>
     );
   }
-  if (uploadField) {
+  if (kind === 'money' && isObject(value)) {
+    const { currency, amount } = value;
+    return typeof currency === 'string' && typeof amount === 'number'
+      ? formatMoney({ currency, amount })
+      : 'Not a complete amount yet';
+  }
+  if (kind === 'upload') {
     const file = item.files.find((each) => each.id === value);
     return file ? `${file.originalFilename} (${formatBytes(file.byteSize)})` : 'A file';
   }
@@ -93,7 +105,8 @@ export function Answers({ item, data, compare }: { item: Item; data: unknown; co
         const at = [...path, key];
         const label = typeof sub.title === 'string' ? sub.title : humanize(key);
         const value = valueAt(data, at);
-        if (sub.type === 'object' && isObject(sub.properties)) {
+        const money = path.length === 0 && key in item.money;
+        if (!money && sub.type === 'object' && isObject(sub.properties)) {
           return (
             <DataList.Item key={key}>
               <DataList.Label>{label}</DataList.Label>
@@ -101,21 +114,25 @@ export function Answers({ item, data, compare }: { item: Item; data: unknown; co
             </DataList.Item>
           );
         }
-        const isChanged = changed.has(pathKey(at));
-        const upload = pathKey(at) in item.uploads;
+        const field = pathKey(at);
+        // An amount of money is one answer, changed when its currency or amount is.
+        const isChanged = money
+          ? [...changed].some((path) => path === field || path.startsWith(`${field}.`))
+          : changed.has(field);
+        const kind = money ? 'money' : field in item.uploads ? 'upload' : 'answer';
         return (
           <DataList.Item key={key}>
             <DataList.Label>{label}</DataList.Label>
             <DataList.Value>
               <Flex direction="column" gap="1">
-                <Fragment>{answerText(sub, value, item, upload)}</Fragment>
+                <Fragment>{answerText(sub, value, item, kind)}</Fragment>
                 {isChanged ? (
                   <Flex gap="2" align="center" wrap="wrap">
                     <Badge color="amber" variant="soft" highContrast>
                       Changed
                     </Badge>
                     <Text size="1" color="gray">
-                      Before: {answerText(sub, valueAt(item.previousData, at), item, upload)}
+                      Before: {answerText(sub, valueAt(item.previousData, at), item, kind)}
                     </Text>
                   </Flex>
                 ) : null}

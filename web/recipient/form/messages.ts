@@ -1,10 +1,39 @@
 // What a form says about an answer that breaks its schema: what to do, in words, never a schema keyword.
 
-import type { FieldHints } from '../types.ts';
+import { formatMoney, minorDigits } from '../../../src/transactions/money.ts';
+import type { FieldHints, MoneyRule } from '../types.ts';
 import type { SchemaProblem } from './schema-check.ts';
 
 /** What the message may use of the field: the template's hints, and whether it is answered by a file. */
-export type FieldFacts = Pick<FieldHints, 'help' | 'placeholder' | 'widget'> & { upload: boolean };
+export type FieldFacts = Pick<FieldHints, 'help' | 'placeholder' | 'widget'> & {
+  upload: boolean;
+  /** The field is an amount of money; its problems are those of its currency or amount. */
+  money?: MoneyRule;
+};
+
+/** An amount in minor units as a bound reads: with the symbol of the one currency, else with its decimals. */
+function bound(amount: number, rule: MoneyRule): string {
+  const [first = 'USD', ...others] = rule.currencies;
+  if (others.length === 0) return formatMoney({ currency: first, amount });
+  const digits = minorDigits(first);
+  return new Intl.NumberFormat('en-US', { minimumFractionDigits: digits }).format(amount / 10 ** digits);
+}
+
+/** What the recipient should do about a money field's currency or amount. */
+function moneyMessage(problem: SchemaProblem, rule: MoneyRule): string {
+  const [field] = problem.path.slice(1);
+  const { limit } = problem.params as { limit?: unknown };
+  if (field === 'currency') return 'Choose a currency.';
+  if (problem.keyword === 'minimum' && typeof limit === 'number')
+    return `Enter ${bound(limit, rule)} or more.`;
+  if (problem.keyword === 'maximum' && typeof limit === 'number')
+    return `Enter ${bound(limit, rule)} or less.`;
+  if (problem.keyword === 'required') return 'Enter an amount.';
+  const digits = minorDigits(rule.currencies[0] ?? 'USD');
+  return digits === 0
+    ? 'Enter the amount in whole units, like 250,000.'
+    : `Enter the amount like 250,000 or 250000.${'0'.repeat(digits)}, with at most ${String(digits)} decimals.`;
+}
 
 const FORMAT_EXAMPLES: Record<string, string> = {
   email: 'Enter an e-mail address, like ada@example.com.',
@@ -40,6 +69,7 @@ const count = (n: unknown, one: string, many: string) => `${String(n)} ${n === 1
 
 /** What the recipient should do about a problem of the field (its label is shown beside it). */
 export function problemMessage(problem: SchemaProblem, facts: FieldFacts): string {
+  if (facts.money !== undefined) return moneyMessage(problem, facts.money);
   const { schema, params } = problem;
   switch (problem.keyword) {
     case 'required':

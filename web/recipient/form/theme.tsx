@@ -14,6 +14,7 @@ import {
   type FieldTemplateProps,
   type IconButtonProps,
   type ObjectFieldTemplateProps,
+  type RegistryFieldsType,
   type RegistryWidgetsType,
   type TemplatesType,
   type TitleFieldProps,
@@ -21,6 +22,7 @@ import {
 import { Badge, Box, Button, Card, Flex, IconButton, Text } from '@radix-ui/themes';
 import type { ReactNode } from 'react';
 import { portalContext, shows, showsError } from './form-context.ts';
+import { MoneyField } from './money-field.tsx';
 import { UploadWidget } from './upload-widget.tsx';
 import { pathKey } from './validator.ts';
 import {
@@ -59,7 +61,9 @@ function labelKind(props: FieldTemplateProps): 'label' | 'group' | 'widget' {
 }
 
 function FieldTemplate(props: FieldTemplateProps) {
-  const { id, label, children, errors, help, description, hidden, required, displayLabel, registry } = props;
+  const { id, label, children, errors, help, description, hidden, required, registry } = props;
+  // rjsf labels no object field; an amount of money is one, however its value is stored (money-field.tsx).
+  const displayLabel = props.displayLabel || props.uiSchema?.['ui:field'] === 'money';
   if (hidden) return <div hidden>{children}</div>;
   const context = portalContext(registry);
   const kind = labelKind(props);
@@ -326,6 +330,9 @@ export const templates: Partial<Omit<TemplatesType, 'ButtonTemplates'>> & {
     CopyButton: iconButton('Copy', <CopyIcon />),
   },
 };
+
+/** Fields drawn as one control whatever their schema: an amount of money (`ui:field: money`). */
+export const fields: RegistryFieldsType = { money: MoneyField };
 
 export const widgets: RegistryWidgetsType = {
   TextareaWidget,

@@ -2,13 +2,18 @@
 // into an rjsf uiSchema, and a label for every field (its schema's title, or its key in words).
 
 import type { UiSchema } from '@rjsf/utils';
-import type { FieldHints, Item, UploadRule } from '../types.ts';
+import type { FieldHints, Item, MoneyRule, UploadRule } from '../types.ts';
 
 /** What the upload widget is told about its field, through `ui:options`. */
 export interface UploadOptions {
   /** The field's key as the upload route names it (`w9FileId`, or `address.proof` when nested). */
   uploadField: string;
   upload: UploadRule;
+}
+
+/** What the money field is told about its field, through `ui:options`. */
+export interface MoneyOptions {
+  money: MoneyRule;
 }
 
 type SchemaObject = Record<string, unknown>;
@@ -103,7 +108,7 @@ function hintsOf(hints: FieldHints): Record<string, string> {
  * itemUiSchema({ ...item, ui: { fields: { 'address.city': { autocomplete: 'address-level2' } } } });
  * // { address: { city: { 'ui:title': 'City', 'ui:autocomplete': 'address-level2' } }, … }
  */
-export function itemUiSchema(item: Pick<Item, 'schema' | 'ui' | 'uploads'>): UiSchema {
+export function itemUiSchema(item: Pick<Item, 'schema' | 'ui' | 'uploads' | 'money'>): UiSchema {
   const ui: UiSchema = {};
   titles(item.schema, ui);
   const order = item.ui?.order;
@@ -120,11 +125,20 @@ export function itemUiSchema(item: Pick<Item, 'schema' | 'ui' | 'uploads'>): UiS
       upload,
     } satisfies UploadOptions;
   }
+  // An amount of money is one field (money-field.tsx), however its value is stored ({currency, amount}).
+  for (const [field, money] of Object.entries(item.money)) {
+    const node = nodeAt(ui, [field]);
+    node['ui:field'] = 'money';
+    node['ui:options'] = { ...(node['ui:options'] as object | undefined), money } satisfies MoneyOptions;
+  }
   return ui;
 }
 
 /** The hints the template gave the field at `path` (through its uiSchema). */
-export function hintsAt(ui: UiSchema, path: readonly (string | number)[]): FieldHints & { upload: boolean } {
+export function hintsAt(
+  ui: UiSchema,
+  path: readonly (string | number)[],
+): FieldHints & { upload: boolean; money?: MoneyRule } {
   let node: unknown = ui;
   for (const segment of path) {
     if (!isObject(node)) break;
@@ -138,5 +152,8 @@ export function hintsAt(ui: UiSchema, path: readonly (string | number)[]): Field
     ...(text('ui:help') === undefined ? {} : { help: text('ui:help') }),
     ...(text('ui:placeholder') === undefined ? {} : { placeholder: text('ui:placeholder') }),
     upload: widget === 'upload',
+    ...(at['ui:field'] === 'money' && isObject(at['ui:options']) && isObject(at['ui:options'].money)
+      ? { money: at['ui:options'].money as unknown as MoneyRule }
+      : {}),
   };
 }

@@ -67,8 +67,12 @@ const AS_A_WHOLE = new Set(['anyOf', 'oneOf', 'not']);
  * message in words.
  */
 export function fieldProblems(schema: unknown, data: unknown, ui: UiSchema): FieldProblem[] {
-  const first = new Map<string, SchemaProblem>();
-  for (const problem of schemaProblems(schema as SchemaNode, data)) {
+  const first = new Map<string, SchemaProblem & { inner?: (string | number)[] }>();
+  for (const found of schemaProblems(schema as SchemaNode, data)) {
+    // An amount of money is one field: a problem of its currency or amount is the field's (money-field.tsx).
+    const [top] = found.path;
+    const money = top !== undefined && hintsAt(ui, [top]).money !== undefined;
+    const problem = money ? { ...found, path: [top], inner: found.path } : found;
     const key = pathKey(problem.path);
     const held = first.get(key);
     if (held === undefined || (AS_A_WHOLE.has(held.keyword) && !AS_A_WHOLE.has(problem.keyword))) {
@@ -84,7 +88,10 @@ export function fieldProblems(schema: unknown, data: unknown, ui: UiSchema): Fie
     .map((problem) => ({
       path: problem.path,
       label: labelAt(schema, problem.path),
-      message: problemMessage(problem, hintsAt(ui, problem.path)),
+      message: problemMessage(
+        problem.inner === undefined ? problem : { ...problem, path: problem.inner },
+        hintsAt(ui, problem.path),
+      ),
     }))
     .sort((a, b) => rank(a) - rank(b));
 }

@@ -14,7 +14,7 @@ import { BackLink, StepHeading } from '../components/step-page.tsx';
 import { changedPaths } from '../form/changes.ts';
 import { startingData, type DraftPlace, type ItemData } from '../form/drafts.ts';
 import type { PortalFormContext } from '../form/form-context.ts';
-import { templates, widgets } from '../form/theme.tsx';
+import { fields, templates, widgets } from '../form/theme.tsx';
 import { humanize, itemUiSchema, labelAt } from '../form/ui-schema.ts';
 import { useItemSaver, type SaveStatus } from '../form/use-item-saver.ts';
 import { errorSchemaOf, fieldProblems, schemaValidator, type FieldProblem } from '../form/validator.ts';
@@ -202,6 +202,7 @@ function ItemForm({ step, index }: { step: ItemStep; index: number }) {
         experimental_defaultFormStateBehavior={EXPLICIT_DEFAULTS_ONLY}
         templates={templates}
         widgets={widgets}
+        fields={fields}
         formContext={context}
         extraErrors={extraErrors}
         idPrefix={ID_PREFIX}
