@@ -78,7 +78,7 @@ const MoneyField = Type.Object(
   },
 );
 
-export const UI_WIDGETS = ['radio', 'select', 'textarea', 'checkbox', 'checkboxes'] as const;
+export const UI_WIDGETS = ['radio', 'select', 'textarea', 'checkbox', 'checkboxes', 'country'] as const;
 export type UiWidget = (typeof UI_WIDGETS)[number];
 
 const FieldHints = Type.Object(

@@ -59,6 +59,10 @@ const WIDGET_FITS: Record<UiWidget, { fits: (property: PropertySchema) => boolea
     fits: (property) => property.type === 'array' && hasChoices(property.items),
     needs: 'an array property whose items have choices',
   },
+  country: {
+    fits: (property) => property.type === 'string',
+    needs: 'a string property (an ISO 3166-1 code)',
+  },
 };
 
 /** The mistakes of an item's `uploads` and `ui`: fields the schema does not have, widgets that do not fit. */

@@ -138,6 +138,15 @@ describe('template files', () => {
     for (const line of lines) expect(line).toMatch(/^t\.yaml(:\d+)?: /);
   });
 
+  it('refuses a widget that does not fit its property: a country is a string', () => {
+    const lines = problemsAfter('taxResidency: { widget: country }', 'usPerson: { widget: country }');
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^t\.yaml:\d+: processes\[0\]\.items\[1\]\.ui\.fields\.usPerson\.widget: the country widget needs a string property \(an ISO 3166-1 code\)$/,
+      ),
+    ]);
+  });
+
   it('refuses a state that cannot be reached, and one from which the workflow cannot complete', () => {
     const unreachable = problemsAfter('    - key: completed\n', '    - key: limbo\n    - key: completed\n');
     expect(unreachable).toEqual([

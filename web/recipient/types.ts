@@ -7,7 +7,7 @@ export type ItemSchema = StrictRJSFSchema;
 
 /** How a template asks a field to be shown (`ui.fields`, keys dotted for nested fields: `address.city`). */
 export interface FieldHints {
-  widget?: 'radio' | 'select' | 'textarea' | 'checkbox' | 'checkboxes';
+  widget?: 'radio' | 'select' | 'textarea' | 'checkbox' | 'checkboxes' | 'country';
   help?: string;
   placeholder?: string;
   autocomplete?: string;

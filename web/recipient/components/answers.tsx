@@ -47,7 +47,7 @@ function answerText(
   schema: SchemaObject,
   value: unknown,
   item: Item,
-  kind: 'upload' | 'money' | 'answer',
+  kind: 'upload' | 'money' | 'country' | 'answer',
 ): ReactNode {
   if (value === undefined || value === null || value === '') {
     return (
@@ -61,6 +61,12 @@ function answerText(
     return typeof currency === 'string' && typeof amount === 'number'
       ? formatMoney({ currency, amount })
       : 'Not a complete amount yet';
+  }
+  if (kind === 'country' && typeof value === 'string') {
+    const name = new Intl.DisplayNames([navigator.language, 'en'], { type: 'region', fallback: 'none' }).of(
+      value,
+    );
+    return name === undefined ? value : `${name} (${value})`;
   }
   if (kind === 'upload') {
     const file = item.files.find((each) => each.id === value);
@@ -119,7 +125,13 @@ export function Answers({ item, data, compare }: { item: Item; data: unknown; co
         const isChanged = money
           ? [...changed].some((path) => path === field || path.startsWith(`${field}.`))
           : changed.has(field);
-        const kind = money ? 'money' : field in item.uploads ? 'upload' : 'answer';
+        const kind = money
+          ? 'money'
+          : field in item.uploads
+            ? 'upload'
+            : item.ui?.fields?.[field]?.widget === 'country'
+              ? 'country'
+              : 'answer';
         return (
           <DataList.Item key={key}>
             <DataList.Label>{label}</DataList.Label>

@@ -51,6 +51,7 @@ function chosen(schema: Record<string, unknown>, facts: FieldFacts): boolean {
     facts.widget === 'radio' ||
     facts.widget === 'select' ||
     facts.widget === 'checkboxes' ||
+    facts.widget === 'country' ||
     Array.isArray(schema.enum) ||
     Array.isArray(schema.oneOf) ||
     Array.isArray(schema.anyOf) ||

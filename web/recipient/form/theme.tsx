@@ -22,6 +22,7 @@ import {
 import { Badge, Box, Button, Card, Flex, IconButton, Text } from '@radix-ui/themes';
 import type { ReactNode } from 'react';
 import { portalContext, shows, showsError } from './form-context.ts';
+import { CountryWidget } from './country-widget.tsx';
 import { MoneyField } from './money-field.tsx';
 import { UploadWidget } from './upload-widget.tsx';
 import { pathKey } from './validator.ts';
@@ -345,5 +346,6 @@ export const widgets: RegistryWidgetsType = {
   checkbox: CheckboxWidget,
   CheckboxesWidget,
   checkboxes: CheckboxesWidget,
+  country: CountryWidget,
   upload: UploadWidget,
 };
