@@ -513,7 +513,8 @@ describe('sending', () => {
 });
 
 describe('the mail of a request for changes, of completion and its events', () => {
-  it("mails the sponsor's message and the link at once after a request for changes, quoted as text and escaped in the HTML part", async () => {
+  /** A side letter for a new address, sent by the kicking app, its invitation received and the letter submitted. */
+  async function submittedSideLetter() {
     const address = newAddress();
     const { transactionId, transmitToken } = await create({
       app: kicking,
@@ -522,6 +523,11 @@ describe('the mail of a request for changes, of completion and its events', () =
     });
     await mailTo(smtp, address);
     await submitSideLetter(transmitToken);
+    return { address, transactionId, transmitToken };
+  }
+
+  it("mails the sponsor's message and the link at once after a request for changes, quoted as text and escaped in the HTML part", async () => {
+    const { address, transactionId, transmitToken } = await submittedSideLetter();
 
     const message = 'Please correct your name.\n<script>alert("x")</script> & sign again';
     await requestChanges(transactionId, message, kicking);
@@ -552,14 +558,7 @@ describe('the mail of a request for changes, of completion and its events', () =
   });
 
   it('mails the recipient on completion a link to their page, which offers the signed copy, and then keeps no token', async () => {
-    const address = newAddress();
-    const { transactionId, transmitToken } = await create({
-      app: kicking,
-      noticeEmail: address,
-      templateId: sideLetterId,
-    });
-    await mailTo(smtp, address);
-    await submitSideLetter(transmitToken);
+    const { address, transactionId, transmitToken } = await submittedSideLetter();
     await completeSideLetter(transactionId, kicking);
 
     const mail = await mailTo(smtp, address, { nth: 2 });

@@ -32,6 +32,9 @@ beforeAll(async () => {
 });
 afterAll(() => s3.close());
 
+/** The item whose data gives a consent (its `confirmed`). */
+const CONSENT_ITEM = 'accreditation';
+
 const COMPLETE_DATA = {
   investor_details: { legalName: 'Grace Hopper', email: 'grace@example.com', address: '1 Navy Way' },
   accreditation: { basis: ['income'], confirmed: true },
@@ -68,6 +71,34 @@ async function recipient(
 ) {
   const response = await app.inject({ method, url: `/recipient/${path}`, ...(payload ? { payload } : {}) });
   return { status: response.statusCode, body: response.json() };
+}
+
+/**
+ * Answers every item of the subscription through its link (the W-9 uploaded) and signs as the investor; returns
+ * the consents the answers gave, with when.
+ */
+async function fillAndSign(
+  transmitToken: string,
+): Promise<{ consents: Record<string, string>; w9FileId: string }> {
+  let consents: Record<string, string> = {};
+  for (const [key, data] of Object.entries(COMPLETE_DATA)) {
+    const saved = await recipient(suite.app, 'PUT', `${transmitToken}/items/${key}`, { data });
+    if (key === CONSENT_ITEM) consents = saved.body.consents;
+  }
+  const upload = await uploadThroughLink(suite.app, {
+    token: transmitToken,
+    vulcanKey: 'tax_forms',
+    field: 'w9FileId',
+    file: await w9(),
+  });
+  await recipient(suite.app, 'PUT', `${transmitToken}/items/tax_forms`, {
+    data: { taxResidency: 'US', w9FileId: upload.body.file.id },
+  });
+  await recipient(suite.app, 'POST', `${transmitToken}/documents/subscription_agreement/signatures`, {
+    signedName: 'Grace Hopper',
+    consent: true,
+  });
+  return { consents, w9FileId: upload.body.file.id as string };
 }
 
 async function fileRows(transactionId: string): Promise<number> {
@@ -455,22 +486,7 @@ describe('signing and submitting, refused', () => {
 
   it('shows the sponsor message of a request for changes, and what was submitted before', async () => {
     const { transactionId, transmitToken } = await create();
-    for (const [key, data] of Object.entries(COMPLETE_DATA)) {
-      await recipient(suite.app, 'PUT', `${transmitToken}/items/${key}`, { data });
-    }
-    const upload = await uploadThroughLink(suite.app, {
-      token: transmitToken,
-      vulcanKey: 'tax_forms',
-      field: 'w9FileId',
-      file: await w9(),
-    });
-    await recipient(suite.app, 'PUT', `${transmitToken}/items/tax_forms`, {
-      data: { taxResidency: 'US', w9FileId: upload.body.file.id },
-    });
-    await recipient(suite.app, 'POST', `${transmitToken}/documents/subscription_agreement/signatures`, {
-      signedName: 'Grace Hopper',
-      consent: true,
-    });
+    const { w9FileId } = await fillAndSign(transmitToken);
     const trigger = (input: Record<string, unknown>) =>
       graphql(suite.app, tenant.apiKey, TRIGGER_TRANSACTION_EVENT, { input: { transactionId, ...input } });
     await trigger({ eventKey: 'send' });
@@ -494,7 +510,7 @@ describe('signing and submitting, refused', () => {
     expect(amount.previousData).toEqual(COMPLETE_DATA.subscription_amount);
     expect(process.documents[0]).toMatchObject({ canSign: true, state: 'PENDING', signatures: [] });
     const taxForms = process.items.find((item: { vulcanKey: string }) => item.vulcanKey === 'tax_forms');
-    expect(taxForms.files).toEqual([expect.objectContaining({ id: upload.body.file.id, field: 'w9FileId' })]);
+    expect(taxForms.files).toEqual([expect.objectContaining({ id: w9FileId, field: 'w9FileId' })]);
     expect(taxForms.uploads).toEqual({
       w9FileId: { accept: ['application/pdf', 'image/png', 'image/jpeg'], maxBytes: 10 * 1024 * 1024 },
     });
@@ -506,7 +522,6 @@ describe('signing and submitting, refused', () => {
 });
 
 describe('consents', () => {
-  const CONSENT_ITEM = 'accreditation';
   const items = async (token: string) =>
     (await recipient(suite.app, 'GET', token)).body.processes[0].items as {
       vulcanKey: string;
@@ -597,24 +612,7 @@ describe('consents', () => {
 
   it('prints beside each consent in the signed PDF when it was given', async () => {
     const { transactionId, transmitToken } = await create();
-    let consents: Record<string, string> = {};
-    for (const [key, data] of Object.entries(COMPLETE_DATA)) {
-      const saved = await recipient(suite.app, 'PUT', `${transmitToken}/items/${key}`, { data });
-      if (key === CONSENT_ITEM) consents = saved.body.consents;
-    }
-    const upload = await uploadThroughLink(suite.app, {
-      token: transmitToken,
-      vulcanKey: 'tax_forms',
-      field: 'w9FileId',
-      file: await w9(),
-    });
-    await recipient(suite.app, 'PUT', `${transmitToken}/items/tax_forms`, {
-      data: { taxResidency: 'US', w9FileId: upload.body.file.id },
-    });
-    await recipient(suite.app, 'POST', `${transmitToken}/documents/subscription_agreement/signatures`, {
-      signedName: 'Grace Hopper',
-      consent: true,
-    });
+    const { consents } = await fillAndSign(transmitToken);
     expect(
       (await recipient(suite.app, 'POST', `${transmitToken}/processes/subscription/submit`)).status,
     ).toBe(200);
