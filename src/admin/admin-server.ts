@@ -36,7 +36,11 @@ export async function startAdminServer(options: {
   logger?: FastifyBaseLogger;
 }): Promise<{ path: string; app: FastifyInstance }> {
   const path = adminSocketPath(options.config.dataDir);
-  const app = Fastify(options.logger ? { loggerInstance: options.logger } : { logger: false });
+  // The owner's own socket: a template's fund PDFs (up to 10 MB each, as base64) cross it.
+  const bodyLimit = 64 * 1024 * 1024;
+  const app = Fastify(
+    options.logger ? { loggerInstance: options.logger, bodyLimit } : { logger: false, bodyLimit },
+  );
   app.post<{ Params: { name: string }; Body: unknown }>('/operations/:name', async (request, reply) => {
     // The answer is a stream of JSON lines: progress reports as the operation makes them, then the result.
     reply.hijack();

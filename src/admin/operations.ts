@@ -205,9 +205,24 @@ export const operations = {
     run: (db, input, organization) => updateEntity(db, { ...input, organizationId: organization.id }),
   }),
   'templates.import': organizationOperation({
-    input: { source: Type.String(), filename: Type.String() },
-    run: (db, { source, filename }, organization) =>
-      importTemplateSource(db, { organizationId: organization.id, source, filename }),
+    input: {
+      source: Type.String(),
+      filename: Type.String(),
+      files: Type.Optional(
+        Type.Record(Type.String(), Type.String({ contentEncoding: 'base64' }), {
+          description: 'The fund PDFs the template names, by name, as base64.',
+        }),
+      ),
+    },
+    run: (db, { source, filename, files }, organization) =>
+      importTemplateSource(db, {
+        organizationId: organization.id,
+        source,
+        filename,
+        files: new Map(
+          Object.entries(files ?? {}).map(([name, base64]) => [name, Buffer.from(base64, 'base64')]),
+        ),
+      }),
   }),
   'keys.create': organizationOperation({
     input: { name: Type.Optional(Type.String()), environment: Type.Optional(Environment) },

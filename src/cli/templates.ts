@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { parse } from 'yaml';
 import type { Command } from 'commander';
 import type { ImportedTemplate } from '../transactions/templates.ts';
 import type { CliContext } from './context.ts';
@@ -30,6 +31,7 @@ export function registerTemplateCommands(program: Command, context: CliContext):
         org: options.org,
         source,
         filename: basename(file),
+        files: await agreementFiles(source, dirname(file)),
       });
       printResult(
         context.io,
@@ -38,4 +40,32 @@ export function registerTemplateCommands(program: Command, context: CliContext):
         () => `${OUTCOMES[imported.outcome]} template ${imported.key} v${imported.version} (${imported.id}).`,
       );
     });
+}
+
+/**
+ * The fund PDFs a template's agreements name (`agreement.pdf`), read from beside the template, as base64 by
+ * name. One that cannot be read is left out: the import then says, with its line, that it was not found.
+ */
+async function agreementFiles(source: string, directory: string): Promise<Record<string, string>> {
+  let template: unknown;
+  try {
+    template = parse(source);
+  } catch {
+    return {}; // the import reports what is wrong with the file, with its line
+  }
+  const names = new Set<string>();
+  const processes = (template as { processes?: unknown } | null)?.processes;
+  for (const process of Array.isArray(processes) ? processes : []) {
+    const documents = (process as { documents?: unknown } | null)?.documents;
+    for (const document of Array.isArray(documents) ? documents : []) {
+      const pdf = (document as { agreement?: { pdf?: unknown } } | null)?.agreement?.pdf;
+      if (typeof pdf === 'string' && /^[^/\\]+\.pdf$/.test(pdf)) names.add(pdf);
+    }
+  }
+  const files: Record<string, string> = {};
+  for (const name of names) {
+    const content = await readFile(join(directory, name)).catch(() => undefined);
+    if (content) files[name] = content.toString('base64');
+  }
+  return files;
 }

@@ -8,7 +8,7 @@ import type { ProcessDefinition } from './template-schema.ts';
 import { uploadFieldProblems } from './uploads.ts';
 import type { Actor } from './actor.ts';
 import { refreshCompletion } from './completion.ts';
-import { documentSections, renderSignedDocument } from './signed-document.ts';
+import { renderDocument } from './signed-document.ts';
 import {
   applyEvent,
   eventAllowed,
@@ -392,12 +392,14 @@ export async function signDocument(
     [containerId],
   );
   const items = await revisionItems(tx, revision.revisionId);
-  const title = `${document.title ?? documentKey} (signed)`;
-  const pdf = await renderSignedDocument({
-    title,
+  const pdf = await renderDocument(tx, {
+    organizationId: subject.organizationId,
     transactionId: subject.id,
-    sections: await documentSections(tx, process, items),
+    process,
+    document,
+    items,
     signatures: signed,
+    preview: false,
   });
   const storageKey = `${subject.organizationId}/${randomUUID()}.pdf`;
   await options.files.put(storageKey, pdf);

@@ -20,7 +20,7 @@ import {
 import { openRecipientLink, type OpenedLink } from './recipient-link.ts';
 import type { RecipientNotices } from './recipient-notices.ts';
 import { recipientView } from './recipient-view.ts';
-import { documentSections, renderSignedDocument } from './signed-document.ts';
+import { renderDocument } from './signed-document.ts';
 import { checkContent, checkFilename, fileTooLarge, uploadFieldOf, uploadKey } from './uploads.ts';
 
 const ItemBody = Type.Object(
@@ -182,11 +182,14 @@ export async function registerRecipientRoutes(
         const { process, document } = processOfDocument(subject, request.params.documentKey);
         const revision = await latestRevision(tx, subject.id, process.key);
         const items = await revisionItems(tx, revision.revisionId);
-        return renderSignedDocument({
-          title: `${document.title ?? document.key} (preview, not signed)`,
+        return renderDocument(tx, {
+          organizationId: subject.organizationId,
           transactionId: subject.id,
-          sections: await documentSections(tx, process, items),
+          process,
+          document,
+          items,
           signatures: [],
+          preview: true,
         });
       });
       return reply

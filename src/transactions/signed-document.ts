@@ -1,20 +1,15 @@
-import type { PDFFont } from 'pdf-lib';
+import type { PDFDocument } from 'pdf-lib';
 import type { Queryable } from '../db/database.ts';
+import { fillAgreementPdf, type Answer } from './agreement-pdf.ts';
+import { writeAgreementText } from './agreement-text.ts';
 import { formatMoney, type Money } from './money.ts';
-import type { ItemDefinition, ProcessDefinition } from './template-schema.ts';
+import { PdfWriter } from './pdf-writer.ts';
+import type { DocumentDefinition, ItemDefinition, ProcessDefinition } from './template-schema.ts';
 
 /** One item of a document as people read it: its title and each answered field's label and value. */
 export interface DocumentSection {
   title: string;
   fields: { label: string; value: string }[];
-}
-
-export interface SignedDocumentContent {
-  title: string;
-  transactionId: string;
-  /** What the signers agree to: the items of the revision, as labelled answers. */
-  sections: DocumentSection[];
-  signatures: { role: string; signedName: string; signedAt: Date }[];
 }
 
 interface PropertySchema {
@@ -44,6 +39,17 @@ function shown(value: unknown, schema: PropertySchema | undefined, fileNames: Ma
   return titleOf(value, schema);
 }
 
+const countryNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'code' });
+
+/** A country by its name in English, from its ISO 3166-1 alpha-2 code. */
+function countryName(code: string): string {
+  try {
+    return countryNames.of(code) ?? code;
+  } catch {
+    return code; // not a well-formed code: the schema's pattern refuses those
+  }
+}
+
 /** A money field's value, when it is one (money-fields.ts); saved data always is. */
 function asMoney(value: unknown): Money | undefined {
   const { currency, amount } = (value ?? {}) as { currency?: unknown; amount?: unknown };
@@ -58,15 +64,22 @@ function orderedFields(item: ItemDefinition): string[] {
   return [...listed, ...properties.filter((field) => !listed.includes(field))];
 }
 
+/** What a document shows of a revision's answers: its sections, and any one answer by `item.field`. */
+export interface Answers {
+  sections: DocumentSection[];
+  answer(reference: string): Answer | undefined;
+}
+
 /**
- * The sections of a document of `process` from the data of a revision's items: each item's title and its
- * answered fields, labelled by their schema titles; uploads named by their file names.
+ * The answers of a revision's items as a document shows them: each item's title and its answered fields,
+ * labelled by their schema titles; money formatted, choices by their titles, uploads by their file names, and
+ * when each consent was given.
  */
-export async function documentSections(
+export async function readAnswers(
   tx: Queryable,
   process: ProcessDefinition,
   items: { vulcanKey: string; data: unknown; consents?: Record<string, string> }[],
-): Promise<DocumentSection[]> {
+): Promise<Answers> {
   const ids = items.flatMap((item) =>
     Object.values((item.data ?? {}) as Record<string, unknown>).filter(
       (value): value is string => typeof value === 'string' && /^[0-9a-f-]{36}$/i.test(value),
@@ -80,91 +93,188 @@ export async function documentSections(
           [ids],
         );
   const fileNames = new Map(files.map((file) => [file.id, file.name]));
-  return process.items.map((item) => {
-    const row = items.find((candidate) => candidate.vulcanKey === item.vulcanKey);
-    const data = (row?.data ?? {}) as Record<string, unknown>;
-    const consents = row?.consents ?? {};
+  interface Found {
+    item: ItemDefinition;
+    data: Record<string, unknown>;
+    consents: Record<string, string>;
+  }
+  const itemOf = (vulcanKey: string): Found | undefined => {
+    const item = process.items.find((candidate) => candidate.vulcanKey === vulcanKey);
+    const row = items.find((candidate) => candidate.vulcanKey === vulcanKey);
+    return (
+      item && { item, data: (row?.data ?? {}) as Record<string, unknown>, consents: row?.consents ?? {} }
+    );
+  };
+  // A consent says when it was given: the signer reads that it was an act, and when.
+  const topLevel = (vulcanKey: string, field: string): Answer => {
+    const { item, data, consents } = itemOf(vulcanKey) as Found;
     const properties = (item.schema as PropertySchema).properties ?? {};
-    // A consent says when it was given: the signer reads that it was an act, and when.
-    const valueOf = (field: string) => {
-      const money = item.money?.[field] === undefined ? undefined : asMoney(data[field]);
-      const value = money ? formatMoney(money) : shown(data[field], properties[field], fileNames);
-      const given = data[field] === true ? consents[field] : undefined;
-      return given === undefined ? value : `${value}. Given at ${given}`;
-    };
-    return {
-      title: item.title ?? item.vulcanKey,
-      fields: orderedFields(item)
-        .filter((field) => data[field] !== undefined && data[field] !== null && data[field] !== '')
-        .map((field) => ({
-          label: properties[field]?.title ?? field,
-          value: valueOf(field),
-        })),
-    };
-  });
+    const money = item.money?.[field] === undefined ? undefined : asMoney(data[field]);
+    const value = data[field];
+    const country = item.ui?.fields?.[field]?.widget === 'country' && typeof value === 'string';
+    const text = money
+      ? formatMoney(money)
+      : country
+        ? `${countryName(value)} (${value})`
+        : shown(value, properties[field], fileNames);
+    const given = value === true ? consents[field] : undefined;
+    const givenAt =
+      given === undefined ? undefined : `${new Date(given).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+    return { value, text: givenAt === undefined ? text : `${text}, given ${givenAt}` };
+  };
+  const answered = (value: unknown) => value !== undefined && value !== null && value !== '';
+  return {
+    sections: process.items.map((item) => {
+      const data = itemOf(item.vulcanKey)?.data ?? {};
+      const properties = (item.schema as PropertySchema).properties ?? {};
+      return {
+        title: item.title ?? item.vulcanKey,
+        fields: orderedFields(item)
+          .filter((field) => answered(data[field]))
+          .map((field) => ({
+            label: properties[field]?.title ?? field,
+            value: topLevel(item.vulcanKey, field).text,
+          })),
+      };
+    }),
+    answer(reference) {
+      const [vulcanKey = '', field = '', ...nested] = reference.split('.');
+      const found = itemOf(vulcanKey);
+      if (!found) return undefined;
+      if (nested.length === 0) return answered(found.data[field]) ? topLevel(vulcanKey, field) : undefined;
+      let value: unknown = found.data[field];
+      let schema: PropertySchema | undefined = (found.item.schema as PropertySchema).properties?.[field];
+      for (const name of nested) {
+        value = (value as Record<string, unknown> | undefined)?.[name];
+        schema = schema?.properties?.[name];
+      }
+      return answered(value) ? { value, text: shown(value, schema, fileNames) } : undefined;
+    },
+  };
 }
 
-/** Lines of at most `width` points in `font` at `size`, breaking at spaces. */
-function wrap(text: string, font: PDFFont, size: number, width: number): string[] {
-  const lines: string[] = [];
-  for (const paragraph of text.split('\n')) {
-    let line = '';
-    for (const word of paragraph.split(' ')) {
-      const candidate = line === '' ? word : `${line} ${word}`;
-      if (line !== '' && font.widthOfTextAtSize(candidate, size) > width) {
-        lines.push(line);
-        line = word;
-      } else line = candidate;
+/** The title of the field an answer reference names, for a blank in a preview. */
+export function labelOf(process: ProcessDefinition, reference: string): string {
+  const [vulcanKey = '', ...path] = reference.split('.');
+  let schema = process.items.find((item) => item.vulcanKey === vulcanKey)?.schema as
+    PropertySchema | undefined;
+  for (const name of path) schema = schema?.properties?.[name];
+  return schema?.title ?? path[path.length - 1] ?? reference;
+}
+
+/** When a signature was made, as the document prints it. */
+function signedWhen(at: Date): string {
+  return `${at.toISOString().replace('T', ' ').slice(0, 16)} UTC`;
+}
+
+/** The answers, item by item. */
+function writeAnswers(writer: PdfWriter, sections: DocumentSection[]): void {
+  for (const section of sections) {
+    writer.room(40);
+    writer.text(section.title, { size: 13, face: 'bold' });
+    if (section.fields.length === 0) writer.text('(not answered)', { indent: 12 });
+    for (const field of section.fields) {
+      writer.paragraph([{ text: `${field.label}: `, face: 'bold' }, { text: field.value }], { indent: 12 });
     }
-    lines.push(line);
+    writer.space(8);
   }
-  return lines;
+}
+
+/** Who signed and when, role by role in signing order; a role yet to sign gets a line. */
+function writeSignatures(writer: PdfWriter, signedBy: string[], signatures: DocumentSignature[]): void {
+  writer.room(60);
+  writer.text('Signatures', { size: 13, face: 'bold' });
+  for (const role of signedBy) {
+    const signature = signatures.find((candidate) => candidate.role === role);
+    writer.room(40);
+    if (signature) {
+      writer.paragraph(
+        [
+          { text: 'Signed electronically by ' },
+          { text: signature.signedName, face: 'italic' },
+          { text: ` (${role}) on ${signedWhen(signature.signedAt)}` },
+        ],
+        { indent: 12 },
+      );
+    } else {
+      writer.space(14);
+      writer.text(`______________________________  (${role}): not signed yet`, { indent: 12 });
+    }
+    writer.space(6);
+  }
+}
+
+export interface DocumentSignature {
+  role: string;
+  signedName: string;
+  signedAt: Date;
 }
 
 /**
- * A PDF of a document: its title, the labelled answers it was made from, and who signed it when (or, for a
- * preview, that nobody has yet).
+ * A document of a process as a PDF, made from a revision's items: the fund's agreement (its text, or its PDF
+ * filled in) with the signatures made so far and the answers as an appendix; without an agreement, the answers
+ * themselves. A preview is stamped as one on every page.
  */
-export async function renderSignedDocument(content: SignedDocumentContent): Promise<Uint8Array> {
-  // Loaded when a document is first signed or previewed, not at every start (about 100 ms).
-  const { PDFDocument, StandardFonts } = await import('pdf-lib');
-  const document = await PDFDocument.create();
-  const font = await document.embedFont(StandardFonts.Helvetica);
-  const bold = await document.embedFont(StandardFonts.HelveticaBold);
-  document.setTitle(content.title);
-  let page = document.addPage([612, 792]);
-  let y = 720;
-  const write = (text: string, options: { size?: number; strong?: boolean; indent?: number } = {}) => {
-    const size = options.size ?? 11;
-    const face = options.strong ? bold : font;
-    const x = 72 + (options.indent ?? 0);
-    // The standard fonts encode WinAnsi only: anything else is shown as '?'.
-    const printable = text.replace(/[^\x20-\x7e\xa0-\xff\n]/g, '?');
-    for (const line of wrap(printable, face, size, 540 - x)) {
-      if (y < 72) {
-        page = document.addPage([612, 792]);
-        y = 720;
-      }
-      page.drawText(line, { x, y, size, font: face });
-      y -= size + 6;
-    }
-  };
-  write(content.title, { size: 18, strong: true });
-  write(`Transaction ${content.transactionId}`, { size: 9 });
-  y -= 10;
-  for (const section of content.sections) {
-    write(section.title, { size: 13, strong: true });
-    if (section.fields.length === 0) write('(not answered)', { indent: 12 });
-    for (const field of section.fields) write(`${field.label}: ${field.value}`, { indent: 12 });
-    y -= 8;
-  }
-  write('Signatures', { size: 13, strong: true });
-  if (content.signatures.length === 0) write('Not signed yet.', { indent: 12 });
-  for (const signature of content.signatures) {
-    write(
-      `Signed electronically by ${signature.signedName} (${signature.role}) on ${signature.signedAt.toISOString().replace('T', ' ').slice(0, 16)} UTC`,
-      { indent: 12 },
+export async function renderDocument(
+  tx: Queryable,
+  options: {
+    organizationId: string;
+    transactionId: string;
+    process: ProcessDefinition;
+    document: DocumentDefinition;
+    items: { vulcanKey: string; data: unknown; consents?: Record<string, string> }[];
+    signatures: DocumentSignature[];
+    preview: boolean;
+  },
+): Promise<Uint8Array> {
+  const { process, document: definition, preview } = options;
+  const answers = await readAnswers(tx, process, options.items);
+  const name = definition.title ?? definition.key;
+  const title = `${name} (${preview ? 'preview, not signed' : 'signed'})`;
+  const stamp = preview ? 'PREVIEW - NOT SIGNED' : undefined;
+  const { PDFDocument } = await import('pdf-lib');
+  const agreement = definition.agreement;
+
+  let pdf: PDFDocument;
+  let writer: PdfWriter;
+  if (agreement?.pdf !== undefined && agreement.sha256 !== undefined) {
+    const [stored] = await tx.query<{ content: Uint8Array }>(
+      'select content from template_files where organization_id = $1 and sha256 = $2',
+      [options.organizationId, agreement.sha256],
     );
+    if (!stored) throw new Error(`the agreement PDF ${agreement.sha256} of ${definition.key} is missing`);
+    pdf = await fillAgreementPdf(stored.content, {
+      fields: agreement.fields ?? {},
+      answer: (reference) => answers.answer(reference),
+      places: agreement.signatures ?? {},
+      signatures: options.signatures,
+      preview,
+    });
+    writer = await PdfWriter.create(pdf, { stamp });
+  } else {
+    pdf = await PDFDocument.create();
+    writer = await PdfWriter.create(pdf, { stamp });
+    if (agreement?.text !== undefined) {
+      await writeAgreementText(writer, agreement.text, (reference) => {
+        const answer = answers.answer(reference);
+        return answer ? answer.text : `[${labelOf(process, reference)}: not answered yet]`;
+      });
+      writer.space(12);
+    } else {
+      writer.text(title, { size: 18, face: 'bold' });
+      writer.text(`Transaction ${options.transactionId}`, { size: 9 });
+      writer.space(10);
+      writeAnswers(writer, answers.sections);
+    }
   }
-  return document.save();
+  pdf.setTitle(title);
+  writeSignatures(writer, definition.signedBy, options.signatures);
+  if (agreement !== undefined) {
+    writer.breakPage();
+    writer.text('Appendix: the answers given', { size: 15, face: 'bold' });
+    writer.text(`Transaction ${options.transactionId}`, { size: 9 });
+    writer.space(10);
+    writeAnswers(writer, answers.sections);
+  }
+  return pdf.save();
 }

@@ -150,6 +150,73 @@ const Item = Type.Object(
   { additionalProperties: false, description: 'One form of a process.' },
 );
 
+/** The largest fund PDF a template may carry, in megabytes. */
+export const MAX_AGREEMENT_MEGABYTES = 10;
+
+const AnswerReference = Type.String({
+  pattern: '^[a-z][a-z0-9_]{0,62}(\\.[A-Za-z][A-Za-z0-9_]{0,62})+$',
+  description: 'An answer, as `<item vulcanKey>.<field>`, e.g. `investor_details.legalName`.',
+});
+
+const SignaturePlace = Type.Union(
+  [
+    Type.Object(
+      {
+        page: Type.Integer({ minimum: 1, description: 'The page, the first is 1.' }),
+        x: Type.Number({ minimum: 0, description: 'From the left edge, in points (1/72 inch).' }),
+        y: Type.Number({ minimum: 0, description: 'From the bottom edge, in points.' }),
+        width: Type.Number({ exclusiveMinimum: 0 }),
+        height: Type.Number({ exclusiveMinimum: 0 }),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      { field: Type.String({ minLength: 1, description: 'A form field of the PDF whose box it fills.' }) },
+      { additionalProperties: false },
+    ),
+  ],
+  { description: "Where a signature goes: a box on a page, or the box of one of the PDF's form fields" },
+);
+
+const Agreement = Type.Object(
+  {
+    text: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          'The agreement as Markdown, with answers as placeholders: `{{investor_details.legalName}}`. HTML is shown as text.',
+      }),
+    ),
+    pdf: Type.Optional(
+      Type.String({
+        pattern: '^[^/\\\\]+\\.pdf$',
+        description: "The fund's PDF, a file beside the template, e.g. `agreement.pdf`.",
+      }),
+    ),
+    sha256: Type.Optional(
+      Type.String({
+        pattern: '^[0-9a-f]{64}$',
+        description: 'The SHA-256 of the PDF, written by the import.',
+      }),
+    ),
+    fields: Type.Optional(
+      Type.Record(Type.String({ minLength: 1 }), AnswerReference, {
+        description: "The PDF's form fields, by their names, each filled with an answer.",
+      }),
+    ),
+    signatures: Type.Optional(
+      Type.Record(Key, SignaturePlace, {
+        description: "Where each signing role's signature goes in the PDF.",
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      "What the signers sign: the fund's text (`text`) or the fund's PDF (`pdf` with `fields` and `signatures`). Without it, the document lists the answers.",
+  },
+);
+
 const Document = Type.Object(
   {
     key: { ...Key, description: 'The document key, unique in its process, e.g. `subscription_agreement`.' },
@@ -159,6 +226,7 @@ const Document = Type.Object(
       uniqueItems: true,
       description: 'The recipient roles that must sign it, in signing order.',
     }),
+    agreement: Type.Optional(Agreement),
   },
   {
     additionalProperties: false,
@@ -329,6 +397,9 @@ export type ItemDefinition = Static<typeof Item>;
 export type UiHints = Static<typeof UiHints>;
 export type ProcessDefinition = Static<typeof Process>;
 export type UploadDefinition = Static<typeof Upload>;
+export type DocumentDefinition = Static<typeof Document>;
+export type AgreementDefinition = Static<typeof Agreement>;
+export type SignaturePlacement = Static<typeof SignaturePlace>;
 export type InvitationSettings = NonNullable<TemplateDefinition['invitations']>;
 
 /** What a template's `invitations` leaves out. */

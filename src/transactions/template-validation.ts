@@ -17,6 +17,7 @@ import { finalStates, reachableStates, statesThatCanFinish } from './workflow.ts
 import { itemSchemaValidator } from './item-data.ts';
 import { onFirstUse } from '../validation/json-schema.ts';
 import { moneyFieldProblems, moneySchema } from './money-fields.ts';
+import { agreementProblems, checkAgreementFiles, type AgreementFile } from './agreement-check.ts';
 
 /** One mistake in a template file: where it is and what is wrong. */
 export type TemplateProblem = LocatedProblem;
@@ -198,6 +199,8 @@ function semanticProblems(template: TemplateDefinition): { path: PathSegment[]; 
       document.signedBy.forEach((role, r) => {
         if (!roles.has(role)) flag(['processes', p, 'documents', d, 'signedBy', r], `unknown role "${role}"`);
       });
+      for (const problem of agreementProblems(process, document))
+        flag(['processes', p, 'documents', d, ...problem.path], problem.message);
     });
     if (process.submitEvent !== undefined && !events.has(process.submitEvent)) {
       flag(['processes', p, 'submitEvent'], `unknown event "${process.submitEvent}"`);
@@ -257,14 +260,29 @@ function semanticProblems(template: TemplateDefinition): { path: PathSegment[]; 
   return problems;
 }
 
+/** A template file read as YAML, and how to give a path in it a line. */
+function readSource(source: string) {
+  const lines = new LineCounter();
+  const document = parseDocument(source, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
+  const locate = (problem: { path: PathSegment[]; message: string }): TemplateProblem => {
+    const line = lineOf(document, lines, problem.path);
+    return {
+      path: formatPath(problem.path),
+      ...(line === undefined ? {} : { line }),
+      message: problem.message,
+    };
+  };
+  return { document, locate };
+}
+
 /**
  * Reads a template file (YAML, or JSON which is YAML too) and checks it: its structure against
  * `docs/template.schema.json`, then its meaning (names that must exist, duplicates, a workflow whose every state
- * can be reached and can reach a final state). Every problem comes with its path and line.
+ * can be reached and can reach a final state, agreements whose placeholders name fields). Every problem comes
+ * with its path and line. The fund PDFs it names are checked by `checkTemplateWithFiles`.
  */
 export function checkTemplate(source: string): TemplateCheck {
-  const lines = new LineCounter();
-  const document = parseDocument(source, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
+  const { document, locate } = readSource(source);
   if (document.errors.length > 0) {
     return {
       ok: false,
@@ -276,14 +294,6 @@ export function checkTemplate(source: string): TemplateCheck {
     };
   }
   const value: unknown = document.toJS();
-  const locate = (problem: { path: PathSegment[]; message: string }): TemplateProblem => {
-    const line = lineOf(document, lines, problem.path);
-    return {
-      path: formatPath(problem.path),
-      ...(line === undefined ? {} : { line }),
-      message: problem.message,
-    };
-  };
   const validate = validateStructure();
   if (!validate(value)) {
     return { ok: false, problems: structureProblems(validate.errors ?? []).map(locate) };
@@ -292,6 +302,29 @@ export function checkTemplate(source: string): TemplateCheck {
   return problems.length > 0
     ? { ok: false, problems }
     : { ok: true, definition: withMoneySchemas(withFieldOrder(value)) };
+}
+
+/**
+ * Checks a template file as `checkTemplate` does and then the fund PDFs it names, from `files` (by the name the
+ * template gives, beside it): the definition to store has each PDF's SHA-256 written in, and `files` the PDFs to
+ * store with it.
+ */
+export async function checkTemplateWithFiles(
+  source: string,
+  files: ReadonlyMap<string, Uint8Array>,
+): Promise<
+  | { ok: true; definition: TemplateDefinition; files: AgreementFile[] }
+  | { ok: false; problems: TemplateProblem[]; agreement: boolean }
+> {
+  const checked = checkTemplate(source);
+  if (!checked.ok) {
+    const agreement = checked.problems.every((problem) => /\.agreement(\.|$)/.test(problem.path));
+    return { ok: false, problems: checked.problems, agreement };
+  }
+  const { problems, definition, stored } = await checkAgreementFiles(checked.definition, files);
+  if (problems.length > 0)
+    return { ok: false, problems: problems.map(readSource(source).locate), agreement: true };
+  return { ok: true, definition, files: stored };
 }
 
 /** The template with the property of each money field replaced by the schema of its amount (money-fields.ts). */

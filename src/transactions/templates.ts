@@ -2,7 +2,8 @@ import type { Database } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import type { TemplateDefinition } from './template-schema.ts';
 import { describeProblems } from '../validation/problems.ts';
-import { checkTemplate } from './template-validation.ts';
+import { checkTemplateWithFiles } from './template-validation.ts';
+import type { AgreementFile } from './agreement-check.ts';
 
 export interface ImportedTemplate {
   id: string;
@@ -21,10 +22,18 @@ export interface ImportedTemplate {
  */
 export async function importTemplate(
   db: Database,
-  options: { organizationId: string; definition: TemplateDefinition },
+  options: { organizationId: string; definition: TemplateDefinition; files?: AgreementFile[] },
 ): Promise<ImportedTemplate> {
   const { organizationId, definition } = options;
   return db.transaction(async (tx) => {
+    // The fund PDFs first, stored once per content: the definition names them by their SHA-256.
+    for (const file of options.files ?? []) {
+      await tx.query(
+        `insert into template_files (organization_id, sha256, content, byte_size, original_filename)
+         values ($1, $2, $3, $4, $5) on conflict (organization_id, sha256) do nothing`,
+        [organizationId, file.sha256, file.content, file.content.byteLength, file.filename],
+      );
+    }
     // One import of a key at a time, so two imports cannot both take the next version number.
     await tx.query('select pg_advisory_xact_lock(hashtext($1))', [
       `portico.template:${organizationId}:${definition.key}`,
@@ -57,16 +66,29 @@ export async function importTemplate(
   });
 }
 
-/** Checks a template file's text and imports it; a file with mistakes is refused with all of them listed. */
+/**
+ * Checks a template file's text, with the fund PDFs its agreements name (`files`, by name), and imports it. A
+ * file with mistakes is refused with all of them listed: AGREEMENT_INVALID when only its agreements are wrong.
+ */
 export async function importTemplateSource(
   db: Database,
-  options: { organizationId: string; source: string; filename: string },
+  options: {
+    organizationId: string;
+    source: string;
+    filename: string;
+    files?: ReadonlyMap<string, Uint8Array>;
+  },
 ): Promise<ImportedTemplate> {
-  const checked = checkTemplate(options.source);
+  const checked = await checkTemplateWithFiles(options.source, options.files ?? new Map());
   if (!checked.ok) {
-    throw new AppError('BAD_USER_INPUT', describeProblems(options.filename, checked.problems), {
+    const code = checked.agreement ? 'AGREEMENT_INVALID' : 'BAD_USER_INPUT';
+    throw new AppError(code, describeProblems(options.filename, checked.problems), {
       problems: checked.problems,
     });
   }
-  return importTemplate(db, { organizationId: options.organizationId, definition: checked.definition });
+  return importTemplate(db, {
+    organizationId: options.organizationId,
+    definition: checked.definition,
+    files: checked.files,
+  });
 }

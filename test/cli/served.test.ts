@@ -5,7 +5,7 @@
 // there.
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
@@ -21,6 +21,7 @@ import {
   startServer,
   type RunningServer,
 } from '../support/cli.ts';
+import { fundAgreementPdf, withAgreement } from '../support/fund-pdf.ts';
 import { request } from '../support/http-client.ts';
 import { uniqueHandle } from '../support/transactions.ts';
 import {
@@ -159,6 +160,28 @@ describe('portico while `portico serve` holds the embedded database', { timeout:
     const refused = await portico(['templates', 'import', broken, '--org', handle]);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/broken\.yaml:\d+: workflow\.events\[3\]\.to: unknown state "aproved"/);
+  });
+
+  it("imports a template with the fund's own PDF read from beside it, and refuses a mapping the PDF cannot take", async () => {
+    const handle = uniqueHandle('pdf');
+    expect((await portico(['org', 'create', '--handle', handle, '--name', 'PDF Partners'])).code).toBe(0);
+    const folder = join(dir, 'fund-template');
+    await mkdir(folder, { recursive: true });
+    const source = withAgreement(await readFile('templates/examples/subscription.yaml', 'utf8'));
+    await writeFile(join(folder, 'fund.yaml'), source);
+    await writeFile(join(folder, 'fund-agreement.pdf'), await fundAgreementPdf());
+    const imported = await portico(['templates', 'import', join(folder, 'fund.yaml'), '--org', handle]);
+    expect(imported.stderr).toBe('');
+    expect(imported.stdout).toMatch(/^Imported template subscription v1 \(/);
+
+    const wrong = source.replace('Commitment: subscription_amount', 'CommitmentAmount: subscription_amount');
+    await writeFile(join(folder, 'wrong.yaml'), wrong);
+    const refused = await portico(['templates', 'import', join(folder, 'wrong.yaml'), '--org', handle]);
+    expect(refused.code).not.toBe(0);
+    const line = wrong.slice(0, wrong.indexOf('CommitmentAmount:')).split('\n').length;
+    expect(refused.stderr).toContain(
+      `wrong.yaml:${line}: processes[0].documents[0].agreement.fields.CommitmentAmount: the PDF has no form field "CommitmentAmount"`,
+    );
   });
 
   it('refuses an organization whose handle exists already, exiting non-zero with a message naming it', async () => {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkMoneyValues, moneyValueProblem } from '../../src/transactions/money-fields.ts';
-import { documentSections } from '../../src/transactions/signed-document.ts';
+import { readAnswers } from '../../src/transactions/signed-document.ts';
 import { checkTemplate } from '../../src/transactions/template-validation.ts';
 import { describeProblems } from '../../src/validation/problems.ts';
 import { refusal } from '../support/refusal.ts';
@@ -132,7 +132,7 @@ describe('money fields of templates', () => {
     if (!checked.ok) throw new Error(JSON.stringify(checked.problems));
     const [process] = checked.definition.processes;
     if (!process) throw new Error('no process');
-    const sections = await documentSections({ query: () => Promise.resolve([]) }, process, [
+    const { sections } = await readAnswers({ query: () => Promise.resolve([]) }, process, [
       { vulcanKey: 'subscription_amount', data: { amount: { currency: 'USD', amount: 25_000_000 } } },
     ]);
     expect(sections.find((section) => section.title === 'Subscription amount')?.fields).toEqual([

@@ -636,8 +636,9 @@ describe('consents', () => {
     // A long line wraps: read the text as one run of words.
     const text = pdfText(Buffer.concat(chunks)).replace(/\s+/g, ' ');
     expect(consents.confirmed).toMatch(/^\d{4}-\d\d-\d\dT/);
+    const givenAt = `${(consents.confirmed ?? '').slice(0, 19).replace('T', ' ')} UTC`;
     expect(text).toContain(
-      `I confirm that what I have given here is true and complete: Yes. Given at ${consents.confirmed ?? ''}`,
+      `I confirm that what I have given here is true and complete: Yes, given ${givenAt}`,
     );
     expect(text).toContain('Signed electronically by Alex Morgan');
   });
