@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { PathSegment } from '../validation/problems.ts';
 import { inspectPdf, type PdfField } from './agreement-pdf.ts';
 import { placeholdersOf } from './agreement-text.ts';
+import { declaredProperties } from './schema-properties.ts';
 import {
   MAX_AGREEMENT_MEGABYTES,
   type DocumentDefinition,
@@ -32,11 +33,12 @@ function resolve(
   }
   if (path.length === 0) return { problem: 'name a field of the item too: `item.field`' };
   let property: PropertySchema = item.schema;
-  for (const name of path) {
-    const properties = property.properties;
+  for (const [index, name] of path.entries()) {
+    const properties = (index === 0 ? declaredProperties(property) : property.properties) as
+      Record<string, PropertySchema> | undefined;
     const next = properties && Object.hasOwn(properties, name) ? properties[name] : undefined;
     if (next === undefined) {
-      const known = Object.keys((item.schema as PropertySchema).properties ?? {});
+      const known = Object.keys(declaredProperties(item.schema));
       return {
         problem: `item "${vulcanKey}" has no field "${path.join('.')}" (its fields: ${known.join(', ')})`,
       };

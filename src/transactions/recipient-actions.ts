@@ -279,14 +279,36 @@ export async function saveItem(
   const given = rules.consents.filter(
     (field) => (options.data as Record<string, unknown> | null)?.[field] === true,
   );
-  const [saved] = await tx.query<{ consents: Record<string, string> }>(
-    `update transaction_items set data = $3, completion_percentage = $4,
+  const [saved] = await tx.query<{ consents: Record<string, string>; before: Record<string, string> | null }>(
+    `with before as (
+       select consents from transaction_items where transaction_process_revision_id = $1 and vulcan_key = $2)
+     update transaction_items set data = $3, completion_percentage = $4,
        consents = (select coalesce(jsonb_object_agg(field, coalesce(consents -> field, to_jsonb(clock_timestamp()))), '{}')
                    from unnest($5::text[]) as field)
-     where transaction_process_revision_id = $1 and vulcan_key = $2 returning consents`,
+     where transaction_process_revision_id = $1 and vulcan_key = $2
+     returning consents, (select consents from before) as before`,
     [revision.revisionId, item.vulcanKey, options.data, completionPercentage, given],
   );
   await tx.query('update transactions set updated_at = clock_timestamp() where id = $1', [subject.id]);
+  // Each consent given or withdrawn is an act of the recipient, in the transaction's events.
+  const before = Object.keys(saved?.before ?? {});
+  const after = Object.keys(saved?.consents ?? {});
+  const acts = [
+    ...after
+      .filter((field) => !before.includes(field))
+      .map((field) => `consent.given.${item.vulcanKey}.${field}`),
+    ...before
+      .filter((field) => !after.includes(field))
+      .map((field) => `consent.withdrawn.${item.vulcanKey}.${field}`),
+  ];
+  if (acts.length > 0) {
+    const { recipientId } = await primaryRecipient(tx, subject);
+    await tx.query(
+      `insert into transaction_events (organization_id, transaction_id, event_key, source_state, target_state, actor_type, actor_id)
+       select $1, $2, act, state, state, 'recipient', $4 from transactions, unnest($3::text[]) as act where id = $2`,
+      [subject.organizationId, subject.id, acts, recipientId],
+    );
+  }
   return {
     vulcanKey: item.vulcanKey,
     data: options.data,

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/database.ts';
 import { DEFAULT_LINK_SECONDS, type FileLinks } from '../files/file-links.ts';
 import { consentTimes, primaryRecipient } from './recipient-actions.ts';
-import type { UiHints } from './template-schema.ts';
+import type { ItemDefinition, UiHints } from './template-schema.ts';
 import type { LockedTransaction } from './transitions.ts';
 import { moneyRulesOf, type MoneyRule } from './money-fields.ts';
 import { uploadFieldsOf, uploadKey } from './uploads.ts';
@@ -103,9 +103,11 @@ export async function recipientView(
     organizationName: string;
     recipientName: string;
     recipientEmail: string;
+    recipientType: string;
     completedAt: Date | null;
   }>(
     `select o.name as "organizationName", e.name as "recipientName", coalesce(e.email, t.notice_email) as "recipientEmail",
+       e.type as "recipientType",
        t.completed_at as "completedAt"
      from transactions t join organizations o on o.id = t.organization_id
      join transaction_recipients r on r.id = $2 join entities e on e.id = r.entity_id
@@ -178,7 +180,7 @@ export async function recipientView(
         items: (definition?.items ?? []).map((item) => ({
           vulcanKey: item.vulcanKey,
           title: item.title ?? item.vulcanKey,
-          schema: item.schema,
+          schema: withEntityDefaults(item, facts?.recipientType),
           ui: item.ui ?? null,
           uploads: uploadFieldsOf(item, options.uploadMaxBytes),
           money: moneyRulesOf(item),
@@ -231,4 +233,23 @@ export async function recipientView(
       };
     }),
   };
+}
+
+/**
+ * An item's schema with the answers its fields start with for a recipient of this entity type (the template's
+ * `defaultByEntityType`) as their `default`: a trust starts as "A trust", not the schema's "An individual".
+ */
+function withEntityDefaults(item: ItemDefinition, entityType: string | undefined): unknown {
+  const schema = item.schema as { properties?: Record<string, Record<string, unknown>> };
+  const properties = { ...schema.properties };
+  let changed = false;
+  for (const [field, hints] of Object.entries(item.ui?.fields ?? {})) {
+    const value = entityType === undefined ? undefined : hints.defaultByEntityType?.[entityType];
+    const property = properties[field];
+    if (value !== undefined && property !== undefined) {
+      properties[field] = { ...property, default: value };
+      changed = true;
+    }
+  }
+  return changed ? { ...schema, properties } : schema;
 }

@@ -4,6 +4,7 @@ import { fillAgreementPdf, type Answer } from './agreement-pdf.ts';
 import { writeAgreementText } from './agreement-text.ts';
 import { formatMoney, type Money } from './money.ts';
 import { PdfWriter } from './pdf-writer.ts';
+import { declaredProperties } from './schema-properties.ts';
 import type { DocumentDefinition, ItemDefinition, ProcessDefinition } from './template-schema.ts';
 
 /** One item of a document as people read it: its title and each answered field's label and value. */
@@ -58,7 +59,7 @@ function asMoney(value: unknown): Money | undefined {
 
 /** The fields of an item in the order its form shows them (`ui.order`, then the schema's). */
 function orderedFields(item: ItemDefinition): string[] {
-  const properties = Object.keys((item.schema as PropertySchema).properties ?? {});
+  const properties = Object.keys(declaredProperties(item.schema));
   const order = item.ui?.order ?? [];
   const listed = order.filter((field) => field !== '*' && properties.includes(field));
   return [...listed, ...properties.filter((field) => !listed.includes(field))];
@@ -108,7 +109,7 @@ export async function readAnswers(
   // A consent says when it was given: the signer reads that it was an act, and when.
   const topLevel = (vulcanKey: string, field: string): Answer => {
     const { item, data, consents } = itemOf(vulcanKey) as Found;
-    const properties = (item.schema as PropertySchema).properties ?? {};
+    const properties = declaredProperties(item.schema) as Record<string, PropertySchema>;
     const money = item.money?.[field] === undefined ? undefined : asMoney(data[field]);
     const value = data[field];
     const country = item.ui?.fields?.[field]?.widget === 'country' && typeof value === 'string';
@@ -126,7 +127,7 @@ export async function readAnswers(
   return {
     sections: process.items.map((item) => {
       const data = itemOf(item.vulcanKey)?.data ?? {};
-      const properties = (item.schema as PropertySchema).properties ?? {};
+      const properties = declaredProperties(item.schema) as Record<string, PropertySchema>;
       return {
         title: item.title ?? item.vulcanKey,
         fields: orderedFields(item)
@@ -143,7 +144,7 @@ export async function readAnswers(
       if (!found) return undefined;
       if (nested.length === 0) return answered(found.data[field]) ? topLevel(vulcanKey, field) : undefined;
       let value: unknown = found.data[field];
-      let schema: PropertySchema | undefined = (found.item.schema as PropertySchema).properties?.[field];
+      let schema = (declaredProperties(found.item.schema) as Record<string, PropertySchema>)[field];
       for (const name of nested) {
         value = (value as Record<string, unknown> | undefined)?.[name];
         schema = schema?.properties?.[name];

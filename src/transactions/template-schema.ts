@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { ENTITY_TYPES } from './entity-types.ts';
 
 /**
  * The template file format: what a kind of transaction is made of and how it moves. Published as
@@ -90,6 +91,17 @@ const FieldHints = Type.Object(
       ),
     ),
     help: Type.Optional(Type.String({ minLength: 1, description: 'A help text shown under the field.' })),
+    defaultByEntityType: Type.Optional(
+      Type.Record(
+        Type.String({ pattern: `^(${ENTITY_TYPES.join('|')})$` }),
+        Type.Union([Type.String(), Type.Number(), Type.Boolean()]),
+        {
+          additionalProperties: false,
+          description:
+            "The answer the field starts with for a recipient of each entity type (`trust: trust`), shown until they change it and saved only when they go on; a top-level field's.",
+        },
+      ),
+    ),
     placeholder: Type.Optional(Type.String({ minLength: 1 })),
     autocomplete: Type.Optional(
       Type.String({

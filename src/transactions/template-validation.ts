@@ -17,6 +17,7 @@ import { finalStates, reachableStates, statesThatCanFinish } from './workflow.ts
 import { itemSchemaValidator } from './item-data.ts';
 import { onFirstUse } from '../validation/json-schema.ts';
 import { moneyFieldProblems, moneySchema } from './money-fields.ts';
+import { declaredProperties } from './schema-properties.ts';
 import { agreementProblems, checkAgreementFiles, type AgreementFile } from './agreement-check.ts';
 
 /** One mistake in a template file: where it is and what is wrong. */
@@ -35,11 +36,15 @@ interface PropertySchema {
   properties?: Record<string, PropertySchema>;
 }
 
-/** The schema of a property of an item by its path (`address.city`), when the item's schema declares it. */
+/**
+ * The schema of a property of an item by its path (`address.city`), when the item's schema declares it: a
+ * top-level one may be declared in a conditional part (`then`, `dependencies`…), see schema-properties.ts.
+ */
 function propertyAt(schema: PropertySchema, path: string): PropertySchema | undefined {
   let current: PropertySchema | undefined = schema;
-  for (const name of path.split('.')) {
-    const properties: Record<string, PropertySchema> | undefined = current?.properties;
+  for (const [index, name] of path.split('.').entries()) {
+    const properties = (index === 0 ? declaredProperties(current) : current?.properties) as
+      Record<string, PropertySchema> | undefined;
     current = properties && Object.hasOwn(properties, name) ? properties[name] : undefined;
   }
   return current;
@@ -80,7 +85,10 @@ function itemHintProblems(item: ItemDefinition): { path: PathSegment[]; message:
     }
   }
   for (const [field, money] of Object.entries(item.money ?? {})) {
-    const property = propertyAt(schema, field) as Record<string, unknown> | undefined;
+    // The import writes its schema into the item's own `properties`: a money field is declared there.
+    const own = schema.properties ?? {};
+    const property = (Object.hasOwn(own, field) ? own[field] : undefined) as
+      Record<string, unknown> | undefined;
     const extra = Object.keys(property ?? {}).filter(
       (keyword) =>
         !['title', 'description'].includes(keyword) && !(keyword === 'type' && property?.type === 'object'),
@@ -120,8 +128,35 @@ function itemHintProblems(item: ItemDefinition): { path: PathSegment[]; message:
         message: `the ${hints.widget} widget needs ${WIDGET_FITS[hints.widget].needs}`,
       });
     }
+    if (property && hints.defaultByEntityType !== undefined) {
+      problems.push(...entityDefaultProblems(schema, field, hints.defaultByEntityType));
+    }
   }
   return problems;
+}
+
+/** The mistakes of a field's `defaultByEntityType`: a field not of the item's own, an answer its schema refuses. */
+function entityDefaultProblems(
+  schema: PropertySchema,
+  field: string,
+  defaults: Record<string, unknown>,
+): { path: PathSegment[]; message: string }[] {
+  const path = ['ui', 'fields', field, 'defaultByEntityType'];
+  if (!schema.properties || !Object.hasOwn(schema.properties, field)) {
+    return [{ path, message: `"${field}" must be a top-level property of the schema's own \`properties\`` }];
+  }
+  let check: (value: unknown) => boolean;
+  try {
+    check = itemSchemaValidator().compile(schema.properties[field] as object);
+  } catch {
+    return []; // the schema's own problem, reported with it
+  }
+  return Object.entries(defaults)
+    .filter(([, value]) => !check(value))
+    .map(([type, value]) => ({
+      path: [...path, type],
+      message: `${JSON.stringify(value)} is not an answer "${field}" takes`,
+    }));
 }
 
 /** The mistakes of meaning that a schema cannot see: unknown names, duplicates, unreachable states… */
@@ -357,7 +392,7 @@ function withFieldOrder(template: TemplateDefinition): TemplateDefinition {
     processes: template.processes.map((process) => ({
       ...process,
       items: process.items.map((item) => {
-        const properties = Object.keys((item.schema as PropertySchema).properties ?? {});
+        const properties = Object.keys(declaredProperties(item.schema));
         if (item.ui?.order !== undefined || properties.length < 2) return item;
         return { ...item, ui: { ...item.ui, order: properties } };
       }),

@@ -61,7 +61,7 @@ describe('a text agreement, checked at import', () => {
       .replace('{{investor_details.legalName}}', '{{investor_details.fullName}}')
       .replace('{{subscription_amount.amount}}', '{{subscription.amount}}');
     expect(problemsOf(source)).toEqual([
-      `${lineOf(source, '          text: |')}: processes[0].documents[0].agreement.text: the placeholder {{investor_details.fullName}} on line 8 of the text: item "investor_details" has no field "fullName" (its fields: investorType, legalName, dateOfBirth, email, phone, address)`,
+      `${lineOf(source, '          text: |')}: processes[0].documents[0].agreement.text: the placeholder {{investor_details.fullName}} on line 8 of the text: item "investor_details" has no field "fullName" (its fields: investorType, legalName, email, phone, address, dateOfBirth)`,
       `${lineOf(source, '          text: |')}: processes[0].documents[0].agreement.text: the placeholder {{subscription.amount}} on line 13 of the text: no item "subscription" in this process (its items: investor_details, tax_forms, accreditation, subscription_amount)`,
     ]);
   });

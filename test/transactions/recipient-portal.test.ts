@@ -589,7 +589,7 @@ describe('consents', () => {
   });
 
   it('records when a save first gives a consent, keeps that time while saves keep it, and forgets it when left out', async () => {
-    const { transmitToken } = await create();
+    const { transactionId, transmitToken } = await create();
     const before = Date.now();
     const first = await recipient(suite.app, 'PUT', `${transmitToken}/items/${CONSENT_ITEM}`, {
       data: { basis: ['income'], confirmed: true },
@@ -608,6 +608,19 @@ describe('consents', () => {
       data: { basis: ['net_worth'] },
     });
     expect(withdrawn.body).toMatchObject({ completionPercentage: 50, consents: {} });
+    // Giving and withdrawing are the recipient's acts, in the transaction's events; keeping it is not.
+    const events = await suite.db.query<{ eventKey: string; actorType: string; recipient: boolean }>(
+      `select e.event_key as "eventKey", e.actor_type as "actorType",
+         e.actor_id = (select r.id::text from transaction_recipients r where r.transaction_id = e.transaction_id
+                       and r.vulcan_key = 'investor') as recipient
+       from transaction_events e where e.transaction_id = $1 and e.event_key like 'consent.%'
+       order by e.created_at, e.sequence`,
+      [transactionId],
+    );
+    expect(events).toEqual([
+      { eventKey: 'consent.given.accreditation.confirmed', actorType: 'recipient', recipient: true },
+      { eventKey: 'consent.withdrawn.accreditation.confirmed', actorType: 'recipient', recipient: true },
+    ]);
   });
 
   it('prints beside each consent in the signed PDF when it was given', async () => {

@@ -147,6 +147,41 @@ describe('template files', () => {
     ]);
   });
 
+  it("refuses an entity type's default that the field does not take, or on a field declared under a condition", () => {
+    expect(problemsAfter('                company: entity', '                company: company')).toEqual([
+      expect.stringMatching(
+        /^t\.yaml:\d+: processes\[0\]\.items\[0\]\.ui\.fields\.investorType\.defaultByEntityType\.company: "company" is not an answer "investorType" takes$/,
+      ),
+    ]);
+    expect(
+      problemsAfter(
+        'dateOfBirth: { autocomplete: bday }',
+        'dateOfBirth: { defaultByEntityType: { trust: "2000-01-01" } }',
+      ),
+    ).toEqual([
+      expect.stringMatching(
+        /ui\.fields\.dateOfBirth\.defaultByEntityType: "dateOfBirth" must be a top-level property of the schema's own `properties`$/,
+      ),
+    ]);
+    expect(problemsAfter('                fund: entity', '                hedge_fund: entity')).toEqual([
+      expect.stringMatching(/defaultByEntityType\.hedge_fund: is not a known field$/),
+    ]);
+  });
+
+  it('reads a field declared under a condition (`if`/`then`) as a field of the item, for hints and order', () => {
+    const checked = checkTemplate(example);
+    if (!checked.ok) throw new Error(JSON.stringify(checked.problems));
+    const about = checked.definition.processes[0]?.items[0];
+    expect(about?.ui?.fields?.dateOfBirth).toEqual({ autocomplete: 'bday' });
+    expect(problemsAfter('dateOfBirth: { autocomplete: bday }', 'dateOfBirth: { widget: checkbox }')).toEqual(
+      [
+        expect.stringMatching(
+          /ui\.fields\.dateOfBirth\.widget: the checkbox widget needs a boolean property$/,
+        ),
+      ],
+    );
+  });
+
   it('refuses a state that cannot be reached, and one from which the workflow cannot complete', () => {
     const unreachable = problemsAfter('    - key: completed\n', '    - key: limbo\n    - key: completed\n');
     expect(unreachable).toEqual([

@@ -25,7 +25,7 @@ import { createTestDatabase, DIALECT, type TestDatabase } from '../support/datab
 import { pdfText } from '../support/pdf-text.ts';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp.ts';
 import { CREATE_TRANSACTION, graphql, TRIGGER_TRANSACTION_EVENT } from '../support/transactions.ts';
-import { createEmptyTenant, type EmptyTenant } from '../support/transactions-suite.ts';
+import { addEntity, createEmptyTenant, type EmptyTenant } from '../support/transactions-suite.ts';
 import { createTestFileStore } from '../support/transactions.ts';
 import { EXECUTABLE, samplePdf } from '../support/uploads.ts';
 
@@ -246,7 +246,15 @@ describe('the recipient portal at /r in Chromium', () => {
     const preview = await page.getByRole('link', { name: /Open the PDF/ }).getAttribute('href');
     const previewPdf = await page.request.get(`${origin}${preview ?? ''}`);
     expect(previewPdf.headers()['content-type']).toBe('application/pdf');
-    expect(pdfText(await previewPdf.body()).replace(/\s+/g, ' ')).toContain('Amount: $250,000.00');
+    // The preview is the fund's (sample) agreement with the answers filled in, stamped as a preview.
+    const previewed = pdfText(await previewPdf.body()).replace(/\s+/g, ' ');
+    expect(previewed).toContain('PREVIEW - NOT SIGNED');
+    expect(previewed).toContain('SAMPLE AGREEMENT.');
+    expect(previewed).toContain(
+      '(the "Fund") and Grace Hopper of 1 Navy Way, Arlington, VA 22201 (the "Investor")',
+    );
+    expect(previewed).toMatch(/capital commitment of \$250,000\.00 ?, on the terms/);
+    expect(previewed).toContain('Amount: $250,000.00');
     await page.getByLabel('Your full name').fill('Grace Hopper');
     await page.getByRole('button', { name: 'Sign' }).click();
     await page
@@ -259,13 +267,21 @@ describe('the recipient portal at /r in Chromium', () => {
 
     await page.getByRole('heading', { name: 'Review and submit' }).waitFor();
     await page.getByText('$250,000.00').waitFor();
+    // The consent says when it was given.
+    await page.getByText(/^Given .*\d{4}/).waitFor();
     await screenshot(page, '08-review');
     await page.getByRole('button', { name: 'Submit' }).click();
     await page.getByRole('heading', { name: 'Submitted' }).waitFor();
     await screenshot(page, '09-submitted');
 
-    // The sponsor asks for changes; the investor sees the message, changes the amount, signs and submits again.
+    // The sponsor asks for changes: the investor is mailed the message and their link at once, and sees the
+    // message on the page; they change the amount, sign and submit again.
+    const mailed = smtp.received.length;
     await event(transactionId, 'request_changes', 'Please subscribe 500,000.00 USD, as agreed on the phone.');
+    const changesMail = await mailTo(smtp, 'grace@example.com', { after: mailed, timeoutMs: 5_000 });
+    expect(changesMail.parsed.subject).toBe('Test Capital asks for changes: Fund subscription');
+    expect(changesMail.parsed.text).toContain('Please subscribe 500,000.00 USD, as agreed on the phone.');
+    expect(changesMail.parsed.text).toContain(link);
     await page.reload();
     await page.getByText('Please subscribe 500,000.00 USD, as agreed on the phone.').waitFor();
     await screenshot(page, '10-changes-requested');
@@ -295,7 +311,13 @@ describe('the recipient portal at /r in Chromium', () => {
         },
       },
     );
+    const beforeCompletion = smtp.received.length;
     await event(transactionId, 'countersign');
+    // Completion mails the investor their signed copy: a link to the portal, not an attachment.
+    const signedMail = await mailTo(smtp, 'grace@example.com', { after: beforeCompletion, timeoutMs: 5_000 });
+    expect(signedMail.parsed.subject).toBe('Signed by everyone: Fund subscription with Test Capital');
+    expect(signedMail.parsed.text).toContain(link);
+    expect(signedMail.parsed.attachments).toEqual([]);
     await page.reload();
     await page.getByRole('heading', { name: 'Completed' }).waitFor();
     await screenshot(page, '12-completed');
@@ -305,6 +327,15 @@ describe('the recipient portal at /r in Chromium', () => {
     const signed = await readFile(await download.path());
     expect(signed.subarray(0, 5).toString()).toBe('%PDF-');
     expect(download.suggestedFilename()).toMatch(/Subscription agreement - signed\.pdf/);
+    // The signed copy is the agreement filled in with the answers as they were last submitted, signed by both.
+    const signedText = pdfText(signed).replace(/\s+/g, ' ');
+    expect(signedText).toContain('SAMPLE AGREEMENT.');
+    expect(signedText).toMatch(/capital commitment of \$500,000\.00 ?, on the terms/);
+    expect(signedText).toContain('it is resident for tax purposes in United States (US);');
+    expect(signedText).toContain('Signed electronically by Grace Hopper (investor) on');
+    expect(signedText).toContain('Signed electronically by Alex Morgan (countersigner) on');
+    expect(signedText).toContain('Appendix: the answers given');
+    expect(signedText).not.toContain('PREVIEW');
 
     await expect.poll(() => receiver.bodies.length, { timeout: 10_000 }).toBeGreaterThan(0);
     const webhook = JSON.parse(receiver.bodies[0] ?? '{}') as { type?: string; data?: { id?: string } };
@@ -373,6 +404,34 @@ describe('the recipient portal at /r in Chromium', () => {
       .first()
       .waitFor();
     await screenshot(page, 'pointer-lands');
+  });
+
+  it("starts the investor's answers from their entity type: a trust is a trust and is not asked a date of birth", async () => {
+    await addEntity(database.db, tenant.organizationId, {
+      name: 'Hopper Family Trust',
+      email: 'trustee@example.com',
+      type: 'trust',
+    });
+    const { link } = await invite('trustee@example.com');
+    const page = await newPage(PHONE);
+    await page.goto(`${link}/subscription/items/investor_details`);
+    await page.getByRole('heading', { name: 'About you' }).waitFor();
+    expect(await page.getByRole('radio', { name: 'A trust' }).isChecked()).toBe(true);
+    expect(await page.getByLabel('Date of birth').count()).toBe(0);
+    await screenshot(page, 'phone-about-you-trust');
+    // Investing as a person after all: the form asks their date of birth, and forgets it when they go back.
+    await page.getByRole('radio', { name: 'An individual' }).check();
+    await page.getByLabel('Date of birth').fill('1906-12-09');
+    await page.getByRole('radio', { name: 'A trust' }).check();
+    await page.getByLabel('Date of birth').waitFor({ state: 'detached' });
+    await page.getByLabel('Full legal name').fill('Hopper Family Trust');
+    await page.getByText(/Saved at/).waitFor();
+    const token = link.slice(link.lastIndexOf('/') + 1);
+    const view = await app.inject({ method: 'GET', url: `/recipient/${token}` });
+    const item = view
+      .json<{ processes: { items: { vulcanKey: string; data: Record<string, unknown> }[] }[] }>()
+      .processes[0]?.items.find((each) => each.vulcanKey === 'investor_details');
+    expect(item?.data).toEqual({ investorType: 'trust', legalName: 'Hopper Family Trust' });
   });
 
   it('fits a phone, and tells the holder of a replaced link what to do', async () => {

@@ -4,10 +4,11 @@
 import { Badge, DataList, Flex, Text } from '@radix-ui/themes';
 import { Fragment, type ReactNode } from 'react';
 import { formatMoney } from '../../../src/transactions/money.ts';
+import { declaredProperties, isConditional } from '../../../src/transactions/schema-properties.ts';
 import { changedPaths } from '../form/changes.ts';
 import { humanize } from '../form/ui-schema.ts';
 import { pathKey } from '../form/validator.ts';
-import { formatBytes } from '../format.ts';
+import { formatBytes, formatDateTime } from '../format.ts';
 import type { Item } from '../types.ts';
 
 type SchemaObject = Record<string, unknown>;
@@ -22,12 +23,18 @@ const dateOnly = new Intl.DateTimeFormat(typeof navigator === 'undefined' ? 'en'
   timeZone: 'UTC',
 });
 
-/** The properties of an object schema, in the template's order (`order`, then the rest). */
+/** The properties of an object schema (an item's own with its conditional ones), in the template's order. */
 function orderedKeys(schema: SchemaObject, order: readonly string[] | undefined): string[] {
-  const keys = Object.keys(isObject(schema.properties) ? schema.properties : {});
+  const keys = Object.keys(propertiesOf(schema, order !== undefined));
   if (!order) return keys;
   const first = order.filter((key) => key !== '*' && keys.includes(key));
   return [...first, ...keys.filter((key) => !first.includes(key))];
+}
+
+/** The properties of an object schema; an item's (`top`) with those of its conditional parts too. */
+function propertiesOf(schema: SchemaObject, top: boolean): SchemaObject {
+  if (top) return declaredProperties(schema);
+  return isObject(schema.properties) ? schema.properties : {};
 }
 
 /** The label of an option (`oneOf`/`anyOf` of `const` with a `title`), or the value itself. */
@@ -105,12 +112,15 @@ export function Answers({ item, data, compare }: { item: Item; data: unknown; co
   const changed = compare ? changedPaths(item.previousData, data) : new Set<string>();
   const list = (schema: SchemaObject, path: string[]): ReactNode => (
     <DataList.Root orientation={{ initial: 'vertical', sm: 'horizontal' }} size="2" className="answers">
-      {orderedKeys(schema, path.length === 0 ? item.ui?.order : undefined).map((key) => {
-        const properties = isObject(schema.properties) ? schema.properties : {};
+      {orderedKeys(schema, path.length === 0 ? (item.ui?.order ?? []) : undefined).flatMap((key) => {
+        const properties = propertiesOf(schema, path.length === 0);
         const sub = isObject(properties[key]) ? properties[key] : {};
         const at = [...path, key];
         const label = typeof sub.title === 'string' ? sub.title : humanize(key);
         const value = valueAt(data, at);
+        // A field the form asks only under a condition (a date of birth for people) is listed once answered.
+        if (path.length === 0 && isConditional(schema, key) && (value === undefined || value === ''))
+          return [];
         const money = path.length === 0 && key in item.money;
         if (!money && sub.type === 'object' && isObject(sub.properties)) {
           return (
@@ -138,6 +148,11 @@ export function Answers({ item, data, compare }: { item: Item; data: unknown; co
             <DataList.Value>
               <Flex direction="column" gap="1">
                 <Fragment>{answerText(sub, value, item, kind)}</Fragment>
+                {path.length === 0 && value === true && item.consents[key] !== undefined ? (
+                  <Text size="1" color="gray">
+                    Given {formatDateTime(item.consents[key])}
+                  </Text>
+                ) : null}
                 {isChanged ? (
                   <Flex gap="2" align="center" wrap="wrap">
                     <Badge color="amber" variant="soft" highContrast>

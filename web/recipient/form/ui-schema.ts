@@ -3,6 +3,7 @@
 
 import type { UiSchema } from '@rjsf/utils';
 import type { FieldHints, Item, MoneyRule, UploadRule } from '../types.ts';
+import { declaredProperties } from '../../../src/transactions/schema-properties.ts';
 
 /** What the upload widget is told about its field, through `ui:options`. */
 export interface UploadOptions {
@@ -44,7 +45,8 @@ export function schemaAt(schema: unknown, path: readonly (string | number)[]): S
     if (typeof segment === 'number') {
       node = Array.isArray(node.items) ? node.items[segment] : node.items;
     } else {
-      node = isObject(node.properties) ? node.properties[segment] : undefined;
+      const properties = node === schema ? declaredProperties(node) : node.properties;
+      node = isObject(properties) ? properties[segment] : undefined;
     }
   }
   return isObject(node) ? node : undefined;
@@ -74,11 +76,12 @@ function nodeAt(ui: UiSchema, path: readonly string[]): UiSchema {
   return node;
 }
 
-/** Titles for the fields whose schema has none, all the way down. */
-function titles(schema: unknown, ui: UiSchema): void {
+/** Titles for the fields whose schema has none, all the way down (an item's conditional fields too). */
+function titles(schema: unknown, ui: UiSchema, top = false): void {
   if (!isObject(schema)) return;
-  if (isObject(schema.properties)) {
-    for (const [key, sub] of Object.entries(schema.properties)) {
+  const properties = top ? declaredProperties(schema) : schema.properties;
+  if (isObject(properties)) {
+    for (const [key, sub] of Object.entries(properties)) {
       const node = nodeAt(ui, [key]);
       if (!isObject(sub) || typeof sub.title !== 'string') node['ui:title'] = humanize(key);
       titles(sub, node);
@@ -110,7 +113,7 @@ function hintsOf(hints: FieldHints): Record<string, string> {
  */
 export function itemUiSchema(item: Pick<Item, 'schema' | 'ui' | 'uploads' | 'money'>): UiSchema {
   const ui: UiSchema = {};
-  titles(item.schema, ui);
+  titles(item.schema, ui, true);
   const order = item.ui?.order;
   if (order !== undefined && order.length > 0) ui['ui:order'] = order.includes('*') ? order : [...order, '*'];
   for (const [dotted, hints] of Object.entries(item.ui?.fields ?? {})) {

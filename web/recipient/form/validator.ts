@@ -18,6 +18,7 @@ import type { ItemData } from './drafts.ts';
 import type { PortalFormContext } from './form-context.ts';
 import { schemaProblems, type SchemaNode, type SchemaProblem } from './schema-check.ts';
 import { hintsAt, labelAt } from './ui-schema.ts';
+import { declaredProperties } from '../../../src/transactions/schema-properties.ts';
 
 /** One answer of a form that breaks its schema, and what to do about it. */
 export interface FieldProblem {
@@ -44,11 +45,7 @@ export const pathKey = (path: readonly (string | number)[]) => path.map(String).
 
 /** The top-level fields of the form in the order it shows them (the template's `ui:order`, then the rest). */
 function fieldOrder(schema: unknown, ui: UiSchema): string[] {
-  const properties =
-    typeof schema === 'object' && schema !== null
-      ? (schema as { properties?: unknown }).properties
-      : undefined;
-  const keys = typeof properties === 'object' && properties !== null ? Object.keys(properties) : [];
+  const keys = Object.keys(declaredProperties(schema));
   const order = ui['ui:order'];
   try {
     return Array.isArray(order) ? orderProperties(keys, order) : keys;

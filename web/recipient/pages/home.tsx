@@ -12,6 +12,7 @@ import { formatBytes, formatDateTime, listKinds, roleName } from '../format.ts';
 import { usePortal } from '../portal-state.tsx';
 import { allSubmitted, nextStepToDo } from '../steps.ts';
 import type { SignableDocument } from '../types.ts';
+import { declaredProperties } from '../../../src/transactions/schema-properties.ts';
 
 export function HomePage() {
   const { view } = usePortal();
@@ -30,7 +31,7 @@ function OverviewPage() {
   const uploads = view.processes.flatMap((process) =>
     process.items.flatMap((item) =>
       Object.entries(item.uploads).map(([field, rule]) => {
-        const property = (item.schema.properties ?? {})[field];
+        const property = declaredProperties(item.schema)[field] as { title?: unknown } | undefined;
         const title =
           typeof property === 'object' && typeof property.title === 'string'
             ? property.title

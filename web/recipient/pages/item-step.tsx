@@ -200,6 +200,10 @@ function ItemForm({ step, index }: { step: ItemStep; index: number }) {
         formData={formData}
         validator={schemaValidator}
         experimental_defaultFormStateBehavior={EXPLICIT_DEFAULTS_ONLY}
+        // A field the schema asks only under a condition (a date of birth for people) leaves the answers when
+        // the condition stops holding (the investor is a trust after all), so it is never saved unseen.
+        omitExtraData
+        liveOmit
         templates={templates}
         widgets={widgets}
         fields={fields}
