@@ -236,6 +236,8 @@ describe('the example subscription, end to end', () => {
     ).toEqual([
       ['create', 'API_KEY', 'draft'],
       ['send', 'API_KEY', 'in_progress'],
+      // The investor's consent, an act of theirs; carried into the second revision, not given again.
+      ['consent.given.accreditation.confirmed', 'RECIPIENT', 'in_progress'],
       ['submit', 'RECIPIENT', 'in_review'],
       ['request_changes', 'API_KEY', 'changes_requested'],
       ['submit', 'RECIPIENT', 'in_review'],
