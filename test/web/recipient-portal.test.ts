@@ -278,7 +278,7 @@ describe('the recipient portal at /r in Chromium', () => {
     // message on the page; they change the amount, sign and submit again.
     const mailed = smtp.received.length;
     await event(transactionId, 'request_changes', 'Please subscribe 500,000.00 USD, as agreed on the phone.');
-    const changesMail = await mailTo(smtp, 'grace@example.com', { after: mailed, timeoutMs: 5_000 });
+    const changesMail = await mailTo(smtp, 'grace@example.com', { after: mailed });
     expect(changesMail.parsed.subject).toBe('Test Capital asks for changes: Fund subscription');
     expect(changesMail.parsed.text).toContain('Please subscribe 500,000.00 USD, as agreed on the phone.');
     expect(changesMail.parsed.text).toContain(link);
@@ -314,7 +314,7 @@ describe('the recipient portal at /r in Chromium', () => {
     const beforeCompletion = smtp.received.length;
     await event(transactionId, 'countersign');
     // Completion mails the investor their signed copy: a link to the portal, not an attachment.
-    const signedMail = await mailTo(smtp, 'grace@example.com', { after: beforeCompletion, timeoutMs: 5_000 });
+    const signedMail = await mailTo(smtp, 'grace@example.com', { after: beforeCompletion });
     expect(signedMail.parsed.subject).toBe('Signed by everyone: Fund subscription with Test Capital');
     expect(signedMail.parsed.text).toContain(link);
     expect(signedMail.parsed.attachments).toEqual([]);
