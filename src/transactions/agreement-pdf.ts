@@ -122,9 +122,9 @@ export async function fillAgreementPdf(
   } = pdfLib;
   const document = await PDFDocument.load(bytes, { updateMetadata: false });
   const form = document.getForm();
-  const font = await document.embedFont(StandardFonts.Helvetica);
-  const italic = await document.embedFont(StandardFonts.HelveticaOblique);
-  const bold = await document.embedFont(StandardFonts.HelveticaBold);
+  const font = document.embedStandardFont(StandardFonts.Helvetica);
+  const italic = document.embedStandardFont(StandardFonts.HelveticaOblique);
+  const bold = document.embedStandardFont(StandardFonts.HelveticaBold);
 
   for (const [name, reference] of Object.entries(options.fields)) {
     const field = form.getField(name);

@@ -1,4 +1,4 @@
-import type { PDFDocument, PDFFont, PDFPage } from 'pdf-lib';
+import type { PDFDocument, PDFFont, PDFPage, StandardFonts } from 'pdf-lib';
 
 /** The faces a document is written in: the PDF standard fonts, which every reader has. */
 export type Face = 'regular' | 'bold' | 'italic' | 'boldItalic' | 'mono';
@@ -36,9 +36,10 @@ const MARGIN = 72;
 export class PdfWriter {
   page: PDFPage;
   y = 0;
+  private readonly fonts = new Map<Face, PDFFont>();
   private constructor(
     readonly document: PDFDocument,
-    private readonly fonts: Record<Face, PDFFont>,
+    private readonly names: Record<Face, StandardFonts>,
     private readonly stamp: string | undefined,
   ) {
     this.page = this.newPage();
@@ -46,27 +47,29 @@ export class PdfWriter {
 
   static async create(document: PDFDocument, options: { stamp?: string } = {}): Promise<PdfWriter> {
     const { StandardFonts } = await import('pdf-lib');
-    const [regular, bold, italic, boldItalic, mono] = await Promise.all(
-      [
-        StandardFonts.Helvetica,
-        StandardFonts.HelveticaBold,
-        StandardFonts.HelveticaOblique,
-        StandardFonts.HelveticaBoldOblique,
-        StandardFonts.Courier,
-      ].map((font) => document.embedFont(font)),
-    );
-    if (!regular || !bold || !italic || !boldItalic || !mono)
-      throw new Error('a standard font did not embed');
-    return new PdfWriter(document, { regular, bold, italic, boldItalic, mono }, options.stamp);
+    const names = {
+      regular: StandardFonts.Helvetica,
+      bold: StandardFonts.HelveticaBold,
+      italic: StandardFonts.HelveticaOblique,
+      boldItalic: StandardFonts.HelveticaBoldOblique,
+      mono: StandardFonts.Courier,
+    };
+    return new PdfWriter(document, names, options.stamp);
   }
 
+  /** A face's font, embedded in the document the first time it is used (each costs time and bytes). */
   font(face: Face = 'regular'): PDFFont {
-    return this.fonts[face];
+    let font = this.fonts.get(face);
+    if (font === undefined) {
+      font = this.document.embedStandardFont(this.names[face]);
+      this.fonts.set(face, font);
+    }
+    return font;
   }
 
   private newPage(): PDFPage {
     const page = this.document.addPage(PAGE);
-    if (this.stamp !== undefined) stampPage(page, this.fonts.bold, this.stamp);
+    if (this.stamp !== undefined) stampPage(page, this.font('bold'), this.stamp);
     this.y = PAGE[1] - MARGIN;
     return page;
   }
@@ -97,12 +100,12 @@ export class PdfWriter {
       this.room(size + 6);
       if (index === 0 && options.marker !== undefined) {
         const marker = printable(options.marker);
-        const markerWidth = this.fonts.regular.widthOfTextAtSize(marker, size);
-        this.page.drawText(marker, { x: left - markerWidth - 6, y: this.y, size, font: this.fonts.regular });
+        const markerWidth = this.font().widthOfTextAtSize(marker, size);
+        this.page.drawText(marker, { x: left - markerWidth - 6, y: this.y, size, font: this.font() });
       }
       let x = left;
       for (const piece of line) {
-        const font = this.fonts[piece.face ?? 'regular'];
+        const font = this.font(piece.face);
         this.page.drawText(piece.text, { x, y: this.y, size, font });
         x += font.widthOfTextAtSize(piece.text, size);
       }
@@ -132,8 +135,7 @@ export class PdfWriter {
   private wrap(runs: Run[], size: number, width: number): Run[][] {
     const lines: Run[][] = [[]];
     let used = 0;
-    const widthOf = (text: string, face: Face | undefined) =>
-      this.fonts[face ?? 'regular'].widthOfTextAtSize(text, size);
+    const widthOf = (text: string, face: Face | undefined) => this.font(face).widthOfTextAtSize(text, size);
     const add = (text: string, face: Face | undefined) => {
       const line = lines[lines.length - 1] ?? [];
       const last = line[line.length - 1];
