@@ -19,7 +19,7 @@ import {
   saveItem,
   signDocument,
   submitRevision,
-} from '../src/transactions/recipient-actions.ts';
+} from '../src/transactions/recipients/actions.ts';
 import { startWebhookWorker } from '../src/webhooks/delivery.ts';
 import { createEndpoint } from '../src/webhooks/endpoints.ts';
 import { cpuPerRequest, cpuSnapshot, type CpuPerRequest } from './cpu.ts';

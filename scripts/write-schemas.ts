@@ -4,7 +4,7 @@ import { OPENAPI_DOCUMENT_PATH, portfolioOpenApiDocument } from '../src/portfoli
 import {
   templateSchemaDocument,
   TEMPLATE_SCHEMA_PATH,
-} from '../src/transactions/template-schema-document.ts';
+} from '../src/transactions/templates/schema-document.ts';
 
 await writeFile(TEMPLATE_SCHEMA_PATH, templateSchemaDocument());
 console.log(`wrote ${TEMPLATE_SCHEMA_PATH}`);

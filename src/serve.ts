@@ -16,11 +16,11 @@ import type { SeededTransactionsDemo, TransactionsDemo } from './demo/seed.ts';
 import { createFileStore } from './files/file-store.ts';
 import { startOrphanSweep } from './files/orphan-sweep.ts';
 import { loadTlsMaterial } from './http/tls.ts';
-import { DASHBOARD_PATH } from './portfolio/dashboard-links.ts';
+import { DASHBOARD_PATH } from './portfolio/dashboard/links.ts';
 import type { OperationServices } from './admin/operations.ts';
-import { expireDeliveries } from './transactions/key-delivery.ts';
-import { recipientLink } from './transactions/recipient-mail.ts';
-import { createRecipientNotices, type RecipientNotices } from './transactions/recipient-notices.ts';
+import { expireDeliveries } from './transactions/key-delivery/deliveries.ts';
+import { recipientLink } from './transactions/recipients/mail.ts';
+import { createRecipientNotices, type RecipientNotices } from './transactions/recipients/notices.ts';
 
 export type ServiceName = 'transactions' | 'portfolio';
 

@@ -13,14 +13,14 @@ import {
   getOrganizationByHandle,
   type Organization,
 } from '../transactions/organizations.ts';
-import { importTemplateSource } from '../transactions/templates.ts';
+import { importTemplateSource } from '../transactions/templates/templates.ts';
 import { createEntity, listEntities, updateEntity } from '../transactions/entities.ts';
-import { deliverKey } from '../transactions/deliver-key.ts';
-import { expireDeliveries, listDeliveries, revokeDelivery } from '../transactions/key-delivery.ts';
-import { VIEWS_REQUIRED } from '../transactions/key-delivery-views.ts';
-import { readImportFile } from '../portfolio/import-files.ts';
+import { deliverKey } from '../transactions/key-delivery/deliver-key.ts';
+import { expireDeliveries, listDeliveries, revokeDelivery } from '../transactions/key-delivery/deliveries.ts';
+import { VIEWS_REQUIRED } from '../transactions/key-delivery/views.ts';
+import { readImportFile } from '../portfolio/import/files.ts';
 import { RECORD_TYPES } from '../portfolio/record-types.ts';
-import { importPortfolio, type ImportProgress } from '../portfolio/import.ts';
+import { importPortfolio, type ImportProgress } from '../portfolio/import/import.ts';
 import {
   createEndpoint,
   deleteEndpoint,

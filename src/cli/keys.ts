@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { ConfigSchema, type Environment } from '../config.ts';
-import { VIEWS_REQUIRED, type ViewsRequired } from '../transactions/key-delivery-views.ts';
+import { VIEWS_REQUIRED, type ViewsRequired } from '../transactions/key-delivery/views.ts';
 import type { CliContext } from './context.ts';
 import { jsonOption, printList, printResult, shownOnce } from './output.ts';
 

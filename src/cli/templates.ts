@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import type { Command } from 'commander';
-import type { ImportedTemplate } from '../transactions/templates.ts';
+import type { ImportedTemplate } from '../transactions/templates/templates.ts';
 import type { CliContext } from './context.ts';
 import { jsonOption, printResult } from './output.ts';
 

@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { inviteUser, setPasswordWithLink } from '../accounts/users.ts';
 import type { Database } from '../db/database.ts';
-import type { ImportSource } from '../portfolio/import-files.ts';
+import type { ImportSource } from '../portfolio/import/files.ts';
 import type { RecordType } from '../portfolio/record-types.ts';
-import { importPortfolio } from '../portfolio/import.ts';
+import { importPortfolio } from '../portfolio/import/import.ts';
 import { createInstance, createPortfolioKey } from '../portfolio/instances.ts';
 
 /** What `seedPortfolioDemo` made: the demo instance, a key for it, and a company to ask about. */

@@ -14,10 +14,10 @@ import {
   signDocument,
   submitRevision,
   type Signer,
-} from '../transactions/recipient-actions.ts';
-import { checkTemplate } from '../transactions/template-validation.ts';
+} from '../transactions/recipients/actions.ts';
+import { checkTemplate } from '../transactions/templates/validation.ts';
 import { describeProblems } from '../validation/problems.ts';
-import type { TemplateDefinition } from '../transactions/template-schema.ts';
+import type { TemplateDefinition } from '../transactions/templates/schema.ts';
 
 /** The ids and key of the demo data, as `demo.json` reports them. */
 export interface TransactionsDemo {
@@ -107,7 +107,7 @@ const investorDetails = {
  * a signed agreement and an uploaded W-9. One waits for its investor (sent, partly filled in, nothing
  * submitted): its transmit token is returned, for a link a newcomer can open.
  *
- * Like every transaction, each queues an invitation to its investor (recipient-notices.ts): sent once `serve`
+ * Like every transaction, each queues an invitation to its investor (recipients/notices.ts): sent once `serve`
  * runs, to `<data dir>/mail/` without PORTICO_SMTP_URL. The addresses are in reserved domains (`example.com`,
  * `*.example`), which no mail reaches; the complete transaction's invitation is dropped unsent.
  */

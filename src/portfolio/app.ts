@@ -12,7 +12,7 @@ import { createCursors } from './cursor.ts';
 import type { PortfolioKeyRecord } from './instances.ts';
 import { PORTFOLIO_BASE_PATH } from './endpoints.ts';
 import { registerPortfolioRoutes } from './routes.ts';
-import { registerDashboard, type DashboardDeps } from './web/dashboard.ts';
+import { registerDashboard, type DashboardDeps } from './dashboard/dashboard.ts';
 
 export { PORTFOLIO_BASE_PATH } from './endpoints.ts';
 

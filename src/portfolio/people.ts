@@ -5,7 +5,7 @@ import type { Database } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from 'pino';
 import type { Mailer, SentMail } from '../mail/mailer.ts';
-import { invitationLink, passwordResetLink } from './dashboard-links.ts';
+import { invitationLink, passwordResetLink } from './dashboard/links.ts';
 import type { PortfolioInstance } from './instances.ts';
 
 /** How mail names the pages a customer's people use. */

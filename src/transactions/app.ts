@@ -13,13 +13,13 @@ import { parseApiKey } from '../keys/api-key.ts';
 import { createApiKeyCache } from '../keys/api-key-cache.ts';
 import type { ApiKeyRecord } from '../keys/api-key-store.ts';
 import type { LookupAll } from '../webhooks/address-safety.ts';
-import type { RecipientNotices } from './recipient-notices.ts';
-import { registerRecipientRoutes } from './recipient-routes.ts';
+import type { RecipientNotices } from './recipients/notices.ts';
+import { registerRecipientRoutes } from './recipients/routes.ts';
 import { contextBuilder } from './graphql/context.ts';
 import { createDirectReads } from './graphql/direct-reads.ts';
 import { registerGraphiQL } from './graphql/graphiql.ts';
-import { registerKeyDelivery, type KeyDeliveryDeps } from './web/key-delivery-routes.ts';
-import { registerRecipientPage } from './web/recipient-page.ts';
+import { registerKeyDelivery, type KeyDeliveryDeps } from './key-delivery/routes.ts';
+import { registerRecipientPage } from './recipients/page-route.ts';
 import { addOperationHooks, errorFormatter, errorHandler, graphqlRouteHooks } from './graphql/hooks.ts';
 import { DEFAULT_GRAPHQL_LIMITS, limitRules, type GraphQLLimits } from './graphql/limits.ts';
 import { storableStringsRule } from './graphql/request-checks.ts';
@@ -66,7 +66,7 @@ export interface TransactionsAppDeps extends Omit<BaseAppOptions, 'rateLimit'> {
   /** The built front end the people's pages are served from. @default the key-delivery page's, else web/dist */
   webDistDir?: string | undefined;
   /**
-   * The sender of recipients' mail (recipient-notices.ts), kicked after a mutation or recipient action that may
+   * The sender of recipients' mail (recipients/notices.ts), kicked after a mutation or recipient action that may
    * have queued some. Without it, queued mail waits for whatever runs `sendDueNotices`.
    */
   recipientNotices?: Pick<RecipientNotices, 'kick'>;

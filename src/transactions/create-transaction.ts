@@ -1,14 +1,14 @@
 import type { Transaction } from '../db/database.ts';
 import { AppError, quote } from '../errors.ts';
 import type { Actor } from './actor.ts';
-import { moneyValueProblem } from './money-fields.ts';
-import { itemRules, listProblems, MAX_PROBLEM_DETAILS } from './item-data.ts';
-import { queueInvitation } from './recipient-notices.ts';
+import { moneyValueProblem } from './templates/money-fields.ts';
+import { itemRules, listProblems, MAX_PROBLEM_DETAILS } from './templates/item-data.ts';
+import { queueInvitation } from './recipients/notices.ts';
 import { applyWorkflowAction } from './revisions.ts';
 import type { Subject } from './subject.ts';
-import type { TemplateDefinition } from './template-schema.ts';
+import type { TemplateDefinition } from './templates/schema.ts';
 import { recordTransition } from './transitions.ts';
-import { linkValidDays, newTransmitToken } from './transmit-tokens.ts';
+import { linkValidDays, newTransmitToken } from './recipients/transmit-tokens.ts';
 import { actionsOnEntering } from './workflow.ts';
 
 /** What an integrator sends to create a transaction (`createTransaction`'s input). */
@@ -28,7 +28,7 @@ const MAX_NOTICE_NAME_LENGTH = 200;
 // may hold, so no text can be matched two ways and checking takes time in proportion to its length.
 const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
 
-/** The form of a template's keys (template-schema.ts), vulcanKeys among them. */
+/** The form of a template's keys (templates/schema.ts), vulcanKeys among them. */
 const VULCAN_KEY = /^[a-z][a-z0-9_]{0,62}$/;
 
 /** Stands for a problem counted but never shown (see inputDataProblems). */
@@ -199,7 +199,7 @@ export async function createTransaction(
     await applyWorkflowAction(tx, subject, action, 'create');
   // No completion to bring up to date: a process is complete only once a revision of it was committed, and
   // every revision made here is new.
-  // Mailed after this commits (recipient-notices.ts), so a transaction that is not made invites no one.
+  // Mailed after this commits (recipients/notices.ts), so a transaction that is not made invites no one.
   await queueInvitation(tx, { organizationId, transactionId, transmitToken });
   return { transactionId, transmitToken };
 }

@@ -1,7 +1,7 @@
 import type { Transaction } from '../db/database.ts';
-import { itemRules } from './item-data.ts';
+import { itemRules } from './templates/item-data.ts';
 import type { Subject } from './subject.ts';
-import type { TemplateDefinition, WorkflowAction } from './template-schema.ts';
+import type { TemplateDefinition, WorkflowAction } from './templates/schema.ts';
 
 /**
  * Revisions: a process holds its items in numbered revisions. The workflow's actions create processes (their

@@ -1,4 +1,4 @@
-import type { TemplateDefinition } from './template-schema.ts';
+import type { TemplateDefinition } from './templates/schema.ts';
 
 /**
  * The state of one transaction while a change is applied to it. Every change runs inside the caller's database

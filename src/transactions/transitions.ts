@@ -3,10 +3,10 @@ import { AppError, quote } from '../errors.ts';
 import { writeOutbox } from '../webhooks/outbox.ts';
 import type { Actor } from './actor.ts';
 import { refreshCompletion, workflowFactsOf } from './completion.ts';
-import { queueChangesRequested } from './recipient-notices.ts';
+import { queueChangesRequested } from './recipients/notices.ts';
 import { applyWorkflowAction } from './revisions.ts';
 import type { Subject } from './subject.ts';
-import { hashTransmitToken } from './transmit-tokens.ts';
+import { hashTransmitToken } from './recipients/transmit-tokens.ts';
 import { decide, type WorkflowFacts } from './workflow.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { quote } from '../errors.ts';
-import type { WorkflowAction, WorkflowDefinition } from './template-schema.ts';
+import type { WorkflowAction, WorkflowDefinition } from './templates/schema.ts';
 
 /**
  * The workflow engine: pure functions over a template's workflow, the state a transaction is in and an event.

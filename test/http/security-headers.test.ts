@@ -14,9 +14,9 @@ import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import { createFileLinks } from '../../src/files/file-links.ts';
 import { createMailer, type Mailer } from '../../src/mail/mailer.ts';
 import { buildPortfolioApp } from '../../src/portfolio/app.ts';
-import { DASHBOARD_API_PATH } from '../../src/portfolio/web/dashboard.ts';
+import { DASHBOARD_API_PATH } from '../../src/portfolio/dashboard/dashboard.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
-import { issueKeyDelivery, secretProof } from '../../src/transactions/key-delivery.ts';
+import { issueKeyDelivery, secretProof } from '../../src/transactions/key-delivery/deliveries.ts';
 import {
   createDashboardPerson,
   dashboardApp,

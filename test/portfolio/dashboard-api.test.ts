@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import type { Mailer } from '../../src/mail/mailer.ts';
 import { createPortfolioKey } from '../../src/portfolio/instances.ts';
-import { DASHBOARD_API_PATH } from '../../src/portfolio/web/dashboard.ts';
+import { DASHBOARD_API_PATH } from '../../src/portfolio/dashboard/dashboard.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import {
   Browser,

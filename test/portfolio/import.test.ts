@@ -6,8 +6,12 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { buildPortfolioApp, PORTFOLIO_BASE_PATH } from '../../src/portfolio/app.ts';
-import { ImportProblems, readImportFile, type ImportSource } from '../../src/portfolio/import-files.ts';
-import { importPortfolio, type ImportProgress, type ImportSummary } from '../../src/portfolio/import.ts';
+import { ImportProblems, readImportFile, type ImportSource } from '../../src/portfolio/import/files.ts';
+import {
+  importPortfolio,
+  type ImportProgress,
+  type ImportSummary,
+} from '../../src/portfolio/import/import.ts';
 import { createInstance, createPortfolioKey } from '../../src/portfolio/instances.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { INVESTMENT_NULLS, UPDATE_NULLS, newInvestment, newUpdate } from '../support/portfolio.ts';

@@ -10,7 +10,7 @@ import type { Database, Queryable } from '../../src/db/database.ts';
 import type { RateLimitSettings } from '../../src/http/rate-limit.ts';
 import { createMailer, type Mailer } from '../../src/mail/mailer.ts';
 import { buildPortfolioApp } from '../../src/portfolio/app.ts';
-import { DASHBOARD_API_PATH, SESSION_COOKIE } from '../../src/portfolio/web/dashboard.ts';
+import { DASHBOARD_API_PATH, SESSION_COOKIE } from '../../src/portfolio/dashboard/dashboard.ts';
 import type { ApiResponse } from './portfolio.ts';
 import type { ReceivedMail, TestSmtpServer } from './smtp.ts';
 

@@ -4,8 +4,8 @@ import { expect } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { seedPortfolioDemo, type PortfolioDemo } from '../../src/demo/portfolio-seed.ts';
 import { PORTFOLIO_BASE_PATH } from '../../src/portfolio/app.ts';
-import { readImportFile } from '../../src/portfolio/import-files.ts';
-import { importPortfolio, type ImportSummary } from '../../src/portfolio/import.ts';
+import { readImportFile } from '../../src/portfolio/import/files.ts';
+import { importPortfolio, type ImportSummary } from '../../src/portfolio/import/import.ts';
 import { createInstance, createPortfolioKey } from '../../src/portfolio/instances.ts';
 
 /**

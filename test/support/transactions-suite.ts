@@ -5,7 +5,7 @@ import type { Database } from '../../src/db/database.ts';
 import { loadExampleTemplate, type TransactionsDemo } from '../../src/demo/seed.ts';
 import { createApiKey } from '../../src/keys/api-key-store.ts';
 import { createOrganization } from '../../src/transactions/organizations.ts';
-import { importTemplate } from '../../src/transactions/templates.ts';
+import { importTemplate } from '../../src/transactions/templates/templates.ts';
 import type { FileStore } from '../../src/files/file-store.ts';
 import { buildTransactionsApp, type TransactionsAppDeps } from '../../src/transactions/app.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';

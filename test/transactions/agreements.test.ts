@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.ts';
-import { renderDocument } from '../../src/transactions/signed-document.ts';
-import { importTemplateSource } from '../../src/transactions/templates.ts';
-import { checkTemplate } from '../../src/transactions/template-validation.ts';
+import { renderDocument } from '../../src/transactions/documents/signed-document.ts';
+import { importTemplateSource } from '../../src/transactions/templates/templates.ts';
+import { checkTemplate } from '../../src/transactions/templates/validation.ts';
 import { describeProblems } from '../../src/validation/problems.ts';
 import { FUND_AGREEMENT_MAPPING, fundAgreementPdf, withAgreement } from '../support/fund-pdf.ts';
 import { pdfText } from '../support/pdf-text.ts';

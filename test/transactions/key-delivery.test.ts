@@ -12,7 +12,7 @@ import {
   revokeDelivery,
   secretProof,
   type RevealedKey,
-} from '../../src/transactions/key-delivery.ts';
+} from '../../src/transactions/key-delivery/deliveries.ts';
 import { createOrganization } from '../../src/transactions/organizations.ts';
 import { refusal } from '../support/refusal.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { checkMoneyValues, moneyValueProblem } from '../../src/transactions/money-fields.ts';
-import { readAnswers } from '../../src/transactions/signed-document.ts';
-import { checkTemplate } from '../../src/transactions/template-validation.ts';
+import { checkMoneyValues, moneyValueProblem } from '../../src/transactions/templates/money-fields.ts';
+import { readAnswers } from '../../src/transactions/documents/signed-document.ts';
+import { checkTemplate } from '../../src/transactions/templates/validation.ts';
 import { describeProblems } from '../../src/validation/problems.ts';
 import { refusal } from '../support/refusal.ts';
 

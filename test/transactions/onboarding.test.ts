@@ -7,7 +7,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createMailer, type Mailer } from '../../src/mail/mailer.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
-import { secretProof } from '../../src/transactions/key-delivery.ts';
+import { secretProof } from '../../src/transactions/key-delivery/deliveries.ts';
 import { ROOT, runPortico } from '../support/cli.ts';
 import { stubDashboardBuild } from '../support/dashboard.ts';
 import { decryptRevealed, deliveryLinkIn } from '../support/key-delivery.ts';

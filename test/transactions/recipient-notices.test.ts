@@ -8,12 +8,12 @@ import pino from 'pino';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMailer, type Mailer } from '../../src/mail/mailer.ts';
-import { importTemplateSource } from '../../src/transactions/templates.ts';
+import { importTemplateSource } from '../../src/transactions/templates/templates.ts';
 import {
   createRecipientNotices,
   type NoticeCounts,
   type RecipientNotices,
-} from '../../src/transactions/recipient-notices.ts';
+} from '../../src/transactions/recipients/notices.ts';
 import { mailTo, smtpMailer } from '../support/dashboard.ts';
 import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from '../support/smtp.ts';
 import {

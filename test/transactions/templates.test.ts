@@ -1,14 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadExampleTemplate } from '../../src/demo/seed.ts';
-import type { TemplateDefinition } from '../../src/transactions/template-schema.ts';
+import type { TemplateDefinition } from '../../src/transactions/templates/schema.ts';
 import {
   TEMPLATE_SCHEMA_PATH,
   templateSchemaDocument,
-} from '../../src/transactions/template-schema-document.ts';
-import { checkTemplate } from '../../src/transactions/template-validation.ts';
+} from '../../src/transactions/templates/schema-document.ts';
+import { checkTemplate } from '../../src/transactions/templates/validation.ts';
 import { describeProblems } from '../../src/validation/problems.ts';
-import { importTemplate, importTemplateSource } from '../../src/transactions/templates.ts';
+import { importTemplate, importTemplateSource } from '../../src/transactions/templates/templates.ts';
 import { createOrganization } from '../../src/transactions/organizations.ts';
 import { AppError } from '../../src/errors.ts';
 import { uniqueHandle } from '../support/transactions.ts';

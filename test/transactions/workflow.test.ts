@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadExampleTemplate } from '../../src/demo/seed.ts';
-import type { WorkflowDefinition } from '../../src/transactions/template-schema.ts';
+import type { WorkflowDefinition } from '../../src/transactions/templates/schema.ts';
 import {
   actionsOnEntering,
   decide,

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTlsMaterial } from '../../src/http/tls.ts';
 import type { Mailer } from '../../src/mail/mailer.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
-import { createRecipientNotices, type RecipientNotices } from '../../src/transactions/recipient-notices.ts';
+import { createRecipientNotices, type RecipientNotices } from '../../src/transactions/recipients/notices.ts';
 import { startWebhookWorker } from '../../src/webhooks/delivery.ts';
 import {
   accessibilityViolations,

@@ -1,4 +1,4 @@
-// The dashboard's calls to its JSON routes under /dashboard/api (src/portfolio/web/): the session cookie rides
+// The dashboard's calls to its JSON routes under /dashboard/api (src/portfolio/dashboard/): the session cookie rides
 // along by itself (HttpOnly, never visible here); the CSRF token of the latest answer that carried one goes in
 // `x-csrf-token` on every request that changes something.
 

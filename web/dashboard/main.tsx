@@ -1,5 +1,5 @@
 // The customer dashboard of the Portfolio service, served by Portico itself at /dashboard: every script, style
-// sheet and font comes from this origin (see src/portfolio/web/dashboard.ts).
+// sheet and font comes from this origin (see src/portfolio/dashboard/dashboard.ts).
 import '@radix-ui/themes/styles.css';
 import '../shared/base.css';
 import './dashboard.css';

@@ -1,4 +1,4 @@
-// What the dashboard's JSON routes answer (src/portfolio/web/instance-routes.ts and session-routes.ts). Times
+// What the dashboard's JSON routes answer (src/portfolio/dashboard/instance-routes.ts and session-routes.ts). Times
 // are ISO 8601 strings; amounts in cents are strings of digits, exact beyond 2^53.
 
 export type Role = 'admin' | 'member';

@@ -1,6 +1,6 @@
 // The key-delivery page of the Transactions service, at /key-delivery/<link id>#<secret>: a listed address
 // proves itself with a mailed code, then the page decrypts the key in the browser. Every script, style sheet
-// and font comes from this origin (see src/transactions/web/key-delivery-routes.ts).
+// and font comes from this origin (see src/transactions/key-delivery/routes.ts).
 import '@radix-ui/themes/styles.css';
 import '../shared/base.css';
 import { Theme } from '@radix-ui/themes';

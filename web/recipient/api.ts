@@ -1,4 +1,4 @@
-// The portal's calls to the recipient routes (`/recipient/<token>/…`, src/transactions/recipient-routes.ts):
+// The portal's calls to the recipient routes (`/recipient/<token>/…`, src/transactions/recipients/routes.ts):
 // the link's token in the path is the only credential, so no cookie goes along.
 
 import { ApiError, apiError, fetchJson, networkError } from '../shared/api-error.ts';

@@ -1,6 +1,6 @@
 // The recipient portal of the Transactions service, at /r/<token>: an invited recipient (a fund's investor)
 // fills in, uploads, signs and submits. Every script, style sheet and font comes from this origin (see
-// src/transactions/web/recipient-page.ts).
+// src/transactions/recipients/page-route.ts).
 import '@radix-ui/themes/styles.css';
 import '../shared/base.css';
 import './recipient.css';

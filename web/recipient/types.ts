@@ -1,4 +1,4 @@
-// What the recipient portal's JSON routes (`/recipient/<token>/…`, src/transactions/recipient-routes.ts) answer.
+// What the recipient portal's JSON routes (`/recipient/<token>/…`, src/transactions/recipients/routes.ts) answer.
 
 import type { StrictRJSFSchema } from '@rjsf/utils';
 
@@ -48,7 +48,7 @@ export interface Item {
   schema: ItemSchema;
   ui: ItemHints | null;
   uploads: Record<string, UploadRule>;
-  /** The fields answered with an amount of money (src/transactions/money-fields.ts). */
+  /** The fields answered with an amount of money (src/transactions/templates/money-fields.ts). */
   money: Record<string, MoneyRule>;
   data: Record<string, unknown>;
   /** What was submitted in the revision before (when the revision's number is above 1). */

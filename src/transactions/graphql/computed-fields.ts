@@ -1,6 +1,6 @@
 import { linkExpiry, signedLink } from '../../files/file-links.ts';
 import { allProcessesComplete } from '../completion.ts';
-import type { TemplateDefinition } from '../template-schema.ts';
+import type { TemplateDefinition } from '../templates/schema.ts';
 import { allowedEvents } from '../workflow.ts';
 import type { Context } from './context.ts';
 import { relatedKey, type Row } from './read-model.ts';

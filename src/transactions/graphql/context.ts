@@ -6,8 +6,8 @@ import type { FileStore } from '../../files/file-store.ts';
 import type { LookupAll } from '../../webhooks/address-safety.ts';
 import type { Caller } from '../authenticate.ts';
 import { idempotent } from '../idempotency.ts';
-import type { SignatureContext } from '../recipient-actions.ts';
-import type { RecipientNotices } from '../recipient-notices.ts';
+import type { SignatureContext } from '../recipients/actions.ts';
+import type { RecipientNotices } from '../recipients/notices.ts';
 import type {} from './hooks.ts';
 
 /** What every resolver gets besides Mercurius' own context. */

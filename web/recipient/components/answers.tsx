@@ -4,7 +4,7 @@
 import { Badge, DataList, Flex, Text } from '@radix-ui/themes';
 import { Fragment, type ReactNode } from 'react';
 import { formatMoney } from '../../../src/transactions/money.ts';
-import { declaredProperties, isConditional } from '../../../src/transactions/schema-properties.ts';
+import { declaredProperties, isConditional } from '../../../src/transactions/templates/schema-properties.ts';
 import { changedPaths } from '../form/changes.ts';
 import { humanize } from '../form/ui-schema.ts';
 import { pathKey } from '../form/validator.ts';

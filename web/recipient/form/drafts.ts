@@ -23,7 +23,7 @@ export interface Savable {
 
 /**
  * The part of `data` the server takes as a draft: it checks the item's schema without its top-level `required`
- * (src/transactions/item-data.ts), so every answer that breaks the schema is left out, and with it the object
+ * (src/transactions/templates/item-data.ts), so every answer that breaks the schema is left out, and with it the object
  * or list it sits in when that is then incomplete (an address without its required city).
  *
  * @example

@@ -1,7 +1,7 @@
 // Checks data against a JSON Schema with @cfworker/json-schema, which reads the schema as it goes: Ajv compiles
 // each schema into a function with `new Function`, which the page's Content-Security-Policy forbids
 // (`script-src 'self'`, no 'unsafe-eval'), and item schemas come from the server at run time, so they cannot be
-// compiled at build time either. The server (Ajv 2020, src/transactions/item-data.ts) stays the judge, this
+// compiled at build time either. The server (Ajv 2020, src/transactions/templates/item-data.ts) stays the judge, this
 // catches mistakes before a round trip. What is ours is turning the validator's errors into problems of fields.
 
 import { dereference, format, validate, type OutputUnit, type Schema } from '@cfworker/json-schema';

@@ -3,7 +3,7 @@
 
 import type { UiSchema } from '@rjsf/utils';
 import type { FieldHints, Item, MoneyRule, UploadRule } from '../types.ts';
-import { declaredProperties } from '../../../src/transactions/schema-properties.ts';
+import { declaredProperties } from '../../../src/transactions/templates/schema-properties.ts';
 
 /** What the upload widget is told about its field, through `ui:options`. */
 export interface UploadOptions {

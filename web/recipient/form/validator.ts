@@ -18,7 +18,7 @@ import type { ItemData } from './drafts.ts';
 import type { PortalFormContext } from './form-context.ts';
 import { schemaProblems, type SchemaNode, type SchemaProblem } from './schema-check.ts';
 import { hintsAt, labelAt } from './ui-schema.ts';
-import { declaredProperties } from '../../../src/transactions/schema-properties.ts';
+import { declaredProperties } from '../../../src/transactions/templates/schema-properties.ts';
 
 /** One answer of a form that breaks its schema, and what to do about it. */
 export interface FieldProblem {

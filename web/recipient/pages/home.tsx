@@ -12,7 +12,7 @@ import { formatBytes, formatDateTime, listKinds, roleName } from '../format.ts';
 import { usePortal } from '../portal-state.tsx';
 import { allSubmitted, nextStepToDo } from '../steps.ts';
 import type { SignableDocument } from '../types.ts';
-import { declaredProperties } from '../../../src/transactions/schema-properties.ts';
+import { declaredProperties } from '../../../src/transactions/templates/schema-properties.ts';
 
 export function HomePage() {
   const { view } = usePortal();

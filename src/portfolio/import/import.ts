@@ -1,25 +1,25 @@
-import type { Database } from '../db/database.ts';
+import type { Database } from '../../db/database.ts';
 import {
   checkCompaniesExist,
   checkNoneMoved,
   checkRecords,
   problemReporter,
   type ImportProblem,
-} from './import-checks.ts';
-import { ImportProblems, type ImportSource } from './import-files.ts';
-import { RECORD_TYPES, type RecordType } from './record-types.ts';
+} from './checks.ts';
+import { ImportProblems, type ImportSource } from './files.ts';
+import { RECORD_TYPES, type RecordType } from '../record-types.ts';
 import {
   beginRevision,
   writeCompanies,
   writeCompaniesCount,
   writeCompanyRecords,
   writeFunds,
-} from './import-writes.ts';
-import { INVESTMENT_COLUMNS, UPDATE_COLUMNS } from './records.ts';
+} from './writes.ts';
+import { INVESTMENT_COLUMNS, UPDATE_COLUMNS } from '../records.ts';
 
 /**
- * Imports portfolio data into a customer instance: every record is checked (import-checks.ts), then everything
- * is written in one database transaction (import-writes.ts), or nothing is.
+ * Imports portfolio data into a customer instance: every record is checked (import/checks.ts), then everything
+ * is written in one database transaction (import/writes.ts), or nothing is.
  */
 
 /** How far an import has come: the records checked, or written of one type. */

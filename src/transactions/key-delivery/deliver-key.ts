@@ -1,11 +1,11 @@
-import type { Environment } from '../config.ts';
-import type { Database } from '../db/database.ts';
-import { AppError } from '../errors.ts';
-import type { Mailer, SentMail } from '../mail/mailer.ts';
-import { keyDeliveryMail } from './key-delivery-mail.ts';
-import { issueKeyDelivery, keyDeliveryLink, revokeDelivery, type KeyDelivery } from './key-delivery.ts';
-import type { ViewsRequired } from './key-delivery-views.ts';
-import type { Organization } from './organizations.ts';
+import type { Environment } from '../../config.ts';
+import type { Database } from '../../db/database.ts';
+import { AppError } from '../../errors.ts';
+import type { Mailer, SentMail } from '../../mail/mailer.ts';
+import { keyDeliveryMail } from './mail.ts';
+import { issueKeyDelivery, keyDeliveryLink, revokeDelivery, type KeyDelivery } from './deliveries.ts';
+import type { ViewsRequired } from './views.ts';
+import type { Organization } from '../organizations.ts';
 
 /**
  * `portico keys issue`: issues a key for the organization and environment, and mails its delivery link to each

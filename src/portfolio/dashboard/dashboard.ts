@@ -8,7 +8,7 @@ import { loadInstanceSecret } from '../../db/instance-secrets.ts';
 import { databaseSessionStore } from '../../http/session-store.ts';
 import { pageContentSecurityPolicy, registerWebSurface } from '../../http/web-pages.ts';
 import type { Cursors } from '../cursor.ts';
-import { DASHBOARD_PATH } from '../dashboard-links.ts';
+import { DASHBOARD_PATH } from './links.ts';
 import type { PeopleMail } from '../people.ts';
 import { registerInstanceRoutes } from './instance-routes.ts';
 import { registerSessionRoutes } from './session-routes.ts';

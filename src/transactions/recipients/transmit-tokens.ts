@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { Transaction } from '../db/database.ts';
-import { AppError, quote } from '../errors.ts';
-import { queueInvitation } from './recipient-notices.ts';
-import { DEFAULT_INVITATIONS, type TemplateDefinition } from './template-schema.ts';
+import type { Transaction } from '../../db/database.ts';
+import { AppError, quote } from '../../errors.ts';
+import { queueInvitation } from './notices.ts';
+import { DEFAULT_INVITATIONS, type TemplateDefinition } from '../templates/schema.ts';
 
 /**
  * Transmit tokens: the secret in a recipient's link. A token is 122 random bits in UUID form (as the spec types
@@ -30,7 +30,7 @@ export function linkValidDays(definition: TemplateDefinition): number {
  * Replaces a transaction's transmit token: the new one is returned once, the old one stops working at once
  * (e.g. when a recipient's link was forwarded by mistake) and is remembered, so that it says it was replaced.
  * The recipient is invited again with the new link, and told that the old one stopped working
- * (recipient-notices.ts).
+ * (recipients/notices.ts).
  */
 export async function resetTransmitToken(
   tx: Transaction,

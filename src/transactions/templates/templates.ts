@@ -1,9 +1,9 @@
-import type { Database } from '../db/database.ts';
-import { AppError } from '../errors.ts';
-import type { TemplateDefinition } from './template-schema.ts';
-import { describeProblems } from '../validation/problems.ts';
-import { checkTemplateWithFiles } from './template-validation.ts';
-import type { AgreementFile } from './agreement-check.ts';
+import type { Database } from '../../db/database.ts';
+import { AppError } from '../../errors.ts';
+import type { TemplateDefinition } from './schema.ts';
+import { describeProblems } from '../../validation/problems.ts';
+import { checkTemplateWithFiles } from './validation.ts';
+import type { AgreementFile } from '../documents/agreement-check.ts';
 
 export interface ImportedTemplate {
   id: string;

@@ -1,6 +1,6 @@
-import type { Transaction } from '../db/database.ts';
-import { IMPORT_BATCH, type CheckedRecord } from './import-checks.ts';
-import { SQL_TYPES, type Column } from './records.ts';
+import type { Transaction } from '../../db/database.ts';
+import { IMPORT_BATCH, type CheckedRecord } from './checks.ts';
+import { SQL_TYPES, type Column } from '../records.ts';
 
 /**
  * How a checked Portfolio import is written: inside the one database transaction of the import, a revision

@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
-import type { PathSegment } from '../validation/problems.ts';
+import type { PathSegment } from '../../validation/problems.ts';
 import { inspectPdf, type PdfField } from './agreement-pdf.ts';
 import { placeholdersOf } from './agreement-text.ts';
-import { declaredProperties } from './schema-properties.ts';
+import { declaredProperties } from '../templates/schema-properties.ts';
 import {
   MAX_AGREEMENT_MEGABYTES,
   type DocumentDefinition,
   type ProcessDefinition,
   type TemplateDefinition,
-} from './template-schema.ts';
+} from '../templates/schema.ts';
 
 type Problem = { path: PathSegment[]; message: string };
 

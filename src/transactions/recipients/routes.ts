@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Database, Transaction } from '../db/database.ts';
-import type { FileLinks } from '../files/file-links.ts';
-import type { FileStore } from '../files/file-store.ts';
-import { receiveFilePart } from '../http/multipart-file.ts';
+import type { Database, Transaction } from '../../db/database.ts';
+import type { FileLinks } from '../../files/file-links.ts';
+import type { FileStore } from '../../files/file-store.ts';
+import { receiveFilePart } from '../../http/multipart-file.ts';
 import {
   latestOpenRevision,
   latestRevision,
@@ -16,11 +16,11 @@ import {
   saveItem,
   signDocument,
   submitRevision,
-} from './recipient-actions.ts';
-import { openRecipientLink, type OpenedLink } from './recipient-link.ts';
-import type { RecipientNotices } from './recipient-notices.ts';
-import { recipientView } from './recipient-view.ts';
-import { renderDocument } from './signed-document.ts';
+} from './actions.ts';
+import { openRecipientLink, type OpenedLink } from './link.ts';
+import type { RecipientNotices } from './notices.ts';
+import { recipientView } from './view.ts';
+import { renderDocument } from '../documents/signed-document.ts';
 import { checkContent, checkFilename, fileTooLarge, uploadFieldOf, uploadKey } from './uploads.ts';
 
 const ItemBody = Type.Object(

@@ -1,6 +1,6 @@
 import type { PDFDocument, PDFField, PDFForm, PDFPage } from 'pdf-lib';
 import { printable, stampPage } from './pdf-writer.ts';
-import type { SignaturePlacement } from './template-schema.ts';
+import type { SignaturePlacement } from '../templates/schema.ts';
 
 /** What a form field of a fund's PDF takes. */
 export type PdfFieldKind = 'text' | 'checkbox' | 'choice' | 'other';

@@ -1,5 +1,5 @@
-import type { MailMessage } from '../mail/mailer.ts';
-import { escapeHtml, formatWhen } from '../mail/message-text.ts';
+import type { MailMessage } from '../../mail/mailer.ts';
+import { escapeHtml, formatWhen } from '../../mail/message-text.ts';
 
 /**
  * A recipient's link: the recipient portal's page for their transmit token on the Transactions service's public
@@ -59,7 +59,7 @@ export function invitationMail(
 
 /**
  * A reminder of the invitation: the same facts, said to be a reminder, sent while the recipient has something
- * to submit (see recipient-notices.ts).
+ * to submit (see recipients/notices.ts).
  */
 export function reminderMail(facts: RecipientMailFacts): MailMessage {
   const intro = `A reminder: ${facts.organizationName} is waiting for you to complete ${quoted(facts.templateName)} through Portico.`;

@@ -7,7 +7,7 @@ export const RECIPIENT_PAGE_PATH = '/r';
 /**
  * The recipient portal on the Transactions service (`web/recipient/`), at `/r/<token>` and every step under it
  * (`/r/<token>/<process>/items/<item>`, `…/sign`, `…/submit`; the page routes on the client), its assets under
- * `/r/assets/`. It calls the recipient routes (`/recipient/<token>/…`, recipient-routes.ts) and frames their
+ * `/r/assets/`. It calls the recipient routes (`/recipient/<token>/…`, recipients/routes.ts) and frames their
  * PDF previews, so its policy allows frames of this origin; everything else is as strict as the other pages.
  *
  * @example

@@ -6,19 +6,14 @@ import {
   structureProblems,
   type LocatedProblem,
   type PathSegment,
-} from '../validation/problems.ts';
-import {
-  TemplateSchema,
-  type ItemDefinition,
-  type TemplateDefinition,
-  type UiWidget,
-} from './template-schema.ts';
-import { finalStates, reachableStates, statesThatCanFinish } from './workflow.ts';
+} from '../../validation/problems.ts';
+import { TemplateSchema, type ItemDefinition, type TemplateDefinition, type UiWidget } from './schema.ts';
+import { finalStates, reachableStates, statesThatCanFinish } from '../workflow.ts';
 import { itemSchemaValidator } from './item-data.ts';
-import { onFirstUse } from '../validation/json-schema.ts';
+import { onFirstUse } from '../../validation/json-schema.ts';
 import { moneyFieldProblems, moneySchema } from './money-fields.ts';
 import { declaredProperties } from './schema-properties.ts';
-import { agreementProblems, checkAgreementFiles, type AgreementFile } from './agreement-check.ts';
+import { agreementProblems, checkAgreementFiles, type AgreementFile } from '../documents/agreement-check.ts';
 
 /** One mistake in a template file: where it is and what is wrong. */
 export type TemplateProblem = LocatedProblem;

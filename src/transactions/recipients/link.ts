@@ -1,7 +1,7 @@
-import type { Transaction } from '../db/database.ts';
-import { AppError } from '../errors.ts';
-import { isUuid } from '../validation/uuid.ts';
-import type { LockedTransaction } from './transitions.ts';
+import type { Transaction } from '../../db/database.ts';
+import { AppError } from '../../errors.ts';
+import { isUuid } from '../../validation/uuid.ts';
+import type { LockedTransaction } from '../transitions.ts';
 import { hashTransmitToken } from './transmit-tokens.ts';
 
 /** A transaction opened through its recipient link, and when that link stops working. */

@@ -1,21 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import type { Queryable, Transaction } from '../db/database.ts';
-import { AppError, quote } from '../errors.ts';
-import type { FileStore } from '../files/file-store.ts';
-import { checkMoneyValues } from './money-fields.ts';
-import { itemRules, listProblems, MAX_PROBLEM_DETAILS } from './item-data.ts';
-import type { ProcessDefinition } from './template-schema.ts';
+import type { Queryable, Transaction } from '../../db/database.ts';
+import { AppError, quote } from '../../errors.ts';
+import type { FileStore } from '../../files/file-store.ts';
+import { checkMoneyValues } from '../templates/money-fields.ts';
+import { itemRules, listProblems, MAX_PROBLEM_DETAILS } from '../templates/item-data.ts';
+import type { ProcessDefinition } from '../templates/schema.ts';
 import { uploadFieldProblems } from './uploads.ts';
-import type { Actor } from './actor.ts';
-import { refreshCompletion } from './completion.ts';
-import { renderDocument } from './signed-document.ts';
+import type { Actor } from '../actor.ts';
+import { refreshCompletion } from '../completion.ts';
+import { renderDocument } from '../documents/signed-document.ts';
 import {
   applyEvent,
   eventAllowed,
   lockOwnTransaction,
   type LockedTransaction,
   type Transition,
-} from './transitions.ts';
+} from '../transitions.ts';
 
 /** The longest name a signature may carry, as the recipient routes also say. */
 const MAX_SIGNED_NAME_LENGTH = 200;

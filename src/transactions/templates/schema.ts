@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ENTITY_TYPES } from './entity-types.ts';
+import { ENTITY_TYPES } from '../entity-types.ts';
 
 /**
  * The template file format: what a kind of transaction is made of and how it moves. Published as

@@ -1,16 +1,16 @@
 import type { TObject } from '@sinclair/typebox';
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import type { Queryable } from '../db/database.ts';
+import type { Queryable } from '../../db/database.ts';
 import {
   formatPath,
   structureProblems,
   type LocatedProblem,
   type PathSegment,
-} from '../validation/problems.ts';
-import { jsonSchemaValidator, onFirstUse } from '../validation/json-schema.ts';
-import { isUuid } from '../validation/uuid.ts';
-import type { ImportSource, SourceRecord } from './import-files.ts';
-import { RECORD_TYPES, type RecordType } from './record-types.ts';
+} from '../../validation/problems.ts';
+import { jsonSchemaValidator, onFirstUse } from '../../validation/json-schema.ts';
+import { isUuid } from '../../validation/uuid.ts';
+import type { ImportSource, SourceRecord } from './files.ts';
+import { RECORD_TYPES, type RecordType } from '../record-types.ts';
 import {
   Company,
   CompanyInvestment,
@@ -19,7 +19,7 @@ import {
   TEXT_PATTERN,
   UUID_PATTERN,
   YEAR_PATTERN,
-} from './records.ts';
+} from '../records.ts';
 
 /**
  * Where a Portfolio import is validated: every rule a record is checked against before anything is written.

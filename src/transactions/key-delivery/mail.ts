@@ -1,6 +1,6 @@
-import type { Environment } from '../config.ts';
-import type { MailMessage } from '../mail/mailer.ts';
-import { escapeHtml, formatWhen } from '../mail/message-text.ts';
+import type { Environment } from '../../config.ts';
+import type { MailMessage } from '../../mail/mailer.ts';
+import { escapeHtml, formatWhen } from '../../mail/message-text.ts';
 
 /** How mail names an environment's keys. */
 const ENVIRONMENT_TEXT: Record<Environment, string> = {

@@ -4,8 +4,8 @@ import { clientAddressKey, createAttemptLimits } from '../../http/attempt-limits
 import { pageContentSecurityPolicy, registerWebSurface } from '../../http/web-pages.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import type { Database } from '../../db/database.ts';
-import { keyDeliveryCodeMail } from '../key-delivery-mail.ts';
-import { describeDelivery, issueCode, revealKey } from '../key-delivery.ts';
+import { keyDeliveryCodeMail } from './mail.ts';
+import { describeDelivery, issueCode, revealKey } from './deliveries.ts';
 
 /** Where the key-delivery page is (`/key-delivery/<link id>#<secret>`) and where its JSON routes are. */
 export const KEY_DELIVERY_PATH = '/key-delivery';

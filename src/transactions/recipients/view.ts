@@ -1,9 +1,9 @@
-import type { Queryable } from '../db/database.ts';
-import { DEFAULT_LINK_SECONDS, type FileLinks } from '../files/file-links.ts';
-import { consentTimes, primaryRecipient } from './recipient-actions.ts';
-import type { ItemDefinition, UiHints } from './template-schema.ts';
-import type { LockedTransaction } from './transitions.ts';
-import { moneyRulesOf, type MoneyRule } from './money-fields.ts';
+import type { Queryable } from '../../db/database.ts';
+import { DEFAULT_LINK_SECONDS, type FileLinks } from '../../files/file-links.ts';
+import { consentTimes, primaryRecipient } from './actions.ts';
+import type { ItemDefinition, UiHints } from '../templates/schema.ts';
+import type { LockedTransaction } from '../transitions.ts';
+import { moneyRulesOf, type MoneyRule } from '../templates/money-fields.ts';
 import { uploadFieldsOf, uploadKey } from './uploads.ts';
 
 /** What the primary recipient sees of a transaction through its link (`GET /recipient/:token`). */

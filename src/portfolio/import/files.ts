@@ -1,9 +1,9 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { LineCounter, parseDocument, type Document } from 'yaml';
-import { AppError } from '../errors.ts';
-import { lineOf, type LocatedProblem, type PathSegment } from '../validation/problems.ts';
-import { RECORD_TYPES, type RecordType } from './record-types.ts';
-import { Company, CompanyInvestment, CompanyUpdate } from './records.ts';
+import { AppError } from '../../errors.ts';
+import { lineOf, type LocatedProblem, type PathSegment } from '../../validation/problems.ts';
+import { RECORD_TYPES, type RecordType } from '../record-types.ts';
+import { Company, CompanyInvestment, CompanyUpdate } from '../records.ts';
 
 /** One record as read from a file, with where it came from. */
 export interface SourceRecord {

@@ -1,11 +1,11 @@
 import type { PDFDocument } from 'pdf-lib';
-import type { Queryable } from '../db/database.ts';
+import type { Queryable } from '../../db/database.ts';
 import { fillAgreementPdf, type Answer } from './agreement-pdf.ts';
 import { writeAgreementText } from './agreement-text.ts';
-import { formatMoney, type Money } from './money.ts';
+import { formatMoney, type Money } from '../money.ts';
 import { PdfWriter } from './pdf-writer.ts';
-import { declaredProperties } from './schema-properties.ts';
-import type { DocumentDefinition, ItemDefinition, ProcessDefinition } from './template-schema.ts';
+import { declaredProperties } from '../templates/schema-properties.ts';
+import type { DocumentDefinition, ItemDefinition, ProcessDefinition } from '../templates/schema.ts';
 
 /** One item of a document as people read it: its title and each answered field's label and value. */
 export interface DocumentSection {

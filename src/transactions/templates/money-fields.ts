@@ -1,5 +1,5 @@
-import { AppError, quote } from '../errors.ts';
-import { formatMoney, isCurrency, minorDigits, parseMoney, type Money } from './money.ts';
+import { AppError, quote } from '../../errors.ts';
+import { formatMoney, isCurrency, minorDigits, parseMoney, type Money } from '../money.ts';
 
 /**
  * A template's money fields (an item's `money`): fields answered with an amount of money, in one currency the

@@ -1,7 +1,7 @@
-import type { Queryable } from '../db/database.ts';
-import { AppError, quote } from '../errors.ts';
-import { isUuid } from '../validation/uuid.ts';
-import type { ItemDefinition } from './template-schema.ts';
+import type { Queryable } from '../../db/database.ts';
+import { AppError, quote } from '../../errors.ts';
+import { isUuid } from '../../validation/uuid.ts';
+import type { ItemDefinition } from '../templates/schema.ts';
 
 /**
  * Uploads: fields of an item answered by a file (the template's `uploads`). The file's type is read from its

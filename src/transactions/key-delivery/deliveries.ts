@@ -1,10 +1,10 @@
 import { createCipheriv, createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
-import { normalizeEmail } from '../accounts/users.ts';
-import type { Environment } from '../config.ts';
-import type { Database, Queryable } from '../db/database.ts';
-import { AppError, quote, tooManyAttempts } from '../errors.ts';
-import { createApiKey } from '../keys/api-key-store.ts';
-import type { ViewsRequired } from './key-delivery-views.ts';
+import { normalizeEmail } from '../../accounts/users.ts';
+import type { Environment } from '../../config.ts';
+import type { Database, Queryable } from '../../db/database.ts';
+import { AppError, quote, tooManyAttempts } from '../../errors.ts';
+import { createApiKey } from '../../keys/api-key-store.ts';
+import type { ViewsRequired } from './views.ts';
 
 /**
  * Key delivery (Transactions spec, part 5): a key for an organization and an environment, revealed only to the

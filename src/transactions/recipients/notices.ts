@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import type { Database, Transaction } from '../db/database.ts';
-import { loadInstanceSecret } from '../db/instance-secrets.ts';
-import { open, seal } from '../keys/sealed-box.ts';
-import type { Mailer } from '../mail/mailer.ts';
+import type { Database, Transaction } from '../../db/database.ts';
+import { loadInstanceSecret } from '../../db/instance-secrets.ts';
+import { open, seal } from '../../keys/sealed-box.ts';
+import type { Mailer } from '../../mail/mailer.ts';
 import {
   changesRequestedMail,
   invitationMail,
@@ -10,9 +10,9 @@ import {
   reminderMail,
   signedCopyMail,
   type RecipientMailFacts,
-} from './recipient-mail.ts';
-import { DEFAULT_INVITATIONS, type TemplateDefinition } from './template-schema.ts';
-import { finalStates } from './workflow.ts';
+} from './mail.ts';
+import { DEFAULT_INVITATIONS, type TemplateDefinition } from '../templates/schema.ts';
+import { finalStates } from '../workflow.ts';
 
 /**
  * The mail of a transaction's primary recipient (the person at `noticeEmail`): an invitation with their link

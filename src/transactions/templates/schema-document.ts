@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
-import { TemplateSchema } from './template-schema.ts';
+import { TemplateSchema } from './schema.ts';
 
 /** Where the published template schema lives in the repository. */
 export const TEMPLATE_SCHEMA_PATH = fileURLToPath(
-  new URL('../../docs/template.schema.json', import.meta.url),
+  new URL('../../../docs/template.schema.json', import.meta.url),
 );
 
 /** The published JSON Schema of template files, as the text of `docs/template.schema.json`. */

@@ -1,6 +1,6 @@
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import { quote } from '../errors.ts';
-import { jsonSchemaValidator, onFirstUse } from '../validation/json-schema.ts';
+import { quote } from '../../errors.ts';
+import { jsonSchemaValidator, onFirstUse } from '../../validation/json-schema.ts';
 
 /** What can be said of data entered into an item, given the item's JSON Schema. */
 export interface ItemRules {
