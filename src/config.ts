@@ -1,3 +1,5 @@
+// Kept as one file: every setting with its variable, its flag, its default and its check, in the one table that
+// `portico --help`, the README and the start read.
 import { resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';

@@ -1,3 +1,5 @@
+// Kept as one file: the catalogue of every operation the CLI and the admin socket call by name. Each entry is a
+// few lines that check its input and call one domain function; one list is what both sides type themselves from.
 import { readFile } from 'node:fs/promises';
 import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import { ConfigSchema, type Config } from '../config.ts';

@@ -23,7 +23,7 @@ import { registerRecipientPage } from './recipients/page-route.ts';
 import { addOperationHooks, errorFormatter, errorHandler, graphqlRouteHooks } from './graphql/hooks.ts';
 import { DEFAULT_GRAPHQL_LIMITS, limitRules, type GraphQLLimits } from './graphql/limits.ts';
 import { storableStringsRule } from './graphql/request-checks.ts';
-import { resolvers } from './graphql/resolvers.ts';
+import { resolvers } from './graphql/resolvers/resolvers.ts';
 
 /** Where the GraphQL API answers. */
 export const GRAPHQL_PATH = '/beta';

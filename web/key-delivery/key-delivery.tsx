@@ -1,3 +1,5 @@
+// Kept as one file: the page's steps (the address, the code, the key shown, a stop) share one state and one way
+// of telling a stopped link from a mistake.
 import { CheckCircledIcon, ExclamationTriangleIcon, LockClosedIcon } from '@radix-ui/react-icons';
 import { Badge, Box, Button, Callout, Code, Flex, Link, Text, TextField } from '@radix-ui/themes';
 import { useEffect, useState, type SubmitEvent } from 'react';

@@ -1,3 +1,5 @@
+// Kept as one file: reads by id that bypass GraphQL's execution must write byte for byte what it would; the plan,
+// the coercion of variables and the assembly of rows are one algorithm, held to graphql-js by one test.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   getNamedType,

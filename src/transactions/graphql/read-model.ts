@@ -1,3 +1,5 @@
+// Kept as one file: the map of every GraphQL type to its table, columns and relations, read whole by the
+// selection compiler and held to schema.graphql by one test.
 import type { Queryable } from '../../db/database.ts';
 
 /**

@@ -1,3 +1,5 @@
+// Kept as one file: a delivery's life (issue, code, reveal, expire, revoke) is one state machine on one row and
+// its codes, whose locks and checks each step relies on.
 import { createCipheriv, createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { normalizeEmail } from '../../accounts/users.ts';
 import type { Environment } from '../../config.ts';

@@ -1,3 +1,5 @@
+// Kept as one file: what a recipient does to a revision (save, sign, submit) and what the sender does to the same
+// documents share the revision's lookups, locks and completeness checks.
 import { randomUUID } from 'node:crypto';
 import type { Queryable, Transaction } from '../../db/database.ts';
 import { AppError, quote } from '../../errors.ts';

@@ -1,3 +1,5 @@
+// Kept as one file: one mail queue (queue, claim, schedule, send, record) whose statements depend on each other's
+// columns and order.
 import type { Logger } from 'pino';
 import type { Database, Transaction } from '../../db/database.ts';
 import { loadInstanceSecret } from '../../db/instance-secrets.ts';

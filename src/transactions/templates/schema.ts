@@ -1,3 +1,5 @@
+// Kept as one file: the template format is one TypeBox schema, published whole as docs/template.schema.json and
+// read top to bottom like it.
 import { Type, type Static } from '@sinclair/typebox';
 import { ENTITY_TYPES } from '../entity-types.ts';
 

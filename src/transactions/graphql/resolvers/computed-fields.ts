@@ -1,9 +1,9 @@
-import { linkExpiry, signedLink } from '../../files/file-links.ts';
-import { allProcessesComplete } from '../completion.ts';
-import type { TemplateDefinition } from '../templates/schema.ts';
-import { allowedEvents } from '../workflow.ts';
-import type { Context } from './context.ts';
-import { relatedKey, type Row } from './read-model.ts';
+import { linkExpiry, signedLink } from '../../../files/file-links.ts';
+import { allProcessesComplete } from '../../completion.ts';
+import type { TemplateDefinition } from '../../templates/schema.ts';
+import { allowedEvents } from '../../workflow.ts';
+import type { Context } from '../context.ts';
+import { relatedKey, type Row } from '../read-model.ts';
 
 /**
  * Fields computed from a row rather than read from a column: a template's workflow in the API's shape, the

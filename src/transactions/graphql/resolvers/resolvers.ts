@@ -1,14 +1,14 @@
 import type { IResolvers } from 'mercurius';
 import { computedFields } from './computed-fields.ts';
-import { connectionResolvers } from './connection-resolvers.ts';
-import { queryResolvers } from './query-resolvers.ts';
-import { relationResolvers } from './relation-resolvers.ts';
-import { scalars } from './scalars.ts';
+import { connectionResolvers } from './connections.ts';
+import { queryResolvers } from './queries.ts';
+import { relationResolvers } from './relations.ts';
+import { scalars } from '../scalars.ts';
 import { transactionMutations } from './transaction-mutations.ts';
 import { webhookMutations, webhookPayloadResolvers } from './webhook-mutations.ts';
 import { entityMutations, entityPayloadResolvers } from './entity-mutations.ts';
 
-export type { TransactionsContext } from './context.ts';
+export type { TransactionsContext } from '../context.ts';
 
 /**
  * Every resolver of schema.graphql, assembled by type from the files that hold each area: root queries,

@@ -1,9 +1,9 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { AppError } from '../../errors.ts';
-import { createEntity, updateEntity } from '../entities.ts';
-import { mutation, type Context } from './context.ts';
-import { findById, type Row } from './read-model.ts';
-import { treeOf } from './selection.ts';
+import { AppError } from '../../../errors.ts';
+import { createEntity, updateEntity } from '../../entities.ts';
+import { mutation, type Context } from '../context.ts';
+import { findById, type Row } from '../read-model.ts';
+import { treeOf } from '../selection.ts';
 
 /** The GraphQL enum value of an entity type (`RETIREMENT_ACCOUNT`) as stored (`retirement_account`). */
 const storedType = (type: string | null | undefined) => (type ? type.toLowerCase() : undefined);

@@ -1,10 +1,10 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { AppError } from '../../errors.ts';
-import { isUuid } from '../../validation/uuid.ts';
-import type { Context } from './context.ts';
-import { MAX_PAGE } from './limits.ts';
-import { countTransactions, listTransactions, type CreatedAtOrder, type Row } from './read-model.ts';
-import { selectionTree, subfieldNodes } from './selection.ts';
+import { AppError } from '../../../errors.ts';
+import { isUuid } from '../../../validation/uuid.ts';
+import type { Context } from '../context.ts';
+import { MAX_PAGE } from '../limits.ts';
+import { countTransactions, listTransactions, type CreatedAtOrder, type Row } from '../read-model.ts';
+import { selectionTree, subfieldNodes } from '../selection.ts';
 
 /** A cursor is the base64url of the last row's id: opaque to clients, checked on the way back. */
 function encodeCursor(id: string): string {

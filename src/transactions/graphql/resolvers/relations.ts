@@ -1,4 +1,4 @@
-import { relatedKey, RELATIONS, type CreatedAtOrder, type Row } from './read-model.ts';
+import { relatedKey, RELATIONS, type CreatedAtOrder, type Row } from '../read-model.ts';
 
 /** Resolves one relation field from the row it was read with. */
 type RelationResolver = (parent: Row, args: { orderBy?: CreatedAtOrder }) => unknown;

@@ -1,5 +1,5 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../../errors.ts';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -8,10 +8,10 @@ import {
   rotateEndpointSecret,
   setEndpointEnabled,
   updateEndpoint,
-} from '../../webhooks/endpoints.ts';
-import { mutation, type Context } from './context.ts';
-import { findById, type Row } from './read-model.ts';
-import { treeOf } from './selection.ts';
+} from '../../../webhooks/endpoints.ts';
+import { mutation, type Context } from '../context.ts';
+import { findById, type Row } from '../read-model.ts';
+import { treeOf } from '../selection.ts';
 
 /** The mutations on webhook endpoints and deliveries: each parses its input and calls one domain function. */
 export const webhookMutations = {

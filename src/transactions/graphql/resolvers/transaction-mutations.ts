@@ -1,13 +1,13 @@
-import { AppError } from '../../errors.ts';
-import { linkExpiry, signedLink } from '../../files/file-links.ts';
-import type { Actor } from '../actor.ts';
-import type { Caller } from '../authenticate.ts';
-import { createTransaction, type CreateTransactionInput } from '../create-transaction.ts';
-import { signAsSender } from '../recipients/actions.ts';
-import { triggerTransactionEvent } from '../transitions.ts';
-import { resetTransmitToken } from '../recipients/transmit-tokens.ts';
-import { mutation, type Context } from './context.ts';
-import { findFileOfTransactionFile } from './read-model.ts';
+import { AppError } from '../../../errors.ts';
+import { linkExpiry, signedLink } from '../../../files/file-links.ts';
+import type { Actor } from '../../actor.ts';
+import type { Caller } from '../../authenticate.ts';
+import { createTransaction, type CreateTransactionInput } from '../../create-transaction.ts';
+import { signAsSender } from '../../recipients/actions.ts';
+import { triggerTransactionEvent } from '../../transitions.ts';
+import { resetTransmitToken } from '../../recipients/transmit-tokens.ts';
+import { mutation, type Context } from '../context.ts';
+import { findFileOfTransactionFile } from '../read-model.ts';
 
 function actorOf(caller: Caller): Actor {
   return { type: 'api_key', id: caller.apiKeyId };

@@ -1,8 +1,8 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { AppError } from '../../errors.ts';
-import type { Context } from './context.ts';
-import { findById, type ResourceName, type Row } from './read-model.ts';
-import { treeOf } from './selection.ts';
+import { AppError } from '../../../errors.ts';
+import type { Context } from '../context.ts';
+import { findById, type ResourceName, type Row } from '../read-model.ts';
+import { treeOf } from '../selection.ts';
 
 /** A root field that reads one record of the caller's organization with the relations the query selects. */
 function byId(resource: ResourceName) {
