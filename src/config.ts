@@ -3,13 +3,18 @@
 import { resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { DEFAULT_RETRY_DELAYS_SECONDS } from './webhooks/retry-schedule.ts';
 
 /**
  * Every setting Portico reads, with its environment variable. Flags of the `portico` command mirror them
  * (`--data-dir` for `PORTICO_DATA_DIR` and so on) and win over the environment.
  * Nothing outside this file reads `process.env`.
  */
+/**
+ * When a failed webhook delivery is tried again, in seconds after the failure: the Standard Webhooks schedule,
+ * 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (webhooks/retry-schedule.ts adds the jitter).
+ */
+export const DEFAULT_RETRY_DELAYS_SECONDS: readonly number[] = [5, 300, 1800, 7200, 18000, 36000, 36000];
+
 export const CONFIG_VARIABLES = {
   dataDir: {
     env: 'PORTICO_DATA_DIR',

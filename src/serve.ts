@@ -13,7 +13,7 @@ import {
 } from './demo/demo-facts.ts';
 import type { PortfolioDemo } from './demo/portfolio-seed.ts';
 import type { SeededTransactionsDemo, TransactionsDemo } from './demo/seed.ts';
-import { createFileStore } from './files/file-store.ts';
+import { createFileStore } from './files/create-file-store.ts';
 import { startOrphanSweep } from './files/orphan-sweep.ts';
 import { loadTlsMaterial } from './http/tls.ts';
 import { DASHBOARD_PATH } from './portfolio/dashboard/links.ts';

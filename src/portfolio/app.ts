@@ -12,7 +12,8 @@ import { createCursors } from './cursor.ts';
 import type { PortfolioKeyRecord } from './instances.ts';
 import { PORTFOLIO_BASE_PATH } from './endpoints.ts';
 import { registerPortfolioRoutes } from './routes.ts';
-import { registerDashboard, type DashboardDeps } from './dashboard/dashboard.ts';
+import { registerDashboard } from './dashboard/dashboard.ts';
+import type { DashboardDeps } from './dashboard/deps.ts';
 
 export { PORTFOLIO_BASE_PATH } from './endpoints.ts';
 

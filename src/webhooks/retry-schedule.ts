@@ -1,9 +1,11 @@
-/**
+import { DEFAULT_RETRY_DELAYS_SECONDS } from '../config.ts';
+
+/*
  * When a failed delivery is tried again: after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (the Standard
- * Webhooks schedule), each delay with up to ±10% jitter so that a receiver that was down is not hit by every
- * retry at once. `Retry-After` on a 429 or 503 pushes the next attempt later, never earlier.
+ * Webhooks schedule, {@link DEFAULT_RETRY_DELAYS_SECONDS}, which the configuration may replace), each delay with
+ * up to ±10% jitter so that a receiver that was down is not hit by every retry at once. `Retry-After` on a 429
+ * or 503 pushes the next attempt later, never earlier.
  */
-export const DEFAULT_RETRY_DELAYS_SECONDS: readonly number[] = [5, 300, 1800, 7200, 18000, 36000, 36000];
 
 /** {@link DEFAULT_RETRY_DELAYS_SECONDS} in milliseconds. */
 export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = DEFAULT_RETRY_DELAYS_SECONDS.map((s) => s * 1000);

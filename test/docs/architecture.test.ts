@@ -32,6 +32,54 @@ const MOST_LINES = 400;
 /** What a long file says at its top (in its first 30 lines) to say why it stays one file. */
 const REASON = /Kept as one file:/;
 
+/** The imports of each file of src/ (type-only ones too), as paths relative to the checkout. */
+async function importGraph(): Promise<Map<string, string[]>> {
+  const graph = new Map<string, string[]>();
+  for (const file of (await walk('src')).files.filter((path) => path.endsWith('.ts'))) {
+    const text = await readFile(join(ROOT, file), 'utf8');
+    const targets = [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+\.ts)'/g)].map((match) =>
+      join(dirname(file), match[1] ?? ''),
+    );
+    graph.set(file, [...new Set(targets)]);
+  }
+  return graph;
+}
+
+/** Each circle of imports once, as the files around it, starting from its first file in sorted order. */
+function circles(graph: Map<string, string[]>): string[][] {
+  const found = new Map<string, string[]>();
+  const visit = (file: string, path: string[]) => {
+    for (const next of graph.get(file) ?? []) {
+      const at = path.indexOf(next);
+      if (at >= 0) {
+        const circle = path.slice(at);
+        const start = circle.indexOf([...circle].sort()[0] ?? '');
+        const turned = [...circle.slice(start), ...circle.slice(0, start)];
+        found.set(turned.join(' → '), turned);
+      } else if (path.length < 12) visit(next, [...path, next]);
+    }
+  };
+  for (const file of graph.keys()) visit(file, [file]);
+  return [...found.values()];
+}
+
+/**
+ * The layers of src/, lowest first: a file may import its own layer's files and lower ones, never a higher one.
+ * The shared layer serves both services; the domains hold them; the top runs them (the CLI, its operations, the
+ * demo, the process).
+ */
+const LAYERS: { name: string; holds: (file: string) => boolean }[] = [
+  {
+    name: 'shared',
+    holds: (file) =>
+      /^src\/(config|errors|logger)\.ts$/.test(file) ||
+      /^src\/(db|http|keys|files|mail|validation|accounts)\//.test(file),
+  },
+  { name: 'domain', holds: (file) => /^src\/(transactions|portfolio|webhooks)\//.test(file) },
+  { name: 'top', holds: () => true },
+];
+const layerOf = (file: string) => LAYERS.findIndex((layer) => layer.holds(file));
+
 describe('the shape of the code, as docs/architecture.md draws it', () => {
   it('names only files and folders that exist', async () => {
     const text = await readFile(join(ROOT, 'docs/architecture.md'), 'utf8');
@@ -71,5 +119,19 @@ describe('the shape of the code, as docs/architecture.md draws it', () => {
       }
     }
     expect(unexplained).toEqual([]);
+  });
+
+  it('has no circle of imports in src/, type-only imports included', async () => {
+    expect(circles(await importGraph()).map((circle) => circle.join(' → '))).toEqual([]);
+  });
+
+  it('imports only down its layers: the shared layer nothing of a service, a service nothing of the CLI', async () => {
+    const upward: string[] = [];
+    for (const [file, targets] of await importGraph()) {
+      for (const target of targets) {
+        if (layerOf(target) > layerOf(file)) upward.push(`${file} → ${target}`);
+      }
+    }
+    expect(upward).toEqual([]);
   });
 });

@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.ts';
@@ -24,7 +27,8 @@ export interface Ran {
 /**
  * Runs `portico <args>` in this process, as `bin/portico.js` runs it in its own: the same program, the same exit
  * codes and the same `portico: <message>` on stderr, but no Node start-up and nothing exits. The environment is
- * `env` alone (no variable of this process leaks in), with `PORTICO_LOG_LEVEL=silent` unless it says otherwise.
+ * `env` alone (no variable of this process leaks in), with `PORTICO_LOG_LEVEL=silent` and a data dir of the
+ * worker's own ({@link scratchDataDir}) unless it says otherwise.
  * With `database`, commands that would open the configured database use that one instead, and leave it open: a
  * test file's own database (see `createTestDatabase`), so that no command boots one.
  *
@@ -42,7 +46,7 @@ export async function runPortico(
   const code = await runCli(
     args,
     {
-      env: { PORTICO_LOG_LEVEL: 'silent', ...options.env },
+      env: { PORTICO_LOG_LEVEL: 'silent', PORTICO_DATA_DIR: scratchDataDir(), ...options.env },
       out: (text) => (stdout += `${text}\n`),
       err: (text) => (stderr += `${text}\n`),
       ...(database && {
@@ -62,9 +66,25 @@ export async function runPortico(
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+let scratch: string | undefined;
+/**
+ * The data dir of a CLI run that names none: one of this test worker's own, never `./.portico`, where `npm start`
+ * may be serving the demo (a command would reach its admin socket and write into its database).
+ */
+export function scratchDataDir(): string {
+  if (scratch === undefined) {
+    const made = mkdtempSync(join(tmpdir(), 'portico-cli-'));
+    process.once('exit', () => {
+      rmSync(made, { recursive: true, force: true });
+    });
+    scratch = made;
+  }
+  return scratch;
+}
+
 /**
  * The environment of a CLI run: this process's, without any Portico setting or database connection setting
- * (DATABASE_URL, PGOPTIONS), plus `env`.
+ * (DATABASE_URL, PGOPTIONS), with a data dir of the worker's own ({@link scratchDataDir}), plus `env`.
  */
 export function cliEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const inherited = Object.fromEntries(
@@ -72,7 +92,7 @@ export function cliEnv(env: Record<string, string>): NodeJS.ProcessEnv {
       ([name]) => !name.startsWith('PORTICO_') && name !== 'DATABASE_URL' && name !== 'PGOPTIONS',
     ),
   );
-  return { ...inherited, PORTICO_LOG_LEVEL: 'silent', ...env };
+  return { ...inherited, PORTICO_LOG_LEVEL: 'silent', PORTICO_DATA_DIR: scratchDataDir(), ...env };
 }
 
 /**

@@ -3,13 +3,11 @@ import fastifyCsrfProtection from '@fastify/csrf-protection';
 import fastifySession from '@fastify/session';
 import type { FastifyInstance } from 'fastify';
 import { SESSION_IDLE_MS } from '../../accounts/sessions.ts';
-import type { Database } from '../../db/database.ts';
 import { loadInstanceSecret } from '../../db/instance-secrets.ts';
 import { databaseSessionStore } from '../../http/session-store.ts';
 import { pageContentSecurityPolicy, registerWebSurface } from '../../http/web-pages.ts';
-import type { Cursors } from '../cursor.ts';
 import { DASHBOARD_PATH } from './links.ts';
-import type { PeopleMail } from '../people.ts';
+import type { DashboardDeps } from './deps.ts';
 import { registerInstanceRoutes } from './instance-routes.ts';
 import { registerSessionRoutes } from './session-routes.ts';
 
@@ -21,15 +19,6 @@ export const SESSION_COOKIE = 'portico_session';
 
 /** What the dashboard page may load: see `pageContentSecurityPolicy`. */
 export const DASHBOARD_CONTENT_SECURITY_POLICY = pageContentSecurityPolicy();
-
-export interface DashboardDeps {
-  db: Database;
-  cursors: Cursors;
-  /** Invitations and password resets go out by this mail, with links to this address. */
-  mail: PeopleMail;
-  /** The built front end. @default web/dist of this checkout */
-  distDir?: string | undefined;
-}
 
 /**
  * The customer dashboard on the Portfolio service: its page under `/dashboard` (every path without a dot, as it

@@ -21,7 +21,7 @@ import { listPage, type ListRecords } from '../lists.ts';
 import { MAX_LIMIT } from '../records.ts';
 import { invitePerson } from '../people.ts';
 import { signedInCaller, type DashboardCaller } from './caller.ts';
-import type { DashboardDeps } from './dashboard.ts';
+import type { DashboardDeps } from './deps.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

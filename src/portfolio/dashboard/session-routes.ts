@@ -5,7 +5,7 @@ import { AppError } from '../../errors.ts';
 import { clientAddressKey, createAttemptLimits, type AttemptBudget } from '../../http/attempt-limits.ts';
 import { mailPasswordResets } from '../people.ts';
 import { publicCaller, signedInCaller } from './caller.ts';
-import type { DashboardDeps } from './dashboard.ts';
+import type { DashboardDeps } from './deps.ts';
 
 /** Failed sign-ins allowed in a window, per address typed and per client address. */
 const SIGN_IN_WINDOW_MS = 15 * 60_000;

@@ -1,0 +1,13 @@
+import type { Database } from '../../db/database.ts';
+import type { Cursors } from '../cursor.ts';
+import type { PeopleMail } from '../people.ts';
+
+/** What the customer dashboard's routes are built with (`registerDashboard`, and each routes file). */
+export interface DashboardDeps {
+  db: Database;
+  cursors: Cursors;
+  /** Invitations and password resets go out by this mail, with links to this address. */
+  mail: PeopleMail;
+  /** The built front end. @default web/dist of this checkout */
+  distDir?: string | undefined;
+}
