@@ -15,6 +15,7 @@ const TRANSPORT_FILES = [
   'src/**/routes.ts',
   'src/**/*-routes.ts',
   'src/**/*-route.ts',
+  'src/**/*-guard.ts',
   'src/*/authenticate.ts',
   'src/transactions/graphql/**',
   // The customer dashboard's session and CSRF plugins, and who is signed in.

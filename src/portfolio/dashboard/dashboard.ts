@@ -1,10 +1,5 @@
-import fastifyCookie from '@fastify/cookie';
-import fastifyCsrfProtection from '@fastify/csrf-protection';
-import fastifySession from '@fastify/session';
 import type { FastifyInstance } from 'fastify';
-import { SESSION_IDLE_MS } from '../../accounts/sessions.ts';
-import { loadInstanceSecret } from '../../db/instance-secrets.ts';
-import { databaseSessionStore } from '../../http/session-store.ts';
+import { browserSession } from '../../http/browser-session.ts';
 import { pageContentSecurityPolicy, registerWebSurface } from '../../http/web-pages.ts';
 import { DASHBOARD_PATH } from './links.ts';
 import type { DashboardDeps } from './deps.ts';
@@ -22,9 +17,9 @@ export const DASHBOARD_CONTENT_SECURITY_POLICY = pageContentSecurityPolicy();
 
 /**
  * The customer dashboard on the Portfolio service: its page under `/dashboard` (every path without a dot, as it
- * routes on the client) and its JSON routes under `/dashboard/api`, which take a server-side session
- * (@fastify/session on `user_sessions`, cookie HttpOnly, Secure, SameSite=Strict, 2 hours idle, 12 hours at
- * most) and a CSRF token (@fastify/csrf-protection) on every request that changes something.
+ * routes on the client) and its JSON routes under `/dashboard/api`, which take a server-side session and a CSRF
+ * token on every request that changes something (`browserSession`, http/browser-session.ts; 2 hours idle, 12
+ * hours at most).
  */
 export async function registerDashboard(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
   registerWebSurface(app, {
@@ -37,35 +32,13 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
     distDir: deps.distDir,
   });
 
-  const secret = (await loadInstanceSecret(deps.db, 'dashboard_session_cookies')).toString('base64url');
   await app.register(
     async (api) => {
-      await api.register(fastifyCookie);
-      await api.register(fastifySession, {
-        secret,
+      await api.register(browserSession, {
+        db: deps.db,
+        secretName: 'dashboard_session_cookies',
         cookieName: SESSION_COOKIE,
-        store: databaseSessionStore(deps.db),
-        // Only a session that holds something (a CSRF secret, a user) is stored.
-        saveUninitialized: false,
-        rolling: true,
-        cookie: {
-          path: DASHBOARD_API_PATH,
-          httpOnly: true,
-          secure: true,
-          sameSite: 'strict',
-          maxAge: SESSION_IDLE_MS,
-        },
-      });
-      await api.register(fastifyCsrfProtection, {
-        sessionPlugin: '@fastify/session',
-        getToken: (request) => {
-          const token = request.headers['x-csrf-token'];
-          return typeof token === 'string' ? token : undefined;
-        },
-      });
-      api.addHook('onRequest', (request, reply, done) => {
-        if (request.method === 'GET' || request.method === 'HEAD') done();
-        else api.csrfProtection(request, reply, done);
+        path: DASHBOARD_API_PATH,
       });
       registerSessionRoutes(api, deps);
       registerInstanceRoutes(api, deps);

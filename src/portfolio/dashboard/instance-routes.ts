@@ -20,15 +20,9 @@ import {
 import { listPage, type ListRecords } from '../lists.ts';
 import { MAX_LIMIT } from '../records.ts';
 import { invitePerson } from '../people.ts';
-import { signedInCaller, type DashboardCaller } from './caller.ts';
+import type { DashboardCaller } from './caller.ts';
+import { signedInToInstance } from './signed-in-guard.ts';
 import type { DashboardDeps } from './deps.ts';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The signed-in person of a dashboard instance route, once checked. */
-    dashboardCaller: DashboardCaller | null;
-  }
-}
 
 /** The most updates and investments the company page shows (newest first, read in pages of the API). */
 const COMPANY_RECORDS_MAX = 500;
@@ -94,23 +88,7 @@ export function registerInstanceRoutes(api: FastifyInstance, deps: DashboardDeps
 
   void api.register(
     (routes, _options, done) => {
-      routes.addHook('preHandler', async (request) => {
-        const { slug } = request.params as { slug: string };
-        const caller = await signedInCaller(db, request);
-        if (!caller) {
-          throw new AppError(
-            'UNAUTHENTICATED',
-            'You are not signed in, or your session has ended: sign in again.',
-          );
-        }
-        if (caller.instance.slug !== slug) {
-          throw new AppError(
-            'WRONG_INSTANCE',
-            `You are signed in to ${caller.instance.name}, not to this instance: sign out, then sign in with an account of this one.`,
-          );
-        }
-        request.dashboardCaller = caller;
-      });
+      routes.addHook('preHandler', signedInToInstance(db));
       const callerOf = (request: { dashboardCaller: DashboardCaller | null }): DashboardCaller => {
         if (!request.dashboardCaller) throw new Error('an instance route ran without its caller');
         return request.dashboardCaller;
