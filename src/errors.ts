@@ -207,6 +207,18 @@ function clip(text: string, max: number): string {
 }
 
 /**
+ * The one way Portico says that something does not exist: `There is no webhook endpoint "…".`. An id of another
+ * tenant gets the same answer as one that exists nowhere.
+ *
+ * @example
+ * if (!endpoint) throw notFound('webhook endpoint', options.endpointId);
+ */
+export function notFound(what: string, id?: unknown, details?: Record<string, unknown>): AppError {
+  const named = id === undefined || id === null ? '' : ` ${quote(id)}`;
+  return new AppError('NOT_FOUND', `There is no ${what}${named}.`, details);
+}
+
+/**
  * A client's value as an error message may show it: JSON-quoted, at most `max` characters of it, control
  * characters and unpaired surrogates escaped. Messages never echo what a client sent whole.
  *

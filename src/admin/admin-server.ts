@@ -6,7 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Value } from '@sinclair/typebox/value';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import { AppError, type ErrorCode } from '../errors.ts';
+import { AppError, type ErrorCode, notFound } from '../errors.ts';
 import { describeError } from '../errors.ts';
 import { operations, type OperationName, type OperationServices } from './operations.ts';
 
@@ -48,7 +48,7 @@ export async function startAdminServer(options: {
     const send = (line: AdminLine) => reply.raw.write(`${JSON.stringify(line)}\n`);
     try {
       const name = request.params.name;
-      if (!Object.hasOwn(operations, name)) throw new AppError('NOT_FOUND', `no operation ${name}`);
+      if (!Object.hasOwn(operations, name)) throw notFound('operation', name);
       const op = operations[name as OperationName];
       if (!Value.Check(op.input, request.body)) {
         const problems = [...Value.Errors(op.input, request.body)].map(

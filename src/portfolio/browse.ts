@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database.ts';
-import { AppError } from '../errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import { boundedInteger, COMPANY_SELECT } from './lists.ts';
 import type { CompanyRecord } from './records.ts';
 
@@ -68,7 +68,7 @@ export async function getCompany(
     `select ${COMPANY_SELECT} from portfolio_companies r where r.instance_id = $1 and r.id = $2`,
     [instanceId, companyId],
   );
-  if (!company) throw new AppError('NOT_FOUND', `No company ${companyId}.`);
+  if (!company) throw notFound('company', companyId);
   return company;
 }
 

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database.ts';
-import { AppError } from '../errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import { displayPrefix, generatePortfolioKey, hashApiKey } from '../keys/api-key.ts';
 import { keyTable } from '../keys/api-key-store.ts';
 import { insertTenant } from '../db/tenants.ts';
@@ -41,7 +41,7 @@ export async function getInstanceBySlug(db: Queryable, slug: string): Promise<Po
     `select ${INSTANCE_COLUMNS} from portfolio_instances where slug = $1`,
     [slug],
   );
-  if (!instance) throw new AppError('NOT_FOUND', `no customer instance with slug "${slug}"`);
+  if (!instance) throw notFound('customer instance with slug', slug);
   return instance;
 }
 

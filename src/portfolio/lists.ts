@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database.ts';
-import { AppError } from '../errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import type { Cursors, ListName, WalkState } from './cursor.ts';
 import {
   INVESTMENT_COLUMNS,
@@ -221,7 +221,7 @@ export async function listPage<Name extends ListName>(
     total?: number;
     found?: boolean;
   }>(sql, p.values);
-  if (!row || row.found === false) throw new AppError('NOT_FOUND', `No company ${companyId ?? ''}.`);
+  if (!row || row.found === false) throw notFound('company', companyId);
 
   const data = row.rows;
   const hasNextPage = data.length > limit;

@@ -1,6 +1,6 @@
 import { normalizeEmail } from '../accounts/users.ts';
 import type { Queryable } from '../db/database.ts';
-import { AppError, quote } from '../errors.ts';
+import { AppError, notFound, quote } from '../errors.ts';
 import { isUuid } from '../validation/uuid.ts';
 import { ENTITY_TYPES, type EntityType } from './entity-types.ts';
 
@@ -125,7 +125,7 @@ export async function updateEntity(
     settings?: unknown;
   },
 ): Promise<Entity> {
-  if (!isUuid(options.id)) throw new AppError('NOT_FOUND', `There is no entity ${quote(options.id)}.`);
+  if (!isUuid(options.id)) throw notFound('entity', options.id);
   const fields = checked(options);
   const [entity] = await db.query<Entity>(
     `update entities set
@@ -146,7 +146,7 @@ export async function updateEntity(
       fields.settings === undefined ? null : JSON.stringify(fields.settings),
     ],
   );
-  if (!entity) throw new AppError('NOT_FOUND', `There is no entity ${quote(options.id)}.`);
+  if (!entity) throw notFound('entity', options.id);
   return entity;
 }
 

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database.ts';
-import { AppError, quote } from '../errors.ts';
+import { notFound } from '../errors.ts';
 import { insertTenant } from '../db/tenants.ts';
 
 /** An organization: a tenant of the Transactions service, named by its handle. */
@@ -33,6 +33,6 @@ export async function findOrganizationByHandle(
 /** The organization with this handle, or a NOT_FOUND error that says so. */
 export async function getOrganizationByHandle(db: Queryable, handle: string): Promise<Organization> {
   const organization = await findOrganizationByHandle(db, handle);
-  if (!organization) throw new AppError('NOT_FOUND', `no organization with handle ${quote(handle)}`);
+  if (!organization) throw notFound('organization with handle', handle);
   return organization;
 }

@@ -1,5 +1,5 @@
 import type { Transaction } from '../db/database.ts';
-import { AppError, quote } from '../errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import { writeOutbox } from '../webhooks/outbox.ts';
 import type { Actor } from './actor.ts';
 import { refreshCompletion, workflowFactsOf } from './completion.ts';
@@ -94,10 +94,7 @@ export async function lockOwnTransaction(
   options: { id: string; organizationId: string },
 ): Promise<LockedTransaction> {
   const subject = await lockTransaction(tx, options);
-  if (!subject)
-    throw new AppError('NOT_FOUND', `no transaction with id ${quote(options.id)}`, {
-      field: 'transactionId',
-    });
+  if (!subject) throw notFound('transaction', options.id, { field: 'transactionId' });
   return subject;
 }
 

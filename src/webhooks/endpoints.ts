@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
-import { AppError, quote } from '../errors.ts';
+import { AppError, notFound, quote } from '../errors.ts';
 import { loadInstanceSecret } from '../db/instance-secrets.ts';
 import { open, seal } from '../keys/sealed-box.ts';
 import { checkDestination, type LookupAll } from './address-safety.ts';
@@ -149,7 +149,7 @@ export async function rotateEndpointSecret(
      where organization_id = $1 and id = $2 returning ${COLUMNS}`,
     [options.organizationId, options.endpointId, expires, seal(secret, await secretsKey(db))],
   );
-  if (!endpoint) throw new AppError('NOT_FOUND', `No webhook endpoint ${quote(options.endpointId)}.`);
+  if (!endpoint) throw notFound('webhook endpoint', options.endpointId);
   return { endpoint, secret };
 }
 
@@ -196,7 +196,7 @@ export async function updateEndpoint(
       options.eventTypes ? [...new Set(options.eventTypes)] : null,
     ],
   );
-  if (!endpoint) throw new AppError('NOT_FOUND', `No webhook endpoint ${quote(options.endpointId)}.`);
+  if (!endpoint) throw notFound('webhook endpoint', options.endpointId);
   return endpoint;
 }
 
@@ -214,7 +214,7 @@ export async function setEndpointEnabled(
      where organization_id = $1 and id = $2 returning ${COLUMNS}`,
     [options.organizationId, options.endpointId, options.enabled, options.reason ?? null],
   );
-  if (!endpoint) throw new AppError('NOT_FOUND', `No webhook endpoint ${quote(options.endpointId)}.`);
+  if (!endpoint) throw notFound('webhook endpoint', options.endpointId);
   return endpoint;
 }
 
@@ -227,7 +227,7 @@ export async function deleteEndpoint(
     'delete from webhook_endpoints where organization_id = $1 and id = $2 returning id',
     [options.organizationId, options.endpointId],
   );
-  if (rows.length === 0) throw new AppError('NOT_FOUND', `No webhook endpoint ${quote(options.endpointId)}.`);
+  if (rows.length === 0) throw notFound('webhook endpoint', options.endpointId);
 }
 
 /**
@@ -254,7 +254,7 @@ export async function resendDeliveries(
           [options.organizationId, options.endpointId, options.since],
         );
   if ('deliveryId' in options && rows.length === 0) {
-    throw new AppError('NOT_FOUND', `No webhook delivery ${quote(options.deliveryId)}.`);
+    throw notFound('webhook delivery', options.deliveryId);
   }
   return rows.length;
 }

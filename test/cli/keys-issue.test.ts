@@ -111,6 +111,6 @@ describe('portico keys issue', () => {
       'a@b.example',
     ]);
     expect(ran.code).not.toBe(0);
-    expect(ran.stderr).toContain('no organization with handle "no-such-org"');
+    expect(ran.stderr).toContain('There is no organization with handle "no-such-org".');
   });
 });

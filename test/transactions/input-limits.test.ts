@@ -90,7 +90,7 @@ describe('values that messages show', () => {
       /^handle "Not-A-Handle-h+…" \(1013 characters\) must be 2–63 lower-case letters/,
     );
     await expect(getOrganizationByHandle(suite.db, handle)).rejects.toThrow(
-      /^no organization with handle "Not-A-Handle-h+…" \(1013 characters\)$/,
+      /^There is no organization with handle "Not-A-Handle-h+…" \(1013 characters\)\.$/,
     );
   });
 });

@@ -4,7 +4,7 @@ import { createCipheriv, createHash, randomBytes, randomInt, timingSafeEqual } f
 import { normalizeEmail } from '../../accounts/users.ts';
 import type { Environment } from '../../config.ts';
 import type { Database, Queryable } from '../../db/database.ts';
-import { AppError, quote, tooManyAttempts } from '../../errors.ts';
+import { AppError, notFound, quote, tooManyAttempts } from '../../errors.ts';
 import { createApiKey } from '../../keys/api-key-store.ts';
 import type { ViewsRequired } from './views.ts';
 
@@ -189,7 +189,7 @@ async function getDelivery(db: Queryable, id: string): Promise<KeyDelivery> {
     `select ${DELIVERY_COLUMNS} from key_deliveries d join api_keys k on k.id = d.api_key_id where d.id = $1`,
     [id],
   );
-  if (!delivery) throw new AppError('NOT_FOUND', `There is no key delivery ${quote(id)}.`);
+  if (!delivery) throw notFound('key delivery', id);
   return withDates(delivery);
 }
 
@@ -214,7 +214,7 @@ export async function revokeDelivery(db: Database, id: string): Promise<KeyDeliv
        where id = $1 returning api_key_id as "apiKeyId"`,
       [id],
     );
-    if (!row) throw new AppError('NOT_FOUND', `There is no key delivery ${quote(id)}.`);
+    if (!row) throw notFound('key delivery', id);
     await tx.query('update api_keys set revoked_at = coalesce(revoked_at, clock_timestamp()) where id = $1', [
       row.apiKeyId,
     ]);

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Transaction } from '../../db/database.ts';
-import { AppError, quote } from '../../errors.ts';
+import { notFound } from '../../errors.ts';
 import { queueInvitation } from './notices.ts';
 import { DEFAULT_INVITATIONS, type TemplateDefinition } from '../templates/schema.ts';
 
@@ -44,9 +44,7 @@ export async function resetTransmitToken(
     [options.transactionId, options.organizationId],
   );
   if (!row) {
-    throw new AppError('NOT_FOUND', `no transaction with id ${quote(options.transactionId)}`, {
-      field: 'transactionId',
-    });
+    throw notFound('transaction', options.transactionId, { field: 'transactionId' });
   }
   if (row.oldHash) {
     await tx.query(

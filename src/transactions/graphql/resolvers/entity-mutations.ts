@@ -1,5 +1,5 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { AppError } from '../../../errors.ts';
+import { AppError, notFound } from '../../../errors.ts';
 import { createEntity, updateEntity } from '../../entities.ts';
 import { mutation, type Context } from '../context.ts';
 import { findById, type Row } from '../read-model.ts';
@@ -55,7 +55,7 @@ async function entityOfPayload(
     { id: payload.entityId, organizationId: caller.organizationId },
     treeOf('Entity', info),
   );
-  if (!entity) throw new AppError('NOT_FOUND', `No entity ${payload.entityId}.`);
+  if (!entity) throw notFound('entity', payload.entityId);
   return entity;
 }
 

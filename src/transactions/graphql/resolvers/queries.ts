@@ -1,5 +1,5 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { AppError } from '../../../errors.ts';
+import { notFound } from '../../../errors.ts';
 import type { Context } from '../context.ts';
 import { findById, type ResourceName, type Row } from '../read-model.ts';
 import { treeOf } from '../selection.ts';
@@ -40,7 +40,7 @@ export const queryResolvers = {
   webhookDelivery: byId('WebhookDelivery'),
   file: async (_: unknown, { id }: { id: string }, { db, caller }: Context): Promise<Row> => {
     const file = await findById(db, 'File', { id, organizationId: caller.organizationId });
-    if (!file) throw new AppError('NOT_FOUND', `no file with id ${id}`);
+    if (!file) throw notFound('file', id);
     return file;
   },
 };

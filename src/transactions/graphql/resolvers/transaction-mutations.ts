@@ -1,4 +1,4 @@
-import { AppError } from '../../../errors.ts';
+import { notFound } from '../../../errors.ts';
 import { linkExpiry, signedLink } from '../../../files/file-links.ts';
 import type { Actor } from '../../actor.ts';
 import type { Caller } from '../../authenticate.ts';
@@ -60,9 +60,7 @@ export const transactionMutations = {
         organizationId: caller.organizationId,
       });
       if (!file) {
-        throw new AppError('NOT_FOUND', `no transaction file with id ${input.transactionFileId}`, {
-          field: 'transactionFileId',
-        });
+        throw notFound('transaction file', input.transactionFileId, { field: 'transactionFileId' });
       }
       return { ...signedLink(links, { baseUrl, fileId: file.id, expiresAt }), file };
     },

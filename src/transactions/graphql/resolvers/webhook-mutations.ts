@@ -1,5 +1,5 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { AppError } from '../../../errors.ts';
+import { notFound } from '../../../errors.ts';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -108,7 +108,7 @@ async function endpointOfPayload(
     { id: payload.webhookEndpointId, organizationId: caller.organizationId },
     treeOf('WebhookEndpoint', info),
   );
-  if (!endpoint) throw new AppError('NOT_FOUND', `No webhook endpoint ${payload.webhookEndpointId}.`);
+  if (!endpoint) throw notFound('webhook endpoint', payload.webhookEndpointId);
   return endpoint;
 }
 
