@@ -123,3 +123,34 @@ export function triggerEvent(
 ): Promise<GraphQLResponse> {
   return graphql(app, key, TRIGGER_TRANSACTION_EVENT, { input }, headers);
 }
+
+/**
+ * The sponsor's side of a submitted subscription through the API: approve, then countersign the agreement as
+ * `signedName`; each mutation must succeed. Returns the signed PDF, as stored.
+ */
+export async function approveAndCountersign(
+  suite: { app: FastifyInstance; db: Database; files: FileStore },
+  key: string,
+  transactionId: string,
+  signedName: string,
+): Promise<Buffer> {
+  for (const [query, input] of [
+    [TRIGGER_TRANSACTION_EVENT, { eventKey: 'approve' }],
+    [
+      `mutation ($input: SignTransactionDocumentInput!) { signTransactionDocument(input: $input) { state } }`,
+      { documentKey: 'subscription_agreement', signedName, consent: true },
+    ],
+  ] as const) {
+    const { body } = await graphql(suite.app, key, query, { input: { transactionId, ...input } });
+    if (body.errors) throw new Error(JSON.stringify(body.errors));
+  }
+  const [file] = await suite.db.query<{ storageKey: string }>(
+    `select f.storage_key as "storageKey" from transaction_signature_files sf join files f on f.id = sf.file_id
+     where sf.transaction_id = $1`,
+    [transactionId],
+  );
+  const opened = await suite.files.open(file?.storageKey ?? '');
+  const chunks: Buffer[] = [];
+  for await (const chunk of opened?.stream ?? []) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}

@@ -10,7 +10,7 @@ import { pdfText } from '../support/pdf-text.ts';
 import {
   CREATE_TRANSACTION,
   graphql,
-  TRIGGER_TRANSACTION_EVENT,
+  approveAndCountersign,
   transactionInput,
 } from '../support/transactions.ts';
 import { useTransactionsSuite, type EmptyTenant } from '../support/transactions-suite.ts';
@@ -330,24 +330,7 @@ describe("a fund's own PDF agreement", () => {
       consent: true,
     });
     await link('POST', 'processes/subscription/submit');
-    const api = async (query: string, input: Record<string, unknown>) => {
-      const { body } = await graphql(suite.app, tenant.apiKey, query, { input: { transactionId, ...input } });
-      expect(body.errors).toBeUndefined();
-    };
-    await api(TRIGGER_TRANSACTION_EVENT, { eventKey: 'approve' });
-    await api(
-      `mutation ($input: SignTransactionDocumentInput!) { signTransactionDocument(input: $input) { state } }`,
-      { documentKey: 'subscription_agreement', signedName: 'Ada Byron', consent: true },
-    );
-    const [file] = await suite.db.query<{ storageKey: string }>(
-      `select f.storage_key as "storageKey" from transaction_signature_files sf join files f on f.id = sf.file_id
-       where sf.transaction_id = $1`,
-      [transactionId],
-    );
-    const opened = await suite.files.open(file?.storageKey ?? '');
-    const chunks: Buffer[] = [];
-    for await (const chunk of opened?.stream ?? []) chunks.push(chunk as Buffer);
-    const signed = Buffer.concat(chunks);
+    const signed = await approveAndCountersign(suite, tenant.apiKey, transactionId, 'Ada Byron');
 
     const { PDFDocument } = await import('pdf-lib');
     const document = await PDFDocument.load(signed);

@@ -10,6 +10,7 @@ import { listenHttps, testTls } from '../support/tls-listener.ts';
 import {
   CREATE_TRANSACTION,
   graphql,
+  approveAndCountersign,
   TRIGGER_TRANSACTION_EVENT,
   transactionInput,
 } from '../support/transactions.ts';
@@ -629,25 +630,9 @@ describe('consents', () => {
     expect(
       (await recipient(suite.app, 'POST', `${transmitToken}/processes/subscription/submit`)).status,
     ).toBe(200);
-    const api = async (query: string, input: Record<string, unknown>) => {
-      const { body } = await graphql(suite.app, tenant.apiKey, query, { input: { transactionId, ...input } });
-      expect(body.errors).toBeUndefined();
-    };
-    await api(TRIGGER_TRANSACTION_EVENT, { eventKey: 'approve' });
-    await api(
-      `mutation ($input: SignTransactionDocumentInput!) { signTransactionDocument(input: $input) { state } }`,
-      { documentKey: 'subscription_agreement', signedName: 'Alex Morgan', consent: true },
-    );
-    const [file] = await suite.db.query<{ storageKey: string }>(
-      `select f.storage_key as "storageKey" from transaction_signature_files sf join files f on f.id = sf.file_id
-       where sf.transaction_id = $1`,
-      [transactionId],
-    );
-    const opened = await suite.files.open(file?.storageKey ?? '');
-    const chunks: Buffer[] = [];
-    for await (const chunk of opened?.stream ?? []) chunks.push(chunk as Buffer);
+    const signed = await approveAndCountersign(suite, tenant.apiKey, transactionId, 'Alex Morgan');
     // A long line wraps: read the text as one run of words.
-    const text = pdfText(Buffer.concat(chunks)).replace(/\s+/g, ' ');
+    const text = pdfText(signed).replace(/\s+/g, ' ');
     expect(consents.confirmed).toMatch(/^\d{4}-\d\d-\d\dT/);
     const givenAt = `${(consents.confirmed ?? '').slice(0, 19).replace('T', ' ')} UTC`;
     expect(text).toContain(
