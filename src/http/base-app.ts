@@ -4,6 +4,7 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   type FastifyServerOptions,
+  type RouteOptions,
 } from 'fastify';
 import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { RequestListener, Server } from 'node:http';
@@ -39,6 +40,8 @@ export interface BaseAppOptions {
   corsOrigins?: readonly string[];
   /** Rate limits; none when absent (`serve` always sets them from the configuration). */
   rateLimit?: RateLimitOptions | undefined;
+  /** Told of every route as it is registered, with its schema (Fastify's `onRoute`): how a test lists them. */
+  onRoute?: ((route: RouteOptions) => void) | undefined;
 }
 
 /** Headers a browser app may send to either API, and read from its answers. */
@@ -105,6 +108,7 @@ export async function createBaseApp(options: BaseAppOptions): Promise<FastifyIns
     return503OnClosing: true,
   };
   const app = Fastify(serverOptions);
+  if (options.onRoute) app.addHook('onRoute', options.onRoute);
 
   decoratePresentedKeyHash(app);
   app.addHook('onRequest', (request, reply, done) => {

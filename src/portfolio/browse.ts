@@ -2,17 +2,12 @@ import type { Queryable } from '../db/database.ts';
 import { AppError, notFound } from '../errors.ts';
 import { boundedInteger, COMPANY_SELECT } from './lists.ts';
 import type { CompanyRecord } from './records.ts';
+import { SEARCH_MAX, SEARCH_PAGE_MAX, SEARCH_PAGE_SIZE_MAX } from './dashboard/contract.ts';
 
 /**
  * What a person browses in the dashboard, where the API walks: companies by legal name, searched, filtered by
  * fund and numbered in pages; one company; the funds. Every read is scoped to one instance.
  */
-
-/** The longest text `searchCompanies` looks for, and the most companies one of its pages holds. */
-export const SEARCH_MAX = 200;
-export const SEARCH_PAGE_SIZE_MAX = 100;
-/** The deepest page `searchCompanies` numbers: far past any portfolio a person browses. */
-export const SEARCH_PAGE_MAX = 1_000_000;
 
 /**
  * A page of an instance's companies by legal name (then id), those whose name contains `search` (any case)

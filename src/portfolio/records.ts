@@ -1,4 +1,5 @@
 import { Type, type Static, type TObject, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import { ErrorAnswer } from '../http/contract.ts';
 
 /**
  * The Portfolio API's records, once: TypeBox schemas that the routes validate and serialize with, that the
@@ -297,17 +298,8 @@ export function envelope<T extends TSchema>(item: T, id: string, description: st
   );
 }
 
-export const ErrorBody = Type.Object(
-  {
-    error: Type.Object(
-      {
-        code: Type.String({ description: 'A stable, machine-readable code, e.g. INVALID_CURSOR.' }),
-        message: Type.String({ description: 'What went wrong, for people.' }),
-        requestId: Type.String({ description: 'Quote it when you contact support.' }),
-        details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-      },
-      { additionalProperties: false },
-    ),
-  },
-  { $id: 'Error', additionalProperties: false, description: 'Every error answer has this shape.' },
-);
+export const ErrorBody = Type.Object(ErrorAnswer.properties, {
+  $id: 'Error',
+  additionalProperties: false,
+  description: 'Every error answer has this shape.',
+});

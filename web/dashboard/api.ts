@@ -23,7 +23,7 @@ export function whenSessionEnds(callback: () => void): void {
  * when the server cannot be reached.
  *
  * @example
- * const { keys } = await api<{ keys: ApiKey[] }>('GET', `/instances/${slug}/keys`);
+ * const { keys } = await api<KeysAnswer>('GET', `/instances/${slug}/keys`);
  */
 export async function api<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: object): Promise<T> {
   const headers: Record<string, string> = {};

@@ -11,16 +11,9 @@ import { PageHeading } from '../shared/page-heading.tsx';
 import { emailProblem, errorsOfFields, useApiAction } from '../shared/use-api-action.ts';
 import { ApiError, call } from './api.ts';
 import { decryptKey, proofOf, readLink } from './link.ts';
+import type { Invitation } from './types.ts';
 
 const PRODUCT = 'API key delivery';
-
-/** What `describe` tells before an address is proved. */
-interface Invitation {
-  organizationName: string;
-  environment: 'staging' | 'production';
-  expiresAt: string;
-  viewsRequired: 'first' | 'all';
-}
 
 /** Where the person is: each step of the page, or why it stops. */
 type Step =
@@ -75,7 +68,7 @@ export function KeyDelivery() {
     void (async () => {
       const linkProof = await proofOf(link.secret);
       try {
-        const invitation = await call<Invitation>('describe', { linkId: link.linkId, proof: linkProof });
+        const invitation = await call('describe', { linkId: link.linkId, proof: linkProof });
         if (!run.current) return;
         setProof(linkProof);
         setDescribed(invitation);
@@ -236,7 +229,7 @@ function AddressStep({
     if (found !== undefined) return;
     await action.run(
       async () => {
-        const sent = await call<{ sentTo: string; expiresAt: string }>('code', {
+        const sent = await call('code', {
           ...request,
           email: address,
         });
@@ -314,7 +307,7 @@ function CodeStep({
     await action.run(
       async () => {
         await onRevealed(
-          await call<{ ciphertext: string; iv: string }>('reveal', {
+          await call('reveal', {
             ...request,
             email: step.email,
             code: digits,

@@ -1,10 +1,11 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { checkCredentialsInAnyTenant, setPasswordWithLink } from '../../accounts/users.ts';
 import { AppError } from '../../errors.ts';
 import { clientAddressKey, createAttemptLimits, type AttemptBudget } from '../../http/attempt-limits.ts';
 import { mailPasswordResets } from '../people.ts';
 import { publicCaller, signedInCaller } from './caller.ts';
+import { dashboardRoutes as contract } from './contract.ts';
 import type { DashboardDeps } from './deps.ts';
 
 /** Failed sign-ins allowed in a window, per address typed and per client address. */
@@ -14,24 +15,6 @@ const FAILED_SIGN_INS_PER_CLIENT = 50;
 /** Password reset mails asked for in an hour, per address typed and per client address. */
 const RESETS_PER_ACCOUNT = 5;
 const RESETS_PER_CLIENT = 20;
-
-const Email = Type.String({ maxLength: 254 });
-// Far above the longest password Portico sets (200): what argon2 is asked to hash stays bounded.
-const Password = Type.String({ maxLength: 1000 });
-
-const SignIn = Type.Object(
-  { email: Email, password: Password, instance: Type.Optional(Type.String({ maxLength: 63 })) },
-  { additionalProperties: false },
-);
-const Invitation = Type.Object(
-  { token: Type.String({ maxLength: 200 }), password: Password, name: Type.Optional(Type.String()) },
-  { additionalProperties: false },
-);
-const ResetRequest = Type.Object({ email: Email }, { additionalProperties: false });
-const ResetConfirm = Type.Object(
-  { token: Type.String({ maxLength: 200 }), password: Password },
-  { additionalProperties: false },
-);
 
 /** The address typed in a request's body, as users.email keeps it: what per-account budgets count by. */
 function typedAddress(request: FastifyRequest): string {
@@ -77,7 +60,7 @@ export function registerSessionRoutes(api: FastifyInstance, deps: DashboardDeps)
     return { csrfToken, ...publicCaller(await signedInCaller(db, request)) };
   }
 
-  api.get('/session', async (request, reply) => {
+  api.get('/session', { schema: contract.session }, async (request, reply) => {
     const caller = await signedInCaller(db, request);
     if (!caller && request.session.userId !== undefined) {
       // Past its limits, or the person has left: what remains is a session that signs no one in.
@@ -86,9 +69,9 @@ export function registerSessionRoutes(api: FastifyInstance, deps: DashboardDeps)
     return { csrfToken: reply.generateCsrf(), ...publicCaller(caller) };
   });
 
-  api.post<{ Body: Static<typeof SignIn> }>(
+  api.post<{ Body: Static<typeof contract.signIn.body> }>(
     '/session',
-    { schema: { body: SignIn } },
+    { schema: contract.signIn },
     async (request, reply) => {
       const { email, password, instance } = request.body;
       required(email, 'your e-mail address', 'email');
@@ -128,14 +111,14 @@ export function registerSessionRoutes(api: FastifyInstance, deps: DashboardDeps)
     },
   );
 
-  api.delete('/session', async (request, reply) => {
+  api.delete('/session', { schema: contract.signOut }, async (request, reply) => {
     await request.session.regenerate();
     return { csrfToken: reply.generateCsrf() };
   });
 
-  api.post<{ Body: Static<typeof Invitation> }>(
+  api.post<{ Body: Static<typeof contract.acceptInvitation.body> }>(
     '/invitation',
-    { schema: { body: Invitation } },
+    { schema: contract.acceptInvitation },
     async (request, reply) => {
       const user = await setPasswordWithLink(db, {
         purpose: 'invitation',
@@ -148,9 +131,9 @@ export function registerSessionRoutes(api: FastifyInstance, deps: DashboardDeps)
     },
   );
 
-  api.post<{ Body: Static<typeof ResetRequest> }>(
+  api.post<{ Body: Static<typeof contract.requestPasswordReset.body> }>(
     '/password-reset',
-    { schema: { body: ResetRequest } },
+    { schema: contract.requestPasswordReset },
     async (request, reply) => {
       required(request.body.email, 'your e-mail address', 'email');
       await resetRequests.reserve(request);
@@ -162,9 +145,9 @@ export function registerSessionRoutes(api: FastifyInstance, deps: DashboardDeps)
     },
   );
 
-  api.post<{ Body: Static<typeof ResetConfirm> }>(
+  api.post<{ Body: Static<typeof contract.confirmPasswordReset.body> }>(
     '/password-reset/confirm',
-    { schema: { body: ResetConfirm } },
+    { schema: contract.confirmPasswordReset },
     async (request, reply) => {
       await setPasswordWithLink(db, {
         purpose: 'password_reset',

@@ -1,9 +1,10 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { clientAddressKey, createAttemptLimits } from '../../http/attempt-limits.ts';
 import { pageContentSecurityPolicy, registerWebSurface } from '../../http/web-pages.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import type { Database } from '../../db/database.ts';
+import { keyDeliveryRoutes as contract } from './contract.ts';
 import { keyDeliveryCodeMail } from './mail.ts';
 import { describeDelivery, issueCode, revealKey } from './deliveries.ts';
 
@@ -15,17 +16,6 @@ const API_PATH = `${KEY_DELIVERY_PATH}/api`;
 const WINDOW_MS = 10 * 60_000;
 const CODES_PER_CLIENT = 30;
 const TRIES_PER_CLIENT = 30;
-
-const Link = { linkId: Type.String({ minLength: 1, maxLength: 64 }), proof: Type.String({ maxLength: 64 }) };
-const Describe = Type.Object(Link, { additionalProperties: false });
-const CodeRequest = Type.Object(
-  { ...Link, email: Type.String({ maxLength: 254 }) },
-  { additionalProperties: false },
-);
-const Reveal = Type.Object(
-  { ...Link, email: Type.String({ maxLength: 254 }), code: Type.String({ maxLength: 32 }) },
-  { additionalProperties: false },
-);
 
 export interface KeyDeliveryDeps {
   db: Database;
@@ -71,13 +61,15 @@ export async function registerKeyDelivery(app: FastifyInstance, deps: KeyDeliver
         },
       ]);
 
-      api.post<{ Body: Static<typeof Describe> }>('/describe', { schema: { body: Describe } }, (request) =>
-        describeDelivery(db, request.body),
+      api.post<{ Body: Static<typeof contract.describe.body> }>(
+        '/describe',
+        { schema: contract.describe },
+        (request) => describeDelivery(db, request.body),
       );
 
-      api.post<{ Body: Static<typeof CodeRequest> }>(
+      api.post<{ Body: Static<typeof contract.code.body> }>(
         '/code',
-        { schema: { body: CodeRequest } },
+        { schema: contract.code },
         async (request, reply) => {
           // The link's secret first: a request without it is refused before it counts toward anything.
           await describeDelivery(db, request.body);
@@ -95,14 +87,18 @@ export async function registerKeyDelivery(app: FastifyInstance, deps: KeyDeliver
         },
       );
 
-      api.post<{ Body: Static<typeof Reveal> }>('/reveal', { schema: { body: Reveal } }, async (request) => {
-        await codesTried.reserve(request);
-        return revealKey(db, {
-          ...request.body,
-          ip: request.ip,
-          userAgent: request.headers['user-agent'] ?? '',
-        });
-      });
+      api.post<{ Body: Static<typeof contract.reveal.body> }>(
+        '/reveal',
+        { schema: contract.reveal },
+        async (request) => {
+          await codesTried.reserve(request);
+          return revealKey(db, {
+            ...request.body,
+            ip: request.ip,
+            userAgent: request.headers['user-agent'] ?? '',
+          });
+        },
+      );
       done();
     },
     { prefix: API_PATH },

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import multipart from '@fastify/multipart';
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database, Transaction } from '../../db/database.ts';
 import type { FileLinks } from '../../files/file-links.ts';
@@ -20,17 +20,10 @@ import {
 import { openRecipientLink, type OpenedLink } from './link.ts';
 import type { RecipientNotices } from './notices.ts';
 import { recipientView } from './view.ts';
+import { attachUpload } from './attach-upload.ts';
+import { recipientRoutes as contract } from './contract.ts';
 import { renderDocument } from '../documents/signed-document.ts';
-import { checkContent, checkFilename, fileTooLarge, uploadFieldOf, uploadKey } from './uploads.ts';
-
-const ItemBody = Type.Object(
-  { data: Type.Record(Type.String(), Type.Unknown()) },
-  { additionalProperties: false },
-);
-const SignatureBody = Type.Object(
-  { signedName: Type.String({ maxLength: 200 }), consent: Type.Boolean() },
-  { additionalProperties: false },
-);
+import { checkContent, checkFilename, fileTooLarge, uploadFieldOf } from './uploads.ts';
 
 /** The largest file a recipient may upload when the deployment does not say (PORTICO_UPLOAD_MAX_MB). */
 export const DEFAULT_UPLOAD_MAX_BYTES = 25 * 1024 * 1024;
@@ -72,21 +65,24 @@ export async function registerRecipientRoutes(
     userAgent: request.headers['user-agent'],
   });
 
-  app.get<{ Params: { token: string } }>('/recipient/:token', (request) =>
-    withLink(request.params.token, (tx, link) =>
-      recipientView(tx, {
-        transaction: link.subject,
-        token: request.params.token,
-        linkExpiresAt: link.expiresAt,
-        links: deps.links,
-        uploadMaxBytes,
-      }),
-    ),
+  app.get<{ Params: Static<typeof contract.view.params> }>(
+    '/recipient/:token',
+    { schema: contract.view },
+    (request) =>
+      withLink(request.params.token, (tx, link) =>
+        recipientView(tx, {
+          transaction: link.subject,
+          token: request.params.token,
+          linkExpiresAt: link.expiresAt,
+          links: deps.links,
+          uploadMaxBytes,
+        }),
+      ),
   );
 
-  app.put<{ Params: { token: string; vulcanKey: string }; Body: Static<typeof ItemBody> }>(
+  app.put<{ Params: Static<typeof contract.saveItem.params>; Body: Static<typeof contract.saveItem.body> }>(
     '/recipient/:token/items/:vulcanKey',
-    { schema: { body: ItemBody } },
+    { schema: contract.saveItem },
     (request) =>
       withLink(request.params.token, (tx, { subject }) =>
         saveItem(tx, subject, { vulcanKey: request.params.vulcanKey, data: request.body.data }),
@@ -100,8 +96,9 @@ export async function registerRecipientRoutes(
       preservePath: true,
       limits: { files: 1, fields: 0, parts: 1, fileSize: uploadMaxBytes, headerPairs: 100 },
     });
-    scope.post<{ Params: { token: string; vulcanKey: string; field: string } }>(
+    scope.post<{ Params: Static<typeof contract.upload.params> }>(
       '/recipient/:token/items/:vulcanKey/files/:field',
+      { schema: contract.upload },
       async (request, reply) => {
         const { token, vulcanKey, field } = request.params;
         // Checked before the file is read: a submitted revision or a wrong field refuses at once.
@@ -121,48 +118,16 @@ export async function registerRecipientRoutes(
         const storageKey = `uploads/${randomUUID()}.${type.extension}`;
         await deps.files.put(storageKey, content, { contentType: type.mimeType });
         try {
-          const result = await withLink(token, async (tx, { subject }) => {
-            const { process, item } = processOfItem(subject, vulcanKey);
-            const revision = await latestOpenRevision(tx, subject.id, process.key);
-            const recipient = await primaryRecipient(tx, subject);
-            const [file] = await tx.query<{ id: string; uploadedAt: Date }>(
-              `insert into files (organization_id, mime_type, extension, original_filename, storage_key, byte_size, uploaded_at)
-               values ($1, $2, $3, $4, $5, $6, clock_timestamp()) returning id, uploaded_at as "uploadedAt"`,
-              [
-                subject.organizationId,
-                type.mimeType,
-                type.extension,
-                filename,
-                storageKey,
-                content.byteLength,
-              ],
-            );
-            if (!file) throw new Error('no file row');
-            await tx.query(
-              `insert into transaction_files (organization_id, transaction_id, file_id, transaction_recipient_id, vulcan_key)
-               values ($1, $2, $3, $4, $5)`,
-              [subject.organizationId, subject.id, file.id, recipient.recipientId, uploadKey(item, field)],
-            );
-            const [current] = await tx.query<{ data: Record<string, unknown> | null }>(
-              `select data from transaction_items where transaction_process_revision_id = $1 and vulcan_key = $2`,
-              [revision.revisionId, item.vulcanKey],
-            );
-            const saved = await saveItem(tx, subject, {
+          const result = await withLink(token, (tx, { subject }) =>
+            attachUpload(tx, subject, {
               vulcanKey,
-              data: { ...(current?.data ?? {}), [field]: file.id },
-            });
-            return {
-              file: {
-                id: file.id,
-                field,
-                originalFilename: filename,
-                mimeType: type.mimeType,
-                byteSize: content.byteLength,
-                uploadedAt: file.uploadedAt,
-              },
-              item: saved,
-            };
-          });
+              field,
+              filename,
+              type,
+              storageKey,
+              byteSize: content.byteLength,
+            }),
+          );
           return await reply.code(201).send(result);
         } catch (error) {
           // Nothing half-written: without its rows, the stored object goes too.
@@ -175,8 +140,9 @@ export async function registerRecipientRoutes(
     );
   });
 
-  app.get<{ Params: { token: string; documentKey: string } }>(
+  app.get<{ Params: Static<typeof contract.preview.params> }>(
     '/recipient/:token/documents/:documentKey/preview',
+    { schema: contract.preview },
     async (request, reply) => {
       const pdf = await withLink(request.params.token, async (tx, { subject }) => {
         const { process, document } = processOfDocument(subject, request.params.documentKey);
@@ -201,9 +167,9 @@ export async function registerRecipientRoutes(
     },
   );
 
-  app.post<{ Params: { token: string; documentKey: string }; Body: Static<typeof SignatureBody> }>(
+  app.post<{ Params: Static<typeof contract.sign.params>; Body: Static<typeof contract.sign.body> }>(
     '/recipient/:token/documents/:documentKey/signatures',
-    { schema: { body: SignatureBody } },
+    { schema: contract.sign },
     (request) =>
       withLinkThenMail(request.params.token, async (tx, { subject }) =>
         signDocument(tx, subject, {
@@ -218,8 +184,9 @@ export async function registerRecipientRoutes(
       ),
   );
 
-  app.post<{ Params: { token: string; processKey: string } }>(
+  app.post<{ Params: Static<typeof contract.submit.params> }>(
     '/recipient/:token/processes/:processKey/submit',
+    { schema: contract.submit },
     (request) =>
       withLinkThenMail(request.params.token, async (tx, { subject }) => {
         const signer = await primaryRecipient(tx, subject);

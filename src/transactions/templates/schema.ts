@@ -115,7 +115,7 @@ const FieldHints = Type.Object(
   { additionalProperties: false },
 );
 
-const UiHints = Type.Object(
+export const UiHints = Type.Object(
   {
     order: Type.Optional(
       Type.Array(Type.String({ minLength: 1 }), {

@@ -1,0 +1,58 @@
+import { Type, type TSchema, type TUnsafe, type Static } from '@sinclair/typebox';
+
+/**
+ * The pieces every page's contract is made of. A contract module (`<surface>/contract.ts`) declares, in TypeBox,
+ * what each JSON route behind a page takes (params, query, body) and answers, error answers included: Fastify
+ * validates requests and serialises answers with it (fast-json-stringify), and `web/` derives its types from it
+ * with type-only imports, so the page and the server cannot drift apart unnoticed. A contract imports TypeBox
+ * and other contracts only: nothing of the server reaches a page's type graph or bundle.
+ */
+
+/** What every JSON route answers when it refuses: `{"error": {"code", "message", "requestId", "details"}}`. */
+export const ErrorAnswer = Type.Object(
+  {
+    error: Type.Object(
+      {
+        code: Type.String({ description: 'A stable, machine-readable code, e.g. NOT_FOUND.' }),
+        message: Type.String({ description: 'What went wrong, for people.' }),
+        requestId: Type.String({ description: 'Quote it when you contact support.' }),
+        details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false, description: 'Every error answer has this shape.' },
+);
+export type ErrorAnswer = Static<typeof ErrorAnswer>;
+
+/**
+ * A time: a `Date` on the server, an ISO 8601 string (UTC, to the millisecond) on the wire and in `web/`.
+ */
+export const Timestamp = (description?: string): TUnsafe<string> =>
+  Type.Unsafe<string>({ type: 'string', format: 'date-time', ...(description ? { description } : {}) });
+
+/** `schema`, or null (a union fast-json-stringify serialises either way). */
+export const OrNull = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** An object of anything: JSON a template or a recipient wrote, passed through as it is. */
+export const AnyObject = Type.Record(Type.String(), Type.Unknown());
+
+/** An empty answer: `{}` (e.g. 202 Accepted). */
+export const Empty = Type.Object({}, { additionalProperties: false });
+
+/**
+ * A route's answers: the successful ones given, and {@link ErrorAnswer} for every 4xx and 5xx.
+ *
+ * @example
+ * schema: { params: WithId, response: answers({ 200: Type.Object({ key: ApiKey }) }) }
+ */
+export function answers<const Ok extends Record<number, TSchema>>(
+  ok: Ok,
+): Ok & { '4xx': typeof ErrorAnswer; '5xx': typeof ErrorAnswer } {
+  return { ...ok, '4xx': ErrorAnswer, '5xx': ErrorAnswer };
+}
+
+/** The body of a route's successful answer with status `Status`, as the page receives it. */
+export type Answer<Route extends { response: Record<number, TSchema> }, Status extends number = 200> = Static<
+  Route['response'][Status]
+>;

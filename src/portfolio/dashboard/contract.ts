@@ -1,0 +1,167 @@
+import { Type } from '@sinclair/typebox';
+import { ROLES } from '../../accounts/roles.ts';
+import { answers, Empty, OrNull, Timestamp } from '../../http/contract.ts';
+import { Company, CompanyInvestment, CompanyUpdate, ref } from '../records.ts';
+
+/**
+ * The contract of the customer dashboard's JSON routes (`/dashboard/api`, session-routes.ts and
+ * instance-routes.ts): what each takes and answers (see src/http/contract.ts). `web/dashboard/types.ts` derives
+ * the page's types from it.
+ */
+
+/** The longest text a company search looks for, and the most companies one of its pages holds. */
+export const SEARCH_MAX = 200;
+export const SEARCH_PAGE_SIZE_MAX = 100;
+/** The deepest page a company search numbers: far past any portfolio a person browses. */
+export const SEARCH_PAGE_MAX = 1_000_000;
+
+const Email = Type.String({ maxLength: 254 });
+// Far above the longest password Portico sets (200): what argon2 is asked to hash stays bounded.
+const Password = Type.String({ maxLength: 1000 });
+const LinkToken = Type.String({ maxLength: 200 });
+const Role = Type.Union(ROLES.map((role) => Type.Literal(role)));
+
+const Slug = Type.Object({ slug: Type.String({ maxLength: 63 }) });
+const WithId = Type.Object({ slug: Type.String({ maxLength: 63 }), id: Type.String({ format: 'uuid' }) });
+
+export const SignedInUser = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  name: Type.String(),
+  role: Role,
+});
+export const InstanceSummary = Type.Object({ slug: Type.String(), name: Type.String() });
+
+/** Who is signed in (both null when no one is) and the CSRF token for the next change. */
+const SessionAnswer = Type.Object({
+  csrfToken: Type.String(),
+  user: OrNull(SignedInUser),
+  instance: OrNull(InstanceSummary),
+});
+/** A fresh CSRF token: the session has ended or changed. */
+const CsrfAnswer = Type.Object({ csrfToken: Type.String() });
+
+export const ApiKey = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  /** `pfk_` and the key's first characters: enough to recognise it, not to use it. */
+  prefix: Type.String(),
+  createdAt: Timestamp(),
+  lastUsedAt: OrNull(Timestamp()),
+  revokedAt: OrNull(Timestamp()),
+  /** The dashboard user who generated it; null for keys made with the CLI. */
+  createdBy: OrNull(Type.Object({ name: Type.String(), email: Type.String() })),
+});
+
+export const Person = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  name: Type.String(),
+  role: Role,
+  /** Whether they have set a password (accepted their invitation). */
+  active: Type.Boolean(),
+  createdAt: Timestamp(),
+});
+
+/** A fund and how many companies it holds. */
+export const FundSummary = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  companies: Type.Number(),
+});
+
+export const dashboardRoutes = {
+  /** GET /session: who is signed in, and a CSRF token. */
+  session: { response: answers({ 200: SessionAnswer }) },
+  /** POST /session: signs in (INSTANCE_CHOICE_REQUIRED, with `details.instances`, when several open). */
+  signIn: {
+    body: Type.Object(
+      { email: Email, password: Password, instance: Type.Optional(Type.String({ maxLength: 63 })) },
+      { additionalProperties: false },
+    ),
+    response: answers({ 200: SessionAnswer }),
+  },
+  /** DELETE /session: signs out. */
+  signOut: { response: answers({ 200: CsrfAnswer }) },
+  /** POST /invitation: sets the invited person's password and signs them in. */
+  acceptInvitation: {
+    body: Type.Object(
+      { token: LinkToken, password: Password, name: Type.Optional(Type.String({ maxLength: 1000 })) },
+      { additionalProperties: false },
+    ),
+    response: answers({ 200: SessionAnswer }),
+  },
+  /** POST /password-reset: mails a reset link to the address when it has an account (202 either way). */
+  requestPasswordReset: {
+    body: Type.Object({ email: Email }, { additionalProperties: false }),
+    response: answers({ 202: Empty }),
+  },
+  /** POST /password-reset/confirm: sets the new password; every session of the person ends. */
+  confirmPasswordReset: {
+    body: Type.Object({ token: LinkToken, password: Password }, { additionalProperties: false }),
+    response: answers({ 200: CsrfAnswer }),
+  },
+  /** GET /instances/:slug/keys: the instance's keys, newest first, revoked ones included. */
+  listKeys: { params: Slug, response: answers({ 200: Type.Object({ keys: Type.Array(ApiKey) }) }) },
+  /** POST /instances/:slug/keys: a new key, whose secret is shown this once (admins only). */
+  createKey: {
+    params: Slug,
+    body: Type.Object({ name: Type.String({ maxLength: 1000 }) }, { additionalProperties: false }),
+    response: answers({ 201: Type.Object({ key: ApiKey, secret: Type.String() }) }),
+  },
+  /** DELETE /instances/:slug/keys/:id: revokes a key (admins only). */
+  revokeKey: { params: WithId, response: answers({ 200: Type.Object({ key: ApiKey }) }) },
+  /** GET /instances/:slug/people: who may sign in to the instance. */
+  listPeople: { params: Slug, response: answers({ 200: Type.Object({ people: Type.Array(Person) }) }) },
+  /** POST /instances/:slug/people: invites a person by mail (admins only). */
+  invitePerson: {
+    params: Slug,
+    body: Type.Object(
+      {
+        email: Type.String({ maxLength: 1000 }),
+        role: Role,
+        name: Type.Optional(Type.String({ maxLength: 1000 })),
+      },
+      { additionalProperties: false },
+    ),
+    response: answers({ 201: Type.Object({ person: Person }) }),
+  },
+  /** DELETE /instances/:slug/people/:id: removes a person (admins only, never themselves). */
+  removePerson: { params: WithId, response: answers({ 200: Type.Object({ person: Person }) }) },
+  /** GET /instances/:slug/funds: the funds, by name. */
+  listFunds: { params: Slug, response: answers({ 200: Type.Object({ funds: Type.Array(FundSummary) }) }) },
+  /** GET /instances/:slug/companies: a page of companies by legal name, searched and filtered by fund. */
+  searchCompanies: {
+    params: Slug,
+    querystring: Type.Object(
+      {
+        search: Type.Optional(Type.String({ maxLength: SEARCH_MAX })),
+        fund: Type.Optional(Type.String({ format: 'uuid' })),
+        page: Type.Integer({ minimum: 1, maximum: SEARCH_PAGE_MAX, default: 1 }),
+        pageSize: Type.Integer({ minimum: 1, maximum: SEARCH_PAGE_SIZE_MAX, default: 20 }),
+      },
+      { additionalProperties: false },
+    ),
+    response: answers({
+      200: Type.Object({
+        companies: Type.Array(ref(Company)),
+        total: Type.Integer(),
+        page: Type.Integer(),
+        pageSize: Type.Integer(),
+      }),
+    }),
+  },
+  /** GET /instances/:slug/companies/:id: a company, its updates oldest first and investments newest first. */
+  readCompany: {
+    params: WithId,
+    response: answers({
+      200: Type.Object({
+        company: ref(Company),
+        updates: Type.Array(ref(CompanyUpdate)),
+        investments: Type.Array(ref(CompanyInvestment)),
+      }),
+    }),
+  },
+} as const;
+
+export type DashboardRoutes = typeof dashboardRoutes;

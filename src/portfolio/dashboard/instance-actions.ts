@@ -1,0 +1,129 @@
+import { listUsers, removeUser, type User } from '../../accounts/users.ts';
+import type { Role } from '../../accounts/roles.ts';
+import { AppError } from '../../errors.ts';
+import {
+  createPortfolioKey,
+  listKeysWithCreators,
+  portfolioKeys,
+  type PortfolioKeyWithCreator,
+} from '../instances.ts';
+import { listPage, type ListRecords } from '../lists.ts';
+import { invitePerson } from '../people.ts';
+import { MAX_LIMIT } from '../records.ts';
+import type { DashboardCaller } from './caller.ts';
+import type { DashboardDeps } from './deps.ts';
+
+/**
+ * What a signed-in person does with their instance in the dashboard: its keys and people (changed by admins
+ * only) and a company's records. The routes (instance-routes.ts) parse, call one of these and reply.
+ */
+
+/** The most updates and investments the company page shows (newest first, read in pages of the API). */
+const COMPANY_RECORDS_MAX = 500;
+
+/** A key as the page shows it (see ApiKey in contract.ts). */
+function shownKey(key: PortfolioKeyWithCreator) {
+  return { ...key, prefix: key.displayPrefix };
+}
+
+function adminOnly(caller: DashboardCaller, what: string): void {
+  if (caller.user.role !== 'admin') {
+    throw new AppError('FORBIDDEN', `Only admins ${what}: ask an admin of ${caller.instance.name}.`);
+  }
+}
+
+/** The instance's keys, newest first, revoked ones included. */
+export async function keysOf(db: DashboardDeps['db'], caller: DashboardCaller) {
+  return (await listKeysWithCreators(db, caller.instance.id)).map(shownKey);
+}
+
+/** A new key for the instance, made by an admin: its record, and its secret, shown this once. */
+export async function generateKey(db: DashboardDeps['db'], caller: DashboardCaller, name: string) {
+  adminOnly(caller, 'generate keys');
+  const { key, record } = await createPortfolioKey(db, {
+    instanceId: caller.instance.id,
+    name,
+    createdBy: caller.user.id,
+  });
+  const createdBy = { name: caller.user.name, email: caller.user.email };
+  return { key: shownKey({ ...record, createdBy }), secret: key };
+}
+
+/** Revokes one of the instance's keys (an admin's act); NOT_FOUND for a key it does not have. */
+export async function revokeKey(db: DashboardDeps['db'], caller: DashboardCaller, id: string) {
+  adminOnly(caller, 'revoke keys');
+  const revoked = await portfolioKeys.revoke(db, { ownerId: caller.instance.id, key: id });
+  const [key] = revoked ? await listKeysWithCreators(db, caller.instance.id, revoked.id) : [];
+  if (!key) throw new AppError('NOT_FOUND', 'There is no such key.');
+  return shownKey(key);
+}
+
+/** Who may sign in to the instance, in the order they were invited. */
+export function peopleOf(db: DashboardDeps['db'], caller: DashboardCaller): Promise<User[]> {
+  return listUsers(db, { kind: 'instance', id: caller.instance.id });
+}
+
+/** Invites a person to the instance by mail (an admin's act). */
+export async function invite(
+  deps: Pick<DashboardDeps, 'db' | 'mail'>,
+  caller: DashboardCaller,
+  person: { email: string; role: Role; name?: string | undefined },
+): Promise<User> {
+  adminOnly(caller, 'invite people');
+  const { user } = await invitePerson(deps.db, deps.mail, {
+    instance: caller.instance,
+    ...person,
+    invitedBy: caller.user.id,
+  });
+  return user;
+}
+
+/** Removes a person from the instance (an admin's act, never their own removal). */
+export async function removePerson(
+  db: DashboardDeps['db'],
+  caller: DashboardCaller,
+  id: string,
+): Promise<User> {
+  adminOnly(caller, 'remove people');
+  if (id === caller.user.id) throw new AppError('CONFLICT', 'You cannot remove yourself: ask another admin.');
+  return removeUser(db, { kind: 'instance', id: caller.instance.id }, id);
+}
+
+/**
+ * A company's records of one list, newest first, through the API's own pages, up to the most the company page
+ * shows.
+ */
+async function recordsOf<Name extends 'updates' | 'investments'>(
+  deps: Pick<DashboardDeps, 'db' | 'cursors'>,
+  caller: DashboardCaller,
+  companyId: string,
+  list: Name,
+): Promise<ListRecords[Name][]> {
+  const records: ListRecords[Name][] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await listPage(deps, {
+      list,
+      instanceId: caller.instance.id,
+      companyId,
+      limit: MAX_LIMIT,
+      cursor,
+    });
+    records.push(...page.data);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor !== undefined && records.length < COMPANY_RECORDS_MAX);
+  return records;
+}
+
+/** A company of the instance with its updates oldest first (the charts read left to right), investments newest first. */
+export async function companyRecords(
+  deps: Pick<DashboardDeps, 'db' | 'cursors'>,
+  caller: DashboardCaller,
+  company: { id: string },
+) {
+  const [updates, investments] = [
+    await recordsOf(deps, caller, company.id, 'updates'),
+    await recordsOf(deps, caller, company.id, 'investments'),
+  ];
+  return { updates: updates.reverse(), investments };
+}

@@ -1,0 +1,154 @@
+import { Type } from '@sinclair/typebox';
+import { answers, AnyObject, OrNull, Timestamp } from '../../http/contract.ts';
+import { UiHints } from '../templates/schema.ts';
+
+/**
+ * The contract of the recipient portal's JSON routes (`/recipient/<token>/…`, routes.ts): what each takes and
+ * answers (see src/http/contract.ts). `web/recipient/types.ts` derives the portal's types from it.
+ */
+
+const Token = { token: Type.String() };
+const ItemParams = Type.Object({ ...Token, vulcanKey: Type.String() });
+
+/** A file uploaded to an item's field. */
+export const UploadedFile = Type.Object({
+  id: Type.String(),
+  field: Type.String(),
+  originalFilename: Type.String(),
+  mimeType: Type.String(),
+  byteSize: Type.Integer(),
+  uploadedAt: Timestamp(),
+});
+
+/** An item's answers once saved: its data, how complete, and when each consent it holds was given. */
+export const SavedItem = Type.Object({
+  vulcanKey: Type.String(),
+  data: AnyObject,
+  completionPercentage: Type.Number(),
+  /** When the recipient gave each consent the data holds (ISO 8601). */
+  consents: Type.Record(Type.String(), Type.String()),
+});
+
+/** A field answered by uploading a file: which types (MIME) and how large. */
+export const UploadRule = Type.Object({ accept: Type.Array(Type.String()), maxBytes: Type.Integer() });
+
+/** A money field: the currencies it takes (the first shown first) and its bounds, in minor units. */
+export const MoneyRule = Type.Object({
+  currencies: Type.Array(Type.String()),
+  minimum: Type.Optional(Type.Number()),
+  maximum: Type.Optional(Type.Number()),
+});
+
+/** One form of a process, as the portal shows it. */
+export const Item = Type.Object({
+  vulcanKey: Type.String(),
+  title: Type.String(),
+  /** The item's JSON Schema: an object whose properties are the fields of its form. */
+  schema: AnyObject,
+  /** How the template asks the fields to be shown (`ui.fields`, keys dotted for nested fields). */
+  ui: OrNull(UiHints),
+  uploads: Type.Record(Type.String(), UploadRule),
+  /** The fields answered with an amount of money (src/transactions/templates/money-fields.ts). */
+  money: Type.Record(Type.String(), MoneyRule),
+  data: AnyObject,
+  /** What was submitted in the revision before (when the revision's number is above 1). */
+  previousData: OrNull(AnyObject),
+  completionPercentage: Type.Number(),
+  consents: Type.Record(Type.String(), Type.String()),
+  files: Type.Array(UploadedFile),
+});
+
+const DocumentState = Type.Union([Type.Literal('PENDING'), Type.Literal('COMPLETED')]);
+
+/** A document the recipient reads and signs. */
+export const SignableDocument = Type.Object({
+  key: Type.String(),
+  title: Type.String(),
+  /** The roles that sign it, in the order they sign. */
+  signedBy: Type.Array(Type.String()),
+  signatures: Type.Array(
+    Type.Object({ role: Type.String(), signedName: Type.String(), signedAt: Timestamp() }),
+  ),
+  /** Whether it is this recipient's turn to sign it now. */
+  canSign: Type.Boolean(),
+  state: DocumentState,
+  /** The document as it will be, with the current data: a PDF, relative to this origin. */
+  previewUrl: Type.String(),
+  /** The signed PDF once every role has signed: a download link, relative to this origin. */
+  signedFile: OrNull(Type.Object({ filename: Type.String(), url: Type.String(), byteSize: Type.Integer() })),
+});
+
+export const Revision = Type.Object({
+  number: Type.Integer(),
+  committedAt: OrNull(Timestamp()),
+  /** The event that opened this revision after an earlier one (e.g. request_changes) and what was said. */
+  changesRequested: OrNull(Type.Object({ at: Timestamp(), message: OrNull(Type.String()) })),
+});
+
+export const Process = Type.Object({
+  key: Type.String(),
+  title: Type.String(),
+  revision: Revision,
+  items: Type.Array(Item),
+  documents: Type.Array(SignableDocument),
+});
+
+/** Everything the portal shows of a transaction through its link. */
+export const RecipientView = Type.Object({
+  transaction: Type.Object({
+    id: Type.String(),
+    state: Type.String(),
+    stateDescription: OrNull(Type.String()),
+    completedAt: OrNull(Timestamp()),
+  }),
+  organization: Type.Object({ name: Type.String() }),
+  template: Type.Object({ name: Type.String() }),
+  recipient: Type.Object({ role: Type.String(), name: Type.String(), email: Type.String() }),
+  link: Type.Object({ expiresAt: Timestamp() }),
+  processes: Type.Array(Process),
+});
+
+export const recipientRoutes = {
+  /** GET /recipient/:token: the view. */
+  view: { params: Type.Object(Token), response: answers({ 200: RecipientView }) },
+  /** PUT /recipient/:token/items/:vulcanKey: saves an item's answers, partial or whole (a draft). */
+  saveItem: {
+    params: ItemParams,
+    body: Type.Object({ data: AnyObject }, { additionalProperties: false }),
+    response: answers({ 200: SavedItem }),
+  },
+  /** POST /recipient/:token/items/:vulcanKey/files/:field: a file (multipart, part `file`) answers a field. */
+  upload: {
+    params: Type.Object({ ...Token, vulcanKey: Type.String(), field: Type.String() }),
+    consumes: ['multipart/form-data'],
+    response: answers({ 201: Type.Object({ file: UploadedFile, item: SavedItem }) }),
+  },
+  /** GET /recipient/:token/documents/:documentKey/preview: the document as it would be signed now. */
+  preview: {
+    params: Type.Object({ ...Token, documentKey: Type.String() }),
+    produces: ['application/pdf'],
+    response: answers({
+      200: Type.Unsafe<never>({ description: 'The PDF (sent as it is, never serialised).' }),
+    }),
+  },
+  /** POST /recipient/:token/documents/:documentKey/signatures: the recipient signs a document. */
+  sign: {
+    params: Type.Object({ ...Token, documentKey: Type.String() }),
+    body: Type.Object(
+      { signedName: Type.String({ maxLength: 200 }), consent: Type.Boolean() },
+      { additionalProperties: false },
+    ),
+    response: answers({ 200: Type.Object({ documentKey: Type.String(), state: DocumentState }) }),
+  },
+  /** POST /recipient/:token/processes/:processKey/submit: submits the revision; the event it fired, if any. */
+  submit: {
+    params: Type.Object({ ...Token, processKey: Type.String() }),
+    response: answers({
+      200: Type.Object({
+        committedAt: Timestamp(),
+        event: OrNull(Type.Object({ sourceStateKey: OrNull(Type.String()), targetStateKey: Type.String() })),
+      }),
+    }),
+  },
+} as const;
+export type RecipientRoutes = typeof recipientRoutes;

@@ -1,0 +1,176 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import type { RouteOptions } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildPortfolioApp } from '../../src/portfolio/app.ts';
+import { dashboardRoutes } from '../../src/portfolio/dashboard/contract.ts';
+import { buildTransactionsApp } from '../../src/transactions/app.ts';
+import { keyDeliveryRoutes } from '../../src/transactions/key-delivery/contract.ts';
+import { recipientRoutes } from '../../src/transactions/recipients/contract.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { smtpMailer } from '../support/dashboard.ts';
+import { createTestFileStore } from '../support/transactions.ts';
+
+// One contract per surface: every JSON route behind a page takes and answers what its surface's contract module
+// declares, and the pages' types come from those modules, never from a copy written by hand.
+
+/** The JSON routes behind the pages, by where they are, and the contract each surface's routes come from. */
+const SURFACES = [
+  { name: 'the recipient portal', prefix: '/recipient/', contract: recipientRoutes },
+  { name: 'the key-delivery page', prefix: '/key-delivery/api/', contract: keyDeliveryRoutes },
+  { name: 'the dashboard', prefix: '/dashboard/api/', contract: dashboardRoutes },
+];
+
+const WEB_DIR = join(import.meta.dirname, '../../web');
+/** What web/ may import types from: the contracts, and the TypeBox schemas they are made of. */
+const TYPE_SOURCES = [
+  /\/contract\.ts$/,
+  /^src\/portfolio\/records\.ts$/,
+  /^src\/transactions\/templates\/schema\.ts$/,
+];
+/** The pure modules the pages and the server share, so that a rule is written once: money, a schema's fields. */
+const SHARED_WITH_PAGES = ['src/transactions/money.ts', 'src/transactions/templates/schema-properties.ts'];
+
+interface PageRoute {
+  surface: (typeof SURFACES)[number];
+  method: string;
+  url: string;
+  schema: RouteOptions['schema'];
+}
+
+let testDb: TestDatabase;
+let cleanupFiles: () => Promise<void>;
+const pageRoutes: PageRoute[] = [];
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  const store = await createTestFileStore();
+  cleanupFiles = store.cleanup;
+  const onRoute = (route: RouteOptions) => {
+    const surface = SURFACES.find(({ prefix }) => route.url.startsWith(prefix));
+    for (const method of [route.method].flat()) {
+      if (surface && method !== 'HEAD')
+        pageRoutes.push({ surface, method, url: route.url, schema: route.schema });
+    }
+  };
+  // A mailer that is never asked to send: building the apps registers their routes, nothing more.
+  const mailer = smtpMailer('smtp://127.0.0.1:9');
+  const apps = [
+    await buildTransactionsApp({
+      db: testDb.db,
+      files: store.files,
+      environment: 'staging',
+      keyDelivery: { mailer },
+      onRoute,
+    }),
+    await buildPortfolioApp({
+      db: testDb.db,
+      dashboard: { mail: { mailer, portfolioUrl: 'https://portfolio.test' } },
+      onRoute,
+    }),
+  ];
+  for (const app of apps) await app.close();
+});
+
+afterAll(async () => {
+  await testDb.close();
+  await cleanupFiles();
+});
+
+/** Every file below `dir` whose name ends with one of `extensions`, the built pages left out. */
+async function filesBelow(dir: string, extensions: string[]): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile() && extensions.some((extension) => entry.name.endsWith(extension)))
+    .map((entry) => join(entry.parentPath, entry.name))
+    .filter((file) => !relative(dir, file).startsWith('dist'));
+}
+
+describe('the contracts of the pages', () => {
+  it('finds the JSON routes of all three pages', () => {
+    for (const surface of SURFACES) {
+      expect(pageRoutes.filter((route) => route.surface === surface).length, surface.name).toBeGreaterThan(0);
+    }
+  });
+
+  it("gives every page route its schemas from its surface's contract, each contract entry to one route", () => {
+    for (const surface of SURFACES) {
+      const entries: unknown[] = Object.values(surface.contract);
+      const routes = pageRoutes.filter((route) => route.surface === surface);
+      const outside = routes.filter((route) => !entries.includes(route.schema));
+      expect(
+        outside.map((route) => `${route.method} ${route.url}`),
+        `${surface.name}: routes whose schema is not an entry of its contract`,
+      ).toEqual([]);
+      const used = routes.map((route) => route.schema);
+      const unused = Object.entries(surface.contract).filter(([, entry]) => !used.includes(entry));
+      expect(
+        unused.map(([name]) => name),
+        `${surface.name}: contract entries no route uses`,
+      ).toEqual([]);
+      expect(new Set(used).size, `${surface.name}: an entry used by two routes`).toBe(used.length);
+    }
+  });
+
+  it('declares for every page route a successful answer and the error answers, and a schema for each path parameter', () => {
+    for (const route of pageRoutes) {
+      const name = `${route.method} ${route.url}`;
+      const schema = route.schema as {
+        response?: Record<string, unknown>;
+        params?: { properties?: Record<string, unknown> };
+      };
+      const statuses = Object.keys(schema.response ?? {});
+      expect(
+        statuses.some((status) => /^2\d\d$/.test(status)),
+        `${name} declares a 2xx answer`,
+      ).toBe(true);
+      expect(statuses, `${name} declares its error answers`).toEqual(expect.arrayContaining(['4xx', '5xx']));
+      const parameters = [...route.url.matchAll(/:(\w+)/g)].map(([, parameter]) => parameter);
+      for (const parameter of parameters) {
+        expect(
+          schema.params?.properties,
+          `${name} declares its path parameter ${String(parameter)}`,
+        ).toHaveProperty(String(parameter));
+      }
+      if (route.method === 'PUT' || route.method === 'PATCH') {
+        expect(route.schema, `${name} declares its body`).toHaveProperty('body');
+      }
+    }
+  });
+
+  it('reaches src/ from web/ only through type-only imports of contracts and the few pure modules both share', async () => {
+    const files = await filesBelow(WEB_DIR, ['.ts', '.tsx']);
+    const offending: string[] = [];
+    for (const file of files) {
+      const source = await readFile(file, 'utf8');
+      for (const [statement = '', from = ''] of source.matchAll(
+        /^import\s[^;]*?from\s+'([^']*\/src\/[^']*)';/gms,
+      )) {
+        const target = relative(join(WEB_DIR, '..'), join(file, '..', from));
+        const allowed = /^import type\s/.test(statement)
+          ? TYPE_SOURCES.some((pattern) => pattern.test(target))
+          : SHARED_WITH_PAGES.includes(target);
+        if (!allowed) offending.push(`${relative(WEB_DIR, file)} imports ${target}`);
+      }
+    }
+    expect(offending).toEqual([]);
+  });
+
+  it('leaves no hand-written copy of an answer type in web/: no interface in a types module, no inline answer shape', async () => {
+    const files = await filesBelow(WEB_DIR, ['.ts', '.tsx']);
+    const copies: string[] = [];
+    for (const file of files) {
+      const source = await readFile(file, 'utf8');
+      const name = relative(WEB_DIR, file);
+      if (name.endsWith('types.ts')) {
+        for (const [field = ''] of source.matchAll(/^\s+\w+\??: (?:string|number|boolean)\b.*$/gm)) {
+          copies.push(`${name} writes a field by hand: ${field.trim()}`);
+        }
+      }
+      for (const [call = ''] of source.matchAll(/\b(?:api|call|useResource)<\{[^>]*>/g)) {
+        copies.push(`${name}: ${call}`);
+      }
+    }
+    expect(copies).toEqual([]);
+  });
+});
