@@ -1,4 +1,4 @@
-import { Type, type TSchema, type TUnsafe, type Static } from '@sinclair/typebox';
+import { Type, type TProperties, type TSchema, type TUnsafe, type Static } from '@sinclair/typebox';
 
 /**
  * The pieces every page's contract is made of. A contract module (`<surface>/contract.ts`) declares, in TypeBox,
@@ -36,6 +36,10 @@ export const OrNull = <T extends TSchema>(schema: T) => Type.Union([schema, Type
 
 /** An object of anything: JSON a template or a recipient wrote, passed through as it is. */
 export const AnyObject = Type.Record(Type.String(), Type.Unknown());
+
+/** A JSON body of exactly these properties: any other is refused. */
+export const Body = <Properties extends TProperties>(properties: Properties) =>
+  Type.Object(properties, { additionalProperties: false });
 
 /** An empty answer: `{}` (e.g. 202 Accepted). */
 export const Empty = Type.Object({}, { additionalProperties: false });

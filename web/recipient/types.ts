@@ -6,14 +6,17 @@ import type { StrictRJSFSchema } from '@rjsf/utils';
 import type { Answer } from '../../src/http/contract.ts';
 import type {
   Item as ItemSchemaOf,
-  MoneyRule as MoneyRuleSchema,
   Process as ProcessSchema,
   RecipientRoutes,
   RecipientView as RecipientViewSchema,
-  SavedItem as SavedItemSchema,
-  SignableDocument as SignableDocumentSchema,
-  UploadedFile as UploadedFileSchema,
-  UploadRule as UploadRuleSchema,
+} from '../../src/transactions/recipients/contract.ts';
+
+export type {
+  MoneyRule,
+  SavedItem,
+  SignableDocument,
+  UploadedFile,
+  UploadRule,
 } from '../../src/transactions/recipients/contract.ts';
 
 /** An item's JSON Schema: an object whose properties are the fields of its form. */
@@ -25,17 +28,11 @@ export type Item = Omit<Static<typeof ItemSchemaOf>, 'schema'> & { schema: ItemS
 export type ItemHints = NonNullable<Item['ui']>;
 /** How a template asks a field to be shown (`ui.fields`, keys dotted for nested fields: `address.city`). */
 export type FieldHints = NonNullable<ItemHints['fields']>[string];
-export type UploadRule = Static<typeof UploadRuleSchema>;
-export type UploadedFile = Static<typeof UploadedFileSchema>;
-export type MoneyRule = Static<typeof MoneyRuleSchema>;
-export type SignableDocument = Static<typeof SignableDocumentSchema>;
 export type Process = Omit<Static<typeof ProcessSchema>, 'items'> & { items: Item[] };
 export type Revision = Process['revision'];
 
 /** `GET /recipient/<token>`: everything the page shows. */
 export type RecipientView = Omit<Static<typeof RecipientViewSchema>, 'processes'> & { processes: Process[] };
-/** `PUT /recipient/<token>/items/<vulcanKey>`. */
-export type SavedItem = Static<typeof SavedItemSchema>;
 /** `POST /recipient/<token>/items/<vulcanKey>/files/<field>` (201). */
 export type UploadAnswer = Answer<RecipientRoutes['upload'], 201>;
 /** `POST /recipient/<token>/documents/<key>/signatures`. */

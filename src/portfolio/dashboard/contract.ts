@@ -1,6 +1,6 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { ROLES } from '../../accounts/roles.ts';
-import { answers, Empty, OrNull, Timestamp } from '../../http/contract.ts';
+import { answers, Body, Empty, OrNull, Timestamp } from '../../http/contract.ts';
 import { Company, CompanyInvestment, CompanyUpdate, ref } from '../records.ts';
 
 /**
@@ -30,7 +30,9 @@ export const SignedInUser = Type.Object({
   name: Type.String(),
   role: Role,
 });
+export type SignedInUser = Static<typeof SignedInUser>;
 export const InstanceSummary = Type.Object({ slug: Type.String(), name: Type.String() });
+export type InstanceSummary = Static<typeof InstanceSummary>;
 
 /** Who is signed in (both null when no one is) and the CSRF token for the next change. */
 const SessionAnswer = Type.Object({
@@ -52,6 +54,7 @@ export const ApiKey = Type.Object({
   /** The dashboard user who generated it; null for keys made with the CLI. */
   createdBy: OrNull(Type.Object({ name: Type.String(), email: Type.String() })),
 });
+export type ApiKey = Static<typeof ApiKey>;
 
 export const Person = Type.Object({
   id: Type.String(),
@@ -62,6 +65,7 @@ export const Person = Type.Object({
   active: Type.Boolean(),
   createdAt: Timestamp(),
 });
+export type Person = Static<typeof Person>;
 
 /** A fund and how many companies it holds. */
 export const FundSummary = Type.Object({
@@ -69,36 +73,35 @@ export const FundSummary = Type.Object({
   name: Type.String(),
   companies: Type.Number(),
 });
+export type FundSummary = Static<typeof FundSummary>;
 
 export const dashboardRoutes = {
   /** GET /session: who is signed in, and a CSRF token. */
   session: { response: answers({ 200: SessionAnswer }) },
   /** POST /session: signs in (INSTANCE_CHOICE_REQUIRED, with `details.instances`, when several open). */
   signIn: {
-    body: Type.Object(
-      { email: Email, password: Password, instance: Type.Optional(Type.String({ maxLength: 63 })) },
-      { additionalProperties: false },
-    ),
+    body: Body({ email: Email, password: Password, instance: Type.Optional(Type.String({ maxLength: 63 })) }),
     response: answers({ 200: SessionAnswer }),
   },
   /** DELETE /session: signs out. */
   signOut: { response: answers({ 200: CsrfAnswer }) },
   /** POST /invitation: sets the invited person's password and signs them in. */
   acceptInvitation: {
-    body: Type.Object(
-      { token: LinkToken, password: Password, name: Type.Optional(Type.String({ maxLength: 1000 })) },
-      { additionalProperties: false },
-    ),
+    body: Body({
+      token: LinkToken,
+      password: Password,
+      name: Type.Optional(Type.String({ maxLength: 1000 })),
+    }),
     response: answers({ 200: SessionAnswer }),
   },
   /** POST /password-reset: mails a reset link to the address when it has an account (202 either way). */
   requestPasswordReset: {
-    body: Type.Object({ email: Email }, { additionalProperties: false }),
+    body: Body({ email: Email }),
     response: answers({ 202: Empty }),
   },
   /** POST /password-reset/confirm: sets the new password; every session of the person ends. */
   confirmPasswordReset: {
-    body: Type.Object({ token: LinkToken, password: Password }, { additionalProperties: false }),
+    body: Body({ token: LinkToken, password: Password }),
     response: answers({ 200: CsrfAnswer }),
   },
   /** GET /instances/:slug/keys: the instance's keys, newest first, revoked ones included. */
@@ -106,7 +109,7 @@ export const dashboardRoutes = {
   /** POST /instances/:slug/keys: a new key, whose secret is shown this once (admins only). */
   createKey: {
     params: Slug,
-    body: Type.Object({ name: Type.String({ maxLength: 1000 }) }, { additionalProperties: false }),
+    body: Body({ name: Type.String({ maxLength: 1000 }) }),
     response: answers({ 201: Type.Object({ key: ApiKey, secret: Type.String() }) }),
   },
   /** DELETE /instances/:slug/keys/:id: revokes a key (admins only). */
@@ -116,14 +119,11 @@ export const dashboardRoutes = {
   /** POST /instances/:slug/people: invites a person by mail (admins only). */
   invitePerson: {
     params: Slug,
-    body: Type.Object(
-      {
-        email: Type.String({ maxLength: 1000 }),
-        role: Role,
-        name: Type.Optional(Type.String({ maxLength: 1000 })),
-      },
-      { additionalProperties: false },
-    ),
+    body: Body({
+      email: Type.String({ maxLength: 1000 }),
+      role: Role,
+      name: Type.Optional(Type.String({ maxLength: 1000 })),
+    }),
     response: answers({ 201: Type.Object({ person: Person }) }),
   },
   /** DELETE /instances/:slug/people/:id: removes a person (admins only, never themselves). */
@@ -133,15 +133,12 @@ export const dashboardRoutes = {
   /** GET /instances/:slug/companies: a page of companies by legal name, searched and filtered by fund. */
   searchCompanies: {
     params: Slug,
-    querystring: Type.Object(
-      {
-        search: Type.Optional(Type.String({ maxLength: SEARCH_MAX })),
-        fund: Type.Optional(Type.String({ format: 'uuid' })),
-        page: Type.Integer({ minimum: 1, maximum: SEARCH_PAGE_MAX, default: 1 }),
-        pageSize: Type.Integer({ minimum: 1, maximum: SEARCH_PAGE_SIZE_MAX, default: 20 }),
-      },
-      { additionalProperties: false },
-    ),
+    querystring: Body({
+      search: Type.Optional(Type.String({ maxLength: SEARCH_MAX })),
+      fund: Type.Optional(Type.String({ format: 'uuid' })),
+      page: Type.Integer({ minimum: 1, maximum: SEARCH_PAGE_MAX, default: 1 }),
+      pageSize: Type.Integer({ minimum: 1, maximum: SEARCH_PAGE_SIZE_MAX, default: 20 }),
+    }),
     response: answers({
       200: Type.Object({
         companies: Type.Array(ref(Company)),

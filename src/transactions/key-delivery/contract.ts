@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { answers, Timestamp } from '../../http/contract.ts';
+import { answers, Body, Timestamp } from '../../http/contract.ts';
 import { VIEWS_REQUIRED } from './views.ts';
 
 /**
@@ -29,15 +29,12 @@ export const keyDeliveryRoutes = {
   },
   /** POST /code: mails a code to a listed address (202). */
   code: {
-    body: Type.Object({ ...Link, email: Email }, { additionalProperties: false }),
+    body: Body({ ...Link, email: Email }),
     response: answers({ 202: Type.Object({ sentTo: Type.String(), expiresAt: Timestamp() }) }),
   },
   /** POST /reveal: the encrypted key, once, for the right code; the page decrypts it with the link's secret. */
   reveal: {
-    body: Type.Object(
-      { ...Link, email: Email, code: Type.String({ maxLength: 32 }) },
-      { additionalProperties: false },
-    ),
+    body: Body({ ...Link, email: Email, code: Type.String({ maxLength: 32 }) }),
     response: answers({
       200: Type.Object({
         /** AES-256-GCM ciphertext then tag, base64url; decrypted with the link's secret, the link's id as AAD. */

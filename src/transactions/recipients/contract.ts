@@ -1,5 +1,5 @@
-import { Type } from '@sinclair/typebox';
-import { answers, AnyObject, OrNull, Timestamp } from '../../http/contract.ts';
+import { Type, type Static } from '@sinclair/typebox';
+import { answers, Body, AnyObject, OrNull, Timestamp } from '../../http/contract.ts';
 import { UiHints } from '../templates/schema.ts';
 
 /**
@@ -19,6 +19,7 @@ export const UploadedFile = Type.Object({
   byteSize: Type.Integer(),
   uploadedAt: Timestamp(),
 });
+export type UploadedFile = Static<typeof UploadedFile>;
 
 /** An item's answers once saved: its data, how complete, and when each consent it holds was given. */
 export const SavedItem = Type.Object({
@@ -28,9 +29,11 @@ export const SavedItem = Type.Object({
   /** When the recipient gave each consent the data holds (ISO 8601). */
   consents: Type.Record(Type.String(), Type.String()),
 });
+export type SavedItem = Static<typeof SavedItem>;
 
 /** A field answered by uploading a file: which types (MIME) and how large. */
 export const UploadRule = Type.Object({ accept: Type.Array(Type.String()), maxBytes: Type.Integer() });
+export type UploadRule = Static<typeof UploadRule>;
 
 /** A money field: the currencies it takes (the first shown first) and its bounds, in minor units. */
 export const MoneyRule = Type.Object({
@@ -38,6 +41,7 @@ export const MoneyRule = Type.Object({
   minimum: Type.Optional(Type.Number()),
   maximum: Type.Optional(Type.Number()),
 });
+export type MoneyRule = Static<typeof MoneyRule>;
 
 /** One form of a process, as the portal shows it. */
 export const Item = Type.Object({
@@ -77,6 +81,7 @@ export const SignableDocument = Type.Object({
   /** The signed PDF once every role has signed: a download link, relative to this origin. */
   signedFile: OrNull(Type.Object({ filename: Type.String(), url: Type.String(), byteSize: Type.Integer() })),
 });
+export type SignableDocument = Static<typeof SignableDocument>;
 
 export const Revision = Type.Object({
   number: Type.Integer(),
@@ -114,7 +119,7 @@ export const recipientRoutes = {
   /** PUT /recipient/:token/items/:vulcanKey: saves an item's answers, partial or whole (a draft). */
   saveItem: {
     params: ItemParams,
-    body: Type.Object({ data: AnyObject }, { additionalProperties: false }),
+    body: Body({ data: AnyObject }),
     response: answers({ 200: SavedItem }),
   },
   /** POST /recipient/:token/items/:vulcanKey/files/:field: a file (multipart, part `file`) answers a field. */
@@ -134,10 +139,7 @@ export const recipientRoutes = {
   /** POST /recipient/:token/documents/:documentKey/signatures: the recipient signs a document. */
   sign: {
     params: Type.Object({ ...Token, documentKey: Type.String() }),
-    body: Type.Object(
-      { signedName: Type.String({ maxLength: 200 }), consent: Type.Boolean() },
-      { additionalProperties: false },
-    ),
+    body: Body({ signedName: Type.String({ maxLength: 200 }), consent: Type.Boolean() }),
     response: answers({ 200: Type.Object({ documentKey: Type.String(), state: DocumentState }) }),
   },
   /** POST /recipient/:token/processes/:processKey/submit: submits the revision; the event it fired, if any. */
