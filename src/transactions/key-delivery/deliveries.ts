@@ -320,13 +320,8 @@ export async function describeDelivery(
   db: Queryable,
   options: { linkId: string; proof: string },
 ): Promise<DeliveryInvitation> {
-  const row = await openDelivery(db, options);
-  return {
-    organizationName: row.organizationName,
-    environment: row.environment,
-    expiresAt: row.expiresAt,
-    viewsRequired: row.viewsRequired,
-  };
+  const { organizationName, environment, expiresAt, viewsRequired } = await openDelivery(db, options);
+  return { organizationName, environment, expiresAt, viewsRequired };
 }
 
 /** A listed address of the open delivery that has not viewed it: ADDRESS_NOT_LISTED or LINK_USED otherwise. */
