@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
-import { AppError, notFound, quote } from '../errors.ts';
+import { AppError, noEventTypes, notFound, quote, tooLong } from '../errors.ts';
 import { loadInstanceSecret } from '../db/instance-secrets.ts';
 import { open, seal } from '../keys/sealed-box.ts';
 import { checkDestination, type LookupAll } from './address-safety.ts';
@@ -45,11 +45,7 @@ const MAX_DESCRIPTION_LENGTH = 500;
 /** A description as stored: at most {@link MAX_DESCRIPTION_LENGTH} characters. */
 function checkDescription<Value extends string | null | undefined>(description: Value): Value {
   if (typeof description === 'string' && description.length > MAX_DESCRIPTION_LENGTH) {
-    throw new AppError(
-      'BAD_USER_INPUT',
-      `A webhook endpoint's description may be at most ${MAX_DESCRIPTION_LENGTH} characters.`,
-      { field: 'description' },
-    );
+    throw tooLong("A webhook endpoint's description", MAX_DESCRIPTION_LENGTH, { field: 'description' });
   }
   return description;
 }
@@ -60,9 +56,7 @@ function checkDescription<Value extends string | null | undefined>(description: 
  */
 export function checkEndpointUrl(url: string, options: { allowInsecure: boolean }): URL {
   if (url.length > MAX_URL_LENGTH) {
-    throw new AppError('BAD_USER_INPUT', `A webhook URL may be at most ${MAX_URL_LENGTH} characters.`, {
-      field: 'url',
-    });
+    throw tooLong('A webhook URL', MAX_URL_LENGTH, { field: 'url' });
   }
   let parsed: URL;
   try {
@@ -112,11 +106,7 @@ export async function createEndpoint(
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   checkDescription(options.description);
   const url = await checkEndpoint(options.url, options);
-  if (options.eventTypes.length === 0) {
-    throw new AppError('BAD_USER_INPUT', 'An endpoint must want at least one event type.', {
-      field: 'eventTypes',
-    });
-  }
+  if (options.eventTypes.length === 0) throw noEventTypes();
   const secret = generateWebhookSecret();
   const [endpoint] = await db.query<WebhookEndpoint>(
     `insert into webhook_endpoints (organization_id, url, description, event_types, secret)
@@ -177,11 +167,7 @@ export async function updateEndpoint(
 ): Promise<WebhookEndpoint> {
   checkDescription(options.description);
   const url = options.url === undefined ? null : await checkEndpoint(options.url, options);
-  if (options.eventTypes?.length === 0) {
-    throw new AppError('BAD_USER_INPUT', 'An endpoint must want at least one event type.', {
-      field: 'eventTypes',
-    });
-  }
+  if (options.eventTypes?.length === 0) throw noEventTypes();
   const [endpoint] = await db.query<WebhookEndpoint>(
     `update webhook_endpoints set url = coalesce($3, url),
        description = case when $4::boolean then $5 else description end,
