@@ -475,12 +475,32 @@ export function notMailed(what: string, error: unknown, then: string): AppError 
  * @example
  * throw tooManyAttempts('failed sign-ins', 540); // "Too many failed sign-ins; try again in 9 minutes."
  */
-export function tooManyAttempts(what: string, retryAfterSeconds: number): AppError {
+export function tooManyAttempts(
+  what: string,
+  retryAfterSeconds: number,
+  details?: Record<string, unknown>,
+): AppError {
   const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
   return new AppError(
     'RATE_LIMITED',
     `Too many ${what}; try again in ${String(minutes)} minute${minutes === 1 ? '' : 's'}.`,
-    undefined,
+    details,
+    { retryAfterSeconds: Math.max(1, retryAfterSeconds) },
+  );
+}
+
+/**
+ * RATE_LIMITED for more requests in a minute than the rate limit allows; `after` as the rate-limit plugin words
+ * the wait ("1 minute", "30 seconds").
+ *
+ * @example
+ * throw rateLimitExceeded(100, '1 minute', 60); // "Rate limit of 100 requests a minute exceeded; try again in 1 minute."
+ */
+export function rateLimitExceeded(max: number, after: string, retryAfterSeconds: number): AppError {
+  return new AppError(
+    'RATE_LIMITED',
+    `Rate limit of ${String(max)} requests a minute exceeded; try again in ${after}.`,
+    { limit: max },
     { retryAfterSeconds: Math.max(1, retryAfterSeconds) },
   );
 }

@@ -9,7 +9,7 @@ import { ROLES } from '../accounts/roles.ts';
 import { listUsers } from '../accounts/users.ts';
 import { invitePerson } from '../portfolio/people.ts';
 import { apiKeys, createApiKey, type KeyTable } from '../keys/api-key-store.ts';
-import { AppError } from '../errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import {
   createOrganization,
   getOrganizationByHandle,
@@ -134,7 +134,7 @@ function keyOperations<Owner extends TObject, KeyRecord extends { revokedAt: Dat
       async run(db, input) {
         const found = await find(db, input);
         const revoked = await keys.revoke(db, { ownerId: found.id, key: input.key });
-        if (!revoked) throw new AppError('NOT_FOUND', `${found.described} has no key ${input.key}`);
+        if (!revoked) throw notFound(`key of ${found.described} named`, input.key);
         return revoked;
       },
     }),

@@ -2,7 +2,15 @@
 // documents share the revision's lookups, locks and completeness checks.
 import { randomUUID } from 'node:crypto';
 import type { Queryable, Transaction } from '../../db/database.ts';
-import { AppError, itemDataDoesNotFit, notFound, quote, revisionSubmitted, tooLong } from '../../errors.ts';
+import {
+  AppError,
+  blank,
+  itemDataDoesNotFit,
+  notFound,
+  quote,
+  revisionSubmitted,
+  tooLong,
+} from '../../errors.ts';
 import type { FileStore } from '../../files/file-store.ts';
 import { checkMoneyValues } from '../templates/money-fields.ts';
 import { itemRules, listProblems, MAX_PROBLEM_DETAILS } from '../templates/item-data.ts';
@@ -326,8 +334,7 @@ export async function signDocument(
     });
   }
   const signedName = options.signedName.trim();
-  if (signedName === '')
-    throw new AppError('BAD_USER_INPUT', 'type your name to sign', { field: 'signedName' });
+  if (signedName === '') throw blank('A signed name', { field: 'signedName' });
   if (signedName.length > MAX_SIGNED_NAME_LENGTH) {
     throw tooLong('A signed name', MAX_SIGNED_NAME_LENGTH, { field: 'signedName' });
   }
