@@ -266,13 +266,21 @@ export function outOfRange(
 }
 
 /**
- * BAD_USER_INPUT for a value that is not an e-mail address.
+ * BAD_USER_INPUT for a value that is not what it should be, with the values it may be when they are few.
  *
  * @example
- * throw notAnEmailAddress('ada@', { field: 'email' }); // '"ada@" is not an e-mail address.'
+ * throw isNot('ada@', 'an e-mail address', { field: 'email' }); // '"ada@" is not an e-mail address.'
+ * throw isNot('fund', 'a type of entity', { field: 'type' }, ['company', 'person']);
+ * // '"fund" is not a type of entity: one of company, person.'
  */
-export function notAnEmailAddress(value: string, details?: Record<string, unknown>): AppError {
-  return new AppError('BAD_USER_INPUT', `${quote(value)} is not an e-mail address.`, details);
+export function isNot(
+  value: unknown,
+  what: string,
+  details?: Record<string, unknown>,
+  oneOf?: readonly string[],
+): AppError {
+  const choices = oneOf === undefined ? '' : `: one of ${oneOf.join(', ')}`;
+  return new AppError('BAD_USER_INPUT', `${quote(value)} is not ${what}${choices}.`, details);
 }
 
 /** BAD_USER_INPUT for data that breaks the schema of an item: `problems` as `listProblems` words them. */

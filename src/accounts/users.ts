@@ -1,5 +1,5 @@
 import type { Database, Queryable } from '../db/database.ts';
-import { AppError, linkErrors, notAnEmailAddress, notFound, tooLong, wrongCredentials } from '../errors.ts';
+import { AppError, isNot, linkErrors, notFound, tooLong, wrongCredentials } from '../errors.ts';
 import { issueLink, redeemLink, type IssuedLink, type LinkPurpose } from './links.ts';
 import { checkNewPassword, hashPassword, passwordMatches } from './passwords.ts';
 import { endSessionsOf } from './sessions.ts';
@@ -37,7 +37,7 @@ const storedForm = (email: string) => email.trim().toLowerCase();
 export function normalizeEmail(email: string): string {
   const normalized = storedForm(email);
   if (normalized.length > MAX_EMAIL || !/^[^@\s<>,;"]+@[^@\s<>,;"]+\.[^@\s<>,;"]+$/.test(normalized)) {
-    throw notAnEmailAddress(email, { field: 'email' });
+    throw isNot(email, 'an e-mail address', { field: 'email' });
   }
   return normalized;
 }

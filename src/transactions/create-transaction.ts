@@ -1,5 +1,5 @@
 import type { Transaction } from '../db/database.ts';
-import { AppError, blank, notAnEmailAddress, quote, tooLong } from '../errors.ts';
+import { AppError, blank, isNot, quote, tooLong } from '../errors.ts';
 import type { Actor } from './actor.ts';
 import { moneyValueProblem } from './templates/money-fields.ts';
 import { itemRules, listProblems, MAX_PROBLEM_DETAILS } from './templates/item-data.ts';
@@ -93,7 +93,7 @@ function checkNotice(input: CreateTransactionInput): { noticeName: string; email
   // Length first, so that nothing else ever looks at a long text.
   if (email.length > MAX_EMAIL_LENGTH)
     throw tooLong('noticeEmail', MAX_EMAIL_LENGTH, { field: 'noticeEmail' });
-  if (!EMAIL.test(email)) throw notAnEmailAddress(email, { field: 'noticeEmail' });
+  if (!EMAIL.test(email)) throw isNot(email, 'an e-mail address', { field: 'noticeEmail' });
   return { noticeName, email };
 }
 

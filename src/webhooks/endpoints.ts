@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
-import { AppError, noEventTypes, notFound, quote, tooLong } from '../errors.ts';
+import { AppError, isNot, noEventTypes, notFound, tooLong } from '../errors.ts';
 import { loadInstanceSecret } from '../db/instance-secrets.ts';
 import { open, seal } from '../keys/sealed-box.ts';
 import { checkDestination, type LookupAll } from './address-safety.ts';
@@ -62,7 +62,7 @@ export function checkEndpointUrl(url: string, options: { allowInsecure: boolean 
   try {
     parsed = new URL(url);
   } catch {
-    throw new AppError('BAD_USER_INPUT', `${quote(url)} is not a URL`, { field: 'url' });
+    throw isNot(url, 'a URL', { field: 'url' });
   }
   const schemes = options.allowInsecure ? ['https:', 'http:'] : ['https:'];
   if (!schemes.includes(parsed.protocol)) {
@@ -143,11 +143,14 @@ export async function rotateEndpointSecret(
   return { endpoint, secret };
 }
 
+/** The event types as GraphQL names them: `TRANSACTION_COMPLETED`. */
+const EVENT_TYPE_NAMES = EVENT_TYPES.map((type) => type.toUpperCase().replace('.', '_'));
+
 /** `TRANSACTION_COMPLETED` (GraphQL) → `transaction.completed` (outbox); anything else is refused. */
 export function eventTypeOf(name: string): EventType {
   const type = name.toLowerCase().replace('_', '.');
   if (!(EVENT_TYPES as readonly string[]).includes(type)) {
-    throw new AppError('BAD_USER_INPUT', `unknown event type ${quote(name)}`, { field: 'eventTypes' });
+    throw isNot(name, 'an event type', { field: 'eventTypes' }, EVENT_TYPE_NAMES);
   }
   return type as EventType;
 }
