@@ -1,3 +1,6 @@
+// Kept as one file: the error catalogue, as Fastify's lib/errors.js is one: every code with its status, and the
+// message templates of the codes below them, so that a code's wordings are found in one place.
+
 /**
  * The one catalogue of error codes clients see, with their HTTP status. GraphQL puts the code in
  * `errors[].extensions.code`; REST answers `{"error": {"code", "message", "requestId"}}`.
@@ -83,23 +86,6 @@ export class AppError extends Error {
   }
 
   readonly retryAfterSeconds: number | undefined;
-}
-
-/**
- * RATE_LIMITED for attempts past their budget (failed sign-ins, codes asked for), in minutes a person reads,
- * with `Retry-After` in seconds.
- *
- * @example
- * throw tooManyAttempts('failed sign-ins', 540); // "Too many failed sign-ins; try again in 9 minutes."
- */
-export function tooManyAttempts(what: string, retryAfterSeconds: number): AppError {
-  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
-  return new AppError(
-    'RATE_LIMITED',
-    `Too many ${what}; try again in ${String(minutes)} minute${minutes === 1 ? '' : 's'}.`,
-    undefined,
-    { retryAfterSeconds: Math.max(1, retryAfterSeconds) },
-  );
 }
 
 export const INTERNAL_MESSAGE =
@@ -207,18 +193,6 @@ function clip(text: string, max: number): string {
 }
 
 /**
- * The one way Portico says that something does not exist: `There is no webhook endpoint "…".`. An id of another
- * tenant gets the same answer as one that exists nowhere.
- *
- * @example
- * if (!endpoint) throw notFound('webhook endpoint', options.endpointId);
- */
-export function notFound(what: string, id?: unknown, details?: Record<string, unknown>): AppError {
-  const named = id === undefined || id === null ? '' : ` ${quote(id)}`;
-  return new AppError('NOT_FOUND', `There is no ${what}${named}.`, details);
-}
-
-/**
  * A client's value as an error message may show it: JSON-quoted, at most `max` characters of it, control
  * characters and unpaired surrogates escaped. Messages never echo what a client sent whole.
  *
@@ -242,4 +216,299 @@ export function quote(value: unknown, max = 40): string {
     (surrogate) => `\\u${surrogate.charCodeAt(0).toString(16)}`,
   );
   return value.length <= max ? shown : `${shown.slice(0, -1)}…" (${value.length} characters)`;
+}
+
+// Message templates, by code. A wording that more than one place says, and the wording of a code that is one
+// story (a link that no longer opens, a code that no longer works), live here beside their code, as Fastify's
+// lib/errors.js keeps each message with its code: each wording exists once, and the messages of a code are found
+// by searching this file for it. A message only one check can give (a value a template rule refuses, say) stays
+// with its check.
+
+// ── BAD_USER_INPUT ──
+
+/**
+ * BAD_USER_INPUT for text longer than its limit.
+ *
+ * @example
+ * throw tooLong('A key name', 100, { field: 'name' }); // "A key name has at most 100 characters."
+ */
+export function tooLong(what: string, max: number, details?: Record<string, unknown>): AppError {
+  return new AppError('BAD_USER_INPUT', `${what} has at most ${String(max)} characters.`, details);
+}
+
+/**
+ * BAD_USER_INPUT for text that is empty once trimmed.
+ *
+ * @example
+ * throw blank('noticeName', { field: 'noticeName' }); // "noticeName must not be blank."
+ */
+export function blank(what: string, details?: Record<string, unknown>): AppError {
+  return new AppError('BAD_USER_INPUT', `${what} must not be blank.`, details);
+}
+
+/**
+ * BAD_USER_INPUT for a number outside its range.
+ *
+ * @example
+ * throw outOfRange('first', 1, 100, { field: 'first' }); // "first must be between 1 and 100."
+ */
+export function outOfRange(
+  what: string,
+  min: number,
+  max: number,
+  details?: Record<string, unknown>,
+): AppError {
+  return new AppError(
+    'BAD_USER_INPUT',
+    `${what} must be between ${String(min)} and ${String(max)}.`,
+    details,
+  );
+}
+
+/**
+ * BAD_USER_INPUT for a value that is not what it should be, with the values it may be when they are few.
+ *
+ * @example
+ * throw isNot('ada@', 'an e-mail address', { field: 'email' }); // '"ada@" is not an e-mail address.'
+ * throw isNot('fund', 'a type of entity', { field: 'type' }, ['company', 'person']);
+ * // '"fund" is not a type of entity: one of company, person.'
+ */
+export function isNot(
+  value: unknown,
+  what: string,
+  details?: Record<string, unknown>,
+  oneOf?: readonly string[],
+): AppError {
+  const choices = oneOf === undefined ? '' : `: one of ${oneOf.join(', ')}`;
+  return new AppError('BAD_USER_INPUT', `${quote(value)} is not ${what}${choices}.`, details);
+}
+
+/** BAD_USER_INPUT for data that breaks the schema of an item: `problems` as `listProblems` words them. */
+export function itemDataDoesNotFit(
+  vulcanKey: string,
+  problems: string,
+  details: Record<string, unknown>,
+): AppError {
+  return new AppError(
+    'BAD_USER_INPUT',
+    `the data does not fit item ${quote(vulcanKey)}: ${problems}`,
+    details,
+  );
+}
+
+/** BAD_USER_INPUT for a webhook endpoint that would want no event. */
+export function noEventTypes(): AppError {
+  return new AppError('BAD_USER_INPUT', 'An endpoint must want at least one event type.', {
+    field: 'eventTypes',
+  });
+}
+
+/** BAD_USER_INPUT for a webhook host name that resolves to no address (`host` as the message shows it). */
+export function hostDoesNotResolve(host: string, cause?: unknown): AppError {
+  return new AppError(
+    'BAD_USER_INPUT',
+    `The webhook host ${host} does not resolve.`,
+    { field: 'url' },
+    { cause },
+  );
+}
+
+// ── INVALID_CREDENTIALS ──
+
+/**
+ * INVALID_CREDENTIALS, the same whether the address is unknown, has no password yet, or the password is wrong:
+ * the answer never tells which addresses have accounts.
+ */
+export function wrongCredentials(): AppError {
+  return new AppError('INVALID_CREDENTIALS', 'The e-mail address or the password is not right.');
+}
+
+// ── NOT_FOUND ──
+
+/**
+ * The one way Portico says that something does not exist: `There is no webhook endpoint "…".`, or without an id
+ * `There is no such user.`. An id of another tenant gets the same answer as one that exists nowhere.
+ *
+ * @example
+ * if (!endpoint) throw notFound('webhook endpoint', options.endpointId);
+ */
+export function notFound(what: string, id?: unknown, details?: Record<string, unknown>): AppError {
+  const message =
+    id === undefined || id === null ? `There is no such ${what}.` : `There is no ${what} ${quote(id)}.`;
+  return new AppError('NOT_FOUND', message, details);
+}
+
+/** NOT_FOUND for a recipient link that opens no transaction (not a token, or one that never was). */
+export function linkOpensNothing(): AppError {
+  return new AppError('NOT_FOUND', 'This link does not open any transaction.');
+}
+
+// ── LINK_INVALID, LINK_USED, LINK_EXPIRED, LINK_REVOKED: a mailed link that no longer opens what it did ──
+
+/** What a person does about a key delivery that no longer opens. */
+const ASK_FOR_A_NEW_DELIVERY = 'Ask the team that issued the key for a new delivery.';
+
+/** The links of mail: invitations and password resets (`accounts/links.ts`), key deliveries, recipient links. */
+export const linkErrors = {
+  /** LINK_INVALID: an invitation or reset link (`what`) that names no link. */
+  notValid: (what: string) =>
+    new AppError('LINK_INVALID', `This ${what} is not valid: check that the whole link was opened.`),
+  /** LINK_INVALID: a link of an account of another kind of tenant (a dashboard link on another service). */
+  notValidHere: () => new AppError('LINK_INVALID', 'This link is not valid here.'),
+  /** LINK_USED: an invitation or reset link (`what`) used already. */
+  used: (what: string) => new AppError('LINK_USED', `This ${what} has been used already: it works once.`),
+  /** LINK_EXPIRED: an invitation past its week, or replaced by a newer one. */
+  invitationExpired: () =>
+    new AppError('LINK_EXPIRED', 'This invitation has expired: ask an admin to invite you again.'),
+  /** LINK_EXPIRED: a password reset link past its hour. */
+  resetExpired: () =>
+    new AppError('LINK_EXPIRED', 'This password reset link has expired: ask for a new one.'),
+  /** LINK_EXPIRED: a recipient link past its template's `linkValidDays`. */
+  recipientLinkExpired: () =>
+    new AppError('LINK_EXPIRED', 'This link has expired. Ask the sender of your invitation for a new one.'),
+  /** LINK_REVOKED: a recipient link replaced by `resetTransmitToken`. */
+  recipientLinkReplaced: () =>
+    new AppError(
+      'LINK_REVOKED',
+      'This link was replaced by a newer one. Use the link in the latest e-mail you received about it.',
+    ),
+  /** LINK_INVALID: a key-delivery link that names no delivery. */
+  deliveryNotValid: () =>
+    new AppError(
+      'LINK_INVALID',
+      'This key-delivery link is not valid: open the whole link from the e-mail, or ask for a new one.',
+    ),
+  /** LINK_INVALID: a key-delivery link whose secret part (after the #) does not match. */
+  deliveryProofChanged: () =>
+    new AppError(
+      'LINK_INVALID',
+      'The end of this link (after the #) is missing or changed: open the whole link from the e-mail.',
+    ),
+  /** LINK_REVOKED: a key delivery the operator revoked. */
+  deliveryRevoked: () =>
+    new AppError('LINK_REVOKED', `This key delivery was revoked. ${ASK_FOR_A_NEW_DELIVERY}`),
+  /** LINK_EXPIRED: a key delivery past its time. */
+  deliveryExpired: (expiresAt: Date) =>
+    new AppError(
+      'LINK_EXPIRED',
+      `This key delivery expired at ${expiresAt.toISOString()}: a delivered key can be seen for an hour at most. ${ASK_FOR_A_NEW_DELIVERY}`,
+    ),
+  /** LINK_USED: a delivered key viewed as often as its delivery allows. */
+  keyViewed: () =>
+    new AppError(
+      'LINK_USED',
+      `This key has been viewed already, and is shown only once. ${ASK_FOR_A_NEW_DELIVERY}`,
+    ),
+  /** LINK_USED: a delivered key this address has viewed already. */
+  keyViewedBy: (address: string, viewedAt: Date) =>
+    new AppError(
+      'LINK_USED',
+      `${address} viewed this key on ${viewedAt.toISOString()}: it is shown once. If it was not stored, ask the team that issued it to revoke it and deliver a new one.`,
+    ),
+};
+
+// ── CODE_INVALID, CODE_EXPIRED, CODE_LOCKED: the code mailed to prove an address (key delivery) ──
+
+/** The codes that prove an address to a key delivery. */
+export const codeErrors = {
+  /** CODE_EXPIRED: past its 10 minutes, used already, replaced by a newer one, or none asked for. */
+  expired: () =>
+    new AppError(
+      'CODE_EXPIRED',
+      'This code no longer works (a code works once, for 10 minutes): ask for a new one.',
+    ),
+  /** CODE_INVALID: a wrong code, with the tries `left`. */
+  wrong: (left: number) =>
+    new AppError(
+      'CODE_INVALID',
+      `The code is not right: ${String(left)} ${left === 1 ? 'try' : 'tries'} left.`,
+      { field: 'code' },
+    ),
+  /** CODE_LOCKED: a code entered wrongly `attempts` times. */
+  locked: (attempts: number, details?: Record<string, unknown>) =>
+    new AppError(
+      'CODE_LOCKED',
+      `The code was entered wrongly ${String(attempts)} times: ask for a new one.`,
+      details,
+    ),
+};
+
+// ── ADDRESS_NOT_LISTED ──
+
+/** ADDRESS_NOT_LISTED: an address a key was not delivered to. */
+export function addressNotListed(address: string): AppError {
+  return new AppError(
+    'ADDRESS_NOT_LISTED',
+    `This key was not issued to ${address}: only the addresses it was issued to can see it. Ask the team that issued the key to deliver one to your address.`,
+    { field: 'email' },
+  );
+}
+
+// ── REVISION_SUBMITTED ──
+
+/** REVISION_SUBMITTED: a change to a revision that was submitted. */
+export function revisionSubmitted(number: number, processKey: string): AppError {
+  return new AppError(
+    'REVISION_SUBMITTED',
+    `revision ${String(number)} of ${quote(processKey)} was submitted and no longer changes`,
+  );
+}
+
+// ── SERVICE_UNAVAILABLE ──
+
+/**
+ * SERVICE_UNAVAILABLE for mail that did not go out: what was not mailed, the mailer's reason, and what to do
+ * once mail works.
+ *
+ * @example
+ * throw notMailed('The invitation', error, 'invite them again');
+ * // "The invitation could not be mailed (the SMTP server … did not take the message: …): invite them again once mail works."
+ */
+export function notMailed(what: string, error: unknown, then: string): AppError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new AppError(
+    'SERVICE_UNAVAILABLE',
+    `${what} could not be mailed (${reason}): ${then} once mail works.`,
+    undefined,
+    { cause: error },
+  );
+}
+
+// ── RATE_LIMITED ──
+
+/**
+ * RATE_LIMITED for attempts past their budget (failed sign-ins, codes asked for), in minutes a person reads,
+ * with `Retry-After` in seconds.
+ *
+ * @example
+ * throw tooManyAttempts('failed sign-ins', 540); // "Too many failed sign-ins; try again in 9 minutes."
+ */
+export function tooManyAttempts(
+  what: string,
+  retryAfterSeconds: number,
+  details?: Record<string, unknown>,
+): AppError {
+  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
+  return new AppError(
+    'RATE_LIMITED',
+    `Too many ${what}; try again in ${String(minutes)} minute${minutes === 1 ? '' : 's'}.`,
+    details,
+    { retryAfterSeconds: Math.max(1, retryAfterSeconds) },
+  );
+}
+
+/**
+ * RATE_LIMITED for more requests in a minute than the rate limit allows; `after` as the rate-limit plugin words
+ * the wait ("1 minute", "30 seconds").
+ *
+ * @example
+ * throw rateLimitExceeded(100, '1 minute', 60); // "Rate limit of 100 requests a minute exceeded; try again in 1 minute."
+ */
+export function rateLimitExceeded(max: number, after: string, retryAfterSeconds: number): AppError {
+  return new AppError(
+    'RATE_LIMITED',
+    `Rate limit of ${String(max)} requests a minute exceeded; try again in ${after}.`,
+    { limit: max },
+    { retryAfterSeconds: Math.max(1, retryAfterSeconds) },
+  );
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
-import { AppError } from '../errors.ts';
+import { linkErrors } from '../errors.ts';
 
 /** What a mailed link lets its holder do once: set a first password, or a new one. */
 export type LinkPurpose = 'invitation' | 'password_reset';
@@ -67,17 +67,10 @@ export async function redeemLink(
     [hashOf(token), purpose],
   );
   const what = WHAT[purpose];
-  if (!link) {
-    throw new AppError('LINK_INVALID', `This ${what} is not valid: check that the whole link was opened.`);
-  }
-  if (link.used) throw new AppError('LINK_USED', `This ${what} has been used already: it works once.`);
+  if (!link) throw linkErrors.notValid(what);
+  if (link.used) throw linkErrors.used(what);
   if (link.expired) {
-    throw new AppError(
-      'LINK_EXPIRED',
-      purpose === 'invitation'
-        ? 'This invitation has expired: ask an admin to invite you again.'
-        : 'This password reset link has expired: ask for a new one.',
-    );
+    throw purpose === 'invitation' ? linkErrors.invitationExpired() : linkErrors.resetExpired();
   }
   await db.query('update user_links set used_at = clock_timestamp() where id = $1', [link.id]);
   return { userId: link.userId };

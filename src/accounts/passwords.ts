@@ -1,5 +1,5 @@
 import { hash, verify } from '@node-rs/argon2';
-import { AppError } from '../errors.ts';
+import { AppError, tooLong } from '../errors.ts';
 
 /**
  * argon2id with OWASP's recommended minimum (19 MiB of memory, 2 passes, 1 lane): about 50 ms a hash on one
@@ -32,13 +32,7 @@ export function checkNewPassword(password: string, email: string): void {
     );
   }
   if (length > PASSWORD_LENGTH.max) {
-    throw new AppError(
-      'BAD_USER_INPUT',
-      `The password must have at most ${PASSWORD_LENGTH.max} characters.`,
-      {
-        field: 'password',
-      },
-    );
+    throw tooLong('The password', PASSWORD_LENGTH.max, { field: 'password' });
   }
   if (password.trim().toLowerCase() === email.trim().toLowerCase()) {
     throw new AppError('BAD_USER_INPUT', 'The password must not be the e-mail address.', {

@@ -1,5 +1,5 @@
 import type { Database, Queryable } from '../db/database.ts';
-import { AppError, quote } from '../errors.ts';
+import { AppError, isNot, linkErrors, notFound, tooLong, wrongCredentials } from '../errors.ts';
 import { issueLink, redeemLink, type IssuedLink, type LinkPurpose } from './links.ts';
 import { checkNewPassword, hashPassword, passwordMatches } from './passwords.ts';
 import { endSessionsOf } from './sessions.ts';
@@ -37,7 +37,7 @@ const storedForm = (email: string) => email.trim().toLowerCase();
 export function normalizeEmail(email: string): string {
   const normalized = storedForm(email);
   if (normalized.length > MAX_EMAIL || !/^[^@\s<>,;"]+@[^@\s<>,;"]+\.[^@\s<>,;"]+$/.test(normalized)) {
-    throw new AppError('BAD_USER_INPUT', `${quote(email)} is not an e-mail address.`, { field: 'email' });
+    throw isNot(email, 'an e-mail address', { field: 'email' });
   }
   return normalized;
 }
@@ -45,7 +45,7 @@ export function normalizeEmail(email: string): string {
 function checkName(name: string): string {
   const trimmed = name.trim();
   if (trimmed.length > MAX_NAME) {
-    throw new AppError('BAD_USER_INPUT', `A name has at most ${MAX_NAME} characters.`, { field: 'name' });
+    throw tooLong('A name', MAX_NAME, { field: 'name' });
   }
   return trimmed;
 }
@@ -64,7 +64,7 @@ export async function getUser(db: Queryable, tenant: AccountTenant, id: string):
     `select ${USER_COLUMNS} from users where ${TENANT_COLUMN[tenant.kind]} = $1 and id = $2`,
     [tenant.id, id],
   );
-  if (!user) throw new AppError('NOT_FOUND', 'There is no such user.');
+  if (!user) throw notFound('user');
   return user;
 }
 
@@ -121,7 +121,7 @@ export async function checkCredentials(
     [tenant.id, storedForm(credentials.email)],
   );
   if (!(await passwordMatches(row?.passwordHash, credentials.password)) || !row) {
-    throw new AppError('INVALID_CREDENTIALS', 'The e-mail address or the password is not right.');
+    throw wrongCredentials();
   }
   return {
     id: row.id,
@@ -162,7 +162,7 @@ export async function checkCredentialsInAnyTenant(
   );
   const checked = rows[0]?.passwordHash;
   if (!(await passwordMatches(checked, credentials.password))) {
-    throw new AppError('INVALID_CREDENTIALS', 'The e-mail address or the password is not right.');
+    throw wrongCredentials();
   }
   return rows
     .filter((row) => row.passwordHash === checked)
@@ -178,7 +178,7 @@ export async function removeUser(db: Queryable, tenant: AccountTenant, id: strin
     `delete from users where ${TENANT_COLUMN[tenant.kind]} = $1 and id = $2 returning ${USER_COLUMNS}`,
     [tenant.id, id],
   );
-  if (!user) throw new AppError('NOT_FOUND', 'There is no such user.');
+  if (!user) throw notFound('user');
   return user;
 }
 
@@ -225,7 +225,7 @@ export function setPasswordWithLink(
       `select email from users where id = $1 and ${TENANT_COLUMN[options.tenantKind]} is not null`,
       [userId],
     );
-    if (!current) throw new AppError('LINK_INVALID', 'This link is not valid here.');
+    if (!current) throw linkErrors.notValidHere();
     checkNewPassword(options.password, current.email);
     const name = options.name === undefined ? undefined : checkName(options.name);
     const column = TENANT_COLUMN[options.tenantKind];
@@ -235,7 +235,7 @@ export function setPasswordWithLink(
        returning ${USER_COLUMNS}, ${column} as "tenantId"`,
       [userId, passwordHash, name ?? null],
     );
-    if (!user) throw new AppError('LINK_INVALID', 'This link is not valid here.');
+    if (!user) throw linkErrors.notValidHere();
     const others = await tx.query<{ id: string }>(
       `update users set password_hash = $2
        where email = $3 and ${column} is not null and id <> $1 and password_hash is not null returning id`,

@@ -9,7 +9,7 @@ import { ROLES } from '../accounts/roles.ts';
 import { listUsers } from '../accounts/users.ts';
 import { invitePerson } from '../portfolio/people.ts';
 import { apiKeys, createApiKey, type KeyTable } from '../keys/api-key-store.ts';
-import { AppError } from '../errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import {
   createOrganization,
   getOrganizationByHandle,
@@ -134,7 +134,7 @@ function keyOperations<Owner extends TObject, KeyRecord extends { revokedAt: Dat
       async run(db, input) {
         const found = await find(db, input);
         const revoked = await keys.revoke(db, { ownerId: found.id, key: input.key });
-        if (!revoked) throw new AppError('NOT_FOUND', `${found.described} has no key ${input.key}`);
+        if (!revoked) throw notFound(`key of ${found.described} named`, input.key);
         return revoked;
       },
     }),
@@ -158,6 +158,13 @@ const instanceKeys = keyOperations(
 export type ImportReport = { phase: 'reading'; file: string } | ImportProgress;
 
 const Environment = ConfigSchema.properties.environment;
+/** An entity's fields as `entities create` gives them (`email: null` is no address). */
+const EntityFields = {
+  name: Type.String(),
+  email: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  type: Type.Optional(Type.String()),
+  settings: Type.Optional(Type.Unknown()),
+};
 const EventTypeInput = Type.Union(EVENT_TYPES.map((type) => Type.Literal(type)));
 
 /** Every operation by the name the CLI and the admin socket call it by. */
@@ -188,22 +195,12 @@ export const operations = {
     run: (db, _input, organization) => listEntities(db, organization.id),
   }),
   'entities.create': organizationOperation({
-    input: {
-      name: Type.String(),
-      email: Type.Optional(Type.String()),
-      type: Type.Optional(Type.String()),
-      settings: Type.Optional(Type.Unknown()),
-    },
+    input: EntityFields,
     run: (db, input, organization) => createEntity(db, { ...input, organizationId: organization.id }),
   }),
   'entities.update': organizationOperation({
-    input: {
-      id: Type.String(),
-      name: Type.Optional(Type.String()),
-      email: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-      type: Type.Optional(Type.String()),
-      settings: Type.Optional(Type.Unknown()),
-    },
+    // Each field is optional: what is left out stays as it is; `email: null` removes the address.
+    input: { ...EntityFields, id: Type.String(), name: Type.Optional(EntityFields.name) },
     run: (db, input, organization) => updateEntity(db, { ...input, organizationId: organization.id }),
   }),
   'templates.import': organizationOperation({

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { ENTITY_TYPES } from '../transactions/entity-types.ts';
 import type { CliContext } from './context.ts';
-import { jsonOption, printList, printResult } from './output.ts';
+import { jsonOption, listCommand, printResult } from './output.ts';
 
 /** `--settings '{"locale":"en-US"}'`: a JSON object, or a usage error saying so. */
 function settingsOf(command: Command, text: string | undefined): unknown {
@@ -19,22 +19,13 @@ export function registerEntityCommands(program: Command, context: CliContext): v
   const entities = program
     .command('entities')
     .description("manage an organization's entities (the parties of its transactions; senders among them)");
-  entities
-    .command('list')
-    .description("list an organization's entities, oldest first")
-    .requiredOption('--org <handle>', 'the organization')
-    .addOption(jsonOption())
-    .action(async (options: { org: string; json?: boolean }, command: Command) => {
-      const list = await context.operate(command, 'entities.list', { org: options.org });
-      printList(
-        io,
-        list,
-        options,
-        `${options.org} has no entities.`,
-        (entity) =>
-          `${entity.id}  ${entity.type.padEnd(18)}  ${entity.name}${entity.email === null ? '' : ` <${entity.email}>`}`,
-      );
-    });
+  listCommand(entities, io, 'list', {
+    description: "list an organization's entities, oldest first",
+    org: (command, org) => context.operate(command, 'entities.list', { org }),
+    empty: (org) => `${org} has no entities.`,
+    line: (entity) =>
+      `${entity.id}  ${entity.type.padEnd(18)}  ${entity.name}${entity.email === null ? '' : ` <${entity.email}>`}`,
+  });
   entities
     .command('create')
     .description('create an entity, e.g. another fund to send transactions from')

@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { ConfigSchema, type Environment } from '../config.ts';
 import { VIEWS_REQUIRED, type ViewsRequired } from '../transactions/key-delivery/views.ts';
 import type { CliContext } from './context.ts';
-import { jsonOption, printList, printResult, shownOnce } from './output.ts';
+import { jsonOption, listCommand, OWNERS, printResult, shownOnce, type Owner } from './output.ts';
 
 /** The environments a key is for: those the configuration knows. */
 const ENVIRONMENTS = ConfigSchema.properties.environment.anyOf.map((literal) => literal.const);
@@ -142,24 +142,20 @@ export function registerKeyCommands(program: Command, context: CliContext): void
         );
       },
     );
-  keys
-    .command('deliveries')
-    .description("list an organization's key deliveries: pending, viewed (by whom, when), expired or revoked")
-    .requiredOption('--org <handle>', 'the organization')
-    .addOption(jsonOption())
-    .action(async (options: { org: string; json?: boolean }, command: Command) => {
-      const list = await context.operate(command, 'keys.deliveries', { org: options.org });
-      printList(io, list, options, `${options.org} has no key deliveries.`, (delivery) =>
-        [
-          `${delivery.id}  ${delivery.status.padEnd(7)}  ${delivery.environment.padEnd(10)}  ${delivery.keyPrefix}…  expires ${delivery.expiresAt}`,
-          ...delivery.recipients.map((recipient) =>
-            recipient.viewedAt === null
-              ? `    ${recipient.email}  not viewed`
-              : `    ${recipient.email}  viewed ${recipient.viewedAt} from ${recipient.viewedIp ?? '?'} (${recipient.viewedUserAgent ?? ''})`,
-          ),
-        ].join('\n'),
-      );
-    });
+  listCommand(keys, io, 'deliveries', {
+    description: "list an organization's key deliveries: pending, viewed (by whom, when), expired or revoked",
+    org: (command, org) => context.operate(command, 'keys.deliveries', { org }),
+    empty: (org) => `${org} has no key deliveries.`,
+    line: (delivery) =>
+      [
+        `${delivery.id}  ${delivery.status.padEnd(7)}  ${delivery.environment.padEnd(10)}  ${delivery.keyPrefix}…  expires ${delivery.expiresAt}`,
+        ...delivery.recipients.map((recipient) =>
+          recipient.viewedAt === null
+            ? `    ${recipient.email}  not viewed`
+            : `    ${recipient.email}  viewed ${recipient.viewedAt} from ${recipient.viewedIp ?? '?'} (${recipient.viewedUserAgent ?? ''})`,
+        ),
+      ].join('\n'),
+  });
   keys
     .command('revoke-delivery')
     .description('revoke a key delivery and its key: the link stops working, and so does the key')
@@ -174,13 +170,11 @@ export function registerKeyCommands(program: Command, context: CliContext): void
         () => `Revoked delivery ${revoked.id} and its key ${revoked.keyPrefix}….`,
       );
     });
-  addKeyListAndRevoke<{ org: string; json?: boolean }>(keys, context, {
-    owner: ['--org <handle>', 'the organization'],
-    whose: "an organization's",
+  addKeyListAndRevoke(keys, context, {
+    owner: 'org',
     revokeDescription: 'revoke a key at once; requests with it get 401',
-    named: (options) => options.org,
-    list: (command, options) => context.operate(command, 'keys.list', { org: options.org }),
-    revoke: (command, options, key) => context.operate(command, 'keys.revoke', { org: options.org, key }),
+    list: (command, org) => context.operate(command, 'keys.list', { org }),
+    revoke: (command, org, key) => context.operate(command, 'keys.revoke', { org, key }),
   });
 }
 
@@ -191,42 +185,37 @@ type ListedKey = Parameters<typeof keyLine>[0];
  * Adds `list` and `revoke` to the `keys` command of one kind of key owner: the same two commands for
  * organizations (`keys`) and customer instances (`portfolio keys`).
  */
-export function addKeyListAndRevoke<Options extends { json?: boolean }>(
+export function addKeyListAndRevoke(
   keys: Command,
   context: CliContext,
-  owner: {
-    /** The required option that names the owner, and its help. */
-    owner: [flags: string, help: string];
-    /** Whose keys `list` lists, e.g. "an organization's". */
-    whose: string;
+  spec: {
+    /** Whose keys these are: an organization's (`--org`) or an instance's (`--instance`). */
+    owner: Owner;
     /** What `revoke` says it does. */
     revokeDescription: string;
-    /** The owner's name, from the options. */
-    named(options: Options): string;
-    list(command: Command, options: Options): Promise<ListedKey[]>;
-    revoke(command: Command, options: Options, key: string): Promise<{ id: string }>;
+    list: (command: Command, owner: string) => Promise<ListedKey[]>;
+    revoke: (command: Command, owner: string, key: string) => Promise<{ id: string }>;
   },
 ): void {
-  const [flags, help] = owner.owner;
+  const { flags, help, whose } = OWNERS[spec.owner];
   let path = keys.name();
   for (let parent = keys.parent; parent?.parent; parent = parent.parent) path = `${parent.name()} ${path}`;
-  keys
-    .command('list')
-    .description(`list ${owner.whose} keys (prefixes only)`)
-    .requiredOption(flags, help)
-    .addOption(jsonOption())
-    .action(async (options: Options, command: Command) => {
-      const list = await owner.list(command, options);
-      printList(context.io, list, options, `${owner.named(options)} has no keys.`, keyLine);
-    });
+  listCommand(keys, context.io, 'list', {
+    description: `list ${whose} keys (prefixes only)`,
+    ...(spec.owner === 'org' ? { org: spec.list } : { instance: spec.list }),
+    empty: (owner: string) => `${owner} has no keys.`,
+    line: keyLine,
+  });
   keys
     .command('revoke')
-    .description(owner.revokeDescription)
+    .description(spec.revokeDescription)
     .requiredOption(flags, help)
     .argument('<key>', `the key id, or its prefix as \`${path} list\` shows it`)
     .addOption(jsonOption())
-    .action(async (key: string, options: Options, command: Command) => {
-      const revoked = await owner.revoke(command, options, key);
-      printResult(context.io, revoked, options, () => `Revoked key ${revoked.id}.`);
-    });
+    .action(
+      async (key: string, options: Partial<Record<Owner, string>> & { json?: boolean }, command: Command) => {
+        const revoked = await spec.revoke(command, options[spec.owner] ?? '', key);
+        printResult(context.io, revoked, options, () => `Revoked key ${revoked.id}.`);
+      },
+    );
 }

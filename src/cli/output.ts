@@ -1,4 +1,4 @@
-import { Option } from 'commander';
+import { Option, type Command } from 'commander';
 import type { CliIO } from './context.ts';
 
 /** The `--json` flag of a command that prints a result. */
@@ -25,6 +25,51 @@ export function printList<Item>(
   line: (item: Item) => string,
 ): void {
   printResult(io, list, options, () => (list.length === 0 ? empty : list.map(line).join('\n')));
+}
+
+/** Whose things a command is about: the required option that names the owner, its help, and how text says it. */
+export const OWNERS = {
+  org: { flags: '--org <handle>', help: 'the organization', whose: "an organization's" },
+  instance: { flags: '--instance <slug>', help: 'the customer instance', whose: "an instance's" },
+} as const;
+
+/** Who a command is about: an organization (`--org`) or a customer instance (`--instance`). */
+export type Owner = keyof typeof OWNERS;
+
+/** Reads the things of one owner, named as its option gives it. */
+type Lister<Item> = (command: Command, owner: string) => Promise<Item[]>;
+
+/**
+ * A sub-command that lists the things of one organization (`org`) or customer instance (`instance`): the
+ * owner's option and `--json`; it prints a line an item, or `empty(owner)` when there is none.
+ *
+ * @example
+ * listCommand(entities, io, 'list', {
+ *   description: "list an organization's entities, oldest first",
+ *   org: (command, org) => context.operate(command, 'entities.list', { org }),
+ *   empty: (org) => `${org} has no entities.`,
+ *   line: (entity) => `${entity.id}  ${entity.name}`,
+ * });
+ */
+export function listCommand<Item>(
+  parent: Command,
+  io: CliIO,
+  name: string,
+  spec: { description: string; empty: (owner: string) => string; line: (item: Item) => string } & (
+    { org: Lister<Item> } | { instance: Lister<Item> }
+  ),
+): Command {
+  const [owner, list]: [Owner, Lister<Item>] =
+    'org' in spec ? ['org', spec.org] : ['instance', spec.instance];
+  return parent
+    .command(name)
+    .description(spec.description)
+    .requiredOption(OWNERS[owner].flags, OWNERS[owner].help)
+    .addOption(jsonOption())
+    .action(async (options: Partial<Record<Owner, string>> & { json?: boolean }, command: Command) => {
+      const named = options[owner] ?? '';
+      printList(io, await list(command, named), options, spec.empty(named), spec.line);
+    });
 }
 
 /**

@@ -5,7 +5,7 @@ import { RECORD_TYPES, type RecordType } from '../portfolio/record-types.ts';
 import { ROLES, type Role } from '../accounts/roles.ts';
 import type { CliContext } from './context.ts';
 import { addKeyListAndRevoke, STORE_THE_KEY } from './keys.ts';
-import { jsonOption, printList, printResult, progressPrinter, shownOnce } from './output.ts';
+import { jsonOption, listCommand, printList, printResult, progressPrinter, shownOnce } from './output.ts';
 
 /** A progress report of an import as a line: each file read, then each phase's count and share done. */
 function importProgressLine(report: ImportReport): { line: string; skippable: boolean } {
@@ -73,15 +73,11 @@ export function registerPortfolioCommands(program: Command, context: CliContext)
         );
       },
     );
-  addKeyListAndRevoke<{ instance: string; json?: boolean }>(keys, context, {
-    owner: ['--instance <slug>', 'the customer instance'],
-    whose: "an instance's",
+  addKeyListAndRevoke(keys, context, {
+    owner: 'instance',
     revokeDescription: 'revoke a key; requests with it get 401 within a second',
-    named: (options) => options.instance,
-    list: (command, options) =>
-      context.operate(command, 'portfolio.keys.list', { instance: options.instance }),
-    revoke: (command, options, key) =>
-      context.operate(command, 'portfolio.keys.revoke', { instance: options.instance, key }),
+    list: (command, instance) => context.operate(command, 'portfolio.keys.list', { instance }),
+    revoke: (command, instance, key) => context.operate(command, 'portfolio.keys.revoke', { instance, key }),
   });
 
   const users = portfolio
@@ -116,22 +112,13 @@ export function registerPortfolioCommands(program: Command, context: CliContext)
         );
       },
     );
-  users
-    .command('list')
-    .description("list the people of an instance's dashboard")
-    .requiredOption('--instance <slug>', 'the customer instance')
-    .addOption(jsonOption())
-    .action(async (options: { instance: string; json?: boolean }, command: Command) => {
-      const list = await context.operate(command, 'portfolio.users.list', { instance: options.instance });
-      printList(
-        io,
-        list,
-        options,
-        `${options.instance} has no users yet: invite one with "portico portfolio users invite".`,
-        (user) =>
-          `${user.email.padEnd(32)} ${user.role.padEnd(7)} ${(user.active ? 'active' : 'invited').padEnd(8)} ${user.name}`.trimEnd(),
-      );
-    });
+  listCommand(users, io, 'list', {
+    description: "list the people of an instance's dashboard",
+    instance: (command, instance) => context.operate(command, 'portfolio.users.list', { instance }),
+    empty: (instance) => `${instance} has no users yet: invite one with "portico portfolio users invite".`,
+    line: (user) =>
+      `${user.email.padEnd(32)} ${user.role.padEnd(7)} ${(user.active ? 'active' : 'invited').padEnd(8)} ${user.name}`.trimEnd(),
+  });
 
   portfolio
     .command('import')

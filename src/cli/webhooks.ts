@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import type { OperationOutput } from '../admin/operations.ts';
 import { EVENT_TYPES, type EventType } from '../webhooks/event-types.ts';
 import type { CliContext } from './context.ts';
-import { jsonOption, printList, printResult, shownOnce } from './output.ts';
+import { jsonOption, listCommand, printResult, shownOnce } from './output.ts';
 
 /** What the lines about an endpoint show of it, as the operations answer it. */
 type Endpoint = Pick<
@@ -45,21 +45,12 @@ export function registerWebhookCommands(program: Command, context: CliContext): 
       .requiredOption('--org <handle>', 'the organization')
       .argument('<id>', 'the endpoint');
 
-  webhooks
-    .command('list')
-    .description("list an organization's endpoints with their pending and failed deliveries")
-    .requiredOption('--org <handle>', 'the organization')
-    .addOption(jsonOption())
-    .action(async (options: { org: string; json?: boolean }, command: Command) => {
-      const list = await context.operate(command, 'webhooks.list', { org: options.org });
-      printList(
-        io,
-        list,
-        options,
-        `${options.org} has no webhook endpoints.`,
-        (endpoint) => `${endpointLine(endpoint)}  pending ${endpoint.pending}  failed ${endpoint.failed}`,
-      );
-    });
+  listCommand(webhooks, io, 'list', {
+    description: "list an organization's endpoints with their pending and failed deliveries",
+    org: (command, org) => context.operate(command, 'webhooks.list', { org }),
+    empty: (org) => `${org} has no webhook endpoints.`,
+    line: (endpoint) => `${endpointLine(endpoint)}  pending ${endpoint.pending}  failed ${endpoint.failed}`,
+  });
   webhooks
     .command('create')
     .description('register an https endpoint; its signing secret is shown once')

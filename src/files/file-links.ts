@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { AppError } from '../errors.ts';
+import { outOfRange } from '../errors.ts';
 
 /** How long a link works when the caller does not say (`File.signedUrl`, `genTransactionFileLink`). */
 export const DEFAULT_LINK_SECONDS = 15 * 60;
@@ -58,11 +58,7 @@ export function createFileLinks(secret: Buffer): FileLinks {
 export function linkExpiry(expiresInSeconds?: number | null, now: Date = new Date()): Date {
   const seconds = expiresInSeconds ?? DEFAULT_LINK_SECONDS;
   if (!Number.isInteger(seconds) || seconds < MIN_LINK_SECONDS || seconds > MAX_LINK_SECONDS) {
-    throw new AppError(
-      'BAD_USER_INPUT',
-      `expiresInSeconds must be between ${MIN_LINK_SECONDS} and ${MAX_LINK_SECONDS}`,
-      { field: 'expiresInSeconds' },
-    );
+    throw outOfRange('expiresInSeconds', MIN_LINK_SECONDS, MAX_LINK_SECONDS, { field: 'expiresInSeconds' });
   }
   return new Date(now.getTime() + seconds * 1000);
 }

@@ -1,7 +1,7 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import { AppError } from '../errors.ts';
+import { rateLimitExceeded, tooManyAttempts } from '../errors.ts';
 import { presentedKeyHash } from './presented-key.ts';
 
 declare module 'fastify' {
@@ -122,12 +122,7 @@ export async function registerRateLimit(app: FastifyInstance, options: RateLimit
     skipOnError: true,
     ...(redis ? { redis, nameSpace: `portico:rate:${options.service}:` } : {}),
     errorResponseBuilder: (_request, context) =>
-      new AppError(
-        'RATE_LIMITED',
-        `Rate limit of ${context.max} requests a minute exceeded; try again in ${context.after}.`,
-        { limit: context.max },
-        { retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)) },
-      ),
+      rateLimitExceeded(context.max, context.after, Math.ceil(context.ttl / 1000)),
   });
   app.addHook('onRequest', app.rateLimit());
 
@@ -169,12 +164,9 @@ export async function registerRateLimit(app: FastifyInstance, options: RateLimit
         return;
       }
       done(
-        new AppError(
-          'RATE_LIMITED',
-          `Too many requests from this address failed authentication; try again in ${state.ttlInSeconds} seconds.`,
-          { limit: options.perAddress },
-          { retryAfterSeconds: Math.max(1, state.ttlInSeconds) },
-        ),
+        tooManyAttempts('failed authentications from this address', state.ttlInSeconds, {
+          limit: options.perAddress,
+        }),
       );
     }, done);
   });

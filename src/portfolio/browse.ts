@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database.ts';
-import { AppError, notFound } from '../errors.ts';
+import { notFound, tooLong } from '../errors.ts';
 import { boundedInteger, COMPANY_SELECT } from './lists.ts';
 import type { CompanyRecord } from './records.ts';
 import { SEARCH_MAX, SEARCH_PAGE_MAX, SEARCH_PAGE_SIZE_MAX } from './dashboard/contract.ts';
@@ -28,9 +28,7 @@ export async function searchCompanies(
 ): Promise<{ companies: CompanyRecord[]; total: number }> {
   const search = options.search?.trim() ?? '';
   if (search.length > SEARCH_MAX) {
-    throw new AppError('BAD_USER_INPUT', `A search has at most ${String(SEARCH_MAX)} characters.`, {
-      parameter: 'search',
-    });
+    throw tooLong('A search', SEARCH_MAX, { parameter: 'search' });
   }
   const page = boundedInteger(options.page, 'page', { min: 1, max: SEARCH_PAGE_MAX });
   const pageSize = boundedInteger(options.pageSize, 'pageSize', { min: 1, max: SEARCH_PAGE_SIZE_MAX });

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database.ts';
-import { AppError, notFound } from '../errors.ts';
+import { blank, notFound, tooLong } from '../errors.ts';
 import { displayPrefix, generatePortfolioKey, hashApiKey } from '../keys/api-key.ts';
 import { keyTable } from '../keys/api-key-store.ts';
 import { insertTenant } from '../db/tenants.ts';
@@ -68,11 +68,9 @@ export async function createPortfolioKey(
   options: { instanceId: string; name: string; createdBy?: string | undefined },
 ): Promise<{ key: string; record: PortfolioKeyRecord }> {
   const name = options.name.trim();
-  if (name === '') throw new AppError('BAD_USER_INPUT', 'A key needs a name.', { field: 'name' });
+  if (name === '') throw blank('A key name', { field: 'name' });
   if (name.length > KEY_NAME_MAX) {
-    throw new AppError('BAD_USER_INPUT', `A key name has at most ${String(KEY_NAME_MAX)} characters.`, {
-      field: 'name',
-    });
+    throw tooLong('A key name', KEY_NAME_MAX, { field: 'name' });
   }
   const key = generatePortfolioKey();
   const [record] = await db.query<PortfolioKeyRecord>(

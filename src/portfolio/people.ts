@@ -2,7 +2,7 @@ import { invitationMail, passwordResetMail } from '../accounts/account-mail.ts';
 import type { Role } from '../accounts/roles.ts';
 import { inviteUser, requestPasswordReset, normalizeEmail, type User } from '../accounts/users.ts';
 import type { Database } from '../db/database.ts';
-import { AppError } from '../errors.ts';
+import { notMailed } from '../errors.ts';
 import type { Logger } from 'pino';
 import type { Mailer, SentMail } from '../mail/mailer.ts';
 import { invitationLink, passwordResetLink } from './dashboard/links.ts';
@@ -52,10 +52,7 @@ export async function invitePerson(
   try {
     return { user, expiresAt: link.expiresAt, mail: await mail.mailer.send(message) };
   } catch (error) {
-    throw new AppError(
-      'SERVICE_UNAVAILABLE',
-      `${user.email} is invited, but the invitation could not be mailed (${error instanceof Error ? error.message : String(error)}); invite them again once mail works.`,
-    );
+    throw notMailed(`${user.email} is invited, but the invitation`, error, 'invite them again');
   }
 }
 

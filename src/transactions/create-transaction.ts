@@ -1,5 +1,5 @@
 import type { Transaction } from '../db/database.ts';
-import { AppError, quote } from '../errors.ts';
+import { AppError, blank, isNot, quote, tooLong } from '../errors.ts';
 import type { Actor } from './actor.ts';
 import { moneyValueProblem } from './templates/money-fields.ts';
 import { itemRules, listProblems, MAX_PROBLEM_DETAILS } from './templates/item-data.ts';
@@ -84,24 +84,16 @@ function inputDataProblems(definition: TemplateDefinition, inputData: unknown): 
 
 /** The notice name and e-mail address as stored (trimmed), or BAD_USER_INPUT naming the field. */
 function checkNotice(input: CreateTransactionInput): { noticeName: string; email: string } {
-  const field = (name: string, message: string) => new AppError('BAD_USER_INPUT', message, { field: name });
   const noticeName = input.noticeName.trim();
-  if (noticeName === '') throw field('noticeName', 'noticeName must not be blank');
+  if (noticeName === '') throw blank('noticeName', { field: 'noticeName' });
   if (noticeName.length > MAX_NOTICE_NAME_LENGTH) {
-    throw field(
-      'noticeName',
-      `noticeName must be at most ${MAX_NOTICE_NAME_LENGTH} characters (it has ${noticeName.length})`,
-    );
+    throw tooLong('noticeName', MAX_NOTICE_NAME_LENGTH, { field: 'noticeName' });
   }
   const email = input.noticeEmail.trim();
   // Length first, so that nothing else ever looks at a long text.
-  if (email.length > MAX_EMAIL_LENGTH) {
-    throw field(
-      'noticeEmail',
-      `noticeEmail must be at most ${MAX_EMAIL_LENGTH} characters, as e-mail addresses are (it has ${email.length})`,
-    );
-  }
-  if (!EMAIL.test(email)) throw field('noticeEmail', `${quote(email)} is not an e-mail address`);
+  if (email.length > MAX_EMAIL_LENGTH)
+    throw tooLong('noticeEmail', MAX_EMAIL_LENGTH, { field: 'noticeEmail' });
+  if (!EMAIL.test(email)) throw isNot(email, 'an e-mail address', { field: 'noticeEmail' });
   return { noticeName, email };
 }
 

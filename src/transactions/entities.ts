@@ -1,6 +1,6 @@
 import { normalizeEmail } from '../accounts/users.ts';
 import type { Queryable } from '../db/database.ts';
-import { AppError, notFound, quote } from '../errors.ts';
+import { AppError, isNot, notFound } from '../errors.ts';
 import { isUuid } from '../validation/uuid.ts';
 import { ENTITY_TYPES, type EntityType } from './entity-types.ts';
 
@@ -50,13 +50,7 @@ function checked(fields: {
   if (fields.type !== undefined) {
     const type = ENTITY_TYPES.find((each) => each === fields.type);
     if (type === undefined) {
-      throw new AppError(
-        'BAD_USER_INPUT',
-        `${quote(fields.type)} is not a type of entity: one of ${ENTITY_TYPES.join(', ')}.`,
-        {
-          field: 'type',
-        },
-      );
+      throw isNot(fields.type, 'a type of entity', { field: 'type' }, ENTITY_TYPES);
     }
     result.type = type;
   }

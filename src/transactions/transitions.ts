@@ -1,5 +1,5 @@
 import type { Transaction } from '../db/database.ts';
-import { AppError, notFound } from '../errors.ts';
+import { AppError, notFound, tooLong } from '../errors.ts';
 import { writeOutbox } from '../webhooks/outbox.ts';
 import type { Actor } from './actor.ts';
 import { refreshCompletion, workflowFactsOf } from './completion.ts';
@@ -183,11 +183,7 @@ export async function triggerTransactionEvent(
   const { input } = options;
   const message = input.message?.trim() || undefined;
   if (message !== undefined && message.length > MAX_EVENT_MESSAGE_LENGTH) {
-    throw new AppError(
-      'BAD_USER_INPUT',
-      `message must be at most ${MAX_EVENT_MESSAGE_LENGTH} characters (it has ${message.length})`,
-      { field: 'message' },
-    );
+    throw tooLong('message', MAX_EVENT_MESSAGE_LENGTH, { field: 'message' });
   }
   const subject = await lockOwnTransaction(tx, {
     id: input.transactionId,

@@ -1,4 +1,4 @@
-import { AppError, quote } from '../errors.ts';
+import { AppError, blank, quote, tooLong } from '../errors.ts';
 
 /** A tenant's short name: 2–63 lower-case letters, digits or hyphens, starting with a letter or digit. */
 const SHORT_NAME = /^[a-z0-9][a-z0-9-]{1,62}$/;
@@ -17,9 +17,7 @@ export function checkTenantNames(options: { label: string; short: string; name: 
       `${options.label} ${quote(options.short)} must be 2–63 lower-case letters, digits or hyphens, starting with a letter or digit`,
     );
   }
-  if (options.name.trim() === '') throw new AppError('BAD_USER_INPUT', 'name must not be blank');
-  if (options.name.trim().length > MAX_NAME_LENGTH) {
-    throw new AppError('BAD_USER_INPUT', `name may be at most ${MAX_NAME_LENGTH} characters`);
-  }
+  if (options.name.trim() === '') throw blank('A name');
+  if (options.name.trim().length > MAX_NAME_LENGTH) throw tooLong('A name', MAX_NAME_LENGTH);
   return options.name.trim();
 }

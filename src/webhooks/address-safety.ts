@@ -2,7 +2,7 @@ import { lookup as dnsLookupAll } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { AppError, quote } from '../errors.ts';
+import { AppError, hostDoesNotResolve, quote } from '../errors.ts';
 
 /**
  * Outbound address safety for webhooks (SSRF protection): an endpoint URL is a request our servers make on an
@@ -117,20 +117,9 @@ export async function checkDestination(
   try {
     addresses = await (options.lookup ?? defaultLookupAll)(host);
   } catch (error) {
-    throw new AppError(
-      'BAD_USER_INPUT',
-      `The webhook host ${shownHost(host)} does not resolve.`,
-      { field: 'url' },
-      {
-        cause: error,
-      },
-    );
+    throw hostDoesNotResolve(shownHost(host), error);
   }
-  if (addresses.length === 0) {
-    throw new AppError('BAD_USER_INPUT', `The webhook host ${shownHost(host)} does not resolve.`, {
-      field: 'url',
-    });
-  }
+  if (addresses.length === 0) throw hostDoesNotResolve(shownHost(host));
   // Every address, not just the first: a connection may go to any of them.
   const forbidden = addresses.find(({ address }) => isForbiddenAddress(address));
   if (forbidden) {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
-import { AppError, notFound, quote } from '../errors.ts';
+import { AppError, isNot, noEventTypes, notFound, tooLong } from '../errors.ts';
 import { loadInstanceSecret } from '../db/instance-secrets.ts';
 import { open, seal } from '../keys/sealed-box.ts';
 import { checkDestination, type LookupAll } from './address-safety.ts';
@@ -45,11 +45,7 @@ const MAX_DESCRIPTION_LENGTH = 500;
 /** A description as stored: at most {@link MAX_DESCRIPTION_LENGTH} characters. */
 function checkDescription<Value extends string | null | undefined>(description: Value): Value {
   if (typeof description === 'string' && description.length > MAX_DESCRIPTION_LENGTH) {
-    throw new AppError(
-      'BAD_USER_INPUT',
-      `A webhook endpoint's description may be at most ${MAX_DESCRIPTION_LENGTH} characters.`,
-      { field: 'description' },
-    );
+    throw tooLong("A webhook endpoint's description", MAX_DESCRIPTION_LENGTH, { field: 'description' });
   }
   return description;
 }
@@ -60,15 +56,13 @@ function checkDescription<Value extends string | null | undefined>(description: 
  */
 export function checkEndpointUrl(url: string, options: { allowInsecure: boolean }): URL {
   if (url.length > MAX_URL_LENGTH) {
-    throw new AppError('BAD_USER_INPUT', `A webhook URL may be at most ${MAX_URL_LENGTH} characters.`, {
-      field: 'url',
-    });
+    throw tooLong('A webhook URL', MAX_URL_LENGTH, { field: 'url' });
   }
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new AppError('BAD_USER_INPUT', `${quote(url)} is not a URL`, { field: 'url' });
+    throw isNot(url, 'a URL', { field: 'url' });
   }
   const schemes = options.allowInsecure ? ['https:', 'http:'] : ['https:'];
   if (!schemes.includes(parsed.protocol)) {
@@ -112,11 +106,7 @@ export async function createEndpoint(
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   checkDescription(options.description);
   const url = await checkEndpoint(options.url, options);
-  if (options.eventTypes.length === 0) {
-    throw new AppError('BAD_USER_INPUT', 'An endpoint must want at least one event type.', {
-      field: 'eventTypes',
-    });
-  }
+  if (options.eventTypes.length === 0) throw noEventTypes();
   const secret = generateWebhookSecret();
   const [endpoint] = await db.query<WebhookEndpoint>(
     `insert into webhook_endpoints (organization_id, url, description, event_types, secret)
@@ -153,11 +143,14 @@ export async function rotateEndpointSecret(
   return { endpoint, secret };
 }
 
+/** The event types as GraphQL names them: `TRANSACTION_COMPLETED`. */
+const EVENT_TYPE_NAMES = EVENT_TYPES.map((type) => type.toUpperCase().replace('.', '_'));
+
 /** `TRANSACTION_COMPLETED` (GraphQL) → `transaction.completed` (outbox); anything else is refused. */
 export function eventTypeOf(name: string): EventType {
   const type = name.toLowerCase().replace('_', '.');
   if (!(EVENT_TYPES as readonly string[]).includes(type)) {
-    throw new AppError('BAD_USER_INPUT', `unknown event type ${quote(name)}`, { field: 'eventTypes' });
+    throw isNot(name, 'an event type', { field: 'eventTypes' }, EVENT_TYPE_NAMES);
   }
   return type as EventType;
 }
@@ -177,11 +170,7 @@ export async function updateEndpoint(
 ): Promise<WebhookEndpoint> {
   checkDescription(options.description);
   const url = options.url === undefined ? null : await checkEndpoint(options.url, options);
-  if (options.eventTypes?.length === 0) {
-    throw new AppError('BAD_USER_INPUT', 'An endpoint must want at least one event type.', {
-      field: 'eventTypes',
-    });
-  }
+  if (options.eventTypes?.length === 0) throw noEventTypes();
   const [endpoint] = await db.query<WebhookEndpoint>(
     `update webhook_endpoints set url = coalesce($3, url),
        description = case when $4::boolean then $5 else description end,

@@ -633,7 +633,9 @@ describe('API keys', () => {
 
   it('refuses a blank name and one of 101 characters with 400 BAD_USER_INPUT saying which, and writes no key', async () => {
     const before = await keyCount(instance.instanceId);
-    expect(expectApiError(await generate('   '), 400, 'BAD_USER_INPUT')).toBe('A key needs a name.');
+    expect(expectApiError(await generate('   '), 400, 'BAD_USER_INPUT')).toBe(
+      'A key name must not be blank.',
+    );
     expect(expectApiError(await generate('k'.repeat(101)), 400, 'BAD_USER_INPUT')).toBe(
       'A key name has at most 100 characters.',
     );

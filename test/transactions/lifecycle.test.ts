@@ -178,15 +178,13 @@ describe('createTransaction', () => {
     const { body } = await create({ noticeEmail });
     expect(body.data).toBeNull();
     expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'noticeEmail' });
-    expect(body.errors?.[0]?.message).toBe(
-      'noticeEmail must be at most 254 characters, as e-mail addresses are (it has 200012)',
-    );
+    expect(body.errors?.[0]?.message).toBe('noticeEmail has at most 254 characters.');
   });
 
   it('refuses a long text with many @ and dots, the kind that made the old check slow, for its length', async () => {
     const { body } = await create({ noticeEmail: `a@${'b.'.repeat(100_000)}` });
     expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'noticeEmail' });
-    expect(body.errors?.[0]?.message).toMatch(/^noticeEmail must be at most 254 characters/);
+    expect(body.errors?.[0]?.message).toMatch(/^noticeEmail has at most 254 characters/);
   });
 
   it('accepts an address of exactly 254 characters and refuses one of 255', async () => {
@@ -214,20 +212,20 @@ describe('createTransaction', () => {
   ])('refuses an address with %s', async (_, noticeEmail) => {
     const { body } = await create({ noticeEmail });
     expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'noticeEmail' });
-    expect(body.errors?.[0]?.message).toBe(`${JSON.stringify(noticeEmail)} is not an e-mail address`);
+    expect(body.errors?.[0]?.message).toBe(`${JSON.stringify(noticeEmail)} is not an e-mail address.`);
   });
 
   it('shows only the beginning of a long text that is not an address', async () => {
     const noticeEmail = `${'x'.repeat(40)}${'y'.repeat(200)}`;
     const { body } = await create({ noticeEmail });
     expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'noticeEmail' });
-    expect(body.errors?.[0]?.message).toBe(`"${'x'.repeat(40)}…" (240 characters) is not an e-mail address`);
+    expect(body.errors?.[0]?.message).toBe(`"${'x'.repeat(40)}…" (240 characters) is not an e-mail address.`);
   });
 
   it('refuses a noticeName longer than 200 characters, and accepts one of 200', async () => {
     const long = await create({ noticeName: 'N'.repeat(201) });
     expect(long.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'noticeName' });
-    expect(long.body.errors?.[0]?.message).toBe('noticeName must be at most 200 characters (it has 201)');
+    expect(long.body.errors?.[0]?.message).toBe('noticeName has at most 200 characters.');
     const longest = await create({ noticeName: `  ${'N'.repeat(200)}  ` });
     expect(longest.body.errors).toBeUndefined();
   });

@@ -1,6 +1,6 @@
 import type { Environment } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
-import { AppError } from '../../errors.ts';
+import { notMailed } from '../../errors.ts';
 import type { Mailer, SentMail } from '../../mail/mailer.ts';
 import { keyDeliveryMail } from './mail.ts';
 import { issueKeyDelivery, keyDeliveryLink, revokeDelivery, type KeyDelivery } from './deliveries.ts';
@@ -49,10 +49,7 @@ export async function deliverKey(
     }
   } catch (error) {
     await revokeDelivery(db, delivery.id);
-    throw new AppError(
-      'SERVICE_UNAVAILABLE',
-      `The delivery could not be mailed to every address (${error instanceof Error ? error.message : String(error)}), so it and its key are revoked: issue it again once mail works.`,
-    );
+    throw notMailed('The delivery to every address', error, 'it and its key are revoked; issue it again');
   }
   return { delivery, mail };
 }

@@ -4,7 +4,15 @@ import { createCipheriv, createHash, randomBytes, randomInt, timingSafeEqual } f
 import { normalizeEmail } from '../../accounts/users.ts';
 import type { Environment } from '../../config.ts';
 import type { Database, Queryable } from '../../db/database.ts';
-import { AppError, notFound, quote, tooManyAttempts } from '../../errors.ts';
+import {
+  addressNotListed,
+  AppError,
+  codeErrors,
+  linkErrors,
+  notFound,
+  quote,
+  tooManyAttempts,
+} from '../../errors.ts';
 import { createApiKey } from '../../keys/api-key-store.ts';
 import type { ViewsRequired } from './views.ts';
 
@@ -270,8 +278,6 @@ interface DeliveryRow {
   expired: boolean;
 }
 
-const ASK = 'Ask the team that issued the key for a new delivery.';
-
 /**
  * The open delivery of a link, locked in the caller's transaction when `lock`, after the checks every step
  * makes: the link names a delivery (LINK_INVALID), its fragment is whole (LINK_INVALID), it is not revoked
@@ -289,29 +295,14 @@ async function openDelivery(
      where d.link_hash = $1 ${options.lock ? 'for update of d' : ''}`,
     [sha256(options.linkId)],
   );
-  if (!row) {
-    throw new AppError(
-      'LINK_INVALID',
-      'This key-delivery link is not valid: open the whole link from the e-mail, or ask for a new one.',
-    );
-  }
+  if (!row) throw linkErrors.deliveryNotValid();
   const proof = Buffer.from(options.proof, 'base64url');
   if (proof.length !== row.secretCheck.length || !timingSafeEqual(proof, row.secretCheck)) {
-    throw new AppError(
-      'LINK_INVALID',
-      'The end of this link (after the #) is missing or changed: open the whole link from the e-mail.',
-    );
+    throw linkErrors.deliveryProofChanged();
   }
-  if (row.revokedAt !== null) throw new AppError('LINK_REVOKED', `This key delivery was revoked. ${ASK}`);
-  if (row.expired) {
-    throw new AppError(
-      'LINK_EXPIRED',
-      `This key delivery expired at ${row.expiresAt.toISOString()}: a delivered key can be seen for an hour at most. ${ASK}`,
-    );
-  }
-  if (row.ciphertext === null) {
-    throw new AppError('LINK_USED', `This key has been viewed already, and is shown only once. ${ASK}`);
-  }
+  if (row.revokedAt !== null) throw linkErrors.deliveryRevoked();
+  if (row.expired) throw linkErrors.deliveryExpired(row.expiresAt);
+  if (row.ciphertext === null) throw linkErrors.keyViewed();
   return row;
 }
 
@@ -320,13 +311,8 @@ export async function describeDelivery(
   db: Queryable,
   options: { linkId: string; proof: string },
 ): Promise<DeliveryInvitation> {
-  const row = await openDelivery(db, options);
-  return {
-    organizationName: row.organizationName,
-    environment: row.environment,
-    expiresAt: row.expiresAt,
-    viewsRequired: row.viewsRequired,
-  };
+  const { organizationName, environment, expiresAt, viewsRequired } = await openDelivery(db, options);
+  return { organizationName, environment, expiresAt, viewsRequired };
 }
 
 /** A listed address of the open delivery that has not viewed it: ADDRESS_NOT_LISTED or LINK_USED otherwise. */
@@ -346,19 +332,8 @@ async function pendingRecipient(db: Queryable, deliveryId: string, email: string
     'select viewed_at as "viewedAt" from key_delivery_recipients where delivery_id = $1 and email = $2',
     [deliveryId, address],
   );
-  if (!recipient) {
-    throw new AppError(
-      'ADDRESS_NOT_LISTED',
-      `This key was not issued to ${address}: only the addresses it was issued to can see it. Ask the team that issued the key to deliver one to your address.`,
-      { field: 'email' },
-    );
-  }
-  if (recipient.viewedAt !== null) {
-    throw new AppError(
-      'LINK_USED',
-      `${address} viewed this key on ${recipient.viewedAt.toISOString()}: it is shown once. If it was not stored, ask the team that issued it to revoke it and deliver a new one.`,
-    );
-  }
+  if (!recipient) throw addressNotListed(address);
+  if (recipient.viewedAt !== null) throw linkErrors.keyViewedBy(address, recipient.viewedAt);
   return address;
 }
 
@@ -444,12 +419,7 @@ export async function revealKey(
        from key_delivery_codes where delivery_id = $1 and email = $2 order by created_at desc limit 1`,
       [delivery.id, email],
     );
-    if (!latest?.usable) {
-      throw new AppError(
-        'CODE_EXPIRED',
-        'This code no longer works (a code works once, for 10 minutes): ask for a new one.',
-      );
-    }
+    if (!latest?.usable) throw codeErrors.expired();
     // The try is counted before the code is compared, in the statement that reads the count, and commits
     // with this transaction whatever the outcome: tries sent at once never compare more than CODE_ATTEMPTS.
     const [code] = await tx.query<{ codeHash: Uint8Array; attempts: number }>(
@@ -457,12 +427,7 @@ export async function revealKey(
        returning code_hash as "codeHash", attempts`,
       [latest.id, CODE_ATTEMPTS],
     );
-    if (!code) {
-      throw new AppError(
-        'CODE_LOCKED',
-        `The code was entered wrongly ${String(CODE_ATTEMPTS)} times: ask for a new one.`,
-      );
-    }
+    if (!code) throw codeErrors.locked(CODE_ATTEMPTS);
     const given = sha256(`${delivery.id}:${options.code.trim()}`);
     if (!timingSafeEqual(given, code.codeHash)) return { left: CODE_ATTEMPTS - code.attempts };
     await tx.query('update key_delivery_codes set used_at = clock_timestamp() where id = $1', [latest.id]);
@@ -489,11 +454,7 @@ export async function revealKey(
     };
   });
   if ('revealed' in outcome) return outcome.revealed;
-  throw new AppError(
-    outcome.left > 0 ? 'CODE_INVALID' : 'CODE_LOCKED',
-    outcome.left > 0
-      ? `The code is not right: ${String(outcome.left)} ${outcome.left === 1 ? 'try' : 'tries'} left.`
-      : `The code was entered wrongly ${String(CODE_ATTEMPTS)} times: ask for a new one.`,
-    { field: 'code' },
-  );
+  throw outcome.left > 0
+    ? codeErrors.wrong(outcome.left)
+    : codeErrors.locked(CODE_ATTEMPTS, { field: 'code' });
 }

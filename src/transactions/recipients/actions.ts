@@ -2,7 +2,15 @@
 // documents share the revision's lookups, locks and completeness checks.
 import { randomUUID } from 'node:crypto';
 import type { Queryable, Transaction } from '../../db/database.ts';
-import { AppError, quote } from '../../errors.ts';
+import {
+  AppError,
+  blank,
+  itemDataDoesNotFit,
+  notFound,
+  quote,
+  revisionSubmitted,
+  tooLong,
+} from '../../errors.ts';
 import type { FileStore } from '../../files/file-store.ts';
 import { checkMoneyValues } from '../templates/money-fields.ts';
 import { itemRules, listProblems, MAX_PROBLEM_DETAILS } from '../templates/item-data.ts';
@@ -65,13 +73,6 @@ export interface LatestRevision {
   committedAt: Date | null;
 }
 
-export function revisionSubmitted(number: number, processKey: string): AppError {
-  return new AppError(
-    'REVISION_SUBMITTED',
-    `revision ${number} of ${quote(processKey)} was submitted and no longer changes`,
-  );
-}
-
 /**
  * Refuses (REVISION_INCOMPLETE) a revision whose items are not all complete or whose documents the signer signs
  * are not signed by them yet, naming both.
@@ -126,10 +127,6 @@ async function checkComplete(
   });
 }
 
-function notFound(what: string): AppError {
-  return new AppError('NOT_FOUND', what);
-}
-
 /** The recipient of `role` in the transaction. */
 export async function recipientOf(
   tx: Queryable,
@@ -181,7 +178,7 @@ export async function latestRevision(
      where p.transaction_id = $1 and p.key = $2 order by r.number desc limit 1`,
     [transactionId, processKey],
   );
-  if (!row) throw notFound(`the transaction has no process "${processKey}" yet`);
+  if (!row) throw notFound('process', processKey);
   return row;
 }
 
@@ -190,7 +187,7 @@ export function processOfItem(subject: LockedTransaction, vulcanKey: string) {
     p.items.some((item) => item.vulcanKey === vulcanKey),
   );
   const item = process?.items.find((candidate) => candidate.vulcanKey === vulcanKey);
-  if (!process || !item) throw notFound(`no item ${quote(vulcanKey)} in this transaction`);
+  if (!process || !item) throw notFound('item', vulcanKey);
   return { process, item };
 }
 
@@ -200,7 +197,7 @@ export function processOfDocument(subject: LockedTransaction, documentKey: strin
     (p.documents ?? []).some((d) => d.key === documentKey),
   );
   const document = process?.documents?.find((d) => d.key === documentKey);
-  if (!process || !document) throw notFound(`no document ${quote(documentKey)} in this transaction`);
+  if (!process || !document) throw notFound('document', documentKey);
   return { process, document };
 }
 
@@ -261,20 +258,14 @@ export async function saveItem(
   checkMoneyValues(item, options.data);
   const problems = rules.problems(options.data);
   if (problems.length > 0) {
-    throw new AppError(
-      'BAD_USER_INPUT',
-      `the data does not fit item "${item.vulcanKey}": ${listProblems(problems)}`,
-      { problems: problems.slice(0, MAX_PROBLEM_DETAILS) },
-    );
+    throw itemDataDoesNotFit(item.vulcanKey, listProblems(problems), {
+      problems: problems.slice(0, MAX_PROBLEM_DETAILS),
+    });
   }
   const revision = await latestOpenRevision(tx, subject.id, process.key);
   const fileProblems = await uploadFieldProblems(tx, subject.id, item, options.data);
   if (fileProblems.length > 0) {
-    throw new AppError(
-      'BAD_USER_INPUT',
-      `the data does not fit item "${item.vulcanKey}": ${listProblems(fileProblems)}`,
-      { problems: fileProblems },
-    );
+    throw itemDataDoesNotFit(item.vulcanKey, listProblems(fileProblems), { problems: fileProblems });
   }
   const completionPercentage = rules.completion(options.data);
   // A consent keeps the time it was first given while saves keep it; one left out is withdrawn.
@@ -343,16 +334,9 @@ export async function signDocument(
     });
   }
   const signedName = options.signedName.trim();
-  if (signedName === '')
-    throw new AppError('BAD_USER_INPUT', 'type your name to sign', { field: 'signedName' });
+  if (signedName === '') throw blank('A signed name', { field: 'signedName' });
   if (signedName.length > MAX_SIGNED_NAME_LENGTH) {
-    throw new AppError(
-      'BAD_USER_INPUT',
-      `a signed name may be at most ${MAX_SIGNED_NAME_LENGTH} characters`,
-      {
-        field: 'signedName',
-      },
-    );
+    throw tooLong('A signed name', MAX_SIGNED_NAME_LENGTH, { field: 'signedName' });
   }
   const { process, document } = processOfDocument(subject, documentKey);
   if (!document.signedBy.includes(signer.role)) {
@@ -456,7 +440,7 @@ export async function submitRevision(
   },
 ): Promise<{ committedAt: Date; event: Transition | null }> {
   const process = subject.definition.processes.find((p) => p.key === options.processKey);
-  if (!process) throw notFound(`no process ${quote(options.processKey)} in this transaction`);
+  if (!process) throw notFound('process', options.processKey);
   const revision = await latestOpenRevision(tx, subject.id, process.key);
   if (options.requireComplete) {
     await checkComplete(tx, subject, { process, revision, signer: options.requireComplete.signer });

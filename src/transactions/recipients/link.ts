@@ -1,5 +1,5 @@
 import type { Transaction } from '../../db/database.ts';
-import { AppError } from '../../errors.ts';
+import { linkErrors, linkOpensNothing } from '../../errors.ts';
 import { isUuid } from '../../validation/uuid.ts';
 import type { LockedTransaction } from '../transitions.ts';
 import { hashTransmitToken } from './transmit-tokens.ts';
@@ -17,7 +17,7 @@ export interface OpenedLink {
  */
 export async function openRecipientLink(tx: Transaction, token: string): Promise<OpenedLink> {
   const hash = isUuid(token) ? hashTransmitToken(token) : undefined;
-  if (!hash) throw new AppError('NOT_FOUND', 'This link does not open any transaction.');
+  if (!hash) throw linkOpensNothing();
   const [row] = await tx.query<LockedTransaction & { expiresAt: Date | null; expired: boolean }>(
     `select t.id, t.organization_id as "organizationId", t.state, t.sender_entity_id as "senderEntityId",
        coalesce(t.input_data, '{}'::jsonb) as "inputData", tp.definition,
@@ -29,10 +29,7 @@ export async function openRecipientLink(tx: Transaction, token: string): Promise
   );
   if (row) {
     if (row.expired) {
-      throw new AppError(
-        'LINK_EXPIRED',
-        'This link has expired. Ask the sender of your invitation for a new one.',
-      );
+      throw linkErrors.recipientLinkExpired();
     }
     const { id, organizationId, state, senderEntityId, inputData, definition, expiresAt } = row;
     return {
@@ -42,10 +39,7 @@ export async function openRecipientLink(tx: Transaction, token: string): Promise
   }
   const [retired] = await tx.query('select 1 from retired_transmit_tokens where token_hash = $1', [hash]);
   if (retired) {
-    throw new AppError(
-      'LINK_REVOKED',
-      'This link was replaced by a newer one. Use the link in the latest e-mail you received about it.',
-    );
+    throw linkErrors.recipientLinkReplaced();
   }
-  throw new AppError('NOT_FOUND', 'This link does not open any transaction.');
+  throw linkOpensNothing();
 }

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/database.ts';
-import { AppError, quote } from '../../errors.ts';
+import { AppError, notFound, quote } from '../../errors.ts';
 import { isUuid } from '../../validation/uuid.ts';
 import type { ItemDefinition } from '../templates/schema.ts';
 
@@ -32,8 +32,7 @@ const UNSAFE_NAME_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u
 /** The item's upload field `field`, taking at most the deployment's `maxBytes`; NOT_FOUND when it has none. */
 export function uploadFieldOf(item: ItemDefinition, field: string, deploymentMaxBytes: number): UploadField {
   const upload = Object.hasOwn(item.uploads ?? {}, field) ? item.uploads?.[field] : undefined;
-  if (!upload)
-    throw new AppError('NOT_FOUND', `item ${quote(item.vulcanKey)} has no upload field ${quote(field)}`);
+  if (!upload) throw notFound(`upload field ${quote(field)} in item`, item.vulcanKey);
   const fieldMax = upload.maxMegabytes === undefined ? Infinity : Math.floor(upload.maxMegabytes * MEGABYTE);
   return { item, field, accept: upload.accept, maxBytes: Math.min(fieldMax, deploymentMaxBytes) };
 }

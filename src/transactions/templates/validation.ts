@@ -359,21 +359,15 @@ export async function checkTemplateWithFiles(
 
 /** The template with the property of each money field replaced by the schema of its amount (money-fields.ts). */
 function withMoneySchemas(template: TemplateDefinition): TemplateDefinition {
-  return {
-    ...template,
-    processes: template.processes.map((process) => ({
-      ...process,
-      items: process.items.map((item) => {
-        if (item.money === undefined) return item;
-        const schema = item.schema as { properties?: Record<string, Record<string, unknown>> };
-        const properties = { ...schema.properties };
-        for (const [field, money] of Object.entries(item.money)) {
-          properties[field] = moneySchema(properties[field] ?? {}, money);
-        }
-        return { ...item, schema: { ...item.schema, properties } };
-      }),
-    })),
-  };
+  return mapItems(template, (item) => {
+    if (item.money === undefined) return item;
+    const schema = item.schema as { properties?: Record<string, Record<string, unknown>> };
+    const properties = { ...schema.properties };
+    for (const [field, money] of Object.entries(item.money)) {
+      properties[field] = moneySchema(properties[field] ?? {}, money);
+    }
+    return { ...item, schema: { ...item.schema, properties } };
+  });
 }
 
 /**
@@ -382,15 +376,20 @@ function withMoneySchemas(template: TemplateDefinition): TemplateDefinition {
  * their author wrote them.
  */
 function withFieldOrder(template: TemplateDefinition): TemplateDefinition {
+  return mapItems(template, (item) => {
+    const properties = Object.keys(declaredProperties(item.schema));
+    if (item.ui?.order !== undefined || properties.length < 2) return item;
+    return { ...item, ui: { ...item.ui, order: properties } };
+  });
+}
+
+/** The template with each item of each process replaced by what `change` makes of it. */
+function mapItems(
+  template: TemplateDefinition,
+  change: (item: ItemDefinition) => ItemDefinition,
+): TemplateDefinition {
   return {
     ...template,
-    processes: template.processes.map((process) => ({
-      ...process,
-      items: process.items.map((item) => {
-        const properties = Object.keys(declaredProperties(item.schema));
-        if (item.ui?.order !== undefined || properties.length < 2) return item;
-        return { ...item, ui: { ...item.ui, order: properties } };
-      }),
-    })),
+    processes: template.processes.map((process) => ({ ...process, items: process.items.map(change) })),
   };
 }

@@ -1,5 +1,5 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { AppError } from '../../../errors.ts';
+import { AppError, outOfRange } from '../../../errors.ts';
 import { isUuid } from '../../../validation/uuid.ts';
 import type { Context } from '../context.ts';
 import { MAX_PAGE } from '../limits.ts';
@@ -30,7 +30,7 @@ export const connectionResolvers = {
       info: GraphQLResolveInfo,
     ) => {
       if (!Number.isInteger(args.first) || args.first < 1 || args.first > MAX_PAGE) {
-        throw new AppError('BAD_USER_INPUT', `first must be between 1 and ${MAX_PAGE}`, { field: 'first' });
+        throw outOfRange('first', 1, MAX_PAGE, { field: 'first' });
       }
       const page = await listTransactions(
         db,

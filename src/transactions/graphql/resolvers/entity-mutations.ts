@@ -1,9 +1,7 @@
-import type { GraphQLResolveInfo } from 'graphql';
-import { AppError, notFound } from '../../../errors.ts';
+import { AppError } from '../../../errors.ts';
 import { createEntity, updateEntity } from '../../entities.ts';
-import { mutation, type Context } from '../context.ts';
-import { findById, type Row } from '../read-model.ts';
-import { treeOf } from '../selection.ts';
+import { mutation } from '../context.ts';
+import { recordOfPayload } from './payload-records.ts';
 
 /** The GraphQL enum value of an entity type (`RETIREMENT_ACCOUNT`) as stored (`retirement_account`). */
 const storedType = (type: string | null | undefined) => (type ? type.toLowerCase() : undefined);
@@ -42,21 +40,6 @@ export const entityMutations = {
   }),
 };
 
-/** The entity of a payload, read after the change with what the query selects. */
-async function entityOfPayload(
-  payload: { entityId: string },
-  _: unknown,
-  { db, caller }: Context,
-  info: GraphQLResolveInfo,
-): Promise<Row> {
-  const entity = await findById(
-    db,
-    'Entity',
-    { id: payload.entityId, organizationId: caller.organizationId },
-    treeOf('Entity', info),
-  );
-  if (!entity) throw notFound('entity', payload.entityId);
-  return entity;
-}
-
-export const entityPayloadResolvers = { EntityPayload: { entity: entityOfPayload } };
+export const entityPayloadResolvers = {
+  EntityPayload: { entity: recordOfPayload('Entity', 'entityId', 'entity') },
+};

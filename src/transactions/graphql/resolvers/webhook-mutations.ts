@@ -1,5 +1,3 @@
-import type { GraphQLResolveInfo } from 'graphql';
-import { notFound } from '../../../errors.ts';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -9,9 +7,8 @@ import {
   setEndpointEnabled,
   updateEndpoint,
 } from '../../../webhooks/endpoints.ts';
-import { mutation, type Context } from '../context.ts';
-import { findById, type Row } from '../read-model.ts';
-import { treeOf } from '../selection.ts';
+import { mutation } from '../context.ts';
+import { recordOfPayload } from './payload-records.ts';
 
 /** The mutations on webhook endpoints and deliveries: each parses its input and calls one domain function. */
 export const webhookMutations = {
@@ -95,24 +92,9 @@ export const webhookMutations = {
   ),
 };
 
-/** The endpoint of a mutation's payload, read after the change with the relations the query selects. */
-async function endpointOfPayload(
-  payload: { webhookEndpointId: string },
-  _: unknown,
-  { db, caller }: Context,
-  info: GraphQLResolveInfo,
-): Promise<Row> {
-  const endpoint = await findById(
-    db,
-    'WebhookEndpoint',
-    { id: payload.webhookEndpointId, organizationId: caller.organizationId },
-    treeOf('WebhookEndpoint', info),
-  );
-  if (!endpoint) throw notFound('webhook endpoint', payload.webhookEndpointId);
-  return endpoint;
-}
-
 /** Payloads carry the endpoint's id; the endpoint is read after the change, with what the query selects. */
+const endpointOfPayload = recordOfPayload('WebhookEndpoint', 'webhookEndpointId', 'webhook endpoint');
+
 export const webhookPayloadResolvers = {
   WebhookEndpointPayload: { webhookEndpoint: endpointOfPayload },
   WebhookEndpointSecretPayload: { webhookEndpoint: endpointOfPayload },
