@@ -1,6 +1,6 @@
 import { listUsers, removeUser, type User } from '../../accounts/users.ts';
 import type { Role } from '../../accounts/roles.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, notFound } from '../../errors.ts';
 import {
   createPortfolioKey,
   listKeysWithCreators,
@@ -54,7 +54,7 @@ export async function revokeKey(db: DashboardDeps['db'], caller: DashboardCaller
   adminOnly(caller, 'revoke keys');
   const revoked = await portfolioKeys.revoke(db, { ownerId: caller.instance.id, key: id });
   const [key] = revoked ? await listKeysWithCreators(db, caller.instance.id, revoked.id) : [];
-  if (!key) throw new AppError('NOT_FOUND', 'There is no such key.');
+  if (!key) throw notFound('key');
   return shownKey(key);
 }
 
