@@ -1,6 +1,18 @@
 import { createDecipheriv } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import { simpleParser } from 'mailparser';
+import pino, { type Logger } from 'pino';
+import { afterAll, beforeAll } from 'vitest';
+import type { Database } from '../../src/db/database.ts';
+import { createMailer, type Mailer } from '../../src/mail/mailer.ts';
+import { buildTransactionsApp } from '../../src/transactions/app.ts';
+import { stubDashboardBuild } from './dashboard.ts';
+import { createTestDatabase } from './database.ts';
+import { madeBeforeAll } from './made-before-all.ts';
+import { createTestFileStore } from './transactions.ts';
 
 /** Helpers for tests that follow a key delivery outside a browser, doing what the delivery page does. */
 
@@ -30,4 +42,59 @@ export function decryptRevealed(
   decipher.setAAD(Buffer.from(link.linkId));
   decipher.setAuthTag(sealed.subarray(-16));
   return Buffer.concat([decipher.update(sealed.subarray(0, -16)), decipher.final()]).toString('utf8');
+}
+
+/** The Transactions service with key delivery, its mail written to files in a data dir (see `useKeyDeliveryApp`). */
+export interface KeyDeliveryApp {
+  readonly db: Database;
+  readonly app: FastifyInstance;
+  readonly mailer: Mailer;
+  /** The data dir the mail goes to, in `<dataDir>/mail`. */
+  readonly dataDir: string;
+}
+
+/**
+ * Registers the hooks of a key-delivery test file: a database, a data dir whose `mail/` folder receives the mail,
+ * and the Transactions service (staging) with key delivery over a stand-in page build, made before the file's
+ * tests and closed after them. `logger` goes to the service and its mail; `apiKeyCacheMs` to the service.
+ */
+export function useKeyDeliveryApp(options: { logger?: Logger; apiKeyCacheMs?: number } = {}): KeyDeliveryApp {
+  const { made, provide } = madeBeforeAll<KeyDeliveryApp>('the key-delivery app');
+  const opened: (() => Promise<void>)[] = [];
+
+  beforeAll(async () => {
+    const database = await createTestDatabase();
+    opened.push(() => database.close());
+    const dataDir = await mkdtemp(join(tmpdir(), 'portico-key-delivery-'));
+    opened.push(() => rm(dataDir, { recursive: true, force: true }));
+    const logger = options.logger ?? pino({ level: 'silent' });
+    const mailer = createMailer(
+      { dataDir, smtpUrl: undefined, mailFrom: 'Portico <no-reply@localhost>' },
+      logger,
+    );
+    opened.push(() => {
+      mailer.close();
+      return Promise.resolve();
+    });
+    const store = await createTestFileStore();
+    opened.push(store.cleanup);
+    const build = await stubDashboardBuild();
+    opened.push(build.cleanup);
+    const app = await buildTransactionsApp({
+      db: database.db,
+      files: store.files,
+      environment: 'staging',
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.apiKeyCacheMs === undefined ? {} : { apiKeyCacheMs: options.apiKeyCacheMs }),
+      keyDelivery: { mailer, distDir: build.distDir },
+    });
+    opened.push(() => app.close());
+    provide({ db: database.db, app, mailer, dataDir });
+  });
+
+  afterAll(async () => {
+    for (const close of opened.splice(0).reverse()) await close();
+  });
+
+  return made;
 }
