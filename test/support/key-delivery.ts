@@ -5,14 +5,12 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { simpleParser } from 'mailparser';
 import pino, { type Logger } from 'pino';
-import { afterAll, beforeAll } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { createMailer, type Mailer } from '../../src/mail/mailer.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
 import { stubDashboardBuild } from './dashboard.ts';
-import { createTestDatabase } from './database.ts';
 import { madeBeforeAll } from './made-before-all.ts';
-import { createTestFileStore } from './transactions.ts';
+import { testDatabaseAndFiles } from './transactions.ts';
 
 /** Helpers for tests that follow a key delivery outside a browser, doing what the delivery page does. */
 
@@ -59,42 +57,29 @@ export interface KeyDeliveryApp {
  * tests and closed after them. `logger` goes to the service and its mail; `apiKeyCacheMs` to the service.
  */
 export function useKeyDeliveryApp(options: { logger?: Logger; apiKeyCacheMs?: number } = {}): KeyDeliveryApp {
-  const { made, provide } = madeBeforeAll<KeyDeliveryApp>('the key-delivery app');
-  const opened: (() => Promise<void>)[] = [];
-
-  beforeAll(async () => {
-    const database = await createTestDatabase();
-    opened.push(() => database.close());
+  return madeBeforeAll('the key-delivery app', async (closeAfterAll): Promise<KeyDeliveryApp> => {
+    const { db, files } = await testDatabaseAndFiles(closeAfterAll);
     const dataDir = await mkdtemp(join(tmpdir(), 'portico-key-delivery-'));
-    opened.push(() => rm(dataDir, { recursive: true, force: true }));
+    closeAfterAll(() => rm(dataDir, { recursive: true, force: true }));
     const logger = options.logger ?? pino({ level: 'silent' });
     const mailer = createMailer(
       { dataDir, smtpUrl: undefined, mailFrom: 'Portico <no-reply@localhost>' },
       logger,
     );
-    opened.push(() => {
+    closeAfterAll(() => {
       mailer.close();
-      return Promise.resolve();
     });
-    const store = await createTestFileStore();
-    opened.push(store.cleanup);
     const build = await stubDashboardBuild();
-    opened.push(build.cleanup);
+    closeAfterAll(build.cleanup);
     const app = await buildTransactionsApp({
-      db: database.db,
-      files: store.files,
+      db,
+      files,
       environment: 'staging',
       ...(options.logger ? { logger: options.logger } : {}),
       ...(options.apiKeyCacheMs === undefined ? {} : { apiKeyCacheMs: options.apiKeyCacheMs }),
       keyDelivery: { mailer, distDir: build.distDir },
     });
-    opened.push(() => app.close());
-    provide({ db: database.db, app, mailer, dataDir });
+    closeAfterAll(() => app.close());
+    return { db, app, mailer, dataDir };
   });
-
-  afterAll(async () => {
-    for (const close of opened.splice(0).reverse()) await close();
-  });
-
-  return made;
 }

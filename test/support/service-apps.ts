@@ -1,14 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterEach } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import type { FileStore } from '../../src/files/file-store.ts';
 import { buildPortfolioApp, type PortfolioAppDeps } from '../../src/portfolio/app.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
-import { createTestDatabase } from './database.ts';
 import { madeBeforeAll } from './made-before-all.ts';
 import { createPortfolioInstance, type PortfolioInstanceFixture } from './portfolio.ts';
 import { organizationStory, type OrganizationStory } from './stories.ts';
-import { createTestFileStore } from './transactions.ts';
+import { testDatabaseAndFiles } from './transactions.ts';
 
 /** The two services, by the names tests use for them. */
 export type Service = 'transactions' | 'portfolio';
@@ -34,37 +33,26 @@ export interface ServiceApps {
  * builds are closed after it. Read the fields inside tests and hooks (they exist once `beforeAll` ran).
  */
 export function useServiceApps(): ServiceApps {
-  const { made, provide } = madeBeforeAll<ServiceApps>('the service data');
+  /** The apps the current test built. */
   const apps: FastifyInstance[] = [];
-  const opened: (() => Promise<void>)[] = [];
-
-  beforeAll(async () => {
-    const testDb = await createTestDatabase();
-    opened.push(() => testDb.close());
-    const store = await createTestFileStore();
-    opened.push(store.cleanup);
-    const { db } = testDb;
-    provide({
+  afterEach(async () => {
+    for (const app of apps.splice(0)) await app.close();
+  });
+  return madeBeforeAll('the service data', async (closeAfterAll): Promise<ServiceApps> => {
+    const { db, files } = await testDatabaseAndFiles(closeAfterAll);
+    return {
       db,
-      files: store.files,
-      organization: await organizationStory(db, store.files),
+      files,
+      organization: await organizationStory(db, files),
       portfolio: await createPortfolioInstance(db),
       async build(service, options = {}) {
         const app =
           service === 'transactions'
-            ? await buildTransactionsApp({ ...options, db, files: store.files, environment: 'staging' })
+            ? await buildTransactionsApp({ ...options, db, files, environment: 'staging' })
             : await buildPortfolioApp({ ...options, db });
         apps.push(app);
         return app;
       },
-    });
+    };
   });
-  afterEach(async () => {
-    for (const app of apps.splice(0)) await app.close();
-  });
-  afterAll(async () => {
-    for (const close of opened.splice(0).reverse()) await close();
-  });
-
-  return made;
 }

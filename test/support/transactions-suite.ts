@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { loadExampleTemplate, type TransactionsDemo } from '../../src/demo/seed.ts';
 import { createApiKey } from '../../src/keys/api-key-store.ts';
@@ -7,10 +6,10 @@ import { createOrganization } from '../../src/transactions/organizations.ts';
 import { importTemplate } from '../../src/transactions/templates/templates.ts';
 import type { FileStore } from '../../src/files/file-store.ts';
 import { buildTransactionsApp, type TransactionsAppDeps } from '../../src/transactions/app.ts';
-import { createTestDatabase, type TestDatabase } from './database.ts';
+import type { TestDatabase } from './database.ts';
 import { madeBeforeAll } from './made-before-all.ts';
 import { organizationStory, type OrganizationStory, type OrganizationStoryOptions } from './stories.ts';
-import { createTestFileStore, uniqueHandle } from './transactions.ts';
+import { testDatabaseAndFiles, uniqueHandle } from './transactions.ts';
 
 /**
  * What one test file of the Transactions service shares: one database, one file store and one app, booted once
@@ -93,41 +92,32 @@ export type SuiteAppOptions = Omit<TransactionsAppDeps, 'db' | 'files' | 'enviro
 export function useTransactionsSuite(
   appOptions: SuiteAppOptions | (() => Promise<SuiteAppOptions>) = {},
 ): TransactionsSuite {
-  const { made, provide } = madeBeforeAll<TransactionsSuite>('the suite');
-  /** The apps of `buildApp`, closed before the suite's own. */
-  const others: FastifyInstance[] = [];
-  /** What `beforeAll` opened, closed in reverse order after the apps of `buildApp`. */
-  const opened: (() => Promise<void>)[] = [];
-  beforeAll(async () => {
-    const testDb = await createTestDatabase();
-    opened.push(() => testDb.close());
-    const store = await createTestFileStore();
-    opened.push(store.cleanup);
+  return madeBeforeAll('the suite', async (closeAfterAll): Promise<TransactionsSuite> => {
+    const { testDb, db, files } = await testDatabaseAndFiles(closeAfterAll);
     const app = await buildTransactionsApp({
       ...(typeof appOptions === 'function' ? await appOptions() : appOptions),
-      db: testDb.db,
-      files: store.files,
+      db,
+      files,
       environment: 'staging',
     });
-    opened.push(() => app.close());
-    const { db } = testDb;
-    provide({
+    closeAfterAll(() => app.close());
+    /** The apps of `buildApp`, closed before the suite's own. */
+    const others: FastifyInstance[] = [];
+    closeAfterAll(async () => {
+      for (const other of others) await other.close();
+    });
+    return {
       testDb,
       db,
-      files: store.files,
+      files,
       app,
-      tenant: (options) => organizationStory(db, store.files, options),
+      tenant: (options) => organizationStory(db, files, options),
       emptyTenant: () => createEmptyTenant(db),
       buildApp: async (deps) => {
-        const other = await buildTransactionsApp({ db, files: store.files, environment: 'staging', ...deps });
+        const other = await buildTransactionsApp({ db, files, environment: 'staging', ...deps });
         others.push(other);
         return other;
       },
-    });
+    };
   });
-  afterAll(async () => {
-    for (const other of others.splice(0)) await other.close();
-    for (const close of opened.splice(0).reverse()) await close();
-  });
-  return made;
 }

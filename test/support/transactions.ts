@@ -9,6 +9,8 @@ import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import type { FileStore } from '../../src/files/file-store.ts';
 import { createLocalFileStore } from '../../src/files/local-file-store.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
+import { createTestDatabase, type TestDatabase } from './database.ts';
+import type { CloseAfterAll } from './made-before-all.ts';
 
 /** A file store in a temporary directory, removed by `cleanup`. */
 export async function createTestFileStore(): Promise<{
@@ -144,4 +146,15 @@ export async function approveAndCountersign(
   const chunks: Buffer[] = [];
   for await (const chunk of opened?.stream ?? []) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
+}
+
+/** A database and a file store of the test file's own, closed and removed after its tests. */
+export async function testDatabaseAndFiles(
+  closeAfterAll: CloseAfterAll,
+): Promise<{ testDb: TestDatabase; db: Database; files: FileStore }> {
+  const testDb = await createTestDatabase();
+  closeAfterAll(() => testDb.close());
+  const store = await createTestFileStore();
+  closeAfterAll(store.cleanup);
+  return { testDb, db: testDb.db, files: store.files };
 }
