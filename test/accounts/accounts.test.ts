@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { invitationMail } from '../../src/accounts/account-mail.ts';
 import {
   checkCredentials,
@@ -14,20 +14,13 @@ import {
 import { insertTenant } from '../../src/db/tenants.ts';
 import { createInstance } from '../../src/portfolio/instances.ts';
 import { refusal } from '../support/refusal.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { useTestDatabase } from '../support/use-test-database.ts';
 import { uniqueHandle } from '../support/transactions.ts';
 
 const PASSWORD = 'a long enough passphrase';
 
-let test: TestDatabase;
+const test = useTestDatabase();
 const db = () => test.db;
-
-beforeAll(async () => {
-  test = await createTestDatabase();
-});
-afterAll(async () => {
-  await test.close();
-});
 
 /** A fresh customer instance, as a tenant of accounts. */
 async function instance(): Promise<AccountTenant> {

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliOnTestDatabase } from '../support/cli.ts';
+import { cliOnTestDatabase, keysIssueArgs } from '../support/cli.ts';
 import { uniqueHandle } from '../support/transactions.ts';
 
 const { database, portico: run } = cliOnTestDatabase();
@@ -34,20 +34,13 @@ const keysOf = async (handle: string) =>
 describe('portico keys issue', () => {
   it('tells the operator the delivery, its addresses and expiry, never the key, and lists and revokes it', async () => {
     const handle = await newOrganization();
-    const issued = await portico([
-      'keys',
-      'issue',
-      '--org',
-      handle,
-      '--environment',
-      'production',
-      '--email',
-      'ada@acme.example',
-      '--email',
-      'max@acme.example',
-      '--expires-in',
-      '15',
-    ]);
+    const issued = await portico(
+      keysIssueArgs(handle, {
+        environment: 'production',
+        emails: ['ada@acme.example', 'max@acme.example'],
+        extra: ['--expires-in', '15'],
+      }),
+    );
     expect(issued).toMatchObject({ code: 0, stderr: '' });
     expect(issued.stdout).toMatch(/^Issued a production key \(sk_live_\w{4}…\) for issue-/);
     expect(issued.stdout).toContain('written for ada@acme.example to');

@@ -1,6 +1,4 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,23 +11,23 @@ import {
   translateDatabaseError,
 } from '../../src/db/database-errors.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
-import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import { AppError } from '../../src/errors.ts';
 import { generateApiKey } from '../../src/keys/api-key.ts';
 import { startWebhookWorker } from '../../src/webhooks/delivery.ts';
 import { createEndpoint } from '../../src/webhooks/endpoints.ts';
+import { organizationStory, type OrganizationStory } from '../support/stories.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 import {
   CREATE_TRANSACTION,
   REFERENCE_QUERY,
   createTestFileStore,
   graphql,
-  seedOrganization,
   transactionsApp,
   type GraphQLResponse,
   transactionInput,
 } from '../support/transactions.ts';
 import type { FileStore } from '../../src/files/file-store.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 
 // Faults are played on a PostgreSQL server (they are about pg's connections), so these tests run in both
 // passes of the suite, in a schema of their own.
@@ -127,10 +125,14 @@ async function countTransactions(organizationId: string): Promise<number> {
 }
 
 /** Reads until one succeeds; returns how long that took, in milliseconds. */
-async function untilServing(app: FastifyInstance, demo: TransactionsDemo, withinMs: number): Promise<number> {
+async function untilServing(
+  app: FastifyInstance,
+  story: OrganizationStory,
+  withinMs: number,
+): Promise<number> {
   const start = Date.now();
   for (;;) {
-    const response = await graphql(app, demo.apiKey, REFERENCE_QUERY, { id: demo.transactionId });
+    const response = await graphql(app, story.apiKey, REFERENCE_QUERY, { id: story.transactionId });
     if (outcomeOf(response) === 'ok') return Date.now() - start;
     if (Date.now() - start > withinMs) throw new Error(`still unavailable after ${withinMs} ms`);
     await sleep(100);
@@ -173,9 +175,9 @@ function expectDatabaseUnavailable(page: LightMyRequestResponse): void {
 describe('a PostgreSQL server that ends or refuses connections', () => {
   it('keeps the service up, answering data or 503, while its connections are terminated again and again, and loses no acknowledged mutation', async () => {
     const { db, applicationName } = serviceDatabase({ viaProxy: false });
-    const demo = await seedOrganization(db, files);
+    const story = await organizationStory(db, files);
     const app = await transactionsApp(db, files);
-    const before = await countTransactions(demo.organizationId);
+    const before = await countTransactions(story.organizationId);
 
     // An object: the killer reads it between its awaits, the test ends the storm.
     const storm = { raging: true };
@@ -194,7 +196,7 @@ describe('a PostgreSQL server that ends or refuses connections', () => {
     const create = (mutation: (typeof mutations)[number]) =>
       graphql(
         app,
-        demo.apiKey,
+        story.apiKey,
         CREATE_TRANSACTION,
         { input: mutation.input },
         { 'idempotency-key': mutation.key },
@@ -205,10 +207,13 @@ describe('a PostgreSQL server that ends or refuses connections', () => {
       Array.from({ length: 8 }, async (_, lane) => {
         for (let turn = lane; Date.now() < until; turn += 1) {
           if (turn % 2 === 0) {
-            const response = await graphql(app, demo.apiKey, REFERENCE_QUERY, { id: demo.transactionId });
+            const response = await graphql(app, story.apiKey, REFERENCE_QUERY, { id: story.transactionId });
             tally.reads[outcomeOf(response)] += 1;
           } else {
-            const mutation: (typeof mutations)[number] = { key: randomUUID(), input: transactionInput(demo) };
+            const mutation: (typeof mutations)[number] = {
+              key: randomUUID(),
+              input: transactionInput(story),
+            };
             mutations.push(mutation);
             const response = await create(mutation);
             const outcome = outcomeOf(response);
@@ -221,7 +226,7 @@ describe('a PostgreSQL server that ends or refuses connections', () => {
     );
     storm.raging = false;
     const terminated = await killer;
-    const recoveryMs = await untilServing(app, demo, 5000);
+    const recoveryMs = await untilServing(app, story, 5000);
     console.info('terminate storm', { terminated, ...tally, recoveryMs });
 
     expect(terminated).toBeGreaterThan(10);
@@ -245,15 +250,15 @@ describe('a PostgreSQL server that ends or refuses connections', () => {
       mutation.transactionId = transactionId;
     }
     expect(new Set(mutations.map((mutation) => mutation.transactionId)).size).toBe(mutations.length);
-    expect(await countTransactions(demo.organizationId)).toBe(before + mutations.length);
+    expect(await countTransactions(story.organizationId)).toBe(before + mutations.length);
     await app.close();
   });
 
   it('answers 503 at once while the server refuses connections, readyz too, and serves again within 5 s of its return', async () => {
     const { db } = serviceDatabase({ viaProxy: true });
-    const demo = await seedOrganization(db, files);
+    const story = await organizationStory(db, files);
     const app = await transactionsApp(db, files);
-    expect(await untilServing(app, demo, 5000)).toBeLessThan(5000);
+    expect(await untilServing(app, story, 5000)).toBeLessThan(5000);
 
     proxy.setMode('refuse');
     const outageEnds = Date.now() + 10_000;
@@ -263,16 +268,16 @@ describe('a PostgreSQL server that ends or refuses connections', () => {
     try {
       while (Date.now() < outageEnds - 500) {
         let start = Date.now();
-        const read = await graphql(app, demo.apiKey, REFERENCE_QUERY, { id: demo.transactionId });
+        const read = await graphql(app, story.apiKey, REFERENCE_QUERY, { id: story.transactionId });
         slowest.read = Math.max(slowest.read, Date.now() - start);
         expect(outcomeOf(read)).toBe('unavailable');
 
         start = Date.now();
         const mutation = await graphql(
           app,
-          demo.apiKey,
+          story.apiKey,
           CREATE_TRANSACTION,
-          { input: transactionInput(demo) },
+          { input: transactionInput(story) },
           { 'idempotency-key': randomUUID() },
         );
         slowest.mutation = Math.max(slowest.mutation, Date.now() - start);
@@ -298,7 +303,7 @@ describe('a PostgreSQL server that ends or refuses connections', () => {
     } finally {
       proxy.setMode('forward');
     }
-    const recoveryMs = await untilServing(app, demo, 5000);
+    const recoveryMs = await untilServing(app, story, 5000);
     const ready = await app.inject({ method: 'GET', url: '/readyz' });
     console.info('10 s outage', { answered, unavailable, slowestMs: slowest, recoveryMs });
 
@@ -311,14 +316,14 @@ describe('a PostgreSQL server that ends or refuses connections', () => {
 
   it('answers 503 within the connect timeout when the server does not answer at all', async () => {
     const { db } = serviceDatabase({ viaProxy: true, connectTimeoutMs: 500 });
-    const demo = await seedOrganization(direct, files);
+    const story = await organizationStory(direct, files);
     const app = await transactionsApp(db, files);
     proxy.setMode('blackhole');
     try {
       // The pool hears its open connections being cut and drops them; what follows must connect anew.
       await sleep(200);
       const start = Date.now();
-      const read = await graphql(app, demo.apiKey, REFERENCE_QUERY, { id: demo.transactionId });
+      const read = await graphql(app, story.apiKey, REFERENCE_QUERY, { id: story.transactionId });
       const elapsed = Date.now() - start;
       expect(outcomeOf(read)).toBe('unavailable');
       expect(elapsed).toBeGreaterThanOrEqual(450);
@@ -326,7 +331,7 @@ describe('a PostgreSQL server that ends or refuses connections', () => {
     } finally {
       proxy.setMode('forward');
     }
-    expect(await untilServing(app, demo, 5000)).toBeLessThan(5000);
+    expect(await untilServing(app, story, 5000)).toBeLessThan(5000);
     await app.close();
   });
 
@@ -515,22 +520,13 @@ describe('opening a PostgreSQL server that will not take us as configured', () =
 
 describe('the webhook worker during a database outage', () => {
   it('keeps running, reports the outage once, and delivers the event once the database is back', async () => {
-    const received: string[] = [];
-    const receiver: Server = createServer((request, response) => {
-      let body = '';
-      request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-      request.on('end', () => {
-        received.push(body);
-        response.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    const receiver = await startWebhookReceiver();
+    const received = receiver.bodies;
 
-    const demo = await seedOrganization(direct, files);
+    const story = await organizationStory(direct, files);
     await createEndpoint(direct, {
-      organizationId: demo.organizationId,
-      url,
+      organizationId: story.organizationId,
+      url: receiver.url,
       eventTypes: ['transaction.completed'],
       allowInsecure: true,
     });
@@ -559,12 +555,12 @@ describe('the webhook worker during a database outage', () => {
       expect(received).toHaveLength(1);
       expect(JSON.parse(received[0] ?? '{}')).toMatchObject({
         type: 'transaction.completed',
-        data: { transactionId: demo.transactionId },
+        data: { transactionId: story.transactionId },
       });
     } finally {
       proxy.setMode('forward');
       await worker.stop();
-      await new Promise((resolve) => receiver.close(resolve));
+      await receiver.close();
     }
   });
 });

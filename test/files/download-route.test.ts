@@ -7,12 +7,12 @@ const suite = useTransactionsSuite();
 let link: { path: string; expires: string; signature: string };
 
 beforeAll(async () => {
-  const demo = await suite.tenant();
+  const story = await suite.tenant();
   const { body } = await graphql(
     suite.app,
-    demo.apiKey,
+    story.apiKey,
     'query ($id: uuid!) { transaction(id: $id) { transactionFiles { file { signedUrl } } } }',
-    { id: demo.transactionId },
+    { id: story.transactionId },
   );
   const url = new URL(body.data?.transaction.transactionFiles[0].file.signedUrl);
   link = {

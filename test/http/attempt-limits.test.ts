@@ -1,18 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAttemptLimits, type AttemptLimits } from '../../src/http/attempt-limits.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { useTestDatabase } from '../support/use-test-database.ts';
 import { refusal } from '../support/refusal.ts';
 
-let test: TestDatabase;
-
-beforeAll(async () => {
-  test = await createTestDatabase();
-});
-afterAll(async () => {
-  await test.close();
-});
+const test = useTestDatabase();
 
 /** A request from a client address: all the budgets below read of it. */
 const from = (ip: string) => ({ ip }) as FastifyRequest;

@@ -1,6 +1,5 @@
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import type { ConnectionLimits } from '../../src/http/https-only-server.ts';
 import { answerProblem } from '../support/documented-answers.ts';
 import { startListeningServices, type ListeningServices } from '../support/listening-services.ts';
@@ -27,12 +26,12 @@ const SERVICES: Service[] = ['transactions', 'portfolio'];
 
 let services: ListeningServices;
 let ca: string;
-let demo: TransactionsDemo;
+let organization: ListeningServices['organization'];
 let ports: ListeningServices['ports'];
 
 beforeAll(async () => {
   services = await startListeningServices({ connectionLimits: LIMITS, publicUrl: PUBLIC_URL });
-  ({ ca, demo, ports } = services);
+  ({ ca, organization, ports } = services);
 });
 
 afterAll(async () => {
@@ -113,7 +112,7 @@ describe.each(SERVICES)('connection limits of the %s service', (service) => {
       target,
       headers: [
         // With a key, so that GraphQL does not refuse the request before its body is read.
-        ...(service === 'transactions' ? [['authorization', `Bearer ${demo.apiKey}`] as const] : []),
+        ...(service === 'transactions' ? [['authorization', `Bearer ${organization.apiKey}`] as const] : []),
         ['content-type', 'application/json'],
         ['content-length', String(Buffer.byteLength(body))],
       ],
@@ -165,7 +164,7 @@ describe('a request whose headers arrived', () => {
       method: 'POST',
       target: '/beta',
       headers: [
-        ['authorization', `Bearer ${demo.apiKey}`],
+        ['authorization', `Bearer ${organization.apiKey}`],
         ['content-type', 'application/json'],
         ['content-length', '2'],
       ],
@@ -191,7 +190,7 @@ describe('links from the configured public address', () => {
           target: '/beta',
           host,
           headers: [
-            ['authorization', `Bearer ${demo.apiKey}`],
+            ['authorization', `Bearer ${organization.apiKey}`],
             ['content-type', 'application/json'],
           ],
           body,
@@ -209,7 +208,7 @@ describe('links from the configured public address', () => {
       const read = await graphqlWithHost(
         host,
         'query ($id: uuid!) { transaction(id: $id) { transactionFiles { id file { signedUrl } } } }',
-        { id: demo.transactionId },
+        { id: organization.transactionId },
       );
       const [file] = read.data.transaction.transactionFiles;
       expect(file.file.signedUrl, host).toMatch(new RegExp(`^${PUBLIC_URL}/files/[0-9a-f-]{36}\\?expires=`));

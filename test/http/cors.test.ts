@@ -19,7 +19,7 @@ const API = {
       app.inject({
         method: 'POST',
         url: '/beta',
-        headers: { authorization: `Bearer ${services.demo.apiKey}`, ...headers },
+        headers: { authorization: `Bearer ${services.organization.apiKey}`, ...headers },
         payload: { query: '{ __typename }' },
       }),
   },

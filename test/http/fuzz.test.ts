@@ -1,11 +1,10 @@
 import { connect as connectHttp2 } from 'node:http2';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import { createLogger } from '../../src/logger.ts';
 import { answerProblem, type Shape } from '../support/documented-answers.ts';
 import { startListeningServices, type ListeningServices } from '../support/listening-services.ts';
-import { seedPortfolio } from '../support/portfolio.ts';
+import { createTestPortfolio } from '../support/portfolio.ts';
 import { exchange, parseResponse, rawRequest } from '../support/raw-socket.ts';
 import type { Service } from '../support/service-apps.ts';
 import { REFERENCE_QUERY } from '../support/transactions.ts';
@@ -39,7 +38,7 @@ interface FuzzCase {
 let services: ListeningServices;
 let ca: string;
 let ports: ListeningServices['ports'];
-let demo: TransactionsDemo;
+let organization: ListeningServices['organization'];
 let portfolio: { apiKey: string; companyId: string; cursor: string };
 /** Every line the services logged at level error or above. */
 const errorsLogged: string[] = [];
@@ -55,8 +54,9 @@ beforeAll(async () => {
     corsOrigins: [ALLOWED_ORIGIN],
     connectionLimits: { headersTimeoutMs: HEADERS_TIMEOUT_MS, requestTimeoutMs: 5000 },
   });
-  ({ ca, ports, demo } = services);
-  const seeded = await seedPortfolio(services.db);
+  ({ ca, ports, organization } = services);
+  // Three companies: a page of two has a cursor.
+  const seeded = await createTestPortfolio(services.db, { companies: 3 });
   const page = await services.apps.portfolio.inject({
     url: '/v1/external/companies?limit=2',
     headers: { authorization: seeded.apiKey },
@@ -335,16 +335,25 @@ function shapesFor(service: Service, target: string, method: string): Shape[] {
 }
 
 function graphqlCases(): fc.Arbitrary<FuzzCase> {
-  const keys = { transactions: demo.apiKey, portfolio: portfolio.apiKey };
+  const keys = { transactions: organization.apiKey, portfolio: portfolio.apiKey };
   const variableValue = fc.oneof(
     jsonish,
     fc.uuid(),
-    fc.constantFrom(demo.transactionId, demo.templateId, demo.senderEntityId, 2 ** 53, 1e308, -1, 0, 86_400),
+    fc.constantFrom(
+      organization.transactionId,
+      organization.templateId,
+      organization.senderEntityId,
+      2 ** 53,
+      1e308,
+      -1,
+      0,
+      86_400,
+    ),
     fc.record(
       {
-        templateId: fc.oneof(fc.constant(demo.templateId), jsonish),
-        senderEntityId: fc.oneof(fc.constant(demo.senderEntityId), jsonish),
-        transactionId: fc.oneof(fc.constant(demo.transactionId), jsonish),
+        templateId: fc.oneof(fc.constant(organization.templateId), jsonish),
+        senderEntityId: fc.oneof(fc.constant(organization.senderEntityId), jsonish),
+        transactionId: fc.oneof(fc.constant(organization.transactionId), jsonish),
         noticeEmail: fc.oneof(
           nastyString.map((local) => `${local}@example.com`),
           jsonish,
@@ -404,7 +413,7 @@ function graphqlCases(): fc.Arbitrary<FuzzCase> {
   // Junk that Node's parser takes as a header value (no control characters, not over 16 KB), so that the
   // request reaches the GraphQL route; the parser's own refusals are fuzzed with the odd requests.
   const authorization = fc.oneof(
-    { weight: 6, arbitrary: fc.constant(`Bearer ${demo.apiKey}`) },
+    { weight: 6, arbitrary: fc.constant(`Bearer ${organization.apiKey}`) },
     { weight: 1, arbitrary: fc.constant(undefined) },
     {
       weight: 2,
@@ -492,7 +501,7 @@ function graphqlCases(): fc.Arbitrary<FuzzCase> {
 }
 
 function portfolioCases(): fc.Arbitrary<FuzzCase> {
-  const keys = { transactions: demo.apiKey, portfolio: portfolio.apiKey };
+  const keys = { transactions: organization.apiKey, portfolio: portfolio.apiKey };
   const limit = fc.oneof(
     fc.integer({ min: -10, max: 500 }).map(String),
     fc.constantFrom(
@@ -686,7 +695,7 @@ const METHODS = fc.oneof(
 );
 
 function oddCases(): fc.Arbitrary<FuzzCase> {
-  const keys = { transactions: demo.apiKey, portfolio: portfolio.apiKey };
+  const keys = { transactions: organization.apiKey, portfolio: portfolio.apiKey };
   const headerName = fc.oneof(
     {
       weight: 4,

@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { DataDirLockedError, lockPath } from '../../src/db/data-dir-lock.ts';
-import { demoFactsPath } from '../../src/demo/demo-facts.ts';
+import { demoFactsPath, type DemoFacts } from '../../src/demo/demo-facts.ts';
 import { createLogger } from '../../src/logger.ts';
 import { serve, type RunningPortico, type ServeOptions } from '../../src/serve.ts';
 import { DIALECT, createTestDatabase } from '../support/database.ts';
+import { expectDemoFacts } from '../support/demo-facts.ts';
 import { seedEmbeddedDatabase } from '../support/pglite-template.ts';
 import { REFERENCE_QUERY } from '../support/transactions.ts';
 import { plainHttp, request } from '../support/http-client.ts';
@@ -238,34 +239,14 @@ describe('Portico served over HTTPS', () => {
   });
 
   it('writes demo.json in the data dir with the demo facts and the ports actually used', async () => {
-    const facts = JSON.parse(await readFile(demoFactsPath(portico().dataDir), 'utf8')) as Record<
-      string,
-      Record<string, unknown>
-    >;
-    expect(Object.keys(facts).sort()).toEqual(['caCertPath', 'portfolio', 'transactions']);
-    expect(Object.keys(facts.transactions ?? {}).sort()).toEqual(
-      [
-        'apiKey',
-        'organizationId',
-        'recipientUrl',
-        'senderEntityId',
-        'templateId',
-        'transactionId',
-        'url',
-      ].sort(),
-    );
-    expect(Object.keys(facts.portfolio ?? {}).sort()).toEqual(['apiKey', 'companyId', 'dashboard', 'url']);
-    expect(facts.portfolio?.dashboard).toEqual({
-      url: new URL('/dashboard', String(facts.portfolio?.url)).href,
-      email: 'admin@demo-ventures.example',
-      password: expect.stringMatching(/^[\w-]{16}$/) as unknown,
-    });
+    const facts = JSON.parse(await readFile(demoFactsPath(portico().dataDir), 'utf8')) as DemoFacts;
+    expectDemoFacts(facts, new URL('/dashboard', facts.portfolio.url).href);
     expect(facts).toEqual(portico().running.demo);
     expect(facts.caCertPath).toBe(portico().running.caCertPath);
-    expect(facts.transactions?.apiKey).toMatch(/^sk_test_[0-9A-Za-z]{38}$/);
+    expect(facts.transactions.apiKey).toMatch(/^sk_test_[0-9A-Za-z]{38}$/);
 
-    const transactionsUrl = new URL(String(facts.transactions?.url));
-    const portfolioUrl = new URL(String(facts.portfolio?.url));
+    const transactionsUrl = new URL(facts.transactions.url);
+    const portfolioUrl = new URL(facts.portfolio.url);
     expect(transactionsUrl.origin).toBe(portico().origins.transactions);
     expect(transactionsUrl.pathname).toBe('/beta');
     expect(portfolioUrl.origin).toBe(portico().origins.portfolio);

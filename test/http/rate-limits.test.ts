@@ -23,7 +23,7 @@ function limitedApp(service: Service, settings: Partial<RateLimitSettings> = {})
 /** A new key of the one test organization or customer instance: a budget no earlier run has touched. */
 async function newKey(service: Service): Promise<string> {
   if (service === 'transactions') {
-    const { organizationId } = services.demo;
+    const { organizationId } = services.organization;
     return (await createApiKey(services.db, { organizationId, environment: 'staging' })).key;
   }
   return (
@@ -255,7 +255,7 @@ describe('rate limits of links without a key on the Transactions service', () =>
       payload: {
         query: CREATE_TRANSACTION,
         variables: {
-          input: transactionInput(services.demo, {
+          input: transactionInput(services.organization, {
             noticeEmail: 'investor@example.com',
             noticeName: 'An Investor',
           }),
@@ -269,7 +269,7 @@ describe('rate limits of links without a key on the Transactions service', () =>
       headers: { authorization: `Bearer ${key}` },
       payload: {
         query: 'query ($id: uuid!) { transaction(id: $id) { transactionFiles { file { signedUrl } } } }',
-        variables: { id: services.demo.transactionId },
+        variables: { id: services.organization.transactionId },
       },
     });
     const signed = new URL(link.json().data.transaction.transactionFiles[0].file.signedUrl);

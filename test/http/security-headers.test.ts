@@ -10,7 +10,6 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadInstanceSecret } from '../../src/db/instance-secrets.ts';
-import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import { createFileLinks } from '../../src/files/file-links.ts';
 import { createMailer, type Mailer } from '../../src/mail/mailer.ts';
 import { buildPortfolioApp } from '../../src/portfolio/app.ts';
@@ -33,12 +32,12 @@ import {
   CREATE_TRANSACTION,
   createTestFileStore,
   graphql,
-  seedOrganization,
   transactionInput,
 } from '../support/transactions.ts';
+import { organizationStory, type OrganizationStory } from '../support/stories.ts';
 
 let testDb: TestDatabase;
-let demo: TransactionsDemo;
+let story: OrganizationStory;
 let portfolio: PortfolioInstanceFixture;
 let mailer: Mailer;
 let apps: Record<Service, FastifyInstance>;
@@ -54,7 +53,7 @@ beforeAll(async () => {
     { dataDir: mailDir, smtpUrl: undefined, mailFrom: 'Portico <no-reply@localhost>' },
     pino({ level: 'silent' }),
   );
-  demo = await seedOrganization(testDb.db, store.files);
+  story = await organizationStory(testDb.db, store.files);
   portfolio = await createPortfolioInstance(testDb.db);
   apps = {
     transactions: await buildTransactionsApp({
@@ -113,7 +112,7 @@ describe.each<Service>(['transactions', 'portfolio'])('every answer of the %s se
 describe('the APIs', () => {
   it("carries nosniff and no-store on the GraphQL API's answers: data, a missing key and an unknown path", async () => {
     const app = apps.transactions;
-    const data = await graphql(app, demo.apiKey, '{ __typename }');
+    const data = await graphql(app, story.apiKey, '{ __typename }');
     const noKey = await graphql(app, undefined, '{ __typename }');
     const unknown = await app.inject({ method: 'POST', url: '/beta/nothing', payload: {} });
     expect([data, noKey, unknown].map(seen)).toEqual([expected(200), expected(401), expected(404)]);
@@ -134,8 +133,8 @@ describe('the APIs', () => {
 describe('the recipient portal', () => {
   /** A new transaction's recipient link token. */
   async function transmitToken(): Promise<string> {
-    const { body } = await graphql(apps.transactions, demo.apiKey, CREATE_TRANSACTION, {
-      input: transactionInput(demo),
+    const { body } = await graphql(apps.transactions, story.apiKey, CREATE_TRANSACTION, {
+      input: transactionInput(story),
     });
     expect(body.errors).toBeUndefined();
     return String(body.data?.createTransaction.transmitToken);
@@ -172,9 +171,9 @@ describe('signed downloads', () => {
     const app = apps.transactions;
     const { body } = await graphql(
       app,
-      demo.apiKey,
+      story.apiKey,
       'query ($id: uuid!) { transaction(id: $id) { transactionFiles { file { signedUrl } } } }',
-      { id: demo.transactionId },
+      { id: story.transactionId },
     );
     const link = new URL(String(body.data?.transaction.transactionFiles[0].file.signedUrl));
     const forged = new URL(link);
@@ -214,7 +213,7 @@ describe("the people's pages", () => {
   it('carries nosniff and no-store on the key-delivery routes: a description, a malformed request and unknown routes', async () => {
     const app = apps.transactions;
     const { linkId, secret } = await issueKeyDelivery(testDb.db, {
-      organizationId: demo.organizationId,
+      organizationId: story.organizationId,
       environment: 'staging',
       emails: ['ada@example.com'],
     });

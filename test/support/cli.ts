@@ -217,3 +217,24 @@ export async function startServer(
     await sleep(200);
   }
 }
+
+/**
+ * The arguments of `portico keys issue` for the organization `handle`: a key of `environment` delivered to
+ * each of `emails`, printed as JSON when `json` is true, with any `extra` arguments at the end.
+ */
+export function keysIssueArgs(
+  handle: string,
+  options: { environment: string; emails: string[]; json?: boolean; extra?: string[] },
+): string[] {
+  return [
+    'keys',
+    'issue',
+    '--org',
+    handle,
+    '--environment',
+    options.environment,
+    ...options.emails.flatMap((email) => ['--email', email]),
+    ...(options.json === true ? ['--json'] : []),
+    ...(options.extra ?? []),
+  ];
+}

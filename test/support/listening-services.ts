@@ -1,20 +1,20 @@
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../src/db/database.ts';
-import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import type { FileStore } from '../../src/files/file-store.ts';
 import { buildPortfolioApp } from '../../src/portfolio/app.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
 import { createTestDatabase } from './database.ts';
 import type { Service, SharedAppOptions } from './service-apps.ts';
 import { listenHttps, testTls } from './tls-listener.ts';
-import { createTestFileStore, seedOrganization } from './transactions.ts';
+import { organizationStory, type OrganizationStory } from './stories.ts';
+import { createTestFileStore } from './transactions.ts';
 
 /** Both services listening over TLS on loopback, on one database with a seeded Transactions organization. */
 export interface ListeningServices {
   db: Database;
   files: FileStore;
-  /** A Transactions organization with its demo data and a staging key. */
-  demo: TransactionsDemo;
+  /** A Transactions organization with a staging key and one complete transaction (see `organizationStory`). */
+  organization: OrganizationStory;
   /** The certificate both services present, for clients to trust. */
   ca: string;
   ports: Record<Service, number>;
@@ -24,7 +24,7 @@ export interface ListeningServices {
 }
 
 /**
- * Builds both services with `options` (Transactions accepting staging keys) on a fresh database, seeds an
+ * Builds both services with `options` (Transactions accepting staging keys) on a fresh database, makes an
  * organization and makes both listen over TLS with the test certificate: for the tests that talk to them over
  * real sockets.
  */
@@ -32,7 +32,7 @@ export async function startListeningServices(options: SharedAppOptions = {}): Pr
   const testDb = await createTestDatabase();
   const store = await createTestFileStore();
   const tls = await testTls();
-  const demo = await seedOrganization(testDb.db, store.files);
+  const organization = await organizationStory(testDb.db, store.files);
   const shared = { ...options, db: testDb.db, tls };
   const apps = {
     transactions: await buildTransactionsApp({ ...shared, files: store.files, environment: 'staging' }),
@@ -45,7 +45,7 @@ export async function startListeningServices(options: SharedAppOptions = {}): Pr
   return {
     db: testDb.db,
     files: store.files,
-    demo,
+    organization,
     ca: tls.cert,
     ports,
     apps,

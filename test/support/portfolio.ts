@@ -54,26 +54,33 @@ export async function createPortfolioInstance(
 
 /** A portfolio a test made: its instance and key, and what it holds. */
 export interface TestPortfolio extends PortfolioInstanceFixture {
+  /** The instance's name. */
+  name: string;
   /** A company with two or more updates and investments (their walks have cursors). */
   companyId: string;
   /** How many companies and funds it holds. */
   companies: number;
   funds: number;
+  /** The companies' legal names, in the order made, and each fund with the number of companies it holds. */
+  legalNames: string[];
+  fundHoldings: { name: string; companies: number }[];
 }
 
 /**
  * A customer instance with a key and a portfolio made to a known shape, through the real import: `companies`
  * companies (one a day from 2020-01-01), held by `funds` funds (every fund holds some, every company at least
- * one), company i with 2 + i % 5 updates and 1 + i % 3 investments. Every other update and investment fills
- * each nullable field; the rest leave them out.
+ * one), company i with 2 + i % 5 updates (their cash, customers and runway changing) and 1 + i % 3 investments, named `legalName(i)` when given. Every
+ * other update and investment fills each nullable field; the rest leave them out.
  */
 export async function createTestPortfolio(
   db: Database,
-  options: { companies?: number; funds?: number } = {},
+  options: { companies?: number; funds?: number; legalName?: (index: number) => string } = {},
 ): Promise<TestPortfolio> {
   const count = options.companies ?? 40;
   const fundCount = options.funds ?? 3;
-  const instance = await createPortfolioInstance(db, { slug: uniqueSlug('portfolio') });
+  const slug = uniqueSlug('portfolio');
+  const name = `Instance ${slug}`;
+  const instance = await createPortfolioInstance(db, { slug, name });
   const funds = Array.from({ length: fundCount }, (_, index) => ({
     id: randomUUID(),
     name: `Test Fund ${index + 1}`,
@@ -81,12 +88,22 @@ export async function createTestPortfolio(
   const document: Required<PortfolioDocument> = { companies: [], updates: [], investments: [] };
   for (let index = 0; index < count; index += 1) {
     const holders = funds.filter((_, fund) => fund === index % fundCount || fund === (index + 1) % fundCount);
-    const company = newCompany({ createdAt: day(index), funds: holders });
+    const company = newCompany({
+      createdAt: day(index),
+      funds: holders,
+      ...(options.legalName ? { legalName: options.legalName(index) } : {}),
+    });
     const id = String(company.id);
     document.companies.push(company);
     for (let update = 0; update < 2 + (index % 5); update += 1) {
       document.updates.push(
-        newUpdate(id, { updateDate: day(400 + update * 30), ...(update % 2 === 0 ? UPDATE_VALUES : {}) }),
+        newUpdate(id, {
+          updateDate: day(400 + update * 30),
+          // Figures that change from one update to the next, as a chart draws them.
+          cashInBankAmountValue: 1_250_000 - update * 100_000,
+          numberOfCustomers: 12 + update * 5,
+          ...(update % 2 === 0 ? { ...UPDATE_VALUES, runwayInMonths: 18.5 - update } : {}),
+        }),
       );
     }
     for (let investment = 0; investment < 1 + (index % 3); investment += 1) {
@@ -101,7 +118,19 @@ export async function createTestPortfolio(
   await importDocument(db, instance.instanceId, document);
   // Company 1 has 3 updates and 2 investments.
   const busy = document.companies[Math.min(1, count - 1)];
-  return { ...instance, companyId: String(busy?.id), companies: count, funds: fundCount };
+  return {
+    ...instance,
+    name,
+    companyId: String(busy?.id),
+    companies: count,
+    funds: fundCount,
+    legalNames: document.companies.map((company) => String(company.legalName)),
+    fundHoldings: funds.map((fund) => ({
+      name: fund.name,
+      companies: document.companies.filter((company) => (company.funds as { id: string }[]).includes(fund))
+        .length,
+    })),
+  };
 }
 
 /** Midnight UTC of the day `offset` days after 2020-01-01. */

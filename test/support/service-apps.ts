@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterEach } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
-import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import type { FileStore } from '../../src/files/file-store.ts';
 import { buildPortfolioApp, type PortfolioAppDeps } from '../../src/portfolio/app.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
-import { createTestDatabase, type TestDatabase } from './database.ts';
+import { madeBeforeAll } from './made-before-all.ts';
 import { createPortfolioInstance, type PortfolioInstanceFixture } from './portfolio.ts';
-import { createTestFileStore, seedOrganization } from './transactions.ts';
+import { organizationStory, type OrganizationStory } from './stories.ts';
+import { testDatabaseAndFiles } from './transactions.ts';
 
 /** The two services, by the names tests use for them. */
 export type Service = 'transactions' | 'portfolio';
@@ -19,8 +19,8 @@ export type SharedAppOptions = Omit<PortfolioAppDeps, 'db'>;
 export interface ServiceApps {
   readonly db: Database;
   readonly files: FileStore;
-  /** A Transactions organization with its demo data and a staging key. */
-  readonly demo: TransactionsDemo;
+  /** A Transactions organization with a staging key and one complete transaction (see `organizationStory`). */
+  readonly organization: OrganizationStory;
   /** A Portfolio instance with a key. */
   readonly portfolio: PortfolioInstanceFixture;
   /** A new app of `service` (Transactions: staging keys), closed after the test. */
@@ -33,64 +33,26 @@ export interface ServiceApps {
  * builds are closed after it. Read the fields inside tests and hooks (they exist once `beforeAll` ran).
  */
 export function useServiceApps(): ServiceApps {
-  let made:
-    | {
-        testDb: TestDatabase;
-        store: Awaited<ReturnType<typeof createTestFileStore>>;
-        demo: TransactionsDemo;
-        portfolio: PortfolioInstanceFixture;
-      }
-    | undefined;
+  /** The apps the current test built. */
   const apps: FastifyInstance[] = [];
-  const ready = () => {
-    if (made === undefined) throw new Error('the service data is made in beforeAll: read it inside tests');
-    return made;
-  };
-
-  beforeAll(async () => {
-    const testDb = await createTestDatabase();
-    const store = await createTestFileStore();
-    made = {
-      testDb,
-      store,
-      demo: await seedOrganization(testDb.db, store.files),
-      portfolio: await createPortfolioInstance(testDb.db),
-    };
-  });
   afterEach(async () => {
     for (const app of apps.splice(0)) await app.close();
   });
-  afterAll(async () => {
-    await made?.testDb.close();
-    await made?.store.cleanup();
+  return madeBeforeAll('the service data', async (closeAfterAll): Promise<ServiceApps> => {
+    const { db, files } = await testDatabaseAndFiles(closeAfterAll);
+    return {
+      db,
+      files,
+      organization: await organizationStory(db, files),
+      portfolio: await createPortfolioInstance(db),
+      async build(service, options = {}) {
+        const app =
+          service === 'transactions'
+            ? await buildTransactionsApp({ ...options, db, files, environment: 'staging' })
+            : await buildPortfolioApp({ ...options, db });
+        apps.push(app);
+        return app;
+      },
+    };
   });
-
-  return {
-    get db() {
-      return ready().testDb.db;
-    },
-    get files() {
-      return ready().store.files;
-    },
-    get demo() {
-      return ready().demo;
-    },
-    get portfolio() {
-      return ready().portfolio;
-    },
-    async build(service, options = {}) {
-      const { testDb, store } = ready();
-      const app =
-        service === 'transactions'
-          ? await buildTransactionsApp({
-              ...options,
-              db: testDb.db,
-              files: store.files,
-              environment: 'staging',
-            })
-          : await buildPortfolioApp({ ...options, db: testDb.db });
-      apps.push(app);
-      return app;
-    },
-  };
 }

@@ -1,6 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll } from 'vitest';
-import type { Environment } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { loadExampleTemplate, type TransactionsDemo } from '../../src/demo/seed.ts';
 import { createApiKey } from '../../src/keys/api-key-store.ts';
@@ -8,8 +6,10 @@ import { createOrganization } from '../../src/transactions/organizations.ts';
 import { importTemplate } from '../../src/transactions/templates/templates.ts';
 import type { FileStore } from '../../src/files/file-store.ts';
 import { buildTransactionsApp, type TransactionsAppDeps } from '../../src/transactions/app.ts';
-import { createTestDatabase, type TestDatabase } from './database.ts';
-import { createTestFileStore, seedOrganization, uniqueHandle } from './transactions.ts';
+import type { TestDatabase } from './database.ts';
+import { madeBeforeAll } from './made-before-all.ts';
+import { organizationStory, type OrganizationStory, type OrganizationStoryOptions } from './stories.ts';
+import { testDatabaseAndFiles, uniqueHandle } from './transactions.ts';
 
 /**
  * What one test file of the Transactions service shares: one database, one file store and one app, booted once
@@ -21,8 +21,11 @@ export interface TransactionsSuite {
   readonly db: Database;
   readonly files: FileStore;
   readonly app: FastifyInstance;
-  /** A fresh organization with the demo's data (a complete transaction, 2 recipients, 3 revisions) and a key. */
-  tenant(environment?: Environment): Promise<TransactionsDemo>;
+  /**
+   * A fresh organization with a key and the transactions `options` asks for (by default one complete
+   * transaction: see `organizationStory`), which says what it made.
+   */
+  tenant(options?: OrganizationStoryOptions): Promise<OrganizationStory>;
   /**
    * A fresh organization with a staging key, a sender entity and the example template, and nothing else: much
    * cheaper than `tenant()`, for a test that makes its own transactions.
@@ -82,64 +85,39 @@ export type SuiteAppOptions = Omit<TransactionsAppDeps, 'db' | 'files' | 'enviro
  * @example
  * const suite = useTransactionsSuite();
  * it('…', async () => {
- *   const demo = await suite.tenant();
- *   await graphql(suite.app, demo.apiKey, '{ viewer { id } }');
+ *   const story = await suite.tenant();
+ *   await graphql(suite.app, story.apiKey, '{ viewer { id } }');
  * });
  */
 export function useTransactionsSuite(
   appOptions: SuiteAppOptions | (() => Promise<SuiteAppOptions>) = {},
 ): TransactionsSuite {
-  let booted:
-    | { testDb: TestDatabase; files: FileStore; app: FastifyInstance; cleanup: () => Promise<void> }
-    | undefined;
-  /** The apps of `buildApp`, closed before the suite's own. */
-  const others: FastifyInstance[] = [];
-  const current = () => {
-    if (!booted) throw new Error('the suite is read before its beforeAll ran');
-    return booted;
-  };
-  beforeAll(async () => {
-    const testDb = await createTestDatabase();
-    const store = await createTestFileStore();
+  return madeBeforeAll('the suite', async (closeAfterAll): Promise<TransactionsSuite> => {
+    const { testDb, db, files } = await testDatabaseAndFiles(closeAfterAll);
     const app = await buildTransactionsApp({
       ...(typeof appOptions === 'function' ? await appOptions() : appOptions),
-      db: testDb.db,
-      files: store.files,
+      db,
+      files,
       environment: 'staging',
     });
-    booted = { testDb, files: store.files, app, cleanup: store.cleanup };
+    closeAfterAll(() => app.close());
+    /** The apps of `buildApp`, closed before the suite's own. */
+    const others: FastifyInstance[] = [];
+    closeAfterAll(async () => {
+      for (const other of others) await other.close();
+    });
+    return {
+      testDb,
+      db,
+      files,
+      app,
+      tenant: (options) => organizationStory(db, files, options),
+      emptyTenant: () => createEmptyTenant(db),
+      buildApp: async (deps) => {
+        const other = await buildTransactionsApp({ db, files, environment: 'staging', ...deps });
+        others.push(other);
+        return other;
+      },
+    };
   });
-  afterAll(async () => {
-    if (!booted) return;
-    for (const other of others.splice(0)) await other.close();
-    await booted.app.close();
-    await booted.testDb.close();
-    await booted.cleanup();
-  });
-  return {
-    get testDb() {
-      return current().testDb;
-    },
-    get db() {
-      return current().testDb.db;
-    },
-    get files() {
-      return current().files;
-    },
-    get app() {
-      return current().app;
-    },
-    tenant: (environment) => seedOrganization(current().testDb.db, current().files, environment),
-    emptyTenant: () => createEmptyTenant(current().testDb.db),
-    buildApp: async (deps) => {
-      const app = await buildTransactionsApp({
-        db: current().testDb.db,
-        files: current().files,
-        environment: 'staging',
-        ...deps,
-      });
-      others.push(app);
-      return app;
-    },
-  };
 }

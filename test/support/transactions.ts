@@ -5,10 +5,12 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Environment } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
-import { seedTransactionsDemo, type TransactionsDemo } from '../../src/demo/seed.ts';
+import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import type { FileStore } from '../../src/files/file-store.ts';
 import { createLocalFileStore } from '../../src/files/local-file-store.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
+import { createTestDatabase, type TestDatabase } from './database.ts';
+import type { CloseAfterAll } from './made-before-all.ts';
 
 /** A file store in a temporary directory, removed by `cleanup`. */
 export async function createTestFileStore(): Promise<{
@@ -23,15 +25,6 @@ export async function createTestFileStore(): Promise<{
 /** A unique organization handle, so tests sharing a database never collide. */
 export function uniqueHandle(prefix = 'org'): string {
   return `${prefix}-${randomBytes(4).toString('hex')}`;
-}
-
-/** The demo organization's data under a fresh handle: a complete transaction with 2 recipients and 3 revisions. */
-export function seedOrganization(
-  db: Database,
-  files: FileStore,
-  environment: Environment = 'staging',
-): Promise<TransactionsDemo> {
-  return seedTransactionsDemo(db, files, environment, { handle: uniqueHandle('demo'), name: 'Test Capital' });
 }
 
 /** The Transactions app on `db`, not listening; call it with `inject()`. */
@@ -72,7 +65,7 @@ export async function graphql<Data = Record<string, any>>(
 }
 
 /**
- * A createTransaction input for the demo organization's template that the domain accepts: a new investor with a
+ * A createTransaction input for an organization's example template that the domain accepts: a new investor with a
  * unique address and complete subscription data. `overrides` replace whole fields (`inputData` included).
  */
 export function transactionInput(
@@ -153,4 +146,15 @@ export async function approveAndCountersign(
   const chunks: Buffer[] = [];
   for await (const chunk of opened?.stream ?? []) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
+}
+
+/** A database and a file store of the test file's own, closed and removed after its tests. */
+export async function testDatabaseAndFiles(
+  closeAfterAll: CloseAfterAll,
+): Promise<{ testDb: TestDatabase; db: Database; files: FileStore }> {
+  const testDb = await createTestDatabase();
+  closeAfterAll(() => testDb.close());
+  const store = await createTestFileStore();
+  closeAfterAll(store.cleanup);
+  return { testDb, db: testDb.db, files: store.files };
 }

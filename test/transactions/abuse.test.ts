@@ -7,13 +7,13 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import { loadTlsMaterial } from '../../src/http/tls.ts';
 import { buildPortfolioApp } from '../../src/portfolio/app.ts';
 import { request, type HttpAnswer } from '../support/http-client.ts';
 import { chainQuery, fanOutQuery } from '../support/graphql-operations.ts';
 import { createPortfolioInstance } from '../support/portfolio.ts';
 import { CREATE_TRANSACTION, REFERENCE_QUERY, transactionInput } from '../support/transactions.ts';
+import type { OrganizationStory } from '../support/stories.ts';
 import { useTransactionsSuite } from '../support/transactions-suite.ts';
 
 /**
@@ -35,7 +35,7 @@ let tls: Awaited<ReturnType<typeof loadTlsMaterial>>;
 let portfolio: FastifyInstance;
 let origins: { transactions: string; portfolio: string };
 /** The organization every request is sent as; no case stores anything, so all share it. */
-let demo: TransactionsDemo;
+let story: OrganizationStory;
 let portfolioKey: string;
 let fileId: string;
 
@@ -53,12 +53,12 @@ async function listen(app: FastifyInstance): Promise<string> {
 beforeAll(async () => {
   portfolio = await buildPortfolioApp({ db: suite.db, tls });
   origins = { transactions: await listen(suite.app), portfolio: await listen(portfolio) };
-  demo = await suite.tenant();
+  story = await suite.tenant({ rounds: 3 });
   portfolioKey = (await createPortfolioInstance(suite.db)).apiKey;
   const files = await send('transactions', {
     json: {
       query: 'query ($id: uuid!) { transaction(id: $id) { transactionFiles { file { id } } } }',
-      variables: { id: demo.transactionId },
+      variables: { id: story.transactionId },
     },
   });
   fileId = files.json().data.transaction.transactionFiles[0].file.id;
@@ -92,7 +92,7 @@ function send(
   return request(url, {
     ...(options.method === undefined ? {} : { method: options.method }),
     headers: {
-      authorization: service === 'transactions' ? `Bearer ${demo.apiKey}` : portfolioKey,
+      authorization: service === 'transactions' ? `Bearer ${story.apiKey}` : portfolioKey,
       ...options.headers,
     },
     ...(options.body === undefined ? {} : { body: options.body }),
@@ -111,7 +111,7 @@ function streamHuge(
 ): Promise<Sent & { sentBytes: number; closedByServer: boolean }> {
   const url = new URL(service === 'transactions' ? '/beta' : '/v1/external/companies', origins[service]);
   const headers: Record<string, string | number> = {
-    authorization: service === 'transactions' ? `Bearer ${demo.apiKey}` : portfolioKey,
+    authorization: service === 'transactions' ? `Bearer ${story.apiKey}` : portfolioKey,
     'content-type': 'application/json',
     ...(options.declareLength ? { 'content-length': options.totalBytes } : {}),
   };
@@ -181,13 +181,13 @@ function streamHuge(
 /** The reference query, answered in full: what an integrator sends while someone else attacks the service. */
 async function innocentRequests(): Promise<Sent[]> {
   const [graphqlAnswer, restAnswer] = await Promise.all([
-    send('transactions', { json: { query: REFERENCE_QUERY, variables: { id: demo.transactionId } } }),
+    send('transactions', { json: { query: REFERENCE_QUERY, variables: { id: story.transactionId } } }),
     send('portfolio', { path: '/v1/external/companies?limit=5' }),
   ]);
   expect(graphqlAnswer.status, graphqlAnswer.text.slice(0, 300)).toBe(200);
   const transaction = graphqlAnswer.json().data.transaction;
-  expect(transaction.id).toBe(demo.transactionId);
-  expect(transaction.transactionProcessRevisions).toHaveLength(3);
+  expect(transaction.id).toBe(story.transactionId);
+  expect(transaction.transactionProcessRevisions).toHaveLength(story.transactions[0]?.revisions ?? -1);
   expect(restAnswer.status, restAnswer.text.slice(0, 300)).toBe(200);
   return [graphqlAnswer, restAnswer];
 }
@@ -222,7 +222,7 @@ function createWith(inputData: Record<string, unknown>) {
   return {
     query: CREATE_TRANSACTION,
     variables: {
-      input: transactionInput(demo, { noticeEmail: 'abuse@example.com', noticeName: 'Abuse', inputData }),
+      input: transactionInput(story, { noticeEmail: 'abuse@example.com', noticeName: 'Abuse', inputData }),
     },
   };
 }
@@ -368,7 +368,7 @@ const CASES: AbuseCase[] = [
     () => ({
       query: CREATE_TRANSACTION,
       variables: {
-        input: transactionInput(demo, {
+        input: transactionInput(story, {
           noticeEmail: `${'a@b.'.repeat(50_000)}example.com`,
           noticeName: 'Abuse',
         }),

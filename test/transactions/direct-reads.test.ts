@@ -3,9 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import { buildSchema, getNamedType, isObjectType, type GraphQLObjectType } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
-import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import { RELATIONS, RESOURCES, type ResourceName } from '../../src/transactions/graphql/read-model.ts';
 import { REFERENCE_QUERY } from '../support/transactions.ts';
+import type { OrganizationStory } from '../support/stories.ts';
 import { useTransactionsSuite } from '../support/transactions-suite.ts';
 
 /**
@@ -35,8 +35,8 @@ function everything(type: ResourceName, depth: number): string {
 }
 
 const suite = useTransactionsSuite();
-let demo: TransactionsDemo;
-let other: TransactionsDemo;
+let story: OrganizationStory;
+let other: OrganizationStory;
 let general: FastifyInstance;
 let direct: FastifyInstance;
 /** The statements the direct app sent, in order. */
@@ -52,7 +52,7 @@ function recording(db: Database): Database {
   };
 }
 
-async function ask(app: FastifyInstance, query: string, variables?: unknown, key = demo.apiKey) {
+async function ask(app: FastifyInstance, query: string, variables?: unknown, key = story.apiKey) {
   const response = await app.inject({
     method: 'POST',
     url: '/beta',
@@ -86,7 +86,8 @@ async function compare(query: string, variables?: unknown): Promise<{ body: stri
 let ids: { itemId: string; recipientId: string; fileId: string; signatureFileId: string; entityId: string };
 
 beforeAll(async () => {
-  demo = await suite.tenant();
+  // Three rounds of submission: revisions, voided and completed signatures, a file, two recipients.
+  story = await suite.tenant({ rounds: 3 });
   other = await suite.tenant();
   general = await suite.buildApp({ directReads: false });
   direct = await suite.buildApp({ db: recording(suite.db) });
@@ -94,7 +95,7 @@ beforeAll(async () => {
     general,
     `query ($id: uuid!) { transaction(id: $id) { transactionItems { id } transactionRecipients { id entity { id } }
       transactionFiles { id } transactionSignatureFiles { id } } }`,
-    { id: demo.transactionId },
+    { id: story.transactionId },
   );
   const t = (
     JSON.parse(body) as { data: { transaction: Record<string, { id: string; entity?: { id: string } }[]> } }
@@ -110,14 +111,14 @@ beforeAll(async () => {
 
 describe('a query that only reads rows by id', () => {
   it('is answered directly with the same bytes as GraphQL gives for the reference query', async () => {
-    const { body, directly } = await compare(REFERENCE_QUERY, { id: demo.transactionId });
+    const { body, directly } = await compare(REFERENCE_QUERY, { id: story.transactionId });
     expect(directly).toBe(true);
     expect(body).toContain('"transactionProcessRevisions":[{');
   });
 
   it('is answered directly with the same bytes for every column of a transaction and of its relations, three levels down', async () => {
     const query = `query ($id: uuid!) { transaction(id: $id) { ${everything('Transaction', 3)} } }`;
-    const { body, directly } = await compare(query, { id: demo.transactionId });
+    const { body, directly } = await compare(query, { id: story.transactionId });
     expect(directly).toBe(true);
     expect(body).toContain('"__typename":"TransactionSignatureContainer"');
   });
@@ -134,22 +135,22 @@ describe('a query that only reads rows by id', () => {
       template(id: $tpl) { id key version name description createdAt }
     }`;
     const { directly } = await compare(query, {
-      t: demo.transactionId,
+      t: story.transactionId,
       e: ids.entityId,
       i: ids.itemId,
       r: ids.recipientId,
       f: ids.fileId,
       s: ids.signatureFileId,
-      o: demo.organizationId,
-      tpl: demo.templateId,
+      o: story.organizationId,
+      tpl: story.templateId,
     });
     expect(directly).toBe(true);
   });
 
   it('keeps aliases, fragments, literal ids and orderBy, in either order, the same as GraphQL', async () => {
     const query = `query ($order: CreatedAtOrder!) {
-      first: transaction(id: "${demo.transactionId.toUpperCase()}") { ...Parts later: transactionProcessRevisions(orderBy: $order) { id number } }
-      again: transaction(id: "${demo.transactionId}") { ... on Transaction { state } events(orderBy: CREATED_AT_DESC) { eventKey } }
+      first: transaction(id: "${story.transactionId.toUpperCase()}") { ...Parts later: transactionProcessRevisions(orderBy: $order) { id number } }
+      again: transaction(id: "${story.transactionId}") { ... on Transaction { state } events(orderBy: CREATED_AT_DESC) { eventKey } }
     }
     fragment Parts on Transaction { id recipients: transactionRecipients { vulcanKey } }`;
     for (const order of ['CREATED_AT_ASC', 'CREATED_AT_DESC']) {
@@ -183,7 +184,7 @@ describe('a request that direct reads cannot answer', () => {
     ['a syntax error', 'query { transaction(id: '],
     ['an unknown field', 'query ($id: uuid!) { transaction(id: $id) { id nope } }'],
   ])('goes on to GraphQL with %s, which answers as always', async (_, query) => {
-    const { directly } = await compare(query, { id: demo.transactionId });
+    const { directly } = await compare(query, { id: story.transactionId });
     expect(directly).toBe(false);
   });
 
@@ -210,8 +211,8 @@ describe('a request that direct reads cannot answer', () => {
       },
     };
     const app = await suite.buildApp({ db: failing });
-    const answer = await ask(app, REFERENCE_QUERY, { id: demo.transactionId });
+    const answer = await ask(app, REFERENCE_QUERY, { id: story.transactionId });
     expect(failures).toBe(1);
-    expect(answer).toEqual(await ask(general, REFERENCE_QUERY, { id: demo.transactionId }));
+    expect(answer).toEqual(await ask(general, REFERENCE_QUERY, { id: story.transactionId }));
   });
 });

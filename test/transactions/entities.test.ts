@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createEntity, listEntities, updateEntity } from '../../src/transactions/entities.ts';
 import { createOrganization } from '../../src/transactions/organizations.ts';
 import { refusal } from '../support/refusal.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { useTestDatabase } from '../support/use-test-database.ts';
 import { uniqueHandle } from '../support/transactions.ts';
 
-let database: TestDatabase;
-beforeAll(async () => {
-  database = await createTestDatabase();
-});
-afterAll(async () => {
-  await database.close();
-});
+const database = useTestDatabase();
 
 const organization = () => createOrganization(database.db, { handle: uniqueHandle('ent'), name: 'Acme' });
 

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
-import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import { loadInstanceSecret } from '../../src/db/instance-secrets.ts';
 import { createFileLinks } from '../../src/files/file-links.ts';
 import { graphql, REFERENCE_QUERY, type GraphQLResponse } from '../support/transactions.ts';
+import type { OrganizationStory, TransactionStory } from '../support/stories.ts';
 import { useTransactionsSuite } from '../support/transactions-suite.ts';
 import { UUID } from '../support/uuid.ts';
 
@@ -11,13 +11,16 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 const suite = useTransactionsSuite();
 /**
- * The organizations of this file, seeded once: every test here only reads (a file link is signed, not stored),
- * so they may share them and count the demo's records.
+ * The organizations of this file, made once: every test here only reads (a file link is signed, not stored), so
+ * they may share them and count their records. The first has a transaction in each of three states, the complete
+ * one after three rounds of submission; the second, two transactions.
  */
-let demo: TransactionsDemo;
-let other: TransactionsDemo;
+let story: OrganizationStory;
+let other: OrganizationStory;
+/** The story's complete transaction. */
+let complete: TransactionStory;
 
-/** Ids of every kind of record of the demo organization's complete transaction. */
+/** Ids of every kind of record of the story organization's complete transaction. */
 let ids: {
   itemId: string;
   recipientId: string;
@@ -27,24 +30,27 @@ let ids: {
   entityId: string;
 };
 
-/** A GraphQL request with the demo organization's key. */
+/** A GraphQL request with the story organization's key. */
 function ask(query: string, variables?: Record<string, unknown>): Promise<GraphQLResponse> {
-  return graphql(suite.app, demo.apiKey, query, variables);
+  return graphql(suite.app, story.apiKey, query, variables);
 }
 
-/** The demo organization's complete transaction, read with `selection`. */
-async function demoTransaction(selection: string) {
+/** The story organization's complete transaction, read with `selection`. */
+async function storyTransaction(selection: string) {
   const { body } = await ask(`query ($id: uuid!) { transaction(id: $id) { ${selection} } }`, {
-    id: demo.transactionId,
+    id: story.transactionId,
   });
   expect(body.errors).toBeUndefined();
   return body.data?.transaction;
 }
 
 beforeAll(async () => {
-  demo = await suite.tenant();
-  other = await suite.tenant();
-  const t = await demoTransaction(
+  story = await suite.tenant({ transactions: ['complete', 'sent', 'created'], rounds: 3 });
+  other = await suite.tenant({ transactions: ['complete', 'created'] });
+  const [first] = story.transactions;
+  if (first?.state !== 'complete') throw new Error('the story starts with its complete transaction');
+  complete = first;
+  const t = await storyTransaction(
     'transactionItems { id } transactionRecipients { id entity { id } } transactionFiles { id file { id } } transactionSignatureFiles { id }',
   );
   ids = {
@@ -59,33 +65,28 @@ beforeAll(async () => {
 
 describe('the reference query (spec part 4)', () => {
   it('returns the transaction with its recipients, their entities, its process revisions and their items', async () => {
-    const { status, body } = await ask(REFERENCE_QUERY, { id: demo.transactionId });
+    const { status, body } = await ask(REFERENCE_QUERY, { id: story.transactionId });
     expect(status).toBe(200);
     expect(body.errors).toBeUndefined();
     const transaction = body.data?.transaction;
     expect(Object.keys(transaction)).toEqual(['id', 'transactionRecipients', 'transactionProcessRevisions']);
-    expect(transaction.id).toBe(demo.transactionId);
+    expect(transaction.id).toBe(story.transactionId);
 
-    expect(transaction.transactionRecipients).toHaveLength(2);
+    expect(transaction.transactionRecipients).toHaveLength(complete.recipients.length);
     for (const recipient of transaction.transactionRecipients) {
       expect(Object.keys(recipient)).toEqual(['id', 'vulcanKey', 'entity']);
       expect(Object.keys(recipient.entity)).toEqual(['id', 'name', 'email', 'settings', 'type']);
       expect(recipient.id).toMatch(UUID);
     }
-    expect(transaction.transactionRecipients.map((r: { vulcanKey: string }) => r.vulcanKey)).toEqual([
-      'investor',
-      'countersigner',
-    ]);
+    expect(transaction.transactionRecipients.map((r: { vulcanKey: string }) => r.vulcanKey)).toEqual(
+      complete.recipients,
+    );
     const [investor, countersigner] = transaction.transactionRecipients;
-    expect(investor.entity).toMatchObject({
-      name: 'Jane Q. Doe',
-      email: 'jane.doe@example.com',
-      type: 'INDIVIDUAL',
-    });
-    expect(countersigner.entity.id).toBe(demo.senderEntityId);
-    expect(countersigner.entity.settings).toEqual({ locale: 'en-US', timezone: 'America/New_York' });
+    expect(investor.entity).toMatchObject({ ...complete.investor, type: 'INDIVIDUAL' });
+    expect(countersigner.entity.id).toBe(story.senderEntityId);
+    expect(countersigner.entity.settings).toEqual(story.sender.settings);
 
-    expect(transaction.transactionProcessRevisions).toHaveLength(3);
+    expect(transaction.transactionProcessRevisions).toHaveLength(complete.revisions);
     for (const revision of transaction.transactionProcessRevisions) {
       expect(Object.keys(revision)).toEqual([
         'id',
@@ -98,7 +99,7 @@ describe('the reference query (spec part 4)', () => {
       expect(revision.createdAt).toMatch(ISO);
       expect(revision.committedAt).toMatch(ISO);
       // One item per item of the template: investor_details, tax_forms, accreditation, subscription_amount.
-      expect(revision.transactionItems).toHaveLength(4);
+      expect(revision.transactionItems).toHaveLength(complete.itemsPerRevision);
       for (const item of revision.transactionItems) {
         expect(Object.keys(item)).toEqual(['id', 'completionPercentage', 'createdAt', 'data', 'vulcanKey']);
         expect(item.completionPercentage).toBeGreaterThanOrEqual(0);
@@ -117,11 +118,11 @@ describe('the reference query (spec part 4)', () => {
     const response = await suite.app.inject({
       method: 'GET',
       url: '/beta',
-      query: { query: REFERENCE_QUERY, variables: JSON.stringify({ id: demo.transactionId }) },
-      headers: { authorization: `Bearer ${demo.apiKey}` },
+      query: { query: REFERENCE_QUERY, variables: JSON.stringify({ id: story.transactionId }) },
+      headers: { authorization: `Bearer ${story.apiKey}` },
     });
     expect(response.statusCode).toBe(200);
-    expect(response.json().data.transaction.transactionProcessRevisions).toHaveLength(3);
+    expect(response.json().data.transaction.transactionProcessRevisions).toHaveLength(complete.revisions);
   });
 });
 
@@ -130,16 +131,16 @@ describe('root fields', () => {
     const { body } = await ask(
       '{ viewer { id handle name templates { id key version } entities { id type } } }',
     );
-    expect(body.data?.viewer.id).toBe(demo.organizationId);
-    expect(body.data?.viewer.templates).toEqual([{ id: demo.templateId, key: 'subscription', version: 1 }]);
-    expect(body.data?.viewer.entities.map((e: { id: string }) => e.id)).toContain(demo.senderEntityId);
+    expect(body.data?.viewer.id).toBe(story.organizationId);
+    expect(body.data?.viewer.templates).toEqual([{ id: story.templateId, key: 'subscription', version: 1 }]);
+    expect(body.data?.viewer.entities.map((e: { id: string }) => e.id)).toContain(story.senderEntityId);
   });
 
   it('organization returns the organization of the key by its id', async () => {
     const { body } = await ask('query ($id: uuid!) { organization(id: $id) { id name } }', {
-      id: demo.organizationId,
+      id: story.organizationId,
     });
-    expect(body.data?.organization).toEqual({ id: demo.organizationId, name: 'Test Capital' });
+    expect(body.data?.organization).toEqual({ id: story.organizationId, name: story.name });
   });
 
   it('entity, template, transactionItem, transactionRecipient, transactionFile and transactionSignatureFile return their record', async () => {
@@ -199,7 +200,7 @@ describe('root fields', () => {
       `,
       {
         entity: ids.entityId,
-        template: demo.templateId,
+        template: story.templateId,
         item: ids.itemId,
         recipient: ids.recipientId,
         file: ids.transactionFileId,
@@ -207,15 +208,19 @@ describe('root fields', () => {
       },
     );
     expect(body.errors).toBeUndefined();
-    expect(body.data?.entity).toMatchObject({ id: ids.entityId, name: 'Jane Q. Doe', type: 'INDIVIDUAL' });
+    expect(body.data?.entity).toMatchObject({
+      id: ids.entityId,
+      name: complete.investor.name,
+      type: 'INDIVIDUAL',
+    });
     expect(body.data?.template.definition.workflow.initialState).toBe('draft');
     expect(body.data?.transactionItem.id).toBe(ids.itemId);
     expect(body.data?.transactionRecipient).toEqual({
       id: ids.recipientId,
       vulcanKey: 'investor',
-      transactionId: demo.transactionId,
+      transactionId: story.transactionId,
     });
-    expect(body.data?.transactionFile.file.originalFilename).toBe('W-9 Jane Doe.pdf');
+    expect(body.data?.transactionFile.file.originalFilename).toBe(complete.files[0]);
     expect(body.data?.transactionFile.transactionRecipient.id).toBe(ids.recipientId);
     expect(body.data?.transactionSignatureFile.file.mimeType).toBe('application/pdf');
     expect(body.data?.transactionSignatureFile.transactionSignatureContainer).toEqual({
@@ -246,7 +251,7 @@ describe('root fields', () => {
       id: ids.fileId,
       mimeType: 'application/pdf',
       extension: 'pdf',
-      originalFilename: 'W-9 Jane Doe.pdf',
+      originalFilename: complete.files[0],
       overrideFilename: null,
     });
     expect(body.data?.file.createdAt).toMatch(ISO);
@@ -266,7 +271,7 @@ describe('root fields', () => {
   });
 
   it('transaction shows state, completion, template, sender, processes, signatures and the event log', async () => {
-    const t = await demoTransaction(`
+    const t = await storyTransaction(`
         state
         isComplete
         completedAt
@@ -309,26 +314,28 @@ describe('root fields', () => {
     expect(t).toMatchObject({
       state: 'completed',
       isComplete: true,
-      noticeName: 'Jane Q. Doe',
-      template: { id: demo.templateId },
-      organization: { id: demo.organizationId },
-      senderEntity: { id: demo.senderEntityId },
+      noticeName: complete.investor.name,
+      template: { id: story.templateId },
+      organization: { id: story.organizationId },
+      senderEntity: { id: story.senderEntityId },
     });
     expect(t.completedAt).toMatch(ISO);
     expect(t.transactionProcesses).toEqual([
       {
         key: 'subscription',
         isComplete: true,
-        transactionProcessRevisions: [{ number: 1 }, { number: 2 }, { number: 3 }],
+        transactionProcessRevisions: Array.from({ length: complete.revisions }, (_, index) => ({
+          number: index + 1,
+        })),
       },
     ]);
-    // Revision 2's signature was voided by the request for changes; revision 3 was signed by both roles.
+    // Each request for changes voided the signature of the revision before; the last was signed by both roles.
     expect(t.transactionSignatureContainers.map((c: { state: string }) => c.state)).toEqual([
-      'VOIDED',
+      ...Array.from({ length: complete.revisions - 1 }, () => 'VOIDED'),
       'COMPLETED',
     ]);
     expect(
-      t.transactionSignatureContainers[1].transactionSignatures.map((s: { state: string }) => s.state),
+      t.transactionSignatureContainers.at(-1).transactionSignatures.map((s: { state: string }) => s.state),
     ).toEqual(['SIGNED', 'SIGNED']);
     expect(t.events[0]).toEqual({
       eventKey: 'create',
@@ -342,7 +349,7 @@ describe('root fields', () => {
 
 describe('ordering rules (spec part 2)', () => {
   it('top-level transactionItems holds the items of every revision, and sorted newest first shows the latest data first', async () => {
-    const t = await demoTransaction(`
+    const t = await storyTransaction(`
         all: transactionItems {
           id
           createdAt
@@ -357,18 +364,20 @@ describe('ordering rules (spec part 2)', () => {
           number
         }
     `);
-    expect(t.all).toHaveLength(12);
+    expect(t.all).toHaveLength(complete.revisions * complete.itemsPerRevision);
     const createdAt = t.all.map((item: { createdAt: string }) => item.createdAt);
     expect(createdAt).toEqual([...createdAt].sort());
-    expect(t.revisions.map((r: { number: number }) => r.number)).toEqual([3, 2, 1]);
-    const latestRevisionItems = t.latest.slice(0, 4);
+    expect(t.revisions.map((r: { number: number }) => r.number)).toEqual(
+      Array.from({ length: complete.revisions }, (_, index) => complete.revisions - index),
+    );
+    const latestRevisionItems = t.latest.slice(0, complete.itemsPerRevision);
     for (const item of latestRevisionItems) expect(item.transactionProcessRevisionId).toBe(t.revisions[0].id);
     const amount = t.latest.find((item: { vulcanKey: string }) => item.vulcanKey === 'subscription_amount');
-    expect(amount.data.amount).toEqual({ currency: 'USD', amount: 50_000_000 });
+    expect(amount.data.amount).toEqual(complete.amount);
   });
 
   it('orders revisions oldest first by default and newest first on request, with their items', async () => {
-    const { asc, desc } = await demoTransaction(`
+    const { asc, desc } = await storyTransaction(`
         asc: transactionProcessRevisions {
           createdAt
           transactionItems {
@@ -420,15 +429,15 @@ describe('organization transactions, a page at a time', () => {
         pageInfo: { hasNextPage: boolean; endCursor: string | null };
         nodes: { id: string; createdAt: string }[];
       } = body.data?.viewer.transactions;
-      expect(connection.totalCount).toBe(3);
+      expect(connection.totalCount).toBe(story.transactions.length);
       seen.push(...connection.nodes);
       if (!connection.pageInfo.hasNextPage) break;
       after = connection.pageInfo.endCursor;
     }
     const seenIds = seen.map((node) => node.id);
-    expect(seenIds).toHaveLength(3);
-    expect(new Set(seenIds).size).toBe(3);
-    expect(seenIds).toContain(demo.transactionId);
+    expect(seenIds).toHaveLength(story.transactions.length);
+    expect(new Set(seenIds)).toEqual(new Set(story.transactions.map((transaction) => transaction.id)));
+    expect(seenIds).toContain(story.transactionId);
     const times = seen.map((node) => node.createdAt);
     expect(times).toEqual([...times].sort().reverse());
   });
@@ -484,10 +493,10 @@ describe('tenant isolation', () => {
         }
       `,
       {
-        org: demo.organizationId,
+        org: story.organizationId,
         entity: ids.entityId,
-        template: demo.templateId,
-        transaction: demo.transactionId,
+        template: story.templateId,
+        transaction: story.transactionId,
         item: ids.itemId,
         recipient: ids.recipientId,
         file: ids.transactionFileId,
@@ -538,9 +547,9 @@ describe('tenant isolation', () => {
     );
     expect(body.data?.viewer.id).toBe(other.organizationId);
     const transactionIds = body.data?.viewer.transactions.nodes.map((n: { id: string }) => n.id);
-    expect(transactionIds).toHaveLength(3);
-    expect(transactionIds).not.toContain(demo.transactionId);
-    expect(body.data?.viewer.entities.map((e: { id: string }) => e.id)).not.toContain(demo.senderEntityId);
+    expect(transactionIds).toHaveLength(other.transactions.length);
+    expect(transactionIds).not.toContain(story.transactionId);
+    expect(body.data?.viewer.entities.map((e: { id: string }) => e.id)).not.toContain(story.senderEntityId);
   });
 });
 
@@ -563,9 +572,9 @@ describe('input validation', () => {
 
   it('accepts an upper-case uuid and finds the same transaction', async () => {
     const { body } = await ask('query ($id: uuid!) { transaction(id: $id) { id } }', {
-      id: demo.transactionId.toUpperCase(),
+      id: story.transactionId.toUpperCase(),
     });
-    expect(body.data?.transaction.id).toBe(demo.transactionId);
+    expect(body.data?.transaction.id).toBe(story.transactionId);
   });
 
   it('names syntax and validation errors with their own codes', async () => {
@@ -736,8 +745,8 @@ describe('unexpected errors', () => {
           : suite.db.query(text, params),
     };
     const broken = await suite.buildApp({ db: failing });
-    const { status, body } = await graphql(broken, demo.apiKey, REFERENCE_QUERY, {
-      id: demo.transactionId,
+    const { status, body } = await graphql(broken, story.apiKey, REFERENCE_QUERY, {
+      id: story.transactionId,
     });
     expect(status).toBe(200);
     // The transaction and everything under it are read in one statement, which failed.

@@ -1,34 +1,18 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createMailer, type Mailer } from '../../src/mail/mailer.ts';
-import { buildTransactionsApp } from '../../src/transactions/app.ts';
+import { expect, it } from 'vitest';
 import { deliverKey } from '../../src/transactions/key-delivery/deliver-key.ts';
 import { secretProof } from '../../src/transactions/key-delivery/deliveries.ts';
 import { createOrganization } from '../../src/transactions/organizations.ts';
-import { stubDashboardBuild } from '../support/dashboard.ts';
-import { decryptRevealed, deliveryLinkIn, mailText } from '../support/key-delivery.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { createTestFileStore, uniqueHandle } from '../support/transactions.ts';
+import { decryptRevealed, deliveryLinkIn, mailText, useKeyDeliveryApp } from '../support/key-delivery.ts';
+import { uniqueHandle } from '../support/transactions.ts';
 
 // A delivery from issue to reveal, with mail written to files (the default that logs the most) and every log
 // line of the service and its mail kept: neither the rows nor the log hold the key, the link or its secret.
 
-let database: TestDatabase;
-let app: FastifyInstance;
-let mailer: Mailer;
-let dataDir: string;
-let cleanups: (() => Promise<void>)[] = [];
 const logged: string[] = [];
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  dataDir = await mkdtemp(join(tmpdir(), 'portico-key-secrets-'));
-  const logger = pino(
+const service = useKeyDeliveryApp({
+  logger: pino(
     { level: 'trace' },
     new Writable({
       write(chunk: Buffer, _encoding, done) {
@@ -36,26 +20,7 @@ beforeAll(async () => {
         done();
       },
     }),
-  );
-  mailer = createMailer({ dataDir, smtpUrl: undefined, mailFrom: 'Portico <no-reply@localhost>' }, logger);
-  const store = await createTestFileStore();
-  const build = await stubDashboardBuild();
-  cleanups = [store.cleanup, build.cleanup];
-  app = await buildTransactionsApp({
-    db: database.db,
-    files: store.files,
-    environment: 'staging',
-    logger,
-    keyDelivery: { mailer, distDir: build.distDir },
-  });
-});
-
-afterAll(async () => {
-  await app.close();
-  mailer.close();
-  await database.close();
-  for (const cleanup of cleanups) await cleanup();
-  await rm(dataDir, { recursive: true, force: true });
+  ),
 });
 
 /**
@@ -63,17 +28,17 @@ afterAll(async () => {
  * carries, and a POST to one of the delivery routes with that link.
  */
 async function deliverToAda() {
-  const organization = await createOrganization(database.db, { handle: uniqueHandle('kds'), name: 'Acme' });
+  const organization = await createOrganization(service.db, { handle: uniqueHandle('kds'), name: 'Acme' });
   const issued = await deliverKey(
-    database.db,
-    { mailer, transactionsUrl: 'https://api.example.com' },
+    service.db,
+    { mailer: service.mailer, transactionsUrl: 'https://api.example.com' },
     { organization, environment: 'staging', emails: ['ada@example.com'] },
   );
   const [sent] = issued.mail;
   if (sent?.via !== 'file') throw new Error('the mail was not written to a file');
   const { linkId, secret } = deliveryLinkIn(await mailText(sent.file));
   const post = (route: string, payload: object) =>
-    app.inject({
+    service.app.inject({
       method: 'POST',
       url: `/key-delivery/api/${route}`,
       headers: { 'x-forwarded-proto': 'https' },
@@ -100,7 +65,7 @@ it('keeps the key, the link id, its secret and the code out of every database ro
   expect(key).toMatch(/^sk_test_[0-9A-Za-z]{38}$/);
 
   const rows = JSON.stringify(
-    await database.db.query(
+    await service.db.query(
       `select row_to_json(t)::text as row from (
          select d.*, r.email, r.viewed_ip, r.viewed_user_agent, c.code_hash, k.display_prefix, k.secret_hash
          from key_deliveries d
@@ -124,7 +89,7 @@ it('mails at most 10 codes for one delivery in 10 minutes: the 11th request gets
   const { issued, post } = await deliverToAda();
   const ask = () => post('code', { email: 'ada@example.com' });
   for (let request = 1; request <= 10; request += 1) expect((await ask()).statusCode).toBe(202);
-  const codes = await database.db.query('select 1 from key_delivery_codes where delivery_id = $1', [
+  const codes = await service.db.query('select 1 from key_delivery_codes where delivery_id = $1', [
     issued.delivery.id,
   ]);
   const refused = await ask();
@@ -132,14 +97,14 @@ it('mails at most 10 codes for one delivery in 10 minutes: the 11th request gets
   expect(refused.json()).toMatchObject({ error: { code: 'RATE_LIMITED' } });
   expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
   expect(
-    await database.db.query('select 1 from key_delivery_codes where delivery_id = $1', [issued.delivery.id]),
+    await service.db.query('select 1 from key_delivery_codes where delivery_id = $1', [issued.delivery.id]),
   ).toHaveLength(codes.length);
 });
 
 it("refuses code requests without the link's secret, and they use up none of the delivery's codes", async () => {
   const { issued, linkId, post } = await deliverToAda();
   const withoutSecret = (proof: string) =>
-    app.inject({
+    service.app.inject({
       method: 'POST',
       url: '/key-delivery/api/code',
       headers: { 'x-forwarded-proto': 'https' },
@@ -154,7 +119,7 @@ it("refuses code requests without the link's secret, and they use up none of the
     }
   }
   expect(
-    await database.db.query('select 1 from key_delivery_codes where delivery_id = $1', [issued.delivery.id]),
+    await service.db.query('select 1 from key_delivery_codes where delivery_id = $1', [issued.delivery.id]),
   ).toHaveLength(0);
   for (let request = 1; request <= 10; request += 1) {
     expect((await post('code', { email: 'ada@example.com' })).statusCode).toBe(202);
@@ -166,7 +131,7 @@ it('compares no more than 5 of 25 wrong codes sent at once: 4 are wrong, the res
   expect((await post('code', { email: 'ada@example.com' })).statusCode).toBe(202);
   const answers = await Promise.all(
     Array.from({ length: 25 }, (_, index) =>
-      app.inject({
+      service.app.inject({
         method: 'POST',
         url: '/key-delivery/api/reveal',
         headers: { 'x-forwarded-proto': 'https' },
@@ -183,7 +148,7 @@ it('compares no more than 5 of 25 wrong codes sent at once: 4 are wrong, the res
   const codes = answers.map((answer) => answer.json<{ error: { code: string } }>().error.code);
   expect(codes.filter((code) => code === 'CODE_INVALID')).toHaveLength(4);
   expect(codes.filter((code) => code === 'CODE_LOCKED')).toHaveLength(21);
-  const [row] = await database.db.query<{ attempts: number }>(
+  const [row] = await service.db.query<{ attempts: number }>(
     'select attempts from key_delivery_codes where delivery_id = $1',
     [issued.delivery.id],
   );

@@ -1,5 +1,5 @@
 import { webcrypto } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Environment } from '../../src/config.ts';
 import { apiKeys } from '../../src/keys/api-key-store.ts';
 import {
@@ -15,18 +15,11 @@ import {
 } from '../../src/transactions/key-delivery/deliveries.ts';
 import { createOrganization } from '../../src/transactions/organizations.ts';
 import { refusal } from '../support/refusal.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { useTestDatabase } from '../support/use-test-database.ts';
 import { uniqueHandle } from '../support/transactions.ts';
 
-let database: TestDatabase;
+const database = useTestDatabase();
 const db = () => database.db;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-});
-afterAll(async () => {
-  await database.close();
-});
 
 const CLIENT = { ip: '203.0.113.7', userAgent: 'Mozilla/5.0 (test)' };
 

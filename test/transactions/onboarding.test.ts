@@ -1,20 +1,12 @@
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { simpleParser } from 'mailparser';
-import pino from 'pino';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createMailer, type Mailer } from '../../src/mail/mailer.ts';
-import { buildTransactionsApp } from '../../src/transactions/app.ts';
+import { expect, it } from 'vitest';
 import { secretProof } from '../../src/transactions/key-delivery/deliveries.ts';
-import { ROOT, runPortico } from '../support/cli.ts';
-import { stubDashboardBuild } from '../support/dashboard.ts';
-import { decryptRevealed, deliveryLinkIn } from '../support/key-delivery.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { keysIssueArgs, ROOT, runPortico } from '../support/cli.ts';
+import { decryptRevealed, deliveryLinkIn, useKeyDeliveryApp } from '../support/key-delivery.ts';
 import {
   CREATE_TRANSACTION,
-  createTestFileStore,
   graphql,
   TRIGGER_TRANSACTION_EVENT,
   uniqueHandle,
@@ -26,44 +18,13 @@ import { samplePdf, uploadThroughLink } from '../support/uploads.ts';
 // delivery routes, and the integrator's and recipient's calls.
 
 const ORIGIN = 'https://api.acme.example';
-let database: TestDatabase;
-let app: FastifyInstance;
-let mailer: Mailer;
-let dataDir: string;
-let cleanups: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  dataDir = await mkdtemp(join(tmpdir(), 'portico-onboarding-'));
-  mailer = createMailer(
-    { dataDir, smtpUrl: undefined, mailFrom: 'Portico <no-reply@localhost>' },
-    pino({ level: 'silent' }),
-  );
-  const store = await createTestFileStore();
-  const build = await stubDashboardBuild();
-  cleanups = [store.cleanup, build.cleanup];
-  app = await buildTransactionsApp({
-    db: database.db,
-    files: store.files,
-    environment: 'staging',
-    apiKeyCacheMs: 0,
-    keyDelivery: { mailer, distDir: build.distDir },
-  });
-});
-
-afterAll(async () => {
-  await app.close();
-  mailer.close();
-  await database.close();
-  for (const cleanup of cleanups) await cleanup();
-  await rm(dataDir, { recursive: true, force: true });
-});
+const service = useKeyDeliveryApp({ apiKeyCacheMs: 0 });
 
 /** `portico <args> --json` on the test's database, mail written to the test's data dir; its JSON output. */
 async function portico<T>(args: string[]): Promise<T> {
   const ran = await runPortico([...args, '--json'], {
-    database: database.db,
-    env: { PORTICO_DATA_DIR: dataDir, PORTICO_TRANSACTIONS_URL: ORIGIN },
+    database: service.db,
+    env: { PORTICO_DATA_DIR: service.dataDir, PORTICO_TRANSACTIONS_URL: ORIGIN },
   });
   expect(ran.stderr).toBe('');
   expect(ran.code).toBe(0);
@@ -72,7 +33,7 @@ async function portico<T>(args: string[]): Promise<T> {
 
 /** The text of the newest message written to the mail folder whose subject starts with `subject`. */
 async function newestMail(subject: string): Promise<string> {
-  const folder = join(dataDir, 'mail');
+  const folder = join(service.dataDir, 'mail');
   for (const name of (await readdir(folder)).sort().reverse()) {
     const parsed = await simpleParser(await readFile(join(folder, name)));
     if (parsed.subject?.startsWith(subject)) return parsed.text ?? '';
@@ -115,20 +76,11 @@ it('onboards an organization with nothing inserted by SQL: org create, template 
     handle,
   ]);
 
-  await portico([
-    'keys',
-    'issue',
-    '--org',
-    handle,
-    '--environment',
-    'staging',
-    '--email',
-    'ada@acme.example',
-  ]);
+  await portico(keysIssueArgs(handle, { environment: 'staging', emails: ['ada@acme.example'] }));
   const delivered = deliveryLinkIn(await newestMail('Your Portico API key'));
   const link = { linkId: delivered.linkId, proof: secretProof(delivered.secret) };
   const delivery = (route: string, body: object) =>
-    app.inject({
+    service.app.inject({
       method: 'POST',
       url: `/key-delivery/api/${route}`,
       headers: { 'x-forwarded-proto': 'https' },
@@ -140,7 +92,7 @@ it('onboards an organization with nothing inserted by SQL: org create, template 
   const key = decryptRevealed(delivered, revealed.json<{ ciphertext: string; iv: string }>());
 
   const api = async (query: string, variables: Record<string, unknown>) => {
-    const { body } = await graphql(app, key, query, variables);
+    const { body } = await graphql(service.app, key, query, variables);
     expect(body.errors).toBeUndefined();
     return body.data ?? {};
   };
@@ -157,10 +109,10 @@ it('onboards an organization with nothing inserted by SQL: org create, template 
   ).createTransaction as { transactionId: string; transmitToken: string };
   const id = created.transactionId;
   const recipient = (method: 'PUT' | 'POST', path: string, payload: object) =>
-    app.inject({ method, url: `/recipient/${created.transmitToken}${path}`, payload });
+    service.app.inject({ method, url: `/recipient/${created.transmitToken}${path}`, payload });
 
   await api(TRIGGER_TRANSACTION_EVENT, { input: { transactionId: id, eventKey: 'send' } });
-  const w9 = await uploadThroughLink(app, {
+  const w9 = await uploadThroughLink(service.app, {
     token: created.transmitToken,
     vulcanKey: 'tax_forms',
     field: 'w9FileId',

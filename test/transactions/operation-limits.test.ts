@@ -15,7 +15,6 @@ import {
   type IntrospectionQuery,
 } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import {
   DEFAULT_GRAPHQL_LIMITS,
   expandedFieldCount,
@@ -24,6 +23,7 @@ import {
 import { MAX_RESPONSE_BYTES } from '../../src/transactions/graphql/request-checks.ts';
 import { CREATE_TRANSACTION, REFERENCE_QUERY, graphql, transactionInput } from '../support/transactions.ts';
 import { chainQuery, fanOutQuery } from '../support/graphql-operations.ts';
+import type { OrganizationStory, TransactionStory } from '../support/stories.ts';
 import { useTransactionsSuite } from '../support/transactions-suite.ts';
 
 const SDL = readFileSync(new URL('../../src/transactions/graphql/schema.graphql', import.meta.url), 'utf8');
@@ -31,13 +31,19 @@ const schema = buildSchema(SDL);
 
 const suite = useTransactionsSuite();
 /**
- * The organization the tests send their requests as, seeded once: they read it (and count its 3 transactions);
- * the one test that creates a transaction makes an organization of its own.
+ * The organization the tests send their requests as, made once: they read it (and count its transactions, one
+ * in each of three states, the complete one submitted three times); the one test that creates a transaction
+ * makes an organization of its own.
  */
-let demo: TransactionsDemo;
+let story: OrganizationStory;
+/** Its complete transaction. */
+let complete: TransactionStory;
 
 beforeAll(async () => {
-  demo = await suite.tenant();
+  story = await suite.tenant({ transactions: ['complete', 'sent', 'created'], rounds: 3 });
+  const [first] = story.transactions;
+  if (first?.state !== 'complete') throw new Error('the story starts with its complete transaction');
+  complete = first;
 });
 
 interface Answer {
@@ -48,7 +54,7 @@ interface Answer {
 }
 
 /**
- * A request to `/beta` with the demo key unless `headers` names another: `payload` as given (a string is sent as
+ * A request to `/beta` with the story key unless `headers` names another: `payload` as given (a string is sent as
  * it is, as JSON).
  */
 async function send(
@@ -59,7 +65,7 @@ async function send(
   const request: InjectOptions = {
     method: options.method ?? 'POST',
     url: '/beta',
-    headers: { authorization: `Bearer ${demo.apiKey}`, ...headers },
+    headers: { authorization: `Bearer ${story.apiKey}`, ...headers },
     ...(options.query ? { query: options.query } : {}),
   };
   if (options.payload !== undefined) {
@@ -135,11 +141,11 @@ describe('what real clients send', () => {
 
   it('answers the reference query, which costs 131 and expands to 23 fields', async () => {
     const data = answered(
-      await send({ payload: { query: REFERENCE_QUERY, variables: { id: demo.transactionId } } }),
+      await send({ payload: { query: REFERENCE_QUERY, variables: { id: story.transactionId } } }),
     );
-    expect(data.transaction.transactionRecipients).toHaveLength(2);
-    expect(data.transaction.transactionProcessRevisions).toHaveLength(3);
-    expect(operationCost(schema, parse(REFERENCE_QUERY), { id: demo.transactionId })).toBe(131);
+    expect(data.transaction.transactionRecipients).toHaveLength(complete.recipients.length);
+    expect(data.transaction.transactionProcessRevisions).toHaveLength(complete.revisions);
+    expect(operationCost(schema, parse(REFERENCE_QUERY), { id: story.transactionId })).toBe(131);
     expect(expandedFieldCount(parse(REFERENCE_QUERY))).toBe(23);
   });
 
@@ -161,20 +167,22 @@ describe('what real clients send', () => {
     }`;
     const first = answered(await send({ payload: { query: page, variables: { first: 2 } } }));
     const connection = first.viewer.transactions;
-    expect(connection.totalCount).toBe(3);
+    const total = story.transactions.length;
+    expect(total).toBeGreaterThan(2);
+    expect(connection.totalCount).toBe(total);
     expect(connection.nodes).toHaveLength(2);
     expect(connection.pageInfo.hasNextPage).toBe(true);
     expect(connection.nodes[0].template.workflow.initialState).toBe('draft');
     const rest = answered(
       await send({ payload: { query: page, variables: { first: 2, after: connection.pageInfo.endCursor } } }),
     );
-    expect(rest.viewer.transactions.nodes).toHaveLength(1);
+    expect(rest.viewer.transactions.nodes).toHaveLength(total - 2);
     expect(rest.viewer.transactions.pageInfo.hasNextPage).toBe(false);
     const ids = [...connection.nodes, ...rest.viewer.transactions.nodes].map(
       (node: { id: string }) => node.id,
     );
-    expect(new Set(ids).size).toBe(3);
-    expect(ids).toContain(demo.transactionId);
+    expect(new Set(ids).size).toBe(total);
+    expect(ids).toContain(story.transactionId);
   });
 
   it('answers a query written with named and inline fragments and __typename, as Apollo Client sends it', async () => {
@@ -191,18 +199,18 @@ describe('what real clients send', () => {
     }`;
     const data = answered(
       await send({
-        payload: { query, variables: { id: demo.transactionId }, operationName: 'TransactionDetails' },
+        payload: { query, variables: { id: story.transactionId }, operationName: 'TransactionDetails' },
       }),
     );
     expect(data.transaction.__typename).toBe('Transaction');
     expect(data.transaction.transactionRecipients[0].entity).toMatchObject({
-      name: 'Jane Q. Doe',
+      name: complete.investor.name,
       __typename: 'Entity',
     });
-    expect(data.transaction.senderEntity.id).toBe(demo.senderEntityId);
+    expect(data.transaction.senderEntity.id).toBe(story.senderEntityId);
     expect(
       data.transaction.transactionProcessRevisions.map((revision: { number: number }) => revision.number),
-    ).toEqual([3, 2, 1]);
+    ).toEqual(Array.from({ length: complete.revisions }, (_, index) => complete.revisions - index));
   });
 });
 
@@ -264,7 +272,7 @@ describe('aliases, directives and tokens', () => {
       await send({
         payload: {
           query: query('organization(id: $org) { ...Names }'),
-          variables: { org: demo.organizationId },
+          variables: { org: story.organizationId },
         },
       }),
       'TOO_MANY_ALIASES',
@@ -272,17 +280,17 @@ describe('aliases, directives and tokens', () => {
     expect(error.message).toMatch(/^Aliases limit of 15 exceeded, found 16\./);
     const data = answered(
       await send({
-        payload: { query: query('organization(id: $org) { id }'), variables: { org: demo.organizationId } },
+        payload: { query: query('organization(id: $org) { id }'), variables: { org: story.organizationId } },
       }),
     );
-    expect(data.viewer.a).toBe(demo.organizationId);
+    expect(data.viewer.a).toBe(story.organizationId);
   });
 
   it('refuses 51 directives with TOO_MANY_DIRECTIVES and answers 50', async () => {
     const directives = (count: number) => `{ viewer { ${'id @include(if: true) '.repeat(count)} } }`;
     const error = refusal(await send({ payload: { query: directives(51) } }), 'TOO_MANY_DIRECTIVES');
     expect(error.message).toBe('Directives limit of 50 exceeded, found 51.');
-    expect(answered(await send({ payload: { query: directives(50) } })).viewer.id).toBe(demo.organizationId);
+    expect(answered(await send({ payload: { query: directives(50) } })).viewer.id).toBe(story.organizationId);
   });
 
   it('refuses a query of more than 1,000 tokens with TOO_MANY_TOKENS before parsing the rest, and answers 1,000', async () => {
@@ -470,7 +478,7 @@ describe('fragment fan-out', () => {
   it('answers fragments spreading each other 10 ways on 3 levels exactly like the same fields written out, also once compiled', async () => {
     const { query, flat } = fanOutQuery({ ways: 10, levels: 3 });
     const expected = answered(await send({ payload: { query: flat } }));
-    expect(expected.viewer.transactions.nodes).toHaveLength(3);
+    expect(expected.viewer.transactions.nodes).toHaveLength(story.transactions.length);
     expect(expected.viewer.transactions.nodes[0].template.name).toBe('Fund subscription');
     // The second run of a query is compiled by graphql-jit; the third runs compiled.
     for (let run = 0; run < 3; run += 1) {
@@ -516,7 +524,7 @@ describe('limits set through the graphqlLimits dependency', () => {
     const deep = refusal(await send({ payload: { query: chainQuery(5) } }, {}, strict), 'QUERY_TOO_DEEP');
     expect(deep.message).toMatch(/^Query depth limit of 4 exceeded, found 5\./);
 
-    const variables = { id: demo.transactionId };
+    const variables = { id: story.transactionId };
     answered(await send({ payload: { query: REFERENCE_QUERY, variables } }));
     const refused = await send({ payload: { query: REFERENCE_QUERY, variables } }, {}, strict);
     const messages = refusals(refused, 'QUERY_TOO_COMPLEX');
@@ -625,7 +633,7 @@ describe('the request envelope', () => {
   });
 
   it('refuses a mutation sent with GET with 405 METHOD_NOT_ALLOWED, and runs nothing', async () => {
-    const mutation = `mutation { resetTransmitToken(input: { transactionId: "${demo.transactionId}" }) { transmitToken } }`;
+    const mutation = `mutation { resetTransmitToken(input: { transactionId: "${story.transactionId}" }) { transmitToken } }`;
     const error = refusal(
       await send({ method: 'GET', query: { query: mutation } }),
       'METHOD_NOT_ALLOWED',
@@ -644,7 +652,7 @@ describe('the request envelope', () => {
     const open = refusal(await send({ method: 'GET', query: { query: two } }), 'GRAPHQL_VALIDATION_FAILED');
     expect(open.message).toBe('Must provide operation name if query contains multiple operations.');
     const chosen = answered(await send({ method: 'GET', query: { query: two, operationName: 'B' } }));
-    expect(chosen.viewer.handle).toMatch(/^demo-/);
+    expect(chosen.viewer.handle).toMatch(/^story-/);
     // The same mistakes by POST, which Mercurius refuses itself.
     refusal(await send({ payload: { query: two, operationName: 'C' } }), 'GRAPHQL_VALIDATION_FAILED');
   });
@@ -687,7 +695,7 @@ describe('the request envelope', () => {
     const query =
       'query ($input: CreateTransactionInput!) { createTransaction(input: $input) { transactionId } }';
     const input = (noticeName: string) =>
-      transactionInput(demo, { noticeEmail: 'a@example.com', noticeName });
+      transactionInput(story, { noticeEmail: 'a@example.com', noticeName });
     const nul = refusal(
       await send({ payload: { query, variables: { input: input('a\u0000b') } } }),
       'BAD_USER_INPUT',
@@ -735,7 +743,7 @@ describe('the request envelope', () => {
     const create = JSON.stringify({
       query: CREATE_TRANSACTION,
       variables: {
-        input: transactionInput(demo, {
+        input: transactionInput(story, {
           noticeEmail: 'inf@example.com',
           noticeName: 'Inf',
           inputData: { subscription_amount: { amount: { currency: 'USD', amount: 'AMOUNT' } } },
@@ -823,13 +831,13 @@ describe('automatic persisted queries', () => {
 
   it('goes through the round trip of Apollo’s persisted-query link: not found, sent with the text, then known by hash', async () => {
     const query = `${REFERENCE_QUERY}\n# apq round trip`;
-    const variables = { id: demo.transactionId };
+    const variables = { id: story.transactionId };
     const extensions = persisted(sha256(query));
 
     const unknown = refusal(await send({ payload: { variables, extensions } }), 'PERSISTED_QUERY_NOT_FOUND');
     expect(unknown.message).toBe('PersistedQueryNotFound');
     const retried = answered(await send({ payload: { query, variables, extensions } }));
-    expect(retried.transaction.id).toBe(demo.transactionId);
+    expect(retried.transaction.id).toBe(story.transactionId);
     const byHash = answered(await send({ payload: { variables, extensions } }));
     expect(byHash).toEqual(retried);
     // Apollo's link may send hashed queries with GET, variables and extensions as JSON in the query string.
@@ -872,7 +880,7 @@ describe('automatic persisted queries', () => {
       'Unknown operation named "C".',
     );
     refusal(await byGet(), 'GRAPHQL_VALIDATION_FAILED');
-    expect(answered(await byGet('B')).viewer.handle).toMatch(/^demo-/);
+    expect(answered(await byGet('B')).viewer.handle).toMatch(/^story-/);
   });
 
   it('refuses a persisted query of another version as not supported', async () => {
@@ -891,7 +899,7 @@ describe('answers', () => {
       { accept: 'application/graphql-response+json, application/json;q=0.9' },
     );
     expect(asked.headers['content-type']).toBe('application/graphql-response+json; charset=utf-8');
-    expect(answered(asked).viewer.id).toBe(demo.organizationId);
+    expect(answered(asked).viewer.id).toBe(story.organizationId);
     const refused = await send(
       { payload: { query: '{ viewer { nope } }' } },
       { accept: 'application/graphql-response+json' },
@@ -906,7 +914,7 @@ describe('answers', () => {
 
   it('refuses an answer larger than 5 MiB with RESPONSE_TOO_LARGE, naming its size, and sends one just under', async () => {
     // A transaction with 950 KB of input data, made through the API; six aliases of it make 5.7 MB.
-    // In an organization of its own, so that the others' transactions stay the demo's 3.
+    // In an organization of its own, so that the others' transactions stay the story's 3.
     const large = await suite.emptyTenant();
     const address = 'x'.repeat(950_000);
     const created = await graphql(suite.app, large.apiKey, CREATE_TRANSACTION, {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMailer, type Mailer } from '../../src/mail/mailer.ts';
@@ -91,10 +91,21 @@ let kicking: FastifyInstance;
 let tenant: EmptyTenant;
 let sideLetterId: string;
 
+/** A sender of recipient notices on the suite's database through `mailer`, without a timer (`runDue` drives it). */
+function noticesBy(mailer: Mailer, logger?: Logger): RecipientNotices {
+  return createRecipientNotices({
+    db: suite.db,
+    mailer,
+    transactionsUrl: ORIGIN,
+    intervalMs: 0,
+    ...(logger ? { logger } : {}),
+  });
+}
+
 beforeAll(async () => {
   smtp = await startSmtpServer();
   mailer = smtpMailer(smtp.url());
-  notices = createRecipientNotices({ db: suite.db, mailer, transactionsUrl: ORIGIN, intervalMs: 0 });
+  notices = noticesBy(mailer);
   kicking = await suite.buildApp({ recipientNotices: notices });
   tenant = await suite.emptyTenant();
   sideLetterId = (
@@ -338,12 +349,7 @@ describe('the invitation', () => {
       { dataDir, smtpUrl: undefined, mailFrom: 'Portico <no-reply@localhost>' },
       pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }),
     );
-    const outbox = createRecipientNotices({
-      db: suite.db,
-      mailer: files,
-      transactionsUrl: ORIGIN,
-      intervalMs: 0,
-    });
+    const outbox = noticesBy(files);
     try {
       await outbox.runDue(await databaseNow());
       await notices.runDue(later(await databaseNow(), 3));
@@ -446,13 +452,10 @@ describe('sending', () => {
     const refusing = await startRefusingSmtpServer();
     const refusedMailer = smtpMailer(refusing.url);
     const lines: string[] = [];
-    const failing = createRecipientNotices({
-      db: suite.db,
-      mailer: refusedMailer,
-      transactionsUrl: ORIGIN,
-      intervalMs: 0,
-      logger: pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }),
-    });
+    const failing = noticesBy(
+      refusedMailer,
+      pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }),
+    );
     try {
       const address = newAddress();
       const { transactionId, transmitToken } = await create({ noticeEmail: address });
@@ -487,7 +490,7 @@ describe('sending', () => {
   it('sends each message once when two nodes run at the same time', async () => {
     const addresses = [newAddress(), newAddress(), newAddress()];
     for (const noticeEmail of addresses) await create({ noticeEmail });
-    const other = createRecipientNotices({ db: suite.db, mailer, transactionsUrl: ORIGIN, intervalMs: 0 });
+    const other = noticesBy(mailer);
     try {
       const now = await databaseNow();
       const runs = await Promise.all([notices.runDue(now), other.runDue(now), notices.runDue(now)]);
@@ -503,7 +506,7 @@ describe('sending', () => {
   it('coalesces kicks: many at once send what is due, once, and stop() waits for them', async () => {
     const address = newAddress();
     await create({ noticeEmail: address });
-    const kicked = createRecipientNotices({ db: suite.db, mailer, transactionsUrl: ORIGIN, intervalMs: 0 });
+    const kicked = noticesBy(mailer);
     for (let kick = 0; kick < 5; kick += 1) kicked.kick();
     await kicked.stop();
     expect(mailFor(address)).toHaveLength(1);
@@ -584,12 +587,7 @@ describe('the mail of a request for changes, of completion and its events', () =
   it('sends a request for changes the mail server refused at first on a retry, and logs it once', async () => {
     const refusing = await startRefusingSmtpServer();
     const refusedMailer = smtpMailer(refusing.url);
-    const failing = createRecipientNotices({
-      db: suite.db,
-      mailer: refusedMailer,
-      transactionsUrl: ORIGIN,
-      intervalMs: 0,
-    });
+    const failing = noticesBy(refusedMailer);
     try {
       const address = newAddress();
       const { transactionId, transmitToken } = await create({

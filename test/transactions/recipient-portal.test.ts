@@ -86,12 +86,7 @@ async function fillAndSign(
     const saved = await recipient(suite.app, 'PUT', `${transmitToken}/items/${key}`, { data });
     if (key === CONSENT_ITEM) consents = saved.body.consents;
   }
-  const upload = await uploadThroughLink(suite.app, {
-    token: transmitToken,
-    vulcanKey: 'tax_forms',
-    field: 'w9FileId',
-    file: await w9(),
-  });
+  const upload = await uploadW9(suite.app, transmitToken);
   await recipient(suite.app, 'PUT', `${transmitToken}/items/tax_forms`, {
     data: { taxResidency: 'US', w9FileId: upload.body.file.id },
   });
@@ -116,6 +111,16 @@ const w9 = async (file: Partial<FilePart> = {}): Promise<FilePart> => ({
   ...file,
 });
 
+/** Uploads a W-9 (`file` changes it) through the link `token` to the tax form's `field` (its W-9 field). */
+async function uploadW9(
+  app: FastifyInstance,
+  token: string,
+  file: Partial<FilePart> = {},
+  field = 'w9FileId',
+) {
+  return uploadThroughLink(app, { token, vulcanKey: 'tax_forms', field, file: await w9(file) });
+}
+
 describe.each([
   { backend: 'the data directory', store: () => suite.files },
   { backend: 'an S3-compatible server (s3rver)', store: () => createS3FileStore(s3.storeOptions()) },
@@ -130,11 +135,10 @@ describe.each([
   it('stores an uploaded W-9 as a File and a TransactionFile of the item, readable and downloadable through the API', async () => {
     const { transactionId, transmitToken } = await create(app);
     const content = await samplePdf('Form W-9: Grace Hopper');
-    const upload = await uploadThroughLink(app, {
-      token: transmitToken,
-      vulcanKey: 'tax_forms',
-      field: 'w9FileId',
-      file: { filename: 'W-9 Grace Hopper.pdf', content, contentType: 'application/octet-stream' },
+    const upload = await uploadW9(app, transmitToken, {
+      filename: 'W-9 Grace Hopper.pdf',
+      content,
+      contentType: 'application/octet-stream',
     });
     expect(upload.status).toBe(201);
     expect(upload.body.file).toMatchObject({
@@ -208,12 +212,7 @@ describe.each([
       }
     };
     await fill();
-    const first = await uploadThroughLink(app, {
-      token: transmitToken,
-      vulcanKey: 'tax_forms',
-      field: 'w9FileId',
-      file: await w9(),
-    });
+    const first = await uploadW9(app, transmitToken);
     await recipient(app, 'PUT', `${transmitToken}/items/tax_forms`, {
       data: { taxResidency: 'US', w9FileId: first.body.file.id },
     });
@@ -228,12 +227,7 @@ describe.each([
       );
     });
     const racingApp = await suite.buildApp({ files: racing });
-    const refused = await uploadThroughLink(racingApp, {
-      token: transmitToken,
-      vulcanKey: 'tax_forms',
-      field: 'w9FileId',
-      file: await w9(),
-    });
+    const refused = await uploadW9(racingApp, transmitToken);
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe('REVISION_SUBMITTED');
     expect(racing.keys).toHaveLength(1);
@@ -284,12 +278,7 @@ describe('uploads refused, with nothing written', () => {
   it.each(cases)('refuses %s', async (_what, file, status, code, details) => {
     const { transactionId, transmitToken } = await create(app);
     const before = files.keys.length;
-    const refused = await uploadThroughLink(app, {
-      token: transmitToken,
-      vulcanKey: 'tax_forms',
-      field: 'w9FileId',
-      file: await w9(await file()),
-    });
+    const refused = await uploadW9(app, transmitToken, await file());
     expect(refused.status).toBe(status);
     expect(refused.body.error).toMatchObject({ code, ...(details ? { details } : {}) });
     expect(files.keys.length).toBe(before);
@@ -381,12 +370,7 @@ describe('uploads refused, with nothing written', () => {
 
   it('refuses an upload to a field that is not an upload field, or without a multipart body', async () => {
     const { transmitToken } = await create(app);
-    const wrongField = await uploadThroughLink(app, {
-      token: transmitToken,
-      vulcanKey: 'tax_forms',
-      field: 'taxResidency',
-      file: await w9(),
-    });
+    const wrongField = await uploadW9(app, transmitToken, {}, 'taxResidency');
     expect(wrongField.status).toBe(404);
     const json = await recipient(app, 'POST', `${transmitToken}/items/tax_forms/files/w9FileId`, {
       file: 'x',
@@ -398,12 +382,7 @@ describe('uploads refused, with nothing written', () => {
   it('refuses item data naming a file that was not uploaded for that field', async () => {
     const { transmitToken } = await create(app);
     const other = await create(app);
-    const elsewhere = await uploadThroughLink(app, {
-      token: other.transmitToken,
-      vulcanKey: 'tax_forms',
-      field: 'w9FileId',
-      file: await w9(),
-    });
+    const elsewhere = await uploadW9(app, other.transmitToken);
     for (const w9FileId of [randomUUID(), elsewhere.body.file.id]) {
       const saved = await recipient(app, 'PUT', `${transmitToken}/items/tax_forms`, {
         data: { taxResidency: 'US', w9FileId },

@@ -2,35 +2,45 @@
 // (page.evaluate's callbacks run in the page)
 import type { Locator } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DESKTOP, PHONE } from '../support/chromium.ts';
+import { DESKTOP, PHONE } from '../support/browser.ts';
 import { useDashboardInChromium, type DashboardWorld } from '../support/dashboard-chromium.ts';
-import { seedPortfolio } from '../support/portfolio.ts';
+import { createTestPortfolio } from '../support/portfolio.ts';
+
+/** Companies a page of the list shows. */
+const PAGE = 20;
+const NAMES = ['Cedar', 'Harbor', 'Lumen', 'Orbit', 'Quartz'];
 
 /**
  * The customer dashboard in Chromium (test/support/dashboard-chromium.ts): the portfolio's pages, a phone, the
  * keyboard alone, the dark setting, and another instance's pages, with a screenshot of each page.
  */
 describe('the customer dashboard at /dashboard in Chromium: the portfolio, on a phone, by keyboard, in the dark', () => {
-  const dashboard = useDashboardInChromium('dashboard');
+  // Two pages of companies, some of them named Analytics.
+  const dashboard = useDashboardInChromium({
+    companies: 25,
+    legalName: (index) =>
+      `${NAMES[index % NAMES.length] ?? 'Cedar'} ${index % 3 === 0 ? 'Analytics' : 'Labs'} Inc.`,
+  });
   const { newBrowser, screenshot, signIn } = dashboard;
   let database: DashboardWorld['database'];
   let origin: string;
-  let demo: DashboardWorld['demo'];
+  let portfolio: DashboardWorld['portfolio'];
   let admin: DashboardWorld['admin'];
   beforeAll(() => {
-    ({ database, origin, demo, admin } = dashboard.world());
+    ({ database, origin, portfolio, admin } = dashboard.world());
   });
 
   it('searches and pages through the companies, keeping both in the address across a reload', async () => {
     const page = await newBrowser();
-    await page.goto(`${origin}/dashboard/${demo.slug}/companies`);
+    await page.goto(`${origin}/dashboard/${portfolio.slug}/companies`);
     await signIn(page, admin);
     const rows = page.getByRole('table', { name: 'Companies' }).getByRole('row');
-    await expect.poll(() => rows.count()).toBe(21);
-    await page.getByText('1–20 of 40 · page 1 of 2').waitFor();
+    const total = portfolio.companies;
+    await expect.poll(() => rows.count()).toBe(PAGE + 1);
+    await page.getByText(`1–${String(PAGE)} of ${String(total)} · page 1 of 2`).waitFor();
     await screenshot(page, 'companies');
     await page.getByRole('link', { name: 'Next page' }).click();
-    await page.getByText('21–40 of 40 · page 2 of 2').waitFor();
+    await page.getByText(`${String(PAGE + 1)}–${String(total)} of ${String(total)} · page 2 of 2`).waitFor();
     expect(new URL(page.url()).searchParams.get('page')).toBe('2');
 
     await page.getByLabel('Search companies by legal name').fill('ANALYTICS');
@@ -48,6 +58,7 @@ describe('the customer dashboard at /dashboard in Chromium: the portfolio, on a 
       })
       .toBe(true);
     const found = await names();
+    expect(found).toHaveLength(portfolio.legalNames.filter((name) => name.includes('Analytics')).length);
     await page.reload();
     await page.getByRole('heading', { name: 'Companies' }).waitFor();
     expect(await page.getByLabel('Search companies by legal name').inputValue()).toBe('ANALYTICS');
@@ -60,28 +71,29 @@ describe('the customer dashboard at /dashboard in Chromium: the portfolio, on a 
 
   it('narrows the companies to those a fund holds, named in the address and kept across a reload', async () => {
     const page = await newBrowser();
-    await page.goto(`${origin}/dashboard/${demo.slug}/companies`);
+    await page.goto(`${origin}/dashboard/${portfolio.slug}/companies`);
     await signIn(page, admin);
-    await page.getByText('40 companies in your portfolio.').waitFor();
+    await page.getByText(`${String(portfolio.companies)} companies in your portfolio.`).waitFor();
     await page.getByRole('combobox', { name: 'Fund' }).click();
-    const option = page.getByRole('option', { name: /^Northwind Ventures I \(\d+\)$/ });
-    const held = Number(/\((\d+)\)/.exec((await option.textContent()) ?? '')?.[1]);
+    const [fund] = portfolio.fundHoldings;
+    if (!fund) throw new Error('the portfolio has funds');
+    const held = fund.companies;
     expect(held).toBeGreaterThan(0);
-    expect(held).toBeLessThan(40);
-    await option.click();
-    const summary = `${String(held)} companies held by Northwind Ventures I.`;
+    expect(held).toBeLessThan(portfolio.companies);
+    await page.getByRole('option', { name: `${fund.name} (${String(held)})`, exact: true }).click();
+    const summary = `${String(held)} companies held by ${fund.name}.`;
     await page.getByText(summary).waitFor();
     expect(new URL(page.url()).searchParams.get('fund')).toMatch(/^[0-9a-f-]{36}$/);
     await page.reload();
     await page.getByText(summary).waitFor();
     const rows = page.getByRole('table', { name: 'Companies' }).getByRole('row');
-    await expect.poll(() => rows.count()).toBe(Math.min(held, 20) + 1);
+    await expect.poll(() => rows.count()).toBe(Math.min(held, PAGE) + 1);
     await screenshot(page, 'companies-fund');
   });
 
   it("shows a company's cash in bank, runway and customers as charts, its latest summaries and its investments by round", async () => {
     const page = await newBrowser();
-    await page.goto(`${origin}/dashboard/${demo.slug}/companies/${demo.companyId}`);
+    await page.goto(`${origin}/dashboard/${portfolio.slug}/companies/${portfolio.companyId}`);
     await signIn(page, admin);
     await page.getByRole('heading', { name: 'Investments' }).waitFor();
     for (const chart of ['Cash in bank', 'Runway (months)', 'Customers']) {
@@ -107,10 +119,10 @@ describe('the customer dashboard at /dashboard in Chromium: the portfolio, on a 
     await signIn(page, admin);
     await page.getByRole('heading', { name: 'Companies' }).waitFor();
     const pages = [
-      ['companies', `/dashboard/${demo.slug}/companies`, 'Companies'],
-      ['company', `/dashboard/${demo.slug}/companies/${demo.companyId}`, 'Investments'],
-      ['people', `/dashboard/${demo.slug}/settings/people`, 'People'],
-      ['keys', `/dashboard/${demo.slug}/settings/api-keys`, 'API keys'],
+      ['companies', `/dashboard/${portfolio.slug}/companies`, 'Companies'],
+      ['company', `/dashboard/${portfolio.slug}/companies/${portfolio.companyId}`, 'Investments'],
+      ['people', `/dashboard/${portfolio.slug}/settings/people`, 'People'],
+      ['keys', `/dashboard/${portfolio.slug}/settings/api-keys`, 'API keys'],
     ] as const;
     for (const [name, path, heading] of pages) {
       await page.goto(`${origin}${path}`);
@@ -188,17 +200,17 @@ describe('the customer dashboard at /dashboard in Chromium: the portfolio, on a 
       background,
     ).toBe(true);
     await screenshot(page, 'dark-companies');
-    await page.goto(`${origin}/dashboard/${demo.slug}/companies/${demo.companyId}`);
+    await page.goto(`${origin}/dashboard/${portfolio.slug}/companies/${portfolio.companyId}`);
     await page.getByRole('heading', { name: 'Investments' }).waitFor();
     await page.waitForTimeout(500);
     await screenshot(page, 'dark-company');
-    await page.goto(`${origin}/dashboard/${demo.slug}/settings/api-keys`);
+    await page.goto(`${origin}/dashboard/${portfolio.slug}/settings/api-keys`);
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
     await screenshot(page, 'dark-keys');
   });
 
   it("tells a person signed in to one instance that another instance's page is not theirs, and shows none of it", async () => {
-    const other = await seedPortfolio(database.db);
+    const other = await createTestPortfolio(database.db, { companies: 2 });
     const page = await newBrowser();
     await page.goto(`${origin}/dashboard`);
     await signIn(page, admin);

@@ -11,15 +11,15 @@ import { createPortfolioInstance } from '../support/portfolio.ts';
  * dashboard-portfolio.test.ts: two files, so that the two browser workers of CI share the work.
  */
 describe('the customer dashboard at /dashboard in Chromium: signing in, keys and people', () => {
-  const dashboard = useDashboardInChromium('dashboard');
+  const dashboard = useDashboardInChromium({ companies: 3 });
   const { newBrowser, screenshot, signIn, callApi, keysOf } = dashboard;
   let database: DashboardWorld['database'];
   let smtp: DashboardWorld['smtp'];
   let origin: string;
-  let demo: DashboardWorld['demo'];
+  let portfolio: DashboardWorld['portfolio'];
   let admin: DashboardWorld['admin'];
   beforeAll(() => {
-    ({ database, smtp, origin, demo, admin } = dashboard.world());
+    ({ database, smtp, origin, portfolio, admin } = dashboard.world());
   });
 
   it('signs an admin in, generates a key named "warehouse sync", copies it once, and the API takes it at once', async () => {
@@ -29,11 +29,11 @@ describe('the customer dashboard at /dashboard in Chromium: signing in, keys and
     await screenshot(page, 'sign-in');
     await signIn(page, admin);
     await page.getByRole('heading', { name: 'Companies' }).waitFor();
-    await expect.poll(() => page.title()).toMatch(/^Companies · Ventures demo-/);
+    await expect.poll(() => page.title()).toBe(`Companies · ${portfolio.name} · Portico`);
 
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
-    expect(new URL(page.url()).pathname).toBe(`/dashboard/${demo.slug}/settings/api-keys`);
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/${portfolio.slug}/settings/api-keys`);
     await page.getByRole('button', { name: 'Generate key' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel('Name').fill('warehouse sync');
@@ -49,13 +49,13 @@ describe('the customer dashboard at /dashboard in Chromium: signing in, keys and
     await screenshot(page, 'key-shown-once');
 
     const answer = await callApi(page, shown);
-    expect(answer).toEqual({ status: 200, total: 40 });
+    expect(answer).toEqual({ status: 200, total: portfolio.companies });
 
     await dialog.getByRole('button', { name: 'I have stored the key' }).click();
     const row = page.getByRole('row', { name: /warehouse sync/ });
     await row.waitFor();
     expect(await row.textContent()).toContain(`${shown.slice(0, 12)}…`);
-    expect(await row.textContent()).toContain('Demo Admin');
+    expect(await row.textContent()).toContain(portfolio.admin.name);
     // The key is not on the page any more, nor anywhere the page keeps things.
     expect(await page.content()).not.toContain(shown);
     const stored = await page.evaluate(() =>
@@ -70,7 +70,7 @@ describe('the customer dashboard at /dashboard in Chromium: signing in, keys and
 
   it('revokes a key after a confirmation, and the API refuses it within the documented second', async () => {
     const page = await newBrowser();
-    await page.goto(`${origin}/dashboard/${demo.slug}/settings/api-keys`);
+    await page.goto(`${origin}/dashboard/${portfolio.slug}/settings/api-keys`);
     // Signing in brings the person back to the page they asked for.
     await signIn(page, admin);
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
@@ -100,9 +100,9 @@ describe('the customer dashboard at /dashboard in Chromium: signing in, keys and
 
   it('says what is wrong with a key name, on the page, and writes no key', async () => {
     const page = await newBrowser();
-    await page.goto(`${origin}/dashboard/${demo.slug}/settings/api-keys`);
+    await page.goto(`${origin}/dashboard/${portfolio.slug}/settings/api-keys`);
     await signIn(page, admin);
-    const before = await keysOf(demo.instanceId);
+    const before = await keysOf(portfolio.instanceId);
     await page.getByRole('button', { name: 'Generate key' }).click();
     const dialog = page.getByRole('dialog');
     const name = dialog.getByLabel('Name');
@@ -114,7 +114,7 @@ describe('the customer dashboard at /dashboard in Chromium: signing in, keys and
     await dialog.getByRole('button', { name: 'Generate key' }).click();
     await dialog.getByText('A key name has at most 100 characters; this one has 101.').waitFor();
     await screenshot(page, 'key-name-refused');
-    expect(await keysOf(demo.instanceId)).toBe(before);
+    expect(await keysOf(portfolio.instanceId)).toBe(before);
   });
 
   it('says that the e-mail address or the password is not right, without saying which, and signs no one in', async () => {
@@ -129,7 +129,7 @@ describe('the customer dashboard at /dashboard in Chromium: signing in, keys and
       .toContain('The e-mail address or the password is not right.');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await screenshot(page, 'sign-in-refused');
-    await page.goto(`${origin}/dashboard/${demo.slug}/companies`);
+    await page.goto(`${origin}/dashboard/${portfolio.slug}/companies`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
   });
 
@@ -157,7 +157,7 @@ describe('the customer dashboard at /dashboard in Chromium: signing in, keys and
 
   it('invites a colleague by e-mail, who sets a password from the link and signs in as a member who sees keys but cannot make them', async () => {
     const page = await newBrowser();
-    await page.goto(`${origin}/dashboard/${demo.slug}/settings/people`);
+    await page.goto(`${origin}/dashboard/${portfolio.slug}/settings/people`);
     await signIn(page, admin);
     await page.getByRole('heading', { name: 'People' }).waitFor();
     const colleague = uniqueEmail('colleague');
@@ -175,7 +175,7 @@ describe('the customer dashboard at /dashboard in Chromium: signing in, keys and
     await screenshot(page, 'people');
 
     const mail = await mailTo(smtp, colleague, { after: received });
-    expect(mail.parsed.subject).toBe(`You are invited to Ventures ${demo.slug}`);
+    expect(mail.parsed.subject).toBe(`You are invited to ${portfolio.name}`);
     const { link } = mailedLink(mail, 'invitation', origin);
 
     const theirs = await newBrowser();
@@ -242,7 +242,10 @@ describe('the customer dashboard at /dashboard in Chromium: signing in, keys and
   });
 
   it('resets a forgotten password by e-mail: the new one signs in, the old one no longer does', async () => {
-    const person = await createDashboardPerson(database.db, { instanceId: demo.instanceId, role: 'member' });
+    const person = await createDashboardPerson(database.db, {
+      instanceId: portfolio.instanceId,
+      role: 'member',
+    });
     const page = await newBrowser();
     await page.goto(`${origin}/dashboard/sign-in`);
     await page.getByRole('link', { name: 'Forgot your password?' }).click();
@@ -284,7 +287,7 @@ describe('the customer dashboard at /dashboard in Chromium: signing in, keys and
     await page.getByRole('button', { name: /account menu$/ }).click();
     await page.getByRole('menuitem', { name: 'Sign out' }).click();
     await page.getByText('You have signed out.').waitFor();
-    await page.goto(`${origin}/dashboard/${demo.slug}/settings/api-keys`);
+    await page.goto(`${origin}/dashboard/${portfolio.slug}/settings/api-keys`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await page.reload();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();

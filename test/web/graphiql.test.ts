@@ -1,67 +1,48 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TransactionsDemo } from '../../src/demo/seed.ts';
-import { loadTlsMaterial } from '../../src/http/tls.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
-import {
-  DESKTOP,
-  launchChromium,
-  originOnlyContext,
-  PHONE,
-  SCREENSHOTS,
-  type OriginOnlyContext,
-} from '../support/chromium.ts';
+import { DESKTOP, listenForBrowser, PHONE, useChromium } from '../support/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { createTestFileStore, seedOrganization } from '../support/transactions.ts';
+import { organizationStory, type OrganizationStory } from '../support/stories.ts';
+import { testTls } from '../support/tls-listener.ts';
+import { createTestFileStore } from '../support/transactions.ts';
 
 const HEADERS_EDITOR = '.monaco-editor[data-uri$="-request-headers.json"]';
 const RESULT = 'section[aria-label="Result Window"]';
 const TABS = '[id^="graphiql-session-tab-"]';
 
-/** A page in a fresh browser context (its own localStorage) on Portico's /graphiql. */
-type Visit = OriginOnlyContext & { page: Page };
-
 describe('GraphiQL at /graphiql in Chromium, served by Portico over HTTPS', () => {
+  const chromium = useChromium('graphiql');
   let database: TestDatabase;
   let cleanupFiles: () => Promise<void>;
-  let dataDir: string;
   let app: FastifyInstance;
-  let browser: Browser;
   let origin: string;
-  let demo: TransactionsDemo;
+  /** An organization with a key and nothing else: the page reads only the viewer. */
+  let organization: OrganizationStory;
 
   beforeAll(async () => {
-    browser = await launchChromium('graphiql');
     database = await createTestDatabase();
     const store = await createTestFileStore();
     cleanupFiles = store.cleanup;
-    demo = await seedOrganization(database.db, store.files);
-    dataDir = await mkdtemp(join(tmpdir(), 'portico-graphiql-'));
-    const tls = await loadTlsMaterial({ dataDir, tlsCert: undefined, tlsKey: undefined });
+    organization = await organizationStory(database.db, store.files, { transactions: [] });
+    const tls = await testTls();
     app = await buildTransactionsApp({ db: database.db, files: store.files, environment: 'staging', tls });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    origin = `https://localhost:${(app.server.address() as AddressInfo).port}`;
+    origin = await listenForBrowser(app);
   });
 
   afterAll(async () => {
-    await browser.close();
     await app.close();
     await database.close();
     await cleanupFiles();
-    await rm(dataDir, { recursive: true, force: true });
   });
 
-  async function visit(viewport: { width: number; height: number }): Promise<Visit> {
-    const browsing = await originOnlyContext(browser, origin, { viewport });
-    const page = await browsing.newPage();
+  /** A page in a fresh browser context (its own localStorage) on Portico's /graphiql. */
+  async function visit(viewport: { width: number; height: number }): Promise<Page> {
+    const page = await chromium.newPage(origin, { viewport });
     await page.goto(`${origin}/graphiql`);
     await ready(page);
-    return { ...browsing, page };
+    return page;
   }
 
   /** Waits until Monaco has drawn the operation (the default one mentions `viewer`). */
@@ -104,56 +85,59 @@ describe('GraphiQL at /graphiql in Chromium, served by Portico over HTTPS', () =
     await expect.poll(() => editorText(page, RESULT)).toContain('"name": "Test Capital"');
   }
 
-  /** Nothing was asked of any other origin, Monaco's workers came from Portico, and the CSP refused nothing. */
-  function expectSelfContained({ requested, problems }: Visit): void {
-    expect(requested.filter((url) => new URL(url).origin !== origin)).toEqual([]);
-    expect(requested.some((url) => /\/graphiql\/assets\/graphql\.worker-[\w-]+\.js$/.test(url))).toBe(true);
-    expect(problems).toEqual([]);
+  /**
+   * Monaco's workers came from Portico (that nothing was asked of any other origin and the CSP refused nothing,
+   * the Chromium fixture checks of every page).
+   */
+  function expectSelfContained(page: Page): void {
+    expect(
+      chromium.requested(page).some((url) => /\/graphiql\/assets\/graphql\.worker-[\w-]+\.js$/.test(url)),
+    ).toBe(true);
   }
 
   it('runs the default query with the key pasted into the headers editor, and keeps the key across reloads', async () => {
-    const visited = await visit(DESKTOP);
-    const { page } = visited;
+    const page = await visit(DESKTOP);
     expect(await editorText(page, HEADERS_EDITOR)).toBe('{  "Authorization": "Bearer YOUR_API_KEY"}');
 
-    await pasteApiKey(page, demo.apiKey);
-    expect(await editorText(page, HEADERS_EDITOR)).toBe(`{  "Authorization": "Bearer ${demo.apiKey}"}`);
+    await pasteApiKey(page, organization.apiKey);
+    expect(await editorText(page, HEADERS_EDITOR)).toBe(
+      `{  "Authorization": "Bearer ${organization.apiKey}"}`,
+    );
     // GraphiQL writes the headers and its tabs to localStorage about half a second after the last change (and
     // a run started before that would write the tabs it started with when it ends).
     for (const key of ['graphiql:headers', 'graphiql:tabState']) {
       await expect
         .poll(() => page.evaluate(`localStorage.getItem('${key}')`), { message: key })
-        .toContain(demo.apiKey);
+        .toContain(organization.apiKey);
     }
     await runAndWaitForViewer(page);
-    expect(await editorText(page, RESULT)).toContain(`"id": "${demo.organizationId}"`);
-    await page.screenshot({ path: join(SCREENSHOTS, 'graphiql-desktop.png') });
+    expect(await editorText(page, RESULT)).toContain(`"id": "${organization.organizationId}"`);
+    await chromium.screenshot(page, 'desktop', { accessibility: false });
 
     for (let reload = 1; reload <= 2; reload += 1) {
       await page.reload();
       await ready(page);
-      expect(await editorText(page, HEADERS_EDITOR), `reload ${reload}`).toContain(demo.apiKey);
+      expect(await editorText(page, HEADERS_EDITOR), `reload ${reload}`).toContain(organization.apiKey);
       expect(await page.locator(TABS).count(), `reload ${reload}`).toBe(1);
     }
     await runAndWaitForViewer(page);
 
-    expectSelfContained(visited);
-    await visited.context.close();
+    expectSelfContained(page);
+    await page.context().close();
   });
 
   it('opens on the same single tab after a reload when nothing was edited', async () => {
-    const visited = await visit(DESKTOP);
-    await visited.page.reload();
-    await ready(visited.page);
-    expect(await visited.page.locator(TABS).count()).toBe(1);
-    expect(await editorText(visited.page, HEADERS_EDITOR)).toContain('YOUR_API_KEY');
-    await visited.context.close();
+    const page = await visit(DESKTOP);
+    await page.reload();
+    await ready(page);
+    expect(await page.locator(TABS).count()).toBe(1);
+    expect(await editorText(page, HEADERS_EDITOR)).toContain('YOUR_API_KEY');
+    await page.context().close();
   });
 
   it('shows the schema in the Docs pane once the key is pasted: the root types, then Query and its fields', async () => {
-    const visited = await visit(DESKTOP);
-    const { page } = visited;
-    await pasteApiKey(page, demo.apiKey);
+    const page = await visit(DESKTOP);
+    await pasteApiKey(page, organization.apiKey);
     await page.locator('button[aria-label="Show Documentation Explorer"]').click();
     const docs = page.locator('.graphiql-doc-explorer');
     await docs.getByText('Root Types').waitFor();
@@ -170,16 +154,15 @@ describe('GraphiQL at /graphiql in Chromium, served by Portico over HTTPS', () =
     expect(fields).toEqual(expect.arrayContaining(['viewer', 'transaction', 'template', 'entity']));
     // The refusal of the schema fetch made before the key was pasted no longer shows as the response.
     expect(await editorText(page, RESULT)).not.toContain('UNAUTHENTICATED');
-    await page.screenshot({ path: join(SCREENSHOTS, 'graphiql-docs-desktop.png') });
+    await chromium.screenshot(page, 'docs-desktop', { accessibility: false });
 
-    expectSelfContained(visited);
-    await visited.context.close();
+    expectSelfContained(page);
+    await page.context().close();
   });
 
   it('stacks the response under the editors on a phone-sized screen', async () => {
-    const visited = await visit(PHONE);
-    const { page } = visited;
-    await pasteApiKey(page, demo.apiKey);
+    const page = await visit(PHONE);
+    await pasteApiKey(page, organization.apiKey);
     // The answer wraps on a phone (the wrapped parts of an id are indented), but the name fits.
     await runAndWaitForViewer(page);
     const editors = await page.locator('.graphiql-editors').boundingBox();
@@ -187,9 +170,9 @@ describe('GraphiQL at /graphiql in Chromium, served by Portico over HTTPS', () =
     if (!editors || !response) throw new Error('the editors and the response are on screen');
     expect(response.y).toBeGreaterThanOrEqual(editors.y + editors.height);
     expect(response.width).toBeGreaterThan(PHONE.width / 2);
-    await page.screenshot({ path: join(SCREENSHOTS, 'graphiql-phone.png') });
+    await chromium.screenshot(page, 'phone', { accessibility: false });
 
-    expectSelfContained(visited);
-    await visited.context.close();
+    expectSelfContained(page);
+    await page.context().close();
   });
 });

@@ -1,29 +1,17 @@
 /// <reference lib="dom" />
 // (page.evaluate's callbacks run in the page)
-import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Environment } from '../../src/config.ts';
-import { loadTlsMaterial } from '../../src/http/tls.ts';
 import type { Mailer } from '../../src/mail/mailer.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
-import {
-  accessibilityViolations,
-  DESKTOP,
-  launchChromium,
-  originOnlyContext,
-  PHONE,
-  SCREENSHOTS,
-  type OriginOnlyContext,
-} from '../support/chromium.ts';
-import { runPortico } from '../support/cli.ts';
+import { DESKTOP, listenForBrowser, PHONE, useChromium } from '../support/browser.ts';
+import { keysIssueArgs, runPortico } from '../support/cli.ts';
 import { mailTo, smtpMailer } from '../support/dashboard.ts';
-import { createTestDatabase, DIALECT, type TestDatabase } from '../support/database.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp.ts';
+import { testTls } from '../support/tls-listener.ts';
 import { createTestFileStore, uniqueHandle } from '../support/transactions.ts';
 
 /**
@@ -31,24 +19,21 @@ import { createTestFileStore, uniqueHandle } from '../support/transactions.ts';
  * HTTPS, the operator's commands run as `portico`, and mail received by a real SMTP server on loopback.
  */
 describe('key delivery at /key-delivery in Chromium', () => {
+  const chromium = useChromium('key-delivery');
+  const { screenshot } = chromium;
   let database: TestDatabase;
-  let dataDir: string;
   let smtp: TestSmtpServer;
   let mailer: Mailer;
   let cleanupFiles: () => Promise<void>;
-  let browser: Browser;
   const deployments = {} as Record<Environment, { app: FastifyInstance; origin: string }>;
-  const opened: { browsing: OriginOnlyContext; origin: string }[] = [];
 
   beforeAll(async () => {
-    browser = await launchChromium('key-delivery');
     database = await createTestDatabase();
-    dataDir = await mkdtemp(join(tmpdir(), 'portico-key-delivery-'));
     smtp = await startSmtpServer();
     mailer = smtpMailer(smtp.url());
     const store = await createTestFileStore();
     cleanupFiles = store.cleanup;
-    const tls = await loadTlsMaterial({ dataDir, tlsCert: undefined, tlsKey: undefined });
+    const tls = await testTls();
     for (const environment of ['staging', 'production'] as const) {
       const app = await buildTransactionsApp({
         db: database.db,
@@ -58,41 +43,20 @@ describe('key delivery at /key-delivery in Chromium', () => {
         apiKeyCacheMs: 0,
         keyDelivery: { mailer },
       });
-      await app.listen({ port: 0, host: '127.0.0.1' });
-      deployments[environment] = {
-        app,
-        origin: `https://localhost:${String((app.server.address() as AddressInfo).port)}`,
-      };
+      deployments[environment] = { app, origin: await listenForBrowser(app) };
     }
   });
 
   afterAll(async () => {
-    for (const { browsing, origin } of opened) {
-      expect(browsing.requested.filter((url) => new URL(url).origin !== origin)).toEqual([]);
-      expect(browsing.problems).toEqual([]);
-    }
-    await browser.close();
     for (const { app } of Object.values(deployments)) await app.close();
     mailer.close();
     await smtp.close();
     await database.close();
     await cleanupFiles();
-    await rm(dataDir, { recursive: true, force: true });
   });
 
-  async function newPage(origin: string, viewport = DESKTOP): Promise<Page> {
-    const browsing = await originOnlyContext(browser, origin, {
-      viewport,
-      permissions: ['clipboard-read', 'clipboard-write'],
-    });
-    opened.push({ browsing, origin });
-    return browsing.newPage();
-  }
-
-  /** Saves the page as `key-delivery-<database>-<name>.png` and checks it against WCAG 2.1 A and AA. */
-  async function screenshot(page: Page, name: string): Promise<void> {
-    await page.screenshot({ path: join(SCREENSHOTS, `key-delivery-${DIALECT}-${name}.png`), fullPage: true });
-    expect(await accessibilityViolations(page), name).toEqual([]);
+  function newPage(origin: string, viewport = DESKTOP): Promise<Page> {
+    return chromium.newPage(origin, { viewport, permissions: ['clipboard-read', 'clipboard-write'] });
   }
 
   /** `portico <args>` on the test's database, mailing through the test's SMTP server with links to `origin`. */
@@ -112,19 +76,7 @@ describe('key delivery at /key-delivery in Chromium', () => {
     const handle = uniqueHandle('kd');
     await portico(['org', 'create', '--handle', handle, '--name', 'Acme Funds'], origin);
     const received = smtp.received.length;
-    const ran = await portico(
-      [
-        'keys',
-        'issue',
-        '--org',
-        handle,
-        '--environment',
-        environment,
-        ...emails.flatMap((e) => ['--email', e]),
-        '--json',
-      ],
-      origin,
-    );
+    const ran = await portico(keysIssueArgs(handle, { environment, emails, json: true }), origin);
     const issued = JSON.parse(ran.stdout) as { delivery: { id: string; keyPrefix: string } };
     expect(ran.stdout).not.toMatch(/sk_(test|live)_[0-9A-Za-z]{38}/);
     const mail = await mailTo(smtp, emails[0] ?? '', { after: received });

@@ -1,64 +1,24 @@
-import { createServer, type Server } from 'node:http';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadTlsMaterial } from '../../src/http/tls.ts';
 import type { Mailer } from '../../src/mail/mailer.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
 import { createRecipientNotices, type RecipientNotices } from '../../src/transactions/recipients/notices.ts';
 import { startWebhookWorker } from '../../src/webhooks/delivery.ts';
-import {
-  accessibilityViolations,
-  DESKTOP,
-  launchChromium,
-  originOnlyContext,
-  PHONE,
-  SCREENSHOTS,
-  type OriginOnlyContext,
-} from '../support/chromium.ts';
+import { DESKTOP, listenForBrowser, PHONE, useChromium } from '../support/browser.ts';
 import { mailTo, smtpMailer } from '../support/dashboard.ts';
-import { createTestDatabase, DIALECT, type TestDatabase } from '../support/database.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { pdfText } from '../support/pdf-text.ts';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp.ts';
+import { testTls } from '../support/tls-listener.ts';
 import { CREATE_TRANSACTION, graphql, TRIGGER_TRANSACTION_EVENT } from '../support/transactions.ts';
 import { addEntity, createEmptyTenant, type EmptyTenant } from '../support/transactions-suite.ts';
 import { createTestFileStore } from '../support/transactions.ts';
 import { EXECUTABLE, samplePdf } from '../support/uploads.ts';
-
-/** What the webhook receiver got: the body of each delivery. */
-interface Receiver {
-  url: string;
-  bodies: string[];
-  close(): Promise<void>;
-}
-
-/** A real HTTP receiver of webhooks on loopback. */
-async function startReceiver(): Promise<Receiver> {
-  const bodies: string[] = [];
-  const server: Server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-    request.on('end', () => {
-      bodies.push(body);
-      response.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}/hooks/portico`,
-    bodies,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => {
-          resolve();
-        });
-      }),
-  };
-}
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 /**
  * The recipient portal in Chromium, end to end: a transaction created through GraphQL, its invitation received
@@ -67,27 +27,26 @@ async function startReceiver(): Promise<Receiver> {
  * downloaded and the completion webhook received by a real HTTP receiver, over real HTTPS.
  */
 describe('the recipient portal at /r in Chromium', () => {
+  const chromium = useChromium('recipient');
+  const { screenshot } = chromium;
   let database: TestDatabase;
   let dataDir: string;
   let smtp: TestSmtpServer;
   let mailer: Mailer;
   let notices: RecipientNotices;
-  let receiver: Receiver;
+  let receiver: WebhookReceiver;
   let worker: { stop(): Promise<void> };
   let cleanupFiles: () => Promise<void>;
-  let browser: Browser;
   let app: FastifyInstance;
   let origin: string;
   let tenant: EmptyTenant;
-  const opened: OriginOnlyContext[] = [];
 
   beforeAll(async () => {
-    browser = await launchChromium('recipient');
     database = await createTestDatabase();
     dataDir = await mkdtemp(join(tmpdir(), 'portico-recipient-'));
     smtp = await startSmtpServer();
     mailer = smtpMailer(smtp.url());
-    receiver = await startReceiver();
+    receiver = await startWebhookReceiver('/hooks/portico');
     const store = await createTestFileStore();
     cleanupFiles = store.cleanup;
     notices = createRecipientNotices({
@@ -100,13 +59,12 @@ describe('the recipient portal at /r in Chromium', () => {
       db: database.db,
       files: store.files,
       environment: 'staging',
-      tls: await loadTlsMaterial({ dataDir, tlsCert: undefined, tlsKey: undefined }),
+      tls: await testTls(),
       apiKeyCacheMs: 0,
       webhooksAllowInsecure: true,
       recipientNotices: notices,
     });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    origin = `https://localhost:${String((app.server.address() as AddressInfo).port)}`;
+    origin = await listenForBrowser(app);
     worker = startWebhookWorker(database.db, { allowInsecure: true, pollMs: 100 });
     tenant = await createEmptyTenant(database.db);
     await writeFile(join(dataDir, 'W-9 Grace Hopper.pdf'), await samplePdf('Form W-9: Grace Hopper'));
@@ -114,14 +72,6 @@ describe('the recipient portal at /r in Chromium', () => {
   });
 
   afterAll(async () => {
-    for (const browsing of opened) {
-      // Chromium's own PDF viewer (chrome:// and chrome-extension:// pages) shows the previews; nothing else may
-      // be asked of another origin.
-      const fetched = browsing.requested.filter((url) => /^https?:/.test(url));
-      expect(fetched.filter((url) => new URL(url).origin !== origin)).toEqual([]);
-      expect(browsing.problems).toEqual([]);
-    }
-    await browser.close();
     await worker.stop();
     await notices.stop();
     await app.close();
@@ -133,16 +83,8 @@ describe('the recipient portal at /r in Chromium', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  async function newPage(viewport = DESKTOP): Promise<Page> {
-    const browsing = await originOnlyContext(browser, origin, { viewport });
-    opened.push(browsing);
-    return browsing.newPage();
-  }
-
-  /** Saves the page as `recipient-<database>-<name>.png` and checks it against WCAG 2.1 A and AA. */
-  async function screenshot(page: Page, name: string): Promise<void> {
-    await page.screenshot({ path: join(SCREENSHOTS, `recipient-${DIALECT}-${name}.png`), fullPage: true });
-    expect(await accessibilityViolations(page), name).toEqual([]);
+  function newPage(viewport = DESKTOP): Promise<Page> {
+    return chromium.newPage(origin, { viewport });
   }
 
   async function api(query: string, variables: Record<string, unknown>) {

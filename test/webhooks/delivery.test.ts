@@ -3,7 +3,6 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import type { FileStore } from '../../src/files/file-store.ts';
 import type { Database } from '../../src/db/database.ts';
 import { createPostgresDatabase } from '../../src/db/postgres-database.ts';
@@ -14,7 +13,8 @@ import { createEndpoint, rotateEndpointSecret } from '../../src/webhooks/endpoin
 import type { EventType } from '../../src/webhooks/event-types.ts';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../support/database.ts';
 import { fakeLookup, fakeLookupAll } from '../support/dns.ts';
-import { createTestFileStore, seedOrganization } from '../support/transactions.ts';
+import { organizationStory, type OrganizationStory } from '../support/stories.ts';
+import { createTestFileStore } from '../support/transactions.ts';
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -97,31 +97,31 @@ afterAll(async () => {
 });
 
 /**
- * An organization of the test's own with the demo's data. `quiet` marks its seeded events as dispatched, for
+ * An organization of the test's own with one complete transaction. `quiet` marks its events as dispatched, for
  * tests that emit the events they count themselves.
  */
-async function tenant(options: { quiet?: boolean } = {}): Promise<TransactionsDemo> {
-  const demo = await seedOrganization(testDb.db, files);
+async function tenant(options: { quiet?: boolean } = {}): Promise<OrganizationStory> {
+  const story = await organizationStory(testDb.db, files);
   if (options.quiet === true) {
     await testDb.db.query('update outbox_events set dispatched_at = now() where organization_id = $1', [
-      demo.organizationId,
+      story.organizationId,
     ]);
   }
-  return demo;
+  return story;
 }
 
 /** Writes an event about the tenant's transaction to the outbox, as a transition would. */
-async function emit(demo: TransactionsDemo, type: EventType, payload: object = {}): Promise<void> {
+async function emit(story: OrganizationStory, type: EventType, payload: object = {}): Promise<void> {
   await testDb.db.query(
     `insert into outbox_events (organization_id, type, transaction_id, payload) values ($1, $2, $3, $4)`,
-    [demo.organizationId, type, demo.transactionId, payload],
+    [story.organizationId, type, story.transactionId, payload],
   );
 }
 
 /** An endpoint of the tenant at `url` (plain http on loopback allowed) for one event type. */
-function endpointFor(demo: TransactionsDemo, url: string, eventType: EventType) {
+function endpointFor(story: OrganizationStory, url: string, eventType: EventType) {
   return createEndpoint(testDb.db, {
-    organizationId: demo.organizationId,
+    organizationId: story.organizationId,
     url,
     eventTypes: [eventType],
     allowInsecure: true,
@@ -147,9 +147,9 @@ const headersOf = (received: Received) => ({
 describe('webhook delivery from the outbox', () => {
   it('delivers a completed transaction as a message that verifies with standardwebhooks', async () => {
     // The seeded transaction is complete: its transaction.completed event is what arrives.
-    const demo = await tenant();
+    const story = await tenant();
     const hook = hooks.hook();
-    const { secret } = await endpointFor(demo, hook.url, 'transaction.completed');
+    const { secret } = await endpointFor(story, hook.url, 'transaction.completed');
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     await drain();
 
@@ -160,7 +160,7 @@ describe('webhook delivery from the outbox', () => {
     expect(payload).toMatchObject({
       id: message.headers['webhook-id'],
       type: 'transaction.completed',
-      data: { transactionId: demo.transactionId, organizationId: demo.organizationId },
+      data: { transactionId: story.transactionId, organizationId: story.organizationId },
     });
     expect(String(payload.timestamp)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(message.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{32}$/);
@@ -171,10 +171,10 @@ describe('webhook delivery from the outbox', () => {
   });
 
   it('tries a receiver that answers 500 twice three times, with the same webhook-id, and logs every attempt', async () => {
-    const demo = await tenant({ quiet: true });
+    const story = await tenant({ quiet: true });
     const hook = hooks.hook();
-    await endpointFor(demo, hook.url, 'transaction.completed');
-    await emit(demo, 'transaction.completed', { transactionId: demo.transactionId, state: 'completed' });
+    await endpointFor(story, hook.url, 'transaction.completed');
+    await emit(story, 'transaction.completed', { transactionId: story.transactionId, state: 'completed' });
     hook.answerWith([500, 500, 200]);
     await drain();
 
@@ -193,14 +193,17 @@ describe('webhook delivery from the outbox', () => {
   });
 
   it('signs with the old and the new secret for a day after a rotation, and both verify', async () => {
-    const demo = await tenant({ quiet: true });
+    const story = await tenant({ quiet: true });
     const hook = hooks.hook();
-    const { endpoint, secret: old } = await endpointFor(demo, hook.url, 'transaction.state_changed');
+    const { endpoint, secret: old } = await endpointFor(story, hook.url, 'transaction.state_changed');
     const { secret: fresh } = await rotateEndpointSecret(testDb.db, {
-      organizationId: demo.organizationId,
+      organizationId: story.organizationId,
       endpointId: endpoint.id,
     });
-    await emit(demo, 'transaction.state_changed', { transactionId: demo.transactionId, state: 'completed' });
+    await emit(story, 'transaction.state_changed', {
+      transactionId: story.transactionId,
+      state: 'completed',
+    });
     await drain();
     const [message] = hook.received;
     if (!message) throw new Error('nothing arrived');
@@ -211,10 +214,10 @@ describe('webhook delivery from the outbox', () => {
   });
 
   it('stops retrying after the schedule is spent, and disables an endpoint that answers 410 Gone', async () => {
-    const demo = await tenant({ quiet: true });
+    const story = await tenant({ quiet: true });
     const hook = hooks.hook();
-    const { endpoint } = await endpointFor(demo, hook.url, 'transaction.state_changed');
-    const event = () => emit(demo, 'transaction.state_changed');
+    const { endpoint } = await endpointFor(story, hook.url, 'transaction.state_changed');
+    const event = () => emit(story, 'transaction.state_changed');
     const deliveries = () =>
       testDb.db.query<{ status: string; attempts: number }>(
         'select status, attempts from webhook_deliveries where endpoint_id = $1 order by sequence',
@@ -245,18 +248,18 @@ describe('webhook delivery from the outbox', () => {
   });
 
   it('refuses at send time a host that now resolves to a private address, and logs why', async () => {
-    const demo = await tenant({ quiet: true });
+    const story = await tenant({ quiet: true });
     const hook = hooks.hook();
     const { port, pathname } = new URL(hook.url);
     const { endpoint } = await createEndpoint(testDb.db, {
-      organizationId: demo.organizationId,
+      organizationId: story.organizationId,
       url: `https://rebind.test:${port}${pathname}`,
       eventTypes: ['transaction.state_changed'],
       allowInsecure: false,
       // At save time the name points at a public address…
       lookup: fakeLookupAll({ 'rebind.test': ['93.184.215.14'] }),
     });
-    await emit(demo, 'transaction.state_changed');
+    await emit(story, 'transaction.state_changed');
     await fanOutEvents(testDb.db);
     // …and when the worker connects, at loopback.
     const dispatcher = safeDispatcher({
@@ -275,10 +278,10 @@ describe('webhook delivery from the outbox', () => {
   });
 
   it('counts a redirect as a failure without following it, and lets Retry-After on 429 push the retry later', async () => {
-    const demo = await tenant({ quiet: true });
+    const story = await tenant({ quiet: true });
     const hook = hooks.hook();
-    const { endpoint } = await endpointFor(demo, hook.url, 'transaction.state_changed');
-    const event = () => emit(demo, 'transaction.state_changed');
+    const { endpoint } = await endpointFor(story, hook.url, 'transaction.state_changed');
+    const event = () => emit(story, 'transaction.state_changed');
     const latest = async () => {
       const [row] = await testDb.db.query<{ status: string; attempts: number; waitMs: number }>(
         `select status, attempts, (extract(epoch from next_attempt_at - last_attempt_at) * 1000)::float8 as "waitMs"
@@ -308,14 +311,14 @@ describe('webhook delivery from the outbox', () => {
   });
 
   it('disables an endpoint that has failed for longer than the limit', async () => {
-    const demo = await tenant({ quiet: true });
+    const story = await tenant({ quiet: true });
     const hook = hooks.hook();
-    const { endpoint } = await endpointFor(demo, hook.url, 'transaction.state_changed');
+    const { endpoint } = await endpointFor(story, hook.url, 'transaction.state_changed');
     await testDb.db.query(
       "update webhook_endpoints set failing_since = now() - interval '6 days' where id = $1",
       [endpoint.id],
     );
-    await emit(demo, 'transaction.state_changed');
+    await emit(story, 'transaction.state_changed');
     hook.answerWith([500]);
     await fanOutEvents(testDb.db);
     await deliverDue(testDb.db, { allowInsecure: true, delaysMs: [1000] });
@@ -329,16 +332,16 @@ describe('webhook delivery from the outbox', () => {
 
 describe('recording a batch', () => {
   it('records every attempt of a batch in one go: each delivery as its answer left it, a healthy endpoint untouched and a failing one disabled once', async () => {
-    const demo = await tenant({ quiet: true });
+    const story = await tenant({ quiet: true });
     const healthy = hooks.hook();
     const failing = hooks.hook();
-    const { endpoint: good } = await endpointFor(demo, healthy.url, 'transaction.state_changed');
-    const { endpoint: bad } = await endpointFor(demo, failing.url, 'transaction.state_changed');
+    const { endpoint: good } = await endpointFor(story, healthy.url, 'transaction.state_changed');
+    const { endpoint: bad } = await endpointFor(story, failing.url, 'transaction.state_changed');
     await testDb.db.query(
       "update webhook_endpoints set failing_since = now() - interval '6 days' where id = $1",
       [bad.id],
     );
-    for (const state of ['a', 'b', 'c']) await emit(demo, 'transaction.state_changed', { state });
+    for (const state of ['a', 'b', 'c']) await emit(story, 'transaction.state_changed', { state });
     failing.answerWith([500, 500, 500]);
     await fanOutEvents(testDb.db);
     // One batch holds all six deliveries (and whatever else is due in this file's database).
@@ -400,9 +403,9 @@ describe('recording a batch', () => {
 
 describe('waking on commit', () => {
   it('delivers an event committed while the worker sleeps, long before its 60 s poll would look again', async () => {
-    const demo = await tenant({ quiet: true });
+    const story = await tenant({ quiet: true });
     const hook = hooks.hook();
-    await endpointFor(demo, hook.url, 'transaction.state_changed');
+    await endpointFor(story, hook.url, 'transaction.state_changed');
     // The worker's database, watched: once a claim finds nothing due, the worker has gone to sleep for pollMs.
     let idleRounds = 0;
     /** Idle rounds seen once the webhook had arrived: the worker went back to sleep after sending it. */
@@ -432,7 +435,7 @@ describe('waking on commit', () => {
       await expect(
         testDb.db.transaction(async (tx) => {
           await writeOutbox(tx, {
-            transaction: { id: demo.transactionId, organizationId: demo.organizationId },
+            transaction: { id: story.transactionId, organizationId: story.organizationId },
             type: 'transaction.state_changed',
             facts: { state: 'rolled-back' },
           });
@@ -441,7 +444,7 @@ describe('waking on commit', () => {
       ).rejects.toThrow('roll back');
       await testDb.db.transaction((tx) =>
         writeOutbox(tx, {
-          transaction: { id: demo.transactionId, organizationId: demo.organizationId },
+          transaction: { id: story.transactionId, organizationId: story.organizationId },
           type: 'transaction.state_changed',
           facts: { state: 'committed' },
         }),

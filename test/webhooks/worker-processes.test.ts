@@ -24,7 +24,8 @@ import { createEndpoint } from '../../src/webhooks/endpoints.ts';
 import { exited, launch, sleep } from '../support/cli.ts';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../support/database.ts';
 import { seedEmbeddedDatabase } from '../support/pglite-template.ts';
-import { createTestFileStore, seedOrganization } from '../support/transactions.ts';
+import { organizationStory } from '../support/stories.ts';
+import { createTestFileStore } from '../support/transactions.ts';
 
 interface Arrival {
   /** The webhook-id header. */
@@ -187,14 +188,14 @@ async function soleEndpoint(db: Database, organizationId: string, url: string) {
 /** Adds `count` transaction.completed events to the outbox in one statement. */
 async function addEvents(
   db: Database,
-  demo: { organizationId: string; transactionId: string },
+  story: { organizationId: string; transactionId: string },
   count: number,
 ) {
   await db.query(
     `insert into outbox_events (organization_id, type, transaction_id, payload)
      select $1::uuid, 'transaction.completed', $2::uuid, jsonb_build_object('transactionId', $2::uuid, 'n', n)
      from generate_series(1, $3::int) n`,
-    [demo.organizationId, demo.transactionId, count],
+    [story.organizationId, story.transactionId, count],
   );
 }
 
@@ -273,9 +274,9 @@ describe('portico worker processes', () => {
       const url = await hook.start();
       try {
         const { secret } = await withDatabase(async (db) => {
-          const demo = await seedOrganization(db, files);
-          const created = await soleEndpoint(db, demo.organizationId, url);
-          await addEvents(db, demo, 1);
+          const story = await organizationStory(db, files);
+          const created = await soleEndpoint(db, story.organizationId, url);
+          await addEvents(db, story, 1);
           return created;
         });
 
@@ -376,8 +377,8 @@ describe('portico worker processes', () => {
       });
       const url = await hook.start();
       try {
-        const demo = await seedOrganization(db, files);
-        const { secret, endpoint } = await soleEndpoint(db, demo.organizationId, url);
+        const story = await organizationStory(db, files);
+        const { secret, endpoint } = await soleEndpoint(db, story.organizationId, url);
 
         let stop: () => Promise<void>;
         let processes: WorkerProcess[] = [];
@@ -419,7 +420,7 @@ describe('portico worker processes', () => {
         }
 
         const started = Date.now();
-        await addEvents(db, demo, EVENTS);
+        await addEvents(db, story, EVENTS);
         try {
           await until(
             `${EVENTS} distinct webhook-ids`,

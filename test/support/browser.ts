@@ -3,13 +3,18 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { DEFAULT_WEB_DIST_DIR } from '../../src/http/web-pages.ts';
+import { DIALECT } from './database.ts';
 
 /**
  * Browser tests drive Debian's chromium (which `.ci/run` installs when it is missing) with playwright-core, on
- * Portico's pages over real HTTPS.
+ * Portico's pages over real HTTPS. A test file calls {@link useChromium} once: one browser for the file, pages
+ * that reach nothing but Portico, screenshots checked for accessibility.
  */
 
 /** Debian's chromium. */
@@ -62,12 +67,7 @@ export interface OriginOnlyContext {
 export async function originOnlyContext(
   browser: Browser,
   origin: string,
-  options: {
-    viewport?: { width: number; height: number };
-    permissions?: string[];
-    /** The device's light or dark setting. @default 'light' */
-    colorScheme?: 'light' | 'dark';
-  } = {},
+  options: PageOptions = {},
 ): Promise<OriginOnlyContext> {
   const context = await browser.newContext({
     ignoreHTTPSErrors: true,
@@ -145,4 +145,98 @@ export async function accessibilityViolations(page: Page): Promise<Accessibility
     }));
   });
   return results;
+}
+
+/** What a page of {@link useChromium} is opened with besides its origin. */
+export interface PageOptions {
+  /** @default DESKTOP */
+  viewport?: { width: number; height: number };
+  /** The device's light or dark setting. @default 'light' */
+  colorScheme?: 'light' | 'dark';
+  permissions?: string[];
+}
+
+/** The Chromium of one test file (see {@link useChromium}). */
+export interface ChromiumFixture {
+  /** A page in a fresh context (its own cookies and storage) that reaches nothing but `origin`. */
+  newPage: (origin: string, options?: PageOptions) => Promise<Page>;
+  /**
+   * Saves what the page shows, whole, as `<surface>-<database>-<shot>.png` in test/web/screenshots, and checks
+   * it as it is against WCAG 2.1 A and AA with axe-core (unless `accessibility` is false: a page Portico does
+   * not draw itself, such as GraphiQL's).
+   */
+  screenshot: (page: Page, shot: string, options?: { accessibility?: boolean }) => Promise<void>;
+  /** Every address the page's context asked for so far (the other origins' were refused). */
+  requested: (page: Page) => string[];
+  /** {@link ChromiumFixture.screenshot} at phone width, then at desktop width (`<shot>-phone`, `<shot>-desktop`). */
+  screenshotPhoneAndDesktop: (page: Page, shot: string) => Promise<void>;
+}
+
+/**
+ * Registers the hooks of a browser test file: Chromium launched before its tests (after checking that
+ * web/dist/`surface` is built) and closed after them. After them too, every page the file opened asked nothing
+ * of another origin over HTTP(S) and had no Content-Security-Policy refusal or uncaught error. Call it before
+ * the file's own hooks, so that its browser is up first and closed last.
+ *
+ * @example
+ * const chromium = useChromium('recipient');
+ * it('shows the overview', async () => {
+ *   const page = await chromium.newPage(origin, { viewport: PHONE });
+ *   await page.goto(`${origin}/r/${token}`);
+ *   await chromium.screenshot(page, 'overview');
+ * });
+ */
+export function useChromium(surface: string): ChromiumFixture {
+  let browser: Browser | undefined;
+  const opened: { browsing: OriginOnlyContext; origin: string }[] = [];
+
+  beforeAll(async () => {
+    browser = await launchChromium(surface);
+  });
+  afterAll(async () => {
+    for (const { browsing, origin } of opened) {
+      // Chromium's own viewers (chrome:// pages, the PDF viewer's extension) are not asked over the network.
+      const fetched = browsing.requested.filter((url) => /^https?:/.test(url));
+      expect(fetched.filter((url) => new URL(url).origin !== origin)).toEqual([]);
+      expect(browsing.problems).toEqual([]);
+    }
+    await browser?.close();
+  });
+
+  async function screenshot(page: Page, shot: string, options: { accessibility?: boolean } = {}) {
+    await page.screenshot({ path: join(SCREENSHOTS, `${surface}-${DIALECT}-${shot}.png`), fullPage: true });
+    if (options.accessibility !== false) expect(await accessibilityViolations(page), shot).toEqual([]);
+  }
+
+  return {
+    async newPage(origin, options = {}) {
+      if (!browser) throw new Error('the browser is launched in beforeAll: open pages inside tests');
+      const browsing = await originOnlyContext(browser, origin, options);
+      opened.push({ browsing, origin });
+      return browsing.newPage();
+    },
+    screenshot,
+    requested: (page) =>
+      opened.find(({ browsing }) => browsing.context === page.context())?.browsing.requested ?? [],
+    async screenshotPhoneAndDesktop(page, shot) {
+      const viewport = page.viewportSize() ?? DESKTOP;
+      for (const [width, size] of [
+        ['phone', PHONE],
+        ['desktop', DESKTOP],
+      ] as const) {
+        await page.setViewportSize(size);
+        await screenshot(page, `${shot}-${width}`);
+      }
+      await page.setViewportSize(viewport);
+    },
+  };
+}
+
+/**
+ * Makes an app built with the test certificate (`testTls()`) listen on a free loopback port, and returns its
+ * origin as a browser opens it: `https://localhost:<port>`, the name the certificate is for.
+ */
+export async function listenForBrowser(app: FastifyInstance): Promise<string> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return `https://localhost:${String((app.server.address() as AddressInfo).port)}`;
 }
