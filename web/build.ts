@@ -1,48 +1,18 @@
 // `npm run build:web` (run by `npm install` through the `prepare` script): builds every surface of the front
 // end into web/dist, one after the other (two cores; each build already uses both), then writes a brotli and a
-// gzip copy next to each asset for the services to send to browsers that accept them (brotli: a quarter of the
-// bytes for scripts, a sixth for style sheets; gzip a third).
+// gzip copy next to each asset for the services to send to browsers that accept them (web/precompress.ts).
 // `npm run build:web -- recipient dashboard` builds only the surfaces named.
-import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { brotliCompress, constants, gzip } from 'node:zlib';
 import { build } from 'vite';
+import { writeCompressedCopies } from './precompress.ts';
 import { SURFACES, WEB_DIST_DIR, surfaceConfig, type Surface } from './vite.config.ts';
 
-const gzipped = promisify(gzip);
-const brotlied = promisify(brotliCompress);
-
 /**
- * Brotli's best quality (11) takes a second per 200 KiB: worth it for the pages people open on a phone. For
- * GraphiQL's seven megabytes of editor, a developer's tool cached after its first load, quality 9 takes a
- * twentieth of the time for 8% more bytes.
+ * Brotli's best quality for the pages people open on a phone; quality 9 for GraphiQL's seven megabytes of
+ * editor, a developer's tool cached after its first load (a twentieth of the time for 8% more bytes).
  */
-function brotliQuality(surface: Surface): number {
-  return surface === 'graphiql' ? 9 : constants.BROTLI_MAX_QUALITY;
-}
-
-/** Writes `<asset>.br` and `<asset>.gz` beside every asset, all at once. */
-async function writeCompressedCopies(dir: string, brotliLevel: number): Promise<void> {
-  const names = await readdir(dir);
-  await Promise.all(
-    names.map(async (name) => {
-      const file = join(dir, name);
-      const bytes = await readFile(file);
-      await Promise.all([
-        writeFile(`${file}.gz`, await gzipped(bytes, { level: 9 })),
-        writeFile(
-          `${file}.br`,
-          await brotlied(bytes, {
-            params: {
-              [constants.BROTLI_PARAM_QUALITY]: brotliLevel,
-              [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
-            },
-          }),
-        ),
-      ]);
-    }),
-  );
+function brotliQuality(surface: Surface): number | undefined {
+  return surface === 'graphiql' ? 9 : undefined;
 }
 
 const named = process.argv.slice(2);
