@@ -4,8 +4,9 @@
 import { mountThemed } from '../shared/boot.tsx';
 import './recipient.css';
 import { BrowserRouter } from 'react-router';
-import { App } from './app.tsx';
+import { App, preloadStep } from './app.tsx';
 
+preloadStep(location.pathname);
 mountThemed(
   'recipient',
   <BrowserRouter basename="/r">
