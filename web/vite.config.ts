@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type InlineConfig } from 'vite';
+import { unusedRadixRules } from './unused-radix-rules.ts';
 
 /**
  * The pages of the front end, one folder each (`web/<surface>/index.html` + `main.tsx`). Each is built on its
@@ -32,7 +33,8 @@ export function surfaceConfig(surface: Surface): InlineConfig {
     root: join(WEB_DIR, surface),
     base: `${surfacePath(surface)}/`,
     publicDir: false,
-    plugins: [react()],
+    // GraphiQL does not use Radix Themes.
+    plugins: surface === 'graphiql' ? [react()] : [react(), unusedRadixRules()],
     // Monaco's language workers use code splitting, which classic (iife) workers cannot.
     worker: { format: 'es' },
     build: {

@@ -70,8 +70,8 @@ export interface WebSurfaceOptions {
 
 /**
  * Serves one surface of the built front end: its page (never cached, with the headers of
- * {@link pageHeaders}) and its content-hashed assets under `<path>/assets/` (cached for a year, gzip when the
- * browser accepts it). Nothing comes from a CDN, so pages work offline. When the front end was not built (an
+ * {@link pageHeaders}) and its content-hashed assets under `<path>/assets/` (cached for a year, brotli or gzip
+ * when the browser accepts it, as `npm run build:web` precompressed them). Nothing comes from a CDN, so pages work offline. When the front end was not built (an
  * install with `--ignore-scripts`), the page answers 503 SERVICE_UNAVAILABLE saying how to build it.
  */
 export function registerWebSurface(app: FastifyInstance, options: WebSurfaceOptions): void {
@@ -123,13 +123,14 @@ export function registerWebSurface(app: FastifyInstance, options: WebSurfaceOpti
     decorateReply: false,
     index: false,
     list: false,
+    // `<asset>.br` when the browser accepts brotli, else `<asset>.gz` when it accepts gzip (web/build.ts).
     preCompressed: true,
     // Asset names carry a hash of their content: a changed file has a new name.
     maxAge: '365d',
     immutable: true,
     setHeaders: (response) => {
       response.setHeader('x-content-type-options', 'nosniff');
-      // The same address answers gzip or plain bytes depending on the request.
+      // The same address answers brotli, gzip or plain bytes depending on the request.
       response.setHeader('vary', 'accept-encoding');
     },
   });

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBaseApp } from '../../src/http/base-app.ts';
@@ -56,7 +56,7 @@ describe('GET /graphiql on the Transactions service', () => {
     expect(page).not.toMatch(/(?:src|href)="(?:https?:)?\/\//);
   });
 
-  it('serves the assets with their content type and a year-long immutable cache, gzip when accepted', async () => {
+  it('serves the assets with their content type and a year-long immutable cache, brotli or gzip when accepted', async () => {
     for (const path of assets) {
       const plain = await app.inject(path);
       expect(plain.statusCode, path).toBe(200);
@@ -71,6 +71,16 @@ describe('GET /graphiql on the Transactions service', () => {
       const gzipped = await app.inject({ url: path, headers: { 'accept-encoding': 'gzip' } });
       expect(gzipped.headers['content-encoding'], path).toBe('gzip');
       expect(gunzipSync(gzipped.rawPayload).equals(plain.rawPayload), path).toBe(true);
+
+      // A browser accepts both, and gets the smaller.
+      const brotli = await app.inject({
+        url: path,
+        headers: { 'accept-encoding': 'gzip, deflate, br, zstd' },
+      });
+      expect(brotli.headers['content-encoding'], path).toBe('br');
+      expect(brotli.headers['vary'], path).toMatch(/accept-encoding/i);
+      expect(brotliDecompressSync(brotli.rawPayload).equals(plain.rawPayload), path).toBe(true);
+      expect(brotli.rawPayload.length, path).toBeLessThan(gzipped.rawPayload.length);
     }
   });
 

@@ -1,24 +1,73 @@
 import { PRODUCT } from './product.ts';
 import { Button, Flex, Skeleton, Spinner, Text } from '@radix-ui/themes';
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { Navigate, Route, Routes, useLocation, useParams } from 'react-router';
-import { AppShell } from './components/app-shell.tsx';
 import { AuthLayout } from '../shared/auth-layout.tsx';
 import { ErrorCallout } from '../shared/error-callout.tsx';
 import { PageHeading } from '../shared/page-heading.tsx';
-import { ApiKeysPage } from './pages/api-keys.tsx';
-import { CompaniesPage } from './pages/companies.tsx';
-import { ForgotPasswordPage } from './pages/forgot-password.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
-import { PeoplePage } from './pages/people.tsx';
-import { SetPasswordPage } from './pages/set-password.tsx';
-import { SettingsLayout } from './pages/settings.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { WrongInstancePage } from './pages/wrong-instance.tsx';
 import { useSession } from './session.tsx';
 
-/** A company's page, with its charts: loaded when first opened, so that signing in loads less. */
-const CompanyPage = lazy(async () => ({ default: (await import('./pages/company.tsx')).CompanyPage }));
+/**
+ * The modules of the pages other than signing in, each loaded when first needed (a company's charts, an
+ * instance's menus and dialogs), so that the sign-in page loads least. {@link preloadPage} starts those of the
+ * first page at once.
+ */
+const load = {
+  shell: () => import('./components/app-shell.tsx'),
+  companies: () => import('./pages/companies.tsx'),
+  company: () => import('./pages/company.tsx'),
+  settings: () => import('./pages/settings.tsx'),
+  apiKeys: () => import('./pages/api-keys.tsx'),
+  people: () => import('./pages/people.tsx'),
+  forgotPassword: () => import('./pages/forgot-password.tsx'),
+  setPassword: () => import('./pages/set-password.tsx'),
+};
+const AppShell = lazy(async () => ({ default: (await load.shell()).AppShell }));
+const CompaniesPage = lazy(async () => ({ default: (await load.companies()).CompaniesPage }));
+const CompanyPage = lazy(async () => ({ default: (await load.company()).CompanyPage }));
+const SettingsLayout = lazy(async () => ({ default: (await load.settings()).SettingsLayout }));
+const ApiKeysPage = lazy(async () => ({ default: (await load.apiKeys()).ApiKeysPage }));
+const PeoplePage = lazy(async () => ({ default: (await load.people()).PeoplePage }));
+const ForgotPasswordPage = lazy(async () => ({ default: (await load.forgotPassword()).ForgotPasswordPage }));
+const SetPasswordPage = lazy(async () => ({ default: (await load.setPassword()).SetPasswordPage }));
+
+/**
+ * Starts loading the modules of the page at `pathname` (the browser's, under /dashboard) while the session is
+ * asked for, rather than once it is in.
+ */
+export function preloadPage(pathname: string): void {
+  const [slug = '', section = 'companies', rest] = pathname.replace(/^\/dashboard\/?/, '').split('/');
+  const modules: (keyof typeof load)[] =
+    slug === '' || slug === 'sign-in'
+      ? []
+      : slug === 'forgot-password'
+        ? ['forgotPassword']
+        : slug === 'invitation' || slug === 'reset-password'
+          ? ['setPassword']
+          : section === 'settings'
+            ? ['shell', 'settings', rest === 'people' ? 'people' : 'apiKeys']
+            : ['shell', rest === undefined ? 'companies' : 'company'];
+  for (const name of modules) void load[name]();
+}
+
+function Loading() {
+  return (
+    <Flex align="center" justify="center" className="full-height" role="status">
+      <Spinner size="3" />
+      <Text ml="2" color="gray">
+        Loading…
+      </Text>
+    </Flex>
+  );
+}
+
+/** A page of an instance: its shell (header, tabs) stays while the page's module loads. */
+function InstancePage({ children }: { children: ReactNode }) {
+  return <Suspense fallback={<Skeleton height="320px" />}>{children}</Suspense>;
+}
 
 /**
  * The dashboard's pages, under /dashboard: signing in and the mailed links' pages, then each instance's pages
@@ -26,16 +75,7 @@ const CompanyPage = lazy(async () => ({ default: (await import('./pages/company.
  */
 export function App() {
   const { session, refresh } = useSession();
-  if (session.status === 'loading') {
-    return (
-      <Flex align="center" justify="center" className="full-height" role="status">
-        <Spinner size="3" />
-        <Text ml="2" color="gray">
-          Loading…
-        </Text>
-      </Flex>
-    );
-  }
+  if (session.status === 'loading') return <Loading />;
   if (session.status === 'unreachable') {
     return (
       <AuthLayout product={PRODUCT}>
@@ -47,32 +87,62 @@ export function App() {
   }
   const home = session.status === 'signed-in' ? `/${session.instance.slug}/companies` : '/sign-in';
   return (
-    <Routes>
-      <Route path="/" element={<Navigate to={home} replace />} />
-      <Route path="/sign-in" element={<SignInPage />} />
-      <Route path="/forgot-password" element={<ForgotPasswordPage />} />
-      <Route path="/invitation" element={<SetPasswordPage purpose="invitation" />} />
-      <Route path="/reset-password" element={<SetPasswordPage purpose="reset" />} />
-      <Route path="/:slug" element={<InstancePages />}>
-        <Route index element={<Navigate to="companies" replace />} />
-        <Route path="companies" element={<CompaniesPage />} />
-        <Route
-          path="companies/:companyId"
-          element={
-            <Suspense fallback={<Skeleton height="320px" />}>
-              <CompanyPage />
-            </Suspense>
-          }
-        />
-        <Route path="settings" element={<SettingsLayout />}>
-          <Route index element={<Navigate to="api-keys" replace />} />
-          <Route path="api-keys" element={<ApiKeysPage />} />
-          <Route path="people" element={<PeoplePage />} />
+    <Suspense fallback={<Loading />}>
+      <Routes>
+        <Route path="/" element={<Navigate to={home} replace />} />
+        <Route path="/sign-in" element={<SignInPage />} />
+        <Route path="/forgot-password" element={<ForgotPasswordPage />} />
+        <Route path="/invitation" element={<SetPasswordPage purpose="invitation" />} />
+        <Route path="/reset-password" element={<SetPasswordPage purpose="reset" />} />
+        <Route path="/:slug" element={<InstancePages />}>
+          <Route index element={<Navigate to="companies" replace />} />
+          <Route
+            path="companies"
+            element={
+              <InstancePage>
+                <CompaniesPage />
+              </InstancePage>
+            }
+          />
+          <Route
+            path="companies/:companyId"
+            element={
+              <InstancePage>
+                <CompanyPage />
+              </InstancePage>
+            }
+          />
+          <Route
+            path="settings"
+            element={
+              <InstancePage>
+                <SettingsLayout />
+              </InstancePage>
+            }
+          >
+            <Route index element={<Navigate to="api-keys" replace />} />
+            <Route
+              path="api-keys"
+              element={
+                <InstancePage>
+                  <ApiKeysPage />
+                </InstancePage>
+              }
+            />
+            <Route
+              path="people"
+              element={
+                <InstancePage>
+                  <PeoplePage />
+                </InstancePage>
+              }
+            />
+          </Route>
+          <Route path="*" element={<NotFoundPage home={home} />} />
         </Route>
         <Route path="*" element={<NotFoundPage home={home} />} />
-      </Route>
-      <Route path="*" element={<NotFoundPage home={home} />} />
-    </Routes>
+      </Routes>
+    </Suspense>
   );
 }
 

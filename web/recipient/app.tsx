@@ -1,18 +1,48 @@
 import { Skeleton } from '@radix-ui/themes';
-import { lazy, Suspense, useEffect, useMemo } from 'react';
+import { lazy, Suspense, useEffect, useMemo, type ReactNode } from 'react';
 import { Route, Routes, useParams } from 'react-router';
 import { recipientApi } from './api.ts';
 import { PortalLayout } from './components/portal-layout.tsx';
-import { HomePage } from './pages/home.tsx';
 import { LinkProblemPage, LoadingPage, NoLinkPage } from './pages/link-problem.tsx';
-import { SignStepPage } from './pages/sign-step.tsx';
 import { StepNotFound } from './pages/step-not-found.tsx';
-import { SubmitStepPage } from './pages/submit-step.tsx';
 import { PortalProvider, useRecipientView } from './portal-state.tsx';
 
-/** An item's form: loaded apart (react-jsonschema-form is most of the page's script), fetched once the view is in. */
-const loadItemStep = () => import('./pages/item-step.tsx');
-const ItemStepPage = lazy(async () => ({ default: (await loadItemStep()).ItemStepPage }));
+/**
+ * Each page's module, loaded apart so that a page loads only its own: an item's form (react-jsonschema-form is
+ * most of the portal's script, fetched once the view is in wherever the recipient is, for the next step), the
+ * overview, signing, submitting. {@link preloadStep} starts the first page's while the view is asked for.
+ */
+const load = {
+  home: () => import('./pages/home.tsx'),
+  itemStep: () => import('./pages/item-step.tsx'),
+  signStep: () => import('./pages/sign-step.tsx'),
+  submitStep: () => import('./pages/submit-step.tsx'),
+};
+const HomePage = lazy(async () => ({ default: (await load.home()).HomePage }));
+const ItemStepPage = lazy(async () => ({ default: (await load.itemStep()).ItemStepPage }));
+const SignStepPage = lazy(async () => ({ default: (await load.signStep()).SignStepPage }));
+const SubmitStepPage = lazy(async () => ({ default: (await load.submitStep()).SubmitStepPage }));
+
+/**
+ * Starts loading the module of the page at `pathname` (the browser's: `/r/<token>`, `/r/<token>/<process>/sign`
+ * …) while the view is asked for, rather than once it is in.
+ */
+export function preloadStep(pathname: string): void {
+  const [, , token, , step] = pathname.split('/');
+  if (token === undefined || token === '') return;
+  void (step === 'items'
+    ? load.itemStep()
+    : step === 'sign'
+      ? load.signStep()
+      : step === 'submit'
+        ? load.submitStep()
+        : load.home());
+}
+
+/** A step's page, inside the portal's layout, which stays while the page's module loads. */
+function StepPage({ children }: { children: ReactNode }) {
+  return <Suspense fallback={<Skeleton height="480px" />}>{children}</Suspense>;
+}
 
 /**
  * The portal's pages, under /r (the router's basename): `/r/<token>` the overview (or where things stand once
@@ -35,7 +65,7 @@ function Portal() {
   const { state, setView, retry, fail } = useRecipientView(api);
   const ready = state.status === 'ready';
   useEffect(() => {
-    if (ready) void loadItemStep();
+    if (ready) void load.itemStep();
   }, [ready]);
   if (state.status === 'loading') return <LoadingPage />;
   if (state.status === 'failed') return <LinkProblemPage error={state.error} onRetry={retry} />;
@@ -43,17 +73,38 @@ function Portal() {
     <PortalProvider token={token} api={api} view={state.view} setView={setView} fail={fail}>
       <PortalLayout>
         <Routes>
-          <Route index element={<HomePage />} />
+          <Route
+            index
+            element={
+              <StepPage>
+                <HomePage />
+              </StepPage>
+            }
+          />
           <Route
             path=":processKey/items/:vulcanKey"
             element={
-              <Suspense fallback={<Skeleton height="480px" />}>
+              <StepPage>
                 <ItemStepPage />
-              </Suspense>
+              </StepPage>
             }
           />
-          <Route path=":processKey/sign" element={<SignStepPage />} />
-          <Route path=":processKey/submit" element={<SubmitStepPage />} />
+          <Route
+            path=":processKey/sign"
+            element={
+              <StepPage>
+                <SignStepPage />
+              </StepPage>
+            }
+          />
+          <Route
+            path=":processKey/submit"
+            element={
+              <StepPage>
+                <SubmitStepPage />
+              </StepPage>
+            }
+          />
           <Route path="*" element={<StepNotFound />} />
         </Routes>
       </PortalLayout>
