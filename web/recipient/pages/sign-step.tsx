@@ -7,7 +7,7 @@ import { useState, type SubmitEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { ApiError } from '../../shared/api-error.ts';
 import { ErrorCallout } from '../../shared/error-callout.tsx';
-import { Field } from '../../shared/field.tsx';
+import { Field } from '../../shared/form/field.tsx';
 import { useApiAction } from '../../shared/use-api-action.ts';
 import { ChangesRequested } from '../components/changes-requested.tsx';
 import { ProblemCallout, UnfinishedItems } from '../components/problem-callout.tsx';
