@@ -4,12 +4,13 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { api } from '../api.ts';
 import { AuthLayout } from '../../shared/auth-layout.tsx';
-import { EmailField } from '../../shared/form/email-field.tsx';
+import { emailProblem } from '../../shared/form/checks.ts';
+import { EmailField } from '../../shared/form/person-fields.tsx';
 import { ErrorCallout } from '../../shared/error-callout.tsx';
 import { Notice } from '../../shared/notice.tsx';
 import { PageHeading } from '../../shared/page-heading.tsx';
 import { SubmitForm } from '../../shared/form/submit-form.tsx';
-import { emailProblem, useApiAction } from '../../shared/use-api-action.ts';
+import { useApiAction } from '../../shared/use-api-action.ts';
 import { useFormFields } from '../../shared/form/use-form-fields.ts';
 
 /**

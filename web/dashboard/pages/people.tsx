@@ -2,15 +2,15 @@ import { Badge, Flex, RadioCards, Table, Text } from '@radix-ui/themes';
 import { useState } from 'react';
 import { api } from '../api.ts';
 import { ConfirmDialog } from '../../shared/list/confirm-dialog.tsx';
-import { EmailField } from '../../shared/form/email-field.tsx';
-import { Field } from '../../shared/form/field.tsx';
+import { emailProblem, personNameProblem } from '../../shared/form/checks.ts';
+import { EmailField, NameField } from '../../shared/form/person-fields.tsx';
 import { DialogForm, FormDialog } from '../../shared/list/form-dialog.tsx';
 import { ListPage } from '../../shared/list/list-page.tsx';
 import { Notice } from '../../shared/notice.tsx';
 import { formatDate } from '../format.ts';
 import { useSignedIn } from '../session.tsx';
 import type { Person, Role } from '../types.ts';
-import { emailProblem, errorsOfFields, useApiAction } from '../../shared/use-api-action.ts';
+import { errorsOfFields, useApiAction } from '../../shared/use-api-action.ts';
 import { useFormFields } from '../../shared/form/use-form-fields.ts';
 import { useResource } from '../use-resource.ts';
 
@@ -136,7 +136,7 @@ function InviteDialog({ slug, onInvited }: { slug: string; onInvited: (person: P
     const name = form.values.name.trim();
     const found = {
       email: emailProblem(address, 'Enter the e-mail address to invite.'),
-      name: name.length > 100 ? 'A name has at most 100 characters.' : undefined,
+      name: personNameProblem(name),
     };
     if (!form.check(found)) return;
     await action.run(
@@ -164,11 +164,10 @@ function InviteDialog({ slug, onInvited }: { slug: string; onInvited: (person: P
         submit="Send invitation"
       >
         <EmailField id="invite-email" autoComplete="off" {...form.field('email')} />
-        <Field
+        <NameField
           id="invite-name"
           label="Name"
           hint="Optional: they can set it themselves."
-          autoComplete="off"
           {...form.field('name')}
         />
         <Flex direction="column" gap="2">

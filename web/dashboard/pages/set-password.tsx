@@ -4,7 +4,8 @@ import { Link, useLocation, useNavigate } from 'react-router';
 import { api, ApiError } from '../api.ts';
 import { AuthLayout } from '../../shared/auth-layout.tsx';
 import { ErrorCallout } from '../../shared/error-callout.tsx';
-import { Field } from '../../shared/form/field.tsx';
+import { personNameProblem } from '../../shared/form/checks.ts';
+import { NameField, PasswordField } from '../../shared/form/person-fields.tsx';
 import { PageHeading } from '../../shared/page-heading.tsx';
 import { SubmitForm } from '../../shared/form/submit-form.tsx';
 import { useSession } from '../session.tsx';
@@ -78,7 +79,7 @@ export function SetPasswordPage({ purpose }: { purpose: keyof typeof PURPOSES })
   const submit = async () => {
     const { name, password, confirmation } = form.values;
     const found = {
-      name: name.length > 100 ? 'A name has at most 100 characters.' : undefined,
+      name: personNameProblem(name),
       password:
         password.length < PASSWORD_MIN
           ? `Use at least ${String(PASSWORD_MIN)} characters.`
@@ -130,30 +131,26 @@ export function SetPasswordPage({ purpose }: { purpose: keyof typeof PURPOSES })
           </Text>
           <SubmitForm onSubmit={submit} busy={action.busy} submit={text.button}>
             {purpose === 'invitation' ? (
-              <Field
+              <NameField
                 id="name"
                 label="Your name"
                 hint="Optional. Shown to your colleagues, for example next to the keys you generate."
-                autoComplete="name"
+                own
                 {...form.field('name')}
               />
             ) : null}
-            <Field
+            <PasswordField
               id="new-password"
               label="New password"
               hint={`${String(PASSWORD_MIN)} to ${String(PASSWORD_MAX)} characters, not your e-mail address. A passphrase of a few words works well.`}
-              type="password"
-              autoComplete="new-password"
+              isNew
               {...form.field('password')}
-              required
             />
-            <Field
+            <PasswordField
               id="confirm-password"
               label="Repeat the new password"
-              type="password"
-              autoComplete="new-password"
+              isNew
               {...form.field('confirmation')}
-              required
             />
           </SubmitForm>
         </>

@@ -4,9 +4,8 @@ import { useState } from 'react';
 import { Link, Navigate, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { api } from '../api.ts';
 import { AuthLayout } from '../../shared/auth-layout.tsx';
-import { EmailField } from '../../shared/form/email-field.tsx';
 import { ErrorCallout } from '../../shared/error-callout.tsx';
-import { Field } from '../../shared/form/field.tsx';
+import { EmailField, PasswordField } from '../../shared/form/person-fields.tsx';
 import { Notice } from '../../shared/notice.tsx';
 import { PageHeading } from '../../shared/page-heading.tsx';
 import { SubmitForm } from '../../shared/form/submit-form.tsx';
@@ -37,10 +36,9 @@ export function SignInPage() {
   const location = useLocation();
   const [params] = useSearchParams();
   const next = safeNext(params.get('next'));
-  const form = useFormFields({ email: '', password: '' });
+  const form = useFormFields<'email' | 'password', 'instance'>({ email: '', password: '' });
   const [choices, setChoices] = useState<InstanceSummary[]>();
   const [instance, setInstance] = useState<string>();
-  const [instanceProblem, setInstanceProblem] = useState<string>();
   const action = useApiAction();
 
   if (session.status === 'signed-in') {
@@ -52,13 +50,12 @@ export function SignInPage() {
 
   const submit = async () => {
     const { email, password } = form.values;
-    const fieldsOk = form.check({
+    const found = {
       email: email.trim() === '' ? 'Enter your e-mail address.' : undefined,
       password: password === '' ? 'Enter your password.' : undefined,
-    });
-    const unchosen = choices && instance === undefined ? 'Choose the instance to sign in to.' : undefined;
-    setInstanceProblem(unchosen);
-    if (!fieldsOk || unchosen !== undefined) return;
+      instance: choices && instance === undefined ? 'Choose the instance to sign in to.' : undefined,
+    };
+    if (!form.check(found)) return;
     await action.run(
       async () => {
         const answer = await api<SessionAnswer>('POST', '/session', {
@@ -95,7 +92,7 @@ export function SignInPage() {
             setInstance(undefined);
           })}
         />
-        <Field
+        <PasswordField
           id="password"
           label="Password"
           aside={
@@ -103,10 +100,7 @@ export function SignInPage() {
               <Link to="/forgot-password">Forgot your password?</Link>
             </ThemeLink>
           }
-          type="password"
-          autoComplete="current-password"
           {...form.field('password')}
-          required
         />
         {choices === undefined ? null : (
           <Flex direction="column" gap="2" role="group" aria-labelledby="instance-label">
@@ -130,9 +124,9 @@ export function SignInPage() {
                 </RadioCards.Item>
               ))}
             </RadioCards.Root>
-            {instanceProblem === undefined ? null : (
+            {form.problems.instance === undefined ? null : (
               <Text size="2" color="red" role="alert">
-                {instanceProblem}
+                {form.problems.instance}
               </Text>
             )}
           </Flex>

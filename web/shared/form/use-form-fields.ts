@@ -3,12 +3,12 @@ import { useState, type ChangeEvent, type Dispatch, type SetStateAction } from '
 /** What is wrong with each field of a form, by the field's name: a sentence, or nothing. */
 export type Problems<Name extends string> = Partial<Record<Name, string>>;
 
-/** The text fields of one form, see {@link useFormFields}. */
-export interface FormFields<Name extends string> {
+/** A form's text fields, and what is wrong with them and with its `Other` inputs: see {@link useFormFields}. */
+export interface FormFields<Name extends string, Other extends string = never> {
   /** What is typed in each field. */
   values: Readonly<Record<Name, string>>;
-  problems: Problems<Name>;
-  setProblems: Dispatch<SetStateAction<Problems<Name>>>;
+  problems: Problems<Name | Other>;
+  setProblems: Dispatch<SetStateAction<Problems<Name | Other>>>;
   /**
    * The props that tie a `Field` to `name`: its value, what typing does (keep it, then `onType`), its error.
    *
@@ -26,20 +26,24 @@ export interface FormFields<Name extends string> {
   /** Sets a field's text (a form that empties a field after a success). */
   set: (name: Name, value: string) => void;
   /** Shows the problems `found` beside their fields and answers whether there are none. */
-  check: (found: Problems<Name>) => boolean;
+  check: (found: Problems<Name | Other>) => boolean;
   /** Empties the fields as they were at first, and their problems (a dialog closed). */
   reset: () => void;
 }
 
 /**
  * The state of a form's text fields and of what is wrong with them, so that a field is written once, as
- * `<Field … {...form.field('email')} />`, whatever the form.
+ * `<Field … {...form.field('email')} />`, whatever the form. `Other` names the form's inputs that are not text
+ * (a checkbox, a choice), whose problems it keeps too.
+ *
+ * @example
+ * const form = useFormFields<'name', 'consent'>({ name: '' });
  */
-export function useFormFields<Name extends string>(
+export function useFormFields<Name extends string, Other extends string = never>(
   initial: Readonly<Record<Name, string>>,
-): FormFields<Name> {
+): FormFields<Name, Other> {
   const [values, setValues] = useState(initial);
-  const [problems, setProblems] = useState<Problems<Name>>({});
+  const [problems, setProblems] = useState<Problems<Name | Other>>({});
   const set = (name: Name, value: string) => {
     setValues((before) => ({ ...before, [name]: value }));
   };
