@@ -1,27 +1,12 @@
 // How the dashboard writes times, amounts and counts: in the reader's language, with unambiguous months.
 
-const locale = typeof navigator === 'undefined' ? 'en' : navigator.language;
+import { dateFormatters, locale } from '../shared/format.ts';
 
-const dateFormat = new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'short', year: 'numeric' });
-const dateTimeFormat = new Intl.DateTimeFormat(locale, {
-  day: 'numeric',
-  month: 'short',
-  year: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-});
 const monthFormat = new Intl.DateTimeFormat(locale, { month: 'short', year: '2-digit', timeZone: 'UTC' });
 const relativeFormat = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' });
 
-/** `24 Nov 2026`. */
-export function formatDate(iso: string): string {
-  return dateFormat.format(new Date(iso));
-}
-
-/** `24 Nov 2026, 19:40`, in the reader's time zone. */
-export function formatDateTime(iso: string): string {
-  return dateTimeFormat.format(new Date(iso));
-}
+/** `24 Nov 2026` and `24 Nov 2026, 19:40`: short months, as tables want. */
+export const { formatDate, formatDateTime } = dateFormatters('short');
 
 /** `Nov 26`: a chart's axis label for a reporting date (kept in UTC, as the updates report on days). */
 export function formatMonth(iso: string | number): string {

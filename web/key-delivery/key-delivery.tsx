@@ -1,14 +1,20 @@
 // Kept as one file: the page's steps (the address, the code, the key shown, a stop) share one state and one way
 // of telling a stopped link from a mistake.
-import { CheckCircledIcon, ExclamationTriangleIcon, LockClosedIcon } from '@radix-ui/react-icons';
-import { Badge, Box, Button, Callout, Code, Flex, Link, Text, TextField } from '@radix-ui/themes';
-import { useEffect, useState, type SubmitEvent } from 'react';
+import { LockClosedIcon } from '@radix-ui/react-icons';
+import { Badge, Button, Code, Flex, Link, Text } from '@radix-ui/themes';
+import { useEffect, useState } from 'react';
 import { AuthLayout } from '../shared/auth-layout.tsx';
-import { CopyButton } from '../shared/copy-button.tsx';
 import { ErrorCallout } from '../shared/error-callout.tsx';
-import { Field } from '../shared/field.tsx';
+import { emailProblem } from '../shared/form/checks.ts';
+import { EmailField } from '../shared/form/person-fields.tsx';
+import { Field } from '../shared/form/field.tsx';
+import { formatTime } from '../shared/format.ts';
+import { Notice } from '../shared/notice.tsx';
 import { PageHeading } from '../shared/page-heading.tsx';
-import { emailProblem, errorsOfFields, useApiAction } from '../shared/use-api-action.ts';
+import { SecretField } from '../shared/secret-field.tsx';
+import { SubmitForm } from '../shared/form/submit-form.tsx';
+import { errorsOfFields, useApiAction } from '../shared/use-api-action.ts';
+import { useFormFields } from '../shared/form/use-form-fields.ts';
 import { ApiError, call } from './api.ts';
 import { decryptKey, proofOf, readLink } from './link.ts';
 import type { Invitation } from './types.ts';
@@ -37,9 +43,6 @@ const ENVIRONMENT: Record<Invitation['environment'], { label: string; prefix: st
   staging: { label: 'staging', prefix: 'sk_test_' },
   production: { label: 'production', prefix: 'sk_live_' },
 };
-
-const expiry = (iso: string) =>
-  new Intl.DateTimeFormat(navigator.language, { hour: '2-digit', minute: '2-digit' }).format(new Date(iso));
 
 /** What a reload keeps: the address a code was sent to (never the code or the key). */
 const remembered = (linkId: string) => `portico-key-delivery:${linkId}`;
@@ -169,14 +172,9 @@ export function KeyDelivery() {
       ) : (
         <>
           <PageHeading title="Done" />
-          <Callout.Root color="green" highContrast role="status">
-            <Callout.Icon>
-              <CheckCircledIcon />
-            </Callout.Icon>
-            <Callout.Text>
-              The key is no longer on this page, and this link will not show it again. You can close the tab.
-            </Callout.Text>
-          </Callout.Root>
+          <Notice tone="done" highContrast role="status">
+            The key is no longer on this page, and this link will not show it again. You can close the tab.
+          </Notice>
         </>
       )}
     </AuthLayout>
@@ -198,7 +196,7 @@ function InvitationText({ invitation }: { invitation: Invitation }) {
       <Badge color={invitation.environment === 'production' ? 'red' : 'blue'} highContrast>
         {ENVIRONMENT[invitation.environment].label}
       </Badge>{' '}
-      environment. This link works until {expiry(invitation.expiresAt)}
+      environment. This link works until {formatTime(invitation.expiresAt)}
       {invitation.viewsRequired === 'first'
         ? ', for the first of the people it was sent to.'
         : ', once for each person it was sent to.'}
@@ -217,16 +215,12 @@ function AddressStep({
   onSent: (email: string, codeExpiresAt: string) => void;
   onStopped: (error: ApiError) => void;
 }) {
-  const [email, setEmail] = useState('');
-  const [problem, setProblem] = useState<string>();
+  const form = useFormFields({ email: '' });
   const action = useApiAction();
 
-  const submit = async (event: SubmitEvent) => {
-    event.preventDefault();
-    const address = email.trim();
-    const found = emailProblem(address);
-    setProblem(found);
-    if (found !== undefined) return;
+  const submit = async () => {
+    const address = form.values.email.trim();
+    if (!form.check({ email: emailProblem(address) })) return;
     await action.run(
       async () => {
         const sent = await call('code', {
@@ -235,11 +229,7 @@ function AddressStep({
         });
         onSent(sent.sentTo, sent.expiresAt);
       },
-      (error) =>
-        stopsOr(error, onStopped) ||
-        errorsOfFields(['email'], (problems) => {
-          setProblem(problems.email);
-        })(error),
+      (error) => stopsOr(error, onStopped) || errorsOfFields(['email'], form.setProblems)(error),
     );
   };
 
@@ -251,26 +241,9 @@ function AddressStep({
         To see it, prove that you received this link: enter your e-mail address, and we mail a code to it.
       </Text>
       <ErrorCallout error={action.error} />
-      <form onSubmit={(event) => void submit(event)} noValidate>
-        <Flex direction="column" gap="4">
-          <Field
-            id="email"
-            label="Your e-mail address"
-            type="email"
-            inputMode="email"
-            autoComplete="email"
-            value={email}
-            onChange={(event) => {
-              setEmail(event.target.value);
-            }}
-            error={problem}
-            required
-          />
-          <Button type="submit" size="3" loading={action.busy}>
-            Mail me a code
-          </Button>
-        </Flex>
-      </form>
+      <SubmitForm onSubmit={submit} busy={action.busy} submit="Mail me a code">
+        <EmailField label="Your e-mail address" autoComplete="email" {...form.field('email')} />
+      </SubmitForm>
     </>
   );
 }
@@ -288,22 +261,19 @@ function CodeStep({
   onOtherAddress: () => void;
   onStopped: (error: ApiError) => void;
 }) {
-  const [code, setCode] = useState('');
-  const [problem, setProblem] = useState<string>();
+  const form = useFormFields({ code: '' });
   const action = useApiAction();
   const [resent, setResent] = useState<string>();
 
-  const submit = async (event: SubmitEvent) => {
-    event.preventDefault();
+  const submit = async () => {
     setResent(undefined);
-    const digits = code.replace(/\s/g, '');
-    if (!/^\d{6,12}$/.test(digits)) {
-      setProblem(
-        digits === '' ? 'Enter the code from the e-mail.' : 'The code is the 8 digits in the e-mail.',
-      );
-      return;
-    }
-    setProblem(undefined);
+    const digits = form.values.code.replace(/\s/g, '');
+    const found = /^\d{6,12}$/.test(digits)
+      ? undefined
+      : digits === ''
+        ? 'Enter the code from the e-mail.'
+        : 'The code is the 8 digits in the e-mail.';
+    if (!form.check({ code: found })) return;
     await action.run(
       async () => {
         await onRevealed(
@@ -317,19 +287,19 @@ function CodeStep({
       (error) => {
         if (stopsOr(error, onStopped)) return true;
         if (error.code !== 'CODE_INVALID') return false;
-        setProblem(error.message);
+        form.setProblems({ code: error.message });
         return true;
       },
     );
   };
 
   const resend = async () => {
-    setProblem(undefined);
+    form.setProblems({});
     setResent(undefined);
     await action.run(
       async () => {
         await call('code', { ...request, email: step.email });
-        setCode('');
+        form.set('code', '');
         setResent(`A new code is on its way to ${step.email}; the one before no longer works.`);
       },
       (error) => stopsOr(error, onStopped),
@@ -340,7 +310,8 @@ function CodeStep({
     <>
       <PageHeading title="Enter the code" />
       <Text as="p" size="2">
-        We mailed a code to <strong>{step.email}</strong>. It works once, until {expiry(step.codeExpiresAt)}.
+        We mailed a code to <strong>{step.email}</strong>. It works once, until{' '}
+        {formatTime(step.codeExpiresAt)}.
       </Text>
       <ErrorCallout error={action.error} />
       {resent === undefined ? null : (
@@ -348,26 +319,17 @@ function CodeStep({
           {resent}
         </Text>
       )}
-      <form onSubmit={(event) => void submit(event)} noValidate>
-        <Flex direction="column" gap="4">
-          <Field
-            id="code"
-            label="Code"
-            inputMode="numeric"
-            autoComplete="one-time-code"
-            value={code}
-            onChange={(event) => {
-              setCode(event.target.value);
-            }}
-            error={problem}
-            maxLength={20}
-            required
-          />
-          <Button type="submit" size="3" loading={action.busy}>
-            Show my key
-          </Button>
-        </Flex>
-      </form>
+      <SubmitForm onSubmit={submit} busy={action.busy} submit="Show my key">
+        <Field
+          id="code"
+          label="Code"
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          {...form.field('code')}
+          maxLength={20}
+          required
+        />
+      </SubmitForm>
       <Flex gap="4" wrap="wrap">
         <Link asChild size="2">
           <button type="button" className="link-button" onClick={() => void resend()}>
@@ -397,34 +359,15 @@ function ShownKey({
     <>
       <PageHeading title="Your API key" />
       <InvitationText invitation={invitation} />
-      <Callout.Root color="amber" highContrast>
-        <Callout.Icon>
-          <ExclamationTriangleIcon />
-        </Callout.Icon>
-        <Callout.Text>
-          This is the only time the key is shown: this link will not show it again, and Portico cannot read
-          it. Store it in a secret manager now, and never in code or chat.
-        </Callout.Text>
-      </Callout.Root>
-      <Flex direction="column" gap="1">
-        <Text as="label" htmlFor="api-key" size="2" weight="medium">
-          API key ({ENVIRONMENT[invitation.environment].prefix}…)
-        </Text>
-        <Flex gap="2" wrap="wrap">
-          <Box flexGrow="1" minWidth="0">
-            <TextField.Root
-              id="api-key"
-              readOnly
-              value={apiKey}
-              className="secret-field"
-              onFocus={(event) => {
-                event.currentTarget.select();
-              }}
-            />
-          </Box>
-          <CopyButton text={apiKey} label="Copy key" fallbackInputId="api-key" />
-        </Flex>
-      </Flex>
+      <Notice tone="warning" highContrast>
+        This is the only time the key is shown: this link will not show it again, and Portico cannot read it.
+        Store it in a secret manager now, and never in code or chat.
+      </Notice>
+      <SecretField
+        id="api-key"
+        label={`API key (${ENVIRONMENT[invitation.environment].prefix}…)`}
+        secret={apiKey}
+      />
       <Text as="p" size="2" color="gray">
         Send it as <Code>Authorization: Bearer {ENVIRONMENT[invitation.environment].prefix}…</Code> to the
         GraphQL API at <Code className="break-all">{window.location.origin}/beta</Code>.

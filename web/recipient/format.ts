@@ -1,25 +1,11 @@
 // How the portal writes dates, sizes and kinds of files: in the reader's language, months in words.
 
-const locale = typeof navigator === 'undefined' ? 'en' : navigator.language;
+import { dateFormatters, locale } from '../shared/format.ts';
 
-const dateFormat = new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'long', year: 'numeric' });
-const dateTimeFormat = new Intl.DateTimeFormat(locale, {
-  day: 'numeric',
-  month: 'long',
-  year: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-});
-const timeFormat = new Intl.DateTimeFormat(locale, { hour: '2-digit', minute: '2-digit' });
+export { formatTime } from '../shared/format.ts';
 
-/** `3 December 2026`. */
-export const formatDate = (iso: string | Date) => dateFormat.format(new Date(iso));
-
-/** `3 December 2026, 10:42`, in the reader's time zone. */
-export const formatDateTime = (iso: string | Date) => dateTimeFormat.format(new Date(iso));
-
-/** `10:42`. */
-export const formatTime = (iso: string | Date) => timeFormat.format(new Date(iso));
+/** `3 December 2026` and `3 December 2026, 10:42`: months in words, as the portal's sentences want. */
+export const { formatDate, formatDateTime } = dateFormatters('long');
 
 /** `840 bytes`, `312 KB`, `2.4 MB`, `31 MB` (binary units, as file managers count). */
 export function formatBytes(bytes: number): string {

@@ -104,3 +104,31 @@ export function leftToDo(process: Process, role: string): { items: Item[]; docum
 export function allSubmitted(view: RecipientView): boolean {
   return view.processes.length > 0 && view.processes.every(submitted);
 }
+
+/** A step of one kind: `Step<'sign'>`. */
+export type StepOf<Kind extends Step['kind']> = Extract<Step, { kind: Kind }>;
+
+const isKind = <Kind extends Step['kind']>(step: Step, kind: Kind): step is StepOf<Kind> =>
+  step.kind === kind;
+
+/**
+ * The step of `kind` that an address names (`:processKey`, and an item's `:vulcanKey`), with its place among
+ * `steps`; undefined when it names none (mistyped, or a step the template no longer has).
+ *
+ * @example
+ * const found = findStep(steps, 'sign', useParams());
+ */
+export function findStep<Kind extends Step['kind']>(
+  steps: readonly Step[],
+  kind: Kind,
+  address: { processKey?: string | undefined; vulcanKey?: string | undefined },
+): { step: StepOf<Kind>; index: number } | undefined {
+  const index = steps.findIndex(
+    (step) =>
+      step.kind === kind &&
+      step.process.key === address.processKey &&
+      (step.kind !== 'item' || step.item.vulcanKey === address.vulcanKey),
+  );
+  const step = steps[index];
+  return step !== undefined && isKind(step, kind) ? { step, index } : undefined;
+}

@@ -57,15 +57,3 @@ export function errorsOfFields<Field extends string>(
     return true;
   };
 }
-
-/**
- * What is wrong with a typed e-mail address, or undefined: `blank` is said when nothing was typed. The server
- * checks addresses fully; this catches a slip before a round trip.
- */
-export function emailProblem(typed: string, blank = 'Enter your e-mail address.'): string | undefined {
-  const address = typed.trim();
-  if (address === '') return blank;
-  return /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(address)
-    ? undefined
-    : 'Enter an e-mail address, like ada@example.com.';
-}

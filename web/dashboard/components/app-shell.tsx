@@ -4,6 +4,7 @@ import { Link, Outlet, useLocation, useNavigate } from 'react-router';
 import { useSignedIn, useSession } from '../session.tsx';
 import { useApiAction } from '../../shared/use-api-action.ts';
 import { ErrorCallout } from '../../shared/error-callout.tsx';
+import { SiteHeader } from '../../shared/site-header.tsx';
 
 /** The initials of a name (or of an e-mail address's local part), for the avatar. */
 function initials(name: string, email: string): string {
@@ -38,19 +39,10 @@ export function AppShell() {
 
   return (
     <>
-      <a href="#main" className="skip-link">
-        Skip to content
-      </a>
-      <header className="app-header">
-        <Flex align="center" justify="between" gap="3" className="app-header-bar">
-          <Flex align="center" gap="2" minWidth="0">
-            <Text weight="bold" size="4" className="brand">
-              Portico
-            </Text>
-            <Text color="gray" size="2" truncate>
-              {instance.name}
-            </Text>
-          </Flex>
+      <SiteHeader
+        surface="app"
+        owner={instance.name}
+        end={
           <DropdownMenu.Root>
             <DropdownMenu.Trigger>
               <Button variant="ghost" color="gray">
@@ -80,7 +72,8 @@ export function AppShell() {
               </DropdownMenu.Item>
             </DropdownMenu.Content>
           </DropdownMenu.Root>
-        </Flex>
+        }
+      >
         <TabNav.Root aria-label="Sections" className="app-sections">
           {sections.map((section) => (
             <TabNav.Link key={section.to} asChild active={section.active ?? pathname.startsWith(section.to)}>
@@ -88,7 +81,7 @@ export function AppShell() {
             </TabNav.Link>
           ))}
         </TabNav.Root>
-      </header>
+      </SiteHeader>
       <main id="main" className="app-main">
         <Box className="app-content">
           <ErrorCallout error={signingOut.error} />

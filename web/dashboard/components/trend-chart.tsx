@@ -28,6 +28,15 @@ const ANIMATION = {
   animationDuration: 400,
 };
 const AXIS = { fontSize: 12, fill: 'var(--gray-11)' };
+/** What an area and a line draw alike: the value, a smooth curve across the updates that did not report it. */
+const CURVE = {
+  dataKey: 'value',
+  type: 'monotone',
+  stroke: COLOR,
+  strokeWidth: 2,
+  connectNulls: true,
+  ...ANIMATION,
+} as const;
 
 /**
  * One measure over time in a card: an area, line or bar chart with a tooltip that the arrow keys move too, a
@@ -111,29 +120,12 @@ export function TrendChart({
               {kind === 'area' ? (
                 <AreaChart {...common}>
                   {axes}
-                  <Area
-                    dataKey="value"
-                    type="monotone"
-                    stroke={COLOR}
-                    fill={COLOR}
-                    fillOpacity={0.15}
-                    strokeWidth={2}
-                    connectNulls
-                    {...ANIMATION}
-                  />
+                  <Area {...CURVE} fill={COLOR} fillOpacity={0.15} />
                 </AreaChart>
               ) : kind === 'line' ? (
                 <LineChart {...common}>
                   {axes}
-                  <Line
-                    dataKey="value"
-                    type="monotone"
-                    stroke={COLOR}
-                    strokeWidth={2}
-                    dot={{ r: 3 }}
-                    connectNulls
-                    {...ANIMATION}
-                  />
+                  <Line {...CURVE} dot={{ r: 3 }} />
                 </LineChart>
               ) : (
                 <BarChart {...common}>

@@ -14,6 +14,7 @@ import {
 import { useEffect, useState, type ReactNode } from 'react';
 import { Link, useSearchParams, type To } from 'react-router';
 import { ErrorCallout } from '../../shared/error-callout.tsx';
+import { EmptyState } from '../../shared/list/empty-state.tsx';
 import { PageHeading } from '../../shared/page-heading.tsx';
 import { formatCount, formatDate } from '../format.ts';
 import { useSignedIn } from '../session.tsx';
@@ -169,19 +170,13 @@ export function CompaniesPage() {
           <Skeleton height="320px" />
         ) : null
       ) : shown.companies.length === 0 ? (
-        <Box className="empty-state">
-          <Text as="p" weight="medium">
-            {emptyText.title}
-          </Text>
-          <Text as="p" size="2" color="gray">
-            {emptyText.hint}
-          </Text>
+        <EmptyState title={emptyText.title} hint={emptyText.hint}>
           {page > 1 ? (
             <ThemeLink asChild size="2">
               <Link to={pageLink(1)}>Go to the first page</Link>
             </ThemeLink>
           ) : null}
-        </Box>
+        </EmptyState>
       ) : (
         <>
           <Box className="table-scroll" aria-busy={companies.loading}>

@@ -1,31 +1,30 @@
 import { PRODUCT } from '../product.ts';
-import { CheckCircledIcon } from '@radix-ui/react-icons';
-import { Button, Callout, Flex, Link as ThemeLink, Text } from '@radix-ui/themes';
-import { useState, type SubmitEvent } from 'react';
+import { Link as ThemeLink, Text } from '@radix-ui/themes';
+import { useState } from 'react';
 import { Link } from 'react-router';
 import { api } from '../api.ts';
 import { AuthLayout } from '../../shared/auth-layout.tsx';
+import { emailProblem } from '../../shared/form/checks.ts';
+import { EmailField } from '../../shared/form/person-fields.tsx';
 import { ErrorCallout } from '../../shared/error-callout.tsx';
-import { Field } from '../../shared/field.tsx';
+import { Notice } from '../../shared/notice.tsx';
 import { PageHeading } from '../../shared/page-heading.tsx';
-import { emailProblem, useApiAction } from '../../shared/use-api-action.ts';
+import { SubmitForm } from '../../shared/form/submit-form.tsx';
+import { useApiAction } from '../../shared/use-api-action.ts';
+import { useFormFields } from '../../shared/form/use-form-fields.ts';
 
 /**
  * "Forgot your password?": mails a reset link to the address if it has an account. The answer is the same
  * either way, so the page says what happens *if* it has one.
  */
 export function ForgotPasswordPage() {
-  const [email, setEmail] = useState('');
-  const [problem, setProblem] = useState<string>();
+  const form = useFormFields({ email: '' });
   const [sentTo, setSentTo] = useState<string>();
   const action = useApiAction();
 
-  const submit = async (event: SubmitEvent) => {
-    event.preventDefault();
-    const address = email.trim();
-    const found = emailProblem(address);
-    setProblem(found);
-    if (found !== undefined) return;
+  const submit = async () => {
+    const address = form.values.email.trim();
+    if (!form.check({ email: emailProblem(address) })) return;
     await action.run(async () => {
       await api('POST', '/password-reset', { email: address });
       setSentTo(address);
@@ -41,37 +40,15 @@ export function ForgotPasswordPage() {
             Enter the address you sign in with. We will mail you a link to choose a new password.
           </Text>
           <ErrorCallout error={action.error} />
-          <form onSubmit={(event) => void submit(event)} noValidate>
-            <Flex direction="column" gap="4">
-              <Field
-                id="email"
-                label="E-mail address"
-                type="email"
-                autoComplete="username"
-                inputMode="email"
-                value={email}
-                onChange={(event) => {
-                  setEmail(event.target.value);
-                }}
-                error={problem}
-                required
-              />
-              <Button type="submit" size="3" loading={action.busy}>
-                Mail me a reset link
-              </Button>
-            </Flex>
-          </form>
+          <SubmitForm onSubmit={submit} busy={action.busy} submit="Mail me a reset link">
+            <EmailField autoComplete="username" {...form.field('email')} />
+          </SubmitForm>
         </>
       ) : (
-        <Callout.Root color="green" role="status">
-          <Callout.Icon>
-            <CheckCircledIcon />
-          </Callout.Icon>
-          <Callout.Text>
-            If {sentTo} has an account, a reset link is on its way there. It works once, for one hour. No mail
-            after a few minutes? Check the spam folder, or the address you typed.
-          </Callout.Text>
-        </Callout.Root>
+        <Notice tone="done" role="status">
+          If {sentTo} has an account, a reset link is on its way there. It works once, for one hour. No mail
+          after a few minutes? Check the spam folder, or the address you typed.
+        </Notice>
       )}
       <ThemeLink asChild size="2">
         <Link to="/sign-in">Back to sign in</Link>

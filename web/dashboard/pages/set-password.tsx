@@ -1,14 +1,16 @@
 import { PRODUCT } from '../product.ts';
-import { Button, Flex, Link as ThemeLink, Text } from '@radix-ui/themes';
-import { useState, type SubmitEvent } from 'react';
+import { Flex, Link as ThemeLink, Text } from '@radix-ui/themes';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { api, ApiError } from '../api.ts';
 import { AuthLayout } from '../../shared/auth-layout.tsx';
 import { ErrorCallout } from '../../shared/error-callout.tsx';
-import { Field } from '../../shared/field.tsx';
+import { personNameProblem } from '../../shared/form/checks.ts';
+import { NameField, PasswordField } from '../../shared/form/person-fields.tsx';
 import { PageHeading } from '../../shared/page-heading.tsx';
+import { SubmitForm } from '../../shared/form/submit-form.tsx';
 import { useSession } from '../session.tsx';
 import { errorsOfFields, useApiAction } from '../../shared/use-api-action.ts';
+import { useFormFields } from '../../shared/form/use-form-fields.ts';
 import type { SessionAnswer } from '../types.ts';
 import type { NoticeState } from './sign-in.tsx';
 
@@ -50,10 +52,7 @@ export function SetPasswordPage({ purpose }: { purpose: keyof typeof PURPOSES })
   const navigate = useNavigate();
   const { signedIn } = useSession();
   const token = new URLSearchParams(hash.slice(1)).get('token') ?? '';
-  const [name, setName] = useState('');
-  const [password, setPassword] = useState('');
-  const [confirmation, setConfirmation] = useState('');
-  const [problems, setProblems] = useState<{ name?: string; password?: string; confirmation?: string }>({});
+  const form = useFormFields({ name: '', password: '', confirmation: '' });
   const action = useApiAction();
 
   if (token === '') {
@@ -77,10 +76,10 @@ export function SetPasswordPage({ purpose }: { purpose: keyof typeof PURPOSES })
     );
   }
 
-  const submit = async (event: SubmitEvent) => {
-    event.preventDefault();
+  const submit = async () => {
+    const { name, password, confirmation } = form.values;
     const found = {
-      name: name.length > 100 ? 'A name has at most 100 characters.' : undefined,
+      name: personNameProblem(name),
       password:
         password.length < PASSWORD_MIN
           ? `Use at least ${String(PASSWORD_MIN)} characters.`
@@ -89,8 +88,7 @@ export function SetPasswordPage({ purpose }: { purpose: keyof typeof PURPOSES })
             : undefined,
       confirmation: confirmation !== password ? 'The two passwords are not the same.' : undefined,
     };
-    setProblems(found);
-    if (found.name ?? found.password ?? found.confirmation) return;
+    if (!form.check(found)) return;
     await action.run(
       async () => {
         const body =
@@ -106,7 +104,7 @@ export function SetPasswordPage({ purpose }: { purpose: keyof typeof PURPOSES })
           void navigate('/sign-in', { replace: true, state });
         }
       },
-      errorsOfFields(['password', 'name'], setProblems),
+      errorsOfFields(['password', 'name'], form.setProblems),
     );
   };
 
@@ -131,51 +129,30 @@ export function SetPasswordPage({ purpose }: { purpose: keyof typeof PURPOSES })
           <Text as="p" size="2" color="gray">
             {text.intro}
           </Text>
-          <form onSubmit={(event) => void submit(event)} noValidate>
-            <Flex direction="column" gap="4">
-              {purpose === 'invitation' ? (
-                <Field
-                  id="name"
-                  label="Your name"
-                  hint="Optional. Shown to your colleagues, for example next to the keys you generate."
-                  autoComplete="name"
-                  value={name}
-                  onChange={(event) => {
-                    setName(event.target.value);
-                  }}
-                  error={problems.name}
-                />
-              ) : null}
-              <Field
-                id="new-password"
-                label="New password"
-                hint={`${String(PASSWORD_MIN)} to ${String(PASSWORD_MAX)} characters, not your e-mail address. A passphrase of a few words works well.`}
-                type="password"
-                autoComplete="new-password"
-                value={password}
-                onChange={(event) => {
-                  setPassword(event.target.value);
-                }}
-                error={problems.password}
-                required
+          <SubmitForm onSubmit={submit} busy={action.busy} submit={text.button}>
+            {purpose === 'invitation' ? (
+              <NameField
+                id="name"
+                label="Your name"
+                hint="Optional. Shown to your colleagues, for example next to the keys you generate."
+                own
+                {...form.field('name')}
               />
-              <Field
-                id="confirm-password"
-                label="Repeat the new password"
-                type="password"
-                autoComplete="new-password"
-                value={confirmation}
-                onChange={(event) => {
-                  setConfirmation(event.target.value);
-                }}
-                error={problems.confirmation}
-                required
-              />
-              <Button type="submit" size="3" loading={action.busy}>
-                {text.button}
-              </Button>
-            </Flex>
-          </form>
+            ) : null}
+            <PasswordField
+              id="new-password"
+              label="New password"
+              hint={`${String(PASSWORD_MIN)} to ${String(PASSWORD_MAX)} characters, not your e-mail address. A passphrase of a few words works well.`}
+              isNew
+              {...form.field('password')}
+            />
+            <PasswordField
+              id="confirm-password"
+              label="Repeat the new password"
+              isNew
+              {...form.field('confirmation')}
+            />
+          </SubmitForm>
         </>
       )}
     </AuthLayout>

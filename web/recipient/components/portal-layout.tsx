@@ -4,6 +4,7 @@
 import { Flex, Link as ThemeLink, Text } from '@radix-ui/themes';
 import { useEffect, type ReactNode } from 'react';
 import { Link, useLocation } from 'react-router';
+import { SiteHeader } from '../../shared/site-header.tsx';
 import { formatDate } from '../format.ts';
 import { usePortal } from '../portal-state.tsx';
 import { allSubmitted } from '../steps.ts';
@@ -22,24 +23,15 @@ export function PortalLayout({ children }: { children: ReactNode }) {
   }, [pathname]);
   return (
     <>
-      <a href="#main" className="skip-link">
-        Skip to content
-      </a>
-      <header className="portal-header">
-        <Flex align="center" justify="between" gap="3" className="portal-header-bar">
-          <Flex align="baseline" gap="2" minWidth="0">
-            <Text weight="bold" size="4" className="brand">
-              Portico
-            </Text>
-            <Text color="gray" size="2" truncate>
-              {view.organization.name}
-            </Text>
-          </Flex>
+      <SiteHeader
+        surface="portal"
+        owner={view.organization.name}
+        end={
           <Text size="2" color="gray" truncate className="hide-on-phone">
             {view.recipient.name || view.recipient.email}
           </Text>
-        </Flex>
-      </header>
+        }
+      />
       <div className="portal-body">
         <aside className="portal-aside" aria-label="What is asked of you">
           <Flex direction="column" gap="1" className="portal-intro">

@@ -3,6 +3,7 @@
 
 import { ArrowLeftIcon } from '@radix-ui/react-icons';
 import { Button, Flex, Text } from '@radix-ui/themes';
+import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { PageHeading } from '../../shared/page-heading.tsx';
 import { usePortal } from '../portal-state.tsx';
@@ -24,10 +25,25 @@ export function BackLink({ index }: { index: number }) {
   const { steps, href } = usePortal();
   const before = index > 0 ? steps[index - 1] : undefined;
   return (
-    <Button asChild variant="soft" color="gray" size="3">
-      <Link to={before ? href(before.path) : href()}>
-        <ArrowLeftIcon aria-hidden /> Back
-      </Link>
+    <LinkButton to={before ? href(before.path) : href()} soft>
+      <ArrowLeftIcon aria-hidden /> Back
+    </LinkButton>
+  );
+}
+
+/** A link that looks like a step's large button: "Next", "See where it stands"; `soft` for the way back. */
+export function LinkButton({
+  to,
+  soft = false,
+  children,
+}: {
+  to: string;
+  soft?: boolean;
+  children: ReactNode;
+}) {
+  return (
+    <Button asChild size="3" {...(soft ? { variant: 'soft', color: 'gray' } : {})}>
+      <Link to={to}>{children}</Link>
     </Button>
   );
 }

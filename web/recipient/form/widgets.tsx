@@ -179,6 +179,20 @@ export function SelectWidget(props: WidgetProps) {
   );
 }
 
+/** Each option of a group as an `Item` of it (a radio button, a checkbox), with the id rjsf gives it. */
+function optionItems(props: WidgetProps, Item: typeof RadioGroup.Item | typeof CheckboxGroup.Item) {
+  return (props.options.enumOptions ?? []).map((option, i) => (
+    <Item
+      key={String(i)}
+      id={optionId(props.id, i)}
+      value={String(i)}
+      disabled={optionDisabled(props, option)}
+    >
+      {option.label}
+    </Item>
+  ));
+}
+
 /** Radio buttons, one answer, named by the field's label (the group) and each option's. */
 export function RadioWidget(props: WidgetProps) {
   const { required, onChange, options } = props;
@@ -196,16 +210,7 @@ export function RadioWidget(props: WidgetProps) {
       required={required}
     >
       <Flex direction={options.inline ? 'row' : 'column'} gap="2" wrap="wrap">
-        {enumOptions.map((option, i) => (
-          <RadioGroup.Item
-            key={String(i)}
-            id={optionId(props.id, i)}
-            value={String(i)}
-            disabled={optionDisabled(props, option)}
-          >
-            {option.label}
-          </RadioGroup.Item>
-        ))}
+        {optionItems(props, RadioGroup.Item)}
       </Flex>
     </RadioGroup.Root>
   );
@@ -231,16 +236,7 @@ export function CheckboxesWidget(props: WidgetProps) {
       }}
     >
       <Flex direction="column" gap="2">
-        {enumOptions.map((option, i) => (
-          <CheckboxGroup.Item
-            key={String(i)}
-            id={optionId(props.id, i)}
-            value={String(i)}
-            disabled={optionDisabled(props, option)}
-          >
-            {option.label}
-          </CheckboxGroup.Item>
-        ))}
+        {optionItems(props, CheckboxGroup.Item)}
       </Flex>
     </CheckboxGroup.Root>
   );

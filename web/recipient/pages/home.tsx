@@ -1,12 +1,15 @@
 // The page the link opens: what is asked and the steps ahead, with "Start" (or "Continue"); once everything is
 // submitted, where things stand and, when every party has signed, the signed documents.
 
-import { ArrowRightIcon, CheckCircledIcon, DownloadIcon, FileTextIcon } from '@radix-ui/react-icons';
-import { Badge, Button, Callout, Card, Flex, Heading, Link as ThemeLink, Text } from '@radix-ui/themes';
+import { ArrowRightIcon, DownloadIcon, FileTextIcon } from '@radix-ui/react-icons';
+import { Badge, Button, Card, Flex, Heading, Link as ThemeLink, Text } from '@radix-ui/themes';
 import { Link } from 'react-router';
+import { Notice } from '../../shared/notice.tsx';
 import { PageHeading } from '../../shared/page-heading.tsx';
 import { Answers } from '../components/answers.tsx';
+import { CardSection } from '../components/card-section.tsx';
 import { ChangesRequested } from '../components/changes-requested.tsx';
+import { LinkButton } from '../components/step-page.tsx';
 import { humanize } from '../form/ui-schema.ts';
 import { formatBytes, formatDateTime, listKinds, roleName } from '../format.ts';
 import { usePortal } from '../portal-state.tsx';
@@ -87,11 +90,9 @@ function OverviewPage() {
       </Text>
       {next ? (
         <div>
-          <Button asChild size="3">
-            <Link to={href(next.path)}>
-              {revising ? 'Review your answers' : begun ? 'Continue' : 'Start'} <ArrowRightIcon aria-hidden />
-            </Link>
-          </Button>
+          <LinkButton to={href(next.path)}>
+            {revising ? 'Review your answers' : begun ? 'Continue' : 'Start'} <ArrowRightIcon aria-hidden />
+          </LinkButton>
         </div>
       ) : null}
     </Flex>
@@ -148,17 +149,12 @@ function StatusPage() {
   return (
     <Flex direction="column" gap="5">
       <PageHeading title={completed ? 'Completed' : 'Submitted'} documentTitle={view.template.name} />
-      <Callout.Root color="green" highContrast role="status">
-        <Callout.Icon>
-          <CheckCircledIcon />
-        </Callout.Icon>
-        {/* Spoken to the investor: the template's states and their descriptions are the sponsor's words. */}
-        <Callout.Text>
-          {completed && view.transaction.completedAt
-            ? `Completed on ${formatDateTime(view.transaction.completedAt)}. Everyone has signed: your copies are below.`
-            : `Thank you${committed ? ` — you submitted on ${formatDateTime(committed)}` : ''}. ${view.organization.name} will review your answers.`}
-        </Callout.Text>
-      </Callout.Root>
+      {/* Spoken to the investor: the template's states and their descriptions are the sponsor's words. */}
+      <Notice tone="done" highContrast role="status">
+        {completed && view.transaction.completedAt
+          ? `Completed on ${formatDateTime(view.transaction.completedAt)}. Everyone has signed: your copies are below.`
+          : `Thank you${committed ? ` — you submitted on ${formatDateTime(committed)}` : ''}. ${view.organization.name} will review your answers.`}
+      </Notice>
       {completed ? null : (
         <Text as="p" size="2" color="gray">
           There is nothing more for you to do now. If {view.organization.name} asks for changes, you make them
@@ -166,18 +162,11 @@ function StatusPage() {
         </Text>
       )}
       {documents.length > 0 ? (
-        <section aria-labelledby="status-documents">
-          <Card size="3">
-            <Flex direction="column" gap="4">
-              <Heading as="h2" size="4" id="status-documents">
-                Documents
-              </Heading>
-              {documents.map((document) => (
-                <DocumentLine key={document.key} document={document} />
-              ))}
-            </Flex>
-          </Card>
-        </section>
+        <CardSection id="status-documents" title="Documents" gap="4">
+          {documents.map((document) => (
+            <DocumentLine key={document.key} document={document} />
+          ))}
+        </CardSection>
       ) : null}
       <section aria-labelledby="status-answers">
         <Flex direction="column" gap="3">

@@ -6,11 +6,11 @@ import Form, { type IChangeEvent } from '@rjsf/core';
 import type { Experimental_DefaultFormStateBehavior, RJSFSchema } from '@rjsf/utils';
 import { Button, Flex, Link as ThemeLink, Spinner, Text } from '@radix-ui/themes';
 import { useCallback, useMemo, useRef, useState, type ReactNode, type RefObject } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { useNavigate, useParams } from 'react-router';
 import { Answers } from '../components/answers.tsx';
 import { ChangesRequested } from '../components/changes-requested.tsx';
 import { ProblemCallout } from '../components/problem-callout.tsx';
-import { BackLink, StepHeading } from '../components/step-page.tsx';
+import { BackLink, LinkButton, StepHeading } from '../components/step-page.tsx';
 import { changedPaths } from '../form/changes.ts';
 import { startingData, type DraftPlace, type ItemData } from '../form/drafts.ts';
 import type { PortalFormContext } from '../form/form-context.ts';
@@ -21,7 +21,7 @@ import { errorSchemaOf, fieldProblems, schemaValidator, type FieldProblem } from
 import { formatDateTime, formatTime } from '../format.ts';
 import { ApiError } from '../api.ts';
 import { usePortal } from '../portal-state.tsx';
-import { submitted, type Step } from '../steps.ts';
+import { findStep, submitted, type Step } from '../steps.ts';
 import { StepNotFound } from './step-not-found.tsx';
 
 type ItemStep = Extract<Step, { kind: 'item' }>;
@@ -57,13 +57,9 @@ function focusField(id: string): void {
 }
 
 export function ItemStepPage() {
-  const { processKey, vulcanKey } = useParams();
-  const { steps } = usePortal();
-  const index = steps.findIndex(
-    (step) => step.kind === 'item' && step.process.key === processKey && step.item.vulcanKey === vulcanKey,
-  );
-  const step = steps[index];
-  if (step?.kind !== 'item') return <StepNotFound />;
+  const found = findStep(usePortal().steps, 'item', useParams());
+  if (found === undefined) return <StepNotFound />;
+  const { step, index } = found;
   return submitted(step.process) ? (
     <SubmittedItem step={step} index={index} />
   ) : (
@@ -86,11 +82,9 @@ function SubmittedItem({ step, index }: { step: ItemStep; index: number }) {
       <Answers item={step.item} data={step.item.data} compare={step.process.revision.number > 1} />
       <Flex gap="3" wrap="wrap">
         <BackLink index={index} />
-        <Button asChild size="3">
-          <Link to={following ? href(following.path) : href()}>
-            Next <ArrowRightIcon aria-hidden />
-          </Link>
-        </Button>
+        <LinkButton to={following ? href(following.path) : href()}>
+          Next <ArrowRightIcon aria-hidden />
+        </LinkButton>
       </Flex>
     </Flex>
   );

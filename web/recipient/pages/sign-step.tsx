@@ -2,32 +2,31 @@
 // consent. Documents others sign (the sender countersigns later) are shown as waiting for them.
 
 import { ArrowRightIcon, CheckCircledIcon, ClockIcon, Pencil2Icon } from '@radix-ui/react-icons';
-import { Badge, Button, Callout, Card, Checkbox, Flex, Heading, Text } from '@radix-ui/themes';
+import { Badge, Button, Checkbox, Flex, Heading, Text } from '@radix-ui/themes';
 import { useState, type SubmitEvent } from 'react';
-import { Link, useParams } from 'react-router';
+import { useParams } from 'react-router';
 import { ApiError } from '../../shared/api-error.ts';
 import { ErrorCallout } from '../../shared/error-callout.tsx';
-import { Field } from '../../shared/field.tsx';
+import { NameField } from '../../shared/form/person-fields.tsx';
+import { useFormFields } from '../../shared/form/use-form-fields.ts';
+import { Notice } from '../../shared/notice.tsx';
 import { useApiAction } from '../../shared/use-api-action.ts';
+import { CardSection } from '../components/card-section.tsx';
 import { ChangesRequested } from '../components/changes-requested.tsx';
 import { ProblemCallout, UnfinishedItems } from '../components/problem-callout.tsx';
 import { DocumentPreview } from '../components/document-preview.tsx';
-import { BackLink, StepHeading } from '../components/step-page.tsx';
+import { BackLink, LinkButton, StepHeading } from '../components/step-page.tsx';
 import { formatDateTime, roleName } from '../format.ts';
 import { usePortal } from '../portal-state.tsx';
-import { leftToDo, signedBy, submitted, type Step } from '../steps.ts';
+import { findStep, leftToDo, signedBy, submitted, type Step } from '../steps.ts';
 import type { Process, SignableDocument } from '../types.ts';
 import { StepNotFound } from './step-not-found.tsx';
 
 type SignStep = Extract<Step, { kind: 'sign' }>;
 
 export function SignStepPage() {
-  const { processKey } = useParams();
-  const { steps } = usePortal();
-  const index = steps.findIndex((step) => step.kind === 'sign' && step.process.key === processKey);
-  const step = steps[index];
-  if (step?.kind !== 'sign') return <StepNotFound />;
-  return <SignStepView step={step} index={index} />;
+  const found = findStep(usePortal().steps, 'sign', useParams());
+  return found ? <SignStepView {...found} /> : <StepNotFound />;
 }
 
 function SignStepView({ step, index }: { step: SignStep; index: number }) {
@@ -80,11 +79,9 @@ function SignStepView({ step, index }: { step: SignStep; index: number }) {
       <Flex gap="3" wrap="wrap">
         <BackLink index={index} />
         {allSigned && next ? (
-          <Button asChild size="3">
-            <Link to={href(next.path)}>
-              Continue <ArrowRightIcon aria-hidden />
-            </Link>
-          </Button>
+          <LinkButton to={href(next.path)}>
+            Continue <ArrowRightIcon aria-hidden />
+          </LinkButton>
         ) : null}
       </Flex>
     </Flex>
@@ -140,50 +137,42 @@ function DocumentToSign({
   const { view } = usePortal();
   const role = view.recipient.role;
   const mine = document.signatures.find((signature) => signature.role === role);
-  const headingId = `document-${document.key}`;
   return (
-    <section aria-labelledby={headingId}>
-      <Card size="3">
-        <Flex direction="column" gap="4">
-          <Flex justify="between" align="center" gap="3" wrap="wrap">
-            <Heading as="h2" size="5" id={headingId}>
-              {document.title}
-            </Heading>
-            {mine ? (
-              <Badge color="green" highContrast size="2">
-                Signed
-              </Badge>
-            ) : document.canSign ? (
-              <Badge color="amber" highContrast size="2">
-                To sign
-              </Badge>
-            ) : (
-              <Badge color="gray" size="2">
-                Waiting
-              </Badge>
-            )}
-          </Flex>
-          <DocumentPreview document={document} />
-          <Signers document={document} />
-          {mine ? (
-            <Callout.Root color="green" highContrast role="status">
-              <Callout.Icon>
-                <CheckCircledIcon />
-              </Callout.Icon>
-              <Callout.Text>
-                You signed as {mine.signedName} on {formatDateTime(mine.signedAt)}.
-              </Callout.Text>
-            </Callout.Root>
-          ) : submitted(process) ? null : !document.canSign ? (
-            <Text as="p" size="2" color="gray">
-              {waitingText(document, role)}
-            </Text>
-          ) : ready ? (
-            <SignForm document={document} single={single} />
-          ) : null}
-        </Flex>
-      </Card>
-    </section>
+    <CardSection
+      id={`document-${document.key}`}
+      title={document.title}
+      headingSize="5"
+      gap="4"
+      aside={
+        mine ? (
+          <Badge color="green" highContrast size="2">
+            Signed
+          </Badge>
+        ) : document.canSign ? (
+          <Badge color="amber" highContrast size="2">
+            To sign
+          </Badge>
+        ) : (
+          <Badge color="gray" size="2">
+            Waiting
+          </Badge>
+        )
+      }
+    >
+      <DocumentPreview document={document} />
+      <Signers document={document} />
+      {mine ? (
+        <Notice tone="done" highContrast role="status">
+          You signed as {mine.signedName} on {formatDateTime(mine.signedAt)}.
+        </Notice>
+      ) : submitted(process) ? null : !document.canSign ? (
+        <Text as="p" size="2" color="gray">
+          {waitingText(document, role)}
+        </Text>
+      ) : ready ? (
+        <SignForm document={document} single={single} />
+      ) : null}
+    </CardSection>
   );
 }
 
@@ -202,9 +191,8 @@ const CONSENT_TEXT =
 /** The typed name, the consent, "Sign". */
 function SignForm({ document, single }: { document: SignableDocument; single: boolean }) {
   const { view, api, reload, handleStale } = usePortal();
-  const [name, setName] = useState(view.recipient.name);
+  const form = useFormFields<'name', 'consent'>({ name: view.recipient.name });
   const [consent, setConsent] = useState(false);
-  const [problems, setProblems] = useState<{ name?: string; consent?: string }>({});
   const action = useApiAction();
   const [conflict, setConflict] = useState<string | undefined | null>(null);
   const id = `sign-${document.key}`;
@@ -212,14 +200,13 @@ function SignForm({ document, single }: { document: SignableDocument; single: bo
   const sign = async (event: SubmitEvent) => {
     event.preventDefault();
     setConflict(null);
-    const typed = name.trim().replace(/\s+/g, ' ');
+    const typed = form.values.name.trim().replace(/\s+/g, ' ');
     const found = {
       ...(typed === '' ? { name: 'Type your full name: it is your signature.' } : {}),
       ...(typed.length > 200 ? { name: 'Type at most 200 characters.' } : {}),
       ...(consent ? {} : { consent: 'Tick the box to agree to sign electronically.' }),
     };
-    setProblems(found);
-    if (Object.keys(found).length > 0) {
+    if (!form.check(found)) {
       window.document.getElementById(found.name ? `${id}-name` : `${id}-consent`)?.focus();
       return;
     }
@@ -230,11 +217,11 @@ function SignForm({ document, single }: { document: SignableDocument; single: bo
       },
       (error) => {
         if (error.code === 'CONSENT_REQUIRED') {
-          setProblems({ consent: 'Tick the box to agree to sign electronically.' });
+          form.setProblems({ consent: 'Tick the box to agree to sign electronically.' });
           return true;
         }
         if (error.code === 'BAD_USER_INPUT' && error.field === 'signedName') {
-          setProblems({ name: error.message });
+          form.setProblems({ name: error.message });
           return true;
         }
         if (error.code === 'CONFLICT') {
@@ -263,25 +250,21 @@ function SignForm({ document, single }: { document: SignableDocument; single: bo
                 )
           }
         />
-        <Field
+        <NameField
           id={`${id}-name`}
           label="Your full name"
           hint="Type it as you want it on the document: it is your signature."
-          autoComplete="name"
-          value={name}
-          onChange={(event) => {
-            setName(event.target.value);
-          }}
-          error={problems.name}
+          own
+          {...form.field('name')}
           maxLength={200}
           required
         />
-        {name.trim() === '' ? null : (
+        {form.values.name.trim() === '' ? null : (
           <div className="signature-preview" aria-hidden>
             <Text size="1" color="gray">
               Your signature
             </Text>
-            <div className="signature-script">{name.trim()}</div>
+            <div className="signature-script">{form.values.name.trim()}</div>
           </div>
         )}
         <Flex direction="column" gap="1">
@@ -295,17 +278,17 @@ function SignForm({ document, single }: { document: SignableDocument; single: bo
                   setConsent(checked === true);
                 }}
                 required
-                aria-invalid={problems.consent ? true : undefined}
-                aria-describedby={problems.consent ? `${id}-consent-error` : undefined}
+                aria-invalid={form.problems.consent ? true : undefined}
+                aria-describedby={form.problems.consent ? `${id}-consent-error` : undefined}
                 className="checkbox-box"
               />
               <span>{CONSENT_TEXT}</span>
             </Flex>
           </Text>
-          {problems.consent ? (
+          {form.problems.consent ? (
             <Text id={`${id}-consent-error`} size="2" color="red" weight="medium">
               <span className="visually-hidden">Error: </span>
-              {problems.consent}
+              {form.problems.consent}
             </Text>
           ) : null}
         </Flex>

@@ -1,6 +1,6 @@
-import { Button, Flex, Text } from '@radix-ui/themes';
-import { Link } from 'react-router';
+import { Flex, Text } from '@radix-ui/themes';
 import { PageHeading } from '../../shared/page-heading.tsx';
+import { LinkButton } from '../components/step-page.tsx';
 import { usePortal } from '../portal-state.tsx';
 
 /** An address under the link that names no step (mistyped, or a step the template no longer has). */
@@ -11,9 +11,7 @@ export function StepNotFound() {
       <PageHeading title="This step does not exist" />
       <Text as="p">The address may be mistyped, or shortened. Your answers are not affected.</Text>
       <div>
-        <Button asChild size="3">
-          <Link to={href()}>Go to your steps</Link>
-        </Button>
+        <LinkButton to={href()}>Go to your steps</LinkButton>
       </div>
     </Flex>
   );

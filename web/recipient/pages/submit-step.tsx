@@ -2,7 +2,7 @@
 // and "Submit". Once submitted, the portal shows where things stand.
 
 import { PaperPlaneIcon, Pencil1Icon } from '@radix-ui/react-icons';
-import { Button, Card, Flex, Heading, Link as ThemeLink, Text } from '@radix-ui/themes';
+import { Button, Card, Flex, Link as ThemeLink, Text } from '@radix-ui/themes';
 import { useRef, useState, type RefObject } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { ErrorCallout } from '../../shared/error-callout.tsx';
@@ -10,23 +10,20 @@ import { useApiAction } from '../../shared/use-api-action.ts';
 import { Answers } from '../components/answers.tsx';
 import { ChangesRequested } from '../components/changes-requested.tsx';
 import { ProblemCallout, UnfinishedItems } from '../components/problem-callout.tsx';
-import { BackLink, StepHeading } from '../components/step-page.tsx';
+import { CardSection } from '../components/card-section.tsx';
+import { BackLink, LinkButton, StepHeading } from '../components/step-page.tsx';
 import { forgetDrafts } from '../form/drafts.ts';
 import { formatDateTime, roleName } from '../format.ts';
 import { usePortal } from '../portal-state.tsx';
-import { documentsSignedBy, leftToDo, submitted, type Step } from '../steps.ts';
+import { documentsSignedBy, findStep, leftToDo, submitted, type Step } from '../steps.ts';
 import type { Item, SignableDocument } from '../types.ts';
 import { StepNotFound } from './step-not-found.tsx';
 
 type SubmitStep = Extract<Step, { kind: 'submit' }>;
 
 export function SubmitStepPage() {
-  const { processKey } = useParams();
-  const { steps } = usePortal();
-  const index = steps.findIndex((step) => step.kind === 'submit' && step.process.key === processKey);
-  const step = steps[index];
-  if (step?.kind !== 'submit') return <StepNotFound />;
-  return <SubmitStepView step={step} index={index} />;
+  const found = findStep(usePortal().steps, 'submit', useParams());
+  return found ? <SubmitStepView {...found} /> : <StepNotFound />;
 }
 
 /** What is missing before submitting, with links to the steps that hold it. */
@@ -110,9 +107,7 @@ function SubmitStepView({ step, index }: { step: SubmitStep; index: number }) {
           {process.revision.committedAt ? ` on ${formatDateTime(process.revision.committedAt)}` : ''}.
         </Text>
         <div>
-          <Button asChild size="3">
-            <Link to={href()}>See where it stands</Link>
-          </Button>
+          <LinkButton to={href()}>See where it stands</LinkButton>
         </div>
       </Flex>
     );
@@ -132,57 +127,48 @@ function SubmitStepView({ step, index }: { step: SubmitStep; index: number }) {
       {process.items.map((item) => {
         const at = steps.find((each) => each.kind === 'item' && each.item.vulcanKey === item.vulcanKey);
         return (
-          <section key={item.vulcanKey} aria-labelledby={`review-${item.vulcanKey}`}>
-            <Card size="3">
-              <Flex direction="column" gap="3">
-                <Flex justify="between" align="center" gap="3" wrap="wrap">
-                  <Heading as="h2" size="4" id={`review-${item.vulcanKey}`}>
-                    {item.title}
-                  </Heading>
-                  <ThemeLink asChild size="2">
-                    <Link to={at ? href(at.path) : href()}>
-                      <Pencil1Icon aria-hidden /> Change
-                      <span className="visually-hidden"> {item.title}</span>
-                    </Link>
-                  </ThemeLink>
-                </Flex>
-                <Answers item={item} data={item.data} compare={compare} />
-              </Flex>
-            </Card>
-          </section>
+          <CardSection
+            key={item.vulcanKey}
+            id={`review-${item.vulcanKey}`}
+            title={item.title}
+            gap="3"
+            aside={
+              <ThemeLink asChild size="2">
+                <Link to={at ? href(at.path) : href()}>
+                  <Pencil1Icon aria-hidden /> Change
+                  <span className="visually-hidden"> {item.title}</span>
+                </Link>
+              </ThemeLink>
+            }
+          >
+            <Answers item={item} data={item.data} compare={compare} />
+          </CardSection>
         );
       })}
       {process.documents.length > 0 ? (
-        <section aria-labelledby="review-documents">
-          <Card size="3">
-            <Flex direction="column" gap="2">
-              <Heading as="h2" size="4" id="review-documents">
-                Documents
-              </Heading>
-              {process.documents.map((document) => {
-                const mine = document.signatures.find((signature) => signature.role === role);
-                const yours = documentsSignedBy(process, role).includes(document);
-                return (
-                  <Text as="p" size="2" key={document.key}>
-                    <strong>{document.title}</strong>:{' '}
-                    {mine
-                      ? `signed by you as ${mine.signedName} on ${formatDateTime(mine.signedAt)}`
-                      : yours
-                        ? 'not signed yet'
-                        : `signed by ${document.signedBy.map(roleName).join(' and ')}`}
-                    {yours && document.signedBy.length > 1 && mine
-                      ? `; ${document.signedBy
-                          .filter((each) => each !== role)
-                          .map(roleName)
-                          .join(' and ')} signs later`
-                      : ''}
-                    .
-                  </Text>
-                );
-              })}
-            </Flex>
-          </Card>
-        </section>
+        <CardSection id="review-documents" title="Documents" gap="2">
+          {process.documents.map((document) => {
+            const mine = document.signatures.find((signature) => signature.role === role);
+            const yours = documentsSignedBy(process, role).includes(document);
+            return (
+              <Text as="p" size="2" key={document.key}>
+                <strong>{document.title}</strong>:{' '}
+                {mine
+                  ? `signed by you as ${mine.signedName} on ${formatDateTime(mine.signedAt)}`
+                  : yours
+                    ? 'not signed yet'
+                    : `signed by ${document.signedBy.map(roleName).join(' and ')}`}
+                {yours && document.signedBy.length > 1 && mine
+                  ? `; ${document.signedBy
+                      .filter((each) => each !== role)
+                      .map(roleName)
+                      .join(' and ')} signs later`
+                  : ''}
+                .
+              </Text>
+            );
+          })}
+        </CardSection>
       ) : null}
       <Card size="3" className="submit-card">
         <Flex direction="column" gap="3">

@@ -1,7 +1,7 @@
 import { AlertDialog, Box, Button, Flex } from '@radix-ui/themes';
 import { useState, type ReactNode } from 'react';
-import { useApiAction } from '../../shared/use-api-action.ts';
-import { ErrorCallout } from '../../shared/error-callout.tsx';
+import { useApiAction } from '../use-api-action.ts';
+import { ErrorCallout } from '../error-callout.tsx';
 
 /**
  * A red button that asks before it acts: the question, what follows, Cancel, and the action, which closes the
