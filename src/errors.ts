@@ -333,9 +333,22 @@ export function wrongCredentials(): AppError {
  * if (!endpoint) throw notFound('webhook endpoint', options.endpointId);
  */
 export function notFound(what: string, id?: unknown, details?: Record<string, unknown>): AppError {
-  const message =
-    id === undefined || id === null ? `There is no such ${what}.` : `There is no ${what} ${quote(id)}.`;
-  return new AppError('NOT_FOUND', message, details);
+  return new AppError('NOT_FOUND', thereIsNo(what, id), details);
+}
+
+/**
+ * BAD_USER_INPUT for an id in the input that names nothing of the caller's, worded as {@link notFound}: the
+ * request is fine, the value of `field` is not.
+ *
+ * @example
+ * throw unknownReference('template', input.templateId, 'templateId'); // 'There is no template "…".'
+ */
+export function unknownReference(what: string, id: unknown, field: string): AppError {
+  return new AppError('BAD_USER_INPUT', thereIsNo(what, id), { field });
+}
+
+function thereIsNo(what: string, id: unknown): string {
+  return id === undefined || id === null ? `There is no such ${what}.` : `There is no ${what} ${quote(id)}.`;
 }
 
 /** NOT_FOUND for a recipient link that opens no transaction (not a token, or one that never was). */
