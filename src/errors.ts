@@ -457,13 +457,51 @@ export function addressNotListed(address: string): AppError {
   );
 }
 
-// ── REVISION_SUBMITTED ──
+// ── REVISION_SUBMITTED, REVISION_INCOMPLETE, CONSENT_REQUIRED: what a recipient sends for a revision ──
 
 /** REVISION_SUBMITTED: a change to a revision that was submitted. */
 export function revisionSubmitted(number: number, processKey: string): AppError {
   return new AppError(
     'REVISION_SUBMITTED',
     `revision ${String(number)} of ${quote(processKey)} was submitted and no longer changes`,
+  );
+}
+
+/**
+ * REVISION_INCOMPLETE: a submit before the revision is complete; `todo` says what is left, as
+ * `['complete kyc (name)', 'sign subscription']`.
+ */
+export function revisionIncomplete(todo: readonly string[], details: Record<string, unknown>): AppError {
+  return new AppError('REVISION_INCOMPLETE', `before submitting, ${todo.join(' and ')}`, details);
+}
+
+/** CONSENT_REQUIRED: a consent field of an item sent as anything but `true`. */
+export function consentWithheld(
+  field: string,
+  vulcanKey: string,
+  details: Record<string, unknown>,
+): AppError {
+  return new AppError(
+    'CONSENT_REQUIRED',
+    `${quote(field)} of item ${quote(vulcanKey)} is a consent: send true once the recipient gives it, and leave it out until then`,
+    details,
+  );
+}
+
+/** CONSENT_REQUIRED: a signature without explicit consent. */
+export function signingNeedsConsent(): AppError {
+  return new AppError('CONSENT_REQUIRED', 'signing needs explicit consent (consent: true)', {
+    field: 'consent',
+  });
+}
+
+// ── IDEMPOTENCY_KEY_REUSED ──
+
+/** IDEMPOTENCY_KEY_REUSED: an `Idempotency-Key` used in the last 24 hours with other input. */
+export function idempotencyKeyReused(): AppError {
+  return new AppError(
+    'IDEMPOTENCY_KEY_REUSED',
+    'This Idempotency-Key was used in the last 24 hours with other input. Use a new key for a new request.',
   );
 }
 
