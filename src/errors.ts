@@ -495,6 +495,69 @@ export function signingNeedsConsent(): AppError {
   });
 }
 
+// ── FILE_EMPTY, FILE_TOO_LARGE, FILENAME_INVALID, FILE_TYPE_NOT_ALLOWED, MULTIPART_INVALID: a recipient's upload ──
+
+/** The refusals of an uploaded file (`recipients/uploads.ts` checks it, `http/multipart-file.ts` reads it). */
+export const fileErrors = {
+  /** FILE_EMPTY: a file without content. */
+  empty: (field: string) => new AppError('FILE_EMPTY', 'the file is empty; choose it again', { field }),
+  /** FILE_TOO_LARGE: a file over its field's limit, `size` as a person reads it ("25 MB"). */
+  tooLarge: (size: string, details: { field: string; maxBytes: number }) =>
+    new AppError('FILE_TOO_LARGE', `the file is larger than ${size}, the most this field takes`, details),
+  /** FILENAME_INVALID: a file name that `why` says is not one to keep ("is empty", "holds a path"). */
+  nameInvalid: (why: string) =>
+    new AppError('FILENAME_INVALID', `the file name ${why}; rename the file and upload it again`, {
+      field: 'file',
+    }),
+  /** FILE_TYPE_NOT_ALLOWED: content of another type (`detected`, if any) than the field takes (`takes`: "PDF or PNG"). */
+  typeNotAllowed: (detected: string | undefined, takes: string, details: Record<string, unknown>) =>
+    new AppError(
+      'FILE_TYPE_NOT_ALLOWED',
+      `the file's content is ${detected ?? 'of no type this field takes'}, whatever its name says; this field takes ${takes}`,
+      details,
+    ),
+  /**
+   * MULTIPART_INVALID: a body that does not parse as the multipart/form-data its Content-Type announces (no
+   * boundary there, another boundary in the body, or a body that ends before its closing boundary).
+   */
+  multipartInvalid: (cause: unknown) =>
+    new AppError(
+      'MULTIPART_INVALID',
+      'The body is not the multipart/form-data its Content-Type announces: name the boundary the body uses in ' +
+        'the Content-Type (multipart/form-data; boundary=…) and send the whole body, up to its closing boundary.',
+      undefined,
+      { cause },
+    ),
+};
+
+// ── MONEY_INVALID ──
+
+/** MONEY_INVALID: an amount of a money field that its field refuses; `problem` says why. */
+export function moneyInvalid(field: string, vulcanKey: string, problem: string): AppError {
+  return new AppError('MONEY_INVALID', `${quote(field)} of item ${quote(vulcanKey)}: ${problem}`, {
+    item: vulcanKey,
+    field,
+  });
+}
+
+// ── METHOD_NOT_ALLOWED, URI_TOO_LONG ──
+
+/** METHOD_NOT_ALLOWED: a write to the read-only Portfolio API. */
+export function readOnly(method: string): AppError {
+  return new AppError(
+    'METHOD_NOT_ALLOWED',
+    `${method} is not allowed here: the Portfolio API is read-only, use GET.`,
+  );
+}
+
+/** URI_TOO_LONG: a part of the path longer than Fastify reads. */
+export function pathPartTooLong(maxLength: number): AppError {
+  return new AppError(
+    'URI_TOO_LONG',
+    `A part of the path is longer than this API reads (${String(maxLength)} characters).`,
+  );
+}
+
 // ── IDEMPOTENCY_KEY_REUSED ──
 
 /** IDEMPOTENCY_KEY_REUSED: an `Idempotency-Key` used in the last 24 hours with other input. */
