@@ -475,16 +475,13 @@ export function revisionIncomplete(todo: readonly string[], details: Record<stri
   return new AppError('REVISION_INCOMPLETE', `before submitting, ${todo.join(' and ')}`, details);
 }
 
-/** CONSENT_REQUIRED: a consent field of an item sent as anything but `true`. */
-export function consentWithheld(
-  field: string,
-  vulcanKey: string,
-  details: Record<string, unknown>,
-): AppError {
+/** CONSENT_REQUIRED: consent fields of an item sent as anything but `true`; the message names the first. */
+export function consentWithheld(vulcanKey: string, fields: readonly [string, ...string[]]): AppError {
+  const [field] = fields;
   return new AppError(
     'CONSENT_REQUIRED',
     `${quote(field)} of item ${quote(vulcanKey)} is a consent: send true once the recipient gives it, and leave it out until then`,
-    details,
+    { item: vulcanKey, field, fields },
   );
 }
 

@@ -252,11 +252,7 @@ export async function saveItem(
   // Checked before the schema, whose `const` would only say "must be equal to constant".
   const [withheld, ...more] = rules.withheldConsents(options.data);
   if (withheld !== undefined) {
-    throw consentWithheld(withheld, item.vulcanKey, {
-      item: item.vulcanKey,
-      field: withheld,
-      fields: [withheld, ...more],
-    });
+    throw consentWithheld(item.vulcanKey, [withheld, ...more]);
   }
   checkMoneyValues(item, options.data);
   const problems = rules.problems(options.data);
