@@ -218,11 +218,12 @@ export function quote(value: unknown, max = 40): string {
   return value.length <= max ? shown : `${shown.slice(0, -1)}…" (${value.length} characters)`;
 }
 
-// Message templates, by code. A wording that more than one place says, and the wording of a code that is one
-// story (a link that no longer opens, a code that no longer works), live here beside their code, as Fastify's
-// lib/errors.js keeps each message with its code: each wording exists once, and the messages of a code are found
-// by searching this file for it. A message only one check can give (a value a template rule refuses, say) stays
-// with its check.
+// Message templates, by code, as Fastify's lib/errors.js keeps each message with its code. Here are: every
+// wording said at more than one place (test/errors/one-voice.test.ts fails on one written twice), and every
+// wording of a code that tells one story (a mailed link or code that no longer works, a refused upload or
+// revision). A message that only one check gives under a general code (BAD_USER_INPUT, CONFLICT, FORBIDDEN,
+// NOT_FOUND, …) stays with that check, where its reason is read; so do the GraphQL limits' (graphql/limits.ts),
+// the Portfolio cursor's (portfolio/cursor.ts) and the dashboard's sign-in (portfolio/dashboard/).
 
 // ── BAD_USER_INPUT ──
 
