@@ -218,11 +218,12 @@ export function quote(value: unknown, max = 40): string {
   return value.length <= max ? shown : `${shown.slice(0, -1)}…" (${value.length} characters)`;
 }
 
-// Message templates, by code. A wording that more than one place says, and the wording of a code that is one
-// story (a link that no longer opens, a code that no longer works), live here beside their code, as Fastify's
-// lib/errors.js keeps each message with its code: each wording exists once, and the messages of a code are found
-// by searching this file for it. A message only one check can give (a value a template rule refuses, say) stays
-// with its check.
+// Message templates, by code, as Fastify's lib/errors.js keeps each message with its code. Here are: every
+// wording said at more than one place (test/errors/one-voice.test.ts fails on one written twice), and every
+// wording of a code that tells one story (a mailed link or code that no longer works, a refused upload or
+// revision). A message that only one check gives under a general code (BAD_USER_INPUT, CONFLICT, FORBIDDEN,
+// NOT_FOUND, …) stays with that check, where its reason is read; so do the GraphQL limits' (graphql/limits.ts),
+// the Portfolio cursor's (portfolio/cursor.ts) and the dashboard's sign-in (portfolio/dashboard/).
 
 // ── BAD_USER_INPUT ──
 
@@ -333,9 +334,22 @@ export function wrongCredentials(): AppError {
  * if (!endpoint) throw notFound('webhook endpoint', options.endpointId);
  */
 export function notFound(what: string, id?: unknown, details?: Record<string, unknown>): AppError {
-  const message =
-    id === undefined || id === null ? `There is no such ${what}.` : `There is no ${what} ${quote(id)}.`;
-  return new AppError('NOT_FOUND', message, details);
+  return new AppError('NOT_FOUND', thereIsNo(what, id), details);
+}
+
+/**
+ * BAD_USER_INPUT for an id in the input that names nothing of the caller's, worded as {@link notFound}: the
+ * request is fine, the value of `field` is not.
+ *
+ * @example
+ * throw unknownReference('template', input.templateId, 'templateId'); // 'There is no template "…".'
+ */
+export function unknownReference(what: string, id: unknown, field: string): AppError {
+  return new AppError('BAD_USER_INPUT', thereIsNo(what, id), { field });
+}
+
+function thereIsNo(what: string, id: unknown): string {
+  return id === undefined || id === null ? `There is no such ${what}.` : `There is no ${what} ${quote(id)}.`;
 }
 
 /** NOT_FOUND for a recipient link that opens no transaction (not a token, or one that never was). */
@@ -444,13 +458,111 @@ export function addressNotListed(address: string): AppError {
   );
 }
 
-// ── REVISION_SUBMITTED ──
+// ── REVISION_SUBMITTED, REVISION_INCOMPLETE, CONSENT_REQUIRED: what a recipient sends for a revision ──
 
 /** REVISION_SUBMITTED: a change to a revision that was submitted. */
 export function revisionSubmitted(number: number, processKey: string): AppError {
   return new AppError(
     'REVISION_SUBMITTED',
     `revision ${String(number)} of ${quote(processKey)} was submitted and no longer changes`,
+  );
+}
+
+/**
+ * REVISION_INCOMPLETE: a submit before the revision is complete; `todo` says what is left, as
+ * `['complete kyc (name)', 'sign subscription']`.
+ */
+export function revisionIncomplete(todo: readonly string[], details: Record<string, unknown>): AppError {
+  return new AppError('REVISION_INCOMPLETE', `before submitting, ${todo.join(' and ')}`, details);
+}
+
+/** CONSENT_REQUIRED: consent fields of an item sent as anything but `true`; the message names the first. */
+export function consentWithheld(vulcanKey: string, fields: readonly [string, ...string[]]): AppError {
+  const [field] = fields;
+  return new AppError(
+    'CONSENT_REQUIRED',
+    `${quote(field)} of item ${quote(vulcanKey)} is a consent: send true once the recipient gives it, and leave it out until then`,
+    { item: vulcanKey, field, fields },
+  );
+}
+
+/** CONSENT_REQUIRED: a signature without explicit consent. */
+export function signingNeedsConsent(): AppError {
+  return new AppError('CONSENT_REQUIRED', 'signing needs explicit consent (consent: true)', {
+    field: 'consent',
+  });
+}
+
+// ── FILE_EMPTY, FILE_TOO_LARGE, FILENAME_INVALID, FILE_TYPE_NOT_ALLOWED, MULTIPART_INVALID: a recipient's upload ──
+
+/** The refusals of an uploaded file (`recipients/uploads.ts` checks it, `http/multipart-file.ts` reads it). */
+export const fileErrors = {
+  /** FILE_EMPTY: a file without content. */
+  empty: (field: string) => new AppError('FILE_EMPTY', 'the file is empty; choose it again', { field }),
+  /** FILE_TOO_LARGE: a file over its field's limit, `size` as a person reads it ("25 MB"). */
+  tooLarge: (size: string, details: { field: string; maxBytes: number }) =>
+    new AppError('FILE_TOO_LARGE', `the file is larger than ${size}, the most this field takes`, details),
+  /** FILENAME_INVALID: a file name that `why` says is not one to keep ("is empty", "holds a path"). */
+  nameInvalid: (why: string) =>
+    new AppError('FILENAME_INVALID', `the file name ${why}; rename the file and upload it again`, {
+      field: 'file',
+    }),
+  /** FILE_TYPE_NOT_ALLOWED: content of another type (`detected`, if any) than the field takes (`takes`: "PDF or PNG"). */
+  typeNotAllowed: (detected: string | undefined, takes: string, details: Record<string, unknown>) =>
+    new AppError(
+      'FILE_TYPE_NOT_ALLOWED',
+      `the file's content is ${detected ?? 'of no type this field takes'}, whatever its name says; this field takes ${takes}`,
+      details,
+    ),
+  /**
+   * MULTIPART_INVALID: a body that does not parse as the multipart/form-data its Content-Type announces (no
+   * boundary there, another boundary in the body, or a body that ends before its closing boundary).
+   */
+  multipartInvalid: (cause: unknown) =>
+    new AppError(
+      'MULTIPART_INVALID',
+      'The body is not the multipart/form-data its Content-Type announces: name the boundary the body uses in ' +
+        'the Content-Type (multipart/form-data; boundary=…) and send the whole body, up to its closing boundary.',
+      undefined,
+      { cause },
+    ),
+};
+
+// ── MONEY_INVALID ──
+
+/** MONEY_INVALID: an amount of a money field that its field refuses; `problem` says why. */
+export function moneyInvalid(field: string, vulcanKey: string, problem: string): AppError {
+  return new AppError('MONEY_INVALID', `${quote(field)} of item ${quote(vulcanKey)}: ${problem}`, {
+    item: vulcanKey,
+    field,
+  });
+}
+
+// ── METHOD_NOT_ALLOWED, URI_TOO_LONG ──
+
+/** METHOD_NOT_ALLOWED: a write to the read-only Portfolio API. */
+export function readOnly(method: string): AppError {
+  return new AppError(
+    'METHOD_NOT_ALLOWED',
+    `${method} is not allowed here: the Portfolio API is read-only, use GET.`,
+  );
+}
+
+/** URI_TOO_LONG: a part of the path longer than Fastify reads. */
+export function pathPartTooLong(maxLength: number): AppError {
+  return new AppError(
+    'URI_TOO_LONG',
+    `A part of the path is longer than this API reads (${String(maxLength)} characters).`,
+  );
+}
+
+// ── IDEMPOTENCY_KEY_REUSED ──
+
+/** IDEMPOTENCY_KEY_REUSED: an `Idempotency-Key` used in the last 24 hours with other input. */
+export function idempotencyKeyReused(): AppError {
+  return new AppError(
+    'IDEMPOTENCY_KEY_REUSED',
+    'This Idempotency-Key was used in the last 24 hours with other input. Use a new key for a new request.',
   );
 }
 

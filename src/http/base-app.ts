@@ -8,7 +8,7 @@ import Fastify, {
 } from 'fastify';
 import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { RequestListener, Server } from 'node:http';
-import { AppError, describeError, errorBody, quote } from '../errors.ts';
+import { AppError, describeError, errorBody, pathPartTooLong, quote } from '../errors.ts';
 import { checkJsonInput } from '../validation/json-input.ts';
 import { answerClientError, createHttpsOnlyServer, type ConnectionLimits } from './https-only-server.ts';
 import { registerRateLimit, type RateLimitOptions } from './rate-limit.ts';
@@ -60,7 +60,7 @@ function frameworkError(error: Error & { code?: string }): unknown {
     return new AppError('BAD_USER_INPUT', 'The path is not valid percent-encoding (RFC 3986).');
   }
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    return new AppError('URI_TOO_LONG', 'A part of the path is longer than this API reads (100 characters).');
+    return pathPartTooLong(100);
   }
   return error;
 }

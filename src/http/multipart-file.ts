@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../errors.ts';
+import { AppError, fileErrors } from '../errors.ts';
 
 /**
  * One file sent as a multipart/form-data body, read through `@fastify/multipart` (registered by the route's
@@ -26,20 +26,6 @@ export interface FilePartOptions {
 }
 
 /**
- * MULTIPART_INVALID: the body does not parse as the multipart/form-data its Content-Type announces (no
- * boundary there, another boundary in the body, or a body that ends before its closing boundary).
- */
-function multipartInvalid(cause: unknown): AppError {
-  return new AppError(
-    'MULTIPART_INVALID',
-    'The body is not the multipart/form-data its Content-Type announces: name the boundary the body uses in ' +
-      'the Content-Type (multipart/form-data; boundary=…) and send the whole body, up to its closing boundary.',
-    undefined,
-    { cause },
-  );
-}
-
-/**
  * What the client sees of an error raised while the body was parsed or read. Every such error comes from the
  * bytes the client sent: ours are AppErrors, and the plugin's own refusals carry a 4xx status (too many parts,
  * a body cut off by a closed connection) that the error handler answers as they are.
@@ -48,7 +34,7 @@ function asClientError(error: unknown): unknown {
   if (error instanceof AppError) return error;
   const status = (error as { statusCode?: unknown } | null)?.statusCode;
   if (typeof status === 'number' && status < 500) return error;
-  return multipartInvalid(error);
+  return fileErrors.multipartInvalid(error);
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Queryable } from '../db/database.ts';
-import { AppError } from '../errors.ts';
+import { readOnly } from '../errors.ts';
 import type { PortfolioCaller } from './authenticate.ts';
 import type { Cursors } from './cursor.ts';
 import { LIST_ENDPOINTS, SHARED_SCHEMAS, listRouteSchema } from './endpoints.ts';
@@ -73,10 +73,7 @@ export async function registerPortfolioRoutes(
       url: `${basePath}${endpoint.path}`,
       handler: (request, reply) => {
         void reply.header('allow', 'GET, HEAD');
-        throw new AppError(
-          'METHOD_NOT_ALLOWED',
-          `${request.method} is not allowed here: the Portfolio API is read-only, use GET.`,
-        );
+        throw readOnly(request.method);
       },
     });
   }

@@ -1,5 +1,5 @@
 import type { Transaction } from '../db/database.ts';
-import { AppError, blank, isNot, quote, tooLong } from '../errors.ts';
+import { AppError, blank, isNot, quote, tooLong, unknownReference } from '../errors.ts';
 import type { Actor } from './actor.ts';
 import { moneyValueProblem } from './templates/money-fields.ts';
 import { itemRules, listProblems, MAX_PROBLEM_DETAILS } from './templates/item-data.ts';
@@ -103,15 +103,14 @@ async function checkReferences(
   organizationId: string,
   input: CreateTransactionInput,
 ): Promise<TemplateDefinition> {
-  const field = (name: string, message: string) => new AppError('BAD_USER_INPUT', message, { field: name });
   // One statement checks both ids against the caller's organization.
   const [found] = await tx.query<{ definition: TemplateDefinition | null; sender: boolean }>(
     `select (select definition from templates where id = $1 and organization_id = $3) as definition,
        exists (select 1 from entities where id = $2 and organization_id = $3) as sender`,
     [input.templateId, input.senderEntityId, organizationId],
   );
-  if (!found?.definition) throw field('templateId', `no template with id ${quote(input.templateId)}`);
-  if (!found.sender) throw field('senderEntityId', `no entity with id ${quote(input.senderEntityId)}`);
+  if (!found?.definition) throw unknownReference('template', input.templateId, 'templateId');
+  if (!found.sender) throw unknownReference('entity', input.senderEntityId, 'senderEntityId');
   const problems = inputDataProblems(found.definition, input.inputData);
   if (problems.length > 0) {
     throw new AppError(

@@ -1,6 +1,6 @@
 import { createHash, hkdfSync } from 'node:crypto';
 import type { Database, Transaction } from '../db/database.ts';
-import { AppError } from '../errors.ts';
+import { AppError, idempotencyKeyReused } from '../errors.ts';
 import { open, seal } from '../keys/sealed-box.ts';
 
 const MAX_KEY_LENGTH = 255;
@@ -66,10 +66,7 @@ export async function idempotent<Result>(
         [organizationId, keyHash.toString('hex')],
       );
       if (!first || !Buffer.from(first.requestHash).equals(requestHash)) {
-        throw new AppError(
-          'IDEMPOTENCY_KEY_REUSED',
-          'This Idempotency-Key was used in the last 24 hours with other input. Use a new key for a new request.',
-        );
+        throw idempotencyKeyReused();
       }
       return open(Buffer.from(first.response.sealed ?? '', 'base64'), secret) as Result;
     }

@@ -145,7 +145,7 @@ describe('createTransaction', () => {
       'an unknown template',
       { templateId: '00000000-0000-4000-8000-000000000000' },
       'templateId',
-      /no template with id/,
+      /There is no template/,
     ],
     [
       'an unknown sender entity',

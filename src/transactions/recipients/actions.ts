@@ -5,10 +5,13 @@ import type { Queryable, Transaction } from '../../db/database.ts';
 import {
   AppError,
   blank,
+  consentWithheld,
   itemDataDoesNotFit,
   notFound,
   quote,
+  revisionIncomplete,
   revisionSubmitted,
+  signingNeedsConsent,
   tooLong,
 } from '../../errors.ts';
 import type { FileStore } from '../../files/file-store.ts';
@@ -120,7 +123,7 @@ async function checkComplete(
       : []),
     ...(unsigned.length > 0 ? [`sign ${unsigned.join(', ')}`] : []),
   ];
-  throw new AppError('REVISION_INCOMPLETE', `before submitting, ${parts.join(' and ')}`, {
+  throw revisionIncomplete(parts, {
     items: incomplete.map((i) => i.vulcanKey),
     fields,
     documents: unsigned,
@@ -249,11 +252,7 @@ export async function saveItem(
   // Checked before the schema, whose `const` would only say "must be equal to constant".
   const [withheld, ...more] = rules.withheldConsents(options.data);
   if (withheld !== undefined) {
-    throw new AppError(
-      'CONSENT_REQUIRED',
-      `${quote(withheld)} of item ${quote(item.vulcanKey)} is a consent: send true once the recipient gives it, and leave it out until then`,
-      { item: item.vulcanKey, field: withheld, fields: [withheld, ...more] },
-    );
+    throw consentWithheld(item.vulcanKey, [withheld, ...more]);
   }
   checkMoneyValues(item, options.data);
   const problems = rules.problems(options.data);
@@ -329,9 +328,7 @@ export async function signDocument(
 ): Promise<SignatureResult> {
   const { signer, documentKey } = options;
   if (!options.consent) {
-    throw new AppError('CONSENT_REQUIRED', 'signing needs explicit consent (consent: true)', {
-      field: 'consent',
-    });
+    throw signingNeedsConsent();
   }
   const signedName = options.signedName.trim();
   if (signedName === '') throw blank('A signed name', { field: 'signedName' });

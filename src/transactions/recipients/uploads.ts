@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/database.ts';
-import { AppError, notFound, quote } from '../../errors.ts';
+import { fileErrors, notFound, quote, type AppError } from '../../errors.ts';
 import { isUuid } from '../../validation/uuid.ts';
 import type { ItemDefinition } from '../templates/schema.ts';
 
@@ -59,11 +59,10 @@ export function describeSize(bytes: number): string {
 
 /** The refusal of a file over its field's limit. */
 export function fileTooLarge(target: UploadField): AppError {
-  return new AppError(
-    'FILE_TOO_LARGE',
-    `the file is larger than ${describeSize(target.maxBytes)}, the most this field takes`,
-    { field: target.field, maxBytes: target.maxBytes },
-  );
+  return fileErrors.tooLarge(describeSize(target.maxBytes), {
+    field: target.field,
+    maxBytes: target.maxBytes,
+  });
 }
 
 /**
@@ -71,10 +70,7 @@ export function fileTooLarge(target: UploadField): AppError {
  * or holds control or direction-changing characters.
  */
 export function checkFilename(name: string | undefined): string {
-  const refuse = (why: string) =>
-    new AppError('FILENAME_INVALID', `the file name ${why}; rename the file and upload it again`, {
-      field: 'file',
-    });
+  const refuse = fileErrors.nameInvalid;
   const normalized = (name ?? '').normalize('NFC').trim();
   if (normalized === '') throw refuse('is empty');
   if (normalized.length > MAX_FILENAME_LENGTH)
@@ -105,17 +101,17 @@ export function describeTypes(types: readonly string[]): string {
  */
 export async function checkContent(content: Uint8Array, target: UploadField): Promise<DetectedType> {
   if (content.byteLength === 0) {
-    throw new AppError('FILE_EMPTY', 'the file is empty; choose it again', { field: target.field });
+    throw fileErrors.empty(target.field);
   }
   // Loaded with the first upload, not at every start.
   const { fileTypeFromBuffer } = await import('file-type');
   const detected = await fileTypeFromBuffer(content);
   if (!detected || !target.accept.includes(detected.mime)) {
-    throw new AppError(
-      'FILE_TYPE_NOT_ALLOWED',
-      `the file's content is ${detected ? detected.mime : 'of no type this field takes'}, whatever its name says; this field takes ${describeTypes(target.accept)}`,
-      { field: target.field, accept: target.accept, detected: detected?.mime ?? null },
-    );
+    throw fileErrors.typeNotAllowed(detected?.mime, describeTypes(target.accept), {
+      field: target.field,
+      accept: target.accept,
+      detected: detected?.mime ?? null,
+    });
   }
   return { mimeType: detected.mime, extension: detected.ext };
 }

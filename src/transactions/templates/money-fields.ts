@@ -1,4 +1,4 @@
-import { AppError, quote } from '../../errors.ts';
+import { AppError, moneyInvalid, quote } from '../../errors.ts';
 import { formatMoney, isCurrency, minorDigits, parseMoney, type Money } from '../money.ts';
 
 /**
@@ -182,10 +182,7 @@ export function checkMoneyValues(
     if (values[name] === undefined) continue;
     const problem = moneyValueProblem(values[name], field);
     if (problem !== undefined) {
-      throw new AppError('MONEY_INVALID', `${quote(name)} of item ${quote(item.vulcanKey)}: ${problem}`, {
-        item: item.vulcanKey,
-        field: name,
-      });
+      throw moneyInvalid(name, item.vulcanKey, problem);
     }
   }
 }
