@@ -1,7 +1,8 @@
 import { ExitIcon } from '@radix-ui/react-icons';
-import { Avatar, Badge, Box, Button, DropdownMenu, Flex, TabNav, Text } from '@radix-ui/themes';
+import { Avatar, Box, Button, DropdownMenu, Flex, TabNav, Text } from '@radix-ui/themes';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router';
 import { useSignedIn, useSession } from '../session.tsx';
+import { RoleBadge } from './role-badge.tsx';
 import { useApiAction } from '../../shared/use-api-action.ts';
 import { ErrorCallout } from '../../shared/error-callout.tsx';
 import { SiteHeader } from '../../shared/site-header.tsx';
@@ -62,9 +63,7 @@ export function AppShell() {
                 </Flex>
               </DropdownMenu.Label>
               <DropdownMenu.Label>
-                <Badge color={user.role === 'admin' ? 'indigo' : 'gray'}>
-                  {user.role === 'admin' ? 'Admin' : 'Member'}
-                </Badge>
+                <RoleBadge role={user.role} />
               </DropdownMenu.Label>
               <DropdownMenu.Separator />
               <DropdownMenu.Item onSelect={() => void leave()}>

@@ -1,21 +1,13 @@
-import { Badge, Button, Code, Dialog, Flex, Table, Text } from '@radix-ui/themes';
+import { Badge, Code, Flex, Table, Text } from '@radix-ui/themes';
 import { useState } from 'react';
 import { api } from '../api.ts';
+import { GenerateKeyDialog } from '../components/generate-key-dialog.tsx';
 import { ConfirmDialog } from '../../shared/list/confirm-dialog.tsx';
-import { Field } from '../../shared/form/field.tsx';
-import { DialogForm, FormDialog } from '../../shared/list/form-dialog.tsx';
 import { ListPage } from '../../shared/list/list-page.tsx';
-import { Notice } from '../../shared/notice.tsx';
-import { SecretField } from '../../shared/secret-field.tsx';
 import { formatDateTime, formatRelative } from '../format.ts';
 import { useSignedIn } from '../session.tsx';
 import type { ApiKey } from '../types.ts';
-import { errorsOfFields, useApiAction } from '../../shared/use-api-action.ts';
-import { useFormFields } from '../../shared/form/use-form-fields.ts';
 import { useResource } from '../use-resource.ts';
-
-/** The longest key name (KEY_NAME_MAX in src/portfolio/instances.ts). */
-const NAME_MAX = 100;
 
 /**
  * Settings → API keys: the instance's Portfolio API keys (name, prefix, creator, creation, last use, revoked);
@@ -136,87 +128,5 @@ export function ApiKeysPage() {
         </Table.Row>
       )}
     </ListPage>
-  );
-}
-
-/** "Generate key": a name, then the key, once, with a copy button and a warning to keep it safe. */
-function GenerateKeyDialog({ slug, onGenerated }: { slug: string; onGenerated: (key: ApiKey) => void }) {
-  const [open, setOpen] = useState(false);
-  const form = useFormFields({ name: '' });
-  const action = useApiAction();
-  const [generated, setGenerated] = useState<{ key: ApiKey; secret: string }>();
-
-  const reset = () => {
-    form.reset();
-    action.clear();
-    setGenerated(undefined);
-  };
-
-  const submit = async () => {
-    const trimmed = form.values.name.trim();
-    const problem =
-      trimmed === ''
-        ? 'Enter a name, so that you can tell the key from others later.'
-        : trimmed.length > NAME_MAX
-          ? `A key name has at most ${String(NAME_MAX)} characters; this one has ${String(trimmed.length)}.`
-          : undefined;
-    if (!form.check({ name: problem })) return;
-    await action.run(
-      async () => {
-        const answer = await api<{ key: ApiKey; secret: string }>('POST', `/instances/${slug}/keys`, {
-          name: trimmed,
-        });
-        setGenerated(answer);
-        onGenerated(answer.key);
-      },
-      errorsOfFields(['name'], form.setProblems),
-    );
-  };
-
-  return (
-    <FormDialog trigger="Generate key" open={open} setOpen={setOpen} onClose={reset}>
-      {generated === undefined ? (
-        <DialogForm
-          title="Generate an API key"
-          description="The key can read everything in this instance's portfolio through the Portfolio API."
-          action={action}
-          onSubmit={submit}
-          submit="Generate key"
-        >
-          <Field
-            id="key-name"
-            label="Name"
-            hint={`What uses the key, e.g. "warehouse sync". 1 to ${String(NAME_MAX)} characters.`}
-            {...form.field('name')}
-            autoComplete="off"
-            required
-          />
-        </DialogForm>
-      ) : (
-        <Flex direction="column" gap="4">
-          <Dialog.Title mb="0">Copy your new key</Dialog.Title>
-          <Dialog.Description size="2">
-            <strong>{generated.key.name}</strong> is ready and works at once.
-          </Dialog.Description>
-          <Notice tone="warning" highContrast>
-            This is the only time the key is shown. Store it in a secret manager now: Portico keeps only a
-            hash of it and cannot show it again. If you lose it, revoke it and generate another.
-          </Notice>
-          <SecretField id="new-key" label="Your API key" secret={generated.secret} />
-          <Text as="p" size="2" color="gray">
-            Try it, with the key in <Code>PORTFOLIO_KEY</Code>:{' '}
-            <Code className="break-all">
-              curl -H &quot;Authorization: $PORTFOLIO_KEY&quot; {window.location.origin}
-              /v1/external/companies
-            </Code>
-          </Text>
-          <Flex justify="end">
-            <Dialog.Close>
-              <Button type="button">I have stored the key</Button>
-            </Dialog.Close>
-          </Flex>
-        </Flex>
-      )}
-    </FormDialog>
   );
 }
