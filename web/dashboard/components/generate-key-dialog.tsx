@@ -7,7 +7,7 @@ import { DialogForm, FormDialog } from '../../shared/list/form-dialog.tsx';
 import { Notice } from '../../shared/notice.tsx';
 import { SecretField } from '../../shared/secret-field.tsx';
 import { errorsOfFields, useApiAction } from '../../shared/use-api-action.ts';
-import type { ApiKey } from '../types.ts';
+import type { ApiKey, NewKeyAnswer } from '../types.ts';
 
 /** The longest key name (KEY_NAME_MAX in src/portfolio/instances.ts). */
 const NAME_MAX = 100;
@@ -42,7 +42,7 @@ export function GenerateKeyDialog({
     if (!form.check({ name: problem })) return;
     await action.run(
       async () => {
-        const answer = await api<{ key: ApiKey; secret: string }>('POST', `/instances/${slug}/keys`, {
+        const answer = await api<NewKeyAnswer>('POST', `/instances/${slug}/keys`, {
           name: trimmed,
         });
         setGenerated(answer);

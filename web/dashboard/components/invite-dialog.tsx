@@ -6,7 +6,7 @@ import { EmailField, NameField } from '../../shared/form/person-fields.tsx';
 import { useFormFields } from '../../shared/form/use-form-fields.ts';
 import { DialogForm, FormDialog } from '../../shared/list/form-dialog.tsx';
 import { errorsOfFields, useApiAction } from '../../shared/use-api-action.ts';
-import type { Person, Role } from '../types.ts';
+import type { InvitedAnswer, Person, Role } from '../types.ts';
 import { ROLE_TEXT } from './role-badge.tsx';
 
 /** "Invite": an e-mail address, a name (optional) and a role; the server mails the invitation. */
@@ -32,7 +32,7 @@ export function InviteDialog({ slug, onInvited }: { slug: string; onInvited: (pe
     if (!form.check(found)) return;
     await action.run(
       async () => {
-        const { person } = await api<{ person: Person }>('POST', `/instances/${slug}/people`, {
+        const { person } = await api<InvitedAnswer>('POST', `/instances/${slug}/people`, {
           email: address,
           role,
           ...(name === '' ? {} : { name }),

@@ -6,7 +6,7 @@ import { ConfirmDialog } from '../../shared/list/confirm-dialog.tsx';
 import { ListPage } from '../../shared/list/list-page.tsx';
 import { formatDateTime, formatRelative } from '../format.ts';
 import { useSignedIn } from '../session.tsx';
-import type { ApiKey } from '../types.ts';
+import type { KeysAnswer } from '../types.ts';
 import { useResource } from '../use-resource.ts';
 
 /**
@@ -15,7 +15,7 @@ import { useResource } from '../use-resource.ts';
  */
 export function ApiKeysPage() {
   const { user, instance } = useSignedIn();
-  const keys = useResource<{ keys: ApiKey[] }>(`/instances/${instance.slug}/keys`);
+  const keys = useResource<KeysAnswer>(`/instances/${instance.slug}/keys`);
   const [announcement, setAnnouncement] = useState('');
   const isAdmin = user.role === 'admin';
 

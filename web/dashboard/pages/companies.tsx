@@ -18,7 +18,7 @@ import { EmptyState } from '../../shared/list/empty-state.tsx';
 import { PageHeading } from '../../shared/page-heading.tsx';
 import { formatCount, formatDate } from '../format.ts';
 import { useSignedIn } from '../session.tsx';
-import type { CompanyPage, FundSummary } from '../types.ts';
+import type { CompanyPage, FundsAnswer } from '../types.ts';
 import { useResource } from '../use-resource.ts';
 
 const PAGE_SIZE = 20;
@@ -82,7 +82,7 @@ export function CompaniesPage() {
   if (search.trim() !== '') query.set('search', search.trim());
   if (fund !== '') query.set('fund', fund);
   const companies = useResource<CompanyPage>(`/instances/${instance.slug}/companies?${query.toString()}`);
-  const funds = useResource<{ funds: FundSummary[] }>(`/instances/${instance.slug}/funds`);
+  const funds = useResource<FundsAnswer>(`/instances/${instance.slug}/funds`);
   const fundName = funds.data?.funds.find((each) => each.id === fund)?.name;
   const shown = companies.data ?? companies.previous;
   const pageLink = (target: number) => {

@@ -8,7 +8,7 @@ import { ListPage } from '../../shared/list/list-page.tsx';
 import { Notice } from '../../shared/notice.tsx';
 import { formatDate } from '../format.ts';
 import { useSignedIn } from '../session.tsx';
-import type { Person } from '../types.ts';
+import type { PeopleAnswer } from '../types.ts';
 import { useResource } from '../use-resource.ts';
 
 /**
@@ -17,7 +17,7 @@ import { useResource } from '../use-resource.ts';
  */
 export function PeoplePage() {
   const { user, instance } = useSignedIn();
-  const people = useResource<{ people: Person[] }>(`/instances/${instance.slug}/people`);
+  const people = useResource<PeopleAnswer>(`/instances/${instance.slug}/people`);
   const [announcement, setAnnouncement] = useState<string>();
   const isAdmin = user.role === 'admin';
 
