@@ -60,3 +60,20 @@ export function answers<const Ok extends Record<number, TSchema>>(
 export type Answer<Route extends { response: Record<number, TSchema> }, Status extends number = 200> = Static<
   Route['response'][Status]
 >;
+
+/** A route's successful answer: the schema of its 2xx status. */
+export type SuccessOf<Route extends { response: Record<number, TSchema> }> = Static<
+  Route['response'][Extract<keyof Route['response'], 200 | 201 | 202 | 204>]
+>;
+
+/**
+ * What a handler may give for an answer of type `Wire`: the same shape, with a `Date` wherever the wire has a
+ * string (fast-json-stringify writes a time from either). A field missing, or of another shape, fails the typecheck.
+ */
+export type Served<Wire> = Wire extends string
+  ? string | Date
+  : Wire extends readonly (infer Item)[]
+    ? readonly Served<Item>[]
+    : Wire extends object
+      ? { [Key in keyof Wire]: Served<Wire[Key]> }
+      : Wire;

@@ -7,6 +7,7 @@ import {
   portfolioKeys,
   type PortfolioKeyWithCreator,
 } from '../instances.ts';
+import { getCompany, listFunds, searchCompanies } from '../browse.ts';
 import { listPage, type ListRecords } from '../lists.ts';
 import { invitePerson } from '../people.ts';
 import { MAX_LIMIT } from '../records.ts';
@@ -15,7 +16,7 @@ import type { DashboardDeps } from './deps.ts';
 
 /**
  * What a signed-in person does with their instance in the dashboard: its keys and people (changed by admins
- * only) and a company's records. The routes (instance-routes.ts) parse, call one of these and reply.
+ * only), its funds and companies. Each answers what its route's contract (contract.ts) says. The routes (instance-routes.ts) parse, call one of these and reply.
  */
 
 /** The most updates and investments the company page shows (newest first, read in pages of the API). */
@@ -34,7 +35,7 @@ function adminOnly(caller: DashboardCaller, what: string): void {
 
 /** The instance's keys, newest first, revoked ones included. */
 export async function keysOf(db: DashboardDeps['db'], caller: DashboardCaller) {
-  return (await listKeysWithCreators(db, caller.instance.id)).map(shownKey);
+  return { keys: (await listKeysWithCreators(db, caller.instance.id)).map(shownKey) };
 }
 
 /** A new key for the instance, made by an admin: its record, and its secret, shown this once. */
@@ -55,12 +56,15 @@ export async function revokeKey(db: DashboardDeps['db'], caller: DashboardCaller
   const revoked = await portfolioKeys.revoke(db, { ownerId: caller.instance.id, key: id });
   const [key] = revoked ? await listKeysWithCreators(db, caller.instance.id, revoked.id) : [];
   if (!key) throw notFound('key');
-  return shownKey(key);
+  return { key: shownKey(key) };
 }
 
 /** Who may sign in to the instance, in the order they were invited. */
-export function peopleOf(db: DashboardDeps['db'], caller: DashboardCaller): Promise<User[]> {
-  return listUsers(db, { kind: 'instance', id: caller.instance.id });
+export async function peopleOf(
+  db: DashboardDeps['db'],
+  caller: DashboardCaller,
+): Promise<{ people: User[] }> {
+  return { people: await listUsers(db, { kind: 'instance', id: caller.instance.id }) };
 }
 
 /** Invites a person to the instance by mail (an admin's act). */
@@ -68,14 +72,14 @@ export async function invite(
   deps: Pick<DashboardDeps, 'db' | 'mail'>,
   caller: DashboardCaller,
   person: { email: string; role: Role; name?: string | undefined },
-): Promise<User> {
+): Promise<{ person: User }> {
   adminOnly(caller, 'invite people');
   const { user } = await invitePerson(deps.db, deps.mail, {
     instance: caller.instance,
     ...person,
     invitedBy: caller.user.id,
   });
-  return user;
+  return { person: user };
 }
 
 /** Removes a person from the instance (an admin's act, never their own removal). */
@@ -83,10 +87,10 @@ export async function removePerson(
   db: DashboardDeps['db'],
   caller: DashboardCaller,
   id: string,
-): Promise<User> {
+): Promise<{ person: User }> {
   adminOnly(caller, 'remove people');
   if (id === caller.user.id) throw new AppError('CONFLICT', 'You cannot remove yourself: ask another admin.');
-  return removeUser(db, { kind: 'instance', id: caller.instance.id }, id);
+  return { person: await removeUser(db, { kind: 'instance', id: caller.instance.id }, id) };
 }
 
 /**
@@ -115,15 +119,41 @@ async function recordsOf<Name extends 'updates' | 'investments'>(
   return records;
 }
 
-/** A company of the instance with its updates oldest first (the charts read left to right), investments newest first. */
-export async function companyRecords(
+/** The instance's funds, by name, each with how many companies it holds. */
+export async function fundsOf(db: DashboardDeps['db'], caller: DashboardCaller) {
+  return { funds: await listFunds(db, caller.instance.id) };
+}
+
+/** A page of the instance's companies by legal name, searched and narrowed to a fund (see `searchCompanies`). */
+export async function companiesPage(
+  db: DashboardDeps['db'],
+  caller: DashboardCaller,
+  query: { search?: string | undefined; fund?: string | undefined; page: number; pageSize: number },
+) {
+  const { search, fund, page, pageSize } = query;
+  const found = await searchCompanies(db, {
+    instanceId: caller.instance.id,
+    search,
+    fundId: fund,
+    page,
+    pageSize,
+  });
+  return { ...found, page, pageSize };
+}
+
+/**
+ * A company of the instance with its updates oldest first (the charts read left to right) and its investments
+ * newest first; NOT_FOUND for a company it does not have.
+ */
+export async function companyOf(
   deps: Pick<DashboardDeps, 'db' | 'cursors'>,
   caller: DashboardCaller,
-  company: { id: string },
+  id: string,
 ) {
+  const company = await getCompany(deps.db, caller.instance.id, id);
   const [updates, investments] = [
     await recordsOf(deps, caller, company.id, 'updates'),
     await recordsOf(deps, caller, company.id, 'investments'),
   ];
-  return { updates: updates.reverse(), investments };
+  return { company, updates: updates.reverse(), investments };
 }

@@ -1,11 +1,13 @@
-import type { Static } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { getCompany, listFunds, searchCompanies } from '../browse.ts';
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest, HTTPMethods, RouteOptions } from 'fastify';
 import type { DashboardCaller } from './caller.ts';
+import type { Served, SuccessOf } from '../../http/contract.ts';
 import { dashboardRoutes as contract } from './contract.ts';
 import type { DashboardDeps } from './deps.ts';
 import {
-  companyRecords,
+  companiesPage,
+  companyOf,
+  fundsOf,
   generateKey,
   invite,
   keysOf,
@@ -15,11 +17,28 @@ import {
 } from './instance-actions.ts';
 import { signedInToInstance } from './signed-in-guard.ts';
 
+/** A route's entry in the contract. */
+interface RouteSchema {
+  params?: TSchema;
+  querystring?: TSchema;
+  body?: TSchema;
+  response: Record<number, TSchema>;
+}
+type Part<Schema extends RouteSchema, Key extends keyof RouteSchema> = Schema[Key] extends TSchema
+  ? Static<Schema[Key]>
+  : undefined;
+/** What a route's action is given of the request, as its contract declares and Fastify has validated it. */
+interface Input<Schema extends RouteSchema> {
+  params: Part<Schema, 'params'>;
+  query: Part<Schema, 'querystring'>;
+  body: Part<Schema, 'body'>;
+}
+
 /**
  * The routes of one instance's data, under `/instances/:slug/`: its API keys, its people and its portfolio,
  * as contract.ts declares them. Each needs a session signed in to that instance (UNAUTHENTICATED without one,
- * WRONG_INSTANCE with another instance's, answered alike whether or not the slug exists); what each does is
- * in instance-actions.ts and browse.ts.
+ * WRONG_INSTANCE with another instance's, answered alike whether or not the slug exists); each calls one action
+ * of instance-actions.ts and answers with the status its contract declares.
  */
 export function registerInstanceRoutes(api: FastifyInstance, deps: DashboardDeps): void {
   const { db } = deps;
@@ -32,63 +51,40 @@ export function registerInstanceRoutes(api: FastifyInstance, deps: DashboardDeps
   void api.register(
     (routes, _options, done) => {
       routes.addHook('preHandler', signedInToInstance(db));
+      /** A route of the contract that answers what `act` does for the signed-in caller. */
+      const route = <Schema extends RouteSchema>(
+        method: HTTPMethods,
+        url: string,
+        schema: Schema,
+        act: (caller: DashboardCaller, input: Input<Schema>) => Promise<Served<SuccessOf<Schema>>>,
+      ) => {
+        const status = Number(Object.keys(schema.response).find((code) => /^2\d\d$/.test(code)));
+        const options: RouteOptions = {
+          method,
+          url,
+          schema,
+          handler: async (request, reply) =>
+            reply.code(status).send(await act(callerOf(request), request as unknown as Input<Schema>)),
+        };
+        routes.route(options);
+      };
 
-      routes.get('/keys', { schema: contract.listKeys }, async (request) => ({
-        keys: await keysOf(db, callerOf(request)),
-      }));
-      routes.post<{ Body: Static<typeof contract.createKey.body> }>(
-        '/keys',
-        { schema: contract.createKey },
-        async (request, reply) =>
-          reply.code(201).send(await generateKey(db, callerOf(request), request.body.name)),
+      route('GET', '/keys', contract.listKeys, (caller) => keysOf(db, caller));
+      route('POST', '/keys', contract.createKey, (caller, { body }) => generateKey(db, caller, body.name));
+      route('DELETE', '/keys/:id', contract.revokeKey, (caller, { params }) =>
+        revokeKey(db, caller, params.id),
       );
-      routes.delete<{ Params: Static<typeof contract.revokeKey.params> }>(
-        '/keys/:id',
-        { schema: contract.revokeKey },
-        async (request) => ({ key: await revokeKey(db, callerOf(request), request.params.id) }),
+      route('GET', '/people', contract.listPeople, (caller) => peopleOf(db, caller));
+      route('POST', '/people', contract.invitePerson, (caller, { body }) => invite(deps, caller, body));
+      route('DELETE', '/people/:id', contract.removePerson, (caller, { params }) =>
+        removePerson(db, caller, params.id),
       );
-
-      routes.get('/people', { schema: contract.listPeople }, async (request) => ({
-        people: await peopleOf(db, callerOf(request)),
-      }));
-      routes.post<{ Body: Static<typeof contract.invitePerson.body> }>(
-        '/people',
-        { schema: contract.invitePerson },
-        async (request, reply) =>
-          reply.code(201).send({ person: await invite(deps, callerOf(request), request.body) }),
+      route('GET', '/funds', contract.listFunds, (caller) => fundsOf(db, caller));
+      route('GET', '/companies', contract.searchCompanies, (caller, { query }) =>
+        companiesPage(db, caller, query),
       );
-      routes.delete<{ Params: Static<typeof contract.removePerson.params> }>(
-        '/people/:id',
-        { schema: contract.removePerson },
-        async (request) => ({ person: await removePerson(db, callerOf(request), request.params.id) }),
-      );
-
-      routes.get('/funds', { schema: contract.listFunds }, async (request) => ({
-        funds: await listFunds(db, callerOf(request).instance.id),
-      }));
-      routes.get<{ Querystring: Static<typeof contract.searchCompanies.querystring> }>(
-        '/companies',
-        { schema: contract.searchCompanies },
-        async (request) => {
-          const { search, fund, page, pageSize } = request.query;
-          const found = await searchCompanies(db, {
-            instanceId: callerOf(request).instance.id,
-            search,
-            fundId: fund,
-            page,
-            pageSize,
-          });
-          return { ...found, page, pageSize };
-        },
-      );
-      routes.get<{ Params: Static<typeof contract.readCompany.params> }>(
-        '/companies/:id',
-        { schema: contract.readCompany },
-        async (request) => {
-          const caller = callerOf(request);
-          const company = await getCompany(db, caller.instance.id, request.params.id);
-          return { company, ...(await companyRecords(deps, caller, company)) };
-        },
+      route('GET', '/companies/:id', contract.readCompany, (caller, { params }) =>
+        companyOf(deps, caller, params.id),
       );
       done();
     },
