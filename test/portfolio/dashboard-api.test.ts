@@ -111,6 +111,9 @@ async function anonymousBrowser(): Promise<Browser> {
   return browser;
 }
 
+/** `count` values made by `make`, one a call (the same address again, or a new one each time). */
+const times = <T>(count: number, make: () => T): T[] => Array.from({ length: count }, make);
+
 /**
  * Signs in from the browser with a wrong password once for each address, ten at a time (each failure costs an
  * argon2 check), and asserts that each is refused with 401 INVALID_CREDENTIALS.
@@ -217,6 +220,8 @@ function useSignedInInstance() {
 
 describe('signing in', () => {
   const given = useInstance();
+  const newMember = () =>
+    createDashboardPerson(db, { instanceId: given.instance.instanceId, role: 'member' });
 
   it('answers a wrong password and an unknown address alike: 401 INVALID_CREDENTIALS, and no one is signed in', async () => {
     const browser = await anonymousBrowser();
@@ -282,12 +287,9 @@ describe('signing in', () => {
   });
 
   it('refuses the 11th sign-in for an address after 10 failures with 429 RATE_LIMITED and Retry-After, even with the right password, while another address from the same client still signs in', async () => {
-    const locked = await createDashboardPerson(db, { instanceId: given.instance.instanceId, role: 'member' });
+    const locked = await newMember();
     const browser = await anonymousBrowser();
-    await failSignIns(
-      browser,
-      Array.from({ length: 10 }, () => locked.email),
-    );
+    await failSignIns(browser, Array<string>(10).fill(locked.email));
 
     const refused = await browser.signIn({ email: locked.email, password: locked.password });
     expect(expectApiError(refused, 429, 'RATE_LIMITED')).toMatch(/^Too many failed sign-ins; try again in/);
@@ -312,7 +314,7 @@ describe('signing in', () => {
     const client = await anonymousBrowser();
     await failSignIns(
       client,
-      Array.from({ length: 50 }, () => uniqueEmail('guess')),
+      times(50, () => uniqueEmail('guess')),
     );
 
     const refused = await client.signIn({ email: given.admin.email, password: given.admin.password });
@@ -330,17 +332,14 @@ describe('signing in', () => {
     // 10 failures for one address, then 40 for others: 50 failures from this client, so the next is refused.
     const client = await anonymousBrowser();
     const spent = uniqueEmail('spent');
-    await failSignIns(client, [
-      ...Array.from({ length: 10 }, () => spent),
-      ...Array.from({ length: 40 }, () => uniqueEmail('guess')),
-    ]);
+    await failSignIns(client, [...times(10, () => spent), ...times(40, () => uniqueEmail('guess'))]);
 
     const next = await client.signIn({ email: given.admin.email, password: given.admin.password });
     expectApiError(next, 429, 'RATE_LIMITED');
   });
 
   it('checks no more than 10 passwords for an address when 50 wrong ones arrive at once: the other 40 get 429 before any check', async () => {
-    const target = await createDashboardPerson(db, { instanceId: given.instance.instanceId, role: 'member' });
+    const target = await newMember();
     const clients = await Promise.all(Array.from({ length: 50 }, () => anonymousBrowser()));
     const answers = await Promise.all(
       clients.map((client) => client.signIn({ email: target.email, password: 'a guessed password' })),
@@ -362,12 +361,9 @@ describe('signing in', () => {
   });
 
   it("does not count a right password as a failure: an address's own sign-ins never lock it", async () => {
-    const person = await createDashboardPerson(db, { instanceId: given.instance.instanceId, role: 'member' });
+    const person = await newMember();
     const browser = await anonymousBrowser();
-    await failSignIns(
-      browser,
-      Array.from({ length: 9 }, () => person.email),
-    );
+    await failSignIns(browser, Array<string>(9).fill(person.email));
     for (let i = 0; i < 3; i += 1) {
       const signedIn = await new Browser(app).signIn({ email: person.email, password: person.password });
       expect(signedIn.status).toBe(200);
@@ -394,10 +390,7 @@ describe('signing in', () => {
       });
       const browser = new Browser(withoutRedis);
       expect((await browser.session()).status).toBe(200);
-      await failSignIns(
-        browser,
-        Array.from({ length: 10 }, () => person.email),
-      );
+      await failSignIns(browser, Array<string>(10).fill(person.email));
       const refused = await browser.signIn({ email: person.email, password: person.password });
       expect(expectApiError(refused, 429, 'RATE_LIMITED')).toMatch(/^Too many failed sign-ins/);
     } finally {
@@ -914,6 +907,16 @@ describe('password reset', () => {
     instance = await createPortfolioInstance(db);
   });
 
+  /** A person of the instance with `role` who asked for a reset from a browser, and the token mailed to them. */
+  async function resetRequested(role: 'admin' | 'member') {
+    const person = await createDashboardPerson(db, { instanceId: instance.instanceId, role });
+    const browser = await anonymousBrowser();
+    const received = smtp.received.length;
+    await browser.request('POST', PASSWORD_RESET, { email: person.email });
+    const token = linkToken(await mailTo(smtp, person.email, { after: received }), 'reset-password');
+    return { person, browser, token };
+  }
+
   it('answers a known address and an unknown one alike with 202, mailing a reset link only to the known one', async () => {
     const person = await createDashboardPerson(db, { instanceId: instance.instanceId, role: 'member' });
     const unknown = uniqueEmail('unknown');
@@ -959,11 +962,7 @@ describe('password reset', () => {
   });
 
   it('sets the new password through the link: the old one is then refused and the new one signs in, once', async () => {
-    const person = await createDashboardPerson(db, { instanceId: instance.instanceId, role: 'admin' });
-    const browser = await anonymousBrowser();
-    const received = smtp.received.length;
-    await browser.request('POST', PASSWORD_RESET, { email: person.email });
-    const token = linkToken(await mailTo(smtp, person.email, { after: received }), 'reset-password');
+    const { person, browser, token } = await resetRequested('admin');
 
     const tooShort = await browser.request('POST', PASSWORD_RESET_CONFIRM, { token, password: 'short' });
     expectApiError(tooShort, 400, 'BAD_USER_INPUT');
@@ -998,11 +997,7 @@ describe('password reset', () => {
   });
 
   it('answers a new password with a fresh CSRF token, which the browser signs in with at once', async () => {
-    const person = await createDashboardPerson(db, { instanceId: instance.instanceId, role: 'member' });
-    const browser = await anonymousBrowser();
-    const received = smtp.received.length;
-    await browser.request('POST', PASSWORD_RESET, { email: person.email });
-    const token = linkToken(await mailTo(smtp, person.email, { after: received }), 'reset-password');
+    const { person, browser, token } = await resetRequested('member');
     const before = browser.csrfToken;
     await browser.request('POST', PASSWORD_RESET_CONFIRM, { token, password: 'the new passphrase' });
     expect(browser.csrfToken).not.toBe(before);
@@ -1013,11 +1008,7 @@ describe('password reset', () => {
   });
 
   it('answers 410 LINK_EXPIRED for a reset link past its hour, and the password stays', async () => {
-    const person = await createDashboardPerson(db, { instanceId: instance.instanceId, role: 'member' });
-    const browser = await anonymousBrowser();
-    const received = smtp.received.length;
-    await browser.request('POST', PASSWORD_RESET, { email: person.email });
-    const token = linkToken(await mailTo(smtp, person.email, { after: received }), 'reset-password');
+    const { person, browser, token } = await resetRequested('member');
     await db.query(
       `update user_links set expires_at = clock_timestamp() - interval '1 second' where user_id = $1 and purpose = 'password_reset'`,
       [person.id],
