@@ -14,6 +14,7 @@ import type { Mailer } from '../../src/mail/mailer.ts';
 import { createPortfolioKey } from '../../src/portfolio/instances.ts';
 import { DASHBOARD_API_PATH } from '../../src/portfolio/dashboard/dashboard.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { madeBeforeAll } from '../support/made-before-all.ts';
 import {
   Browser,
   PASSWORD,
@@ -110,6 +111,9 @@ async function anonymousBrowser(): Promise<Browser> {
   return browser;
 }
 
+/** `count` values made by `make`, one a call (the same address again, or a new one each time). */
+const times = <T>(count: number, make: () => T): T[] => Array.from({ length: count }, make);
+
 /**
  * Signs in from the browser with a wrong password once for each address, ten at a time (each failure costs an
  * argon2 check), and asserts that each is refused with 401 INVALID_CREDENTIALS.
@@ -182,36 +186,71 @@ const shownUser = (person: DashboardPerson) => ({
   role: person.role,
 });
 
-describe('signing in', () => {
-  let instance: PortfolioInstanceFixture;
-  let ada: DashboardPerson;
-  beforeAll(async () => {
-    instance = await createPortfolioInstance(db);
-    ada = await createDashboardPerson(db, { instanceId: instance.instanceId, role: 'admin' });
+/** A DELETE of a record of `url` (`url('/<id>')`) that does not exist: 404 NOT_FOUND, whose message it returns. */
+async function deletedNothing(browser: Browser, url: (path: string) => string): Promise<string> {
+  return expectApiError(await browser.request('DELETE', url(`/${randomUUID()}`)), 404, 'NOT_FOUND');
+}
+
+/** A new instance and its admin, who signs in with a password. */
+async function instanceWithAdmin() {
+  const instance = await createPortfolioInstance(db);
+  return {
+    instance,
+    admin: await createDashboardPerson(db, { instanceId: instance.instanceId, role: 'admin' }),
+  };
+}
+
+/** An instance of the calling describe's own and its admin, made before its tests. */
+function useInstance() {
+  return madeBeforeAll('the instance', instanceWithAdmin);
+}
+
+/** As {@link useInstance}, with a member too, and a browser signed in as each. */
+function useSignedInInstance() {
+  return madeBeforeAll('the instance', async () => {
+    const { instance, admin } = await instanceWithAdmin();
+    const member = await createDashboardPerson(db, { instanceId: instance.instanceId, role: 'member' });
+    const [adminBrowser, memberBrowser] = await Promise.all([
+      signedInBrowser(app, admin),
+      signedInBrowser(app, member),
+    ]);
+    return { instance, admin, member, adminBrowser, memberBrowser };
   });
+}
+
+describe('signing in', () => {
+  const given = useInstance();
+  const newMember = () =>
+    createDashboardPerson(db, { instanceId: given.instance.instanceId, role: 'member' });
 
   it('answers a wrong password and an unknown address alike: 401 INVALID_CREDENTIALS, and no one is signed in', async () => {
     const browser = await anonymousBrowser();
-    const wrongPassword = await browser.signIn({ email: ada.email, password: 'not the password at all' });
+    const wrongPassword = await browser.signIn({
+      email: given.admin.email,
+      password: 'not the password at all',
+    });
     const unknownAddress = await browser.signIn({ email: uniqueEmail('nobody'), password: PASSWORD });
 
     expect(expectApiError(wrongPassword, 401, 'INVALID_CREDENTIALS')).toBe(INVALID_CREDENTIALS_MESSAGE);
     expectApiError(unknownAddress, 401, 'INVALID_CREDENTIALS');
     expect(comparable(unknownAddress)).toEqual(comparable(wrongPassword));
     expect(await whoIsSignedIn(browser)).toEqual({ user: null, instance: null });
-    expect(await sessionCount(ada.id)).toBe(0);
+    expect(await sessionCount(given.admin.id)).toBe(0);
   });
 
   it('signs in with the right password under a new session id, and GET /session then shows the person and the instance', async () => {
     const browser = await anonymousBrowser();
     const before = browser.sessionId();
 
-    const signedIn = await browser.signIn({ email: ada.email.toUpperCase(), password: ada.password });
+    const signedIn = await browser.signIn({
+      email: given.admin.email.toUpperCase(),
+      password: given.admin.password,
+    });
     expect(signedIn.status).toBe(200);
     expect(signedIn.body).toEqual({
       csrfToken: expect.any(String),
-      user: shownUser(ada),
-      instance: shownInstance(instance),
+      user: shownUser(given.admin),
+      instance: shownInstance(given.instance),
     });
     // A session fixed before sign-in (by whoever could set the cookie) never becomes a signed-in one.
     const after = browser.sessionId();
@@ -223,34 +262,34 @@ describe('signing in', () => {
     expect(
       await countOf(db, 'select count(*) from user_sessions where id_hash = $1 and user_id = $2', [
         sessionIdHash(after),
-        ada.id,
+        given.admin.id,
       ]),
     ).toBe(1);
     expect(browser.cookieAttributes).toEqual(
       expect.arrayContaining(['HttpOnly', 'Secure', 'SameSite=Strict', `Path=${DASHBOARD_API_PATH}`]),
     );
 
-    expect(await whoIsSignedIn(browser)).toEqual({ user: shownUser(ada), instance: shownInstance(instance) });
-    const keys = await browser.get(instanceApi(instance.slug, '/keys'));
+    expect(await whoIsSignedIn(browser)).toEqual({
+      user: shownUser(given.admin),
+      instance: shownInstance(given.instance),
+    });
+    const keys = await browser.get(instanceApi(given.instance.slug, '/keys'));
     expect(keys.status).toBe(200);
   });
 
   it('refuses a blank address or password with 400 BAD_USER_INPUT, before checking anything', async () => {
     const browser = await anonymousBrowser();
-    const blankEmail = await browser.signIn({ email: '  ', password: ada.password });
+    const blankEmail = await browser.signIn({ email: '  ', password: given.admin.password });
     expect(expectApiError(blankEmail, 400, 'BAD_USER_INPUT')).toBe('Enter your e-mail address.');
-    const blankPassword = await browser.signIn({ email: ada.email, password: '' });
+    const blankPassword = await browser.signIn({ email: given.admin.email, password: '' });
     expect(expectApiError(blankPassword, 400, 'BAD_USER_INPUT')).toBe('Enter your password.');
     expect(await whoIsSignedIn(browser)).toEqual({ user: null, instance: null });
   });
 
   it('refuses the 11th sign-in for an address after 10 failures with 429 RATE_LIMITED and Retry-After, even with the right password, while another address from the same client still signs in', async () => {
-    const locked = await createDashboardPerson(db, { instanceId: instance.instanceId, role: 'member' });
+    const locked = await newMember();
     const browser = await anonymousBrowser();
-    await failSignIns(
-      browser,
-      Array.from({ length: 10 }, () => locked.email),
-    );
+    await failSignIns(browser, Array<string>(10).fill(locked.email));
 
     const refused = await browser.signIn({ email: locked.email, password: locked.password });
     expect(expectApiError(refused, 429, 'RATE_LIMITED')).toMatch(/^Too many failed sign-ins; try again in/);
@@ -266,23 +305,26 @@ describe('signing in', () => {
     expectApiError(otherCase, 429, 'RATE_LIMITED');
     expect(await sessionCount(locked.id)).toBe(0);
 
-    const other = await browser.signIn({ email: ada.email, password: ada.password });
+    const other = await browser.signIn({ email: given.admin.email, password: given.admin.password });
     expect(other.status).toBe(200);
-    expect(other.body.user).toEqual(shownUser(ada));
+    expect(other.body.user).toEqual(shownUser(given.admin));
   });
 
   it('refuses every address from a client after 50 failed sign-ins from it, with a right password too, while other clients sign in', async () => {
     const client = await anonymousBrowser();
     await failSignIns(
       client,
-      Array.from({ length: 50 }, () => uniqueEmail('guess')),
+      times(50, () => uniqueEmail('guess')),
     );
 
-    const refused = await client.signIn({ email: ada.email, password: ada.password });
+    const refused = await client.signIn({ email: given.admin.email, password: given.admin.password });
     expectApiError(refused, 429, 'RATE_LIMITED');
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     expect(await whoIsSignedIn(client)).toEqual({ user: null, instance: null });
-    const otherClient = await new Browser(app).signIn({ email: ada.email, password: ada.password });
+    const otherClient = await new Browser(app).signIn({
+      email: given.admin.email,
+      password: given.admin.password,
+    });
     expect(otherClient.status).toBe(200);
   });
 
@@ -290,17 +332,14 @@ describe('signing in', () => {
     // 10 failures for one address, then 40 for others: 50 failures from this client, so the next is refused.
     const client = await anonymousBrowser();
     const spent = uniqueEmail('spent');
-    await failSignIns(client, [
-      ...Array.from({ length: 10 }, () => spent),
-      ...Array.from({ length: 40 }, () => uniqueEmail('guess')),
-    ]);
+    await failSignIns(client, [...times(10, () => spent), ...times(40, () => uniqueEmail('guess'))]);
 
-    const next = await client.signIn({ email: ada.email, password: ada.password });
+    const next = await client.signIn({ email: given.admin.email, password: given.admin.password });
     expectApiError(next, 429, 'RATE_LIMITED');
   });
 
   it('checks no more than 10 passwords for an address when 50 wrong ones arrive at once: the other 40 get 429 before any check', async () => {
-    const target = await createDashboardPerson(db, { instanceId: instance.instanceId, role: 'member' });
+    const target = await newMember();
     const clients = await Promise.all(Array.from({ length: 50 }, () => anonymousBrowser()));
     const answers = await Promise.all(
       clients.map((client) => client.signIn({ email: target.email, password: 'a guessed password' })),
@@ -322,12 +361,9 @@ describe('signing in', () => {
   });
 
   it("does not count a right password as a failure: an address's own sign-ins never lock it", async () => {
-    const person = await createDashboardPerson(db, { instanceId: instance.instanceId, role: 'member' });
+    const person = await newMember();
     const browser = await anonymousBrowser();
-    await failSignIns(
-      browser,
-      Array.from({ length: 9 }, () => person.email),
-    );
+    await failSignIns(browser, Array<string>(9).fill(person.email));
     for (let i = 0; i < 3; i += 1) {
       const signedIn = await new Browser(app).signIn({ email: person.email, password: person.password });
       expect(signedIn.status).toBe(200);
@@ -348,13 +384,13 @@ describe('signing in', () => {
       rateLimit: { perKey: 1000, perAddress: 1000, redisUrl: `redis://127.0.0.1:${String(closed)}` },
     });
     try {
-      const person = await createDashboardPerson(db, { instanceId: instance.instanceId, role: 'member' });
+      const person = await createDashboardPerson(db, {
+        instanceId: given.instance.instanceId,
+        role: 'member',
+      });
       const browser = new Browser(withoutRedis);
       expect((await browser.session()).status).toBe(200);
-      await failSignIns(
-        browser,
-        Array.from({ length: 10 }, () => person.email),
-      );
+      await failSignIns(browser, Array<string>(10).fill(person.email));
       const refused = await browser.signIn({ email: person.email, password: person.password });
       expect(expectApiError(refused, 429, 'RATE_LIMITED')).toMatch(/^Too many failed sign-ins/);
     } finally {
@@ -395,24 +431,23 @@ describe('signing in', () => {
   it('answers 401 INVALID_CREDENTIALS for an instance the address and password do not open', async () => {
     const other = await createPortfolioInstance(db);
     const browser = await anonymousBrowser();
-    const refused = await browser.signIn({ email: ada.email, password: ada.password, instance: other.slug });
+    const refused = await browser.signIn({
+      email: given.admin.email,
+      password: given.admin.password,
+      instance: other.slug,
+    });
     expect(expectApiError(refused, 401, 'INVALID_CREDENTIALS')).toBe(INVALID_CREDENTIALS_MESSAGE);
     expect(await whoIsSignedIn(browser)).toEqual({ user: null, instance: null });
   });
 });
 
 describe('CSRF tokens', () => {
-  let instance: PortfolioInstanceFixture;
-  let ada: DashboardPerson;
-  beforeAll(async () => {
-    instance = await createPortfolioInstance(db);
-    ada = await createDashboardPerson(db, { instanceId: instance.instanceId, role: 'admin' });
-  });
+  const given = useInstance();
 
   it("refuses a sign-in without a token, with a forged one, or with another session's, with 403 CSRF_INVALID, and signs no one in", async () => {
     const browser = await anonymousBrowser();
     const other = await anonymousBrowser();
-    const credentials = { email: ada.email, password: ada.password };
+    const credentials = { email: given.admin.email, password: given.admin.password };
     const own = browser.csrfToken;
     const forged = `${String(own).slice(0, -4)}AAAA`;
 
@@ -424,7 +459,7 @@ describe('CSRF tokens', () => {
     const cookieless = new Browser(app);
     const noSession = await cookieless.request('POST', SESSION, credentials, { csrfToken: own ?? null });
     expectApiError(noSession, 403, 'CSRF_INVALID');
-    expect(await sessionCount(ada.id)).toBe(0);
+    expect(await sessionCount(given.admin.id)).toBe(0);
     expect(await whoIsSignedIn(browser)).toEqual({ user: null, instance: null });
 
     // The same request with the session's own token signs in: the refusals were the token's.
@@ -434,15 +469,15 @@ describe('CSRF tokens', () => {
   it("refuses generating or revoking a key without a token, with a forged one, with another session's or with the one from before sign-in, and changes no key", async () => {
     const browser = await anonymousBrowser();
     const beforeSignIn = browser.csrfToken;
-    await browser.signInOrThrow({ email: ada.email, password: ada.password });
+    await browser.signInOrThrow({ email: given.admin.email, password: given.admin.password });
     // Another session of the same person: its token is not this session's.
-    const otherSession = await signedInBrowser(app, ada);
-    const { record } = await createPortfolioKey(db, { instanceId: instance.instanceId, name: 'kept' });
-    const keys = await keyCount(instance.instanceId);
+    const otherSession = await signedInBrowser(app, given.admin);
+    const { record } = await createPortfolioKey(db, { instanceId: given.instance.instanceId, name: 'kept' });
+    const keys = await keyCount(given.instance.instanceId);
     const forged = `${String(browser.csrfToken).slice(0, -4)}AAAA`;
 
-    const keysUrl = instanceApi(instance.slug, '/keys');
-    const keyUrl = instanceApi(instance.slug, `/keys/${record.id}`);
+    const keysUrl = instanceApi(given.instance.slug, '/keys');
+    const keyUrl = instanceApi(given.instance.slug, `/keys/${record.id}`);
     for (const csrfToken of [null, forged, otherSession.csrfToken, beforeSignIn]) {
       expectApiError(
         await browser.request('POST', keysUrl, { name: 'x' }, { csrfToken }),
@@ -451,27 +486,20 @@ describe('CSRF tokens', () => {
       );
       expectApiError(await browser.request('DELETE', keyUrl, undefined, { csrfToken }), 403, 'CSRF_INVALID');
     }
-    expect(await keyCount(instance.instanceId)).toBe(keys);
-    expect(await revokedKeyCount(instance.instanceId)).toBe(0);
+    expect(await keyCount(given.instance.instanceId)).toBe(keys);
+    expect(await revokedKeyCount(given.instance.instanceId)).toBe(0);
     // The session stays signed in: a bad token refuses the request, it does not sign out.
-    expect((await whoIsSignedIn(browser)).user).toEqual(shownUser(ada));
+    expect((await whoIsSignedIn(browser)).user).toEqual(shownUser(given.admin));
     expect((await browser.request('POST', keysUrl, { name: 'with token' })).status).toBe(201);
   });
 });
 
 describe('sessions', () => {
-  let instance: PortfolioInstanceFixture;
-  let admin: DashboardPerson;
-  let adminBrowser: Browser;
-  beforeAll(async () => {
-    instance = await createPortfolioInstance(db);
-    admin = await createDashboardPerson(db, { instanceId: instance.instanceId, role: 'admin' });
-    adminBrowser = await signedInBrowser(app, admin);
-  });
-  const keysOf = (browser: Browser) => browser.get(instanceApi(instance.slug, '/keys'));
+  const given = useSignedInInstance();
+  const keysOf = (browser: Browser) => browser.get(instanceApi(given.instance.slug, '/keys'));
 
   it('ends a session at sign-out: the old cookie then gets 401 UNAUTHENTICATED', async () => {
-    const browser = await signedInBrowser(app, admin);
+    const browser = await signedInBrowser(app, given.admin);
     const stolen = browser.copy();
     const signedInId = sessionIdHash(browser.sessionId());
     expect((await keysOf(stolen)).status).toBe(200);
@@ -488,11 +516,11 @@ describe('sessions', () => {
     expect(await whoIsSignedIn(stolen)).toEqual({ user: null, instance: null });
     expect(await whoIsSignedIn(browser)).toEqual({ user: null, instance: null });
     // The other sessions of the person go on.
-    expect((await keysOf(adminBrowser)).status).toBe(200);
+    expect((await keysOf(given.adminBrowser)).status).toBe(200);
   });
 
   it('ends a session whose idle expiry has passed', async () => {
-    const browser = await signedInBrowser(app, admin);
+    const browser = await signedInBrowser(app, given.admin);
     await db.query(
       `update user_sessions set expires_at = clock_timestamp() - interval '1 second' where id_hash = $1`,
       [sessionIdHash(browser.sessionId())],
@@ -502,7 +530,7 @@ describe('sessions', () => {
   });
 
   it('ends a session signed in more than 12 hours ago, though it was used a moment ago', async () => {
-    const browser = await signedInBrowser(app, admin);
+    const browser = await signedInBrowser(app, given.admin);
     const signedInAt = async (hoursAgo: number) => {
       await db.query(
         `update user_sessions set data = jsonb_set(data, '{signedInAt}', $2::jsonb) where id_hash = $1`,
@@ -518,7 +546,7 @@ describe('sessions', () => {
   });
 
   it("ends the person's other sessions when they set a new password through a mailed reset link", async () => {
-    const person = await createDashboardPerson(db, { instanceId: instance.instanceId, role: 'member' });
+    const person = await createDashboardPerson(db, { instanceId: given.instance.instanceId, role: 'member' });
     const laptop = await signedInBrowser(app, person);
     const phone = await signedInBrowser(app, person);
     const received = smtp.received.length;
@@ -536,15 +564,18 @@ describe('sessions', () => {
     expectApiError(await keysOf(phone), 401, 'UNAUTHENTICATED');
     expect(await sessionCount(person.id)).toBe(0);
     // Other people's sessions go on.
-    expect((await keysOf(adminBrowser)).status).toBe(200);
+    expect((await keysOf(given.adminBrowser)).status).toBe(200);
   });
 
   it('ends the sessions of a person an admin removes', async () => {
-    const person = await createDashboardPerson(db, { instanceId: instance.instanceId, role: 'member' });
+    const person = await createDashboardPerson(db, { instanceId: given.instance.instanceId, role: 'member' });
     const browser = await signedInBrowser(app, person);
     expect((await keysOf(browser)).status).toBe(200);
 
-    const removed = await adminBrowser.request('DELETE', instanceApi(instance.slug, `/people/${person.id}`));
+    const removed = await given.adminBrowser.request(
+      'DELETE',
+      instanceApi(given.instance.slug, `/people/${person.id}`),
+    );
     expect(removed.status).toBe(200);
     expect(removed.body.person).toMatchObject({ id: person.id, email: person.email, active: true });
 
@@ -560,11 +591,11 @@ describe('sessions', () => {
 
   it("answers a session of instance A on instance B's routes, and on a slug that does not exist, with the same 403 WRONG_INSTANCE", async () => {
     const other = await createPortfolioInstance(db);
-    const onOther = await adminBrowser.get(instanceApi(other.slug, '/keys'));
+    const onOther = await given.adminBrowser.get(instanceApi(other.slug, '/keys'));
     expect(expectApiError(onOther, 403, 'WRONG_INSTANCE')).toBe(
-      `You are signed in to Instance ${instance.slug}, not to this instance: sign out, then sign in with an account of this one.`,
+      `You are signed in to Instance ${given.instance.slug}, not to this instance: sign out, then sign in with an account of this one.`,
     );
-    const nowhere = await adminBrowser.get(instanceApi('no-such-instance', '/keys'));
+    const nowhere = await given.adminBrowser.get(instanceApi('no-such-instance', '/keys'));
     expect(comparable(nowhere, { slug: 'no-such-instance' })).toEqual(
       comparable(onOther, { slug: other.slug }),
     );
@@ -572,22 +603,11 @@ describe('sessions', () => {
 });
 
 describe('API keys', () => {
-  let instance: PortfolioInstanceFixture;
-  let admin: DashboardPerson;
-  let adminBrowser: Browser;
-  let memberBrowser: Browser;
-  beforeAll(async () => {
-    instance = await createPortfolioInstance(db);
-    admin = await createDashboardPerson(db, { instanceId: instance.instanceId, role: 'admin' });
-    const member = await createDashboardPerson(db, { instanceId: instance.instanceId, role: 'member' });
-    [adminBrowser, memberBrowser] = await Promise.all([
-      signedInBrowser(app, admin),
-      signedInBrowser(app, member),
-    ]);
-  });
-  const keysUrl = (path = '') => instanceApi(instance.slug, `/keys${path}`);
-  const generate = (name: string, browser = adminBrowser) => browser.request('POST', keysUrl(), { name });
-  const listed = async (browser = adminBrowser) => {
+  const given = useSignedInInstance();
+  const keysUrl = (path = '') => instanceApi(given.instance.slug, `/keys${path}`);
+  const generate = (name: string, browser = given.adminBrowser) =>
+    browser.request('POST', keysUrl(), { name });
+  const listed = async (browser = given.adminBrowser) => {
     const response = await browser.get(keysUrl());
     expect(response.status).toBe(200);
     return response;
@@ -605,7 +625,7 @@ describe('API keys', () => {
       createdAt: expect.stringMatching(ISO_TIMESTAMP),
       lastUsedAt: null,
       revokedAt: null,
-      createdBy: { name: admin.name, email: admin.email },
+      createdBy: { name: given.admin.name, email: given.admin.email },
     });
     expect(secret.startsWith(key.prefix)).toBe(true);
     expect(key.prefix.length).toBeLessThan(secret.length);
@@ -622,24 +642,24 @@ describe('API keys', () => {
   it('lists the keys newest first, revoked ones included, with who made each', async () => {
     const older = (await generate('older')).body.key;
     const newer = (await generate('newer')).body.key;
-    await adminBrowser.request('DELETE', keysUrl(`/${older.id}`));
+    await given.adminBrowser.request('DELETE', keysUrl(`/${older.id}`));
     const { keys } = (await listed()).body;
     expect(keys.map((each: { id: string }) => each.id).slice(0, 2)).toEqual([newer.id, older.id]);
     expect(keys[1]).toMatchObject({ name: 'older', revokedAt: expect.stringMatching(ISO_TIMESTAMP) });
     // The key the instance was made with was generated by no one on the dashboard.
     expect(keys.at(-1)).toMatchObject({ name: 'test', createdBy: null });
-    expect(keys).toHaveLength(await keyCount(instance.instanceId));
+    expect(keys).toHaveLength(await keyCount(given.instance.instanceId));
   });
 
   it('refuses a blank name and one of 101 characters with 400 BAD_USER_INPUT saying which, and writes no key', async () => {
-    const before = await keyCount(instance.instanceId);
+    const before = await keyCount(given.instance.instanceId);
     expect(expectApiError(await generate('   '), 400, 'BAD_USER_INPUT')).toBe(
       'A key name must not be blank.',
     );
     expect(expectApiError(await generate('k'.repeat(101)), 400, 'BAD_USER_INPUT')).toBe(
       'A key name has at most 100 characters.',
     );
-    expect(await keyCount(instance.instanceId)).toBe(before);
+    expect(await keyCount(given.instance.instanceId)).toBe(before);
     // 100 characters, and a name padded with spaces to more, are names.
     expect((await generate('k'.repeat(100))).status).toBe(201);
     expect((await generate(`  ${'p'.repeat(100)}  `)).body.key.name).toBe('p'.repeat(100));
@@ -647,24 +667,24 @@ describe('API keys', () => {
 
   it('lets a member list the keys but not generate or revoke one: 403 FORBIDDEN, and nothing changes', async () => {
     const { key } = (await generate('kept by the admin')).body;
-    const keys = await keyCount(instance.instanceId);
-    const before = (await listed(adminBrowser)).body;
+    const keys = await keyCount(given.instance.instanceId);
+    const before = (await listed(given.adminBrowser)).body;
 
-    expect(expectApiError(await generate('by a member', memberBrowser), 403, 'FORBIDDEN')).toBe(
-      `Only admins generate keys: ask an admin of Instance ${instance.slug}.`,
+    expect(expectApiError(await generate('by a member', given.memberBrowser), 403, 'FORBIDDEN')).toBe(
+      `Only admins generate keys: ask an admin of Instance ${given.instance.slug}.`,
     );
-    const revoke = await memberBrowser.request('DELETE', keysUrl(`/${key.id}`));
+    const revoke = await given.memberBrowser.request('DELETE', keysUrl(`/${key.id}`));
     expectApiError(revoke, 403, 'FORBIDDEN');
 
-    expect(await keyCount(instance.instanceId)).toBe(keys);
-    expect((await listed(memberBrowser)).body).toEqual(before);
+    expect(await keyCount(given.instance.instanceId)).toBe(keys);
+    expect((await listed(given.memberBrowser)).body).toEqual(before);
   });
 
   it('revokes a key: the API refuses it at once (401) and the list says when', async () => {
     const { key, secret } = (await generate('to revoke')).body;
     expect((await get(app, companiesUrl(), secret)).status).toBe(200);
 
-    const revoked = await adminBrowser.request('DELETE', keysUrl(`/${key.id}`));
+    const revoked = await given.adminBrowser.request('DELETE', keysUrl(`/${key.id}`));
     expect(revoked.status).toBe(200);
     expect(revoked.body.key).toMatchObject({ id: key.id, revokedAt: expect.stringMatching(ISO_TIMESTAMP) });
 
@@ -674,36 +694,25 @@ describe('API keys', () => {
   });
 
   it('answers 404 NOT_FOUND for revoking a key that does not exist, and 400 for an id that is not a UUID', async () => {
-    const revoked = await revokedKeyCount(instance.instanceId);
-    expect(
-      expectApiError(await adminBrowser.request('DELETE', keysUrl(`/${randomUUID()}`)), 404, 'NOT_FOUND'),
-    ).toBe('There is no such key.');
-    expectApiError(await adminBrowser.request('DELETE', keysUrl('/pfk_notauuid')), 400, 'BAD_USER_INPUT');
-    expect(await revokedKeyCount(instance.instanceId)).toBe(revoked);
+    const revoked = await revokedKeyCount(given.instance.instanceId);
+    expect(await deletedNothing(given.adminBrowser, keysUrl)).toBe('There is no such key.');
+    expectApiError(
+      await given.adminBrowser.request('DELETE', keysUrl('/pfk_notauuid')),
+      400,
+      'BAD_USER_INPUT',
+    );
+    expect(await revokedKeyCount(given.instance.instanceId)).toBe(revoked);
   });
 });
 
 describe('people', () => {
-  let instance: PortfolioInstanceFixture;
-  let admin: DashboardPerson;
-  let member: DashboardPerson;
-  let adminBrowser: Browser;
-  let memberBrowser: Browser;
-  beforeAll(async () => {
-    instance = await createPortfolioInstance(db);
-    admin = await createDashboardPerson(db, { instanceId: instance.instanceId, role: 'admin' });
-    member = await createDashboardPerson(db, { instanceId: instance.instanceId, role: 'member' });
-    [adminBrowser, memberBrowser] = await Promise.all([
-      signedInBrowser(app, admin),
-      signedInBrowser(app, member),
-    ]);
-  });
-  const peopleUrl = (path = '') => instanceApi(instance.slug, `/people${path}`);
+  const given = useSignedInInstance();
+  const peopleUrl = (path = '') => instanceApi(given.instance.slug, `/people${path}`);
 
   /** Invites an address as the admin, and the token of the invitation mailed to it. */
   async function invite(email: string, role: 'admin' | 'member' = 'member', name?: string) {
     const received = smtp.received.length;
-    const invited = await adminBrowser.request('POST', peopleUrl(), {
+    const invited = await given.adminBrowser.request('POST', peopleUrl(), {
       email,
       role,
       ...(name ? { name } : {}),
@@ -732,7 +741,7 @@ describe('people', () => {
       createdAt: expect.stringMatching(ISO_TIMESTAMP),
     });
     expect(mail.envelope.to).toEqual([email]);
-    expect(mail.parsed.subject).toBe(`You are invited to Instance ${instance.slug}`);
+    expect(mail.parsed.subject).toBe(`You are invited to Instance ${given.instance.slug}`);
     expect(mail.parsed.text).toContain(`${PORTFOLIO_URL}/dashboard/invitation#token=${token}`);
 
     const { browser, response } = await accept(token);
@@ -740,7 +749,7 @@ describe('people', () => {
     expect(response.body).toEqual({
       csrfToken: expect.any(String),
       user: { id: person.id, email, name: 'Grace Hopper', role: 'member' },
-      instance: shownInstance(instance),
+      instance: shownInstance(given.instance),
     });
     const people = await browser.get(peopleUrl());
     expect(people.status).toBe(200);
@@ -814,48 +823,55 @@ describe('people', () => {
   });
 
   it('answers 409 CONFLICT for inviting a person who is already active, and mails and writes nothing', async () => {
-    const people = await peopleCount(instance.instanceId);
-    const links = await linkCount(instance.instanceId);
+    const people = await peopleCount(given.instance.instanceId);
+    const links = await linkCount(given.instance.instanceId);
     const received = smtp.received.length;
 
-    const conflict = await adminBrowser.request('POST', peopleUrl(), { email: member.email, role: 'admin' });
-    expect(expectApiError(conflict, 409, 'CONFLICT')).toBe(`${member.email} has an account here already.`);
+    const conflict = await given.adminBrowser.request('POST', peopleUrl(), {
+      email: given.member.email,
+      role: 'admin',
+    });
+    expect(expectApiError(conflict, 409, 'CONFLICT')).toBe(
+      `${given.member.email} has an account here already.`,
+    );
 
-    expect(await peopleCount(instance.instanceId)).toBe(people);
-    expect(await linkCount(instance.instanceId)).toBe(links);
+    expect(await peopleCount(given.instance.instanceId)).toBe(people);
+    expect(await linkCount(given.instance.instanceId)).toBe(links);
     expect(smtp.received.length).toBe(received);
     // The member keeps their role.
-    expect((await whoIsSignedIn(memberBrowser)).user).toEqual(shownUser(member));
+    expect((await whoIsSignedIn(given.memberBrowser)).user).toEqual(shownUser(given.member));
   });
 
   it('refuses an admin removing themselves with 409 CONFLICT', async () => {
-    const refused = await adminBrowser.request('DELETE', peopleUrl(`/${admin.id}`));
+    const refused = await given.adminBrowser.request('DELETE', peopleUrl(`/${given.admin.id}`));
     expect(expectApiError(refused, 409, 'CONFLICT')).toBe('You cannot remove yourself: ask another admin.');
-    expect(await countOf(db, 'select count(*) from users where id = $1', [admin.id])).toBe(1);
-    expect((await whoIsSignedIn(adminBrowser)).user).toEqual(shownUser(admin));
+    expect(await countOf(db, 'select count(*) from users where id = $1', [given.admin.id])).toBe(1);
+    expect((await whoIsSignedIn(given.adminBrowser)).user).toEqual(shownUser(given.admin));
   });
 
   it('refuses a member inviting or removing people with 403 FORBIDDEN, and writes and mails nothing', async () => {
-    const people = await peopleCount(instance.instanceId);
+    const people = await peopleCount(given.instance.instanceId);
     const received = smtp.received.length;
     const email = uniqueEmail('by-member');
-    const invited = await memberBrowser.request('POST', peopleUrl(), { email, role: 'admin' });
+    const invited = await given.memberBrowser.request('POST', peopleUrl(), { email, role: 'admin' });
     expect(expectApiError(invited, 403, 'FORBIDDEN')).toBe(
-      `Only admins invite people: ask an admin of Instance ${instance.slug}.`,
+      `Only admins invite people: ask an admin of Instance ${given.instance.slug}.`,
     );
-    expectApiError(await memberBrowser.request('DELETE', peopleUrl(`/${admin.id}`)), 403, 'FORBIDDEN');
+    expectApiError(
+      await given.memberBrowser.request('DELETE', peopleUrl(`/${given.admin.id}`)),
+      403,
+      'FORBIDDEN',
+    );
 
-    expect(await peopleCount(instance.instanceId)).toBe(people);
+    expect(await peopleCount(given.instance.instanceId)).toBe(people);
     expect(smtp.received.length).toBe(received);
-    expect((await memberBrowser.get(peopleUrl())).status).toBe(200);
+    expect((await given.memberBrowser.get(peopleUrl())).status).toBe(200);
   });
 
   it('answers 404 NOT_FOUND for removing a person who does not exist', async () => {
-    const people = await peopleCount(instance.instanceId);
-    expect(
-      expectApiError(await adminBrowser.request('DELETE', peopleUrl(`/${randomUUID()}`)), 404, 'NOT_FOUND'),
-    ).toBe('There is no such user.');
-    expect(await peopleCount(instance.instanceId)).toBe(people);
+    const people = await peopleCount(given.instance.instanceId);
+    expect(await deletedNothing(given.adminBrowser, peopleUrl)).toBe('There is no such user.');
+    expect(await peopleCount(given.instance.instanceId)).toBe(people);
   });
 
   it('answers 503 SERVICE_UNAVAILABLE when the invitation cannot be mailed, and the person stays invited', async () => {
@@ -866,8 +882,8 @@ describe('people', () => {
     const broken = await dashboardApp(db, { mailer: brokenMailer, distDir: build.distDir });
     try {
       const browser = await new Browser(broken).signInOrThrow({
-        email: admin.email,
-        password: admin.password,
+        email: given.admin.email,
+        password: given.admin.password,
       });
       const email = uniqueEmail('unmailed');
       const refused = await browser.request('POST', peopleUrl(), { email, role: 'member' });
@@ -876,7 +892,7 @@ describe('people', () => {
       );
       expect(
         await countOf(db, 'select count(*) from users where instance_id = $1 and email = $2', [
-          instance.instanceId,
+          given.instance.instanceId,
           email,
         ]),
       ).toBe(1);
@@ -892,6 +908,16 @@ describe('password reset', () => {
   beforeAll(async () => {
     instance = await createPortfolioInstance(db);
   });
+
+  /** A person of the instance with `role` who asked for a reset from a browser, and the token mailed to them. */
+  async function resetRequested(role: 'admin' | 'member') {
+    const person = await createDashboardPerson(db, { instanceId: instance.instanceId, role });
+    const browser = await anonymousBrowser();
+    const received = smtp.received.length;
+    await browser.request('POST', PASSWORD_RESET, { email: person.email });
+    const token = linkToken(await mailTo(smtp, person.email, { after: received }), 'reset-password');
+    return { person, browser, token };
+  }
 
   it('answers a known address and an unknown one alike with 202, mailing a reset link only to the known one', async () => {
     const person = await createDashboardPerson(db, { instanceId: instance.instanceId, role: 'member' });
@@ -938,11 +964,7 @@ describe('password reset', () => {
   });
 
   it('sets the new password through the link: the old one is then refused and the new one signs in, once', async () => {
-    const person = await createDashboardPerson(db, { instanceId: instance.instanceId, role: 'admin' });
-    const browser = await anonymousBrowser();
-    const received = smtp.received.length;
-    await browser.request('POST', PASSWORD_RESET, { email: person.email });
-    const token = linkToken(await mailTo(smtp, person.email, { after: received }), 'reset-password');
+    const { person, browser, token } = await resetRequested('admin');
 
     const tooShort = await browser.request('POST', PASSWORD_RESET_CONFIRM, { token, password: 'short' });
     expectApiError(tooShort, 400, 'BAD_USER_INPUT');
@@ -977,11 +999,7 @@ describe('password reset', () => {
   });
 
   it('answers a new password with a fresh CSRF token, which the browser signs in with at once', async () => {
-    const person = await createDashboardPerson(db, { instanceId: instance.instanceId, role: 'member' });
-    const browser = await anonymousBrowser();
-    const received = smtp.received.length;
-    await browser.request('POST', PASSWORD_RESET, { email: person.email });
-    const token = linkToken(await mailTo(smtp, person.email, { after: received }), 'reset-password');
+    const { person, browser, token } = await resetRequested('member');
     const before = browser.csrfToken;
     await browser.request('POST', PASSWORD_RESET_CONFIRM, { token, password: 'the new passphrase' });
     expect(browser.csrfToken).not.toBe(before);
@@ -992,11 +1010,7 @@ describe('password reset', () => {
   });
 
   it('answers 410 LINK_EXPIRED for a reset link past its hour, and the password stays', async () => {
-    const person = await createDashboardPerson(db, { instanceId: instance.instanceId, role: 'member' });
-    const browser = await anonymousBrowser();
-    const received = smtp.received.length;
-    await browser.request('POST', PASSWORD_RESET, { email: person.email });
-    const token = linkToken(await mailTo(smtp, person.email, { after: received }), 'reset-password');
+    const { person, browser, token } = await resetRequested('member');
     await db.query(
       `update user_links set expires_at = clock_timestamp() - interval '1 second' where user_id = $1 and purpose = 'password_reset'`,
       [person.id],

@@ -10,6 +10,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, beforeAll, expect } from 'vitest';
 import { DEFAULT_WEB_DIST_DIR } from '../../src/http/web-pages.ts';
 import { DIALECT } from './database.ts';
+import type { CloseAfterAll } from './made-before-all.ts';
 
 /**
  * Browser tests drive Debian's chromium (which `.ci/run` installs when it is missing) with playwright-core, on
@@ -233,10 +234,12 @@ export function useChromium(surface: string): ChromiumFixture {
 }
 
 /**
- * Makes an app built with the test certificate (`testTls()`) listen on a free loopback port, and returns its
- * origin as a browser opens it: `https://localhost:<port>`, the name the certificate is for.
+ * Makes an app built with the test certificate (`testTls()`) listen on a free loopback port, closed after the
+ * file's tests, and returns its origin as a browser opens it: `https://localhost:<port>`, the name the
+ * certificate is for.
  */
-export async function listenForBrowser(app: FastifyInstance): Promise<string> {
+export async function listenForBrowser(app: FastifyInstance, closeAfterAll: CloseAfterAll): Promise<string> {
+  closeAfterAll(() => app.close());
   await app.listen({ port: 0, host: '127.0.0.1' });
   return `https://localhost:${String((app.server.address() as AddressInfo).port)}`;
 }

@@ -1,13 +1,11 @@
 /// <reference lib="dom" />
-import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll } from 'vitest';
-import type { Mailer } from '../../src/mail/mailer.ts';
 import { buildPortfolioApp } from '../../src/portfolio/app.ts';
 import { DESKTOP, listenForBrowser, useChromium } from './browser.ts';
-import { countOf, smtpMailer } from './dashboard.ts';
+import { countOf, smtpWithMailer } from './dashboard.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
-import { startSmtpServer, type TestSmtpServer } from './smtp.ts';
+import { madeBeforeAll } from './made-before-all.ts';
+import type { TestSmtpServer } from './smtp.ts';
 import { portfolioStory, type PortfolioStory } from './stories.ts';
 import { testTls } from './tls-listener.ts';
 
@@ -33,35 +31,22 @@ export function useDashboardInChromium(
   options: { companies?: number; legalName?: (index: number) => string } = {},
 ) {
   const chromium = useChromium('dashboard');
-  let database: TestDatabase;
-  let smtp: TestSmtpServer;
-  let mailer: Mailer;
-  let app: FastifyInstance;
-  let origin: string;
-  let portfolio: PortfolioStory;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    smtp = await startSmtpServer();
-    mailer = smtpMailer(smtp.url());
+  const world = madeBeforeAll('the dashboard', async (closeAfterAll) => {
+    const database = await createTestDatabase();
+    closeAfterAll(() => database.close());
+    const { smtp, mailer } = await smtpWithMailer(closeAfterAll);
     // Links in mail point to where the service listens, known once it does.
     const mail = { mailer, portfolioUrl: '' };
-    app = await buildPortfolioApp({ db: database.db, tls: await testTls(), dashboard: { mail } });
-    origin = await listenForBrowser(app);
+    const app = await buildPortfolioApp({ db: database.db, tls: await testTls(), dashboard: { mail } });
+    const origin = await listenForBrowser(app, closeAfterAll);
     mail.portfolioUrl = origin;
-    portfolio = await portfolioStory(database.db, options);
-  });
-
-  afterAll(async () => {
-    await app.close();
-    mailer.close();
-    await smtp.close();
-    await database.close();
+    const portfolio = await portfolioStory(database.db, options);
+    return { database, smtp, origin, portfolio, admin: portfolio.admin };
   });
 
   /** A new browser (its own cookies) on the dashboard, reaching nothing but Portico. */
   function newBrowser(viewport = DESKTOP, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
-    return chromium.newPage(origin, {
+    return chromium.newPage(world.origin, {
       viewport,
       colorScheme,
       permissions: ['clipboard-read', 'clipboard-write'],
@@ -76,7 +61,7 @@ export function useDashboardInChromium(
 
   /** Calls the Portfolio API over HTTPS with a key, as an integrator's program would. */
   async function callApi(page: Page, key: string): Promise<{ status: number; total?: number }> {
-    const response = await page.request.get(`${origin}/v1/external/companies?limit=1`, {
+    const response = await page.request.get(`${world.origin}/v1/external/companies?limit=1`, {
       headers: { authorization: key },
     });
     const body = (await response.json()) as { total?: number };
@@ -84,11 +69,13 @@ export function useDashboardInChromium(
   }
 
   const keysOf = (instanceId: string) =>
-    countOf(database.db, 'select count(*) from portfolio_api_keys where instance_id = $1', [instanceId]);
+    countOf(world.database.db, 'select count(*) from portfolio_api_keys where instance_id = $1', [
+      instanceId,
+    ]);
 
   return {
     /** The world of the file, once `beforeAll` has run. */
-    world: (): DashboardWorld => ({ database, smtp, origin, portfolio, admin: portfolio.admin }),
+    world: (): DashboardWorld => world,
     newBrowser,
     screenshot: chromium.screenshot,
     signIn,

@@ -12,7 +12,8 @@ import { createMailer, type Mailer } from '../../src/mail/mailer.ts';
 import { buildPortfolioApp } from '../../src/portfolio/app.ts';
 import { DASHBOARD_API_PATH, SESSION_COOKIE } from '../../src/portfolio/dashboard/dashboard.ts';
 import type { ApiResponse } from './portfolio.ts';
-import type { ReceivedMail, TestSmtpServer } from './smtp.ts';
+import type { CloseAfterAll } from './made-before-all.ts';
+import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from './smtp.ts';
 
 /**
  * Helpers for tests of the customer dashboard on the Portfolio service: the app with its dashboard, browsers
@@ -57,6 +58,19 @@ export function smtpMailer(smtpUrl: string): Mailer {
     { smtpUrl, mailFrom: 'Portico <no-reply@portfolio.test>', dataDir: tmpdir() },
     pino({ level: 'silent' }),
   );
+}
+
+/** An SMTP server on loopback and a mailer that hands it every message, both closed after the file's tests. */
+export async function smtpWithMailer(
+  closeAfterAll: CloseAfterAll,
+): Promise<{ smtp: TestSmtpServer; mailer: Mailer }> {
+  const smtp = await startSmtpServer();
+  closeAfterAll(() => smtp.close());
+  const mailer = smtpMailer(smtp.url());
+  closeAfterAll(() => {
+    mailer.close();
+  });
+  return { smtp, mailer };
 }
 
 /**

@@ -2,7 +2,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
-import { seedPortfolioDemo, type PortfolioDemo } from '../../src/demo/portfolio-seed.ts';
 import { PORTFOLIO_BASE_PATH } from '../../src/portfolio/app.ts';
 import { readImportFile } from '../../src/portfolio/import/files.ts';
 import { importPortfolio, type ImportSummary } from '../../src/portfolio/import/import.ts';
@@ -26,19 +25,6 @@ export interface PortfolioInstanceFixture {
 /** A unique instance slug, so instances created by one test file never collide. */
 export function uniqueSlug(prefix = 'pf'): string {
   return `${prefix}-${randomBytes(4).toString('hex')}`;
-}
-
-/**
- * The demo portfolio (3 funds, 40 companies with up to 10 updates and 1–3 investments each) in a new customer
- * instance, through the real import, with a key. `companyId` names a company that has investments.
- */
-export async function seedPortfolio(
-  db: Database,
-  options: { slug?: string; name?: string } = {},
-): Promise<PortfolioDemo & PortfolioInstanceFixture> {
-  const slug = options.slug ?? uniqueSlug('demo');
-  const demo = await seedPortfolioDemo(db, { slug, name: options.name ?? `Ventures ${slug}` });
-  return { ...demo, slug };
 }
 
 /** A new customer instance without any data, and a key for it. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../src/db/database.ts';
-import { loadExampleTemplate, type TransactionsDemo } from '../../src/demo/seed.ts';
+import { loadExampleTemplate } from '../../src/demo/seed.ts';
 import { createApiKey } from '../../src/keys/api-key-store.ts';
 import { createOrganization } from '../../src/transactions/organizations.ts';
 import { importTemplate } from '../../src/transactions/templates/templates.ts';
@@ -40,7 +40,7 @@ export interface TransactionsSuite {
 
 /** An organization of its own with what creating a transaction needs. */
 export type EmptyTenant = Pick<
-  TransactionsDemo,
+  OrganizationStory,
   'apiKey' | 'organizationId' | 'templateId' | 'senderEntityId'
 >;
 

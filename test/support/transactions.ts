@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Environment } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
-import type { TransactionsDemo } from '../../src/demo/seed.ts';
 import type { FileStore } from '../../src/files/file-store.ts';
 import { createLocalFileStore } from '../../src/files/local-file-store.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
@@ -69,12 +68,12 @@ export async function graphql<Data = Record<string, any>>(
  * unique address and complete subscription data. `overrides` replace whole fields (`inputData` included).
  */
 export function transactionInput(
-  demo: Pick<TransactionsDemo, 'templateId' | 'senderEntityId'>,
+  organization: { templateId: string; senderEntityId: string },
   overrides: Record<string, unknown> = {},
 ): Record<string, unknown> {
   return {
-    templateId: demo.templateId,
-    senderEntityId: demo.senderEntityId,
+    templateId: organization.templateId,
+    senderEntityId: organization.senderEntityId,
     noticeName: 'Ada Lovelace',
     noticeEmail: `ada.${randomUUID().slice(0, 8)}@example.com`,
     inputData: {

@@ -366,49 +366,48 @@ describe('the cost model (operationCost)', () => {
   const cost = (query: string, variables: Record<string, unknown> = {}, operationName?: string) =>
     operationCost(schema, parse(query), variables, operationName);
 
-  /** Checks the cost of each query of `expected` at once, so that a wrong number shows beside its query. */
-  const expectCosts = (expected: Record<string, number>) => {
+  // Each rule with the queries that show it: their costs are checked at once, so that a wrong number shows beside
+  // its query.
+  it.each<[string, Record<string, number>]>([
+    [
+      'counts each object once and scalars not at all',
+      {
+        '{ viewer { id handle name } }': 1,
+        '{ viewer { id } transaction(id: "x") { id template { id } senderEntity { id } } }': 4,
+      },
+    ],
+    [
+      "multiplies a connection's nodes by its `first`, its default 20, or at most 100",
+      {
+        '{ viewer { transactions(first: 50) { nodes { id } } } }': 52,
+        '{ viewer { transactions { nodes { id } } } }': 22,
+        '{ viewer { transactions(first: 1000) { nodes { id } } } }': 102,
+        '{ viewer { transactions(first: 0) { nodes { id } } } }': 3,
+        '{ viewer { transactions(first: 5) { pageInfo { hasNextPage } nodes { template { id } } } } }': 13,
+      },
+    ],
+    [
+      'charges 10 for totalCount and 1 for a signed URL',
+      { '{ viewer { transactions(first: 1) { totalCount } } }': 12, '{ file(id: "x") { id signedUrl } }': 2 },
+    ],
+    [
+      'multiplies a list without `first` by 10, level by level',
+      {
+        '{ viewer { templates { id } } }': 11,
+        '{ transaction(id: "x") { transactionRecipients { entity { id } } } }': 21,
+        '{ transaction(id: "x") { transactionProcessRevisions { transactionItems { id } } } }': 111,
+      },
+    ],
+    [
+      'gives the numbers the Transactions guide quotes',
+      {
+        [REFERENCE_QUERY]: 131,
+        '{ viewer { transactions { nodes { transactionRecipients { entity { id } } } } } }': 422,
+        '{ viewer { transactions(first: 100) { nodes { transactionProcessRevisions { transactionItems { id } } } } } }': 11102,
+      },
+    ],
+  ])('%s', (_rule, expected) => {
     expect(Object.fromEntries(Object.keys(expected).map((query) => [query, cost(query)]))).toEqual(expected);
-  };
-
-  it('counts each object once and scalars not at all', () => {
-    expectCosts({
-      '{ viewer { id handle name } }': 1,
-      '{ viewer { id } transaction(id: "x") { id template { id } senderEntity { id } } }': 4,
-    });
-  });
-
-  it("multiplies a connection's nodes by its `first`, its default 20, or at most 100", () => {
-    expectCosts({
-      '{ viewer { transactions(first: 50) { nodes { id } } } }': 52,
-      '{ viewer { transactions { nodes { id } } } }': 22,
-      '{ viewer { transactions(first: 1000) { nodes { id } } } }': 102,
-      '{ viewer { transactions(first: 0) { nodes { id } } } }': 3,
-      '{ viewer { transactions(first: 5) { pageInfo { hasNextPage } nodes { template { id } } } } }': 13,
-    });
-  });
-
-  it('charges 10 for totalCount and 1 for a signed URL', () => {
-    expectCosts({
-      '{ viewer { transactions(first: 1) { totalCount } } }': 12,
-      '{ file(id: "x") { id signedUrl } }': 2,
-    });
-  });
-
-  it('multiplies a list without `first` by 10, level by level', () => {
-    expectCosts({
-      '{ viewer { templates { id } } }': 11,
-      '{ transaction(id: "x") { transactionRecipients { entity { id } } } }': 21,
-      '{ transaction(id: "x") { transactionProcessRevisions { transactionItems { id } } } }': 111,
-    });
-  });
-
-  it('gives the numbers the Transactions guide quotes', () => {
-    expectCosts({
-      [REFERENCE_QUERY]: 131,
-      '{ viewer { transactions { nodes { transactionRecipients { entity { id } } } } } }': 422,
-      '{ viewer { transactions(first: 100) { nodes { transactionProcessRevisions { transactionItems { id } } } } } }': 11102,
-    });
   });
 
   it('takes `first` from a variable, the default its operation declares, or the argument default', () => {

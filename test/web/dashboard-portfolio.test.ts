@@ -36,8 +36,9 @@ describe('the customer dashboard at /dashboard in Chromium: the portfolio, on a 
     await signIn(page, admin);
     const rows = page.getByRole('table', { name: 'Companies' }).getByRole('row');
     const total = portfolio.companies;
-    await expect.poll(() => rows.count()).toBe(PAGE + 1);
+    // The summary first (a wait as long as the page's), then the rows it counts.
     await page.getByText(`1–${String(PAGE)} of ${String(total)} · page 1 of 2`).waitFor();
+    await expect.poll(() => rows.count()).toBe(PAGE + 1);
     await screenshot(page, 'companies');
     await page.getByRole('link', { name: 'Next page' }).click();
     await page.getByText(`${String(PAGE + 1)}–${String(total)} of ${String(total)} · page 2 of 2`).waitFor();

@@ -1,12 +1,11 @@
-import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
 import { DESKTOP, listenForBrowser, PHONE, useChromium } from '../support/browser.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { organizationStory, type OrganizationStory } from '../support/stories.ts';
+import { madeBeforeAll } from '../support/made-before-all.ts';
+import { organizationStory } from '../support/stories.ts';
 import { testTls } from '../support/tls-listener.ts';
-import { createTestFileStore } from '../support/transactions.ts';
+import { testDatabaseAndFiles } from '../support/transactions.ts';
 
 const HEADERS_EDITOR = '.monaco-editor[data-uri$="-request-headers.json"]';
 const RESULT = 'section[aria-label="Result Window"]';
@@ -14,33 +13,18 @@ const TABS = '[id^="graphiql-session-tab-"]';
 
 describe('GraphiQL at /graphiql in Chromium, served by Portico over HTTPS', () => {
   const chromium = useChromium('graphiql');
-  let database: TestDatabase;
-  let cleanupFiles: () => Promise<void>;
-  let app: FastifyInstance;
-  let origin: string;
-  /** An organization with a key and nothing else: the page reads only the viewer. */
-  let organization: OrganizationStory;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    const store = await createTestFileStore();
-    cleanupFiles = store.cleanup;
-    organization = await organizationStory(database.db, store.files, { transactions: [] });
-    const tls = await testTls();
-    app = await buildTransactionsApp({ db: database.db, files: store.files, environment: 'staging', tls });
-    origin = await listenForBrowser(app);
-  });
-
-  afterAll(async () => {
-    await app.close();
-    await database.close();
-    await cleanupFiles();
+  /** The Transactions service over HTTPS, and an organization with a key and nothing else: the page reads the viewer. */
+  const world = madeBeforeAll('the service', async (closeAfterAll) => {
+    const { db, files } = await testDatabaseAndFiles(closeAfterAll);
+    const organization = await organizationStory(db, files, { transactions: [] });
+    const app = await buildTransactionsApp({ db, files, environment: 'staging', tls: await testTls() });
+    return { organization, origin: await listenForBrowser(app, closeAfterAll) };
   });
 
   /** A page in a fresh browser context (its own localStorage) on Portico's /graphiql. */
   async function visit(viewport: { width: number; height: number }): Promise<Page> {
-    const page = await chromium.newPage(origin, { viewport });
-    await page.goto(`${origin}/graphiql`);
+    const page = await chromium.newPage(world.origin, { viewport });
+    await page.goto(`${world.origin}/graphiql`);
     await ready(page);
     return page;
   }
@@ -99,25 +83,25 @@ describe('GraphiQL at /graphiql in Chromium, served by Portico over HTTPS', () =
     const page = await visit(DESKTOP);
     expect(await editorText(page, HEADERS_EDITOR)).toBe('{  "Authorization": "Bearer YOUR_API_KEY"}');
 
-    await pasteApiKey(page, organization.apiKey);
+    await pasteApiKey(page, world.organization.apiKey);
     expect(await editorText(page, HEADERS_EDITOR)).toBe(
-      `{  "Authorization": "Bearer ${organization.apiKey}"}`,
+      `{  "Authorization": "Bearer ${world.organization.apiKey}"}`,
     );
     // GraphiQL writes the headers and its tabs to localStorage about half a second after the last change (and
     // a run started before that would write the tabs it started with when it ends).
     for (const key of ['graphiql:headers', 'graphiql:tabState']) {
       await expect
         .poll(() => page.evaluate(`localStorage.getItem('${key}')`), { message: key })
-        .toContain(organization.apiKey);
+        .toContain(world.organization.apiKey);
     }
     await runAndWaitForViewer(page);
-    expect(await editorText(page, RESULT)).toContain(`"id": "${organization.organizationId}"`);
+    expect(await editorText(page, RESULT)).toContain(`"id": "${world.organization.organizationId}"`);
     await chromium.screenshot(page, 'desktop', { accessibility: false });
 
     for (let reload = 1; reload <= 2; reload += 1) {
       await page.reload();
       await ready(page);
-      expect(await editorText(page, HEADERS_EDITOR), `reload ${reload}`).toContain(organization.apiKey);
+      expect(await editorText(page, HEADERS_EDITOR), `reload ${reload}`).toContain(world.organization.apiKey);
       expect(await page.locator(TABS).count(), `reload ${reload}`).toBe(1);
     }
     await runAndWaitForViewer(page);
@@ -137,7 +121,7 @@ describe('GraphiQL at /graphiql in Chromium, served by Portico over HTTPS', () =
 
   it('shows the schema in the Docs pane once the key is pasted: the root types, then Query and its fields', async () => {
     const page = await visit(DESKTOP);
-    await pasteApiKey(page, organization.apiKey);
+    await pasteApiKey(page, world.organization.apiKey);
     await page.locator('button[aria-label="Show Documentation Explorer"]').click();
     const docs = page.locator('.graphiql-doc-explorer');
     await docs.getByText('Root Types').waitFor();
@@ -162,7 +146,7 @@ describe('GraphiQL at /graphiql in Chromium, served by Portico over HTTPS', () =
 
   it('stacks the response under the editors on a phone-sized screen', async () => {
     const page = await visit(PHONE);
-    await pasteApiKey(page, organization.apiKey);
+    await pasteApiKey(page, world.organization.apiKey);
     // The answer wraps on a phone (the wrapped parts of an id are indented), but the name fits.
     await runAndWaitForViewer(page);
     const editors = await page.locator('.graphiql-editors').boundingBox();

@@ -1,18 +1,15 @@
 /// <reference lib="dom" />
 // (page.evaluate's callbacks run in the page)
-import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Environment } from '../../src/config.ts';
-import type { Mailer } from '../../src/mail/mailer.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
 import { DESKTOP, listenForBrowser, PHONE, useChromium } from '../support/browser.ts';
 import { keysIssueArgs, runPortico } from '../support/cli.ts';
-import { mailTo, smtpMailer } from '../support/dashboard.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { startSmtpServer, type TestSmtpServer } from '../support/smtp.ts';
+import { mailTo, smtpWithMailer } from '../support/dashboard.ts';
+import { madeBeforeAll } from '../support/made-before-all.ts';
 import { testTls } from '../support/tls-listener.ts';
-import { createTestFileStore, uniqueHandle } from '../support/transactions.ts';
+import { testDatabaseAndFiles, uniqueHandle } from '../support/transactions.ts';
 
 /**
  * Key delivery in Chromium, for a staging and a production deployment of the Transactions service over real
@@ -21,38 +18,24 @@ import { createTestFileStore, uniqueHandle } from '../support/transactions.ts';
 describe('key delivery at /key-delivery in Chromium', () => {
   const chromium = useChromium('key-delivery');
   const { screenshot } = chromium;
-  let database: TestDatabase;
-  let smtp: TestSmtpServer;
-  let mailer: Mailer;
-  let cleanupFiles: () => Promise<void>;
-  const deployments = {} as Record<Environment, { app: FastifyInstance; origin: string }>;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    smtp = await startSmtpServer();
-    mailer = smtpMailer(smtp.url());
-    const store = await createTestFileStore();
-    cleanupFiles = store.cleanup;
+  /** A staging and a production deployment on one database, mailing through a real SMTP server. */
+  const world = madeBeforeAll('the deployments', async (closeAfterAll) => {
+    const { db, files } = await testDatabaseAndFiles(closeAfterAll);
+    const { smtp, mailer } = await smtpWithMailer(closeAfterAll);
     const tls = await testTls();
+    const deployments = {} as Record<Environment, { origin: string }>;
     for (const environment of ['staging', 'production'] as const) {
       const app = await buildTransactionsApp({
-        db: database.db,
-        files: store.files,
+        db,
+        files,
         environment,
         tls,
         apiKeyCacheMs: 0,
         keyDelivery: { mailer },
       });
-      deployments[environment] = { app, origin: await listenForBrowser(app) };
+      deployments[environment] = { origin: await listenForBrowser(app, closeAfterAll) };
     }
-  });
-
-  afterAll(async () => {
-    for (const { app } of Object.values(deployments)) await app.close();
-    mailer.close();
-    await smtp.close();
-    await database.close();
-    await cleanupFiles();
+    return { db, smtp, deployments };
   });
 
   function newPage(origin: string, viewport = DESKTOP): Promise<Page> {
@@ -62,8 +45,8 @@ describe('key delivery at /key-delivery in Chromium', () => {
   /** `portico <args>` on the test's database, mailing through the test's SMTP server with links to `origin`. */
   async function portico(args: string[], origin: string) {
     const ran = await runPortico(args, {
-      database: database.db,
-      env: { PORTICO_SMTP_URL: smtp.url(), PORTICO_TRANSACTIONS_URL: origin },
+      database: world.db,
+      env: { PORTICO_SMTP_URL: world.smtp.url(), PORTICO_TRANSACTIONS_URL: origin },
     });
     expect(ran.stderr).toBe('');
     expect(ran.code).toBe(0);
@@ -72,14 +55,14 @@ describe('key delivery at /key-delivery in Chromium', () => {
 
   /** A new organization, and a key delivered for it to `emails`: the delivery id and the mailed link. */
   async function issue(environment: Environment, emails: string[]) {
-    const { origin } = deployments[environment];
+    const { origin } = world.deployments[environment];
     const handle = uniqueHandle('kd');
     await portico(['org', 'create', '--handle', handle, '--name', 'Acme Funds'], origin);
-    const received = smtp.received.length;
+    const received = world.smtp.received.length;
     const ran = await portico(keysIssueArgs(handle, { environment, emails, json: true }), origin);
     const issued = JSON.parse(ran.stdout) as { delivery: { id: string; keyPrefix: string } };
     expect(ran.stdout).not.toMatch(/sk_(test|live)_[0-9A-Za-z]{38}/);
-    const mail = await mailTo(smtp, emails[0] ?? '', { after: received });
+    const mail = await mailTo(world.smtp, emails[0] ?? '', { after: received });
     const link = new RegExp(`${origin}/key-delivery/[A-Za-z0-9_-]{22}#[A-Za-z0-9_-]{43}`).exec(
       mail.parsed.text ?? '',
     )?.[0];
@@ -90,10 +73,10 @@ describe('key delivery at /key-delivery in Chromium', () => {
   /** On the page of `link`: the address, the code mailed to it, and the key shown. */
   async function reveal(page: Page, email: string): Promise<string> {
     await page.getByLabel('Your e-mail address').fill(email);
-    const received = smtp.received.length;
+    const received = world.smtp.received.length;
     await page.getByRole('button', { name: 'Mail me a code' }).click();
     await page.getByRole('heading', { name: 'Enter the code' }).waitFor();
-    const mail = await mailTo(smtp, email, { after: received });
+    const mail = await mailTo(world.smtp, email, { after: received });
     const code = /\b(\d{8})\b/.exec(mail.parsed.text ?? '')?.[1];
     if (code === undefined) throw new Error(`no code in ${mail.parsed.text ?? ''}`);
     expect(mail.parsed.subject).not.toContain(code);
@@ -105,7 +88,7 @@ describe('key delivery at /key-delivery in Chromium', () => {
 
   /** Asks for the organization behind a key at a deployment's /beta. */
   async function viewer(page: Page, environment: Environment, key: string): Promise<number> {
-    const response = await page.request.post(`${deployments[environment].origin}/beta`, {
+    const response = await page.request.post(`${world.deployments[environment].origin}/beta`, {
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       data: { query: '{ viewer { handle } }' },
     });
@@ -116,7 +99,7 @@ describe('key delivery at /key-delivery in Chromium', () => {
     const other: Environment = environment === 'staging' ? 'production' : 'staging';
 
     it(`delivers a ${environment} key to a named address, once, which works at once against /beta of ${environment} only`, async () => {
-      const { origin } = deployments[environment];
+      const { origin } = world.deployments[environment];
       const { link } = await issue(environment, ['ada@example.com', 'max@example.com']);
       const page = await newPage(origin);
       await page.goto(link);
@@ -143,18 +126,18 @@ describe('key delivery at /key-delivery in Chromium', () => {
     });
 
     it(`refuses another address, an expired link, a revoked delivery and a changed link on ${environment}`, async () => {
-      const { origin } = deployments[environment];
+      const { origin } = world.deployments[environment];
       const listed = await issue(environment, ['ada@example.com']);
       const page = await newPage(origin, PHONE);
       await page.goto(listed.link);
       await page.getByLabel('Your e-mail address').fill('eve@example.com');
       await page.getByRole('button', { name: 'Mail me a code' }).click();
       await page.getByRole('heading', { name: 'This key was not issued to your address' }).waitFor();
-      expect(smtp.received.some((mail) => mail.envelope.to.includes('eve@example.com'))).toBe(false);
+      expect(world.smtp.received.some((mail) => mail.envelope.to.includes('eve@example.com'))).toBe(false);
       await screenshot(page, `${environment}-not-listed`);
 
       const expiring = await issue(environment, ['ada@example.com']);
-      await database.db.query(
+      await world.db.query(
         "update key_deliveries set expires_at = clock_timestamp() - interval '1 second' where id = $1",
         [expiring.id],
       );
@@ -180,15 +163,15 @@ describe('key delivery at /key-delivery in Chromium', () => {
   }
 
   it('says a wrong code is wrong, with the tries left, and takes the right one after it', async () => {
-    const { origin } = deployments.staging;
+    const { origin } = world.deployments.staging;
     const { link } = await issue('staging', ['ada@example.com']);
     const page = await newPage(origin);
     await page.goto(link);
     await page.getByLabel('Your e-mail address').fill('ada@example.com');
-    const received = smtp.received.length;
+    const received = world.smtp.received.length;
     await page.getByRole('button', { name: 'Mail me a code' }).click();
     const code = /\b(\d{8})\b/.exec(
-      (await mailTo(smtp, 'ada@example.com', { after: received })).parsed.text ?? '',
+      (await mailTo(world.smtp, 'ada@example.com', { after: received })).parsed.text ?? '',
     )?.[1];
     await page.getByLabel('Code').fill(code === '00000000' ? '11111111' : '00000000');
     await page.getByRole('button', { name: 'Show my key' }).click();

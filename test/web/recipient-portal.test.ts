@@ -1,24 +1,21 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Mailer } from '../../src/mail/mailer.ts';
+import { describe, expect, it } from 'vitest';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
-import { createRecipientNotices, type RecipientNotices } from '../../src/transactions/recipients/notices.ts';
+import { createRecipientNotices } from '../../src/transactions/recipients/notices.ts';
 import { startWebhookWorker } from '../../src/webhooks/delivery.ts';
 import { DESKTOP, listenForBrowser, PHONE, useChromium } from '../support/browser.ts';
-import { mailTo, smtpMailer } from '../support/dashboard.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { mailTo, smtpWithMailer } from '../support/dashboard.ts';
+import { madeBeforeAll } from '../support/made-before-all.ts';
 import { pdfText } from '../support/pdf-text.ts';
-import { startSmtpServer, type TestSmtpServer } from '../support/smtp.ts';
 import { testTls } from '../support/tls-listener.ts';
 import { CREATE_TRANSACTION, graphql, TRIGGER_TRANSACTION_EVENT } from '../support/transactions.ts';
-import { addEntity, createEmptyTenant, type EmptyTenant } from '../support/transactions-suite.ts';
-import { createTestFileStore } from '../support/transactions.ts';
+import { addEntity, createEmptyTenant } from '../support/transactions-suite.ts';
+import { testDatabaseAndFiles } from '../support/transactions.ts';
 import { EXECUTABLE, samplePdf } from '../support/uploads.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 
 /**
  * The recipient portal in Chromium, end to end: a transaction created through GraphQL, its invitation received
@@ -29,84 +26,62 @@ import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-r
 describe('the recipient portal at /r in Chromium', () => {
   const chromium = useChromium('recipient');
   const { screenshot } = chromium;
-  let database: TestDatabase;
-  let dataDir: string;
-  let smtp: TestSmtpServer;
-  let mailer: Mailer;
-  let notices: RecipientNotices;
-  let receiver: WebhookReceiver;
-  let worker: { stop(): Promise<void> };
-  let cleanupFiles: () => Promise<void>;
-  let app: FastifyInstance;
-  let origin: string;
-  let tenant: EmptyTenant;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    dataDir = await mkdtemp(join(tmpdir(), 'portico-recipient-'));
-    smtp = await startSmtpServer();
-    mailer = smtpMailer(smtp.url());
-    receiver = await startWebhookReceiver('/hooks/portico');
-    const store = await createTestFileStore();
-    cleanupFiles = store.cleanup;
-    notices = createRecipientNotices({
-      db: database.db,
-      mailer,
-      transactionsUrl: () => origin,
-      intervalMs: 0,
-    });
-    app = await buildTransactionsApp({
-      db: database.db,
-      files: store.files,
+  /**
+   * The Transactions service over HTTPS with its recipient notices and webhook worker, a real SMTP server and
+   * webhook receiver, an organization with the example template, and the files the investor uploads.
+   */
+  const world = madeBeforeAll('the service', async (closeAfterAll) => {
+    const { db, files } = await testDatabaseAndFiles(closeAfterAll);
+    const dataDir = await mkdtemp(join(tmpdir(), 'portico-recipient-'));
+    closeAfterAll(() => rm(dataDir, { recursive: true, force: true }));
+    const { smtp, mailer } = await smtpWithMailer(closeAfterAll);
+    const receiver = await startWebhookReceiver('/hooks/portico');
+    closeAfterAll(() => receiver.close());
+    let origin = '';
+    const notices = createRecipientNotices({ db, mailer, transactionsUrl: () => origin, intervalMs: 0 });
+    const app = await buildTransactionsApp({
+      db,
+      files,
       environment: 'staging',
       tls: await testTls(),
       apiKeyCacheMs: 0,
       webhooksAllowInsecure: true,
       recipientNotices: notices,
     });
-    origin = await listenForBrowser(app);
-    worker = startWebhookWorker(database.db, { allowInsecure: true, pollMs: 100 });
-    tenant = await createEmptyTenant(database.db);
+    origin = await listenForBrowser(app, closeAfterAll);
+    closeAfterAll(() => notices.stop());
+    const worker = startWebhookWorker(db, { allowInsecure: true, pollMs: 100 });
+    closeAfterAll(() => worker.stop());
+    const tenant = await createEmptyTenant(db);
     await writeFile(join(dataDir, 'W-9 Grace Hopper.pdf'), await samplePdf('Form W-9: Grace Hopper'));
     await writeFile(join(dataDir, 'W-9.pdf'), EXECUTABLE);
-  });
-
-  afterAll(async () => {
-    await worker.stop();
-    await notices.stop();
-    await app.close();
-    mailer.close();
-    await smtp.close();
-    await receiver.close();
-    await database.close();
-    await cleanupFiles();
-    await rm(dataDir, { recursive: true, force: true });
+    return { db, app, origin, smtp, receiver, tenant, dataDir };
   });
 
   function newPage(viewport = DESKTOP): Promise<Page> {
-    return chromium.newPage(origin, { viewport });
+    return chromium.newPage(world.origin, { viewport });
   }
 
   async function api(query: string, variables: Record<string, unknown>) {
-    const { body } = await graphql(app, tenant.apiKey, query, variables);
+    const { body } = await graphql(world.app, world.tenant.apiKey, query, variables);
     expect(body.errors).toBeUndefined();
     return body.data!;
   }
 
   /** A new transaction for `email`, and the link its invitation mailed. */
   async function invite(email: string): Promise<{ transactionId: string; link: string }> {
-    const received = smtp.received.length;
+    const received = world.smtp.received.length;
     const created = await api(CREATE_TRANSACTION, {
       input: {
-        templateId: tenant.templateId,
-        senderEntityId: tenant.senderEntityId,
+        templateId: world.tenant.templateId,
+        senderEntityId: world.tenant.senderEntityId,
         noticeName: 'Grace Hopper',
         noticeEmail: email,
       },
     });
-    const mail = await mailTo(smtp, email, { after: received });
+    const mail = await mailTo(world.smtp, email, { after: received });
     expect(mail.parsed.subject).toMatch(/Test Capital/);
-    const link = new RegExp(`${origin}/r/[0-9a-f-]{36}`).exec(mail.parsed.text ?? '')?.[0];
+    const link = new RegExp(`${world.origin}/r/[0-9a-f-]{36}`).exec(mail.parsed.text ?? '')?.[0];
     if (link === undefined) throw new Error(`no recipient link in ${mail.parsed.text ?? ''}`);
     return { transactionId: created.createTransaction.transactionId, link };
   }
@@ -129,7 +104,7 @@ describe('the recipient portal at /r in Chromium', () => {
     async () => {
       await api(
         `mutation ($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { webhookEndpoint { id } } }`,
-        { input: { url: receiver.url, eventTypes: ['TRANSACTION_COMPLETED'] } },
+        { input: { url: world.receiver.url, eventTypes: ['TRANSACTION_COMPLETED'] } },
       );
       const { transactionId, link } = await invite('grace@example.com');
       const page = await newPage();
@@ -163,10 +138,10 @@ describe('the recipient portal at /r in Chromium', () => {
       await page.getByRole('listbox').waitFor({ state: 'detached' });
       await page.getByLabel('I am a U.S. person for tax purposes').check();
       const upload = page.getByLabel('W-9 (U.S. persons) or W-8BEN (others)');
-      await upload.setInputFiles(join(dataDir, 'W-9.pdf'));
+      await upload.setInputFiles(join(world.dataDir, 'W-9.pdf'));
       await page.getByText(/whatever its name says/).waitFor();
       await screenshot(page, '04-tax-wrong-type');
-      await upload.setInputFiles(join(dataDir, 'W-9 Grace Hopper.pdf'));
+      await upload.setInputFiles(join(world.dataDir, 'W-9 Grace Hopper.pdf'));
       await page.getByText('Uploaded W-9 Grace Hopper.pdf.').waitFor();
       await page.getByText(/Saved at/).waitFor();
       await screenshot(page, '05-tax-uploaded');
@@ -190,7 +165,7 @@ describe('the recipient portal at /r in Chromium', () => {
       // Sign: the preview is the PDF the answers make; signing needs the consent.
       await page.getByRole('heading', { name: 'Sign', exact: true }).waitFor();
       const preview = await page.getByRole('link', { name: /Open the PDF/ }).getAttribute('href');
-      const previewPdf = await page.request.get(`${origin}${preview ?? ''}`);
+      const previewPdf = await page.request.get(`${world.origin}${preview ?? ''}`);
       expect(previewPdf.headers()['content-type']).toBe('application/pdf');
       // The preview is the fund's (sample) agreement with the answers filled in, stamped as a preview.
       const previewed = pdfText(await previewPdf.body()).replace(/\s+/g, ' ');
@@ -222,13 +197,13 @@ describe('the recipient portal at /r in Chromium', () => {
 
       // The sponsor asks for changes: the investor is mailed the message and their link at once, and sees the
       // message on the page; they change the amount, sign and submit again.
-      const mailed = smtp.received.length;
+      const mailed = world.smtp.received.length;
       await event(
         transactionId,
         'request_changes',
         'Please subscribe 500,000.00 USD, as agreed on the phone.',
       );
-      const changesMail = await mailTo(smtp, 'grace@example.com', { after: mailed });
+      const changesMail = await mailTo(world.smtp, 'grace@example.com', { after: mailed });
       expect(changesMail.parsed.subject).toBe('Test Capital asks for changes: Fund subscription');
       expect(changesMail.parsed.text).toContain('Please subscribe 500,000.00 USD, as agreed on the phone.');
       expect(changesMail.parsed.text).toContain(link);
@@ -261,10 +236,10 @@ describe('the recipient portal at /r in Chromium', () => {
           },
         },
       );
-      const beforeCompletion = smtp.received.length;
+      const beforeCompletion = world.smtp.received.length;
       await event(transactionId, 'countersign');
       // Completion mails the investor their signed copy: a link to the portal, not an attachment.
-      const signedMail = await mailTo(smtp, 'grace@example.com', { after: beforeCompletion });
+      const signedMail = await mailTo(world.smtp, 'grace@example.com', { after: beforeCompletion });
       expect(signedMail.parsed.subject).toBe('Signed by everyone: Fund subscription with Test Capital');
       expect(signedMail.parsed.text).toContain(link);
       expect(signedMail.parsed.attachments).toEqual([]);
@@ -287,8 +262,11 @@ describe('the recipient portal at /r in Chromium', () => {
       expect(signedText).toContain('Appendix: the answers given');
       expect(signedText).not.toContain('PREVIEW');
 
-      await expect.poll(() => receiver.bodies.length, { timeout: 10_000 }).toBeGreaterThan(0);
-      const webhook = JSON.parse(receiver.bodies[0] ?? '{}') as { type?: string; data?: { id?: string } };
+      await expect.poll(() => world.receiver.bodies.length, { timeout: 10_000 }).toBeGreaterThan(0);
+      const webhook = JSON.parse(world.receiver.bodies[0] ?? '{}') as {
+        type?: string;
+        data?: { id?: string };
+      };
       expect(webhook.type).toBe('transaction.completed');
       expect(JSON.stringify(webhook)).toContain(transactionId);
     },
@@ -328,7 +306,7 @@ describe('the recipient portal at /r in Chromium', () => {
       // Ticking a basis saves it, and it alone: the consent waits for its own tick.
       await page.getByLabel('Net worth over $1,000,000, excluding your home').check();
       await page.getByText(/Saved at/).waitFor();
-      const view = await app.inject({ method: 'GET', url: `/recipient/${token}` });
+      const view = await world.app.inject({ method: 'GET', url: `/recipient/${token}` });
       const { processes } = view.json<{
         processes: { items: { vulcanKey: string; consents: unknown }[] }[];
       }>();
@@ -358,7 +336,7 @@ describe('the recipient portal at /r in Chromium', () => {
   });
 
   it("starts the investor's answers from their entity type: a trust is a trust and is not asked a date of birth", async () => {
-    await addEntity(database.db, tenant.organizationId, {
+    await addEntity(world.db, world.tenant.organizationId, {
       name: 'Hopper Family Trust',
       email: 'trustee@example.com',
       type: 'trust',
@@ -379,7 +357,7 @@ describe('the recipient portal at /r in Chromium', () => {
     // "Saved at" shows already for the choices saved before: wait for what the server holds instead.
     const token = link.slice(link.lastIndexOf('/') + 1);
     const saved = async () => {
-      const view = await app.inject({ method: 'GET', url: `/recipient/${token}` });
+      const view = await world.app.inject({ method: 'GET', url: `/recipient/${token}` });
       return view
         .json<{ processes: { items: { vulcanKey: string; data: Record<string, unknown> }[] }[] }>()
         .processes[0]?.items.find((each) => each.vulcanKey === 'investor_details')?.data;
