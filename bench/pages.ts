@@ -7,14 +7,16 @@ import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { createServer as createHttpsServer, request } from 'node:https';
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContextOptions } from 'playwright-core';
+import type { Browser, BrowserContextOptions } from 'playwright-core';
 import { build } from 'vite';
+import { launchChromium } from '../test/support/chromium.ts';
 import { writeCompressedCopies } from '../web/precompress.ts';
+import { answers, freePort } from './startup.ts';
 import { median, printMarkdownTable, verdict } from './table.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -57,35 +59,6 @@ interface Measurement {
   lcpMs: number;
   jsBytes: number;
   cssBytes: number;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  return port;
-}
-
-function answers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const req = request(
-      { host: '127.0.0.1', port, path: '/healthz', rejectUnauthorized: false, timeout: 1000 },
-      (res) => {
-        res.resume();
-        resolve(res.statusCode === 200);
-      },
-    );
-    req.on('error', () => {
-      resolve(false);
-    });
-    req.on('timeout', () => {
-      req.destroy();
-      resolve(false);
-    });
-    req.end();
-  });
 }
 
 interface Portico {
@@ -231,15 +204,6 @@ async function startFloor(dataDir: string): Promise<{ url: string; stop(): Promi
   };
 }
 
-const LAUNCH_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
-
 /** One load of `url` on the phone, in a fresh context (cache empty, and disabled): LCP and bytes by type. */
 async function measure(
   browser: Browser,
@@ -338,7 +302,7 @@ let browser: Browser | undefined;
 try {
   portico = await startPortico(dataDir);
   floor = await startFloor(dataDir);
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: LAUNCH_ARGS });
+  browser = await launchChromium('dashboard');
   const facts = JSON.parse(await readFile(join(dataDir, 'demo.json'), 'utf8')) as {
     transactions: { recipientUrl?: string };
   };

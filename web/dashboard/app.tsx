@@ -5,19 +5,19 @@ import { Navigate, Route, Routes, useLocation, useParams } from 'react-router';
 import { AuthLayout } from '../shared/auth-layout.tsx';
 import { ErrorCallout } from '../shared/error-callout.tsx';
 import { PageHeading } from '../shared/page-heading.tsx';
+import { AppShell } from './components/app-shell.tsx';
+import { CompaniesPage } from './pages/companies.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { WrongInstancePage } from './pages/wrong-instance.tsx';
 import { useSession } from './session.tsx';
 
 /**
- * The modules of the pages other than signing in, each loaded when first needed (a company's charts, an
- * instance's menus and dialogs), so that the sign-in page loads least. {@link preloadPage} starts those of the
- * first page at once.
+ * The modules of the pages other than signing in and the companies (where signing in leads), each loaded when
+ * first needed (a company's charts, the settings' dialogs, the mailed links' pages), so that the first pages
+ * load less. {@link preloadPage} starts those of the first page at once.
  */
 const load = {
-  shell: () => import('./components/app-shell.tsx'),
-  companies: () => import('./pages/companies.tsx'),
   company: () => import('./pages/company.tsx'),
   settings: () => import('./pages/settings.tsx'),
   apiKeys: () => import('./pages/api-keys.tsx'),
@@ -25,8 +25,6 @@ const load = {
   forgotPassword: () => import('./pages/forgot-password.tsx'),
   setPassword: () => import('./pages/set-password.tsx'),
 };
-const AppShell = lazy(async () => ({ default: (await load.shell()).AppShell }));
-const CompaniesPage = lazy(async () => ({ default: (await load.companies()).CompaniesPage }));
 const CompanyPage = lazy(async () => ({ default: (await load.company()).CompanyPage }));
 const SettingsLayout = lazy(async () => ({ default: (await load.settings()).SettingsLayout }));
 const ApiKeysPage = lazy(async () => ({ default: (await load.apiKeys()).ApiKeysPage }));
@@ -39,17 +37,17 @@ const SetPasswordPage = lazy(async () => ({ default: (await load.setPassword()).
  * asked for, rather than once it is in.
  */
 export function preloadPage(pathname: string): void {
-  const [slug = '', section = 'companies', rest] = pathname.replace(/^\/dashboard\/?/, '').split('/');
+  const [first, section, rest] = pathname.replace(/^\/dashboard\/?/, '').split('/');
   const modules: (keyof typeof load)[] =
-    slug === '' || slug === 'sign-in'
-      ? []
-      : slug === 'forgot-password'
-        ? ['forgotPassword']
-        : slug === 'invitation' || slug === 'reset-password'
-          ? ['setPassword']
-          : section === 'settings'
-            ? ['shell', 'settings', rest === 'people' ? 'people' : 'apiKeys']
-            : ['shell', rest === undefined ? 'companies' : 'company'];
+    first === 'forgot-password'
+      ? ['forgotPassword']
+      : first === 'invitation' || first === 'reset-password'
+        ? ['setPassword']
+        : section === 'settings'
+          ? ['settings', rest === 'people' ? 'people' : 'apiKeys']
+          : section === 'companies' && rest !== undefined
+            ? ['company']
+            : [];
   for (const name of modules) void load[name]();
 }
 
