@@ -239,7 +239,13 @@ async function measure(
       }).observe({ type: 'largest-contentful-paint', buffered: true });
     });
     await page.goto(url, { waitUntil: 'networkidle', timeout: 120_000 });
-    // A late paint (a chart drawn after its data) still counts: wait for a quiet second.
+    // On a busy machine the first paint may come after the network is idle: wait for it (15 s at most), then a
+    // quiet second, so that a late paint (a chart drawn after its data) still counts.
+    await page
+      .waitForFunction(() => (window as unknown as { lcp?: number }).lcp !== undefined, null, {
+        timeout: 15_000,
+      })
+      .catch(() => undefined);
     await page.waitForTimeout(1000);
     const lcpMs = await page.evaluate(() => (window as unknown as { lcp?: number }).lcp ?? Number.NaN);
     return { lcpMs, jsBytes: bytes.Script, cssBytes: bytes.Stylesheet };
@@ -366,13 +372,16 @@ try {
     }
   }
 
-  const floorLcp = median((results.get(pages[0]?.name ?? '') ?? []).map((m) => m.lcpMs));
+  const floorLcp = median(
+    (results.get(pages[0]?.name ?? '') ?? []).map((m) => m.lcpMs).filter(Number.isFinite),
+  );
   const rows: string[][] = [];
   let met = 0;
   let targets = 0;
   for (const page of pages) {
     const runs = results.get(page.name) ?? [];
-    const lcp = median(runs.map((m) => m.lcpMs));
+    // A load that painted nothing within the wait counts as no measurement, shown as "–".
+    const lcp = median(runs.map((m) => m.lcpMs).filter(Number.isFinite));
     const js = median(runs.map((m) => m.jsBytes));
     const css = median(runs.map((m) => m.cssBytes));
     const isFloor = page === pages[0];
@@ -386,7 +395,7 @@ try {
     met += checks.filter(Boolean).length;
     rows.push([
       page.name,
-      runs.map((m) => (m.lcpMs / 1000).toFixed(2)).join(', '),
+      runs.map((m) => (Number.isFinite(m.lcpMs) ? (m.lcpMs / 1000).toFixed(2) : '–')).join(', '),
       (lcp / 1000).toFixed(2),
       isFloor ? '' : `${(lcp / floorLcp).toFixed(2)}x`,
       kib(js),
