@@ -20,6 +20,7 @@ import { answers, freePort } from './startup.ts';
 import { median, printMarkdownTable, verdict } from './table.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** `BENCH_PAGE_RUNS`: loads of each page. */
 const RUNS = Number(process.env.BENCH_PAGE_RUNS ?? 3);
 
 /** The phone: Lighthouse's mobile profile (slow 4G: 1.6 Mbps down, 750 kbps up, 150 ms; a CPU 4× slower). */
@@ -361,6 +362,16 @@ try {
       bytesTargets: false,
     },
   ];
+
+  // `BENCH_PAGES=company,sign` measures only the pages whose names hold one of the words (and the floor).
+  const only = process.env.BENCH_PAGES?.split(',').filter((word) => word !== '');
+  if (only !== undefined) {
+    pages.splice(
+      1,
+      pages.length,
+      ...pages.slice(1).filter((page) => only.some((word) => page.name.includes(word))),
+    );
+  }
 
   // Rounds over all pages in turn, so that the machine's drift touches every page alike.
   const results = new Map<string, Measurement[]>(pages.map((page) => [page.name, []]));

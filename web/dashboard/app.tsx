@@ -15,7 +15,8 @@ import { useSession } from './session.tsx';
 /**
  * The modules of the pages other than signing in and the companies (where signing in leads), each loaded when
  * first needed (a company's charts, the settings' dialogs, the mailed links' pages), so that the first pages
- * load less. {@link preloadPage} starts those of the first page at once.
+ * load less. Loading the first page's module at once, beside the first script, made a company's page slower on
+ * a phone (`npm run bench:pages`): its 100 KiB took the bandwidth the first script and the style sheet needed.
  */
 const load = {
   company: () => import('./pages/company.tsx'),
@@ -31,25 +32,6 @@ const ApiKeysPage = lazy(async () => ({ default: (await load.apiKeys()).ApiKeysP
 const PeoplePage = lazy(async () => ({ default: (await load.people()).PeoplePage }));
 const ForgotPasswordPage = lazy(async () => ({ default: (await load.forgotPassword()).ForgotPasswordPage }));
 const SetPasswordPage = lazy(async () => ({ default: (await load.setPassword()).SetPasswordPage }));
-
-/**
- * Starts loading the modules of the page at `pathname` (the browser's, under /dashboard) while the session is
- * asked for, rather than once it is in.
- */
-export function preloadPage(pathname: string): void {
-  const [first, section, rest] = pathname.replace(/^\/dashboard\/?/, '').split('/');
-  const modules: (keyof typeof load)[] =
-    first === 'forgot-password'
-      ? ['forgotPassword']
-      : first === 'invitation' || first === 'reset-password'
-        ? ['setPassword']
-        : section === 'settings'
-          ? ['settings', rest === 'people' ? 'people' : 'apiKeys']
-          : section === 'companies' && rest !== undefined
-            ? ['company']
-            : [];
-  for (const name of modules) void load[name]();
-}
 
 function Loading() {
   return (

@@ -11,8 +11,7 @@ import { PortalProvider, useRecipientView } from './portal-state.tsx';
 /**
  * The steps' pages, loaded apart from the overview (where the mailed link leads): an item's form
  * (react-jsonschema-form is most of the portal's script, fetched once the view is in wherever the recipient is,
- * for the next step), signing, submitting. {@link preloadStep} starts the first page's while the view is asked
- * for.
+ * for the next step), signing, submitting.
  */
 const load = {
   itemStep: () => import('./pages/item-step.tsx'),
@@ -22,18 +21,6 @@ const load = {
 const ItemStepPage = lazy(async () => ({ default: (await load.itemStep()).ItemStepPage }));
 const SignStepPage = lazy(async () => ({ default: (await load.signStep()).SignStepPage }));
 const SubmitStepPage = lazy(async () => ({ default: (await load.submitStep()).SubmitStepPage }));
-
-/**
- * Starts loading the module of the page at `pathname` (the browser's: `/r/<token>`, `/r/<token>/<process>/sign`
- * …) while the view is asked for, rather than once it is in.
- */
-export function preloadStep(pathname: string): void {
-  const [, , token, , step] = pathname.split('/');
-  if (token === undefined || token === '') return;
-  if (step === 'items') void load.itemStep();
-  if (step === 'sign') void load.signStep();
-  if (step === 'submit') void load.submitStep();
-}
 
 /** A step's page, inside the portal's layout, which stays while the page's module loads. */
 function StepPage({ children }: { children: ReactNode }) {
