@@ -23,7 +23,8 @@ export interface StartupReport {
   seconds: Record<StartupCase, number[]>;
 }
 
-async function freePort(): Promise<number> {
+/** A free TCP port on loopback. */
+export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -33,7 +34,8 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-function answers(port: number): Promise<boolean> {
+/** Whether an HTTPS server on `port` of loopback answers `/healthz` at all, within a second. */
+export function answers(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const req = request(
       { host: '127.0.0.1', port, path: '/healthz', rejectUnauthorized: false, timeout: 1000 },

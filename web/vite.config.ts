@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
-import { defineConfig, type InlineConfig } from 'vite';
+import { defineConfig, type InlineConfig, type Plugin } from 'vite';
 import { unusedRadixRules } from './unused-radix-rules.ts';
 
 /**
@@ -26,6 +26,23 @@ const WEB_DIR = fileURLToPath(new URL('.', import.meta.url));
 /** Where `npm run build:web` writes the built pages; the services serve `<WEB_DIST_DIR>/<surface>/`. */
 export const WEB_DIST_DIR = join(WEB_DIR, 'dist');
 
+/**
+ * What the head of every page starts with, so that each index.html holds only its own (title, root element,
+ * entry): UTF-8, the phone's width, light and dark, and no request for a favicon.
+ */
+function sharedHead(): Plugin {
+  const meta = (attrs: Record<string, string>) => ({ tag: 'meta', attrs, injectTo: 'head-prepend' as const });
+  return {
+    name: 'portico:shared-head',
+    transformIndexHtml: () => [
+      meta({ charset: 'utf-8' }),
+      meta({ name: 'viewport', content: 'width=device-width, initial-scale=1' }),
+      meta({ name: 'color-scheme', content: 'light dark' }),
+      { tag: 'link', attrs: { rel: 'icon', href: 'data:,' }, injectTo: 'head-prepend' },
+    ],
+  };
+}
+
 /** The Vite configuration of one surface, served under {@link surfacePath}. */
 export function surfaceConfig(surface: Surface): InlineConfig {
   return {
@@ -34,7 +51,7 @@ export function surfaceConfig(surface: Surface): InlineConfig {
     base: `${surfacePath(surface)}/`,
     publicDir: false,
     // GraphiQL does not use Radix Themes.
-    plugins: surface === 'graphiql' ? [react()] : [react(), unusedRadixRules()],
+    plugins: [react(), sharedHead(), ...(surface === 'graphiql' ? [] : [unusedRadixRules()])],
     // Monaco's language workers use code splitting, which classic (iife) workers cannot.
     worker: { format: 'es' },
     build: {

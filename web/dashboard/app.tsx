@@ -5,19 +5,20 @@ import { Navigate, Route, Routes, useLocation, useParams } from 'react-router';
 import { AuthLayout } from '../shared/auth-layout.tsx';
 import { ErrorCallout } from '../shared/error-callout.tsx';
 import { PageHeading } from '../shared/page-heading.tsx';
+import { AppShell } from './components/app-shell.tsx';
+import { CompaniesPage } from './pages/companies.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { WrongInstancePage } from './pages/wrong-instance.tsx';
 import { useSession } from './session.tsx';
 
 /**
- * The modules of the pages other than signing in, each loaded when first needed (a company's charts, an
- * instance's menus and dialogs), so that the sign-in page loads least. {@link preloadPage} starts those of the
- * first page at once.
+ * The modules of the pages other than signing in and the companies (where signing in leads), each loaded when
+ * first needed (a company's charts, the settings' dialogs, the mailed links' pages), so that the first pages
+ * load less. Loading the first page's module at once, beside the first script, made a company's page slower on
+ * a phone (`npm run bench:pages`): its 100 KiB took the bandwidth the first script and the style sheet needed.
  */
 const load = {
-  shell: () => import('./components/app-shell.tsx'),
-  companies: () => import('./pages/companies.tsx'),
   company: () => import('./pages/company.tsx'),
   settings: () => import('./pages/settings.tsx'),
   apiKeys: () => import('./pages/api-keys.tsx'),
@@ -25,33 +26,12 @@ const load = {
   forgotPassword: () => import('./pages/forgot-password.tsx'),
   setPassword: () => import('./pages/set-password.tsx'),
 };
-const AppShell = lazy(async () => ({ default: (await load.shell()).AppShell }));
-const CompaniesPage = lazy(async () => ({ default: (await load.companies()).CompaniesPage }));
 const CompanyPage = lazy(async () => ({ default: (await load.company()).CompanyPage }));
 const SettingsLayout = lazy(async () => ({ default: (await load.settings()).SettingsLayout }));
 const ApiKeysPage = lazy(async () => ({ default: (await load.apiKeys()).ApiKeysPage }));
 const PeoplePage = lazy(async () => ({ default: (await load.people()).PeoplePage }));
 const ForgotPasswordPage = lazy(async () => ({ default: (await load.forgotPassword()).ForgotPasswordPage }));
 const SetPasswordPage = lazy(async () => ({ default: (await load.setPassword()).SetPasswordPage }));
-
-/**
- * Starts loading the modules of the page at `pathname` (the browser's, under /dashboard) while the session is
- * asked for, rather than once it is in.
- */
-export function preloadPage(pathname: string): void {
-  const [slug = '', section = 'companies', rest] = pathname.replace(/^\/dashboard\/?/, '').split('/');
-  const modules: (keyof typeof load)[] =
-    slug === '' || slug === 'sign-in'
-      ? []
-      : slug === 'forgot-password'
-        ? ['forgotPassword']
-        : slug === 'invitation' || slug === 'reset-password'
-          ? ['setPassword']
-          : section === 'settings'
-            ? ['shell', 'settings', rest === 'people' ? 'people' : 'apiKeys']
-            : ['shell', rest === undefined ? 'companies' : 'company'];
-  for (const name of modules) void load[name]();
-}
 
 function Loading() {
   return (

@@ -3,10 +3,9 @@
 import { mountThemed } from '../shared/boot.tsx';
 import './dashboard.css';
 import { BrowserRouter } from 'react-router';
-import { App, preloadPage } from './app.tsx';
+import { App } from './app.tsx';
 import { SessionProvider } from './session.tsx';
 
-preloadPage(location.pathname);
 mountThemed(
   'dashboard',
   <BrowserRouter basename="/dashboard">

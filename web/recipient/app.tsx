@@ -3,41 +3,24 @@ import { lazy, Suspense, useEffect, useMemo, type ReactNode } from 'react';
 import { Route, Routes, useParams } from 'react-router';
 import { recipientApi } from './api.ts';
 import { PortalLayout } from './components/portal-layout.tsx';
+import { HomePage } from './pages/home.tsx';
 import { LinkProblemPage, LoadingPage, NoLinkPage } from './pages/link-problem.tsx';
 import { StepNotFound } from './pages/step-not-found.tsx';
 import { PortalProvider, useRecipientView } from './portal-state.tsx';
 
 /**
- * Each page's module, loaded apart so that a page loads only its own: an item's form (react-jsonschema-form is
- * most of the portal's script, fetched once the view is in wherever the recipient is, for the next step), the
- * overview, signing, submitting. {@link preloadStep} starts the first page's while the view is asked for.
+ * The steps' pages, loaded apart from the overview (where the mailed link leads): an item's form
+ * (react-jsonschema-form is most of the portal's script, fetched once the view is in wherever the recipient is,
+ * for the next step), signing, submitting.
  */
 const load = {
-  home: () => import('./pages/home.tsx'),
   itemStep: () => import('./pages/item-step.tsx'),
   signStep: () => import('./pages/sign-step.tsx'),
   submitStep: () => import('./pages/submit-step.tsx'),
 };
-const HomePage = lazy(async () => ({ default: (await load.home()).HomePage }));
 const ItemStepPage = lazy(async () => ({ default: (await load.itemStep()).ItemStepPage }));
 const SignStepPage = lazy(async () => ({ default: (await load.signStep()).SignStepPage }));
 const SubmitStepPage = lazy(async () => ({ default: (await load.submitStep()).SubmitStepPage }));
-
-/**
- * Starts loading the module of the page at `pathname` (the browser's: `/r/<token>`, `/r/<token>/<process>/sign`
- * …) while the view is asked for, rather than once it is in.
- */
-export function preloadStep(pathname: string): void {
-  const [, , token, , step] = pathname.split('/');
-  if (token === undefined || token === '') return;
-  void (step === 'items'
-    ? load.itemStep()
-    : step === 'sign'
-      ? load.signStep()
-      : step === 'submit'
-        ? load.submitStep()
-        : load.home());
-}
 
 /** A step's page, inside the portal's layout, which stays while the page's module loads. */
 function StepPage({ children }: { children: ReactNode }) {
@@ -73,14 +56,7 @@ function Portal() {
     <PortalProvider token={token} api={api} view={state.view} setView={setView} fail={fail}>
       <PortalLayout>
         <Routes>
-          <Route
-            index
-            element={
-              <StepPage>
-                <HomePage />
-              </StepPage>
-            }
-          />
+          <Route index element={<HomePage />} />
           <Route
             path=":processKey/items/:vulcanKey"
             element={

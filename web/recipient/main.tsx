@@ -4,9 +4,8 @@
 import { mountThemed } from '../shared/boot.tsx';
 import './recipient.css';
 import { BrowserRouter } from 'react-router';
-import { App, preloadStep } from './app.tsx';
+import { App } from './app.tsx';
 
-preloadStep(location.pathname);
 mountThemed(
   'recipient',
   <BrowserRouter basename="/r">
