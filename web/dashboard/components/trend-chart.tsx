@@ -1,42 +1,12 @@
 import { Card, Flex, Heading, Text } from '@radix-ui/themes';
-import { useId } from 'react';
-import {
-  Area,
-  AreaChart,
-  Bar,
-  BarChart,
-  CartesianGrid,
-  Line,
-  LineChart,
-  Tooltip,
-  XAxis,
-  YAxis,
-} from 'recharts';
-import { formatDate, formatMonth } from '../format.ts';
+import { lazy, Suspense, useId } from 'react';
+import { formatDate } from '../format.ts';
+import type { TrendPoint } from './trend-plot.tsx';
 
-/** One value at one date; null where the update did not report it. */
-export interface TrendPoint {
-  date: string;
-  value: number | null;
-}
+export type { TrendPoint };
 
-/** The chart's colour: Radix's indigo 9, legible on light and dark backgrounds alike. */
-const COLOR = '#3e63dd';
-/** Charts draw in a moment, and at once for those who ask their system for less motion. */
-const ANIMATION = {
-  isAnimationActive: !window.matchMedia('(prefers-reduced-motion: reduce)').matches,
-  animationDuration: 400,
-};
-const AXIS = { fontSize: 12, fill: 'var(--gray-11)' };
-/** What an area and a line draw alike: the value, a smooth curve across the updates that did not report it. */
-const CURVE = {
-  dataKey: 'value',
-  type: 'monotone',
-  stroke: COLOR,
-  strokeWidth: 2,
-  connectNulls: true,
-  ...ANIMATION,
-} as const;
+/** The chart itself, with recharts: loaded apart, after the card's title, summary and table. */
+const TrendPlot = lazy(async () => ({ default: (await import('./trend-plot.tsx')).TrendPlot }));
 
 /**
  * One measure over time in a card: an area, line or bar chart with a tooltip that the arrow keys move too, a
@@ -69,42 +39,6 @@ export function TrendChart({
       : first === last
         ? `${format(last.value)} on ${formatDate(last.date)}.`
         : `From ${format(first.value)} on ${formatDate(first.date)} to ${format(last.value)} on ${formatDate(last.date)}.`;
-  const data = points.map((point) => ({ time: new Date(point.date).getTime(), value: point.value }));
-  const common = {
-    data,
-    // Recharts' accessibility layer: the chart is named and described, and arrow keys move its tooltip.
-    title: `${title} by update`,
-    desc: summary,
-    margin: { top: 8, right: 20, bottom: 0, left: 0 },
-    responsive: true,
-    style: { width: '100%', height: 200 },
-  };
-  const axes = (
-    <>
-      <CartesianGrid stroke="var(--gray-a5)" vertical={false} />
-      <XAxis
-        dataKey="time"
-        type={kind === 'bar' ? 'category' : 'number'}
-        scale={kind === 'bar' ? 'auto' : 'time'}
-        domain={['dataMin', 'dataMax']}
-        tickFormatter={formatMonth}
-        tick={AXIS}
-        stroke="var(--gray-a7)"
-        minTickGap={16}
-      />
-      <YAxis tickFormatter={axisFormat} tick={AXIS} stroke="var(--gray-a7)" width={56} />
-      <Tooltip
-        labelFormatter={(time) => formatDate(new Date(Number(time)).toISOString())}
-        formatter={(value) => [format(Number(value)), title]}
-        contentStyle={{
-          background: 'var(--color-panel-solid)',
-          border: '1px solid var(--gray-a6)',
-          borderRadius: 6,
-        }}
-      />
-    </>
-  );
-
   return (
     <Card asChild>
       <figure className="trend-chart" aria-labelledby={`${id}-title`} aria-describedby={`${id}-summary`}>
@@ -117,22 +51,16 @@ export function TrendChart({
           </Text>
           {known.length === 0 ? null : (
             <div className="trend-chart-plot" data-testid={`chart-${title}`}>
-              {kind === 'area' ? (
-                <AreaChart {...common}>
-                  {axes}
-                  <Area {...CURVE} fill={COLOR} fillOpacity={0.15} />
-                </AreaChart>
-              ) : kind === 'line' ? (
-                <LineChart {...common}>
-                  {axes}
-                  <Line {...CURVE} dot={{ r: 3 }} />
-                </LineChart>
-              ) : (
-                <BarChart {...common}>
-                  {axes}
-                  <Bar dataKey="value" fill={COLOR} radius={[3, 3, 0, 0]} maxBarSize={40} {...ANIMATION} />
-                </BarChart>
-              )}
+              <Suspense fallback={null}>
+                <TrendPlot
+                  title={title}
+                  summary={summary}
+                  kind={kind}
+                  points={points}
+                  format={format}
+                  axisFormat={axisFormat}
+                />
+              </Suspense>
             </div>
           )}
           {note === undefined ? null : (
