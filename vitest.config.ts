@@ -43,6 +43,26 @@ const ONCE = [
 ];
 
 /**
+ * Files whose subject no database touches: pure functions (formats, money, the workflow engine, retry
+ * schedules, the pages' pure modules), the docs and the error catalogue, the pages' contracts. CI runs them
+ * once, in its PGlite pass, the shorter of the two; `npm test` runs them with the rest.
+ */
+const PURE = [
+  'test/web-unit/**/*.test.ts',
+  'test/docs/**/*.test.ts',
+  'test/errors/**/*.test.ts',
+  'test/http/contracts.test.ts',
+  'test/keys/api-key.test.ts',
+  'test/keys/api-key-cache.test.ts',
+  'test/transactions/money.test.ts',
+  'test/transactions/workflow.test.ts',
+  'test/transactions/schema-relations.test.ts',
+  'test/webhooks/retry-schedule.test.ts',
+  'test/webhooks/address-safety.test.ts',
+  'test/files/file-links.test.ts',
+];
+
+/**
  * The files that take longest from start to end, most of it waiting (a browser, timeouts, a webhook lease, 2,000
  * requests): they start first, so that the other files fill their waits instead of queueing behind them. Vitest
  * learns this order from the durations it cached on earlier runs, which a fresh clone (CI) does not have.
@@ -104,10 +124,11 @@ export default defineConfig({
         test: {
           name: 'suite',
           include: ['test/**/*.test.ts'],
-          exclude: [...RUN_ALONE, ...ONCE, ...BROWSER],
+          exclude: [...RUN_ALONE, ...ONCE, ...BROWSER, ...PURE],
         },
       },
       { extends: true, test: { name: 'once', include: ONCE } },
+      { extends: true, test: { name: 'pure', include: PURE } },
       { extends: true, test: { name: 'browser', include: BROWSER, sequence: { groupOrder: 1 } } },
       // One file at a time: each is alone with the machine.
       {
