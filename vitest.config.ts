@@ -26,32 +26,29 @@ const BROWSER = [
 /**
  * Files whose subject is the same on every database, so CI runs them once, in its PostgreSQL pass: the CLI files
  * that always use an embedded database in a data dir (the admin socket and a data dir no server holds exist only
- * there, under TEST_DATABASE_URL too); the files about HTTP itself, whose answers come before or apart from any
- * query (connection limits, CORS, rate limits, the GraphiQL and OpenAPI documents, what GraphQL tools make of
- * the schema). `npm test` runs them on whichever database it is given.
+ * there, under TEST_DATABASE_URL too), and the rate limits. `npm test` runs them on whichever database it is
+ * given.
  */
-const ONCE = [
-  'test/cli/cli.test.ts',
-  'test/cli/served.test.ts',
-  'test/http/connection-limits.test.ts',
-  'test/http/cors.test.ts',
-  'test/http/rate-limits.test.ts',
-  'test/http/security-headers.test.ts',
-  'test/web/graphiql-route.test.ts',
-  'test/portfolio/openapi.test.ts',
-  'test/transactions/graphql-tooling.test.ts',
-];
+const ONCE = ['test/cli/cli.test.ts', 'test/cli/served.test.ts', 'test/http/rate-limits.test.ts'];
 
 /**
  * Files whose subject no database touches: pure functions (formats, money, the workflow engine, retry
- * schedules, the pages' pure modules), the docs and the error catalogue, the pages' contracts. CI runs them
- * once, in its PGlite pass, the shorter of the two; `npm test` runs them with the rest.
+ * schedules, the pages' pure modules), the docs and the error catalogue, the pages' contracts, and HTTP itself,
+ * whose answers come before or apart from any query (connection limits, CORS, security headers, the GraphiQL and
+ * OpenAPI documents, what GraphQL tools make of the schema). CI runs them once, in its PGlite pass, so that its
+ * two passes take about as long; `npm test` runs them with the rest.
  */
 const PURE = [
   'test/web-unit/**/*.test.ts',
   'test/docs/**/*.test.ts',
   'test/errors/**/*.test.ts',
   'test/http/contracts.test.ts',
+  'test/http/connection-limits.test.ts',
+  'test/http/cors.test.ts',
+  'test/http/security-headers.test.ts',
+  'test/web/graphiql-route.test.ts',
+  'test/portfolio/openapi.test.ts',
+  'test/transactions/graphql-tooling.test.ts',
   'test/keys/api-key.test.ts',
   'test/keys/api-key-cache.test.ts',
   'test/transactions/money.test.ts',
