@@ -56,12 +56,7 @@ export function answers<const Ok extends Record<number, TSchema>>(
   return { ...ok, '4xx': ErrorAnswer, '5xx': ErrorAnswer };
 }
 
-/** The body of a route's successful answer with status `Status`, as the page receives it. */
-export type Answer<Route extends { response: Record<number, TSchema> }, Status extends number = 200> = Static<
-  Route['response'][Status]
->;
-
-/** A route's successful answer: the schema of its 2xx status. */
+/** A route's successful answer (its 2xx status), as the page receives it. */
 export type SuccessOf<Route extends { response: Record<number, TSchema> }> = Static<
   Route['response'][Extract<keyof Route['response'], 200 | 201 | 202 | 204>]
 >;

@@ -2,7 +2,7 @@
 // through type-only imports: no server code enters the bundle. Times are ISO 8601 strings; amounts in cents are
 // strings of digits, exact beyond 2^53.
 
-import type { Answer } from '../../src/http/contract.ts';
+import type { SuccessOf } from '../../src/http/contract.ts';
 import type { DashboardRoutes, SignedInUser } from '../../src/portfolio/dashboard/contract.ts';
 
 export type {
@@ -19,14 +19,14 @@ export type {
 export type Role = SignedInUser['role'];
 
 /** GET and POST /session: who is signed in (both null when no one is) and the CSRF token. */
-export type SessionAnswer = Answer<DashboardRoutes['session']>;
-export type KeysAnswer = Answer<DashboardRoutes['listKeys']>;
+export type SessionAnswer = SuccessOf<DashboardRoutes['session']>;
+export type KeysAnswer = SuccessOf<DashboardRoutes['listKeys']>;
 /** POST /instances/<slug>/keys (201): the key, and its secret, shown this once. */
-export type NewKeyAnswer = Answer<DashboardRoutes['createKey'], 201>;
-export type PeopleAnswer = Answer<DashboardRoutes['listPeople']>;
+export type NewKeyAnswer = SuccessOf<DashboardRoutes['createKey']>;
+export type PeopleAnswer = SuccessOf<DashboardRoutes['listPeople']>;
 /** POST /instances/<slug>/people (201). */
-export type InvitedAnswer = Answer<DashboardRoutes['invitePerson'], 201>;
-export type FundsAnswer = Answer<DashboardRoutes['listFunds']>;
-export type CompanyPage = Answer<DashboardRoutes['searchCompanies']>;
+export type InvitedAnswer = SuccessOf<DashboardRoutes['invitePerson']>;
+export type FundsAnswer = SuccessOf<DashboardRoutes['listFunds']>;
+export type CompanyPage = SuccessOf<DashboardRoutes['searchCompanies']>;
 /** GET /instances/<slug>/companies/<id>: updates oldest first, investments newest first. */
-export type CompanyDetail = Answer<DashboardRoutes['readCompany']>;
+export type CompanyDetail = SuccessOf<DashboardRoutes['readCompany']>;

@@ -2,7 +2,7 @@
 // (src/transactions/key-delivery/contract.ts) with type-only imports: no server code enters the bundle.
 
 import type { Static } from '@sinclair/typebox';
-import type { Answer } from '../../src/http/contract.ts';
+import type { SuccessOf } from '../../src/http/contract.ts';
 import type { KeyDeliveryRoutes } from '../../src/transactions/key-delivery/contract.ts';
 
 /** A route of the page: `describe`, `code` or `reveal`. */
@@ -12,10 +12,10 @@ export type BodyOf<Name extends Route> = Static<KeyDeliveryRoutes[Name]['body']>
 /** What a route answers when it succeeds. */
 export interface Answers {
   /** What `describe` tells before an address is proved. */
-  describe: Answer<KeyDeliveryRoutes['describe']>;
+  describe: SuccessOf<KeyDeliveryRoutes['describe']>;
   /** `code` (202): where the code went, and until when it holds. */
-  code: Answer<KeyDeliveryRoutes['code'], 202>;
+  code: SuccessOf<KeyDeliveryRoutes['code']>;
   /** `reveal`: the encrypted key, once. */
-  reveal: Answer<KeyDeliveryRoutes['reveal']>;
+  reveal: SuccessOf<KeyDeliveryRoutes['reveal']>;
 }
 export type Invitation = Answers['describe'];

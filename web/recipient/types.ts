@@ -3,7 +3,7 @@
 
 import type { Static } from '@sinclair/typebox';
 import type { StrictRJSFSchema } from '@rjsf/utils';
-import type { Answer } from '../../src/http/contract.ts';
+import type { SuccessOf } from '../../src/http/contract.ts';
 import type {
   Item as ItemSchemaOf,
   Process as ProcessSchema,
@@ -34,8 +34,8 @@ export type Revision = Process['revision'];
 /** `GET /recipient/<token>`: everything the page shows. */
 export type RecipientView = Omit<Static<typeof RecipientViewSchema>, 'processes'> & { processes: Process[] };
 /** `POST /recipient/<token>/items/<vulcanKey>/files/<field>` (201). */
-export type UploadAnswer = Answer<RecipientRoutes['upload'], 201>;
+export type UploadAnswer = SuccessOf<RecipientRoutes['upload']>;
 /** `POST /recipient/<token>/documents/<key>/signatures`. */
-export type SignAnswer = Answer<RecipientRoutes['sign']>;
+export type SignAnswer = SuccessOf<RecipientRoutes['sign']>;
 /** `POST /recipient/<token>/processes/<key>/submit`. */
-export type SubmitAnswer = Answer<RecipientRoutes['submit']>;
+export type SubmitAnswer = SuccessOf<RecipientRoutes['submit']>;
