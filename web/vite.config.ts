@@ -43,6 +43,20 @@ function sharedHead(): Plugin {
   };
 }
 
+/**
+ * What the pages other than GraphiQL bundle in place of what their code and libraries import: Preact's compat
+ * layer for React (see web/react-on-preact.js: the same components, a sixth of the script), and no Markdown
+ * parser for react-jsonschema-form, which would never run (see web/recipient/form/no-markdown.tsx).
+ */
+const PAGE_ALIASES = [
+  { find: /^react$/, replacement: join(WEB_DIR, 'react-on-preact.js') },
+  { find: /^react-dom$/, replacement: 'preact/compat' },
+  { find: /^react-dom\/client$/, replacement: 'preact/compat/client' },
+  { find: /^react\/jsx-runtime$/, replacement: 'preact/compat/jsx-runtime' },
+  { find: /^react\/jsx-dev-runtime$/, replacement: 'preact/compat/jsx-dev-runtime' },
+  { find: /^markdown-to-jsx\/react$/, replacement: join(WEB_DIR, 'recipient/form/no-markdown.tsx') },
+];
+
 /** The Vite configuration of one surface, served under {@link surfacePath}. */
 export function surfaceConfig(surface: Surface): InlineConfig {
   return {
@@ -52,6 +66,7 @@ export function surfaceConfig(surface: Surface): InlineConfig {
     publicDir: false,
     // GraphiQL does not use Radix Themes.
     plugins: [react(), sharedHead(), ...(surface === 'graphiql' ? [] : [unusedRadixRules()])],
+    resolve: surface === 'graphiql' ? {} : { alias: PAGE_ALIASES },
     // Monaco's language workers use code splitting, which classic (iife) workers cannot.
     worker: { format: 'es' },
     build: {

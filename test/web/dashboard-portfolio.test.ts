@@ -100,9 +100,19 @@ describe('the customer dashboard at /dashboard in Chromium: the portfolio, on a 
     for (const chart of ['Cash in bank', 'Runway (months)', 'Customers']) {
       const figure = page.getByRole('figure', { name: chart });
       // Drawn: an SVG with a plotted series, and a summary for screen readers.
-      await figure.locator('svg .recharts-layer path, svg .recharts-bar-rectangle').first().waitFor();
+      await figure.locator('svg .trend-plot-line, svg .trend-plot-bar').first().waitFor();
       expect(await figure.getAttribute('aria-describedby')).toBeTruthy();
       expect(await figure.locator('table').getByRole('row').count()).toBeGreaterThan(2);
+      // The keyboard reaches the values too: End shows the latest update's, as the table's last row has it.
+      const plot = figure.getByRole('img', { name: `${chart} by update` });
+      await plot.focus();
+      await page.keyboard.press('End');
+      const lastRow = await figure.locator('table tbody tr').last().locator('td').allTextContents();
+      const latest = lastRow[1] === 'not reported' ? undefined : lastRow[1];
+      if (latest !== undefined)
+        await expect.poll(() => figure.locator('.trend-plot-tooltip').textContent()).toContain(latest);
+      await page.keyboard.press('Escape');
+      await expect.poll(() => figure.locator('.trend-plot-tooltip').isHidden()).toBe(true);
     }
     await page.getByRole('heading', { name: 'Latest summaries' }).waitFor();
     const rounds = await page.getByRole('heading', { level: 3 }).allTextContents();

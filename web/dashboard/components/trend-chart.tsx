@@ -5,7 +5,7 @@ import type { TrendPoint } from './trend-plot.tsx';
 
 export type { TrendPoint };
 
-/** The chart itself, with recharts: loaded apart, after the card's title, summary and table. */
+/** The chart itself, drawn with d3: loaded apart, after the card's title, summary and table. */
 const TrendPlot = lazy(async () => ({ default: (await import('./trend-plot.tsx')).TrendPlot }));
 
 /**
