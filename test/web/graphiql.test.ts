@@ -110,6 +110,40 @@ describe('GraphiQL at /graphiql in Chromium, served by Portico over HTTPS', () =
     await page.context().close();
   });
 
+  it('shows the operation as text at once, while the editor loads, and the editor in its place once ready', async () => {
+    const page = await chromium.newPage(world.origin, { viewport: DESKTOP });
+    // GraphiQL's module held back until the operation's text has been seen.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route(/\/graphiql\/assets\/app-[\w-]+\.js$/, async (route) => {
+      await released;
+      await route.continue();
+    });
+    await page.goto(`${world.origin}/graphiql`);
+    const loading = page.locator('#graphiql-loading');
+    await expect.poll(() => loading.getByRole('status').textContent()).toBe('Loading the editor…');
+    expect(await loading.getByLabel('Operation').textContent()).toContain('query Viewer {');
+    await chromium.screenshot(page, 'loading');
+    release();
+    await ready(page);
+    await expect.poll(() => loading.count()).toBe(0);
+    await page.context().close();
+  });
+
+  it('says so when the editor cannot load, and leaves the operation readable', async () => {
+    const page = await chromium.newPage(world.origin, { viewport: DESKTOP });
+    await page.route(/\/graphiql\/assets\/app-[\w-]+\.js$/, (route) => route.abort());
+    await page.goto(`${world.origin}/graphiql`);
+    const loading = page.locator('#graphiql-loading');
+    await expect
+      .poll(() => loading.getByRole('status').textContent())
+      .toBe('The editor could not load. Reload the page to try again.');
+    expect(await loading.getByLabel('Operation').textContent()).toContain('query Viewer {');
+    await page.context().close();
+  });
+
   it('opens on the same single tab after a reload when nothing was edited', async () => {
     const page = await visit(DESKTOP);
     await page.reload();
