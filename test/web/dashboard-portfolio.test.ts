@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 // (page.evaluate's callbacks run in the page)
-import type { Locator } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DESKTOP, PHONE } from '../support/browser.ts';
 import { useDashboardInChromium, type DashboardWorld } from '../support/dashboard-chromium.ts';
@@ -8,6 +8,11 @@ import { createTestPortfolio } from '../support/portfolio.ts';
 
 /** Companies a page of the list shows. */
 const PAGE = 20;
+
+/** Once every chart of the page (none on most pages) has drawn its plot, which comes in a module of its own. */
+async function chartsDrawn(page: Page): Promise<void> {
+  await page.waitForFunction(() => document.querySelector('.trend-chart-plot:not(:has(svg))') === null);
+}
 const NAMES = ['Cedar', 'Harbor', 'Lumen', 'Orbit', 'Quartz'];
 
 /**
@@ -117,7 +122,7 @@ describe('the customer dashboard at /dashboard in Chromium: the portfolio, on a 
     await page.getByRole('heading', { name: 'Latest summaries' }).waitFor();
     const rounds = await page.getByRole('heading', { level: 3 }).allTextContents();
     expect(rounds.some((heading) => /Seed|Series|Pre-Seed/.test(heading))).toBe(true);
-    await page.waitForTimeout(500);
+    await chartsDrawn(page);
     await screenshot(page, 'company');
 
     await page.getByRole('link', { name: 'All companies' }).click();
@@ -138,7 +143,7 @@ describe('the customer dashboard at /dashboard in Chromium: the portfolio, on a 
     for (const [name, path, heading] of pages) {
       await page.goto(`${origin}${path}`);
       await page.getByRole('heading', { name: heading }).waitFor();
-      await page.waitForTimeout(300);
+      await chartsDrawn(page);
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       expect(width, name).toBeLessThanOrEqual(PHONE.width);
       await screenshot(page, `phone-${name}`);
@@ -213,7 +218,7 @@ describe('the customer dashboard at /dashboard in Chromium: the portfolio, on a 
     await screenshot(page, 'dark-companies');
     await page.goto(`${origin}/dashboard/${portfolio.slug}/companies/${portfolio.companyId}`);
     await page.getByRole('heading', { name: 'Investments' }).waitFor();
-    await page.waitForTimeout(500);
+    await chartsDrawn(page);
     await screenshot(page, 'dark-company');
     await page.goto(`${origin}/dashboard/${portfolio.slug}/settings/api-keys`);
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
