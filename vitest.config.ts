@@ -27,7 +27,7 @@ const BROWSER = [
  * Files whose subject is the same on every database, so CI runs them once, in its PostgreSQL pass: the CLI files
  * that always use an embedded database in a data dir (the admin socket and a data dir no server holds exist only
  * there, under TEST_DATABASE_URL too), and the rate limits. `npm test` runs them on whichever database it is
- * given.
+ * given. Part of project `suite`; `PORTICO_TESTS_LEAVE_OUT=once` leaves them out.
  */
 const ONCE = ['test/cli/cli.test.ts', 'test/cli/served.test.ts', 'test/http/rate-limits.test.ts'];
 
@@ -36,7 +36,8 @@ const ONCE = ['test/cli/cli.test.ts', 'test/cli/served.test.ts', 'test/http/rate
  * schedules, the pages' pure modules), the docs and the error catalogue, the pages' contracts, and HTTP itself,
  * whose answers come before or apart from any query (connection limits, CORS, security headers, the GraphiQL and
  * OpenAPI documents, what GraphQL tools make of the schema). CI runs them once, in its PGlite pass, so that its
- * two passes take about as long; `npm test` runs them with the rest.
+ * two passes take about as long; `npm test` runs them with the rest. Part of project `suite`;
+ * `PORTICO_TESTS_LEAVE_OUT=pure` leaves them out.
  */
 const PURE = [
   'test/web-unit/**/*.test.ts',
@@ -58,6 +59,14 @@ const PURE = [
   'test/webhooks/address-safety.test.ts',
   'test/files/file-links.test.ts',
 ];
+
+/**
+ * `PORTICO_TESTS_LEAVE_OUT=once` or `=pure`: the files of the suite that CI runs in its other pass (.ci/run). The
+ * groups stay in project `suite` rather than being projects of their own: Vitest gives each project its own
+ * workers, which import Fastify, Mercurius and PGlite again (a pass took 90 s with `pure` a project, 80 s without).
+ */
+const LEAVE_OUT: Record<string, string[] | undefined> = { once: ONCE, pure: PURE };
+const leftOut = LEAVE_OUT[process.env.PORTICO_TESTS_LEAVE_OUT ?? ''] ?? [];
 
 /**
  * The files that take longest from start to end, most of it waiting (a browser, timeouts, a webhook lease, 2,000
@@ -121,11 +130,9 @@ export default defineConfig({
         test: {
           name: 'suite',
           include: ['test/**/*.test.ts'],
-          exclude: [...RUN_ALONE, ...ONCE, ...BROWSER, ...PURE],
+          exclude: [...RUN_ALONE, ...BROWSER, ...leftOut],
         },
       },
-      { extends: true, test: { name: 'once', include: ONCE } },
-      { extends: true, test: { name: 'pure', include: PURE } },
       { extends: true, test: { name: 'browser', include: BROWSER, sequence: { groupOrder: 1 } } },
       // One file at a time: each is alone with the machine.
       {
