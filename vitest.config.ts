@@ -26,10 +26,17 @@ const BROWSER = [
 /**
  * Files whose subject is the same on every database, so CI runs them once, in its PostgreSQL pass: the CLI files
  * that always use an embedded database in a data dir (the admin socket and a data dir no server holds exist only
- * there, under TEST_DATABASE_URL too), and the rate limits. `npm test` runs them on whichever database it is
- * given. Part of project `suite`; `PORTICO_TESTS_LEAVE_OUT=once` leaves them out.
+ * there, under TEST_DATABASE_URL too), the rate limits, and the sign-in timing (the time of a password check,
+ * argon2id, against which a lookup by address on either database is small). `npm test` runs them on whichever
+ * database it is given. Part of project `suite` (the sign-in timing of `alone`); `PORTICO_TESTS_LEAVE_OUT=once`
+ * leaves them out.
  */
-const ONCE = ['test/cli/cli.test.ts', 'test/cli/served.test.ts', 'test/http/rate-limits.test.ts'];
+const ONCE = [
+  'test/cli/cli.test.ts',
+  'test/cli/served.test.ts',
+  'test/http/rate-limits.test.ts',
+  'test/accounts/sign-in-timing.test.ts',
+];
 
 /**
  * Files whose subject no database touches: pure functions (formats, money, the workflow engine, retry
@@ -137,7 +144,13 @@ export default defineConfig({
       // One file at a time: each is alone with the machine.
       {
         extends: true,
-        test: { name: 'alone', include: RUN_ALONE, sequence: { groupOrder: 2 }, fileParallelism: false },
+        test: {
+          name: 'alone',
+          include: RUN_ALONE,
+          exclude: leftOut,
+          sequence: { groupOrder: 2 },
+          fileParallelism: false,
+        },
       },
     ],
   },
