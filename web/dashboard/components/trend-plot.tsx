@@ -1,6 +1,13 @@
 import { scaleBand, scaleLinear, scaleTime } from 'd3-scale';
 import { area, curveMonotoneX, line } from 'd3-shape';
-import { useLayoutEffect, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
+import {
+  useLayoutEffect,
+  useRef,
+  useState,
+  type KeyboardEvent,
+  type PointerEvent,
+  type RefObject,
+} from 'react';
 import { formatDate, formatMonth } from '../format.ts';
 
 // The drawing of a TrendChart: SVG drawn with d3's scales and shapes (d3-scale, d3-shape), in a module of its
@@ -27,7 +34,7 @@ const MAX_BAR_WIDTH = 40;
 const TICK_SPACING = 80;
 
 /** The width of the element, kept up to date as it resizes (0 until it is laid out). */
-function useWidth(element: React.RefObject<HTMLElement | null>): number {
+function useWidth(element: RefObject<HTMLElement | null>): number {
   const [width, setWidth] = useState(0);
   useLayoutEffect(() => {
     const target = element.current;
