@@ -1,6 +1,6 @@
 import type { MailMessage } from '../mail/mailer.ts';
 import { escapeHtml as html, formatWhen as when } from '../mail/message-text.ts';
-import type { Role } from './roles.ts';
+import { ROLE_DESCRIPTIONS, type Role } from './roles.ts';
 
 /**
  * The invitation to a tenant's pages: who invites (the tenant), as what, the link to set a password, and
@@ -17,8 +17,7 @@ export function invitationMail(options: {
   expiresAt: Date;
 }): MailMessage {
   const { tenantName, product, role, link, expiresAt } = options;
-  const as = role === 'admin' ? 'an admin (you can manage API keys and people)' : 'a member';
-  const intro = `You have been invited to ${tenantName} on ${product}, as ${as}.`;
+  const intro = `You have been invited to ${tenantName} on ${product}, as ${ROLE_DESCRIPTIONS[role]}.`;
   const action = 'Set your password to accept:';
   const expiry = `The link works once, until ${when(expiresAt)}. If you did not expect this invitation, ignore this message.`;
   return {

@@ -4,6 +4,7 @@ import { issueLink, redeemLink, type IssuedLink, type LinkPurpose } from './link
 import { checkNewPassword, hashPassword, passwordMatches } from './passwords.ts';
 import { endSessionsOf } from './sessions.ts';
 import type { Role } from './roles.ts';
+import { TENANT_TABLES } from './tenant-tables.ts';
 
 /** The tenant a user belongs to: a customer instance (Portfolio) or an organization (Transactions). */
 export type AccountTenant = { kind: 'instance'; id: string } | { kind: 'organization'; id: string };
@@ -15,13 +16,19 @@ export interface User {
   role: Role;
   /** Whether the person has set a password (accepted the invitation). */
   active: boolean;
+  /** When an admin deactivated them: they can no longer sign in, and their name stays on what they did. */
+  deactivatedAt: Date | null;
   createdAt: Date;
 }
 
 /** The column of `users` that holds the tenant of each kind: constants, never input. */
-const TENANT_COLUMN = { instance: 'instance_id', organization: 'organization_id' } as const;
+const TENANT_COLUMN = {
+  instance: TENANT_TABLES.instance.column,
+  organization: TENANT_TABLES.organization.column,
+} as const;
 
-const USER_COLUMNS = `id, email, name, role, password_hash is not null as active, created_at as "createdAt"`;
+const USER_COLUMNS = `id, email, name, role, password_hash is not null as active,
+  deactivated_at as "deactivatedAt", created_at as "createdAt"`;
 
 /** The longest e-mail address (RFC 5321) and name a user may have. */
 const MAX_EMAIL = 254;
@@ -71,7 +78,7 @@ export async function getUser(db: Queryable, tenant: AccountTenant, id: string):
 /**
  * Invites a person to the tenant with a role: a new user without a password, and an invitation link for the
  * caller to mail. Inviting someone who has not accepted yet issues a new link (the older one stops working)
- * and takes the new role. CONFLICT if the address belongs to an active user of the tenant already.
+ * and takes the new role; inviting someone deactivated brings them back, to set a password anew. CONFLICT if the address belongs to an active user of the tenant already.
  */
 export async function inviteUser(
   db: Database,
@@ -90,8 +97,9 @@ export async function inviteUser(
     const [user] = await tx.query<User>(
       `insert into users (${column}, email, name, role) values ($1, $2, $3, $4)
        on conflict (${column}, email) where ${column} is not null
-       do update set role = excluded.role, name = case when excluded.name = '' then users.name else excluded.name end
-       where users.password_hash is null
+       do update set role = excluded.role, name = case when excluded.name = '' then users.name else excluded.name end,
+         password_hash = null, deactivated_at = null, deactivated_by = null
+       where users.password_hash is null or users.deactivated_at is not null
        returning ${USER_COLUMNS}`,
       [options.tenant.id, email, name, options.role],
     );
@@ -117,20 +125,14 @@ export async function checkCredentials(
 ): Promise<User> {
   const [row] = await db.query<User & { passwordHash: string | null }>(
     `select ${USER_COLUMNS}, password_hash as "passwordHash" from users
-     where ${TENANT_COLUMN[tenant.kind]} = $1 and email = $2`,
+     where ${TENANT_COLUMN[tenant.kind]} = $1 and email = $2 and deactivated_at is null`,
     [tenant.id, storedForm(credentials.email)],
   );
   if (!(await passwordMatches(row?.passwordHash, credentials.password)) || !row) {
     throw wrongCredentials();
   }
-  return {
-    id: row.id,
-    email: row.email,
-    name: row.name,
-    role: row.role,
-    active: row.active,
-    createdAt: row.createdAt,
-  };
+  const { passwordHash: _checked, ...user } = row;
+  return user;
 }
 
 /** The most accounts one sign-in opens: a person's instances, oldest first. */
@@ -155,7 +157,7 @@ export async function checkCredentialsInAnyTenant(
   const column = TENANT_COLUMN[kind];
   const rows = await db.query<User & { passwordHash: string; tenantId: string }>(
     `select ${USER_COLUMNS}, password_hash as "passwordHash", ${column} as "tenantId" from users
-     where ${column} is not null and email = $1 and password_hash is not null
+     where ${column} is not null and email = $1 and password_hash is not null and deactivated_at is null
        and ($2::uuid[] is null or ${column} = any($2::uuid[]))
      order by created_at, sequence limit ${String(MAX_ACCOUNTS_PER_ADDRESS)}`,
     [storedForm(credentials.email), options.tenantIds ?? null],
@@ -166,10 +168,7 @@ export async function checkCredentialsInAnyTenant(
   }
   return rows
     .filter((row) => row.passwordHash === checked)
-    .map(({ id, email, name, role, active, createdAt, tenantId }) => ({
-      user: { id, email, name, role, active, createdAt },
-      tenantId,
-    }));
+    .map(({ passwordHash: _checked, tenantId, ...user }) => ({ user, tenantId }));
 }
 
 /** Removes a user of the tenant, ending their sessions; NOT_FOUND as {@link getUser}. */
@@ -183,6 +182,34 @@ export async function removeUser(db: Queryable, tenant: AccountTenant, id: strin
 }
 
 /**
+ * Deactivates a person of the tenant (an admin's act), ending their sessions and their unused links: they can no
+ * longer sign in, and their name stays on what they did. NOT_FOUND as {@link getUser}; deactivating someone
+ * deactivated already changes nothing.
+ */
+export async function deactivateUser(
+  db: Database,
+  tenant: AccountTenant,
+  options: { id: string; by: string },
+): Promise<User> {
+  return db.transaction(async (tx) => {
+    const [user] = await tx.query<User>(
+      `update users set deactivated_at = coalesce(deactivated_at, clock_timestamp()),
+         deactivated_by = coalesce(deactivated_by, $3)
+       where ${TENANT_COLUMN[tenant.kind]} = $1 and id = $2 returning ${USER_COLUMNS}`,
+      [tenant.id, options.id, options.by],
+    );
+    if (!user) throw notFound('user');
+    await endSessionsOf(tx, user.id);
+    await tx.query(
+      `update user_links set expires_at = least(expires_at, clock_timestamp())
+       where user_id = $1 and used_at is null`,
+      [user.id],
+    );
+    return user;
+  });
+}
+
+/**
  * A password reset link for the active user of this address, or undefined when there is none: the caller
  * answers the same either way, so that the form tells no one which addresses have accounts.
  */
@@ -193,7 +220,8 @@ export async function requestPasswordReset(
 ): Promise<{ user: User; link: IssuedLink } | undefined> {
   const [user] = await db.query<User>(
     `select ${USER_COLUMNS} from users
-     where ${TENANT_COLUMN[tenant.kind]} = $1 and email = $2 and password_hash is not null`,
+     where ${TENANT_COLUMN[tenant.kind]} = $1 and email = $2 and password_hash is not null
+       and deactivated_at is null`,
     [tenant.id, storedForm(email)],
   );
   if (!user) return undefined;
@@ -222,7 +250,8 @@ export function setPasswordWithLink(
   return db.transaction(async (tx) => {
     const { userId } = await redeemLink(tx, options.token, options.purpose);
     const [current] = await tx.query<{ email: string }>(
-      `select email from users where id = $1 and ${TENANT_COLUMN[options.tenantKind]} is not null`,
+      `select email from users
+       where id = $1 and ${TENANT_COLUMN[options.tenantKind]} is not null and deactivated_at is null`,
       [userId],
     );
     if (!current) throw linkErrors.notValidHere();

@@ -5,9 +5,10 @@ import { Type, type Static, type TObject, type TProperties, type TSchema } from 
 import { ConfigSchema, type Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { Mailer } from '../mail/mailer.ts';
-import { ROLES } from '../accounts/roles.ts';
+import { DASHBOARD_ROLES } from '../accounts/roles.ts';
 import { listUsers } from '../accounts/users.ts';
-import { invitePerson } from '../portfolio/people.ts';
+import { invitePersonByMail } from '../accounts/people-mail.ts';
+import { dashboardPages } from '../portfolio/people.ts';
 import { apiKeys, createApiKey, type KeyTable } from '../keys/api-key-store.ts';
 import { AppError, notFound } from '../errors.ts';
 import {
@@ -372,13 +373,13 @@ export const operations = {
     input: Type.Object({
       instance: Type.String(),
       email: Type.String(),
-      role: Type.Union(ROLES.map((role) => Type.Literal(role))),
+      role: Type.Union(DASHBOARD_ROLES.map((role) => Type.Literal(role))),
       name: Type.Optional(Type.String()),
     }),
     async run(db, input, _config, _progress, services) {
       const instance = await getInstanceBySlug(db, input.instance);
-      const invited = await invitePerson(db, services, {
-        instance,
+      const invited = await invitePersonByMail(db, dashboardPages(services), {
+        tenant: instance,
         email: input.email,
         role: input.role,
         name: input.name,

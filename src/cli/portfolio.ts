@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { ImportReport } from '../admin/operations.ts';
 import { RECORD_TYPES, type RecordType } from '../portfolio/record-types.ts';
-import { ROLES, type Role } from '../accounts/roles.ts';
+import { DASHBOARD_ROLES, type DashboardRole } from '../accounts/roles.ts';
 import type { CliContext } from './context.ts';
 import { addKeyListAndRevoke, STORE_THE_KEY } from './keys.ts';
 import { jsonOption, listCommand, printList, printResult, progressPrinter, shownOnce } from './output.ts';
@@ -90,14 +90,17 @@ export function registerPortfolioCommands(program: Command, context: CliContext)
     .requiredOption('--email <address>', 'who to invite')
     .addOption(
       new Option('--role <role>', 'admin: manages keys and people; member: sees them')
-        .choices(ROLES)
+        .choices(DASHBOARD_ROLES)
         .default('admin'),
     )
     .option('--name <name>', "the person's name, shown to colleagues (they can set it themselves)")
     .addOption(jsonOption())
     .action(
       async (
-        { json, ...input }: { instance: string; email: string; role: Role; name?: string; json?: boolean },
+        {
+          json,
+          ...input
+        }: { instance: string; email: string; role: DashboardRole; name?: string; json?: boolean },
         command: Command,
       ) => {
         const invited = await context.operate(command, 'portfolio.users.invite', input);

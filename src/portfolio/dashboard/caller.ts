@@ -1,12 +1,12 @@
 import type { FastifyRequest } from 'fastify';
-import type { Role } from '../../accounts/roles.ts';
+import type { DashboardRole } from '../../accounts/roles.ts';
 import { signedInPart } from '../../accounts/sessions.ts';
 import type { Queryable } from '../../db/database.ts';
 import type { PortfolioInstance } from '../instances.ts';
 
 /** The person behind a dashboard request, as the page shows them, and their instance. */
 export interface DashboardCaller {
-  user: { id: string; email: string; name: string; role: Role };
+  user: { id: string; email: string; name: string; role: DashboardRole };
   instance: Pick<PortfolioInstance, 'id' | 'slug' | 'name'>;
 }
 
@@ -25,7 +25,7 @@ export async function signedInCaller(
   >(
     `select u.id, u.email, u.name, u.role, i.id as "instanceId", i.slug, i.name as "instanceName"
      from users u join portfolio_instances i on i.id = u.instance_id
-     where u.id = $1 and u.password_hash is not null`,
+     where u.id = $1 and u.password_hash is not null and u.deactivated_at is null`,
     [signedIn.userId],
   );
   if (!row) return undefined;

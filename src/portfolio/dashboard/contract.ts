@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ROLES } from '../../accounts/roles.ts';
-import { answers, Body, Empty, OrNull, Timestamp } from '../../http/contract.ts';
+import { DASHBOARD_ROLES } from '../../accounts/roles.ts';
+import { accountRoutes } from '../../http/account-contract.ts';
+import { answers, Body, OrNull, Timestamp } from '../../http/contract.ts';
 import { Company, CompanyInvestment, CompanyUpdate, ref } from '../records.ts';
 
 /**
@@ -15,11 +16,7 @@ export const SEARCH_PAGE_SIZE_MAX = 100;
 /** The deepest page a company search numbers: far past any portfolio a person browses. */
 export const SEARCH_PAGE_MAX = 1_000_000;
 
-const Email = Type.String({ maxLength: 254 });
-// Far above the longest password Portico sets (200): what argon2 is asked to hash stays bounded.
-const Password = Type.String({ maxLength: 1000 });
-const LinkToken = Type.String({ maxLength: 200 });
-const Role = Type.Union(ROLES.map((role) => Type.Literal(role)));
+const Role = Type.Union(DASHBOARD_ROLES.map((role) => Type.Literal(role)));
 
 const Slug = Type.Object({ slug: Type.String({ maxLength: 63 }) });
 const WithId = Type.Object({ slug: Type.String({ maxLength: 63 }), id: Type.String({ format: 'uuid' }) });
@@ -40,8 +37,6 @@ const SessionAnswer = Type.Object({
   user: OrNull(SignedInUser),
   instance: OrNull(InstanceSummary),
 });
-/** A fresh CSRF token: the session has ended or changed. */
-const CsrfAnswer = Type.Object({ csrfToken: Type.String() });
 
 export const ApiKey = Type.Object({
   id: Type.String(),
@@ -76,34 +71,7 @@ export const FundSummary = Type.Object({
 export type FundSummary = Static<typeof FundSummary>;
 
 export const dashboardRoutes = {
-  /** GET /session: who is signed in, and a CSRF token. */
-  session: { response: answers({ 200: SessionAnswer }) },
-  /** POST /session: signs in (INSTANCE_CHOICE_REQUIRED, with `details.instances`, when several open). */
-  signIn: {
-    body: Body({ email: Email, password: Password, instance: Type.Optional(Type.String({ maxLength: 63 })) }),
-    response: answers({ 200: SessionAnswer }),
-  },
-  /** DELETE /session: signs out. */
-  signOut: { response: answers({ 200: CsrfAnswer }) },
-  /** POST /invitation: sets the invited person's password and signs them in. */
-  acceptInvitation: {
-    body: Body({
-      token: LinkToken,
-      password: Password,
-      name: Type.Optional(Type.String({ maxLength: 1000 })),
-    }),
-    response: answers({ 200: SessionAnswer }),
-  },
-  /** POST /password-reset: mails a reset link to the address when it has an account (202 either way). */
-  requestPasswordReset: {
-    body: Body({ email: Email }),
-    response: answers({ 202: Empty }),
-  },
-  /** POST /password-reset/confirm: sets the new password; every session of the person ends. */
-  confirmPasswordReset: {
-    body: Body({ token: LinkToken, password: Password }),
-    response: answers({ 200: CsrfAnswer }),
-  },
+  ...accountRoutes(SessionAnswer, { instance: Type.Optional(Type.String({ maxLength: 63 })) }),
   /** GET /instances/:slug/keys: the instance's keys, newest first, revoked ones included. */
   listKeys: { params: Slug, response: answers({ 200: Type.Object({ keys: Type.Array(ApiKey) }) }) },
   /** POST /instances/:slug/keys: a new key, whose secret is shown this once (admins only). */

@@ -1,5 +1,5 @@
 import { listUsers, removeUser, type User } from '../../accounts/users.ts';
-import type { Role } from '../../accounts/roles.ts';
+import type { DashboardRole } from '../../accounts/roles.ts';
 import { AppError, notFound } from '../../errors.ts';
 import {
   createPortfolioKey,
@@ -9,7 +9,8 @@ import {
 } from '../instances.ts';
 import { getCompany, listFunds, searchCompanies } from '../browse.ts';
 import { listPage, type ListRecords } from '../lists.ts';
-import { invitePerson } from '../people.ts';
+import { invitePersonByMail } from '../../accounts/people-mail.ts';
+import { dashboardPages } from '../people.ts';
 import { MAX_LIMIT } from '../records.ts';
 import type { DashboardCaller } from './caller.ts';
 import type { DashboardDeps } from './deps.ts';
@@ -71,11 +72,11 @@ export async function peopleOf(
 export async function invite(
   deps: Pick<DashboardDeps, 'db' | 'mail'>,
   caller: DashboardCaller,
-  person: { email: string; role: Role; name?: string | undefined },
+  person: { email: string; role: DashboardRole; name?: string | undefined },
 ): Promise<{ person: User }> {
   adminOnly(caller, 'invite people');
-  const { user } = await invitePerson(deps.db, deps.mail, {
-    instance: caller.instance,
+  const { user } = await invitePersonByMail(deps.db, dashboardPages(deps.mail), {
+    tenant: caller.instance,
     ...person,
     invitedBy: caller.user.id,
   });

@@ -1,0 +1,99 @@
+import type { Logger } from 'pino';
+import type { Database } from '../db/database.ts';
+import { notMailed } from '../errors.ts';
+import type { Mailer, SentMail } from '../mail/mailer.ts';
+import { invitationMail, passwordResetMail } from './account-mail.ts';
+import type { Role } from './roles.ts';
+import { TENANT_TABLES } from './tenant-tables.ts';
+import { inviteUser, normalizeEmail, requestPasswordReset, type AccountTenant, type User } from './users.ts';
+
+/**
+ * The pages one kind of tenant's people sign in to (the customer dashboard, the organization console), as mail
+ * about their accounts names them and links to them.
+ */
+export interface AccountPages {
+  kind: AccountTenant['kind'];
+  /** How mail names the pages, e.g. "the Portfolio dashboard". */
+  product: string;
+  /** The page that takes an invitation's token, and the one that takes a password reset's. */
+  invitationLink: (token: string) => string;
+  passwordResetLink: (token: string) => string;
+  mailer: Mailer;
+}
+
+/**
+ * Invites a person to a tenant and mails them the link to set their password (see `inviteUser`). When the mail
+ * cannot be sent the person stays invited and SERVICE_UNAVAILABLE says so: inviting them again mails a new link
+ * and ends this one.
+ */
+export async function invitePersonByMail(
+  db: Database,
+  pages: AccountPages,
+  options: {
+    tenant: { id: string; name: string };
+    email: string;
+    role: Role;
+    name?: string | undefined;
+    invitedBy?: string | undefined;
+  },
+): Promise<{ user: User; expiresAt: Date; mail: SentMail }> {
+  const { user, link } = await inviteUser(db, {
+    tenant: { kind: pages.kind, id: options.tenant.id },
+    email: options.email,
+    role: options.role,
+    name: options.name,
+    invitedBy: options.invitedBy,
+  });
+  const message = invitationMail({
+    to: user.email,
+    tenantName: options.tenant.name,
+    product: pages.product,
+    role: user.role,
+    link: pages.invitationLink(link.token),
+    expiresAt: link.expiresAt,
+  });
+  try {
+    return { user, expiresAt: link.expiresAt, mail: await pages.mailer.send(message) };
+  } catch (error) {
+    throw notMailed(`${user.email} is invited, but the invitation`, error, 'invite them again');
+  }
+}
+
+/**
+ * Mails a password reset link for each tenant of this kind where this address has an active account, and
+ * nothing otherwise. It answers the same either way, and a mail that cannot be sent is only logged: the
+ * caller's answer must not tell which addresses have accounts.
+ */
+export async function mailPasswordResets(
+  db: Database,
+  pages: AccountPages,
+  log: Pick<Logger, 'error'>,
+  email: string,
+): Promise<void> {
+  let address: string;
+  try {
+    address = normalizeEmail(email);
+  } catch {
+    return;
+  }
+  const { table, column, handle } = TENANT_TABLES[pages.kind];
+  const tenants = await db.query<{ id: string; name: string }>(
+    `select t.id, t.name from users u join ${table} t on t.id = u.${column}
+     where u.email = $1 and u.password_hash is not null and u.deactivated_at is null order by t.${handle}`,
+    [address],
+  );
+  for (const tenant of tenants) {
+    const reset = await requestPasswordReset(db, { kind: pages.kind, id: tenant.id }, address);
+    if (!reset) continue;
+    const message = passwordResetMail({
+      to: reset.user.email,
+      tenantName: tenant.name,
+      product: pages.product,
+      link: pages.passwordResetLink(reset.link.token),
+      expiresAt: reset.link.expiresAt,
+    });
+    await pages.mailer.send(message).catch((error: unknown) => {
+      log.error({ err: error, userId: reset.user.id }, 'a password reset link could not be mailed');
+    });
+  }
+}

@@ -1,0 +1,51 @@
+import { Type, type TProperties, type TSchema } from '@sinclair/typebox';
+import { answers, Body, Empty } from './contract.ts';
+
+/**
+ * The contract of the routes a person uses before and around a session, the same on every page people sign in
+ * to (the customer dashboard, the organization console): who is signed in, sign-in and sign-out, the mailed
+ * invitation and password reset links. `SessionAnswer` is the surface's own (who is signed in, to which
+ * tenant); `choice` the sign-in's way to name a tenant when one address and password open several.
+ *
+ * @example
+ * const routes = { ...accountRoutes(SessionAnswer, { instance: Type.Optional(Type.String()) }), … };
+ */
+export function accountRoutes<Answer extends TSchema, Choice extends TProperties>(
+  SessionAnswer: Answer,
+  choice: Choice,
+) {
+  return {
+    /** GET /session: who is signed in, and a CSRF token. */
+    session: { response: answers({ 200: SessionAnswer }) },
+    /** POST /session: signs in (a CHOICE_REQUIRED code of the surface when several tenants open). */
+    signIn: {
+      body: Body({ email: Email, password: Password, ...choice }),
+      response: answers({ 200: SessionAnswer }),
+    },
+    /** DELETE /session: signs out. */
+    signOut: { response: answers({ 200: CsrfAnswer }) },
+    /** POST /invitation: sets the invited person's password and signs them in. */
+    acceptInvitation: {
+      body: Body({
+        token: LinkToken,
+        password: Password,
+        name: Type.Optional(Type.String({ maxLength: 1000 })),
+      }),
+      response: answers({ 200: SessionAnswer }),
+    },
+    /** POST /password-reset: mails a reset link to the address when it has an account (202 either way). */
+    requestPasswordReset: { body: Body({ email: Email }), response: answers({ 202: Empty }) },
+    /** POST /password-reset/confirm: sets the new password; every session of the person ends. */
+    confirmPasswordReset: {
+      body: Body({ token: LinkToken, password: Password }),
+      response: answers({ 200: CsrfAnswer }),
+    },
+  } as const;
+}
+
+const Email = Type.String({ maxLength: 254 });
+// Far above the longest password Portico sets (200): what argon2 is asked to hash stays bounded.
+const Password = Type.String({ maxLength: 1000 });
+const LinkToken = Type.String({ maxLength: 200 });
+/** A fresh CSRF token: the session has ended or changed. */
+const CsrfAnswer = Type.Object({ csrfToken: Type.String() });
