@@ -17,6 +17,7 @@ import { createFileStore } from './files/create-file-store.ts';
 import { startOrphanSweep } from './files/orphan-sweep.ts';
 import { loadTlsMaterial } from './http/tls.ts';
 import { DASHBOARD_PATH } from './portfolio/dashboard/links.ts';
+import { CONSOLE_PATH } from './transactions/console/links.ts';
 import type { OperationServices } from './admin/operations.ts';
 import { expireDeliveries } from './transactions/key-delivery/deliveries.ts';
 import { recipientLink } from './transactions/recipients/mail.ts';
@@ -46,8 +47,16 @@ export interface RunningPortico {
 
 /** The demo facts of a seeding: its transmit token goes into demo.json only as part of `recipientUrl`. */
 function withoutToken(seeded: SeededTransactionsDemo): TransactionsDemo {
-  const { apiKey, organizationId, templateId, senderEntityId, transactionId } = seeded;
-  return { apiKey, organizationId, templateId, senderEntityId, transactionId };
+  const { apiKey, organizationId, templateId, senderEntityId, transactionId, consoleSignIn } = seeded;
+  // The console's address is set where demo.json is written, as the recipient link's.
+  return {
+    apiKey,
+    organizationId,
+    templateId,
+    senderEntityId,
+    transactionId,
+    console: { url: '', ...consoleSignIn },
+  };
 }
 
 function publicHost(host: string): string {
@@ -177,6 +186,7 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
         graphqlLimits: config.graphqlLimits,
         publicUrl: config.transactionsUrl,
         keyDelivery: { mailer },
+        console: { mailer, transactionsUrl: () => mail.transactionsUrl },
         uploadMaxBytes: config.uploadMaxBytes,
         recipientNotices,
         logger: logger.child({ service: 'transactions' }),
@@ -256,6 +266,10 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
           ...transactionsDemo,
           url: urls.transactions ?? previous?.transactions.url ?? '',
           ...(waitingToken ? { recipientUrl: recipientLink(mail.transactionsUrl, waitingToken) } : {}),
+          // On the address links go to now, as the recipient's link.
+          ...(transactionsDemo.console
+            ? { console: { ...transactionsDemo.console, url: `${mail.transactionsUrl}${CONSOLE_PATH}` } }
+            : {}),
         },
         portfolio: {
           url: urls.portfolio ?? previous?.portfolio.url ?? '',

@@ -30,6 +30,11 @@ const TENANT_COLUMN = {
 const USER_COLUMNS = `id, email, name, role, password_hash is not null as active,
   deactivated_at as "deactivatedAt", created_at as "createdAt"`;
 
+/** A row of `users` as a {@link User}, without what was read beside it (a password hash, a tenant). */
+function userOf({ id, email, name, role, active, deactivatedAt, createdAt }: User): User {
+  return { id, email, name, role, active, deactivatedAt, createdAt };
+}
+
 /** The longest e-mail address (RFC 5321) and name a user may have. */
 const MAX_EMAIL = 254;
 const MAX_NAME = 100;
@@ -131,8 +136,7 @@ export async function checkCredentials(
   if (!(await passwordMatches(row?.passwordHash, credentials.password)) || !row) {
     throw wrongCredentials();
   }
-  const { passwordHash: _checked, ...user } = row;
-  return user;
+  return userOf(row);
 }
 
 /** The most accounts one sign-in opens: a person's instances, oldest first. */
@@ -168,7 +172,7 @@ export async function checkCredentialsInAnyTenant(
   }
   return rows
     .filter((row) => row.passwordHash === checked)
-    .map(({ passwordHash: _checked, tenantId, ...user }) => ({ user, tenantId }));
+    .map((row) => ({ user: userOf(row), tenantId: row.tenantId }));
 }
 
 /** Removes a user of the tenant, ending their sessions; NOT_FOUND as {@link getUser}. */

@@ -5,7 +5,8 @@ import { Type, type Static, type TObject, type TProperties, type TSchema } from 
 import { ConfigSchema, type Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { Mailer } from '../mail/mailer.ts';
-import { DASHBOARD_ROLES } from '../accounts/roles.ts';
+import { CONSOLE_ROLES, DASHBOARD_ROLES } from '../accounts/roles.ts';
+import { consolePages } from '../transactions/console/team.ts';
 import { listUsers } from '../accounts/users.ts';
 import { invitePersonByMail } from '../accounts/people-mail.ts';
 import { dashboardPages } from '../portfolio/people.ts';
@@ -352,6 +353,29 @@ export const operations = {
         }),
       };
     },
+  }),
+  'org.users.invite': organizationOperation({
+    input: {
+      email: Type.String(),
+      role: Type.Union(CONSOLE_ROLES.map((role) => Type.Literal(role))),
+      name: Type.Optional(Type.String()),
+    },
+    async run(db, input, organization, _config, services) {
+      return invitePersonByMail(
+        db,
+        consolePages({ mailer: services.mailer, transactionsUrl: () => services.transactionsUrl }),
+        {
+          tenant: organization,
+          email: input.email,
+          role: input.role,
+          name: input.name,
+        },
+      );
+    },
+  }),
+  'org.users.list': organizationOperation({
+    input: {},
+    run: (db, _input, organization) => listUsers(db, { kind: 'organization', id: organization.id }),
   }),
   'portfolio.instances.create': operation({
     input: Type.Object({ slug: Type.String(), name: Type.String() }),

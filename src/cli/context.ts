@@ -8,6 +8,7 @@ import type {
 } from '../admin/operations.ts';
 import { CONFIG_VARIABLES, loadConfig, type Config, type ConfigKey, type RawConfig } from '../config.ts';
 import type { OpenedDatabase } from '../db/open-database.ts';
+import type { Logger } from 'pino';
 
 /** What the `portico` command reads and writes: everything it needs from its process, injected. */
 export interface CliIO {
@@ -59,4 +60,19 @@ export function cliContext(io: CliIO): CliContext {
     operate: (command, name, input, onProgress) =>
       runOperation(config(command), name, input, { onProgress, openDatabase: open }),
   };
+}
+
+/**
+ * Resolves on the first SIGINT or SIGTERM, logging `message` with the signal: how a long-running command
+ * (`serve`, `worker`) learns to stop and close what it holds.
+ */
+export function untilStopSignal(logger: Logger, message: string): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      logger.info({ signal }, message);
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
 }

@@ -1,6 +1,8 @@
 import { Option, type Command } from 'commander';
 import { ENTITY_TYPES } from '../transactions/entity-types.ts';
+import { CONSOLE_ROLES } from '../accounts/roles.ts';
 import { registerEntityCommands } from './entities.ts';
+import { registerUserCommands } from './users.ts';
 import type { CliContext } from './context.ts';
 import { jsonOption, printResult } from './output.ts';
 
@@ -49,5 +51,16 @@ export function registerOrgCommands(program: Command, context: CliContext): void
         );
       },
     );
+  registerUserCommands(org, context.io, {
+    owner: 'org',
+    pages: "an organization's console",
+    roles: CONSOLE_ROLES,
+    rolesHelp:
+      'admin: everything, people included; operator: the queue, events, reminders, voids; reviewer: reviews; viewer: reads',
+    inviteCommand: 'portico org users invite',
+    invite: (command, handle, input) =>
+      context.operate(command, 'org.users.invite', { org: handle, ...input }),
+    list: (command, handle) => context.operate(command, 'org.users.list', { org: handle }),
+  });
   registerEntityCommands(program, context);
 }

@@ -2,10 +2,11 @@ import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { ImportReport } from '../admin/operations.ts';
 import { RECORD_TYPES, type RecordType } from '../portfolio/record-types.ts';
-import { DASHBOARD_ROLES, type DashboardRole } from '../accounts/roles.ts';
+import { DASHBOARD_ROLES } from '../accounts/roles.ts';
+import { registerUserCommands } from './users.ts';
 import type { CliContext } from './context.ts';
 import { addKeyListAndRevoke, STORE_THE_KEY } from './keys.ts';
-import { jsonOption, listCommand, printList, printResult, progressPrinter, shownOnce } from './output.ts';
+import { jsonOption, printList, printResult, progressPrinter, shownOnce } from './output.ts';
 
 /** A progress report of an import as a line: each file read, then each phase's count and share done. */
 function importProgressLine(report: ImportReport): { line: string; skippable: boolean } {
@@ -80,47 +81,15 @@ export function registerPortfolioCommands(program: Command, context: CliContext)
     revoke: (command, instance, key) => context.operate(command, 'portfolio.keys.revoke', { instance, key }),
   });
 
-  const users = portfolio
-    .command('users')
-    .description("manage the people who sign in to an instance's dashboard");
-  users
-    .command('invite')
-    .description('invite a person to the dashboard by e-mail (the first admin of an instance, say)')
-    .requiredOption('--instance <slug>', 'the customer instance')
-    .requiredOption('--email <address>', 'who to invite')
-    .addOption(
-      new Option('--role <role>', 'admin: manages keys and people; member: sees them')
-        .choices(DASHBOARD_ROLES)
-        .default('admin'),
-    )
-    .option('--name <name>', "the person's name, shown to colleagues (they can set it themselves)")
-    .addOption(jsonOption())
-    .action(
-      async (
-        {
-          json,
-          ...input
-        }: { instance: string; email: string; role: DashboardRole; name?: string; json?: boolean },
-        command: Command,
-      ) => {
-        const invited = await context.operate(command, 'portfolio.users.invite', input);
-        printResult(io, invited, { json }, () =>
-          [
-            `Invited ${invited.user.email} to ${invited.instance} as ${invited.user.role}.`,
-            invited.mail.via === 'smtp'
-              ? `The invitation went out through PORTICO_SMTP_URL (message id ${invited.mail.messageId}).`
-              : `The invitation was written to ${invited.mail.file}, and its link logged: PORTICO_SMTP_URL is not set.`,
-            `Its link works once, until ${invited.expiresAt}.`,
-          ].join('\n'),
-        );
-      },
-    );
-  listCommand(users, io, 'list', {
-    description: "list the people of an instance's dashboard",
-    instance: (command, instance) => context.operate(command, 'portfolio.users.list', { instance }),
-    empty: (instance) => `${instance} has no users yet: invite one with "portico portfolio users invite".`,
-    line: (user) =>
-      `${user.email.padEnd(32)} ${user.role.padEnd(7)} ${(user.active ? 'active' : 'invited').padEnd(8)} ${user.name}`.trimEnd(),
+  registerUserCommands(portfolio, io, {
+    owner: 'instance',
+    pages: "an instance's dashboard",
+    roles: DASHBOARD_ROLES,
+    rolesHelp: 'admin: manages keys and people; member: sees them',
+    inviteCommand: 'portico portfolio users invite',
+    invite: (command, instance, input) =>
+      context.operate(command, 'portfolio.users.invite', { instance, ...input }),
+    list: (command, instance) => context.operate(command, 'portfolio.users.list', { instance }),
   });
 
   portfolio

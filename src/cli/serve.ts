@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { createLogger } from '../logger.ts';
 import type { ServiceName } from '../serve.ts';
 import type { CliContext } from './context.ts';
-import { untilStopSignal } from './stop-signal.ts';
+import { untilStopSignal } from './context.ts';
 
 const SERVICES: readonly ServiceName[] = ['transactions', 'portfolio'];
 

@@ -3,7 +3,7 @@ import { readLockOwner } from '../db/data-dir-lock.ts';
 import { AppError } from '../errors.ts';
 import { createLogger } from '../logger.ts';
 import type { CliContext } from './context.ts';
-import { untilStopSignal } from './stop-signal.ts';
+import { untilStopSignal } from './context.ts';
 
 /** `portico worker`: a webhook delivery process of its own, until SIGINT or SIGTERM. */
 export function registerWorkerCommand(program: Command, context: CliContext): void {

@@ -66,6 +66,13 @@ export function demoBanner(facts: DemoFacts, factsPath: string): string {
     ...(facts.transactions.recipientUrl
       ? [`    Recipient portal      ${facts.transactions.recipientUrl}`]
       : []),
+    ...(facts.transactions.console
+      ? [
+          `    Console               ${facts.transactions.console.url}`,
+          `    sign in as            ${facts.transactions.console.email}`,
+          `    with the password     ${facts.transactions.console.password}`,
+        ]
+      : []),
     `  Portfolio (REST)        ${facts.portfolio.url}`,
     ...(facts.portfolio.apiKey ? [`    demo API key          ${facts.portfolio.apiKey}`] : []),
     `    OpenAPI document      ${facts.portfolio.url}/openapi.json`,

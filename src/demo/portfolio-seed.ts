@@ -1,6 +1,6 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { inviteUser, setPasswordWithLink } from '../accounts/users.ts';
+import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/database.ts';
+import { createDemoSignIn, type DemoSignIn } from './demo-sign-in.ts';
 import type { ImportSource } from '../portfolio/import/files.ts';
 import type { RecordType } from '../portfolio/record-types.ts';
 import { importPortfolio } from '../portfolio/import/import.ts';
@@ -14,7 +14,7 @@ export interface PortfolioDemo {
   /** A company with updates and investments, for the banner's example requests. */
   companyId: string;
   /** The demo instance's admin, who signs in to the dashboard: a fresh random password per data dir. */
-  dashboardSignIn: { email: string; password: string };
+  dashboardSignIn: DemoSignIn;
 }
 
 /** The demo instance's admin. */
@@ -193,16 +193,11 @@ export async function seedPortfolioDemo(
   const { key } = await createPortfolioKey(db, { instanceId: instance.id, name: 'demo' });
   const company = source.investments[0]?.value.companyId;
   if (typeof company !== 'string') throw new Error('the demo portfolio has no investments');
-  // Through an invitation, as any admin: the link is used at once instead of mailed.
-  const email = options.slug === undefined ? DEMO_ADMIN_EMAIL : `admin@${options.slug}.example`;
-  const password = randomBytes(12).toString('base64url');
-  const tenant = { kind: 'instance', id: instance.id } as const;
-  const { link } = await inviteUser(db, { tenant, email, role: 'admin', name: 'Demo Admin' });
-  await setPasswordWithLink(db, {
-    purpose: 'invitation',
-    tenantKind: 'instance',
-    token: link.token,
-    password,
+  const dashboardSignIn = await createDemoSignIn(db, {
+    tenant: { kind: 'instance', id: instance.id },
+    email: options.slug === undefined ? DEMO_ADMIN_EMAIL : `admin@${options.slug}.example`,
+    name: 'Demo Admin',
+    role: 'admin',
   });
-  return { instanceId: instance.id, apiKey: key, companyId: company, dashboardSignIn: { email, password } };
+  return { instanceId: instance.id, apiKey: key, companyId: company, dashboardSignIn };
 }

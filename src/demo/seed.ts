@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import type { Environment } from '../config.ts';
 import type { Database, Queryable } from '../db/database.ts';
 import type { FileStore } from '../files/file-store.ts';
+import { createDemoSignIn, type DemoSignIn } from './demo-sign-in.ts';
 import { createApiKey } from '../keys/api-key-store.ts';
 import { createTransaction } from '../transactions/create-transaction.ts';
 import { applyEvent, lockTransaction, type LockedTransaction } from '../transactions/transitions.ts';
@@ -22,6 +23,8 @@ import type { TemplateDefinition } from '../transactions/templates/schema.ts';
 /** The ids and key of the demo data, as `demo.json` reports them. */
 export interface TransactionsDemo {
   apiKey: string;
+  /** The organization console, and the demo admin's sign-in (absent in a demo.json of an older Portico). */
+  console?: ({ url: string } & DemoSignIn) | null;
   organizationId: string;
   templateId: string;
   senderEntityId: string;
@@ -34,7 +37,12 @@ export interface TransactionsDemo {
  */
 export interface SeededTransactionsDemo extends TransactionsDemo {
   waitingTransmitToken: string;
+  /** The demo organization's admin, who signs in to the console: a fresh random password per data dir. */
+  consoleSignIn: DemoSignIn;
 }
+
+/** The demo organization's console admin, unless `seedTransactionsDemo` is given another handle. */
+export const DEMO_CONSOLE_ADMIN_EMAIL = 'admin@demo-capital.example';
 
 /** The handle of the demo organization "Demo Capital", unless `seedTransactionsDemo` is given another. */
 export const DEMO_ORGANIZATION_HANDLE = 'demo-capital';
@@ -117,7 +125,7 @@ export async function seedTransactionsDemo(
   environment: Environment,
   options: { handle?: string; name?: string } = {},
 ): Promise<SeededTransactionsDemo> {
-  return db.transaction(async (tx) => {
+  const seeded = await db.transaction(async (tx) => {
     const organization = await createOrganization(tx, {
       handle: options.handle ?? DEMO_ORGANIZATION_HANDLE,
       name: options.name ?? 'Demo Capital',
@@ -243,4 +251,11 @@ export async function seedTransactionsDemo(
       waitingTransmitToken: redwood.transmitToken,
     };
   });
+  const consoleSignIn = await createDemoSignIn(db, {
+    tenant: { kind: 'organization', id: seeded.organizationId },
+    email: options.handle === undefined ? DEMO_CONSOLE_ADMIN_EMAIL : `admin@${options.handle}.example`,
+    name: 'Alex Morgan',
+    role: 'admin',
+  });
+  return { ...seeded, consoleSignIn };
 }

@@ -19,6 +19,8 @@ import { contextBuilder } from './graphql/context.ts';
 import { createDirectReads } from './graphql/direct-reads.ts';
 import { registerGraphiQL } from './graphql/graphiql.ts';
 import { registerKeyDelivery, type KeyDeliveryDeps } from './key-delivery/routes.ts';
+import { registerConsole } from './console/console.ts';
+import type { ConsoleDeps } from './console/deps.ts';
 import { registerRecipientPage } from './recipients/page-route.ts';
 import { addOperationHooks, errorFormatter, errorHandler, graphqlRouteHooks } from './graphql/hooks.ts';
 import { DEFAULT_GRAPHQL_LIMITS, limitRules, type GraphQLLimits } from './graphql/limits.ts';
@@ -61,6 +63,8 @@ export interface TransactionsAppDeps extends Omit<BaseAppOptions, 'rateLimit'> {
   publicUrl?: string;
   /** The largest file a recipient may upload (PORTICO_UPLOAD_MAX_MB). @default DEFAULT_UPLOAD_MAX_BYTES */
   uploadMaxBytes?: number | undefined;
+  /** The organization console at `/console`, with the mail its invitations go out by; none when absent. */
+  console?: Omit<ConsoleDeps, 'db' | 'distDir'>;
   /** The key-delivery page at `/key-delivery`, with the mail its codes go out by; none when absent. */
   keyDelivery?: Omit<KeyDeliveryDeps, 'db'>;
   /** The built front end the people's pages are served from. @default the key-delivery page's, else web/dist */
@@ -157,6 +161,13 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
     recipientNotices: deps.recipientNotices,
   });
   if (deps.keyDelivery) await registerKeyDelivery(app, { ...deps.keyDelivery, db });
+  if (deps.console) {
+    await registerConsole(app, {
+      ...deps.console,
+      db,
+      distDir: deps.webDistDir ?? deps.keyDelivery?.distDir,
+    });
+  }
   registerRecipientPage(app, { distDir: deps.webDistDir ?? deps.keyDelivery?.distDir });
   return app;
 }

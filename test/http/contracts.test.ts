@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPortfolioApp } from '../../src/portfolio/app.ts';
 import { dashboardRoutes } from '../../src/portfolio/dashboard/contract.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
+import { consoleRoutes } from '../../src/transactions/console/contract.ts';
 import { keyDeliveryRoutes } from '../../src/transactions/key-delivery/contract.ts';
 import { recipientRoutes } from '../../src/transactions/recipients/contract.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -19,6 +20,7 @@ const SURFACES = [
   { name: 'the recipient portal', prefix: '/recipient/', contract: recipientRoutes },
   { name: 'the key-delivery page', prefix: '/key-delivery/api/', contract: keyDeliveryRoutes },
   { name: 'the dashboard', prefix: '/dashboard/api/', contract: dashboardRoutes },
+  { name: 'the console', prefix: '/console/api/', contract: consoleRoutes },
 ];
 
 const WEB_DIR = join(import.meta.dirname, '../../web');
@@ -61,6 +63,7 @@ beforeAll(async () => {
       files: store.files,
       environment: 'staging',
       keyDelivery: { mailer },
+      console: { mailer, transactionsUrl: () => 'https://transactions.test' },
       onRoute,
     }),
     await buildPortfolioApp({
@@ -87,7 +90,7 @@ async function filesBelow(dir: string, extensions: string[]): Promise<string[]> 
 }
 
 describe('the contracts of the pages', () => {
-  it('finds the JSON routes of all three pages', () => {
+  it('finds the JSON routes of every page', () => {
     for (const surface of SURFACES) {
       expect(pageRoutes.filter((route) => route.surface === surface).length, surface.name).toBeGreaterThan(0);
     }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import pino from 'pino';
 import type { Role } from '../../src/accounts/roles.ts';
-import { inviteUser, setPasswordWithLink } from '../../src/accounts/users.ts';
+import { inviteUser, setPasswordWithLink, type AccountTenant } from '../../src/accounts/users.ts';
 import type { Database, Queryable } from '../../src/db/database.ts';
 import type { RateLimitSettings } from '../../src/http/rate-limit.ts';
 import { createMailer, type Mailer } from '../../src/mail/mailer.ts';
@@ -30,6 +30,7 @@ export const PASSWORD = 'correct horse battery staple';
 const STUB_SURFACES: Record<string, string> = {
   dashboard: '/dashboard',
   'key-delivery': '/key-delivery',
+  console: '/console',
   recipient: '/r',
 };
 
@@ -104,6 +105,18 @@ export function randomClientAddress(): string {
 
 type Method = 'GET' | 'HEAD' | 'POST' | 'DELETE';
 
+/** A page people sign in to, as a browser sees it: where its JSON routes are, and its session cookie's name. */
+export interface SignInSurface {
+  apiPath: string;
+  cookie: string;
+}
+
+/** The customer dashboard on the Portfolio service. */
+export const DASHBOARD_SURFACE: SignInSurface = { apiPath: DASHBOARD_API_PATH, cookie: SESSION_COOKIE };
+
+/** A sign-in's body: the address and password, and the tenant chosen when they open several. */
+type SignInCredentials = { email: string; password: string; instance?: string; organization?: string };
+
 /**
  * One simulated browser: it keeps the `portico_session` cookie the server sets (as a browser would, only the
  * latest), and the latest CSRF token the dashboard's answers carry, which it sends as `x-csrf-token` on every
@@ -120,11 +133,12 @@ export class Browser {
   constructor(
     private readonly app: FastifyInstance,
     readonly clientAddress = randomClientAddress(),
+    readonly surface: SignInSurface = DASHBOARD_SURFACE,
   ) {}
 
   /** Another browser holding this one's cookie and token (a copied cookie; what a thief would hold). */
   copy(): Browser {
-    const other = new Browser(this.app, this.clientAddress);
+    const other = new Browser(this.app, this.clientAddress, this.surface);
     other.cookie = this.cookie;
     other.csrfToken = this.csrfToken;
     return other;
@@ -144,7 +158,7 @@ export class Browser {
       'x-forwarded-proto': 'https',
       'x-forwarded-for': this.clientAddress,
     };
-    if (this.cookie !== undefined) headers.cookie = `${SESSION_COOKIE}=${this.cookie}`;
+    if (this.cookie !== undefined) headers.cookie = `${this.surface.cookie}=${this.cookie}`;
     const token = options.csrfToken === undefined ? this.csrfToken : options.csrfToken;
     if ((method === 'POST' || method === 'DELETE') && token !== null && token !== undefined) {
       headers['x-csrf-token'] = token;
@@ -169,19 +183,19 @@ export class Browser {
     return this.request('GET', url);
   }
 
-  /** GET /dashboard/api/session: who is signed in, and a CSRF token (kept). */
+  /** GET <api>/session: who is signed in, and a CSRF token (kept). */
   session(): Promise<ApiResponse> {
-    return this.get(`${DASHBOARD_API_PATH}/session`);
+    return this.get(`${this.surface.apiPath}/session`);
   }
 
   /** Signs in (reading a CSRF token first when the browser has none yet). */
-  async signIn(credentials: { email: string; password: string; instance?: string }): Promise<ApiResponse> {
+  async signIn(credentials: SignInCredentials): Promise<ApiResponse> {
     if (this.csrfToken === undefined) await this.session();
-    return this.request('POST', `${DASHBOARD_API_PATH}/session`, credentials);
+    return this.request('POST', `${this.surface.apiPath}/session`, credentials);
   }
 
   /** Signs in, and throws unless the sign-in succeeded. */
-  async signInOrThrow(credentials: { email: string; password: string; instance?: string }): Promise<this> {
+  async signInOrThrow(credentials: SignInCredentials): Promise<this> {
     const response = await this.signIn(credentials);
     if (response.status !== 200) throw new Error(`sign-in answered ${response.status}: ${response.text}`);
     return this;
@@ -200,7 +214,7 @@ export class Browser {
     for (const line of lines) {
       const [pair = '', ...attributes] = line.split(';').map((part) => part.trim());
       const separator = pair.indexOf('=');
-      if (pair.slice(0, separator) !== SESSION_COOKIE) continue;
+      if (pair.slice(0, separator) !== this.surface.cookie) continue;
       const value = pair.slice(separator + 1);
       const expired = attributes.some(
         (attribute) => /^expires=/i.test(attribute) && new Date(attribute.slice(8)).getTime() <= Date.now(),
@@ -234,22 +248,25 @@ export function uniqueEmail(name = 'person'): string {
  * An active person of the instance (invited, and the invitation accepted with `password`): about 50 ms for
  * the password's hash.
  */
-export async function createDashboardPerson(
+export function createDashboardPerson(
   db: Database,
   options: { instanceId: string; role: Role; email?: string; name?: string; password?: string },
+): Promise<DashboardPerson> {
+  return createPerson(db, { ...options, tenant: { kind: 'instance', id: options.instanceId } });
+}
+
+/** An active person of a tenant of either kind, as {@link createDashboardPerson}. */
+export async function createPerson(
+  db: Database,
+  options: { tenant: AccountTenant; role: Role; email?: string; name?: string; password?: string },
 ): Promise<DashboardPerson> {
   const email = options.email ?? uniqueEmail(options.role);
   const name = options.name ?? `${options.role === 'admin' ? 'Ada' : 'Max'} ${email.slice(0, 8)}`;
   const password = options.password ?? PASSWORD;
-  const { link } = await inviteUser(db, {
-    tenant: { kind: 'instance', id: options.instanceId },
-    email,
-    role: options.role,
-    name,
-  });
+  const { link } = await inviteUser(db, { tenant: options.tenant, email, role: options.role, name });
   const user = await setPasswordWithLink(db, {
     purpose: 'invitation',
-    tenantKind: 'instance',
+    tenantKind: options.tenant.kind,
     token: link.token,
     password,
   });
@@ -290,13 +307,13 @@ export async function mailTo(
   }
 }
 
-/** The dashboard link (`invitation` or `reset-password`) in a message's text, on `portfolioUrl`. */
+/** The link (`invitation` or `reset-password`) of the pages at `pagesUrl` in a message's text. */
 export function mailedLink(
   mail: ReceivedMail,
   page: 'invitation' | 'reset-password',
-  portfolioUrl = PORTFOLIO_URL,
+  pagesUrl = `${PORTFOLIO_URL}/dashboard`,
 ): { link: string; token: string } {
-  const pattern = new RegExp(`${portfolioUrl}/dashboard/${page}#token=([A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])`);
+  const pattern = new RegExp(`${pagesUrl}/${page}#token=([A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])`);
   const found = pattern.exec(mail.parsed.text ?? '');
   const [link, token] = found ?? [];
   if (link === undefined || token === undefined)
@@ -305,8 +322,12 @@ export function mailedLink(
 }
 
 /** The token of the dashboard link (`invitation` or `reset-password`) in a message's text. */
-export function linkToken(mail: ReceivedMail, page: 'invitation' | 'reset-password'): string {
-  return mailedLink(mail, page).token;
+export function linkToken(
+  mail: ReceivedMail,
+  page: 'invitation' | 'reset-password',
+  pagesUrl?: string,
+): string {
+  return mailedLink(mail, page, pagesUrl).token;
 }
 
 /** How many rows a `select count(*)` of the test counts. */

@@ -191,7 +191,7 @@ describe('the customer dashboard at /dashboard in Chromium: signing in, keys and
 
       const mail = await mailTo(smtp, colleague, { after: received });
       expect(mail.parsed.subject).toBe(`You are invited to ${portfolio.name}`);
-      const { link } = mailedLink(mail, 'invitation', origin);
+      const { link } = mailedLink(mail, 'invitation', `${origin}/dashboard`);
 
       const theirs = await newBrowser();
       await theirs.goto(link);
@@ -237,7 +237,11 @@ describe('the customer dashboard at /dashboard in Chromium: signing in, keys and
     await page.getByRole('button', { name: 'Invite someone' }).click();
     await page.getByRole('dialog').getByLabel('E-mail address').fill(person);
     await page.getByRole('dialog').getByRole('button', { name: 'Send invitation' }).click();
-    const { link } = mailedLink(await mailTo(smtp, person, { after: received }), 'invitation', origin);
+    const { link } = mailedLink(
+      await mailTo(smtp, person, { after: received }),
+      'invitation',
+      `${origin}/dashboard`,
+    );
     await database.db.query(
       `update user_links set expires_at = clock_timestamp() - interval '1 minute'
        where user_id = (select id from users where email = $1)`,
@@ -267,7 +271,7 @@ describe('the customer dashboard at /dashboard in Chromium: signing in, keys and
     const { link } = mailedLink(
       await mailTo(smtp, person.email, { after: received }),
       'reset-password',
-      origin,
+      `${origin}/dashboard`,
     );
     await page.goto(link);
     await page.getByRole('heading', { name: 'Choose a new password' }).waitFor();

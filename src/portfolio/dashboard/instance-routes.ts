@@ -1,7 +1,6 @@
-import type { Static, TSchema } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest, HTTPMethods, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { contractRoutes } from '../../http/contract-routes.ts';
 import type { DashboardCaller } from './caller.ts';
-import type { Served, SuccessOf } from '../../http/contract.ts';
 import { dashboardRoutes as contract } from './contract.ts';
 import type { DashboardDeps } from './deps.ts';
 import {
@@ -16,23 +15,6 @@ import {
   revokeKey,
 } from './instance-actions.ts';
 import { signedInToInstance } from './signed-in-guard.ts';
-
-/** A route's entry in the contract. */
-interface RouteSchema {
-  params?: TSchema;
-  querystring?: TSchema;
-  body?: TSchema;
-  response: Record<number, TSchema>;
-}
-type Part<Schema extends RouteSchema, Key extends keyof RouteSchema> = Schema[Key] extends TSchema
-  ? Static<Schema[Key]>
-  : undefined;
-/** What a route's action is given of the request, as its contract declares and Fastify has validated it. */
-interface Input<Schema extends RouteSchema> {
-  params: Part<Schema, 'params'>;
-  query: Part<Schema, 'querystring'>;
-  body: Part<Schema, 'body'>;
-}
 
 /**
  * The routes of one instance's data, under `/instances/:slug/`: its API keys, its people and its portfolio,
@@ -51,23 +33,7 @@ export function registerInstanceRoutes(api: FastifyInstance, deps: DashboardDeps
   void api.register(
     (routes, _options, done) => {
       routes.addHook('preHandler', signedInToInstance(db));
-      /** A route of the contract that answers what `act` does for the signed-in caller. */
-      const route = <Schema extends RouteSchema>(
-        method: HTTPMethods,
-        url: string,
-        schema: Schema,
-        act: (caller: DashboardCaller, input: Input<Schema>) => Promise<Served<SuccessOf<Schema>>>,
-      ) => {
-        const status = Number(Object.keys(schema.response).find((code) => /^2\d\d$/.test(code)));
-        const options: RouteOptions = {
-          method,
-          url,
-          schema,
-          handler: async (request, reply) =>
-            reply.code(status).send(await act(callerOf(request), request as unknown as Input<Schema>)),
-        };
-        routes.route(options);
-      };
+      const route = contractRoutes(routes, callerOf);
 
       route('GET', '/keys', contract.listKeys, (caller) => keysOf(db, caller));
       route('POST', '/keys', contract.createKey, (caller, { body }) => generateKey(db, caller, body.name));

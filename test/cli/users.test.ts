@@ -1,6 +1,7 @@
-// `portico portfolio users`: the operator invites the people of a customer instance's dashboard, run in-process
-// on a database no server holds, mailing through a real SMTP server on loopback. Through a running `portico
-// serve` (mail written to the data dir), see served.test.ts.
+// `portico portfolio users` and `portico org users`: the operator invites the people of a customer instance's
+// dashboard and of an organization's console, run in-process on a database no server holds, mailing through a
+// real SMTP server on loopback. Through a running `portico serve` (mail written to the data dir), see
+// served.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkCredentials, setPasswordWithLink } from '../../src/accounts/users.ts';
 import { getInstanceBySlug } from '../../src/portfolio/instances.ts';
@@ -10,6 +11,7 @@ import { inviteArgs, newInstance, uniqueSlug } from './portfolio-output.ts';
 
 const { database, portico } = cliOnTestDatabase();
 const PORTFOLIO_URL = 'https://portfolio.acme.example';
+const TRANSACTIONS_URL = 'https://transactions.acme.example';
 let smtp: TestSmtpServer;
 let env: Record<string, string>;
 
@@ -19,17 +21,16 @@ beforeAll(async () => {
     PORTICO_SMTP_URL: smtp.url(),
     PORTICO_MAIL_FROM: 'Acme Funds <no-reply@acme.example>',
     PORTICO_PORTFOLIO_URL: PORTFOLIO_URL,
+    PORTICO_TRANSACTIONS_URL: TRANSACTIONS_URL,
   };
 });
 afterAll(async () => {
   await smtp.close();
 });
 
-/** The token of the invitation link in a message's text. */
-function tokenIn(text: string | undefined): string {
-  const match = new RegExp(`${PORTFOLIO_URL}/dashboard/invitation#token=([A-Za-z0-9_-]{43})\\b`).exec(
-    text ?? '',
-  );
+/** The token of the invitation link (to the dashboard, unless `pages` says where) in a message's text. */
+function tokenIn(text: string | undefined, pages = `${PORTFOLIO_URL}/dashboard`): string {
+  const match = new RegExp(`${pages}/invitation#token=([A-Za-z0-9_-]{43})\\b`).exec(text ?? '');
   if (!match?.[1]) throw new Error(`no invitation link in: ${text ?? ''}`);
   return match[1];
 }
@@ -170,5 +171,60 @@ describe('portico portfolio users', () => {
     } finally {
       await guarded.close();
     }
+  });
+});
+
+describe('portico org users', () => {
+  it("invites an organization's first admin to the console by mail, lists its people, and refuses a dashboard role", async () => {
+    const handle = uniqueSlug('console');
+    expect((await portico(['org', 'create', '--handle', handle, '--name', 'Acme Funds'], env)).code).toBe(0);
+    const empty = await portico(['org', 'users', 'list', '--org', handle], env);
+    expect(empty.stdout.trim()).toBe(
+      `${handle} has no users yet: invite one with "portico org users invite".`,
+    );
+
+    const before = smtp.received.length;
+    const ran = await portico(
+      ['org', 'users', 'invite', '--org', handle, '--email', 'Lead@Acme.example'],
+      env,
+    );
+    expect(ran).toMatchObject({ code: 0, stderr: '' });
+    expect(ran.stdout).toContain(`Invited lead@acme.example to ${handle} as admin.`);
+    const mail = await smtp.nth(before + 1);
+    expect(mail.parsed.subject).toBe('You are invited to Acme Funds');
+    expect(mail.parsed.text).toContain('on the Portico console, as an admin');
+    const token = tokenIn(mail.parsed.text, `${TRANSACTIONS_URL}/console`);
+    await setPasswordWithLink(database(), {
+      tenantKind: 'organization',
+      purpose: 'invitation',
+      token,
+      password: 'a long enough passphrase',
+    });
+    const reviewer = await portico(
+      ['org', 'users', 'invite', '--org', handle, '--email', 'rev@acme.example', '--role', 'reviewer'],
+      env,
+    );
+    expect(reviewer.stdout).toContain('as reviewer.');
+    expect((await smtp.nth(before + 2)).parsed.text).toContain(
+      "as a reviewer (you can review recipients' answers",
+    );
+
+    const member = await portico(
+      ['org', 'users', 'invite', '--org', handle, '--email', 'm@acme.example', '--role', 'member'],
+      env,
+    );
+    expect(member.code).not.toBe(0);
+    expect(member.stderr).toContain('Allowed choices are admin, operator, reviewer, viewer.');
+
+    const listed = await portico(['org', 'users', 'list', '--org', handle], env);
+    expect(
+      listed.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.split(/\s+/).slice(0, 3)),
+    ).toEqual([
+      ['lead@acme.example', 'admin', 'active'],
+      ['rev@acme.example', 'reviewer', 'invited'],
+    ]);
   });
 });

@@ -1,0 +1,87 @@
+import { Option, type Command } from 'commander';
+import type { Role } from '../accounts/roles.ts';
+import type { CliIO } from './context.ts';
+import { jsonOption, listCommand, OWNERS, printResult, type Owner } from './output.ts';
+
+/** A person as the CLI prints them (what the operations answer, as JSON). */
+interface ListedUser {
+  email: string;
+  name: string;
+  role: string;
+  active: boolean;
+  deactivatedAt?: string | null;
+}
+
+/** What an invitation answers: the person, how their mail went out, and until when its link works. */
+interface Invited {
+  user: { email: string; role: string };
+  mail: { via: 'smtp'; messageId: string } | { via: 'file'; messageId: string; file: string };
+  expiresAt: string;
+}
+
+/**
+ * `<parent> users invite|list`: the people who sign in to one owner's pages (an organization's console, an
+ * instance's dashboard), the same two commands for both, with the owner's roles.
+ */
+export function registerUserCommands<R extends Role>(
+  parent: Command,
+  io: CliIO,
+  spec: {
+    owner: Owner;
+    /** What the pages are, e.g. "the console". */
+    pages: string;
+    roles: readonly R[];
+    /** The roles in a few words, for `--role`'s help. */
+    rolesHelp: string;
+    /** The command that lists them, for the message of an owner without anyone, e.g. "portico org users invite". */
+    inviteCommand: string;
+    invite: (
+      command: Command,
+      owner: string,
+      input: { email: string; role: R; name?: string | undefined },
+    ) => Promise<Invited>;
+    list: (command: Command, owner: string) => Promise<ListedUser[]>;
+  },
+): void {
+  const users = parent.command('users').description(`manage the people who sign in to ${spec.pages}`);
+  const { flags, help } = OWNERS[spec.owner];
+  users
+    .command('invite')
+    .description(`invite a person to ${spec.pages} by e-mail (the first admin, say)`)
+    .requiredOption(flags, help)
+    .requiredOption('--email <address>', 'who to invite')
+    .addOption(new Option('--role <role>', spec.rolesHelp).choices(spec.roles).default('admin'))
+    .option('--name <name>', "the person's name, shown to colleagues (they can set it themselves)")
+    .addOption(jsonOption())
+    .action(
+      async (
+        options: { email: string; role: R; name?: string; json?: boolean } & Partial<Record<Owner, string>>,
+        command: Command,
+      ) => {
+        const owner = options[spec.owner] ?? '';
+        const invited = await spec.invite(command, owner, {
+          email: options.email,
+          role: options.role,
+          name: options.name,
+        });
+        printResult(io, invited, options, () =>
+          [
+            `Invited ${invited.user.email} to ${owner} as ${invited.user.role}.`,
+            invited.mail.via === 'smtp'
+              ? `The invitation went out through PORTICO_SMTP_URL (message id ${invited.mail.messageId}).`
+              : `The invitation was written to ${invited.mail.file}, and its link logged: PORTICO_SMTP_URL is not set.`,
+            `Its link works once, until ${invited.expiresAt}.`,
+          ].join('\n'),
+        );
+      },
+    );
+  listCommand(users, io, 'list', {
+    description: `list the people of ${spec.pages}`,
+    [spec.owner]: spec.list,
+    empty: (owner: string) => `${owner} has no users yet: invite one with "${spec.inviteCommand}".`,
+    line: (user: ListedUser) => {
+      const status = user.deactivatedAt ? 'deactivated' : user.active ? 'active' : 'invited';
+      return `${user.email.padEnd(32)} ${user.role.padEnd(8)} ${status.padEnd(11)} ${user.name}`.trimEnd();
+    },
+  } as Parameters<typeof listCommand<ListedUser>>[3]);
+}

@@ -1,0 +1,13 @@
+import type { Database } from '../../db/database.ts';
+import type { Mailer } from '../../mail/mailer.ts';
+
+/** What the organization console's routes are built with (`registerConsole`, and each routes file). */
+export interface ConsoleDeps {
+  db: Database;
+  /** Invitations and password resets go out by this mailer. */
+  mailer: Mailer;
+  /** The Transactions service's public base address (no trailing slash), for links in mail. */
+  transactionsUrl: () => string;
+  /** The built front end. @default web/dist of this checkout */
+  distDir?: string | undefined;
+}

@@ -1,0 +1,43 @@
+import type { ConsoleRole } from '../../accounts/roles.ts';
+import { AppError } from '../../errors.ts';
+import type { ConsoleCaller } from './caller.ts';
+
+/**
+ * What each console role may do. The server checks a permission on every route that needs one (see
+ * {@link requirePermission}); the page reads the same table to hide what a person may not do.
+ */
+export const PERMISSIONS = {
+  /** See the queue, transactions, their timelines and the team. */
+  read: ['admin', 'operator', 'reviewer', 'viewer'],
+  /** Invite and deactivate people. */
+  managePeople: ['admin'],
+} as const satisfies Record<string, readonly ConsoleRole[]>;
+
+export type Permission = keyof typeof PERMISSIONS;
+
+/** Whether a role may do what `permission` names. */
+export function may(role: ConsoleRole, permission: Permission): boolean {
+  return (PERMISSIONS[permission] as readonly ConsoleRole[]).includes(role);
+}
+
+/** The roles named in words, e.g. "admins and operators". */
+function rolesInWords(permission: Permission): string {
+  const roles = PERMISSIONS[permission].map((role) => `${role}s`);
+  return roles.length === 1 ? (roles[0] ?? '') : `${roles.slice(0, -1).join(', ')} and ${roles.at(-1) ?? ''}`;
+}
+
+/**
+ * Refuses with FORBIDDEN, naming who may, unless the caller's role allows `permission` (permissions.ts).
+ *
+ * @example
+ * requirePermission(caller, 'managePeople', 'invite people');
+ */
+export function requirePermission(caller: ConsoleCaller, permission: Permission, what: string): void {
+  if (!may(caller.user.role, permission)) {
+    throw new AppError(
+      'FORBIDDEN',
+      `Only ${rolesInWords(permission)} ${what}; you are a ${caller.user.role} of ${caller.organization.name}.`,
+      { permission },
+    );
+  }
+}
