@@ -26,16 +26,17 @@ export interface Database extends Queryable {
   /** Runs a script of several statements without parameters (migrations). */
   exec(script: string): Promise<void>;
   /**
-   * Calls `onNotify` for each notification on `channel` (`NOTIFY` or `pg_notify`, delivered when the notifying
-   * transaction commits) until the returned listener is closed. PostgreSQL: one connection of its own, outside
-   * the pool; when it drops, it reconnects with backoff and then calls `onNotify` once, since notifications sent
-   * meanwhile are lost. PGlite: its in-process `listen`. Notifications are a hint to look, never the only way.
+   * Calls `onNotify` with its payload for each notification on `channel` (`NOTIFY` or `pg_notify`, delivered
+   * when the notifying transaction commits) until the returned listener is closed. PostgreSQL: one connection of
+   * its own, outside the pool; when it drops, it reconnects with backoff and then calls `onNotify` once without a
+   * payload, since notifications sent meanwhile are lost (look at everything). PGlite: its in-process `listen`.
+   * Notifications are a hint to look, never the only way.
    *
    * @example
    * const listener = await db.listen('portico_outbox', () => worker.wake());
    * await listener.close();
    */
-  listen(channel: string, onNotify: () => void): Promise<Listener>;
+  listen(channel: string, onNotify: (payload?: string) => void): Promise<Listener>;
   close(): Promise<void>;
 }
 

@@ -52,8 +52,8 @@ export async function createPGliteDatabase(
       await db.exec(script);
     },
     async listen(channel, onNotify) {
-      const unlisten = await db.listen(channel, () => {
-        onNotify();
+      const unlisten = await db.listen(channel, (payload) => {
+        onNotify(payload);
       });
       return {
         async close() {

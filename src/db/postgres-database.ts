@@ -217,7 +217,7 @@ const LISTEN_RETRY_MS = { first: 100, last: 30_000 };
 function listenOn(
   options: PostgresDatabaseOptions,
   channel: string,
-  onNotify: () => void,
+  onNotify: (payload?: string) => void,
 ): Listener & { firstTry: Promise<void> } {
   let tried: () => void = () => undefined;
   const firstTry = new Promise<void>((resolve) => {
@@ -249,7 +249,7 @@ function listenOn(
         });
       });
       client.on('notification', (message) => {
-        if (message.channel === channel) onNotify();
+        if (message.channel === channel) onNotify(message.payload);
       });
       try {
         await client.connect();

@@ -11,6 +11,8 @@ import { signedInToConsole } from './signed-in-guard.ts';
 import { CONSOLE_API_PATH, CONSOLE_PATH } from './links.ts';
 import { consolePages } from './team.ts';
 import { registerTeamRoutes } from './team-routes.ts';
+import { createLiveChanges } from './live.ts';
+import { registerLiveRoute } from './live-route.ts';
 
 /** The console's session cookie: sent only to its JSON routes, never read by the page's scripts. */
 export const CONSOLE_SESSION_COOKIE = 'portico_console_session';
@@ -23,6 +25,8 @@ export const CONSOLE_SESSION_COOKIE = 'portico_console_session';
  */
 export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
   const { db } = deps;
+  const live = createLiveChanges(db);
+  app.addHook('onClose', () => live.close());
   registerWebSurface(app, {
     surface: 'console',
     path: CONSOLE_PATH,
@@ -68,6 +72,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
       void api.register((routes, _options, done) => {
         routes.addHook('preHandler', signedInToConsole(db));
         registerTeamRoutes(contractRoutes(routes, callerOf), deps);
+        registerLiveRoute(routes, live, callerOf);
         done();
       });
     },

@@ -56,6 +56,11 @@ export const consoleRoutes = {
   },
   /** POST /team/:id/deactivate: ends a person's access (admins only, never their own). */
   deactivate: { params: WithId, response: answers({ 200: Type.Object({ person: TeamMember }) }) },
+  /**
+   * GET /live: a text/event-stream of `change` events (`{"transactions": [ids] | null}`) for the caller's
+   * organization; see live-route.ts.
+   */
+  live: { response: answers({ 200: Type.String({ description: 'A text/event-stream.' }) }) },
 } as const;
 
 export type ConsoleRoutes = typeof consoleRoutes;
