@@ -61,6 +61,7 @@ const PURE = [
   'test/keys/api-key-cache.test.ts',
   'test/transactions/money.test.ts',
   'test/transactions/workflow.test.ts',
+  'test/transactions/revision-diff.test.ts',
   'test/transactions/schema-relations.test.ts',
   'test/webhooks/retry-schedule.test.ts',
   'test/webhooks/address-safety.test.ts',
