@@ -1,0 +1,109 @@
+import type { Queryable } from '../../db/database.ts';
+import { notFound } from '../../errors.ts';
+
+/** What the timeline of a transaction holds. */
+export const TIMELINE_KINDS = ['workflow', 'recipient', 'mail', 'webhook', 'api', 'console'] as const;
+export type TimelineKind = (typeof TIMELINE_KINDS)[number];
+
+/** Who acted: a person of the console, an API key, the recipient, or Portico itself. */
+export const ACTOR_TYPES = ['user', 'api_key', 'recipient', 'system'] as const;
+export type ActorType = (typeof ACTOR_TYPES)[number];
+
+/** One thing that happened to a transaction. */
+export interface TimelineEntry {
+  id: string;
+  kind: TimelineKind;
+  /** What happened: an event key (workflow), or e.g. saved, sent, failed, delivered, commented. */
+  action: string;
+  at: Date;
+  actor: {
+    type: ActorType;
+    id: string | null;
+    /** How the page names them: a person's name, a key's prefix, the recipient's name, or "Portico". */
+    label: string;
+  };
+  requestId: string | null;
+  /** What else is known, by kind: states and message, a field, a mail's subject or error, a webhook's answer. */
+  details: Record<string, unknown>;
+}
+
+/** The most entries one read answers, oldest first. */
+export const TIMELINE_MAX = 1000;
+
+/**
+ * The timeline of a transaction, oldest first, in one statement: its workflow events (`transaction_events`, which
+ * also logs the recipient's consents, `consent.…`, and the mail that went, `mail.<message>`),
+ * what its recipient did, its mail, the API calls and console actions that changed it (`transaction_activity`),
+ * and every attempt to deliver a webhook about it (`webhook_attempts`), each with its actor, named as the page
+ * shows them, and the request that did it. Narrowed to some `kinds` or one `actorType` when given.
+ * NOT_FOUND for a transaction of another organization.
+ */
+export async function timelineOf(
+  db: Queryable,
+  options: {
+    organizationId: string;
+    transactionId: string;
+    kinds?: readonly TimelineKind[] | undefined;
+    actorType?: ActorType | undefined;
+  },
+): Promise<TimelineEntry[]> {
+  const [transaction] = await db.query<{ id: string }>(
+    'select id from transactions where id = $1 and organization_id = $2',
+    [options.transactionId, options.organizationId],
+  );
+  if (!transaction) throw notFound('transaction');
+  const rows = await db.query<
+    Omit<TimelineEntry, 'actor'> & { actorType: ActorType; actorId: string | null; actorLabel: string | null }
+  >(
+    `with entries as (
+       select e.id,
+         case when e.event_key like 'consent.%' then 'recipient' when e.event_key like 'mail.%' then 'mail'
+           else 'workflow' end as kind,
+         case when e.event_key like 'mail.%' then 'sent' else e.event_key end as action,
+         e.created_at as at, e.sequence, 1 as source, e.actor_type, e.actor_id, e.request_id,
+         case when e.event_key like 'mail.%' then jsonb_build_object('message', substr(e.event_key, 6))
+           when e.event_key like 'consent.%' then '{}'::jsonb
+           else jsonb_build_object('from', e.source_state, 'to', e.target_state, 'message', e.message) end as details
+       from transaction_events e where e.transaction_id = $1 and e.organization_id = $4
+       union all
+       select a.id, a.kind, a.action, a.created_at, a.sequence, 2, a.actor_type, a.actor_id, a.request_id, a.details
+       from transaction_activity a where a.transaction_id = $1 and a.organization_id = $4
+       union all
+       select w.id, 'webhook', case when w.status_code between 200 and 299 then 'delivered' else 'failed' end,
+         w.attempted_at, w.sequence, 3, 'system', null, null,
+         jsonb_build_object('deliveryId', d.id, 'endpointId', d.endpoint_id, 'url', ep.url, 'eventType', d.event_type,
+           'statusCode', w.status_code, 'durationMs', w.duration_ms, 'error', w.error,
+           'nextAttemptAt', case when d.status = 'pending' and w.sequence = (
+             select max(latest.sequence) from webhook_attempts latest where latest.delivery_id = d.id)
+             then d.next_attempt_at end)
+       from outbox_events o
+       join webhook_deliveries d on d.event_id = o.id
+       join webhook_endpoints ep on ep.id = d.endpoint_id
+       join webhook_attempts w on w.delivery_id = d.id
+       where o.transaction_id = $1 and o.organization_id = $4
+     )
+     select entries.id, entries.kind, entries.action, entries.at, entries.actor_type as "actorType",
+       entries.actor_id as "actorId", entries.request_id as "requestId", entries.details,
+       case entries.actor_type
+         when 'user' then (select coalesce(nullif(u.name, ''), u.email) from users u where u.id::text = entries.actor_id)
+         when 'api_key' then (select k.display_prefix from api_keys k where k.id::text = entries.actor_id)
+         when 'recipient' then (select en.name from transaction_recipients r join entities en on en.id = r.entity_id
+                                where r.id::text = entries.actor_id)
+       end as "actorLabel"
+     from entries
+     where ($2::text[] is null or entries.kind = any($2::text[])) and ($3::text is null or entries.actor_type = $3)
+     order by entries.at, entries.source, entries.sequence
+     limit ${String(TIMELINE_MAX)}`,
+    [options.transactionId, options.kinds ?? null, options.actorType ?? null, options.organizationId],
+  );
+  return rows.map(({ actorType, actorId, actorLabel, ...entry }) => ({
+    ...entry,
+    actor: {
+      type: actorType,
+      id: actorId,
+      label:
+        actorLabel ??
+        (actorType === 'system' ? 'Portico' : actorType === 'recipient' ? 'The recipient' : 'Someone'),
+    },
+  }));
+}
