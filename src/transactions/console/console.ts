@@ -11,6 +11,7 @@ import { signedInToConsole } from './signed-in-guard.ts';
 import { CONSOLE_API_PATH, CONSOLE_PATH } from './links.ts';
 import { consolePages } from './team.ts';
 import { registerTeamRoutes } from './team-routes.ts';
+import { registerTransactionRoutes } from './transaction-routes.ts';
 import { createLiveChanges } from './live.ts';
 import { registerLiveRoute } from './live-route.ts';
 
@@ -71,7 +72,9 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
       };
       void api.register((routes, _options, done) => {
         routes.addHook('preHandler', signedInToConsole(db));
-        registerTeamRoutes(contractRoutes(routes, callerOf), deps);
+        const route = contractRoutes(routes, callerOf);
+        registerTeamRoutes(route, deps);
+        registerTransactionRoutes(route, deps);
         registerLiveRoute(routes, live, callerOf);
         done();
       });

@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CONSOLE_ROLES } from '../../accounts/roles.ts';
 import { accountRoutes } from '../../http/account-contract.ts';
-import { answers, Body, OrNull, Timestamp } from '../../http/contract.ts';
+import { AnyObject, answers, Body, OrNull, Timestamp } from '../../http/contract.ts';
+import { ACTOR_TYPES, TIMELINE_KINDS } from '../history/kinds.ts';
 
 /**
  * The contract of the organization console's JSON routes (`/console/api`): what each takes and answers (see
@@ -41,6 +42,119 @@ export const TeamMember = Type.Object({
 });
 export type TeamMember = Static<typeof TeamMember>;
 
+const OfTransaction = Type.Object({ id: Type.String({ format: 'uuid' }) });
+const Time = Timestamp();
+const OrNullTime = OrNull(Timestamp());
+
+const ActorType = Type.Union(ACTOR_TYPES.map((type) => Type.Literal(type)));
+const TimelineKind = Type.Union(TIMELINE_KINDS.map((kind) => Type.Literal(kind)));
+
+export const RecipientProgress = Type.Object({
+  id: Type.String(),
+  role: Type.String(),
+  name: Type.String(),
+  email: OrNull(Type.String()),
+  primary: Type.Boolean(),
+  mail: OrNull(
+    Type.Object({
+      invitationDueAt: OrNullTime,
+      invitedAt: OrNullTime,
+      lastSent: OrNull(Type.Object({ message: Type.String(), at: Time })),
+      failures: Type.Integer(),
+      lastFailure: OrNull(Type.String()),
+      nextReminderAt: OrNullTime,
+      remindersSent: Type.Integer(),
+    }),
+  ),
+  openedAt: OrNullTime,
+  percentDone: OrNull(Type.Integer()),
+  submittedAt: OrNullTime,
+  signedAt: OrNullTime,
+});
+export type RecipientProgress = Static<typeof RecipientProgress>;
+
+export const TransactionFile = Type.Object({
+  id: Type.String(),
+  kind: Type.Union([Type.Literal('upload'), Type.Literal('signed')]),
+  name: Type.String(),
+  of: Type.String(),
+  byteSize: OrNull(Type.Integer()),
+  createdAt: Time,
+  downloadPath: Type.String(),
+});
+export type TransactionFile = Static<typeof TransactionFile>;
+
+export const TransactionDetail = Type.Object({
+  id: Type.String(),
+  state: Type.String(),
+  template: Type.Object({
+    id: Type.String(),
+    key: Type.String(),
+    name: Type.String(),
+    version: Type.Integer(),
+  }),
+  sender: Type.Object({ id: Type.String(), name: Type.String() }),
+  noticeName: Type.String(),
+  noticeEmail: Type.String(),
+  createdAt: Time,
+  updatedAt: Time,
+  completedAt: OrNullTime,
+  linkExpiresAt: OrNullTime,
+  recipients: Type.Array(RecipientProgress),
+  files: Type.Array(TransactionFile),
+});
+export type TransactionDetail = Static<typeof TransactionDetail>;
+
+export const TimelineEntry = Type.Object({
+  id: Type.String(),
+  kind: TimelineKind,
+  action: Type.String(),
+  at: Time,
+  actor: Type.Object({ type: ActorType, id: OrNull(Type.String()), label: Type.String() }),
+  requestId: OrNull(Type.String()),
+  details: AnyObject,
+});
+export type TimelineEntry = Static<typeof TimelineEntry>;
+
+export const ReviewComment = Type.Object({
+  id: Type.String(),
+  processKey: Type.String(),
+  revision: Type.Integer(),
+  vulcanKey: Type.String(),
+  field: Type.String(),
+  body: Type.String(),
+  author: OrNull(Type.Object({ id: Type.String(), name: Type.String() })),
+  createdAt: Time,
+  resolvedAt: OrNullTime,
+});
+export type ReviewComment = Static<typeof ReviewComment>;
+
+const FieldChange = Type.Object({
+  vulcanKey: Type.String(),
+  field: Type.String(),
+  change: Type.Union([Type.Literal('added'), Type.Literal('removed'), Type.Literal('changed')]),
+  before: Type.Unknown(),
+  after: Type.Unknown(),
+});
+
+export const ProcessReview = Type.Object({
+  key: Type.String(),
+  title: OrNull(Type.String()),
+  isComplete: Type.Boolean(),
+  revisions: Type.Array(Type.Object({ number: Type.Integer(), createdAt: Time, committedAt: OrNullTime })),
+  items: Type.Array(
+    Type.Object({
+      vulcanKey: Type.String(),
+      title: OrNull(Type.String()),
+      completionPercentage: Type.Integer(),
+      data: AnyObject,
+      fields: Type.Array(Type.String()),
+    }),
+  ),
+  changes: OrNull(Type.Object({ from: Type.Integer(), to: Type.Integer(), fields: Type.Array(FieldChange) })),
+});
+export type ProcessReview = Static<typeof ProcessReview>;
+
 export const consoleRoutes = {
   ...accountRoutes(SessionAnswer, { organization: Type.Optional(Type.String({ maxLength: 63 })) }),
   /** GET /team: the organization's people, in the order they were invited. */
@@ -56,6 +170,39 @@ export const consoleRoutes = {
   },
   /** POST /team/:id/deactivate: ends a person's access (admins only, never their own). */
   deactivate: { params: WithId, response: answers({ 200: Type.Object({ person: TeamMember }) }) },
+  /** GET /transactions/:id: a transaction with its recipients' progress and its files. */
+  readTransaction: {
+    params: OfTransaction,
+    response: answers({ 200: Type.Object({ transaction: TransactionDetail }) }),
+  },
+  /** GET /transactions/:id/timeline: what happened to it, oldest first, narrowed by kind and actor. */
+  timeline: {
+    params: OfTransaction,
+    querystring: Body({
+      kind: Type.Optional(Type.Array(TimelineKind, { maxItems: TIMELINE_KINDS.length })),
+      actor: Type.Optional(ActorType),
+    }),
+    response: answers({ 200: Type.Object({ entries: Type.Array(TimelineEntry) }) }),
+  },
+  /** GET /transactions/:id/review: its processes' revisions and latest items, what changed, every comment. */
+  review: {
+    params: OfTransaction,
+    response: answers({
+      200: Type.Object({ processes: Type.Array(ProcessReview), comments: Type.Array(ReviewComment) }),
+    }),
+  },
+  /** POST /transactions/:id/comments: a reviewer's comment on a field (admins and reviewers). */
+  addComment: {
+    params: OfTransaction,
+    body: Body({
+      vulcanKey: Type.String({ maxLength: 200 }),
+      field: Type.String({ maxLength: 200 }),
+      body: Type.String({ maxLength: 10_000 }),
+    }),
+    response: answers({ 201: Type.Object({ comment: ReviewComment }) }),
+  },
+  /** POST /comments/:id/resolve: marks a comment resolved (admins and reviewers). */
+  resolveComment: { params: WithId, response: answers({ 200: Type.Object({ comment: ReviewComment }) }) },
   /**
    * GET /live: a text/event-stream of `change` events (`{"transactions": [ids] | null}`) for the caller's
    * organization; see live-route.ts.

@@ -9,6 +9,8 @@ import type { ConsoleCaller } from './caller.ts';
 export const PERMISSIONS = {
   /** See the queue, transactions, their timelines and the team. */
   read: ['admin', 'operator', 'reviewer', 'viewer'],
+  /** Comment on a recipient's answers and resolve comments. */
+  review: ['admin', 'reviewer'],
   /** Invite and deactivate people. */
   managePeople: ['admin'],
 } as const satisfies Record<string, readonly ConsoleRole[]>;

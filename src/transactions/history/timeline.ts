@@ -1,13 +1,7 @@
 import type { Queryable } from '../../db/database.ts';
 import { notFound } from '../../errors.ts';
+import type { ActorType, TimelineKind } from './kinds.ts';
 
-/** What the timeline of a transaction holds. */
-export const TIMELINE_KINDS = ['workflow', 'recipient', 'mail', 'webhook', 'api', 'console'] as const;
-export type TimelineKind = (typeof TIMELINE_KINDS)[number];
-
-/** Who acted: a person of the console, an API key, the recipient, or Portico itself. */
-export const ACTOR_TYPES = ['user', 'api_key', 'recipient', 'system'] as const;
-export type ActorType = (typeof ACTOR_TYPES)[number];
 
 /** One thing that happened to a transaction. */
 export interface TimelineEntry {

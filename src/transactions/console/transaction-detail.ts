@@ -1,0 +1,143 @@
+import type { Queryable } from '../../db/database.ts';
+import { notFound } from '../../errors.ts';
+import { linkExpiry, type FileLinks } from '../../files/file-links.ts';
+
+/** A recipient of a transaction as the console shows them: how far they have got. */
+export interface RecipientProgress {
+  id: string;
+  /** The template's role, e.g. investor or countersigner. */
+  role: string;
+  name: string;
+  email: string | null;
+  primary: boolean;
+  /** The primary recipient's mail: invited when, the last message sent, failures in the mail server's words. */
+  mail: {
+    invitationDueAt: Date | null;
+    invitedAt: Date | null;
+    lastSent: { message: string; at: Date } | null;
+    failures: number;
+    lastFailure: string | null;
+    nextReminderAt: Date | null;
+    remindersSent: number;
+  } | null;
+  /** When they last opened their link (recipient activity `opened`); null if never. */
+  openedAt: Date | null;
+  /** How much of their latest revisions they have filled, 0–100; null for a role that fills nothing. */
+  percentDone: number | null;
+  /** When they last submitted a revision; null if never. */
+  submittedAt: Date | null;
+  /** When they last signed a document; null if never. */
+  signedAt: Date | null;
+}
+
+/** A file of a transaction, with a signed link to download it for the next quarter of an hour. */
+export interface TransactionFileLink {
+  id: string;
+  kind: 'upload' | 'signed';
+  name: string;
+  /** The item field an upload answers, or the document a signed copy is of. */
+  of: string;
+  byteSize: number | null;
+  createdAt: Date;
+  /** A path on this service (`/files/<id>?expires=…&signature=…`). */
+  downloadPath: string;
+}
+
+/** What the console's transaction page shows above its workflow, review and timeline. */
+export interface TransactionDetail {
+  id: string;
+  state: string;
+  template: { id: string; key: string; name: string; version: number };
+  sender: { id: string; name: string };
+  noticeName: string;
+  noticeEmail: string;
+  createdAt: Date;
+  updatedAt: Date;
+  completedAt: Date | null;
+  /** Until when the recipient's link works; null when it has none (e.g. dropped after completion). */
+  linkExpiresAt: Date | null;
+  recipients: RecipientProgress[];
+  files: TransactionFileLink[];
+}
+
+/**
+ * A transaction of the organization as the console's page shows it: its recipients' progress (invitation and
+ * mail, link opened, share filled, submitted, signed) and its files with download links. NOT_FOUND for a
+ * transaction of another organization.
+ */
+export async function transactionDetail(
+  db: Queryable,
+  options: { organizationId: string; transactionId: string; links: FileLinks },
+): Promise<TransactionDetail> {
+  const ids = [options.transactionId, options.organizationId];
+  const [transaction] = await db.query<Omit<TransactionDetail, 'recipients' | 'files'>>(
+    `select t.id, t.state, json_build_object('id', tp.id, 'key', tp.key, 'name', tp.name, 'version', tp.version) as template,
+       json_build_object('id', s.id, 'name', s.name) as sender, t.notice_name as "noticeName",
+       t.notice_email as "noticeEmail", t.created_at as "createdAt", t.updated_at as "updatedAt",
+       t.completed_at as "completedAt",
+       case when t.transmit_token_hash is null then null else t.transmit_token_expires_at end as "linkExpiresAt"
+     from transactions t join templates tp on tp.id = t.template_id join entities s on s.id = t.sender_entity_id
+     where t.id = $1 and t.organization_id = $2`,
+    ids,
+  );
+  if (!transaction) throw notFound('transaction');
+  const recipients = await db.query<Omit<RecipientProgress, 'mail'> & { mail: RecipientProgress['mail'] }>(
+    `with latest as (
+       select distinct on (r.transaction_process_id) r.id, r.committed_at from transaction_process_revisions r
+       where r.transaction_id = $1 and r.organization_id = $2 order by r.transaction_process_id, r.number desc)
+     select r.id, r.vulcan_key as role, e.name, e.email, r.id = first.id as primary,
+       case when r.id = first.id then json_build_object(
+         'invitationDueAt', n.invitation_due_at, 'invitedAt', n.invited_at,
+         'lastSent', (select json_build_object('message', substr(ev.event_key, 6), 'at', ev.created_at)
+                      from transaction_events ev where ev.transaction_id = $1 and ev.event_key like 'mail.%'
+                      order by ev.created_at desc, ev.sequence desc limit 1),
+         'failures', coalesce(n.failures, 0), 'lastFailure', n.last_failure, 'nextReminderAt', n.next_reminder_at,
+         'remindersSent', coalesce(n.reminders_sent, 0)) end as mail,
+       (select max(a.created_at) from transaction_activity a where a.transaction_id = $1 and a.action = 'opened'
+          and a.actor_type = 'recipient' and a.actor_id = r.id::text) as "openedAt",
+       case when r.id = first.id then (select round(avg(i.completion_percentage))::int from transaction_items i
+          where i.transaction_process_revision_id in (select id from latest)) end as "percentDone",
+       case when r.id = first.id then (select max(committed_at) from latest) end as "submittedAt",
+       (select max(sg.signed_at) from transaction_signatures sg where sg.transaction_recipient_id = r.id
+          and sg.state = 'signed') as "signedAt"
+     from transaction_recipients r
+     join entities e on e.id = r.entity_id
+     cross join lateral (select id from transaction_recipients where transaction_id = $1
+                         order by created_at, sequence limit 1) first
+     left join recipient_notices n on n.transaction_id = r.transaction_id
+     where r.transaction_id = $1 and r.organization_id = $2
+     order by r.created_at, r.sequence`,
+    ids,
+  );
+  // byte_size is a bigint, which the driver reads as a string.
+  const files = await db.query<
+    Omit<TransactionFileLink, 'downloadPath' | 'byteSize'> & { byteSize: string | null }
+  >(
+    `select f.id, 'upload' as kind, coalesce(f.override_filename, f.original_filename) as name, tf.vulcan_key as of,
+       f.byte_size as "byteSize", tf.created_at as "createdAt", tf.sequence
+     from transaction_files tf join files f on f.id = tf.file_id
+     where tf.transaction_id = $1 and tf.organization_id = $2 and f.storage_key is not null
+     union all
+     select f.id, 'signed', coalesce(f.override_filename, f.original_filename), c.document_key, f.byte_size,
+       sf.created_at, sf.sequence
+     from transaction_signature_files sf join files f on f.id = sf.file_id
+     join transaction_signature_containers c on c.id = sf.transaction_signature_container_id
+     where sf.transaction_id = $1 and sf.organization_id = $2
+     order by "createdAt", sequence`,
+    ids,
+  );
+  const expiresAt = linkExpiry();
+  return {
+    ...transaction,
+    recipients,
+    files: files.map(({ id, kind, name, of, byteSize, createdAt }) => ({
+      id,
+      kind,
+      name,
+      of,
+      byteSize: byteSize === null ? null : Number(byteSize),
+      createdAt,
+      downloadPath: options.links.pathFor(id, expiresAt),
+    })),
+  };
+}

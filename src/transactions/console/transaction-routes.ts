@@ -1,0 +1,63 @@
+import type { FastifyRequest } from 'fastify';
+import type { ContractRoute } from '../../http/contract-routes.ts';
+import { timelineOf } from '../history/timeline.ts';
+import { addReviewComment, resolveReviewComment } from '../review/comments.ts';
+import { reviewOf } from '../review/review.ts';
+import type { ConsoleCaller } from './caller.ts';
+import { consoleRoutes as contract } from './contract.ts';
+import type { ConsoleDeps } from './deps.ts';
+import { requirePermission } from './permissions.ts';
+import { transactionDetail } from './transaction-detail.ts';
+
+/** The caller as the actor of what they change, with the request that changes it. */
+function actorOf(caller: ConsoleCaller, request: FastifyRequest) {
+  return { type: 'user' as const, id: caller.user.id, requestId: request.id };
+}
+
+/**
+ * A transaction's page: its detail (recipients' progress, files), its timeline, its review (revisions, what
+ * changed, comments) and the reviewer's comments. Every read is of the caller's organization; another's reads as
+ * one that does not exist.
+ */
+export function registerTransactionRoutes(route: ContractRoute<ConsoleCaller>, deps: ConsoleDeps): void {
+  const { db } = deps;
+  const of = (caller: ConsoleCaller, id: string) => ({
+    organizationId: caller.organization.id,
+    transactionId: id,
+  });
+
+  route('GET', '/transactions/:id', contract.readTransaction, async (caller, { params }) => ({
+    transaction: await transactionDetail(db, { ...of(caller, params.id), links: deps.links }),
+  }));
+  route('GET', '/transactions/:id/timeline', contract.timeline, async (caller, { params, query }) => ({
+    entries: await timelineOf(db, { ...of(caller, params.id), kinds: query.kind, actorType: query.actor }),
+  }));
+  route('GET', '/transactions/:id/review', contract.review, (caller, { params }) =>
+    reviewOf(db, of(caller, params.id)),
+  );
+  route(
+    'POST',
+    '/transactions/:id/comments',
+    contract.addComment,
+    async (caller, { params, body }, request) => {
+      requirePermission(caller, 'review', 'comment on answers');
+      return {
+        comment: await addReviewComment(db, {
+          ...of(caller, params.id),
+          ...body,
+          actor: actorOf(caller, request),
+        }),
+      };
+    },
+  );
+  route('POST', '/comments/:id/resolve', contract.resolveComment, async (caller, { params }, request) => {
+    requirePermission(caller, 'review', 'resolve comments');
+    return {
+      comment: await resolveReviewComment(db, {
+        organizationId: caller.organization.id,
+        commentId: params.id,
+        actor: actorOf(caller, request),
+      }),
+    };
+  });
+}
