@@ -67,6 +67,8 @@ export const RESOURCES = {
       createdAt: 'created_at',
       updatedAt: 'updated_at',
       completedAt: 'completed_at',
+      voidedAt: 'voided_at',
+      voidReason: 'void_reason',
     },
   },
   TransactionRecipient: {
