@@ -106,13 +106,18 @@ describe('voiding a transaction', () => {
     const read = await graphql(
       suite.app,
       tenant.apiKey,
-      'query ($id: uuid!) { transaction(id: $id) { state voidReason voidedAt availableEvents { key } } }',
+      'query ($id: uuid!) { transaction(id: $id) { state voidReason voidedAt availableEvents { key } events { eventKey message actorType } } }',
       { id: transactionId },
     );
     expect(read.body.data?.transaction).toMatchObject({
       state: 'voided',
       voidReason: reason,
       availableEvents: [],
+    });
+    expect(read.body.data?.transaction.events.at(-1)).toEqual({
+      eventKey: 'void',
+      message: reason,
+      actorType: 'API_KEY',
     });
 
     // The invitation queued at creation goes no more: the void's mail goes instead, and is the last.

@@ -204,6 +204,7 @@ export const RESOURCES = {
       targetStateKey: 'target_state',
       actorType: 'upper(actor_type)',
       actorId: 'actor_id',
+      message: 'message',
       createdAt: 'created_at',
     },
   },
