@@ -102,18 +102,14 @@ function withBuiltInVoid(workflow: WorkflowDefinition): WorkflowDefinition {
 /** Whether `eventKey` voids the transaction: it needs a message, and reports and mails a void. */
 export const isVoidEvent = (eventKey: string): boolean => eventKey === VOID_EVENT;
 
-/** The keys of the workflow's final states (the built-in `voided` included). */
-export function finalStates(workflow: WorkflowDefinition): Set<string> {
-  return new Set(
-    effectiveWorkflow(workflow)
-      .states.filter((state) => state.final === true)
-      .map((state) => state.key),
-  );
-}
-
 /** The final states of the template's own workflow, as written (without the built-in `voided`). */
 export function ownFinalStates(workflow: WorkflowDefinition): Set<string> {
   return new Set(workflow.states.filter((state) => state.final === true).map((state) => state.key));
+}
+
+/** The keys of the workflow's final states (the built-in `voided` included). */
+export function finalStates(workflow: WorkflowDefinition): Set<string> {
+  return ownFinalStates(effectiveWorkflow(workflow));
 }
 
 /** The events that may leave `state` (guards not evaluated). */
