@@ -47,6 +47,7 @@ export const ERROR_STATUS = {
   LINK_USED: 410,
   LINK_EXPIRED: 410,
   LINK_REVOKED: 410,
+  TRANSACTION_VOIDED: 410,
   CODE_EXPIRED: 410,
   PAYLOAD_TOO_LARGE: 413,
   FILE_TOO_LARGE: 413,
@@ -358,7 +359,7 @@ export function linkOpensNothing(): AppError {
   return new AppError('NOT_FOUND', 'This link does not open any transaction.');
 }
 
-// ── LINK_INVALID, LINK_USED, LINK_EXPIRED, LINK_REVOKED: a mailed link that no longer opens what it did ──
+// ── LINK_INVALID, LINK_USED, LINK_EXPIRED, LINK_REVOKED, TRANSACTION_VOIDED: a mailed link that no longer opens what it did ──
 
 /** What a person does about a key delivery that no longer opens. */
 const ASK_FOR_A_NEW_DELIVERY = 'Ask the team that issued the key for a new delivery.';
@@ -386,6 +387,16 @@ export const linkErrors = {
     new AppError(
       'LINK_REVOKED',
       'This link was replaced by a newer one. Use the link in the latest e-mail you received about it.',
+    ),
+  /**
+   * TRANSACTION_VOIDED: a recipient link whose transaction the organization voided; `details` say who voided it,
+   * when and why (the recipient's page shows it).
+   */
+  recipientTransactionVoided: (details: { organizationName: string; reason: string; voidedAt: Date }) =>
+    new AppError(
+      'TRANSACTION_VOIDED',
+      `${details.organizationName} voided this transaction: nothing more is asked of you. Their reason: ${details.reason}`,
+      { ...details, voidedAt: details.voidedAt.toISOString() },
     ),
   /** LINK_INVALID: a key-delivery link that names no delivery. */
   deliveryNotValid: () =>

@@ -2,29 +2,28 @@ import type { Queryable, Transaction } from '../db/database.ts';
 import { writeOutbox } from '../webhooks/outbox.ts';
 import { queueSignedCopy } from './recipients/notices.ts';
 import type { Subject } from './subject.ts';
-import type { WorkflowFacts } from './workflow.ts';
+import { allProcessesComplete, type WorkflowFacts } from './workflow.ts';
 
 /**
  * Completion: when a process and a transaction are complete, and the one fact the workflow's guards ask about
- * it (`all_processes_complete`). Every place that needs the fact (applying an event, submitting a revision,
- * `Transaction.availableEvents`) computes it here, so they cannot disagree.
+ * it (`all_processes_complete`, computed by `allProcessesComplete` in workflow.ts). Every place that needs the
+ * facts (applying an event, submitting a revision, a dry run) reads them here, so they cannot disagree.
  */
 
 /**
- * The `all_processes_complete` fact: every process that exists is complete (processes never created do not
- * count, so a transaction without processes has them all complete).
+ * What the workflow's guards know of a transaction, read in the caller's database transaction: each process
+ * that exists with whether it is complete, and whether the transaction is.
  */
-export function allProcessesComplete(processes: readonly { isComplete: boolean }[]): boolean {
-  return processes.every((process) => process.isComplete);
-}
-
-/** What the workflow's guards know of a transaction, read in the caller's database transaction. */
 export async function workflowFactsOf(tx: Queryable, transactionId: string): Promise<WorkflowFacts> {
-  const processes = await tx.query<{ isComplete: boolean }>(
-    'select completed_at is not null as "isComplete" from transaction_processes where transaction_id = $1',
+  const [row] = await tx.query<{ complete: boolean; processes: { key: string; isComplete: boolean }[] }>(
+    `select t.completed_at is not null as complete,
+       coalesce((select jsonb_agg(jsonb_build_object('key', p.key, 'isComplete', p.completed_at is not null)
+                                  order by p.created_at, p.sequence)
+                 from transaction_processes p where p.transaction_id = t.id), '[]') as processes
+     from transactions t where t.id = $1`,
     [transactionId],
   );
-  return { allProcessesComplete: allProcessesComplete(processes) };
+  return { processes: row?.processes ?? [], transactionComplete: row?.complete === true };
 }
 
 /**

@@ -3,11 +3,18 @@ import { AppError, notFound, tooLong } from '../errors.ts';
 import { writeOutbox } from '../webhooks/outbox.ts';
 import type { Actor } from './actor.ts';
 import { refreshCompletion, workflowFactsOf } from './completion.ts';
-import { queueChangesRequested } from './recipients/notices.ts';
+import { queueChangesRequested, queueVoided } from './recipients/notices.ts';
 import { applyWorkflowAction } from './revisions.ts';
 import type { Subject } from './subject.ts';
 import { hashTransmitToken } from './recipients/transmit-tokens.ts';
-import { decide, type WorkflowFacts } from './workflow.ts';
+import {
+  decide,
+  isVoidEvent,
+  previewEvent,
+  type Decision,
+  type EventPreview,
+  type WorkflowFacts,
+} from './workflow.ts';
 
 /**
  * Transitions: moving a transaction through its workflow. A change locks the transaction's row first, so that
@@ -27,6 +34,13 @@ const MAX_EVENT_MESSAGE_LENGTH = 2000;
 export interface Transition {
   sourceStateKey: string | null;
   targetStateKey: string;
+}
+
+/** What `triggerTransactionEvent` answers: the transition made, or with `dryRun` the one it would make. */
+export interface TriggeredEvent extends Transition {
+  dryRun: boolean;
+  /** What the event does (a dry run's answer); null when it was run. */
+  preview: EventPreview | null;
 }
 
 /** Logs a transition in `transaction_events` and writes its `transaction.state_changed` outbox row. */
@@ -99,7 +113,7 @@ export async function lockOwnTransaction(
 }
 
 /** Stands for the facts when no guard will read them: an unguarded event allowed from the current state. */
-const UNREAD_FACTS: WorkflowFacts = { allProcessesComplete: false };
+const UNREAD_FACTS: WorkflowFacts = { processes: [] };
 
 /**
  * What the workflow's guards know, read only when the decision on `eventKey` can depend on it: a guarded event,
@@ -128,11 +142,61 @@ export async function eventAllowed(
     .ok;
 }
 
+/** INVALID_EVENT for a refused decision: its message, the current state, the events allowed, the reason. */
+function invalidEvent(state: string, decision: Extract<Decision, { ok: false }>): AppError {
+  return new AppError('INVALID_EVENT', decision.message, {
+    currentState: state,
+    allowedEvents: decision.allowed,
+    reason: decision.reason,
+  });
+}
+
+/** Refuses an event that needs a message (a void: the reason, which the recipient is told) without one. */
+function requireMessage(eventKey: string, message: string | undefined): void {
+  if (isVoidEvent(eventKey) && (message === undefined || message.trim() === '')) {
+    throw new AppError(
+      'BAD_USER_INPUT',
+      `${eventKey} needs a message: the reason, which the recipient is told`,
+      { field: 'message' },
+    );
+  }
+}
+
+/**
+ * Records a void in the database transaction of its event: the transaction's `voided_at` and reason (which its
+ * recipient link then shows instead of the portal), the `transaction.voided` outbox row, and the mail telling
+ * the primary recipient (sent after commit).
+ */
+async function recordVoid(
+  tx: Transaction,
+  subject: LockedTransaction,
+  change: { source: string; target: string; actor: Actor; reason: string },
+): Promise<void> {
+  const [voided] = await tx.query<{ voidedAt: Date }>(
+    `update transactions set voided_at = clock_timestamp(), void_reason = $2, updated_at = clock_timestamp()
+     where id = $1 returning voided_at as "voidedAt"`,
+    [subject.id, change.reason],
+  );
+  await writeOutbox(tx, {
+    transaction: subject,
+    type: 'transaction.voided',
+    facts: {
+      previousState: change.source,
+      state: change.target,
+      reason: change.reason,
+      actorType: change.actor.type.toUpperCase(),
+      voidedAt: voided?.voidedAt ?? null,
+    },
+  });
+  await queueVoided(tx, { transactionId: subject.id });
+}
+
 /**
  * Applies a workflow event to a locked transaction: the transition, its log entry and outbox row, the actions of
  * the state it enters, the recipient's mail when they send a revision back (a request for changes, with the
- * event's message), and completion. Refused (INVALID_EVENT, with the current state and the events allowed)
- * when the event is unknown, not allowed from the current state or its guard does not hold.
+ * event's message), a void's record, webhook and mail, and completion. Refused (INVALID_EVENT, with the current
+ * state, the events allowed and the engine's reason) when the event is unknown, not allowed from the current
+ * state or its guard does not hold; a void without a message is refused (BAD_USER_INPUT, field `message`).
  */
 export async function applyEvent(
   tx: Transaction,
@@ -147,12 +211,8 @@ export async function applyEvent(
     eventKey,
     await factsFor(tx, subject, eventKey),
   );
-  if (!decision.ok) {
-    throw new AppError('INVALID_EVENT', decision.message, {
-      currentState: subject.state,
-      allowedEvents: decision.allowed,
-    });
-  }
+  if (!decision.ok) throw invalidEvent(subject.state, decision);
+  requireMessage(eventKey, message);
   subject.state = decision.target;
   await recordTransition(tx, subject, {
     eventKey,
@@ -161,6 +221,14 @@ export async function applyEvent(
     actor,
     message,
   });
+  if (isVoidEvent(eventKey) && message !== undefined) {
+    await recordVoid(tx, subject, {
+      source: decision.source,
+      target: decision.target,
+      actor,
+      reason: message.trim(),
+    });
+  }
   let sentBack = false;
   for (const action of decision.actions) {
     if ((await applyWorkflowAction(tx, subject, action, eventKey)).sentBack) sentBack = true;
@@ -171,15 +239,45 @@ export async function applyEvent(
   return { sourceStateKey: decision.source, targetStateKey: decision.target };
 }
 
-/** `triggerTransactionEvent`: an integrator applies a workflow event to a transaction of its organization. */
+/**
+ * Previews an event on a locked transaction without writing anything: what {@link applyEvent} would do, refused
+ * exactly as it would be (INVALID_EVENT, or BAD_USER_INPUT for a void without a message).
+ */
+export async function previewLockedEvent(
+  tx: Transaction,
+  subject: LockedTransaction,
+  eventKey: string,
+  message?: string,
+): Promise<EventPreview> {
+  const preview = previewEvent(
+    subject.definition,
+    subject.state,
+    eventKey,
+    await workflowFactsOf(tx, subject.id),
+  );
+  if (!preview.decision.ok) throw invalidEvent(subject.state, preview.decision);
+  requireMessage(eventKey, message);
+  return preview;
+}
+
+/**
+ * `triggerTransactionEvent`: an integrator applies a workflow event to a transaction of its organization, or
+ * with `dryRun` previews it: the transaction is locked and read, refused as the real run would be, and nothing
+ * is written.
+ */
 export async function triggerTransactionEvent(
   tx: Transaction,
   options: {
     organizationId: string;
     actor: Actor;
-    input: { transactionId: string; eventKey: string; message?: string | null };
+    input: {
+      transactionId: string;
+      eventKey: string;
+      message?: string | null;
+      dryRun?: boolean | null;
+    };
   },
-): Promise<Transition> {
+): Promise<TriggeredEvent> {
   const { input } = options;
   const message = input.message?.trim() || undefined;
   if (message !== undefined && message.length > MAX_EVENT_MESSAGE_LENGTH) {
@@ -189,5 +287,11 @@ export async function triggerTransactionEvent(
     id: input.transactionId,
     organizationId: options.organizationId,
   });
-  return applyEvent(tx, subject, input.eventKey, options.actor, message);
+  if (input.dryRun === true) {
+    const preview = await previewLockedEvent(tx, subject, input.eventKey, message);
+    const target = preview.decision.ok ? preview.decision.target : subject.state;
+    return { sourceStateKey: subject.state, targetStateKey: target, dryRun: true, preview };
+  }
+  const transition = await applyEvent(tx, subject, input.eventKey, options.actor, message);
+  return { ...transition, dryRun: false, preview: null };
 }

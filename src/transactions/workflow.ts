@@ -1,18 +1,40 @@
 import { quote } from '../errors.ts';
-import type { WorkflowAction, WorkflowDefinition } from './templates/schema.ts';
+import type { EventType } from '../webhooks/event-types.ts';
+import type { TemplateDefinition, WorkflowAction, WorkflowDefinition } from './templates/schema.ts';
 
 /**
  * The workflow engine: pure functions over a template's workflow, the state a transaction is in and an event.
  * No I/O: transitions.ts reads the facts a guard needs (completion.ts), asks for a decision, and carries out
- * its actions.
+ * its actions. Every function that answers about a transaction reads the template's effective workflow
+ * ({@link effectiveWorkflow}: the template's own, with the built-in `void` event), so the engine, GraphQL and the
+ * console agree on it.
  */
 
 type Event = WorkflowDefinition['events'][number];
+type State = WorkflowDefinition['states'][number];
+
+/** The key of the event that voids a transaction, built into every workflow (see {@link effectiveWorkflow}). */
+export const VOID_EVENT = 'void';
+/** The final state the built-in `void` event enters. */
+export const VOIDED_STATE = 'voided';
 
 /** What is known of a transaction when a decision is asked for (see `workflowFactsOf` in completion.ts). */
 export interface WorkflowFacts {
-  /** Whether every process that exists is complete (processes never created do not count). */
-  allProcessesComplete: boolean;
+  /** Every process that exists, with whether it is complete (processes never created are not listed). */
+  processes: readonly { key: string; isComplete: boolean }[];
+  /**
+   * Whether the transaction is complete already (it completes once, so an event then completes nothing); when
+   * absent, a preview cannot tell whether an event completes it.
+   */
+  transactionComplete?: boolean;
+}
+
+/**
+ * The `all_processes_complete` fact: every process that exists is complete (processes never created do not
+ * count, so a transaction without processes has them all complete). The one place it is computed.
+ */
+export function allProcessesComplete(processes: readonly { isComplete: boolean }[]): boolean {
+  return processes.every((process) => process.isComplete);
 }
 
 /** The engine's answer to an event: the transition and its actions, or why it is refused. */
@@ -20,20 +42,79 @@ export type Decision =
   | { ok: true; eventKey: string; source: string; target: string; actions: WorkflowAction[] }
   | {
       ok: false;
-      reason: 'unknown_event' | 'not_allowed' | 'guard_failed';
+      /** Which rule refused it. */
+      refusal: 'unknown_event' | 'final_state' | 'not_allowed' | 'guard_failed';
+      /** Why, for people, naming the event (as {@link explainEvents} says it): `approve: only from in_review`. */
+      reason: string;
+      /** The reason with the events allowed instead: what INVALID_EVENT says. */
       message: string;
       /** The events allowed from the current state. */
       allowed: string[];
     };
 
-/** The keys of the workflow's final states. */
-export function finalStates(workflow: WorkflowDefinition): Set<string> {
+const BUILT_IN_VOID: Omit<Event, 'from'> = {
+  key: VOID_EVENT,
+  description:
+    'Voids the transaction: it ends, the recipient is told why by mail and their link shows it. Needs a message (the reason).',
+  to: VOIDED_STATE,
+};
+const BUILT_IN_VOIDED: State = {
+  key: VOIDED_STATE,
+  description: 'Voided by the organization: nothing more happens.',
+  final: true,
+};
+
+const effective = new WeakMap<WorkflowDefinition, WorkflowDefinition>();
+
+/**
+ * The workflow a template's transactions follow: its own, with the built-in event `void` from every state that
+ * is not final to the final state `voided` (added unless the template has it). A template opts out with
+ * `workflow.void: false`; one that defines an event keyed `void` has that event as its void instead; one whose
+ * state `voided` is not final gets no built-in void (it would enter a state that goes on). Pure and memoised per
+ * workflow object; asking again of its own answer gives that answer.
+ *
+ * @example
+ * effectiveWorkflow(template.workflow).events.at(-1);
+ * // { key: 'void', description: 'Voids the transaction: …', from: ['draft', 'in_review', …], to: 'voided' }
+ */
+export function effectiveWorkflow(workflow: WorkflowDefinition): WorkflowDefinition {
+  const known = effective.get(workflow);
+  if (known) return known;
+  const result = withBuiltInVoid(workflow);
+  effective.set(workflow, result);
+  effective.set(result, result);
+  return result;
+}
+
+function withBuiltInVoid(workflow: WorkflowDefinition): WorkflowDefinition {
+  if (workflow.void === false || workflow.events.some((event) => event.key === VOID_EVENT)) return workflow;
+  const voided = workflow.states.find((state) => state.key === VOIDED_STATE);
+  if (voided !== undefined && voided.final !== true) return workflow;
+  const from = workflow.states.filter((state) => state.final !== true).map((state) => state.key);
+  if (from.length === 0) return workflow;
+  return {
+    ...workflow,
+    states: voided === undefined ? [...workflow.states, BUILT_IN_VOIDED] : workflow.states,
+    events: [...workflow.events, { ...BUILT_IN_VOID, from }],
+  };
+}
+
+/** Whether `eventKey` voids the transaction: it needs a message, and reports and mails a void. */
+export const isVoidEvent = (eventKey: string): boolean => eventKey === VOID_EVENT;
+
+/** The final states of the template's own workflow, as written (without the built-in `voided`). */
+export function ownFinalStates(workflow: WorkflowDefinition): Set<string> {
   return new Set(workflow.states.filter((state) => state.final === true).map((state) => state.key));
+}
+
+/** The keys of the workflow's final states (the built-in `voided` included). */
+export function finalStates(workflow: WorkflowDefinition): Set<string> {
+  return ownFinalStates(effectiveWorkflow(workflow));
 }
 
 /** The events that may leave `state` (guards not evaluated). */
 export function eventsFrom(workflow: WorkflowDefinition, state: string): Event[] {
-  return workflow.events.filter((event) => event.from.includes(state));
+  return effectiveWorkflow(workflow).events.filter((event) => event.from.includes(state));
 }
 
 /** The events that can happen to a transaction in `state` now: allowed from it, with their guards holding. */
@@ -43,24 +124,116 @@ export function allowedEvents(workflow: WorkflowDefinition, state: string, facts
 
 /** What entering `state` does. */
 export function actionsOnEntering(workflow: WorkflowDefinition, state: string): WorkflowAction[] {
-  return workflow.states.find((candidate) => candidate.key === state)?.onEnter ?? [];
+  return effectiveWorkflow(workflow).states.find((candidate) => candidate.key === state)?.onEnter ?? [];
 }
 
 const GUARDS: Record<NonNullable<Event['guard']>, (facts: WorkflowFacts) => boolean> = {
-  all_processes_complete: (facts) => facts.allProcessesComplete,
+  all_processes_complete: (facts) => allProcessesComplete(facts.processes),
+};
+
+/** Why a guard does not hold, for people (after the event's key). */
+const GUARD_REASONS: Record<NonNullable<Event['guard']>, (facts: WorkflowFacts) => string> = {
+  all_processes_complete: ({ processes }) => {
+    if (processes.length === 0) return 'no process exists yet';
+    const complete = processes.filter((process) => process.isComplete).length;
+    return `${String(complete)} of ${String(processes.length)} ${processes.length === 1 ? 'process' : 'processes'} complete`;
+  },
 };
 
 function guardHolds(event: Event, facts: WorkflowFacts): boolean {
   return event.guard === undefined || GUARDS[event.guard](facts);
 }
 
+/** `a`, `a or b`, `a, b or c`. */
+const orList = (keys: readonly string[]): string =>
+  keys.length < 2 ? keys.join('') : `${keys.slice(0, -1).join(', ')} or ${keys.at(-1) ?? ''}`;
+
+/** Why `event` cannot happen in `state` now, and which rule says so; undefined when it can. */
+function refusalOf(
+  workflow: WorkflowDefinition,
+  state: string,
+  event: Event,
+  facts: WorkflowFacts,
+): { refusal: 'final_state' | 'not_allowed' | 'guard_failed'; reason: string } | undefined {
+  if (finalStates(workflow).has(state)) {
+    return { refusal: 'final_state', reason: `${event.key}: the transaction is ${state}, a final state` };
+  }
+  if (!event.from.includes(state)) {
+    return { refusal: 'not_allowed', reason: `${event.key}: only from ${orList(event.from)}` };
+  }
+  if (event.guard !== undefined && !GUARDS[event.guard](facts)) {
+    return { refusal: 'guard_failed', reason: `${event.key}: ${GUARD_REASONS[event.guard](facts)}` };
+  }
+  return undefined;
+}
+
+/** An event of the workflow with whether it can happen now and, when it cannot, why. */
+export interface ExplainedEvent {
+  key: string;
+  description: string | null;
+  from: string[];
+  to: string;
+  guard: string | null;
+  /** Whether the event can happen now: allowed from the current state, with its guard holding. */
+  allowed: boolean;
+  /**
+   * Why it cannot, for people, naming the event: `countersign: 1 of 2 processes complete`,
+   * `approve: only from in_review`, `void: the transaction is completed, a final state`; null when allowed.
+   */
+  reason: string | null;
+}
+
 /**
- * Decides what `eventKey` does to a transaction in `state`: the transition and the actions of the state it
- * enters, or why it is refused with the events allowed instead.
+ * Every event of the (effective) workflow, in its order, with whether it can happen to a transaction in `state`
+ * now and why not: what the console shows as buttons, greyed with the reason when blocked. `decide` refuses with
+ * the same reasons.
  *
  * @example
- * decide(workflow, 'in_review', 'approve', { allProcessesComplete: false });
+ * explainEvents(workflow, 'countersigning', { processes: [{ key: 'subscription', isComplete: false }] })
+ *   .find((event) => event.key === 'countersign');
+ * // { key: 'countersign', …, allowed: false, reason: 'countersign: 0 of 1 process complete' }
+ */
+export function explainEvents(
+  workflow: WorkflowDefinition,
+  state: string,
+  facts: WorkflowFacts,
+): ExplainedEvent[] {
+  return effectiveWorkflow(workflow).events.map((event) => {
+    const refused = refusalOf(workflow, state, event, facts);
+    return {
+      key: event.key,
+      description: event.description ?? null,
+      from: event.from,
+      to: event.to,
+      guard: event.guard ?? null,
+      allowed: refused === undefined,
+      reason: refused?.reason ?? null,
+    };
+  });
+}
+
+/**
+ * The events that leave `state` (those whose guard does not hold included), explained as by
+ * {@link explainEvents}: `Transaction.availableEvents`.
+ */
+export function explainEventsFrom(
+  workflow: WorkflowDefinition,
+  state: string,
+  facts: WorkflowFacts,
+): ExplainedEvent[] {
+  return explainEvents(workflow, state, facts).filter((event) => event.from.includes(state));
+}
+
+/**
+ * Decides what `eventKey` does to a transaction in `state`: the transition and the actions of the state it
+ * enters, or why it is refused (the reason {@link explainEvents} gives) with the events allowed instead.
+ *
+ * @example
+ * decide(workflow, 'in_review', 'approve', { processes: [] });
  * // { ok: true, eventKey: 'approve', source: 'in_review', target: 'countersigning', actions: [{ addRecipient: 'countersigner' }] }
+ * decide(workflow, 'draft', 'approve', { processes: [] });
+ * // { ok: false, refusal: 'not_allowed', reason: 'approve: only from in_review',
+ * //   message: 'approve: only from in_review; allowed from "draft": send, submit, void', allowed: […] }
  */
 export function decide(
   workflow: WorkflowDefinition,
@@ -73,31 +246,13 @@ export function decide(
     allowed.length > 0
       ? `allowed from "${state}": ${allowed.join(', ')}`
       : `no event is allowed from "${state}"`;
-  const event = workflow.events.find((candidate) => candidate.key === eventKey);
+  const event = effectiveWorkflow(workflow).events.find((candidate) => candidate.key === eventKey);
   if (!event) {
-    return {
-      ok: false,
-      reason: 'unknown_event',
-      allowed,
-      message: `unknown event ${quote(eventKey)}; ${listed}`,
-    };
+    const reason = `unknown event ${quote(eventKey)}`;
+    return { ok: false, refusal: 'unknown_event', reason, allowed, message: `${reason}; ${listed}` };
   }
-  if (!event.from.includes(state)) {
-    return {
-      ok: false,
-      reason: 'not_allowed',
-      allowed,
-      message: `event "${eventKey}" cannot happen in state "${state}"; ${listed}`,
-    };
-  }
-  if (!guardHolds(event, facts)) {
-    return {
-      ok: false,
-      reason: 'guard_failed',
-      allowed,
-      message: `event "${eventKey}" needs ${event.guard ?? 'its guard'} to hold, and it does not; ${listed}`,
-    };
-  }
+  const refused = refusalOf(workflow, state, event, facts);
+  if (refused) return { ok: false, ...refused, allowed, message: `${refused.reason}; ${listed}` };
   return {
     ok: true,
     eventKey,
@@ -107,7 +262,100 @@ export function decide(
   };
 }
 
-/** The states reachable from the initial state through events. */
+/** A mail that running an event queues for the transaction's primary recipient (sent after commit). */
+export interface PreviewedMail {
+  /** Who gets it: the transaction's primary recipient (`noticeEmail`), of this recipient role. */
+  to: 'primary_recipient';
+  role: string;
+  /**
+   * `changes_requested`: a revision was sent back (an `openRevision` of an existing process), with the event's
+   * message; `voided`: the transaction was voided, with the reason; `signed_copy`: it completed.
+   */
+  kind: 'changes_requested' | 'voided' | 'signed_copy';
+}
+
+/** What running an event would do, as `applyEvent` does it; nothing is written to find out. */
+export interface EventPreview {
+  /** The engine's decision: the transition and the actions of the state entered, or why it is refused. */
+  decision: Decision;
+  /** Whether the event needs a message (the reason of a void); without one it is refused (BAD_USER_INPUT). */
+  messageRequired: boolean;
+  /** The mails it queues (none when refused). */
+  mails: PreviewedMail[];
+  /** The webhook events it writes to the outbox, in order (none when refused). */
+  webhooks: EventType[];
+  /**
+   * Whether it completes the transaction (a `transaction.completed` webhook and the signed copy's mail); null
+   * when the facts cannot tell (`transactionComplete` unknown).
+   */
+  completes: boolean | null;
+}
+
+/**
+ * Previews `eventKey` on a transaction of `definition` in `state`: the decision, and what running it will do —
+ * the state entered and its actions, the mails queued for the primary recipient, the webhooks written — as
+ * `applyEvent` (transitions.ts) does it. Completion is promised only when the facts make it certain.
+ *
+ * @example
+ * previewEvent(definition, 'in_review', 'request_changes', { processes: [{ key: 'subscription', isComplete: false }] });
+ * // { decision: { ok: true, target: 'changes_requested', actions: [{ openRevision: 'subscription' }], … },
+ * //   messageRequired: false, mails: [{ to: 'primary_recipient', role: 'investor', kind: 'changes_requested' }],
+ * //   webhooks: ['transaction.state_changed'], completes: false }
+ */
+export function previewEvent(
+  definition: TemplateDefinition,
+  state: string,
+  eventKey: string,
+  facts: WorkflowFacts,
+): EventPreview {
+  const decision = decide(definition.workflow, state, eventKey, facts);
+  const messageRequired = isVoidEvent(eventKey);
+  if (!decision.ok) return { decision, messageRequired, mails: [], webhooks: [], completes: false };
+  const role = definition.recipientRoles.find((candidate) => candidate.primary === true)?.key ?? '';
+  const mail = (kind: PreviewedMail['kind']): PreviewedMail => ({ to: 'primary_recipient', role, kind });
+  const existing = new Set(facts.processes.map((process) => process.key));
+  // An openRevision of an existing process sends it back (a request for changes): one mail per event.
+  const sendsBack = decision.actions.some(
+    (action) => 'openRevision' in action && existing.has(action.openRevision),
+  );
+  const completes = completesWith(decision.actions, facts, existing);
+  const mails: PreviewedMail[] = [];
+  const webhooks: EventType[] = ['transaction.state_changed'];
+  if (messageRequired) {
+    webhooks.push('transaction.voided');
+    mails.push(mail('voided'));
+  }
+  if (sendsBack) mails.push(mail('changes_requested'));
+  if (completes === true) {
+    webhooks.push('transaction.completed');
+    mails.push(mail('signed_copy'));
+  }
+  return { decision, messageRequired, mails, webhooks, completes };
+}
+
+/**
+ * Whether an event whose state entered does `actions` completes the transaction: only if none of them opens a
+ * process (a new revision or a new process is not complete), every existing process is complete and the
+ * transaction was not complete before.
+ */
+function completesWith(
+  actions: readonly WorkflowAction[],
+  facts: WorkflowFacts,
+  existing: ReadonlySet<string>,
+): boolean | null {
+  const opens = actions.some(
+    (action) =>
+      'openRevision' in action || ('createProcess' in action && !existing.has(action.createProcess)),
+  );
+  if (opens || facts.transactionComplete === true) return false;
+  if (facts.transactionComplete === undefined) return null;
+  return facts.processes.length > 0 && allProcessesComplete(facts.processes);
+}
+
+/**
+ * The states reachable from the initial state through the events of the effective workflow (a final state
+ * `voided` of the template's own is reached by the built-in void).
+ */
 export function reachableStates(workflow: WorkflowDefinition): Set<string> {
   const seen = new Set<string>([workflow.initialState]);
   const queue = [workflow.initialState];
@@ -122,9 +370,12 @@ export function reachableStates(workflow: WorkflowDefinition): Set<string> {
   return seen;
 }
 
-/** The states from which some sequence of events reaches a final state (final states included). */
+/**
+ * The states from which some sequence of the template's own events (as written: the built-in void would let
+ * every state finish) reaches one of its final states (final states included).
+ */
 export function statesThatCanFinish(workflow: WorkflowDefinition): Set<string> {
-  const done = finalStates(workflow);
+  const done = ownFinalStates(workflow);
   let grew = true;
   while (grew) {
     grew = false;

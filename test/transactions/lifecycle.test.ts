@@ -12,7 +12,7 @@ let other: EmptyTenant;
 const READ = `query ($id: uuid!) {
   transaction(id: $id) {
     state isComplete
-    availableEvents { key }
+    availableEvents { key allowed reason }
     transactionRecipients { vulcanKey entity { id name email } }
     transactionProcessRevisions { id number context transactionItems { id vulcanKey data completionPercentage } }
     events { eventKey sourceStateKey targetStateKey actorType actorId }
@@ -79,7 +79,11 @@ describe('createTransaction', () => {
     const t = await read(transactionId);
     expect(t.state).toBe('draft');
     expect(t.isComplete).toBe(false);
-    expect(t.availableEvents).toEqual([{ key: 'send' }, { key: 'submit' }]);
+    expect(t.availableEvents).toEqual([
+      { key: 'send', allowed: true, reason: null },
+      { key: 'submit', allowed: true, reason: null },
+      { key: 'void', allowed: true, reason: null },
+    ]);
     expect(t.transactionRecipients).toEqual([
       {
         vulcanKey: 'investor',
@@ -269,7 +273,7 @@ describe('triggerTransactionEvent', () => {
     });
     const t = await read(id);
     expect(t.state).toBe('in_progress');
-    expect(t.availableEvents).toEqual([{ key: 'submit' }]);
+    expect(t.availableEvents.map((event: { key: string }) => event.key)).toEqual(['submit', 'void']);
     expect(t.events.at(-1)).toMatchObject({
       eventKey: 'send',
       sourceStateKey: 'draft',
@@ -288,17 +292,20 @@ describe('triggerTransactionEvent', () => {
     expect(unknown.body.errors?.[0]?.extensions).toMatchObject({
       code: 'INVALID_EVENT',
       currentState: 'draft',
-      allowedEvents: ['send', 'submit'],
+      allowedEvents: ['send', 'submit', 'void'],
+      reason: 'unknown event "launch"',
     });
     expect(unknown.body.errors?.[0]?.message).toBe(
-      'unknown event "launch"; allowed from "draft": send, submit',
+      'unknown event "launch"; allowed from "draft": send, submit, void',
     );
     const long = await trigger(id, `launch${'!'.repeat(10_000)}`);
     expect(long.body.errors?.[0]?.message).toBe(
-      `unknown event "launch${'!'.repeat(34)}…" (10006 characters); allowed from "draft": send, submit`,
+      `unknown event "launch${'!'.repeat(34)}…" (10006 characters); allowed from "draft": send, submit, void`,
     );
     const wrongState = await trigger(id, 'approve');
-    expect(wrongState.body.errors?.[0]?.message).toMatch(/cannot happen in state "draft"/);
+    expect(wrongState.body.errors?.[0]?.message).toBe(
+      'approve: only from in_review; allowed from "draft": send, submit, void',
+    );
 
     for (const event of ['send', 'submit', 'approve'])
       expect((await trigger(id, event)).body.errors).toBeUndefined();
@@ -306,11 +313,16 @@ describe('triggerTransactionEvent', () => {
     expect(guarded.body.errors?.[0]?.extensions).toMatchObject({
       code: 'INVALID_EVENT',
       currentState: 'countersigning',
-      allowedEvents: [],
+      allowedEvents: ['void'],
+      reason: 'countersign: 0 of 1 process complete',
     });
-    expect(guarded.body.errors?.[0]?.message).toMatch(/needs all_processes_complete/);
     const t = await read(id);
     expect(t.state).toBe('countersigning');
+    // The API lists the blocked event with the reason the refusal gave.
+    expect(t.availableEvents).toEqual([
+      { key: 'countersign', allowed: false, reason: 'countersign: 0 of 1 process complete' },
+      { key: 'void', allowed: true, reason: null },
+    ]);
     expect(t.events.map((e: { eventKey: string }) => e.eventKey)).toEqual([
       'create',
       'send',
@@ -396,6 +408,13 @@ describe('the workflow in the graph', () => {
       to: 'completed',
       guard: 'all_processes_complete',
     });
+    expect(workflow.events.at(-1)).toEqual({
+      key: 'void',
+      from: ['draft', 'in_progress', 'in_review', 'changes_requested', 'countersigning'],
+      to: 'voided',
+      guard: null,
+    });
+    expect(workflow.states.at(-1)).toEqual({ key: 'voided', final: true, onEnter: [] });
   });
 });
 

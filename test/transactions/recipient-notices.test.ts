@@ -261,7 +261,15 @@ const counts = (
   reminders: number,
   failed = 0,
   more: Partial<NoticeCounts> = {},
-): NoticeCounts => ({ invitations, reminders, changesRequested: 0, signedCopies: 0, failed, ...more });
+): NoticeCounts => ({
+  invitations,
+  reminders,
+  changesRequested: 0,
+  signedCopies: 0,
+  voids: 0,
+  failed,
+  ...more,
+});
 
 describe('the invitation', () => {
   it('is mailed to noticeEmail when a transaction is created, with a link that opens the transaction and the organization named', async () => {

@@ -386,4 +386,25 @@ describe('the recipient portal at /r in Chromium', () => {
     await page.getByRole('heading', { name: 'This link was replaced' }).waitFor();
     await screenshot(page, 'phone-link-replaced');
   });
+
+  it('shows the recipient of a voided transaction its own page with the reason, and mails them the same', async () => {
+    const email = 'grace.voided@example.com';
+    const { transactionId, link } = await invite(email);
+    const page = await newPage(PHONE);
+    await page.goto(link);
+    await page.getByRole('heading', { name: 'Fund subscription' }).waitFor();
+
+    const received = world.smtp.received.length;
+    const reason = 'The fund closed before your subscription could be accepted.';
+    await event(transactionId, 'void', reason);
+    const mail = await mailTo(world.smtp, email, { after: received });
+    expect(mail.parsed.subject).toMatch(/^Cancelled: /);
+    expect(mail.parsed.text).toContain(reason);
+
+    await page.goto(link);
+    await page.getByRole('heading', { name: 'This transaction was voided' }).waitFor();
+    await page.getByText(`“${reason}”`).waitFor();
+    expect(await page.getByText(/Test Capital voided it on/).count()).toBe(1);
+    await screenshot(page, 'phone-voided');
+  });
 });

@@ -6,6 +6,7 @@ import { PortalLayout } from './components/portal-layout.tsx';
 import { HomePage } from './pages/home.tsx';
 import { LinkProblemPage, LoadingPage, NoLinkPage } from './pages/link-problem.tsx';
 import { StepNotFound } from './pages/step-not-found.tsx';
+import { VoidedPage } from './pages/voided.tsx';
 import { PortalProvider, useRecipientView } from './portal-state.tsx';
 
 /**
@@ -51,7 +52,11 @@ function Portal() {
     if (ready) void load.itemStep();
   }, [ready]);
   if (state.status === 'loading') return <LoadingPage />;
-  if (state.status === 'failed') return <LinkProblemPage error={state.error} onRetry={retry} />;
+  if (state.status === 'failed') {
+    // The organization ended the transaction: its own page, with their reason.
+    if (state.error.code === 'TRANSACTION_VOIDED') return <VoidedPage error={state.error} />;
+    return <LinkProblemPage error={state.error} onRetry={retry} />;
+  }
   return (
     <PortalProvider token={token} api={api} view={state.view} setView={setView} fail={fail}>
       <PortalLayout>

@@ -25,8 +25,8 @@ export interface Portal {
   handleStale: (error: ApiError) => boolean;
 }
 
-/** Refusals that mean the link no longer opens the transaction. */
-export const LINK_REFUSALS = new Set(['NOT_FOUND', 'LINK_EXPIRED', 'LINK_REVOKED']);
+/** Refusals that mean the link no longer opens the transaction (a void included: its page says why). */
+export const LINK_REFUSALS = new Set(['NOT_FOUND', 'LINK_EXPIRED', 'LINK_REVOKED', 'TRANSACTION_VOIDED']);
 
 const PortalContext = createContext<Portal | undefined>(undefined);
 

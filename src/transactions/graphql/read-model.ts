@@ -67,6 +67,8 @@ export const RESOURCES = {
       createdAt: 'created_at',
       updatedAt: 'updated_at',
       completedAt: 'completed_at',
+      voidedAt: 'voided_at',
+      voidReason: 'void_reason',
     },
   },
   TransactionRecipient: {
@@ -202,6 +204,7 @@ export const RESOURCES = {
       targetStateKey: 'target_state',
       actorType: 'upper(actor_type)',
       actorId: 'actor_id',
+      message: 'message',
       createdAt: 'created_at',
     },
   },

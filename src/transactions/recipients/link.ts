@@ -12,22 +12,40 @@ export interface OpenedLink {
 
 /**
  * Opens the transaction of a recipient link (its transmit token), locked for the rest of the database
- * transaction. A replaced link answers LINK_REVOKED, an expired one LINK_EXPIRED, anything else NOT_FOUND: a
- * page can then tell the recipient what to do.
+ * transaction. A link whose transaction was voided answers TRANSACTION_VOIDED (with the organization's reason,
+ * so nothing more can be saved, uploaded, signed or submitted through it), a replaced link LINK_REVOKED, an
+ * expired one LINK_EXPIRED, anything else NOT_FOUND: a page can then tell the recipient what to do.
  */
 export async function openRecipientLink(tx: Transaction, token: string): Promise<OpenedLink> {
   const hash = isUuid(token) ? hashTransmitToken(token) : undefined;
   if (!hash) throw linkOpensNothing();
-  const [row] = await tx.query<LockedTransaction & { expiresAt: Date | null; expired: boolean }>(
+  const [row] = await tx.query<
+    LockedTransaction & {
+      expiresAt: Date | null;
+      expired: boolean;
+      voidedAt: Date | null;
+      voidReason: string | null;
+      organizationName: string;
+    }
+  >(
     `select t.id, t.organization_id as "organizationId", t.state, t.sender_entity_id as "senderEntityId",
        coalesce(t.input_data, '{}'::jsonb) as "inputData", tp.definition,
        t.transmit_token_expires_at as "expiresAt",
-       coalesce(t.transmit_token_expires_at <= clock_timestamp(), false) as expired
-     from transactions t join templates tp on tp.id = t.template_id
+       coalesce(t.transmit_token_expires_at <= clock_timestamp(), false) as expired,
+       t.voided_at as "voidedAt", t.void_reason as "voidReason", o.name as "organizationName"
+     from transactions t join templates tp on tp.id = t.template_id join organizations o on o.id = t.organization_id
      where t.transmit_token_hash = $1 for update of t`,
     [hash],
   );
   if (row) {
+    // A void tells the recipient why whether or not the link still works: it is the end of the story.
+    if (row.voidedAt !== null) {
+      throw linkErrors.recipientTransactionVoided({
+        organizationName: row.organizationName,
+        reason: row.voidReason ?? '',
+        voidedAt: row.voidedAt,
+      });
+    }
     if (row.expired) {
       throw linkErrors.recipientLinkExpired();
     }

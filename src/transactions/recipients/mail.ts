@@ -106,6 +106,25 @@ export function signedCopyMail(facts: RecipientMailFacts): MailMessage {
   });
 }
 
+/**
+ * The mail sent when the organization voids the transaction: nothing more is asked of the recipient, with the
+ * reason the organization gave (quoted as text, never as HTML). Their link now shows the same.
+ *
+ * @example
+ * await mailer.send(voidedMail(facts, { reason: 'The fund closed before your subscription.' }));
+ */
+export function voidedMail(facts: RecipientMailFacts, options: { reason: string }): MailMessage {
+  return recipientMail(facts, {
+    subject: `Cancelled: ${facts.templateName} with ${facts.organizationName}`,
+    intro: `${facts.organizationName} cancelled (voided) ${quoted(facts.templateName)}: nothing more is asked of you.`,
+    quote: { says: `${facts.organizationName} writes:`, text: options.reason },
+    asked: false,
+    open: 'Your personal page says the same:',
+    action: 'See what happened',
+    expiry: 'You need not do anything. Do not forward this message: the link is yours alone.',
+  });
+}
+
 function quoted(text: string): string {
   return `“${text}”`;
 }

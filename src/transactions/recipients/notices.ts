@@ -11,6 +11,7 @@ import {
   recipientLink,
   reminderMail,
   signedCopyMail,
+  voidedMail,
   type RecipientMailFacts,
 } from './mail.ts';
 import { DEFAULT_INVITATIONS, type TemplateDefinition } from '../templates/schema.ts';
@@ -21,9 +22,11 @@ import { finalStates } from '../workflow.ts';
  * when the transaction is created and whenever its transmit token is reset (saying the old link stopped
  * working), then reminders on the template's schedule (`invitations.reminders`, see {@link DEFAULT_INVITATIONS})
  * while they have something to submit; a mail with the sponsor's message when a revision is sent back to them
- * (a request for changes), and one with the link to their signed copy when the transaction completes.
+ * (a request for changes), one with the link to their signed copy when the transaction completes, and one with
+ * the organization's reason when it is voided (the last message: nothing else goes after it).
  *
- * Nothing is lost: `queueInvitation`, `queueChangesRequested` and `queueSignedCopy` write the due message in the
+ * Nothing is lost: `queueInvitation`, `queueChangesRequested`, `queueSignedCopy` and `queueVoided` write the due
+ * message in the
  * database transaction of its cause, and `sendDueNotices` sends it after that committed, retrying a failed send
  * with backoff. Each message that went is logged as a SYSTEM event of the transaction (`mail.<kind>`, see
  * {@link MAIL_EVENT_PREFIX}). Any number of nodes
@@ -55,19 +58,20 @@ const CLAIM_MS = 5 * 60_000;
 const BATCH_SIZE = 10;
 
 /** The messages a transaction's primary recipient gets. */
-export type MessageKind = 'invitation' | 'changes_requested' | 'signed_copy' | 'reminder';
+export type MessageKind = 'invitation' | 'changes_requested' | 'signed_copy' | 'voided' | 'reminder';
 
 /** The column of `recipient_notices` that holds when each message is due. */
 const DUE_COLUMN = {
   invitation: 'invitation_due_at',
   changes_requested: 'changes_due_at',
   signed_copy: 'signed_copy_due_at',
+  voided: 'voided_due_at',
   reminder: 'next_reminder_at',
 } as const satisfies Record<MessageKind, string>;
 
 /**
  * The `eventKey` of the transaction event that logs a mail that went: `mail.invitation`, `mail.reminder`,
- * `mail.changes_requested`, `mail.signed_copy`. The dot keeps it apart from every workflow event (template keys
+ * `mail.changes_requested`, `mail.signed_copy`, `mail.voided`. The dot keeps it apart from every workflow event (template keys
  * have none).
  */
 export const MAIL_EVENT_PREFIX = 'mail.';
@@ -78,6 +82,8 @@ export interface NoticeCounts {
   reminders: number;
   changesRequested: number;
   signedCopies: number;
+  /** Mails telling a recipient their transaction was voided. */
+  voids: number;
   /** Sends that failed, each to be tried again later. */
   failed: number;
 }
@@ -87,6 +93,7 @@ const COUNTED: Record<MessageKind, Exclude<keyof NoticeCounts, 'failed'>> = {
   reminder: 'reminders',
   changes_requested: 'changesRequested',
   signed_copy: 'signedCopies',
+  voided: 'voids',
 };
 
 /**
@@ -140,6 +147,21 @@ export async function queueSignedCopy(tx: Transaction, options: { transactionId:
   );
 }
 
+/**
+ * Queues the mail telling the recipient their transaction was voided, in the database transaction of the void:
+ * due at once, with the reason read from the transaction when it is sent. Nothing else is due after it (no
+ * invitation, reminder or request for changes: the link shows the void); a signed copy still due goes too.
+ * Nothing is queued when no link can be sent any more.
+ */
+export async function queueVoided(tx: Transaction, options: { transactionId: string }): Promise<void> {
+  await tx.query(
+    `update recipient_notices set voided_due_at = clock_timestamp(), invitation_due_at = null,
+       changes_due_at = null, changes_message = null, next_reminder_at = null, updated_at = clock_timestamp()
+     where transaction_id = $1 and token_sealed is not null`,
+    [options.transactionId],
+  );
+}
+
 /** A due notice, claimed, with what its mail says. */
 interface ClaimedNotice {
   transactionId: string;
@@ -152,6 +174,10 @@ interface ClaimedNotice {
   changesMessage: string | null;
   /** The signed copy is still to be mailed: the token must stay. */
   signedCopyDue: boolean;
+  /** The void is still to be mailed: the token must stay. */
+  voidedDue: boolean;
+  /** Why the organization voided the transaction (null while it is not voided). */
+  voidReason: string | null;
   nextReminderAt: Date | null;
   remindersSent: number;
   failures: number;
@@ -177,7 +203,7 @@ type Step =
   | { kind: 'send' }
   /** Nothing more will be sent: the sealed token goes. */
   | { kind: 'drop' }
-  /** Not this message: the transaction is over, and the signed copy is still to go. */
+  /** Not this message: the transaction is over, and the signed copy or the void is still to go. */
   | { kind: 'clear' }
   /** No reminder now (the recipient has nothing to do, or had every reminder); look again then. */
   | { kind: 'skip'; nextReminderAt: Date };
@@ -194,9 +220,16 @@ export function reminderSettings(definition: TemplateDefinition): {
 function decide(notice: ClaimedNotice): Step {
   const expired = notice.expiresAt !== null && notice.expiresAt <= notice.now;
   // The signed copy goes once complete, whatever the state: the portal's page offers it while the link works.
-  if (notice.kind === 'signed_copy') return expired ? { kind: 'drop' } : { kind: 'send' };
-  const over = notice.completed || finalStates(notice.definition.workflow).has(notice.state) || expired;
-  if (over) return notice.signedCopyDue && !expired ? { kind: 'clear' } : { kind: 'drop' };
+  // A void goes whatever the state too: it ends the transaction (the link then shows why).
+  if (notice.kind === 'signed_copy' || notice.kind === 'voided')
+    return expired ? { kind: 'drop' } : { kind: 'send' };
+  const over =
+    notice.completed ||
+    notice.voidReason !== null ||
+    finalStates(notice.definition.workflow).has(notice.state) ||
+    expired;
+  const stillDue = notice.signedCopyDue || notice.voidedDue;
+  if (over) return stillDue && !expired ? { kind: 'clear' } : { kind: 'drop' };
   if (notice.kind !== 'reminder') return { kind: 'send' };
   const { everyDays, max } = reminderSettings(notice.definition);
   // Every reminder went: the token stays for a request for changes or the signed copy, until the link expires.
@@ -218,6 +251,7 @@ function nextReminderAfter(notice: ClaimedNotice): Date | null {
   const at = (days: number) => new Date(notice.now.getTime() + days * DAY_MS);
   switch (notice.kind) {
     case 'signed_copy':
+    case 'voided':
       return null;
     case 'invitation':
       return max > 0 ? at(afterDays) : notice.expiresAt;
@@ -240,11 +274,13 @@ function claimDue(db: Database, now: Date | undefined, limit: number): Promise<C
          case when n.invitation_due_at <= clock.now then 'invitation'
               when n.changes_due_at <= clock.now then 'changes_requested'
               when n.signed_copy_due_at <= clock.now then 'signed_copy'
+              when n.voided_due_at <= clock.now then 'voided'
               else 'reminder' end as kind
        from recipient_notices n, clock
        where n.token_sealed is not null and (n.invitation_due_at <= clock.now or n.changes_due_at <= clock.now
-         or n.signed_copy_due_at <= clock.now or n.next_reminder_at <= clock.now)
-       order by least(n.invitation_due_at, n.changes_due_at, n.signed_copy_due_at, n.next_reminder_at)
+         or n.signed_copy_due_at <= clock.now or n.voided_due_at <= clock.now or n.next_reminder_at <= clock.now)
+       order by least(n.invitation_due_at, n.changes_due_at, n.signed_copy_due_at, n.voided_due_at,
+         n.next_reminder_at)
        limit $2
        for update of n skip locked
      ),
@@ -253,6 +289,7 @@ function claimDue(db: Database, now: Date | undefined, limit: number): Promise<C
        invitation_due_at = case when due.kind = 'invitation' then claim.until else n.invitation_due_at end,
        changes_due_at = case when due.kind = 'changes_requested' then claim.until else n.changes_due_at end,
        signed_copy_due_at = case when due.kind = 'signed_copy' then claim.until else n.signed_copy_due_at end,
+       voided_due_at = case when due.kind = 'voided' then claim.until else n.voided_due_at end,
        next_reminder_at = case when due.kind = 'reminder' then claim.until else n.next_reminder_at end,
        updated_at = clock_timestamp()
      from due cross join clock cross join claim
@@ -263,7 +300,8 @@ function claimDue(db: Database, now: Date | undefined, limit: number): Promise<C
      where n.transaction_id = due.transaction_id
      returning n.transaction_id as "transactionId", due.kind, n.token_sealed as "tokenSealed",
        n.link_replaced as "linkReplaced", n.changes_message as "changesMessage",
-       n.signed_copy_due_at is not null as "signedCopyDue", n.next_reminder_at as "nextReminderAt",
+       n.signed_copy_due_at is not null as "signedCopyDue", n.voided_due_at is not null as "voidedDue",
+       t.void_reason as "voidReason", n.next_reminder_at as "nextReminderAt",
        n.reminders_sent as "remindersSent", n.failures, clock.now, t.notice_email as "noticeEmail",
        t.notice_name as "noticeName", t.state, t.completed_at is not null as completed,
        t.transmit_token_expires_at as "expiresAt", tp.name as "templateName", tp.definition,
@@ -322,10 +360,11 @@ const DROPPED: Changes = {
   changes_due_at: null,
   changes_message: null,
   signed_copy_due_at: null,
+  voided_due_at: null,
   next_reminder_at: null,
 };
 
-/** What an ended transaction leaves while its signed copy is still to go: that alone, with the token. */
+/** What an ended transaction leaves while its signed copy or void is still to go: that alone, with the token. */
 const NOT_BUT_THE_SIGNED_COPY: Changes = {
   invitation_due_at: null,
   changes_due_at: null,
@@ -355,14 +394,17 @@ function mailOf(notice: ClaimedNotice, key: Buffer, transactionsUrl: string) {
     reminder: () => reminderMail(facts),
     changes_requested: () => changesRequestedMail(facts, { message: notice.changesMessage }),
     signed_copy: () => signedCopyMail(facts),
+    voided: () => voidedMail(facts, { reason: notice.voidReason ?? '' }),
   }[notice.kind]();
   return { token, mail };
 }
 
 /** What a sent message leaves on its row: its own due time cleared, and the reminders' next look. */
 function afterSent(notice: ClaimedNotice): Changes {
-  // The signed copy is the last message: nothing more will be sent, so the sealed token goes.
-  if (notice.kind === 'signed_copy') return DROPPED;
+  // The signed copy is the last message, and so is a void unless the signed copy is still to go: the sealed
+  // token goes once nothing more will be sent.
+  if (notice.kind === 'signed_copy') return notice.voidedDue ? { signed_copy_due_at: null } : DROPPED;
+  if (notice.kind === 'voided') return notice.signedCopyDue ? { voided_due_at: null } : DROPPED;
   const own: Changes = {
     invitation: { invitation_due_at: null, invited_at: notice.now, reminders_sent: 0, link_replaced: false },
     reminder: { reminders_sent: notice.remindersSent + 1 },
@@ -397,6 +439,7 @@ export async function sendDueNotices(
     reminders: 0,
     changesRequested: 0,
     signedCopies: 0,
+    voids: 0,
     failed: 0,
   };
   let key: Buffer | undefined;

@@ -393,6 +393,12 @@ export const TemplateSchema = Type.Object(
         initialState: Key,
         states: Type.Array(State, { minItems: 2 }),
         events: Type.Array(Event, { minItems: 1 }),
+        void: Type.Optional(
+          Type.Boolean({
+            description:
+              'Whether the workflow has the built-in event `void` (from every state that is not final to the final state `voided`, with a required message: the reason, mailed to the primary recipient). `false` leaves it out; an event of your own keyed `void` replaces it. @default true',
+          }),
+        ),
       },
       { additionalProperties: false },
     ),

@@ -8,7 +8,7 @@ import {
   type PathSegment,
 } from '../../validation/problems.ts';
 import { TemplateSchema, type ItemDefinition, type TemplateDefinition, type UiWidget } from './schema.ts';
-import { finalStates, reachableStates, statesThatCanFinish } from '../workflow.ts';
+import { isVoidEvent, ownFinalStates, reachableStates, statesThatCanFinish } from '../workflow.ts';
 import { itemSchemaValidator } from './item-data.ts';
 import { onFirstUse } from '../../validation/json-schema.ts';
 import { moneyFieldProblems, moneySchema } from './money-fields.ts';
@@ -232,15 +232,18 @@ function semanticProblems(template: TemplateDefinition): { path: PathSegment[]; 
       for (const problem of agreementProblems(process, document))
         flag(['processes', p, 'documents', d, ...problem.path], problem.message);
     });
-    if (process.submitEvent !== undefined && !events.has(process.submitEvent)) {
-      flag(['processes', p, 'submitEvent'], `unknown event "${process.submitEvent}"`);
+    const submit = process.submitEvent;
+    // A void needs the organization's reason: a recipient's submit cannot fire it.
+    if (submit !== undefined && (isVoidEvent(submit) || !events.has(submit))) {
+      flag(['processes', p, 'submitEvent'], `${isVoidEvent(submit) ? 'void' : 'unknown'} event "${submit}"`);
     }
   });
 
   if (!states.has(workflow.initialState)) {
     flag(['workflow', 'initialState'], `unknown state "${workflow.initialState}"`);
   }
-  const finals = finalStates(workflow);
+  // The built-in `voided` does not count: a workflow must be able to end other than by a void.
+  const finals = ownFinalStates(workflow);
   workflow.states.forEach((state, s) => {
     (state.onEnter ?? []).forEach((action, a) => {
       const [kind, target] = Object.entries(action)[0] ?? ['', ''];

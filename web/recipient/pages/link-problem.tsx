@@ -1,5 +1,5 @@
 // Pages that stand instead of the portal: a link that opens nothing, was replaced, expired; too many tries;
-// Portico out of reach; an address without a link.
+// Portico out of reach; an address without a link. A voided transaction has its own page (voided.tsx).
 
 import { ReloadIcon } from '@radix-ui/react-icons';
 import { Button, Flex, Spinner, Text } from '@radix-ui/themes';
@@ -8,7 +8,8 @@ import { ErrorCallout } from '../../shared/error-callout.tsx';
 import { PageHeading } from '../../shared/page-heading.tsx';
 import type { ApiError } from '../api.ts';
 
-const PRODUCT = 'Documents to complete and sign';
+/** What the portal is, under Portico's name on the pages that stand instead of it. */
+export const PRODUCT = 'Documents to complete and sign';
 
 interface Explained {
   title: string;

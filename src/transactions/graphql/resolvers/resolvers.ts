@@ -26,4 +26,8 @@ export const resolvers: IResolvers = {
   Template: computedFields.Template,
   Transaction: { ...relationResolvers.Transaction, ...computedFields.Transaction },
   File: computedFields.File,
+  // A result stored for an Idempotency-Key before dry runs existed has no `dryRun`: it was a real run.
+  TriggerTransactionEventPayload: {
+    dryRun: (payload: { dryRun?: boolean }) => payload.dryRun === true,
+  },
 };

@@ -4,7 +4,7 @@ import type { Actor } from '../../actor.ts';
 import type { Caller } from '../../authenticate.ts';
 import { createTransaction, type CreateTransactionInput } from '../../create-transaction.ts';
 import { signAsSender } from '../../recipients/actions.ts';
-import { triggerTransactionEvent } from '../../transitions.ts';
+import { triggerTransactionEvent, type TriggeredEvent } from '../../transitions.ts';
 import { resetTransmitToken } from '../../recipients/transmit-tokens.ts';
 import { mutation, type Context } from '../context.ts';
 import { findFileOfTransactionFile } from '../read-model.ts';
@@ -19,6 +19,50 @@ function actorOf(caller: Caller): Actor {
  */
 const sendRecipientMail = { afterCommit: (context: Context) => context.recipientNotices?.kick() };
 
+interface TriggerInput {
+  transactionId: string;
+  eventKey: string;
+  message?: string | null;
+  dryRun?: boolean | null;
+}
+
+/** `triggerTransactionEvent`'s payload: the transition, and a dry run's preview in the API's shape. */
+function triggerPayload(triggered: TriggeredEvent) {
+  const { preview } = triggered;
+  const decision = preview?.decision;
+  return {
+    sourceStateKey: triggered.sourceStateKey,
+    targetStateKey: triggered.targetStateKey,
+    dryRun: triggered.dryRun,
+    preview:
+      preview && decision?.ok === true
+        ? {
+            eventKey: decision.eventKey,
+            sourceStateKey: decision.source,
+            targetStateKey: decision.target,
+            actions: decision.actions,
+            messageRequired: preview.messageRequired,
+            mails: preview.mails,
+            webhooks: preview.webhooks,
+            completes: preview.completes,
+          }
+        : null,
+  };
+}
+
+const runEvent = mutation<TriggerInput>(
+  'triggerTransactionEvent',
+  async (tx, input, { caller }) =>
+    triggerPayload(
+      await triggerTransactionEvent(tx, {
+        organizationId: caller.organizationId,
+        actor: actorOf(caller),
+        input,
+      }),
+    ),
+  sendRecipientMail,
+);
+
 /** The mutations on transactions: each parses its input and calls one domain function. */
 export const transactionMutations = {
   createTransaction: mutation<CreateTransactionInput>(
@@ -27,12 +71,22 @@ export const transactionMutations = {
       createTransaction(tx, { organizationId: caller.organizationId, actor: actorOf(caller), input }),
     sendRecipientMail,
   ),
-  triggerTransactionEvent: mutation<{ transactionId: string; eventKey: string; message?: string | null }>(
-    'triggerTransactionEvent',
-    (tx, input, { caller }) =>
-      triggerTransactionEvent(tx, { organizationId: caller.organizationId, actor: actorOf(caller), input }),
-    sendRecipientMail,
-  ),
+  /**
+   * A dry run changes nothing, so it goes around the Idempotency-Key (nothing to replay, nothing stored) and
+   * queues no mail; its database transaction only locks and reads.
+   */
+  triggerTransactionEvent: async (parent: unknown, args: { input: TriggerInput }, context: Context) =>
+    args.input.dryRun === true
+      ? triggerPayload(
+          await context.db.transaction((tx) =>
+            triggerTransactionEvent(tx, {
+              organizationId: context.caller.organizationId,
+              actor: actorOf(context.caller),
+              input: args.input,
+            }),
+          ),
+        )
+      : runEvent(parent, args, context),
   resetTransmitToken: mutation<{ transactionId: string }>(
     'resetTransmitToken',
     (tx, input, { caller }) =>
