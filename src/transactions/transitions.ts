@@ -60,8 +60,8 @@ export async function recordTransition(
   await tx.query(
     `with moved as (
        update transactions set state = $5, updated_at = clock_timestamp() where id = $2 and $4::text is not null)
-     insert into transaction_events (organization_id, transaction_id, event_key, source_state, target_state, actor_type, actor_id, message)
-     values ($1, $2, $3, $4, $5, $6, $7, $8)`,
+     insert into transaction_events (organization_id, transaction_id, event_key, source_state, target_state, actor_type, actor_id, message, request_id)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
     [
       subject.organizationId,
       subject.id,
@@ -71,6 +71,7 @@ export async function recordTransition(
       change.actor.type,
       change.actor.id,
       change.message ?? null,
+      change.actor.requestId ?? null,
     ],
   );
   await writeOutbox(tx, {

@@ -19,6 +19,8 @@ export interface TransactionsContext {
   baseUrl: string;
   /** The request's `Idempotency-Key` header, for mutations. */
   idempotencyKey: string | undefined;
+  /** The request's id (`x-request-id`): logged with what a mutation changes. */
+  requestId: string;
   /** Where signed documents are stored. */
   files: FileStore;
   /** Recorded with a signature made through the API. */
@@ -81,6 +83,7 @@ export function contextBuilder(deps: {
           links: deps.links,
           baseUrl: deps.baseUrl(),
           idempotencyKey: headerValue(request.headers['idempotency-key']),
+          requestId: request.id,
           files: deps.files,
           signatureContext: { ipAddress: request.ip, userAgent: request.headers['user-agent'] },
           webhooksAllowInsecure: deps.webhooksAllowInsecure,

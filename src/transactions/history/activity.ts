@@ -1,12 +1,8 @@
 import type { Queryable } from '../../db/database.ts';
+import type { Actor } from '../actor.ts';
 
-/** Who did something to a transaction: a person of the console, an API key, the recipient, or Portico. */
-export interface ActivityActor {
-  type: 'user' | 'api_key' | 'recipient' | 'system';
-  id: string | null;
-  /** The request that did it (its `x-request-id`), when a request did. */
-  requestId?: string | undefined;
-}
+/** Who did something to a transaction (see actor.ts). */
+export type ActivityActor = Actor;
 
 /** What kinds of activity the timeline keeps besides workflow events and webhook attempts. */
 export type ActivityKind = 'recipient' | 'mail' | 'api' | 'console';

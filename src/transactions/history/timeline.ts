@@ -2,7 +2,6 @@ import type { Queryable } from '../../db/database.ts';
 import { notFound } from '../../errors.ts';
 import type { ActorType, TimelineKind } from './kinds.ts';
 
-
 /** One thing that happened to a transaction. */
 export interface TimelineEntry {
   id: string;

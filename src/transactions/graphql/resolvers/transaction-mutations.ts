@@ -9,8 +9,9 @@ import { resetTransmitToken } from '../../recipients/transmit-tokens.ts';
 import { mutation, type Context } from '../context.ts';
 import { findFileOfTransactionFile } from '../read-model.ts';
 
-function actorOf(caller: Caller): Actor {
-  return { type: 'api_key', id: caller.apiKeyId };
+/** The API key that calls, as the actor of what it changes, with the request that changes it. */
+function actorOf({ caller, requestId }: { caller: Caller; requestId: string }): Actor {
+  return { type: 'api_key', id: caller.apiKeyId, requestId };
 }
 
 /**
@@ -52,11 +53,11 @@ function triggerPayload(triggered: TriggeredEvent) {
 
 const runEvent = mutation<TriggerInput>(
   'triggerTransactionEvent',
-  async (tx, input, { caller }) =>
+  async (tx, input, context) =>
     triggerPayload(
       await triggerTransactionEvent(tx, {
-        organizationId: caller.organizationId,
-        actor: actorOf(caller),
+        organizationId: context.caller.organizationId,
+        actor: actorOf(context),
         input,
       }),
     ),
@@ -67,8 +68,12 @@ const runEvent = mutation<TriggerInput>(
 export const transactionMutations = {
   createTransaction: mutation<CreateTransactionInput>(
     'createTransaction',
-    (tx, input, { caller }) =>
-      createTransaction(tx, { organizationId: caller.organizationId, actor: actorOf(caller), input }),
+    (tx, input, context) =>
+      createTransaction(tx, {
+        organizationId: context.caller.organizationId,
+        actor: actorOf(context),
+        input,
+      }),
     sendRecipientMail,
   ),
   /**
@@ -81,7 +86,7 @@ export const transactionMutations = {
           await context.db.transaction((tx) =>
             triggerTransactionEvent(tx, {
               organizationId: context.caller.organizationId,
-              actor: actorOf(context.caller),
+              actor: actorOf(context),
               input: args.input,
             }),
           ),
@@ -89,8 +94,11 @@ export const transactionMutations = {
       : runEvent(parent, args, context),
   resetTransmitToken: mutation<{ transactionId: string }>(
     'resetTransmitToken',
-    (tx, input, { caller }) =>
-      resetTransmitToken(tx, { organizationId: caller.organizationId, transactionId: input.transactionId }),
+    (tx, input, context) =>
+      resetTransmitToken(tx, {
+        organizationId: context.caller.organizationId,
+        transactionId: input.transactionId,
+      }),
     sendRecipientMail,
   ),
   signTransactionDocument: mutation<{
