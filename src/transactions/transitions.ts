@@ -242,13 +242,15 @@ export async function applyEvent(
 
 /**
  * Previews an event on a locked transaction without writing anything: what {@link applyEvent} would do, refused
- * exactly as it would be (INVALID_EVENT, or BAD_USER_INPUT for a void without a message).
+ * exactly as it would be (INVALID_EVENT, or BAD_USER_INPUT for a void without a message). A `message` of null
+ * is one not asked for yet (the console's preview, which asks for a void's reason once it has shown the effects):
+ * the preview then says that one is required instead of refusing.
  */
 export async function previewLockedEvent(
   tx: Transaction,
   subject: LockedTransaction,
   eventKey: string,
-  message?: string,
+  message?: string | null,
 ): Promise<EventPreview> {
   const preview = previewEvent(
     subject.definition,
@@ -257,7 +259,7 @@ export async function previewLockedEvent(
     await workflowFactsOf(tx, subject.id),
   );
   if (!preview.decision.ok) throw invalidEvent(subject.state, preview.decision);
-  requireMessage(eventKey, message);
+  if (message !== null) requireMessage(eventKey, message);
   return preview;
 }
 

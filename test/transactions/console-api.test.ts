@@ -8,6 +8,7 @@ import { createPortfolioInstance } from '../support/portfolio.ts';
 import type { ConsoleRole } from '../../src/accounts/roles.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
 import { CONSOLE_SESSION_COOKIE } from '../../src/transactions/console/console.ts';
+import type { TimelineEntry, TransactionDetail } from '../../src/transactions/console/contract.ts';
 import { CONSOLE_API_PATH } from '../../src/transactions/console/links.ts';
 import { createOrganization } from '../../src/transactions/organizations.ts';
 import {
@@ -23,6 +24,7 @@ import {
   type SignInSurface,
 } from '../support/dashboard.ts';
 import { madeBeforeAll } from '../support/made-before-all.ts';
+import { organizationStory } from '../support/stories.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { createTestFileStore, uniqueHandle } from '../support/transactions.ts';
 
@@ -47,7 +49,7 @@ const world = madeBeforeAll('the console', async (closeAfterAll) => {
     console: { mailer, transactionsUrl: () => TRANSACTIONS_URL },
   });
   closeAfterAll(() => app.close());
-  return { db: testDb.db, smtp, app };
+  return { db: testDb.db, files: store.files, smtp, app };
 });
 
 /** A new organization of its own, with a person of each role asked for (admin first). */
@@ -182,7 +184,7 @@ describe('the team', () => {
   });
 
   it.each(['operator', 'reviewer', 'viewer'] as const)(
-    'refuses a %s who invites or deactivates people with 403 naming who may, and changes nothing',
+    'refuses people of the %s role who invite or deactivate people with 403 naming who may, and changes nothing',
     async (role) => {
       const { people, organization } = await organizationWith(['admin', role]);
       const page = await signedIn(people[role]);
@@ -275,5 +277,228 @@ describe('the team', () => {
     expect(confirmed.status).toBe(200);
     expect((await old.get(api('/team'))).status).toBe(401);
     await browser().signInOrThrow({ email: viewer?.email ?? '', password: 'a brand new passphrase' });
+  });
+});
+
+describe('a transaction in the console', () => {
+  /** An organization with a transaction its investor has submitted, and a person of each role. */
+  async function inReview() {
+    const story = await organizationStory(world.db, world.files, { transactions: ['submitted'] });
+    const people: Partial<Record<ConsoleRole, DashboardPerson>> = {};
+    for (const role of ['admin', 'operator', 'reviewer', 'viewer'] as const) {
+      people[role] = await createPerson(world.db, {
+        tenant: { kind: 'organization', id: story.organizationId },
+        role,
+      });
+    }
+    const path = (rest = '') => api(`/transactions/${story.transactionId}${rest}`);
+    return { story, people, path };
+  }
+
+  it("shows the recipient's progress and the files, whose links download them", async () => {
+    const { story, people, path } = await inReview();
+    const page = await signedIn(people.viewer);
+    const answer = await page.get(path());
+    expect(answer.status).toBe(200);
+    const { transaction } = answer.body as { transaction: TransactionDetail };
+    expect(transaction).toMatchObject({
+      id: story.transactionId,
+      state: 'in_review',
+      template: { key: 'subscription' },
+      noticeEmail: story.transactions[0]?.investor.email,
+    });
+    expect(transaction.recipients).toEqual([
+      expect.objectContaining({
+        role: 'investor',
+        primary: true,
+        percentDone: 100,
+        submittedAt: expect.any(String),
+        signedAt: expect.any(String),
+        mail: expect.objectContaining({ invitationDueAt: expect.any(String), failures: 0 }),
+      }),
+    ]);
+    expect(transaction.files).toEqual([
+      expect.objectContaining({
+        kind: 'upload',
+        of: 'tax_forms.w9FileId',
+        name: story.transactions[0]?.files[0],
+      }),
+    ]);
+    const download = await world.app.inject({ method: 'GET', url: transaction.files[0]?.downloadPath ?? '' });
+    expect(download.statusCode).toBe(200);
+    expect(download.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
+  });
+
+  it('draws the workflow with the reason of each blocked event, and the events each role may trigger', async () => {
+    const { people, path } = await inReview();
+    const events = async (role: ConsoleRole) => {
+      const { body } = await (await signedIn(people[role])).get(path('/workflow'));
+      return (body as { workflow: { state: string; events: Record<string, unknown>[] } }).workflow;
+    };
+    const reviewer = await events('reviewer');
+    expect(reviewer.state).toBe('in_review');
+    const byKey = Object.fromEntries(reviewer.events.map((event) => [event.key, event]));
+    expect(byKey.approve).toMatchObject({ allowed: true, reason: null, mayTrigger: true });
+    expect(byKey.request_changes).toMatchObject({ allowed: true, mayTrigger: true });
+    expect(byKey.countersign).toMatchObject({
+      allowed: false,
+      reason: 'countersign: only from countersigning',
+      mayTrigger: false,
+    });
+    expect(byKey.void).toMatchObject({ allowed: true, mayTrigger: false, messageRequired: true });
+    expect((await events('operator')).events.every((event) => event.mayTrigger)).toBe(true);
+    expect((await events('viewer')).events.some((event) => event.mayTrigger)).toBe(false);
+  });
+
+  it('previews an event, runs it against the state the page saw, and refuses the same click again as stale', async () => {
+    const { people, path } = await inReview();
+    const reviewer = await signedIn(people.reviewer);
+    const preview = await reviewer.request('POST', path('/events/preview'), { eventKey: 'request_changes' });
+    expect(preview.body).toEqual({
+      preview: {
+        eventKey: 'request_changes',
+        from: 'in_review',
+        to: 'changes_requested',
+        actions: [{ openRevision: 'subscription' }],
+        messageRequired: false,
+        mails: [{ to: 'primary_recipient', role: 'investor', kind: 'changes_requested' }],
+        webhooks: ['transaction.state_changed'],
+        completes: false,
+      },
+    });
+    const { body } = await reviewer.get(path('/workflow'));
+    const { version } = (body as { workflow: { version: string } }).workflow;
+    const run = () =>
+      reviewer.request('POST', path('/events'), {
+        eventKey: 'request_changes',
+        version,
+        message: 'The address, please.',
+      });
+    const first = await run();
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ sourceStateKey: 'in_review', targetStateKey: 'changes_requested' });
+    const again = await run();
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({
+      error: {
+        code: 'STALE_STATE',
+        details: { state: 'changes_requested', movedBy: people.reviewer?.name, eventKey: 'request_changes' },
+      },
+    });
+
+    const { body: timeline } = await reviewer.get(`${path('/timeline')}?kind=workflow&actor=user`);
+    expect((timeline as { entries: TimelineEntry[] }).entries).toEqual([
+      expect.objectContaining({
+        action: 'request_changes',
+        requestId: first.headers['x-request-id'],
+        actor: { type: 'user', id: people.reviewer?.id, label: people.reviewer?.name },
+        details: { from: 'in_review', to: 'changes_requested', message: 'The address, please.' },
+      }),
+    ]);
+  });
+
+  it('refuses an event a role may not trigger with 403, a void without its reason, and an event the engine blocks with its reason', async () => {
+    const { people, path } = await inReview();
+    const version = async (page: Browser) =>
+      ((await page.get(path('/workflow'))).body as { workflow: { version: string } }).workflow.version;
+    const viewer = await signedIn(people.viewer);
+    const forbidden = await viewer.request('POST', path('/events'), {
+      eventKey: 'approve',
+      version: await version(viewer),
+    });
+    expect(forbidden.status).toBe(403);
+    const reviewer = await signedIn(people.reviewer);
+    const noVoid = await reviewer.request('POST', path('/events'), {
+      eventKey: 'void',
+      version: await version(reviewer),
+      message: 'Closed.',
+    });
+    expect(noVoid.body).toMatchObject({
+      error: {
+        code: 'FORBIDDEN',
+        message:
+          'Only admins and operators trigger void; reviewers trigger request_changes, approve. You are a reviewer.',
+      },
+    });
+    const operator = await signedIn(people.operator);
+    const unexplained = await operator.request('POST', path('/events'), {
+      eventKey: 'void',
+      version: await version(operator),
+      message: '   ',
+    });
+    expect(unexplained.status).toBe(400);
+    expect(unexplained.body).toMatchObject({
+      error: { code: 'BAD_USER_INPUT', details: { field: 'message' } },
+    });
+    const blocked = await operator.request('POST', path('/events'), {
+      eventKey: 'countersign',
+      version: await version(operator),
+    });
+    expect(blocked.status).toBe(409);
+    expect(blocked.body).toMatchObject({
+      error: { code: 'INVALID_EVENT', details: { reason: 'countersign: only from countersigning' } },
+    });
+    const voided = await operator.request('POST', path('/events'), {
+      eventKey: 'void',
+      version: await version(operator),
+      message: 'The fund closed.',
+    });
+    expect(voided.body).toEqual({ sourceStateKey: 'in_review', targetStateKey: 'voided' });
+  });
+
+  it('lets reviewers comment on a field, refuses a field that does not exist and a viewer, and shows the comment in the review', async () => {
+    const { people, path } = await inReview();
+    const reviewer = await signedIn(people.reviewer);
+    const made = await reviewer.request('POST', path('/comments'), {
+      vulcanKey: 'investor_details',
+      field: 'address',
+      body: '<script>alert(1)</script> Is this the registered address?',
+    });
+    expect(made.status).toBe(201);
+    const missing = await reviewer.request('POST', path('/comments'), {
+      vulcanKey: 'investor_details',
+      field: 'nope',
+      body: 'x',
+    });
+    expect(missing.status).toBe(400);
+    expect(missing.body).toMatchObject({ error: { code: 'BAD_USER_INPUT', details: { field: 'field' } } });
+    const viewer = await signedIn(people.viewer);
+    const refused = await viewer.request('POST', path('/comments'), {
+      vulcanKey: 'investor_details',
+      field: 'address',
+      body: 'x',
+    });
+    expect(refused.status).toBe(403);
+    const review = await viewer.get(path('/review'));
+    expect(review.body).toMatchObject({
+      processes: [{ key: 'subscription', revisions: [{ number: 1 }], changes: null }],
+      comments: [
+        {
+          field: 'address',
+          body: '<script>alert(1)</script> Is this the registered address?',
+          resolvedAt: null,
+        },
+      ],
+    });
+    const id = (made.body as { comment: { id: string } }).comment.id;
+    const resolved = await reviewer.request('POST', api(`/comments/${id}/resolve`));
+    expect(resolved.body).toMatchObject({ comment: { id, resolvedAt: expect.any(String) } });
+  });
+
+  it("answers another organization's transaction as one that does not exist on every route", async () => {
+    const theirs = await inReview();
+    const { people } = await organizationWith(['admin']);
+    const page = await signedIn(people.admin);
+    const other = (rest = '') => api(`/transactions/${theirs.story.transactionId}${rest}`);
+    for (const url of [other(), other('/timeline'), other('/review'), other('/workflow')]) {
+      expect((await page.get(url)).status, url).toBe(404);
+    }
+    for (const [url, body] of [
+      [other('/events'), { eventKey: 'approve', version: null }],
+      [other('/events/preview'), { eventKey: 'approve' }],
+      [other('/comments'), { vulcanKey: 'investor_details', field: 'address', body: 'x' }],
+    ] as const) {
+      expect((await page.request('POST', url, body)).status, url).toBe(404);
+    }
   });
 });

@@ -155,6 +155,66 @@ export const ProcessReview = Type.Object({
 });
 export type ProcessReview = Static<typeof ProcessReview>;
 
+const Actor = Type.Object({ type: ActorType, id: OrNull(Type.String()), label: Type.String() });
+
+export const WorkflowPanel = Type.Object({
+  state: Type.String(),
+  initialState: Type.String(),
+  version: OrNull(Type.String()),
+  states: Type.Array(
+    Type.Object({ key: Type.String(), description: OrNull(Type.String()), final: Type.Boolean() }),
+  ),
+  events: Type.Array(
+    Type.Object({
+      key: Type.String(),
+      description: OrNull(Type.String()),
+      from: Type.Array(Type.String()),
+      to: Type.String(),
+      guard: OrNull(Type.String()),
+      allowed: Type.Boolean(),
+      reason: OrNull(Type.String()),
+      mayTrigger: Type.Boolean(),
+      messageRequired: Type.Boolean(),
+    }),
+  ),
+  path: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      eventKey: Type.String(),
+      from: OrNull(Type.String()),
+      to: Type.String(),
+      at: Time,
+      actor: Actor,
+      message: OrNull(Type.String()),
+    }),
+  ),
+});
+export type WorkflowPanel = Static<typeof WorkflowPanel>;
+
+export const EventPreview = Type.Object({
+  eventKey: Type.String(),
+  from: Type.String(),
+  to: Type.String(),
+  actions: Type.Array(AnyObject),
+  messageRequired: Type.Boolean(),
+  mails: Type.Array(
+    Type.Object({
+      to: Type.Literal('primary_recipient'),
+      role: Type.String(),
+      kind: Type.Union([
+        Type.Literal('changes_requested'),
+        Type.Literal('voided'),
+        Type.Literal('signed_copy'),
+      ]),
+    }),
+  ),
+  webhooks: Type.Array(Type.String()),
+  completes: OrNull(Type.Boolean()),
+});
+export type EventPreview = Static<typeof EventPreview>;
+
+const EventKey = Type.String({ minLength: 1, maxLength: 200 });
+
 export const consoleRoutes = {
   ...accountRoutes(SessionAnswer, { organization: Type.Optional(Type.String({ maxLength: 63 })) }),
   /** GET /team: the organization's people, in the order they were invited. */
@@ -203,6 +263,44 @@ export const consoleRoutes = {
   },
   /** POST /comments/:id/resolve: marks a comment resolved (admins and reviewers). */
   resolveComment: { params: WithId, response: answers({ 200: Type.Object({ comment: ReviewComment }) }) },
+  /** GET /transactions/:id/workflow: the states, every event with its reason when blocked, the path so far. */
+  workflow: { params: OfTransaction, response: answers({ 200: Type.Object({ workflow: WorkflowPanel }) }) },
+  /** POST /transactions/:id/events/preview: what running an event would do (nothing is written). */
+  previewEvent: {
+    params: OfTransaction,
+    body: Body({ eventKey: EventKey }),
+    response: answers({ 200: Type.Object({ preview: EventPreview }) }),
+  },
+  /**
+   * POST /transactions/:id/events: runs an event against the state the page showed (`version`, the workflow's);
+   * STALE_STATE when someone moved it since.
+   */
+  runEvent: {
+    params: OfTransaction,
+    body: Body({
+      eventKey: EventKey,
+      version: OrNull(Type.String({ maxLength: 100 })),
+      message: Type.Optional(Type.String({ maxLength: 2000 })),
+    }),
+    response: answers({
+      200: Type.Object({ sourceStateKey: OrNull(Type.String()), targetStateKey: Type.String() }),
+    }),
+  },
+  /** POST /transactions/:id/sign: signs a document as the organization (its countersignature). */
+  sign: {
+    params: OfTransaction,
+    body: Body({
+      documentKey: Type.String({ maxLength: 200 }),
+      signedName: Type.String({ maxLength: 200 }),
+      consent: Type.Boolean(),
+    }),
+    response: answers({
+      200: Type.Object({
+        documentKey: Type.String(),
+        state: Type.Union([Type.Literal('PENDING'), Type.Literal('COMPLETED')]),
+      }),
+    }),
+  },
   /**
    * GET /live: a text/event-stream of `change` events (`{"transactions": [ids] | null}`) for the caller's
    * organization; see live-route.ts.

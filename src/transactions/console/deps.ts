@@ -1,5 +1,6 @@
 import type { Database } from '../../db/database.ts';
 import type { FileLinks } from '../../files/file-links.ts';
+import type { FileStore } from '../../files/file-store.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 
 /** What the organization console's routes are built with (`registerConsole`, and each routes file). */
@@ -9,6 +10,8 @@ export interface ConsoleDeps {
   mailer: Mailer;
   /** The Transactions service's public base address (no trailing slash), for links in mail. */
   transactionsUrl: () => string;
+  /** Where signed documents are stored (a countersignature made in the console). */
+  files: FileStore;
   /** Signs the download links of a transaction's files. */
   links: FileLinks;
   /** The built front end. @default web/dist of this checkout */

@@ -8,6 +8,7 @@ import { consoleRoutes as contract } from './contract.ts';
 import type { ConsoleDeps } from './deps.ts';
 import { requirePermission } from './permissions.ts';
 import { transactionDetail } from './transaction-detail.ts';
+import { previewConsoleEvent, runConsoleEvent, signInConsole, workflowPanelOf } from './workflow-panel.ts';
 
 /** The caller as the actor of what they change, with the request that changes it. */
 function actorOf(caller: ConsoleCaller, request: FastifyRequest) {
@@ -49,6 +50,52 @@ export function registerTransactionRoutes(route: ContractRoute<ConsoleCaller>, d
         }),
       };
     },
+  );
+  route('GET', '/transactions/:id/workflow', contract.workflow, async (caller, { params }) => ({
+    workflow: await workflowPanelOf(db, { ...of(caller, params.id), role: caller.user.role }),
+  }));
+  route(
+    'POST',
+    '/transactions/:id/events/preview',
+    contract.previewEvent,
+    async (caller, { params, body }) => {
+      const preview = await previewConsoleEvent(db, {
+        ...of(caller, params.id),
+        ...body,
+        role: caller.user.role,
+      });
+      if (!preview.decision.ok) throw new Error('a refused preview was answered');
+      const { decision, messageRequired, mails, webhooks, completes } = preview;
+      return {
+        preview: {
+          eventKey: decision.eventKey,
+          from: decision.source,
+          to: decision.target,
+          actions: decision.actions,
+          messageRequired,
+          mails,
+          webhooks,
+          completes,
+        },
+      };
+    },
+  );
+  route('POST', '/transactions/:id/events', contract.runEvent, (caller, { params, body }, request) =>
+    runConsoleEvent(db, {
+      ...of(caller, params.id),
+      ...body,
+      role: caller.user.role,
+      actor: actorOf(caller, request),
+    }),
+  );
+  route('POST', '/transactions/:id/sign', contract.sign, (caller, { params, body }, request) =>
+    signInConsole(db, {
+      ...of(caller, params.id),
+      ...body,
+      role: caller.user.role,
+      files: deps.files,
+      context: { ipAddress: request.ip, userAgent: request.headers['user-agent'] },
+    }),
   );
   route('POST', '/comments/:id/resolve', contract.resolveComment, async (caller, { params }, request) => {
     requirePermission(caller, 'review', 'resolve comments');

@@ -20,6 +20,14 @@ export interface TimelineEntry {
   details: Record<string, unknown>;
 }
 
+/**
+ * Whether a row of `transaction_events` (alias `e`) is a workflow event: the table also logs a recipient's
+ * consents (`consent.…`) and the mail that went (`mail.<message>`), which do not move the transaction. SQL over
+ * a constant alias, never input.
+ */
+export const IS_WORKFLOW_EVENT = (e: string) =>
+  `${e}.event_key not like 'consent.%' and ${e}.event_key not like 'mail.%'`;
+
 /** The most entries one read answers, oldest first. */
 export const TIMELINE_MAX = 1000;
 
