@@ -5,6 +5,9 @@ import type { FileStore } from '../../src/files/file-store.ts';
 import { createS3FileStore } from '../../src/files/s3-file-store.ts';
 import { parseResponse, rawRequest, streamBody } from '../support/raw-socket.ts';
 import { pdfText } from '../support/pdf-text.ts';
+import { timelineOf } from '../../src/transactions/history/timeline.ts';
+import { addReviewComment, resolveReviewComment } from '../../src/transactions/review/comments.ts';
+import { createPerson } from '../support/dashboard.ts';
 import { startS3Server, type TestS3Server } from '../support/s3.ts';
 import { listenHttps, testTls } from '../support/tls-listener.ts';
 import {
@@ -498,6 +501,72 @@ describe('signing and submitting, refused', () => {
     expect(preview.statusCode).toBe(200);
     expect(preview.headers['content-type']).toBe('application/pdf');
     expect(preview.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
+  });
+});
+
+describe("the recipient's acts and the reviewer's comments", () => {
+  it("records what the recipient does through their link, opening the page once in half an hour, with each request's id", async () => {
+    const { transactionId, transmitToken } = await create();
+    const opened = await suite.app.inject({ method: 'GET', url: `/recipient/${transmitToken}` });
+    await recipient(suite.app, 'GET', transmitToken);
+    await fillAndSign(transmitToken);
+    expect(
+      (await recipient(suite.app, 'POST', `${transmitToken}/processes/subscription/submit`)).status,
+    ).toBe(200);
+    const timeline = await timelineOf(suite.db, {
+      organizationId: tenant.organizationId,
+      transactionId,
+      kinds: ['recipient'],
+    });
+    const acts = timeline.map((entry) => entry.action).filter((action) => !action.startsWith('consent.'));
+    expect(acts).toEqual(['opened', 'saved', 'saved', 'saved', 'uploaded', 'saved', 'signed', 'submitted']);
+    expect(timeline[0]).toMatchObject({
+      requestId: opened.headers['x-request-id'],
+      actor: { type: 'recipient', label: expect.any(String) },
+    });
+    expect(timeline.find((entry) => entry.action === 'uploaded')?.details).toEqual({
+      vulcanKey: 'tax_forms',
+      field: 'w9FileId',
+      filename: 'W-9.pdf',
+    });
+  });
+
+  it("shows the reviewer's open comments beside their items, and no longer once resolved", async () => {
+    const { transactionId, transmitToken } = await create();
+    const reviewer = await createPerson(suite.db, {
+      tenant: { kind: 'organization', id: tenant.organizationId },
+      role: 'reviewer',
+      name: 'Rae Viewer',
+    });
+    const comment = await addReviewComment(suite.db, {
+      organizationId: tenant.organizationId,
+      transactionId,
+      vulcanKey: 'investor_details',
+      field: 'address',
+      body: 'Your registered address, please.',
+      actor: { type: 'user', id: reviewer.id },
+    });
+    const commentsOfItems = async () => {
+      const view = await recipient(suite.app, 'GET', transmitToken);
+      return Object.fromEntries(
+        view.body.processes[0].items.map((item: { vulcanKey: string; comments: unknown[] }) => [
+          item.vulcanKey,
+          item.comments,
+        ]),
+      );
+    };
+    expect(await commentsOfItems()).toMatchObject({
+      investor_details: [
+        { id: comment.id, field: 'address', body: 'Your registered address, please.', author: 'Rae Viewer' },
+      ],
+      tax_forms: [],
+    });
+    await resolveReviewComment(suite.db, {
+      organizationId: tenant.organizationId,
+      commentId: comment.id,
+      actor: { type: 'user', id: reviewer.id },
+    });
+    expect((await commentsOfItems()).investor_details).toEqual([]);
   });
 });
 

@@ -22,6 +22,7 @@ function item(vulcanKey: string, completionPercentage: number): Item {
     completionPercentage,
     consents: {},
     files: [],
+    comments: [],
   };
 }
 

@@ -24,6 +24,8 @@ export type ItemSchema = StrictRJSFSchema;
 
 /** An item, with its schema typed as the form library reads it. */
 export type Item = Omit<Static<typeof ItemSchemaOf>, 'schema'> & { schema: ItemSchema };
+/** A reviewer's open comment on a field of an item. */
+export type ReviewerComment = Item['comments'][number];
 /** A template's form hints for one item. */
 export type ItemHints = NonNullable<Item['ui']>;
 /** How a template asks a field to be shown (`ui.fields`, keys dotted for nested fields: `address.city`). */

@@ -23,12 +23,21 @@ export async function recordActivity(
     action: string;
     actor: ActivityActor;
     details?: Record<string, unknown>;
+    /**
+     * Recorded only when the same actor has not done the same thing to the transaction within this many
+     * milliseconds (a page opened again and again is one entry, not one per reload).
+     */
+    onceWithinMs?: number;
   },
 ): Promise<void> {
   await db.query(
     `insert into transaction_activity
        (organization_id, transaction_id, kind, action, actor_type, actor_id, request_id, details)
-     values ($1, $2, $3, $4, $5, $6, $7, $8)`,
+     select $1, $2, $3, $4, $5, $6, $7, $8
+     where $9::integer is null or not exists (
+       select 1 from transaction_activity
+       where transaction_id = $2 and action = $4 and actor_type = $5 and actor_id is not distinct from $6
+         and created_at > clock_timestamp() - $9 * interval '1 millisecond')`,
     [
       entry.organizationId,
       entry.transactionId,
@@ -38,6 +47,40 @@ export async function recordActivity(
       entry.actor.id,
       entry.actor.requestId ?? null,
       JSON.stringify(entry.details ?? {}),
+      entry.onceWithinMs ?? null,
     ],
   );
+}
+
+/** What a recipient did through their link, for the transaction's activity. */
+export interface RecipientAct {
+  action: 'opened' | 'saved' | 'uploaded' | 'signed' | 'submitted';
+  requestId: string;
+  details?: Record<string, unknown>;
+  /** See `recordActivity`. */
+  onceWithinMs?: number;
+}
+
+/**
+ * Records what the transaction's primary recipient (the one its link opens for) did through their link, in the
+ * database transaction of the act.
+ */
+export async function recordRecipientAct(
+  db: Queryable,
+  transaction: { id: string; organizationId: string },
+  act: RecipientAct,
+): Promise<void> {
+  const [primary] = await db.query<{ id: string }>(
+    'select id from transaction_recipients where transaction_id = $1 order by created_at, sequence limit 1',
+    [transaction.id],
+  );
+  await recordActivity(db, {
+    organizationId: transaction.organizationId,
+    transactionId: transaction.id,
+    kind: 'recipient',
+    action: act.action,
+    actor: { type: 'recipient', id: primary?.id ?? null, requestId: act.requestId },
+    details: act.details,
+    onceWithinMs: act.onceWithinMs,
+  });
 }

@@ -60,6 +60,16 @@ export const Item = Type.Object({
   completionPercentage: Type.Number(),
   consents: Type.Record(Type.String(), Type.String()),
   files: Type.Array(UploadedFile),
+  /** The reviewer's open comments on the item's fields, to show beside each field. */
+  comments: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      field: Type.String(),
+      body: Type.String(),
+      author: OrNull(Type.String()),
+      createdAt: Timestamp(),
+    }),
+  ),
 });
 
 const DocumentState = Type.Union([Type.Literal('PENDING'), Type.Literal('COMPLETED')]);

@@ -17,6 +17,7 @@ import {
   signDocument,
   submitRevision,
 } from './actions.ts';
+import { recordRecipientAct, type RecipientAct } from '../history/activity.ts';
 import { openRecipientLink, type OpenedLink } from './link.ts';
 import type { RecipientNotices } from './notices.ts';
 import { recipientView } from './view.ts';
@@ -38,6 +39,9 @@ export interface RecipientRoutesDeps {
   recipientNotices?: Pick<RecipientNotices, 'kick'> | undefined;
 }
 
+/** A page opened again within this long is one `opened` in the transaction's activity, not one per load. */
+const OPENED_ONCE_WITHIN_MS = 30 * 60_000;
+
 /**
  * The recipient's JSON routes behind the recipient portal (`/r/<token>`), authorized by the transmit token in
  * the path instead of an API key (`/recipient/<token>/…`): the view, saving an item, uploading a file to an
@@ -49,14 +53,24 @@ export async function registerRecipientRoutes(
   deps: RecipientRoutesDeps,
 ): Promise<void> {
   const uploadMaxBytes = deps.uploadMaxBytes ?? DEFAULT_UPLOAD_MAX_BYTES;
-  const withLink = <Result>(token: string, work: (tx: Transaction, link: OpenedLink) => Promise<Result>) =>
-    deps.db.transaction(async (tx) => work(tx, await openRecipientLink(tx, token)));
+  const withLink = <Result>(
+    token: string,
+    work: (tx: Transaction, link: OpenedLink) => Promise<Result>,
+    act?: RecipientAct,
+  ) =>
+    deps.db.transaction(async (tx) => {
+      const link = await openRecipientLink(tx, token);
+      const result = await work(tx, link);
+      if (act) await recordRecipientAct(tx, link.subject, act);
+      return result;
+    });
   /** {@link withLink} for a change that may queue recipient mail: sent once it committed. */
   const withLinkThenMail = async <Result>(
     token: string,
     work: (tx: Transaction, link: OpenedLink) => Promise<Result>,
+    act?: RecipientAct,
   ) => {
-    const result = await withLink(token, work);
+    const result = await withLink(token, work, act);
     deps.recipientNotices?.kick();
     return result;
   };
@@ -69,14 +83,17 @@ export async function registerRecipientRoutes(
     '/recipient/:token',
     { schema: contract.view },
     (request) =>
-      withLink(request.params.token, (tx, link) =>
-        recipientView(tx, {
-          transaction: link.subject,
-          token: request.params.token,
-          linkExpiresAt: link.expiresAt,
-          links: deps.links,
-          uploadMaxBytes,
-        }),
+      withLink(
+        request.params.token,
+        (tx, link) =>
+          recipientView(tx, {
+            transaction: link.subject,
+            token: request.params.token,
+            linkExpiresAt: link.expiresAt,
+            links: deps.links,
+            uploadMaxBytes,
+          }),
+        { action: 'opened', requestId: request.id, onceWithinMs: OPENED_ONCE_WITHIN_MS },
       ),
   );
 
@@ -84,8 +101,11 @@ export async function registerRecipientRoutes(
     '/recipient/:token/items/:vulcanKey',
     { schema: contract.saveItem },
     (request) =>
-      withLink(request.params.token, (tx, { subject }) =>
-        saveItem(tx, subject, { vulcanKey: request.params.vulcanKey, data: request.body.data }),
+      withLink(
+        request.params.token,
+        (tx, { subject }) =>
+          saveItem(tx, subject, { vulcanKey: request.params.vulcanKey, data: request.body.data }),
+        { action: 'saved', requestId: request.id, details: { vulcanKey: request.params.vulcanKey } },
       ),
   );
 
@@ -118,15 +138,18 @@ export async function registerRecipientRoutes(
         const storageKey = `uploads/${randomUUID()}.${type.extension}`;
         await deps.files.put(storageKey, content, { contentType: type.mimeType });
         try {
-          const result = await withLink(token, (tx, { subject }) =>
-            attachUpload(tx, subject, {
-              vulcanKey,
-              field,
-              filename,
-              type,
-              storageKey,
-              byteSize: content.byteLength,
-            }),
+          const result = await withLink(
+            token,
+            (tx, { subject }) =>
+              attachUpload(tx, subject, {
+                vulcanKey,
+                field,
+                filename,
+                type,
+                storageKey,
+                byteSize: content.byteLength,
+              }),
+            { action: 'uploaded', requestId: request.id, details: { vulcanKey, field, filename } },
           );
           return await reply.code(201).send(result);
         } catch (error) {
@@ -171,16 +194,19 @@ export async function registerRecipientRoutes(
     '/recipient/:token/documents/:documentKey/signatures',
     { schema: contract.sign },
     (request) =>
-      withLinkThenMail(request.params.token, async (tx, { subject }) =>
-        signDocument(tx, subject, {
-          signer: await primaryRecipient(tx, subject),
-          documentKey: request.params.documentKey,
-          signedName: request.body.signedName,
-          consent: request.body.consent,
-          context: context(request),
-          files: deps.files,
-          openRevisionOnly: true,
-        }),
+      withLinkThenMail(
+        request.params.token,
+        async (tx, { subject }) =>
+          signDocument(tx, subject, {
+            signer: await primaryRecipient(tx, subject),
+            documentKey: request.params.documentKey,
+            signedName: request.body.signedName,
+            consent: request.body.consent,
+            context: context(request),
+            files: deps.files,
+            openRevisionOnly: true,
+          }),
+        { action: 'signed', requestId: request.id, details: { documentKey: request.params.documentKey } },
       ),
   );
 
@@ -188,13 +214,17 @@ export async function registerRecipientRoutes(
     '/recipient/:token/processes/:processKey/submit',
     { schema: contract.submit },
     (request) =>
-      withLinkThenMail(request.params.token, async (tx, { subject }) => {
-        const signer = await primaryRecipient(tx, subject);
-        return submitRevision(tx, subject, {
-          processKey: request.params.processKey,
-          actor: { type: 'recipient', id: signer.recipientId },
-          requireComplete: { signer },
-        });
-      }),
+      withLinkThenMail(
+        request.params.token,
+        async (tx, { subject }) => {
+          const signer = await primaryRecipient(tx, subject);
+          return submitRevision(tx, subject, {
+            processKey: request.params.processKey,
+            actor: { type: 'recipient', id: signer.recipientId },
+            requireComplete: { signer },
+          });
+        },
+        { action: 'submitted', requestId: request.id, details: { processKey: request.params.processKey } },
+      ),
   );
 }

@@ -1,3 +1,4 @@
+import { commentsOf } from '../review/comments.ts';
 import type { Queryable } from '../../db/database.ts';
 import { DEFAULT_LINK_SECONDS, type FileLinks } from '../../files/file-links.ts';
 import { consentTimes, primaryRecipient } from './actions.ts';
@@ -44,6 +45,17 @@ interface ItemShown {
   /** When the recipient gave each consent the data holds (ISO 8601). */
   consents: Record<string, string>;
   files: FileShown[];
+  /** The reviewer's open comments on fields of this item: shown beside each field. */
+  comments: CommentShown[];
+}
+
+interface CommentShown {
+  id: string;
+  field: string;
+  body: string;
+  /** Who wrote it, as the recipient sees them: the organization's person by name. */
+  author: string | null;
+  createdAt: Date;
 }
 
 interface FileShown {
@@ -114,6 +126,11 @@ export async function recipientView(
      where t.id = $1`,
     [subject.id, signer.recipientId],
   );
+  const comments = await commentsOf(tx, {
+    organizationId: subject.organizationId,
+    transactionId: subject.id,
+    open: true,
+  });
   const rows = await tx.query<ProcessRow>(
     `select p.key, r.number, r.created_at as "createdAt", r.committed_at as "committedAt",
        (select coalesce(jsonb_object_agg(i.vulcan_key, jsonb_build_object('data', i.data, 'completionPercentage', i.completion_percentage, 'consents', i.consents)), '{}')
@@ -188,6 +205,15 @@ export async function recipientView(
           previousData: row.previousItems?.[item.vulcanKey] ?? null,
           completionPercentage: row.items[item.vulcanKey]?.completionPercentage ?? 0,
           consents: consentTimes(row.items[item.vulcanKey]?.consents),
+          comments: comments
+            .filter((comment) => comment.vulcanKey === item.vulcanKey)
+            .map(({ id, field, body, author, createdAt }) => ({
+              id,
+              field,
+              body,
+              author: author?.name ?? null,
+              createdAt,
+            })),
           files: Object.keys(item.uploads ?? {}).flatMap((field) =>
             files
               .filter((file) => file.vulcanKey === uploadKey(item, field))

@@ -3,7 +3,7 @@
 // for equal: so what changes is data here, and the functions never change.
 
 import type { FormContextType, Registry } from '@rjsf/utils';
-import type { UploadAnswer, UploadedFile } from '../types.ts';
+import type { ReviewerComment, UploadAnswer, UploadedFile } from '../types.ts';
 
 export interface PortalFormContext extends FormContextType {
   /**
@@ -14,6 +14,8 @@ export interface PortalFormContext extends FormContextType {
   showAll: boolean;
   /** The fields whose answer differs from the one submitted last time (`pathKey`s), marked "Changed". */
   changed: readonly string[];
+  /** The reviewer's open comments on the item's fields, shown beside each field. */
+  comments: readonly ReviewerComment[];
   /** The files uploaded to the item, newest first. */
   files: readonly UploadedFile[];
   /** Uploads a file to an upload field, reporting its progress (0 to 1); refuses with an ApiError. */

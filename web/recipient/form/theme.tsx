@@ -19,8 +19,9 @@ import {
   type TemplatesType,
   type TitleFieldProps,
 } from '@rjsf/utils';
-import { Badge, Box, Button, Card, Flex, IconButton, Text } from '@radix-ui/themes';
+import { Badge, Box, Button, Callout, Card, Flex, IconButton, Text } from '@radix-ui/themes';
 import type { ReactNode } from 'react';
+import type { ReviewerComment } from '../types.ts';
 import { portalContext, shows, showsError } from './form-context.ts';
 import { CountryWidget } from './country-widget.tsx';
 import { MoneyField } from './money-field.tsx';
@@ -53,6 +54,26 @@ function ChangedBadge() {
   );
 }
 
+/**
+ * The reviewer's comments on a field, beside it: what the organization asks of this answer. Read with the
+ * field's label (a note, not an error), and as text whatever it holds.
+ */
+function ReviewerComments({ comments }: { comments: readonly ReviewerComment[] }) {
+  if (comments.length === 0) return null;
+  return (
+    <Flex direction="column" gap="1" className="reviewer-comments">
+      {comments.map((comment) => (
+        <Callout.Root key={comment.id} color="amber" size="1" role="note">
+          <Callout.Text>
+            <Text weight="medium">{comment.author ?? 'The reviewer'} asks: </Text>
+            {comment.body}
+          </Callout.Text>
+        </Callout.Root>
+      ))}
+    </Flex>
+  );
+}
+
 /** How a field's input is named: a `<label for>` for one input, the group's own label for a group of options. */
 function labelKind(props: FieldTemplateProps): 'label' | 'group' | 'widget' {
   const widget = getUiOptions(props.uiSchema).widget;
@@ -68,7 +89,9 @@ function FieldTemplate(props: FieldTemplateProps) {
   if (hidden) return <div hidden>{children}</div>;
   const context = portalContext(registry);
   const kind = labelKind(props);
-  const changed = context.changed.includes(pathKey(props.fieldPathId.path));
+  const path = pathKey(props.fieldPathId.path);
+  const changed = context.changed.includes(path);
+  const comments = context.comments.filter((comment) => comment.field === path);
   const labelText = (
     <>
       {label}
@@ -92,6 +115,7 @@ function FieldTemplate(props: FieldTemplateProps) {
         </Flex>
       ) : null}
       {displayLabel || kind === 'widget' ? description : null}
+      <ReviewerComments comments={comments} />
       {help}
       {errors}
       {kind === 'widget' && changed ? (

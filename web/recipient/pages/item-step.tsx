@@ -156,8 +156,8 @@ function ItemForm({ step, index }: { step: ItemStep; index: number }) {
     [serverHas, itemSaved, process.key],
   );
   const context = useMemo<PortalFormContext>(
-    () => ({ showAll: attempted, changed, files: item.files, upload, uploaded }),
-    [attempted, changed, item.files, upload, uploaded],
+    () => ({ showAll: attempted, changed, comments: item.comments, files: item.files, upload, uploaded }),
+    [attempted, changed, item.comments, item.files, upload, uploaded],
   );
 
   const following = steps[index + 1];
