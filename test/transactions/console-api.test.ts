@@ -26,7 +26,14 @@ import {
 import { madeBeforeAll } from '../support/made-before-all.ts';
 import { organizationStory } from '../support/stories.ts';
 import { createTestDatabase } from '../support/database.ts';
-import { createTestFileStore, uniqueHandle } from '../support/transactions.ts';
+import {
+  CREATE_TRANSACTION,
+  TRIGGER_TRANSACTION_EVENT,
+  createTestFileStore,
+  graphql,
+  transactionInput,
+  uniqueHandle,
+} from '../support/transactions.ts';
 
 const TRANSACTIONS_URL = 'https://transactions.test';
 const CONSOLE: SignInSurface = { apiPath: CONSOLE_API_PATH, cookie: CONSOLE_SESSION_COOKIE };
@@ -483,6 +490,38 @@ describe('a transaction in the console', () => {
     const id = (made.body as { comment: { id: string } }).comment.id;
     const resolved = await reviewer.request('POST', api(`/comments/${id}/resolve`));
     expect(resolved.body).toMatchObject({ comment: { id, resolvedAt: expect.any(String) } });
+  });
+
+  it("shows the API calls that changed it in its timeline: the key's prefix, the request and its Idempotency-Key", async () => {
+    const { story, people } = await inReview();
+    const created = await graphql(
+      world.app,
+      story.apiKey,
+      CREATE_TRANSACTION,
+      { input: transactionInput(story) },
+      { 'idempotency-key': 'create-ada-1' },
+    );
+    const id = (created.body.data?.createTransaction as { transactionId: string }).transactionId;
+    const triggered = await graphql(world.app, story.apiKey, TRIGGER_TRANSACTION_EVENT, {
+      input: { transactionId: id, eventKey: 'send' },
+    });
+    expect(triggered.body.errors).toBeUndefined();
+    const page = await signedIn(people.viewer);
+    const { body } = await page.get(api(`/transactions/${id}/timeline?kind=api`));
+    const prefix = story.apiKey.slice(0, 12);
+    expect((body as { entries: TimelineEntry[] }).entries).toEqual([
+      expect.objectContaining({
+        action: 'createTransaction',
+        requestId: created.headers['x-request-id'],
+        actor: expect.objectContaining({ type: 'api_key', label: expect.stringContaining(prefix) }),
+        details: { idempotencyKey: 'create-ada-1' },
+      }),
+      expect.objectContaining({
+        action: 'triggerTransactionEvent',
+        requestId: triggered.headers['x-request-id'],
+        details: {},
+      }),
+    ]);
   });
 
   it("answers another organization's transaction as one that does not exist on every route", async () => {

@@ -5,6 +5,7 @@ import type { FileLinks } from '../../files/file-links.ts';
 import type { FileStore } from '../../files/file-store.ts';
 import type { LookupAll } from '../../webhooks/address-safety.ts';
 import type { Caller } from '../authenticate.ts';
+import { recordActivity } from '../history/activity.ts';
 import { idempotent } from '../idempotency.ts';
 import type { SignatureContext } from '../recipients/actions.ts';
 import type { RecipientNotices } from '../recipients/notices.ts';
@@ -44,18 +45,36 @@ export type Context = MercuriusContext;
 /**
  * A mutation: its input, run in one database transaction through `idempotent`, so that every mutation honours
  * the Idempotency-Key header the same way. `afterCommit` runs once that transaction committed (also for a
- * replayed result, which changed nothing), e.g. to send the mail it queued.
+ * replayed result, which changed nothing), e.g. to send the mail it queued. A mutation that changes a
+ * transaction names it (`changes`): the call then joins the transaction's timeline, with the key, the request
+ * and its Idempotency-Key.
  */
-export function mutation<Input>(
+export function mutation<Input, Result = unknown>(
   operation: string,
-  work: (tx: Transaction, input: Input, context: Context) => Promise<unknown>,
-  options: { afterCommit?: (context: Context) => void } = {},
+  work: (tx: Transaction, input: Input, context: Context) => Promise<Result>,
+  options: {
+    afterCommit?: (context: Context) => void;
+    changes?: (input: Input, result: Result) => string;
+  } = {},
 ) {
   return async (_: unknown, { input }: { input: Input }, context: Context) => {
     const result = await idempotent(
       context.db,
       { organizationId: context.caller.organizationId, key: context.idempotencyKey, operation, input },
-      (tx) => work(tx, input, context),
+      async (tx) => {
+        const done = await work(tx, input, context);
+        if (options.changes) {
+          await recordActivity(tx, {
+            organizationId: context.caller.organizationId,
+            transactionId: options.changes(input, done),
+            kind: 'api',
+            action: operation,
+            actor: { type: 'api_key', id: context.caller.apiKeyId, requestId: context.requestId },
+            details: context.idempotencyKey === undefined ? {} : { idempotencyKey: context.idempotencyKey },
+          });
+        }
+        return done;
+      },
     );
     options.afterCommit?.(context);
     return result;

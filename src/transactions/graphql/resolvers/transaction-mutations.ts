@@ -61,12 +61,12 @@ const runEvent = mutation<TriggerInput>(
         input,
       }),
     ),
-  sendRecipientMail,
+  { ...sendRecipientMail, changes: (input) => input.transactionId },
 );
 
 /** The mutations on transactions: each parses its input and calls one domain function. */
 export const transactionMutations = {
-  createTransaction: mutation<CreateTransactionInput>(
+  createTransaction: mutation<CreateTransactionInput, { transactionId: string; transmitToken: string }>(
     'createTransaction',
     (tx, input, context) =>
       createTransaction(tx, {
@@ -74,7 +74,7 @@ export const transactionMutations = {
         actor: actorOf(context),
         input,
       }),
-    sendRecipientMail,
+    { ...sendRecipientMail, changes: (_input, created) => created.transactionId },
   ),
   /**
    * A dry run changes nothing, so it goes around the Idempotency-Key (nothing to replay, nothing stored) and
@@ -99,7 +99,7 @@ export const transactionMutations = {
         organizationId: context.caller.organizationId,
         transactionId: input.transactionId,
       }),
-    sendRecipientMail,
+    { ...sendRecipientMail, changes: (input) => input.transactionId },
   ),
   signTransactionDocument: mutation<{
     transactionId: string;
@@ -110,7 +110,7 @@ export const transactionMutations = {
     'signTransactionDocument',
     (tx, input, { caller, files, signatureContext }) =>
       signAsSender(tx, { ...input, organizationId: caller.organizationId, context: signatureContext, files }),
-    sendRecipientMail,
+    { ...sendRecipientMail, changes: (input) => input.transactionId },
   ),
   genTransactionFileLink: mutation<{ transactionFileId: string; expiresInSeconds?: number | null }>(
     'genTransactionFileLink',
