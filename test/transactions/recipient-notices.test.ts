@@ -488,6 +488,19 @@ describe('sending', () => {
         lastFailure: null,
         invitationDueAt: null,
       });
+      // The transaction's timeline tells the story: queued, failed twice in the mail server's words, then sent.
+      const mail = await suite.db.query<{ kind: string; action: string; details: Record<string, string> }>(
+        "select kind, action, details from transaction_activity where transaction_id = $1 and kind = 'mail' order by sequence",
+        [transactionId],
+      );
+      expect(mail.map((entry) => entry.action)).toEqual(['queued', 'failed', 'failed']);
+      expect(mail[1]?.details).toMatchObject({ message: 'invitation', reason: failed.lastFailure });
+      expect(JSON.stringify(mail)).not.toContain(transmitToken);
+      const [sent] = await suite.db.query<{ count: number }>(
+        "select count(*)::int as count from transaction_events where transaction_id = $1 and event_key = 'mail.invitation'",
+        [transactionId],
+      );
+      expect(sent?.count).toBe(1);
     } finally {
       await failing.stop();
       refusedMailer.close();

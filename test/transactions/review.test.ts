@@ -57,7 +57,7 @@ describe('comments on fields', () => {
       resolvedAt: null,
     });
     const [activity] = await world.db.query(
-      'select kind, action, actor_type, actor_id, request_id, details from transaction_activity where transaction_id = $1',
+      "select kind, action, actor_type, actor_id, request_id, details from transaction_activity where transaction_id = $1 and kind = 'console'",
       [story.transactionId],
     );
     expect(activity).toMatchObject({
@@ -150,7 +150,7 @@ describe('comments on fields', () => {
     });
     expect(again.resolvedAt).toEqual(resolved.resolvedAt);
     const actions = await world.db.query<{ action: string }>(
-      'select action from transaction_activity where transaction_id = $1 order by sequence',
+      "select action from transaction_activity where transaction_id = $1 and kind = 'console' order by sequence",
       [ids.transactionId],
     );
     expect(actions.map((row) => row.action)).toEqual(['commented', 'resolved_comment']);
@@ -259,6 +259,9 @@ describe('the timeline of a transaction', () => {
       error: expect.any(String),
     });
     expect(failed[0]?.details.nextAttemptAt).toEqual(expect.any(String));
+    expect(
+      timeline.filter((entry) => entry.kind === 'mail').map((entry) => [entry.action, entry.details.message]),
+    ).toEqual([['queued', 'invitation']]);
     const times = timeline.map((entry) => entry.at.getTime());
     expect(times).toEqual(times.toSorted((a, b) => a - b));
 

@@ -108,12 +108,17 @@ export async function queueInvitation(
   const sealed = seal(options.transmitToken, await loadInstanceSecret(tx, SECRET_NAME));
   // A request for changes or a signed copy still due goes too, with the new link (read when it is sent).
   await tx.query(
-    `insert into recipient_notices (transaction_id, organization_id, token_sealed, invitation_due_at, link_replaced)
-     values ($1, $2, $3, clock_timestamp(), $4)
-     on conflict (transaction_id) do update set token_sealed = excluded.token_sealed,
-       invitation_due_at = excluded.invitation_due_at, link_replaced = excluded.link_replaced,
-       next_reminder_at = null, reminders_sent = 0, failures = 0, last_failure = null,
-       updated_at = clock_timestamp()`,
+    `with queued as (
+       insert into recipient_notices (transaction_id, organization_id, token_sealed, invitation_due_at, link_replaced)
+       values ($1, $2, $3, clock_timestamp(), $4)
+       on conflict (transaction_id) do update set token_sealed = excluded.token_sealed,
+         invitation_due_at = excluded.invitation_due_at, link_replaced = excluded.link_replaced,
+         next_reminder_at = null, reminders_sent = 0, failures = 0, last_failure = null,
+         updated_at = clock_timestamp()
+       returning transaction_id, organization_id)
+     insert into transaction_activity (organization_id, transaction_id, kind, action, actor_type, details)
+     select organization_id, transaction_id, 'mail', 'queued', 'system', jsonb_build_object('message', 'invitation')
+     from queued`,
     [options.transactionId, options.organizationId, sealed, options.linkReplaced ?? false],
   );
 }
@@ -128,9 +133,13 @@ export async function queueChangesRequested(
   options: { transactionId: string; message: string | undefined },
 ): Promise<void> {
   await tx.query(
-    `update recipient_notices set changes_due_at = clock_timestamp(), changes_message = $2,
-       updated_at = clock_timestamp()
-     where transaction_id = $1 and token_sealed is not null`,
+    `with queued as (
+       update recipient_notices set changes_due_at = clock_timestamp(), changes_message = $2,
+         updated_at = clock_timestamp()
+       where transaction_id = $1 and token_sealed is not null returning transaction_id, organization_id)
+     insert into transaction_activity (organization_id, transaction_id, kind, action, actor_type, details)
+     select organization_id, transaction_id, 'mail', 'queued', 'system', jsonb_build_object('message', 'changes_requested')
+     from queued`,
     [options.transactionId, options.message ?? null],
   );
 }
@@ -141,8 +150,12 @@ export async function queueChangesRequested(
  */
 export async function queueSignedCopy(tx: Transaction, options: { transactionId: string }): Promise<void> {
   await tx.query(
-    `update recipient_notices set signed_copy_due_at = clock_timestamp(), updated_at = clock_timestamp()
-     where transaction_id = $1 and token_sealed is not null`,
+    `with queued as (
+       update recipient_notices set signed_copy_due_at = clock_timestamp(), updated_at = clock_timestamp()
+       where transaction_id = $1 and token_sealed is not null returning transaction_id, organization_id)
+     insert into transaction_activity (organization_id, transaction_id, kind, action, actor_type, details)
+     select organization_id, transaction_id, 'mail', 'queued', 'system', jsonb_build_object('message', 'signed_copy')
+     from queued`,
     [options.transactionId],
   );
 }
@@ -155,9 +168,13 @@ export async function queueSignedCopy(tx: Transaction, options: { transactionId:
  */
 export async function queueVoided(tx: Transaction, options: { transactionId: string }): Promise<void> {
   await tx.query(
-    `update recipient_notices set voided_due_at = clock_timestamp(), invitation_due_at = null,
-       changes_due_at = null, changes_message = null, next_reminder_at = null, updated_at = clock_timestamp()
-     where transaction_id = $1 and token_sealed is not null`,
+    `with queued as (
+       update recipient_notices set voided_due_at = clock_timestamp(), invitation_due_at = null,
+         changes_due_at = null, changes_message = null, next_reminder_at = null, updated_at = clock_timestamp()
+       where transaction_id = $1 and token_sealed is not null returning transaction_id, organization_id)
+     insert into transaction_activity (organization_id, transaction_id, kind, action, actor_type, details)
+     select organization_id, transaction_id, 'mail', 'queued', 'system', jsonb_build_object('message', 'voided')
+     from queued`,
     [options.transactionId],
   );
 }
@@ -326,28 +343,37 @@ type Changes = Record<string, unknown>;
 /**
  * Writes what became of a claimed notice, unless its token changed meanwhile (a reset queued a new invitation,
  * which then stays due). With `sent`, the mail that went is logged as an event of the transaction in the same
- * statement, whatever became of the token: the mail went.
+ * statement, whatever became of the token: the mail went; with `failed`, the failure joins the transaction's
+ * activity, in the mail server's words.
  */
 async function record(
   db: Database,
   notice: ClaimedNotice,
   changes: Changes,
-  sent?: MessageKind,
+  outcome?: { sent: MessageKind } | { failed: MessageKind; reason: string; retryAt: Date },
 ): Promise<void> {
   const columns = Object.keys(changes);
-  const assignments = columns.map((column, index) => `${column} = $${index + 4}`);
+  const assignments = columns.map((column, index) => `${column} = $${index + 5}`);
+  const failed = outcome && 'failed' in outcome ? outcome : undefined;
   await db.query(
     `with logged as (
        insert into transaction_events
          (organization_id, transaction_id, event_key, source_state, target_state, actor_type)
        select t.organization_id, t.id, $3, t.state, t.state, 'system' from transactions t
-       where t.id = $1 and $3::text is not null)
+       where t.id = $1 and $3::text is not null),
+     failed as (
+       insert into transaction_activity (organization_id, transaction_id, kind, action, actor_type, details)
+       select t.organization_id, t.id, 'mail', 'failed', 'system', $4::jsonb from transactions t
+       where t.id = $1 and $4::jsonb is not null)
      update recipient_notices set ${[...assignments, 'updated_at = clock_timestamp()'].join(', ')}
      where transaction_id = $1 and token_sealed = $2`,
     [
       notice.transactionId,
       Buffer.from(notice.tokenSealed),
-      sent === undefined ? null : `${MAIL_EVENT_PREFIX}${sent}`,
+      outcome && 'sent' in outcome ? `${MAIL_EVENT_PREFIX}${outcome.sent}` : null,
+      failed
+        ? JSON.stringify({ message: failed.failed, reason: failed.reason, retryAt: failed.retryAt })
+        : null,
       ...Object.values(changes),
     ],
   );
@@ -471,10 +497,20 @@ export async function sendDueNotices(
             { transactionId: notice.transactionId, message: notice.kind, failures, retryAt, reason },
             'recipient mail failed; trying again later',
           );
-          return record(db, notice, { failures, last_failure: reason, [DUE_COLUMN[notice.kind]]: retryAt });
+          return record(
+            db,
+            notice,
+            { failures, last_failure: reason, [DUE_COLUMN[notice.kind]]: retryAt },
+            { failed: notice.kind, reason, retryAt },
+          );
         }
         counts[COUNTED[notice.kind]] += 1;
-        return record(db, notice, { ...afterSent(notice), failures: 0, last_failure: null }, notice.kind);
+        return record(
+          db,
+          notice,
+          { ...afterSent(notice), failures: 0, last_failure: null },
+          { sent: notice.kind },
+        );
       }),
     );
     const failed = results.find((result) => result.status === 'rejected');
