@@ -64,7 +64,7 @@ export interface TransactionsAppDeps extends Omit<BaseAppOptions, 'rateLimit'> {
   /** The largest file a recipient may upload (PORTICO_UPLOAD_MAX_MB). @default DEFAULT_UPLOAD_MAX_BYTES */
   uploadMaxBytes?: number | undefined;
   /** The organization console at `/console`, with the mail its invitations go out by; none when absent. */
-  console?: Omit<ConsoleDeps, 'db' | 'distDir' | 'links' | 'files'>;
+  console?: Omit<ConsoleDeps, 'db' | 'distDir' | 'links' | 'files' | 'recipientNotices'>;
   /** The key-delivery page at `/key-delivery`, with the mail its codes go out by; none when absent. */
   keyDelivery?: Omit<KeyDeliveryDeps, 'db'>;
   /** The built front end the people's pages are served from. @default the key-delivery page's, else web/dist */
@@ -167,6 +167,7 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
       db,
       links,
       files: deps.files,
+      recipientNotices: deps.recipientNotices,
       distDir: deps.webDistDir ?? deps.keyDelivery?.distDir,
     });
   }

@@ -103,7 +103,7 @@ export function randomClientAddress(): string {
   return `10.${String(bytes[0])}.${String(bytes[1])}.${String(bytes[2])}`;
 }
 
-type Method = 'GET' | 'HEAD' | 'POST' | 'DELETE';
+type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';
 
 /** A page people sign in to, as a browser sees it: where its JSON routes are, and its session cookie's name. */
 export interface SignInSurface {
@@ -160,7 +160,7 @@ export class Browser {
     };
     if (this.cookie !== undefined) headers.cookie = `${this.surface.cookie}=${this.cookie}`;
     const token = options.csrfToken === undefined ? this.csrfToken : options.csrfToken;
-    if ((method === 'POST' || method === 'DELETE') && token !== null && token !== undefined) {
+    if (method !== 'GET' && method !== 'HEAD' && token !== null && token !== undefined) {
       headers['x-csrf-token'] = token;
     }
     const response = await this.app.inject({

@@ -524,6 +524,79 @@ describe('a transaction in the console', () => {
     ]);
   });
 
+  it('reminds the recipient now, resets their link and sets when it expires, each in the timeline, for operators only', async () => {
+    const story = await organizationStory(world.db, world.files, { transactions: ['sent'] });
+    const operator = await createPerson(world.db, {
+      tenant: { kind: 'organization', id: story.organizationId },
+      role: 'operator',
+    });
+    const reviewer = await createPerson(world.db, {
+      tenant: { kind: 'organization', id: story.organizationId },
+      role: 'reviewer',
+    });
+    const path = (rest: string) => api(`/transactions/${story.transactionId}${rest}`);
+    const page = await signedIn(operator);
+    expect((await (await signedIn(reviewer)).request('POST', path('/remind'))).status).toBe(403);
+
+    const reminded = await page.request('POST', path('/remind'));
+    expect(reminded.status).toBe(200);
+    const [notice] = await world.db.query<{ due: boolean }>(
+      'select next_reminder_at <= clock_timestamp() as due from recipient_notices where transaction_id = $1',
+      [story.transactionId],
+    );
+    expect(notice?.due).toBe(true);
+
+    const inAMonth = new Date(Date.now() + 30 * 24 * 3600 * 1000).toISOString();
+    const expiry = await page.request('PUT', path('/link-expiry'), { expiresAt: inAMonth });
+    expect(expiry.body).toEqual({ expiresAt: inAMonth });
+    const past = await page.request('PUT', path('/link-expiry'), { expiresAt: '2020-01-01T00:00:00.000Z' });
+    expect(past.body).toMatchObject({ error: { code: 'BAD_USER_INPUT', details: { field: 'expiresAt' } } });
+    const tooFar = await page.request('PUT', path('/link-expiry'), {
+      expiresAt: new Date(Date.now() + 400 * 24 * 3600 * 1000).toISOString(),
+    });
+    expect(tooFar.status).toBe(400);
+
+    const oldLink = story.transactions[0]?.transmitToken ?? '';
+    const reset = await page.request('POST', path('/reset-link'));
+    expect(reset.status).toBe(200);
+    const refused = await world.app.inject({ method: 'GET', url: `/recipient/${oldLink}` });
+    expect(refused.json()).toMatchObject({ error: { code: 'LINK_REVOKED' } });
+
+    const { body } = await page.get(`${path('/timeline')}?kind=console`);
+    expect(
+      (body as { entries: TimelineEntry[] }).entries.map((entry) => [entry.action, entry.actor.label]),
+    ).toEqual([
+      ['reminded', operator.name],
+      ['expiry_set', operator.name],
+      ['link_reset', operator.name],
+    ]);
+  });
+
+  it('refuses a reminder when the recipient has nothing to submit, and any action on a voided transaction', async () => {
+    const { people, path } = await inReview();
+    const operator = await signedIn(people.operator);
+    const nothing = await operator.request('POST', path('/remind'));
+    expect(nothing.status).toBe(409);
+    expect(nothing.body).toMatchObject({
+      error: {
+        code: 'CONFLICT',
+        message: 'The recipient has nothing to submit now: a reminder would ask them for nothing.',
+      },
+    });
+    const { body } = await operator.get(path('/workflow'));
+    const { version } = (body as { workflow: { version: string } }).workflow;
+    await operator.request('POST', path('/events'), { eventKey: 'void', version, message: 'Closed.' });
+    for (const [method, url] of [
+      ['POST', path('/remind')],
+      ['POST', path('/reset-link')],
+    ] as const) {
+      const answer = await operator.request(method, url);
+      expect(answer.body, url).toMatchObject({
+        error: { code: 'CONFLICT', message: expect.stringContaining('voided') },
+      });
+    }
+  });
+
   it("answers another organization's transaction as one that does not exist on every route", async () => {
     const theirs = await inReview();
     const { people } = await organizationWith(['admin']);

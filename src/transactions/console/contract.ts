@@ -64,6 +64,7 @@ export const RecipientProgress = Type.Object({
       lastFailure: OrNull(Type.String()),
       nextReminderAt: OrNullTime,
       remindersSent: Type.Integer(),
+      lastReminderAt: OrNullTime,
     }),
   ),
   openedAt: OrNullTime,
@@ -300,6 +301,16 @@ export const consoleRoutes = {
         state: Type.Union([Type.Literal('PENDING'), Type.Literal('COMPLETED')]),
       }),
     }),
+  },
+  /** POST /transactions/:id/remind: mails the recipient a reminder now (admins and operators). */
+  remind: { params: OfTransaction, response: answers({ 200: Type.Object({ queuedAt: Time }) }) },
+  /** POST /transactions/:id/reset-link: replaces the recipient's link and mails the new one. */
+  resetLink: { params: OfTransaction, response: answers({ 200: Type.Object({ expiresAt: Time }) }) },
+  /** PUT /transactions/:id/link-expiry: sets until when the recipient's link works. */
+  setLinkExpiry: {
+    params: OfTransaction,
+    body: Body({ expiresAt: Type.String({ format: 'date-time' }) }),
+    response: answers({ 200: Type.Object({ expiresAt: Time }) }),
   },
   /**
    * GET /live: a text/event-stream of `change` events (`{"transactions": [ids] | null}`) for the caller's

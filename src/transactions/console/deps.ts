@@ -2,6 +2,7 @@ import type { Database } from '../../db/database.ts';
 import type { FileLinks } from '../../files/file-links.ts';
 import type { FileStore } from '../../files/file-store.ts';
 import type { Mailer } from '../../mail/mailer.ts';
+import type { RecipientNotices } from '../recipients/notices.ts';
 
 /** What the organization console's routes are built with (`registerConsole`, and each routes file). */
 export interface ConsoleDeps {
@@ -14,6 +15,8 @@ export interface ConsoleDeps {
   files: FileStore;
   /** Signs the download links of a transaction's files. */
   links: FileLinks;
+  /** The sender of recipients' mail, told when an action queued some (a reminder, a new link). */
+  recipientNotices?: Pick<RecipientNotices, 'kick'> | undefined;
   /** The built front end. @default web/dist of this checkout */
   distDir?: string | undefined;
 }

@@ -19,6 +19,7 @@ export interface RecipientProgress {
     lastFailure: string | null;
     nextReminderAt: Date | null;
     remindersSent: number;
+    lastReminderAt: Date | null;
   } | null;
   /** When they last opened their link (recipient activity `opened`); null if never. */
   openedAt: Date | null;
@@ -92,7 +93,9 @@ export async function transactionDetail(
                       from transaction_events ev where ev.transaction_id = $1 and ev.event_key like 'mail.%'
                       order by ev.created_at desc, ev.sequence desc limit 1),
          'failures', coalesce(n.failures, 0), 'lastFailure', n.last_failure, 'nextReminderAt', n.next_reminder_at,
-         'remindersSent', coalesce(n.reminders_sent, 0)) end as mail,
+         'remindersSent', coalesce(n.reminders_sent, 0),
+         'lastReminderAt', (select max(ev.created_at) from transaction_events ev
+                            where ev.transaction_id = $1 and ev.event_key = 'mail.reminder')) end as mail,
        (select max(a.created_at) from transaction_activity a where a.transaction_id = $1 and a.action = 'opened'
           and a.actor_type = 'recipient' and a.actor_id = r.id::text) as "openedAt",
        case when r.id = first.id then (select round(avg(i.completion_percentage))::int from transaction_items i

@@ -7,6 +7,7 @@ import type { ConsoleCaller } from './caller.ts';
 import { consoleRoutes as contract } from './contract.ts';
 import type { ConsoleDeps } from './deps.ts';
 import { requirePermission } from './permissions.ts';
+import { remindNow, resetLink, setLinkExpiry } from './transaction-actions.ts';
 import { transactionDetail } from './transaction-detail.ts';
 import { previewConsoleEvent, runConsoleEvent, signInConsole, workflowPanelOf } from './workflow-panel.ts';
 
@@ -96,6 +97,36 @@ export function registerTransactionRoutes(route: ContractRoute<ConsoleCaller>, d
       files: deps.files,
       context: { ipAddress: request.ip, userAgent: request.headers['user-agent'] },
     }),
+  );
+  const operate = (caller: ConsoleCaller, what: string) => {
+    requirePermission(caller, 'operate', what);
+  };
+  /** An action that may queue recipient mail: sent once it committed. */
+  const thenMail = async <Result>(work: Promise<Result>) => {
+    const result = await work;
+    deps.recipientNotices?.kick();
+    return result;
+  };
+  route('POST', '/transactions/:id/remind', contract.remind, (caller, { params }, request) => {
+    operate(caller, 'remind recipients');
+    return thenMail(remindNow(db, { ...of(caller, params.id), actor: actorOf(caller, request) }));
+  });
+  route('POST', '/transactions/:id/reset-link', contract.resetLink, (caller, { params }, request) => {
+    operate(caller, "reset recipients' links");
+    return thenMail(resetLink(db, { ...of(caller, params.id), actor: actorOf(caller, request) }));
+  });
+  route(
+    'PUT',
+    '/transactions/:id/link-expiry',
+    contract.setLinkExpiry,
+    (caller, { params, body }, request) => {
+      operate(caller, "set when recipients' links expire");
+      return setLinkExpiry(db, {
+        ...of(caller, params.id),
+        actor: actorOf(caller, request),
+        expiresAt: new Date(body.expiresAt),
+      });
+    },
   );
   route('POST', '/comments/:id/resolve', contract.resolveComment, async (caller, { params }, request) => {
     requirePermission(caller, 'review', 'resolve comments');
