@@ -1,23 +1,25 @@
-import { Badge, Flex, Table, Text } from '@radix-ui/themes';
+import { Badge, Flex, Table } from '@radix-ui/themes';
 import { useState } from 'react';
 import { api } from '../api.ts';
-import { InviteDialog } from '../components/invite-dialog.tsx';
-import { RoleBadge } from '../components/role-badge.tsx';
+import { InviteDialog } from '../../shared/accounts/invite-dialog.tsx';
+import { RoleBadge } from '../../shared/accounts/roles.tsx';
+import { ROLES } from '../roles.ts';
+import { nameOf, PersonCell } from '../../shared/accounts/person-cell.tsx';
 import { ConfirmDialog } from '../../shared/list/confirm-dialog.tsx';
 import { ListPage } from '../../shared/list/list-page.tsx';
 import { Notice } from '../../shared/notice.tsx';
 import { formatDate } from '../format.ts';
 import { useSignedIn } from '../session.tsx';
-import type { PeopleAnswer } from '../types.ts';
-import { useResource } from '../use-resource.ts';
+import type { InvitedAnswer, PeopleAnswer } from '../types.ts';
+import { useResource } from '../../shared/use-resource.ts';
 
 /**
  * Settings → People: who can sign in to the instance, with their role and whether they accepted their
  * invitation; admins invite people by e-mail and remove them (not themselves).
  */
 export function PeoplePage() {
-  const { user, instance } = useSignedIn();
-  const people = useResource<PeopleAnswer>(`/instances/${instance.slug}/people`);
+  const { user, tenant: instance } = useSignedIn();
+  const people = useResource<PeopleAnswer>(api, `/instances/${instance.slug}/people`);
   const [announcement, setAnnouncement] = useState<string>();
   const isAdmin = user.role === 'admin';
 
@@ -29,8 +31,14 @@ export function PeoplePage() {
       add={
         isAdmin ? (
           <InviteDialog
-            slug={instance.slug}
-            onInvited={(person) => {
+            roles={ROLES}
+            initialRole="member"
+            invite={async (invitation) => {
+              const { person } = await api<InvitedAnswer>(
+                'POST',
+                `/instances/${instance.slug}/people`,
+                invitation,
+              );
               setAnnouncement(`Invitation mailed to ${person.email}. Its link works once, for 7 days.`);
               people.reload();
             }}
@@ -59,21 +67,11 @@ export function PeoplePage() {
     >
       {(person) => (
         <Table.Row key={person.id}>
-          <Table.RowHeaderCell>
-            <Flex direction="column">
-              <Text weight="medium">
-                {person.name || person.email}
-                {person.id === user.id ? <Text color="gray"> (you)</Text> : null}
-              </Text>
-              <Text size="1" color="gray" className="show-on-phone">
-                {person.email}
-              </Text>
-            </Flex>
-          </Table.RowHeaderCell>
+          <PersonCell person={person} you={person.id === user.id} />
           <Table.Cell className="hide-on-phone">{person.email}</Table.Cell>
           <Table.Cell>
             <Flex gap="1" wrap="wrap">
-              <RoleBadge role={person.role} />
+              <RoleBadge role={person.role} roles={ROLES} />
               {person.active ? null : (
                 <Badge color="amber" highContrast>
                   Invited
@@ -88,17 +86,17 @@ export function PeoplePage() {
             {isAdmin && person.id !== user.id ? (
               <ConfirmDialog
                 trigger="Remove"
-                triggerLabel={`Remove ${person.name || person.email}`}
-                title={`Remove ${person.name || person.email}?`}
+                triggerLabel={`Remove ${nameOf(person)}`}
+                title={`Remove ${nameOf(person)}?`}
                 confirm="Remove"
                 onConfirm={async () => {
                   await api('DELETE', `/instances/${instance.slug}/people/${person.id}`);
-                  setAnnouncement(`${person.name || person.email} was removed.`);
+                  setAnnouncement(`${nameOf(person)} was removed.`);
                   people.reload();
                 }}
               >
-                {person.name || person.email} is signed out at once and can no longer sign in to{' '}
-                {instance.name}. Keys they generated keep working until an admin revokes them.
+                {nameOf(person)} is signed out at once and can no longer sign in to {instance.name}. Keys they
+                generated keep working until an admin revokes them.
               </ConfirmDialog>
             ) : null}
           </Table.Cell>
