@@ -80,9 +80,11 @@ describe('the organization console at /console in Chromium', () => {
     const again = page.getByRole('dialog', { name: 'Sign in again' });
     await again.getByText('Your session has ended. Sign in again to go on.').waitFor();
     expect(await again.getByLabel('E-mail address').inputValue()).toBe(admin.email);
+    await chromium.screenshot(page, 'sign-in-again');
     await again.getByLabel('Password', { exact: true }).fill(admin.password);
     await again.getByRole('button', { name: 'Sign in' }).click();
     await again.waitFor({ state: 'detached' });
+    await dialog.getByText('This was not sent: your session had ended.').waitFor();
     // What was typed is still there; sending it again invites.
     expect(await dialog.getByLabel('E-mail address').inputValue()).toBe(reviewer);
     expect(await dialog.getByLabel('Name').inputValue()).toBe('Rita Reviewer');

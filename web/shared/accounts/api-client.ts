@@ -26,6 +26,10 @@ const ACCOUNT_PATHS = ['/session', '/invitation', '/password-reset', '/password-
 /** The words the pages show when the server says the session has ended. */
 export const SESSION_ENDED = 'Your session has ended. Sign in again to go on.';
 
+/** What a refused request says once the session has ended: it changed nothing, and may be sent again. */
+const NOT_SENT =
+  'This was not sent: your session had ended. Once you are signed in again, send it once more.';
+
 /** Whether a session answer (`GET /session`, whatever the surface) says that no one is signed in. */
 function noOneSignedIn(answer: unknown): boolean {
   return typeof answer === 'object' && answer !== null && 'user' in answer && answer.user === null;
@@ -64,7 +68,8 @@ export function createApiClient(apiPath: string): ApiClient {
       const error = apiError(answer.status, parsed);
       if (ACCOUNT_PATHS.includes(path) || !(await sessionHasEnded(error))) throw error;
       onSessionEnded?.();
-      throw new ApiError(401, 'UNAUTHENTICATED', SESSION_ENDED, error.requestId);
+      // Read beside the form it was sent from, before and after signing in again.
+      throw new ApiError(401, 'UNAUTHENTICATED', NOT_SENT, error.requestId);
     }
     return parsed as T;
   }
