@@ -356,6 +356,12 @@ try {
       lcpTarget: TARGETS.chartsLcpSeconds,
       bytesTargets: true,
     },
+    {
+      name: 'console sign-in',
+      url: `${portico.transactions}/console/sign-in`,
+      lcpTarget: TARGETS.lcpSeconds,
+      bytesTargets: true,
+    },
     { name: 'recipient overview', url: recipient, lcpTarget: TARGETS.lcpSeconds, bytesTargets: true },
     {
       name: 'recipient item step (form)',

@@ -8,9 +8,9 @@ import { unusedRadixRules } from './unused-radix-rules.ts';
  * The pages of the front end, one folder each (`web/<surface>/index.html` + `main.tsx`). Each is built on its
  * own into `web/dist/<surface>/` with its assets under `<path>/assets/` (see {@link surfacePath}), so a surface
  * is self-contained: the service that serves it (Transactions or Portfolio, deployable apart) needs no other
- * surface's files. The organization console joins this list.
+ * surface's files.
  */
-export const SURFACES = ['graphiql', 'dashboard', 'key-delivery', 'recipient'] as const;
+export const SURFACES = ['graphiql', 'dashboard', 'key-delivery', 'recipient', 'console'] as const;
 export type Surface = (typeof SURFACES)[number];
 
 /** Surfaces served somewhere else than `/<surface>`: the recipient portal is at `/r/<token>`, a short link to mail. */
@@ -90,6 +90,7 @@ export function surfaceConfig(surface: Surface): InlineConfig {
       proxy: {
         '/beta': { target: 'https://localhost:4000', secure: false },
         '/dashboard/api': { target: 'https://localhost:4001', secure: false },
+        '/console/api': { target: 'https://localhost:4000', secure: false },
         '/key-delivery/api': { target: 'https://localhost:4000', secure: false },
         '/recipient': { target: 'https://localhost:4000', secure: false },
       },

@@ -24,9 +24,13 @@ const SURFACES = [
 ];
 
 const WEB_DIR = join(import.meta.dirname, '../../web');
-/** What web/ may import types from: the contracts, and the TypeBox schemas they are made of. */
+/**
+ * What web/ may import types from: the contracts, the TypeBox schemas they are made of, and the console's table
+ * of who may do what (the page holds a copy typed as the table itself, so that it shows only what is allowed).
+ */
 const TYPE_SOURCES = [
   /\/contract\.ts$/,
+  /^src\/transactions\/console\/permissions\.ts$/,
   /^src\/portfolio\/records\.ts$/,
   /^src\/transactions\/templates\/schema\.ts$/,
 ];

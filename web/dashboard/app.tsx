@@ -1,14 +1,15 @@
 import { PRODUCT } from './product.ts';
-import { Button, Flex, Skeleton, Spinner, Text } from '@radix-ui/themes';
+import { Skeleton } from '@radix-ui/themes';
 import { lazy, Suspense, type ReactNode } from 'react';
 import { Navigate, Route, Routes, useLocation, useParams } from 'react-router';
-import { AuthLayout } from '../shared/auth-layout.tsx';
-import { ErrorCallout } from '../shared/error-callout.tsx';
-import { PageHeading } from '../shared/page-heading.tsx';
-import { AppShell } from './components/app-shell.tsx';
+import { Loading, SessionPending } from '../shared/accounts/session-pending.tsx';
+import { AppShell } from '../shared/app/app-shell.tsx';
+import { RoleBadge } from '../shared/accounts/roles.tsx';
+import { ROLES } from './roles.ts';
 import { CompaniesPage } from './pages/companies.tsx';
-import { NotFoundPage } from './pages/not-found.tsx';
-import { SignInPage } from './pages/sign-in.tsx';
+import { NotFoundPage } from '../shared/app/not-found-page.tsx';
+import { accountRoutes } from '../shared/accounts/account-routes.tsx';
+import { ACCOUNTS } from './accounts.ts';
 import { WrongInstancePage } from './pages/wrong-instance.tsx';
 import { useSession } from './session.tsx';
 
@@ -23,26 +24,13 @@ const load = {
   settings: () => import('./pages/settings.tsx'),
   apiKeys: () => import('./pages/api-keys.tsx'),
   people: () => import('./pages/people.tsx'),
-  forgotPassword: () => import('./pages/forgot-password.tsx'),
-  setPassword: () => import('./pages/set-password.tsx'),
 };
 const CompanyPage = lazy(async () => ({ default: (await load.company()).CompanyPage }));
 const SettingsLayout = lazy(async () => ({ default: (await load.settings()).SettingsLayout }));
 const ApiKeysPage = lazy(async () => ({ default: (await load.apiKeys()).ApiKeysPage }));
 const PeoplePage = lazy(async () => ({ default: (await load.people()).PeoplePage }));
-const ForgotPasswordPage = lazy(async () => ({ default: (await load.forgotPassword()).ForgotPasswordPage }));
-const SetPasswordPage = lazy(async () => ({ default: (await load.setPassword()).SetPasswordPage }));
-
-function Loading() {
-  return (
-    <Flex align="center" justify="center" className="full-height" role="status">
-      <Spinner size="3" />
-      <Text ml="2" color="gray">
-        Loading…
-      </Text>
-    </Flex>
-  );
-}
+/** Signing in, and the pages of the mailed links (web/shared/accounts/). */
+const ACCOUNT_ROUTES = accountRoutes(ACCOUNTS);
 
 /** A page of an instance: its shell (header, tabs) stays while the page's module loads. */
 function InstancePage({ children }: { children: ReactNode }) {
@@ -55,25 +43,15 @@ function InstancePage({ children }: { children: ReactNode }) {
  */
 export function App() {
   const { session, refresh } = useSession();
-  if (session.status === 'loading') return <Loading />;
-  if (session.status === 'unreachable') {
-    return (
-      <AuthLayout product={PRODUCT}>
-        <PageHeading title="The dashboard cannot reach Portico" />
-        <ErrorCallout error={session.error} />
-        <Button onClick={() => void refresh()}>Try again</Button>
-      </AuthLayout>
-    );
+  if (session.status === 'loading' || session.status === 'unreachable') {
+    return <SessionPending session={session} refresh={refresh} product={PRODUCT} name="dashboard" />;
   }
-  const home = session.status === 'signed-in' ? `/${session.instance.slug}/companies` : '/sign-in';
+  const home = session.status === 'signed-in' ? `/${session.tenant.slug}/companies` : '/sign-in';
   return (
     <Suspense fallback={<Loading />}>
       <Routes>
         <Route path="/" element={<Navigate to={home} replace />} />
-        <Route path="/sign-in" element={<SignInPage />} />
-        <Route path="/forgot-password" element={<ForgotPasswordPage />} />
-        <Route path="/invitation" element={<SetPasswordPage purpose="invitation" />} />
-        <Route path="/reset-password" element={<SetPasswordPage purpose="reset" />} />
+        {ACCOUNT_ROUTES}
         <Route path="/:slug" element={<InstancePages />}>
           <Route index element={<Navigate to="companies" replace />} />
           <Route
@@ -118,9 +96,9 @@ export function App() {
               }
             />
           </Route>
-          <Route path="*" element={<NotFoundPage home={home} />} />
+          <Route path="*" element={<NotFoundPage home={home} homeLabel="Go to the dashboard" />} />
         </Route>
-        <Route path="*" element={<NotFoundPage home={home} />} />
+        <Route path="*" element={<NotFoundPage home={home} homeLabel="Go to the dashboard" />} />
       </Routes>
     </Suspense>
   );
@@ -131,13 +109,29 @@ export function App() {
  * afterwards; a person of another instance is told so.
  */
 function InstancePages() {
-  const { session } = useSession();
+  const { session, signOut } = useSession();
   const { slug } = useParams();
   const { pathname, search } = useLocation();
   const path = `${pathname}${search}`;
   if (session.status !== 'signed-in') {
     return <Navigate to={`/sign-in?next=${encodeURIComponent(path)}`} replace />;
   }
-  if (session.instance.slug !== slug) return <WrongInstancePage path={path} />;
-  return <AppShell />;
+  if (session.tenant.slug !== slug) return <WrongInstancePage path={path} />;
+  const base = `/${slug}`;
+  return (
+    <AppShell
+      tenant={session.tenant.name}
+      user={session.user}
+      role={<RoleBadge role={session.user.role} roles={ROLES} />}
+      sections={[
+        { to: `${base}/companies`, label: 'Companies' },
+        {
+          to: `${base}/settings/api-keys`,
+          label: 'Settings',
+          active: pathname.startsWith(`${base}/settings`),
+        },
+      ]}
+      signOut={signOut}
+    />
+  );
 }

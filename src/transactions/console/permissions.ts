@@ -2,7 +2,6 @@ import type { ConsoleRole } from '../../accounts/roles.ts';
 import type { WorkflowDefinition } from '../templates/schema.ts';
 import { isVoidEvent } from '../workflow.ts';
 import { AppError } from '../../errors.ts';
-import type { ConsoleCaller } from './caller.ts';
 
 /**
  * What each console role may do. The server checks a permission on every route that needs one (see
@@ -33,12 +32,18 @@ function rolesInWords(permission: Permission): string {
 }
 
 /**
- * Refuses with FORBIDDEN, naming who may, unless the caller's role allows `permission` (permissions.ts).
+ * Refuses with FORBIDDEN, naming who may, unless the caller's role allows `permission` (permissions.ts). The
+ * caller is any `ConsoleCaller` (caller.ts), named by its shape so that the pages can read this file's types
+ * without the server's request types.
  *
  * @example
  * requirePermission(caller, 'managePeople', 'invite people');
  */
-export function requirePermission(caller: ConsoleCaller, permission: Permission, what: string): void {
+export function requirePermission(
+  caller: { user: { role: ConsoleRole }; organization: { name: string } },
+  permission: Permission,
+  what: string,
+): void {
   if (!may(caller.user.role, permission)) {
     throw new AppError(
       'FORBIDDEN',

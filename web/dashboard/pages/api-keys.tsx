@@ -7,15 +7,15 @@ import { ListPage } from '../../shared/list/list-page.tsx';
 import { formatDateTime, formatRelative } from '../format.ts';
 import { useSignedIn } from '../session.tsx';
 import type { KeysAnswer } from '../types.ts';
-import { useResource } from '../use-resource.ts';
+import { useResource } from '../../shared/use-resource.ts';
 
 /**
  * Settings → API keys: the instance's Portfolio API keys (name, prefix, creator, creation, last use, revoked);
  * admins generate keys (shown once, with a copy button) and revoke them after confirming.
  */
 export function ApiKeysPage() {
-  const { user, instance } = useSignedIn();
-  const keys = useResource<KeysAnswer>(`/instances/${instance.slug}/keys`);
+  const { user, tenant: instance } = useSignedIn();
+  const keys = useResource<KeysAnswer>(api, `/instances/${instance.slug}/keys`);
   const [announcement, setAnnouncement] = useState('');
   const isAdmin = user.role === 'admin';
 

@@ -19,7 +19,8 @@ import { PageHeading } from '../../shared/page-heading.tsx';
 import { formatCount, formatDate } from '../format.ts';
 import { useSignedIn } from '../session.tsx';
 import type { CompanyPage, FundsAnswer } from '../types.ts';
-import { useResource } from '../use-resource.ts';
+import { api } from '../api.ts';
+import { useResource } from '../../shared/use-resource.ts';
 
 const PAGE_SIZE = 20;
 /** How long typing pauses before the search runs. */
@@ -57,7 +58,7 @@ function pageOf(value: string | null): number {
  * address (`?search=acme&page=2`), so a reload, the back button or a shared link shows the same list.
  */
 export function CompaniesPage() {
-  const { instance } = useSignedIn();
+  const { tenant: instance } = useSignedIn();
   const [params, setParams] = useSearchParams();
   const search = params.get('search') ?? '';
   const fund = params.get('fund') ?? '';
@@ -81,8 +82,11 @@ export function CompaniesPage() {
   const query = new URLSearchParams({ page: String(page), pageSize: String(PAGE_SIZE) });
   if (search.trim() !== '') query.set('search', search.trim());
   if (fund !== '') query.set('fund', fund);
-  const companies = useResource<CompanyPage>(`/instances/${instance.slug}/companies?${query.toString()}`);
-  const funds = useResource<FundsAnswer>(`/instances/${instance.slug}/funds`);
+  const companies = useResource<CompanyPage>(
+    api,
+    `/instances/${instance.slug}/companies?${query.toString()}`,
+  );
+  const funds = useResource<FundsAnswer>(api, `/instances/${instance.slug}/funds`);
   const fundName = funds.data?.funds.find((each) => each.id === fund)?.name;
   const shown = companies.data ?? companies.previous;
   const pageLink = (target: number) => {

@@ -27,7 +27,8 @@ import {
 } from '../format.ts';
 import { useSignedIn } from '../session.tsx';
 import type { CompanyDetail, CompanyUpdate, Investment } from '../types.ts';
-import { useResource } from '../use-resource.ts';
+import { api } from '../api.ts';
+import { useResource } from '../../shared/use-resource.ts';
 
 /** How many of the latest updates show their summaries. */
 const LATEST_UPDATES = 3;
@@ -37,9 +38,10 @@ const LATEST_UPDATES = 3;
  * updates' summaries; its investments by round.
  */
 export function CompanyPage() {
-  const { instance } = useSignedIn();
+  const { tenant: instance } = useSignedIn();
   const { companyId = '' } = useParams();
   const detail = useResource<CompanyDetail>(
+    api,
     `/instances/${instance.slug}/companies/${encodeURIComponent(companyId)}`,
   );
   const back = (

@@ -1,109 +1,60 @@
-import { Badge, Flex, Table, Text } from '@radix-ui/themes';
-import { useState } from 'react';
+import { Badge } from '@radix-ui/themes';
+import { nameOf, PeopleList } from '../../shared/accounts/people-list.tsx';
+import { useResource } from '../../shared/use-resource.ts';
 import { api } from '../api.ts';
-import { InviteDialog } from '../components/invite-dialog.tsx';
-import { RoleBadge } from '../components/role-badge.tsx';
-import { ConfirmDialog } from '../../shared/list/confirm-dialog.tsx';
-import { ListPage } from '../../shared/list/list-page.tsx';
-import { Notice } from '../../shared/notice.tsx';
 import { formatDate } from '../format.ts';
+import { ROLES } from '../roles.ts';
 import { useSignedIn } from '../session.tsx';
-import type { PeopleAnswer } from '../types.ts';
-import { useResource } from '../use-resource.ts';
+import type { InvitedAnswer, PeopleAnswer } from '../types.ts';
 
 /**
  * Settings → People: who can sign in to the instance, with their role and whether they accepted their
  * invitation; admins invite people by e-mail and remove them (not themselves).
  */
 export function PeoplePage() {
-  const { user, instance } = useSignedIn();
-  const people = useResource<PeopleAnswer>(`/instances/${instance.slug}/people`);
-  const [announcement, setAnnouncement] = useState<string>();
-  const isAdmin = user.role === 'admin';
+  const { user, tenant: instance } = useSignedIn();
+  const path = `/instances/${instance.slug}/people`;
+  const people = useResource<PeopleAnswer>(api, path);
 
   return (
-    <ListPage
+    <PeopleList
       title="People"
       documentTitle={`People · ${instance.name}`}
       intro={<>Everyone here signs in to {instance.name}&apos;s dashboard with their own password.</>}
-      add={
-        isAdmin ? (
-          <InviteDialog
-            slug={instance.slug}
-            onInvited={(person) => {
-              setAnnouncement(`Invitation mailed to ${person.email}. Its link works once, for 7 days.`);
-              people.reload();
-            }}
-          />
-        ) : null
+      people={people}
+      you={user.id}
+      roles={ROLES}
+      status={(person) =>
+        person.active ? null : (
+          <Badge color="amber" highContrast>
+            Invited
+          </Badge>
+        )
       }
-      notAllowed={isAdmin ? null : 'Only admins invite and remove people.'}
-      status={
-        <div role="status">
-          {announcement === undefined ? null : (
-            <Notice tone="done" highContrast>
-              {announcement}
-            </Notice>
-          )}
-        </div>
+      formatDate={formatDate}
+      manage={
+        user.role === 'admin'
+          ? {
+              initialRole: 'member',
+              invite: async (invitation) => (await api<InvitedAnswer>('POST', path, invitation)).person,
+              end: {
+                verb: 'Remove',
+                done: 'removed',
+                allowed: () => true,
+                consequences: (person) => (
+                  <>
+                    {nameOf(person)} is signed out at once and can no longer sign in to {instance.name}. Keys
+                    they generated keep working until an admin revokes them.
+                  </>
+                ),
+                send: async (person) => {
+                  await api('DELETE', `${path}/${person.id}`);
+                },
+              },
+            }
+          : undefined
       }
-      rows={people.data?.people}
-      error={people.error}
-      columns={[
-        { label: 'Name' },
-        { label: 'E-mail address', wide: true },
-        { label: 'Role' },
-        { label: 'Since', wide: true },
-      ]}
-      actionsLabel="Actions"
-    >
-      {(person) => (
-        <Table.Row key={person.id}>
-          <Table.RowHeaderCell>
-            <Flex direction="column">
-              <Text weight="medium">
-                {person.name || person.email}
-                {person.id === user.id ? <Text color="gray"> (you)</Text> : null}
-              </Text>
-              <Text size="1" color="gray" className="show-on-phone">
-                {person.email}
-              </Text>
-            </Flex>
-          </Table.RowHeaderCell>
-          <Table.Cell className="hide-on-phone">{person.email}</Table.Cell>
-          <Table.Cell>
-            <Flex gap="1" wrap="wrap">
-              <RoleBadge role={person.role} />
-              {person.active ? null : (
-                <Badge color="amber" highContrast>
-                  Invited
-                </Badge>
-              )}
-            </Flex>
-          </Table.Cell>
-          <Table.Cell className="hide-on-phone">
-            <time dateTime={person.createdAt}>{formatDate(person.createdAt)}</time>
-          </Table.Cell>
-          <Table.Cell justify="end">
-            {isAdmin && person.id !== user.id ? (
-              <ConfirmDialog
-                trigger="Remove"
-                triggerLabel={`Remove ${person.name || person.email}`}
-                title={`Remove ${person.name || person.email}?`}
-                confirm="Remove"
-                onConfirm={async () => {
-                  await api('DELETE', `/instances/${instance.slug}/people/${person.id}`);
-                  setAnnouncement(`${person.name || person.email} was removed.`);
-                  people.reload();
-                }}
-              >
-                {person.name || person.email} is signed out at once and can no longer sign in to{' '}
-                {instance.name}. Keys they generated keep working until an admin revokes them.
-              </ConfirmDialog>
-            ) : null}
-          </Table.Cell>
-        </Table.Row>
-      )}
-    </ListPage>
+      notAllowed="Only admins invite and remove people."
+    />
   );
 }

@@ -4,7 +4,7 @@ import { useSignedIn } from '../session.tsx';
 
 /** Settings: its tabs (API keys, People) over the tab's page. */
 export function SettingsLayout() {
-  const { instance } = useSignedIn();
+  const { tenant: instance } = useSignedIn();
   const { pathname } = useLocation();
   const tabs = [
     { to: `/${instance.slug}/settings/api-keys`, label: 'API keys' },

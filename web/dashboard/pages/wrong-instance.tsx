@@ -12,7 +12,7 @@ import { useApiAction } from '../../shared/use-api-action.ts';
  * say). It offers the way back, and signing out to sign in with an account of the other instance.
  */
 export function WrongInstancePage({ path }: { path: string }) {
-  const { instance } = useSignedIn();
+  const { tenant: instance } = useSignedIn();
   const { signOut } = useSession();
   const navigate = useNavigate();
   const action = useApiAction();

@@ -1,23 +1,22 @@
-import { PRODUCT } from '../product.ts';
 import { Link as ThemeLink, Text } from '@radix-ui/themes';
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { api } from '../api.ts';
-import { AuthLayout } from '../../shared/auth-layout.tsx';
-import { emailProblem } from '../../shared/form/checks.ts';
-import { EmailField } from '../../shared/form/person-fields.tsx';
-import { ErrorCallout } from '../../shared/error-callout.tsx';
-import { Notice } from '../../shared/notice.tsx';
-import { PageHeading } from '../../shared/page-heading.tsx';
-import { SubmitForm } from '../../shared/form/submit-form.tsx';
-import { useApiAction } from '../../shared/use-api-action.ts';
-import { useFormFields } from '../../shared/form/use-form-fields.ts';
+import { AuthLayout } from '../auth-layout.tsx';
+import { emailProblem } from '../form/checks.ts';
+import { EmailField } from '../form/person-fields.tsx';
+import { ErrorCallout } from '../error-callout.tsx';
+import { Notice } from '../notice.tsx';
+import { PageHeading } from '../page-heading.tsx';
+import { SubmitForm } from '../form/submit-form.tsx';
+import { useApiAction } from '../use-api-action.ts';
+import { useFormFields } from '../form/use-form-fields.ts';
+import type { Api } from './api-client.ts';
 
 /**
  * "Forgot your password?": mails a reset link to the address if it has an account. The answer is the same
  * either way, so the page says what happens *if* it has one.
  */
-export function ForgotPasswordPage() {
+export function ForgotPasswordPage({ surface }: { surface: { product: string; api: Api } }) {
   const form = useFormFields({ email: '' });
   const [sentTo, setSentTo] = useState<string>();
   const action = useApiAction();
@@ -26,13 +25,13 @@ export function ForgotPasswordPage() {
     const address = form.values.email.trim();
     if (!form.check({ email: emailProblem(address) })) return;
     await action.run(async () => {
-      await api('POST', '/password-reset', { email: address });
+      await surface.api('POST', '/password-reset', { email: address });
       setSentTo(address);
     });
   };
 
   return (
-    <AuthLayout product={PRODUCT}>
+    <AuthLayout product={surface.product}>
       <PageHeading title="Reset your password" />
       {sentTo === undefined ? (
         <>

@@ -1,29 +1,27 @@
-import { PRODUCT } from '../product.ts';
 import { Flex, Link as ThemeLink, Text } from '@radix-ui/themes';
 import { Link, useLocation, useNavigate } from 'react-router';
-import { api, ApiError } from '../api.ts';
-import { AuthLayout } from '../../shared/auth-layout.tsx';
-import { ErrorCallout } from '../../shared/error-callout.tsx';
-import { personNameProblem } from '../../shared/form/checks.ts';
-import { NameField, PasswordField } from '../../shared/form/person-fields.tsx';
-import { PageHeading } from '../../shared/page-heading.tsx';
-import { SubmitForm } from '../../shared/form/submit-form.tsx';
-import { useSession } from '../session.tsx';
-import { errorsOfFields, useApiAction } from '../../shared/use-api-action.ts';
-import { useFormFields } from '../../shared/form/use-form-fields.ts';
-import type { SessionAnswer } from '../types.ts';
+import { ApiError } from '../api-error.ts';
+import { AuthLayout } from '../auth-layout.tsx';
+import { ErrorCallout } from '../error-callout.tsx';
+import { personNameProblem } from '../form/checks.ts';
+import { NameField, PasswordField } from '../form/person-fields.tsx';
+import { PageHeading } from '../page-heading.tsx';
+import { SubmitForm } from '../form/submit-form.tsx';
+import { errorsOfFields, useApiAction } from '../use-api-action.ts';
+import { useFormFields } from '../form/use-form-fields.ts';
 import type { NoticeState } from './sign-in.tsx';
+import type { AccountSurface } from './surface.ts';
 
 /** The lengths `checkNewPassword` allows (src/accounts/passwords.ts). */
 const PASSWORD_MIN = 10;
 const PASSWORD_MAX = 200;
 
-/** What each kind of mailed link is for, and what to do once it no longer works. */
+/** What each kind of mailed link is for, and what to do once it no longer works; `noun` names a tenant. */
 const PURPOSES = {
   invitation: {
     title: 'Accept your invitation',
-    intro:
-      'Choose the name your colleagues see and a password. It is the password of every instance you use with this address. Then you are signed in.',
+    intro: (noun: string) =>
+      `Choose the name your colleagues see and a password. It is the password of every ${noun} you use with this address. Then you are signed in.`,
     button: 'Set password and sign in',
     route: '/invitation',
     // The server's message says to ask an admin for a new invitation.
@@ -31,8 +29,8 @@ const PURPOSES = {
   },
   reset: {
     title: 'Choose a new password',
-    intro:
-      'Your new password is the one of every instance you use with this address, and signs you out everywhere else.',
+    intro: (noun: string) =>
+      `Your new password is the one of every ${noun} you use with this address, and signs you out everywhere else.`,
     button: 'Set new password',
     route: '/password-reset/confirm',
     newLink: { to: '/forgot-password', label: 'Ask for a new reset link' },
@@ -46,18 +44,24 @@ const LINK_ERRORS = new Set(['LINK_INVALID', 'LINK_USED', 'LINK_EXPIRED']);
  * The page of a mailed link (`/invitation#token=…`, `/reset-password#token=…`): the token rides in the
  * fragment, which the browser never sends to a server, and stays there, so a reload keeps the form working.
  */
-export function SetPasswordPage({ purpose }: { purpose: keyof typeof PURPOSES }) {
+export function SetPasswordPage<Answer, User, Tenant>({
+  surface,
+  purpose,
+}: {
+  surface: AccountSurface<Answer, User, Tenant>;
+  purpose: keyof typeof PURPOSES;
+}) {
   const text = PURPOSES[purpose];
   const { hash } = useLocation();
   const navigate = useNavigate();
-  const { signedIn } = useSession();
+  const { signedIn } = surface.useSession();
   const token = new URLSearchParams(hash.slice(1)).get('token') ?? '';
   const form = useFormFields({ name: '', password: '', confirmation: '' });
   const action = useApiAction();
 
   if (token === '') {
     return (
-      <AuthLayout product={PRODUCT}>
+      <AuthLayout product={surface.product}>
         <PageHeading title={text.title} />
         <ErrorCallout
           error={
@@ -95,10 +99,10 @@ export function SetPasswordPage({ purpose }: { purpose: keyof typeof PURPOSES })
           purpose === 'invitation'
             ? { token, password, ...(name.trim() === '' ? {} : { name }) }
             : { token, password };
-        const answer = await api<SessionAnswer>('POST', text.route, body);
+        const answer = await surface.api<Answer>('POST', text.route, body);
         if (purpose === 'invitation') {
-          signedIn(answer);
-          void navigate(`/${answer.instance?.slug ?? ''}/companies`, { replace: true });
+          const signed = signedIn(answer);
+          if (signed) void navigate(surface.home(signed.tenant), { replace: true });
         } else {
           const state: NoticeState = { notice: 'Your password is changed. Sign in with it.' };
           void navigate('/sign-in', { replace: true, state });
@@ -110,7 +114,7 @@ export function SetPasswordPage({ purpose }: { purpose: keyof typeof PURPOSES })
 
   const broken = action.error !== undefined && LINK_ERRORS.has(action.error.code);
   return (
-    <AuthLayout product={PRODUCT}>
+    <AuthLayout product={surface.product}>
       <PageHeading title={text.title} />
       <ErrorCallout error={action.error} />
       {broken ? (
@@ -127,17 +131,11 @@ export function SetPasswordPage({ purpose }: { purpose: keyof typeof PURPOSES })
       ) : (
         <>
           <Text as="p" size="2" color="gray">
-            {text.intro}
+            {text.intro(surface.tenant.noun)}
           </Text>
           <SubmitForm onSubmit={submit} busy={action.busy} submit={text.button}>
             {purpose === 'invitation' ? (
-              <NameField
-                id="name"
-                label="Your name"
-                hint="Optional. Shown to your colleagues, for example next to the keys you generate."
-                own
-                {...form.field('name')}
-              />
+              <NameField id="name" label="Your name" hint={surface.nameHint} own {...form.field('name')} />
             ) : null}
             <PasswordField
               id="new-password"

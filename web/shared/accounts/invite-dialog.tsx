@@ -1,24 +1,46 @@
 import { Flex, RadioCards, Text } from '@radix-ui/themes';
 import { useState } from 'react';
-import { api } from '../api.ts';
-import { emailProblem, personNameProblem } from '../../shared/form/checks.ts';
-import { EmailField, NameField } from '../../shared/form/person-fields.tsx';
-import { useFormFields } from '../../shared/form/use-form-fields.ts';
-import { DialogForm, FormDialog } from '../../shared/list/form-dialog.tsx';
-import { errorsOfFields, useApiAction } from '../../shared/use-api-action.ts';
-import type { InvitedAnswer, Person, Role } from '../types.ts';
-import { ROLE_TEXT } from './role-badge.tsx';
+import { emailProblem, personNameProblem } from '../form/checks.ts';
+import { EmailField, NameField } from '../form/person-fields.tsx';
+import { useFormFields } from '../form/use-form-fields.ts';
+import { DialogForm, FormDialog } from '../list/form-dialog.tsx';
+import { errorsOfFields, useApiAction } from '../use-api-action.ts';
+import type { RoleTexts } from './roles.tsx';
 
-/** "Invite": an e-mail address, a name (optional) and a role; the server mails the invitation. */
-export function InviteDialog({ slug, onInvited }: { slug: string; onInvited: (person: Person) => void }) {
+/** What an invitation is sent with: the address, the role, and the name when one was typed. */
+export interface Invitation<Role extends string> {
+  email: string;
+  role: Role;
+  name?: string;
+}
+
+/**
+ * "Invite someone": an e-mail address, a name (optional) and one of `roles` (`initialRole` first), which `invite`
+ * sends to the surface's route (whose server mails the invitation); the dialog closes once it has.
+ *
+ * @example
+ * <InviteDialog roles={ROLES} initialRole="viewer" invite={async (invitation) => {
+ *   const { person } = await api<InvitedAnswer>('POST', '/team', invitation);
+ * }} />
+ */
+export function InviteDialog<Role extends string>({
+  roles,
+  initialRole,
+  invite,
+}: {
+  roles: RoleTexts<Role>;
+  initialRole: Role;
+  invite: (invitation: Invitation<Role>) => Promise<void>;
+}) {
   const [open, setOpen] = useState(false);
   const form = useFormFields({ email: '', name: '' });
-  const [role, setRole] = useState<Role>('member');
+  const [role, setRole] = useState<Role>(initialRole);
   const action = useApiAction();
+  const choices = Object.keys(roles) as Role[];
 
   const reset = () => {
     form.reset();
-    setRole('member');
+    setRole(initialRole);
     action.clear();
   };
 
@@ -32,14 +54,9 @@ export function InviteDialog({ slug, onInvited }: { slug: string; onInvited: (pe
     if (!form.check(found)) return;
     await action.run(
       async () => {
-        const { person } = await api<InvitedAnswer>('POST', `/instances/${slug}/people`, {
-          email: address,
-          role,
-          ...(name === '' ? {} : { name }),
-        });
+        await invite({ email: address, role, ...(name === '' ? {} : { name }) });
         setOpen(false);
         reset();
-        onInvited(person);
       },
       errorsOfFields(['email', 'name'], form.setProblems),
     );
@@ -69,16 +86,16 @@ export function InviteDialog({ slug, onInvited }: { slug: string; onInvited: (pe
             columns={{ initial: '1', sm: '2' }}
             value={role}
             onValueChange={(value) => {
-              setRole(value === 'admin' ? 'admin' : 'member');
+              setRole(choices.find((each) => each === value) ?? initialRole);
             }}
             aria-labelledby="invite-role-label"
           >
-            {(['member', 'admin'] as const).map((each) => (
+            {choices.map((each) => (
               <RadioCards.Item key={each} value={each}>
                 <Flex direction="column" gap="1">
-                  <Text weight="medium">{ROLE_TEXT[each].label}</Text>
+                  <Text weight="medium">{roles[each].label}</Text>
                   <Text size="1" color="gray">
-                    {ROLE_TEXT[each].can}
+                    {roles[each].can}
                   </Text>
                 </Flex>
               </RadioCards.Item>

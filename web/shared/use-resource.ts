@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
-import { api, ApiError } from './api.ts';
+import type { Api } from './accounts/api-client.ts';
+import { ApiError } from './api-error.ts';
 
 /** What a page read from a JSON route: loading, its answer, or why it failed; and how to read it again. */
 export interface Resource<T> {
@@ -13,10 +14,10 @@ export interface Resource<T> {
 }
 
 /**
- * Reads `path` (a GET of the dashboard's JSON routes) whenever it changes. An answer that arrives after the
+ * Reads `path` (a GET of the page's JSON routes, through `api`) whenever it changes. An answer that arrives after the
  * path has changed again is dropped, so a fast typist's search shows the results of what they typed last.
  */
-export function useResource<T>(path: string): Resource<T> {
+export function useResource<T>(api: Api, path: string): Resource<T> {
   const [state, setState] = useState<{ path: string; data?: T; error?: ApiError }>({ path });
   const [generation, setGeneration] = useState(0);
 
@@ -38,7 +39,7 @@ export function useResource<T>(path: string): Resource<T> {
     return () => {
       current = false;
     };
-  }, [path, generation]);
+  }, [api, path, generation]);
 
   const reload = useCallback(() => {
     setGeneration((value) => value + 1);

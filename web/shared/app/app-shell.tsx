@@ -1,36 +1,57 @@
 import { ExitIcon } from '@radix-ui/react-icons';
 import { Avatar, Box, Button, DropdownMenu, Flex, TabNav, Text } from '@radix-ui/themes';
+import type { ReactNode } from 'react';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router';
-import { useSignedIn, useSession } from '../session.tsx';
-import { RoleBadge } from './role-badge.tsx';
-import { useApiAction } from '../../shared/use-api-action.ts';
-import { ErrorCallout } from '../../shared/error-callout.tsx';
-import { SiteHeader } from '../../shared/site-header.tsx';
+import { ErrorCallout } from '../error-callout.tsx';
+import { SiteHeader } from '../site-header.tsx';
+import { useApiAction } from '../use-api-action.ts';
 
-/** The initials of a name (or of an e-mail address's local part), for the avatar. */
+/** The initials of a name (or of an e-mail address's local part), for the avatar: letters and digits only. */
 function initials(name: string, email: string): string {
-  const words = (name.trim() === '' ? (email.split('@')[0] ?? '') : name).split(/[\s._-]+/).filter(Boolean);
+  const words = (name.trim() === '' ? (email.split('@')[0] ?? '') : name).split(/[\s._-]+/);
   return words
+    .map((word) => /[\p{L}\p{N}]/u.exec(word)?.[0] ?? '')
+    .filter(Boolean)
     .slice(0, 2)
-    .map((word) => word.charAt(0).toUpperCase())
-    .join('');
+    .join('')
+    .toUpperCase();
+}
+
+/** A section of the shell's navigation: its page, and when it counts as the current one (its path by default). */
+export interface ShellSection {
+  to: string;
+  label: string;
+  active?: boolean;
 }
 
 /**
- * The frame of every signed-in page: a skip link, the header (the instance, its sections, the person's menu
- * with Sign out) and the page in `<main>`.
+ * The frame of every signed-in page: a skip link, the header (the tenant, its sections, the person's menu with
+ * their role and Sign out) and the page (the route's `<Outlet>`) in `<main>`, with `children` after it (a
+ * dialog above the page).
+ *
+ * @example
+ * <AppShell tenant={organization.name} user={user} role={<RoleBadge … />} sections={[{ to: '/team', label: 'Team' }]} signOut={signOut} />
  */
-export function AppShell() {
-  const { user, instance } = useSignedIn();
-  const { signOut } = useSession();
+export function AppShell({
+  tenant,
+  user,
+  role,
+  sections,
+  signOut,
+  children,
+}: {
+  /** The name of the instance or organization whose pages these are. */
+  tenant: string;
+  user: { name: string; email: string };
+  /** The person's role, as a badge. */
+  role: ReactNode;
+  sections: readonly ShellSection[];
+  signOut: () => Promise<void>;
+  children?: ReactNode;
+}) {
   const navigate = useNavigate();
   const { pathname } = useLocation();
   const signingOut = useApiAction();
-  const base = `/${instance.slug}`;
-  const sections = [
-    { to: `${base}/companies`, label: 'Companies' },
-    { to: `${base}/settings/api-keys`, label: 'Settings', active: pathname.startsWith(`${base}/settings`) },
-  ];
 
   const leave = () =>
     signingOut.run(async () => {
@@ -42,7 +63,7 @@ export function AppShell() {
     <>
       <SiteHeader
         surface="app"
-        owner={instance.name}
+        owner={tenant}
         end={
           <DropdownMenu.Root>
             <DropdownMenu.Trigger>
@@ -62,9 +83,7 @@ export function AppShell() {
                   <Text size="1">{user.email}</Text>
                 </Flex>
               </DropdownMenu.Label>
-              <DropdownMenu.Label>
-                <RoleBadge role={user.role} />
-              </DropdownMenu.Label>
+              <DropdownMenu.Label>{role}</DropdownMenu.Label>
               <DropdownMenu.Separator />
               <DropdownMenu.Item onSelect={() => void leave()}>
                 <ExitIcon aria-hidden /> Sign out
@@ -87,6 +106,7 @@ export function AppShell() {
           <Outlet />
         </Box>
       </main>
+      {children}
     </>
   );
 }

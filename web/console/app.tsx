@@ -1,0 +1,67 @@
+import { Navigate, Route, Routes, useLocation } from 'react-router';
+import { Suspense } from 'react';
+import { accountRoutes } from '../shared/accounts/account-routes.tsx';
+import { AppShell, type ShellSection } from '../shared/app/app-shell.tsx';
+import { RoleBadge } from '../shared/accounts/roles.tsx';
+import { Loading, SessionPending } from '../shared/accounts/session-pending.tsx';
+import { SignInAgainDialog } from '../shared/accounts/sign-in-again.tsx';
+import { NotFoundPage } from '../shared/app/not-found-page.tsx';
+import { TeamPage } from './pages/team.tsx';
+import { ROLES } from './roles.ts';
+import { ACCOUNTS, useSession } from './session.tsx';
+
+/** The sections of the console's navigation, each a page under `/console`; the first is the home. */
+export const SECTIONS: readonly ShellSection[] = [{ to: '/team', label: 'Team' }];
+
+/** Signing in, and the pages of the mailed links (web/shared/accounts/). */
+const ACCOUNT_ROUTES = accountRoutes(ACCOUNTS);
+
+/**
+ * The console's pages, under /console: signing in and the mailed links' pages, then the pages of the signed-in
+ * in the console's shell (`SignedInPages`).
+ */
+export function App() {
+  const { session, refresh } = useSession();
+  if (session.status === 'loading' || session.status === 'unreachable') {
+    return <SessionPending session={session} refresh={refresh} product={ACCOUNTS.product} name="console" />;
+  }
+  const home = session.status === 'signed-in' ? ACCOUNTS.home(session.tenant) : '/sign-in';
+  return (
+    <Suspense fallback={<Loading />}>
+      <Routes>
+        <Route path="/" element={<Navigate to={home} replace />} />
+        {ACCOUNT_ROUTES}
+        <Route element={<SignedInPages />}>
+          <Route path="/team" element={<TeamPage />} />
+        </Route>
+        <Route path="*" element={<NotFoundPage home={home} homeLabel="Go to the console" />} />
+      </Routes>
+    </Suspense>
+  );
+}
+
+/**
+ * The pages of the signed-in, in the shell (the organization, the sections, the person's menu). Anyone else goes
+ * to sign in and comes back here afterwards. A session that ends under a page keeps it, and asks to sign in above
+ * it; another person signing in there gets the page afresh (`key`), without what the first one typed.
+ */
+function SignedInPages() {
+  const { session, signOut } = useSession();
+  const { pathname, search } = useLocation();
+  if (session.status !== 'signed-in') {
+    return <Navigate to={`/sign-in?next=${encodeURIComponent(`${pathname}${search}`)}`} replace />;
+  }
+  const { user, tenant } = session;
+  return (
+    <AppShell
+      key={`${tenant.handle} ${user.id}`}
+      tenant={tenant.name}
+      user={user}
+      role={<RoleBadge role={user.role} roles={ROLES} />}
+      sections={SECTIONS}
+      signOut={signOut}
+    >
+      <SignInAgainDialog surface={ACCOUNTS} />
+    </AppShell>
+  );
+}

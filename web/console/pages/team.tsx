@@ -1,0 +1,94 @@
+import { Badge, DataList, Flex, Heading } from '@radix-ui/themes';
+import { nameOf, PeopleList } from '../../shared/accounts/people-list.tsx';
+import { RoleBadge } from '../../shared/accounts/roles.tsx';
+import { dateFormatters } from '../../shared/format.ts';
+import { useResource } from '../../shared/use-resource.ts';
+import { api } from '../api.ts';
+import { may, ROLES } from '../roles.ts';
+import { useSignedIn } from '../session.tsx';
+import type { DeactivatedAnswer, InvitedAnswer, TeamAnswer, TeamMember } from '../types.ts';
+
+const { formatDate } = dateFormatters('short');
+
+/** Where a person is: invited (no password yet), active, or deactivated (may no longer sign in). */
+function StatusBadge({ person }: { person: TeamMember }) {
+  if (person.deactivatedAt !== null) {
+    return (
+      <Badge color="gray" variant="outline">
+        Deactivated
+      </Badge>
+    );
+  }
+  return person.active ? (
+    <Badge color="green" highContrast>
+      Active
+    </Badge>
+  ) : (
+    <Badge color="amber" highContrast>
+      Invited
+    </Badge>
+  );
+}
+
+/**
+ * The team: who may sign in to the organization's console, with their role and where they are (invited, active,
+ * deactivated), and what each role may do; admins invite people by e-mail and deactivate them (not themselves),
+ * others see the list.
+ */
+export function TeamPage() {
+  const { user, tenant: organization } = useSignedIn();
+  const team = useResource<TeamAnswer>(api, '/team');
+
+  return (
+    <Flex direction="column" gap="6">
+      <PeopleList
+        title="Team"
+        documentTitle={`Team · ${organization.name}`}
+        intro={<>Everyone here signs in to {organization.name}&apos;s console with their own password.</>}
+        people={team}
+        you={user.id}
+        roles={ROLES}
+        status={(person) => <StatusBadge person={person} />}
+        formatDate={formatDate}
+        manage={
+          may(user.role, 'managePeople')
+            ? {
+                initialRole: 'viewer',
+                invite: async (invitation) => (await api<InvitedAnswer>('POST', '/team', invitation)).person,
+                end: {
+                  verb: 'Deactivate',
+                  done: 'deactivated',
+                  allowed: (person) => person.deactivatedAt === null,
+                  consequences: (person) => (
+                    <>
+                      {nameOf(person)} is signed out at once and can no longer sign in to {organization.name}
+                      &apos;s console. What they did stays, under their name.
+                    </>
+                  ),
+                  send: async (person) => {
+                    await api<DeactivatedAnswer>('POST', `/team/${person.id}/deactivate`);
+                  },
+                },
+              }
+            : undefined
+        }
+        notAllowed="Only admins invite and deactivate people."
+      />
+      <section aria-labelledby="roles-heading">
+        <Heading as="h2" size="3" id="roles-heading" mb="3">
+          What each role may do
+        </Heading>
+        <DataList.Root orientation={{ initial: 'vertical', sm: 'horizontal' }}>
+          {(Object.keys(ROLES) as (keyof typeof ROLES)[]).map((role) => (
+            <DataList.Item key={role}>
+              <DataList.Label minWidth="100px">
+                <RoleBadge role={role} roles={ROLES} />
+              </DataList.Label>
+              <DataList.Value>{ROLES[role].can}</DataList.Value>
+            </DataList.Item>
+          ))}
+        </DataList.Root>
+      </section>
+    </Flex>
+  );
+}

@@ -1,0 +1,147 @@
+import { createContext, use, useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { ApiError, SESSION_ENDED, type ApiClient } from './api-client.ts';
+
+/** Who is signed in, and to which tenant (the dashboard's instance, the console's organization). */
+export interface SignedIn<User, Tenant> {
+  user: User;
+  tenant: Tenant;
+}
+
+/** Who is signed in, as the page knows it. */
+export type SessionState<User, Tenant> =
+  | { status: 'loading' }
+  /** The server could not be asked (offline, down): the page offers to try again. */
+  | { status: 'unreachable'; error: ApiError }
+  | { status: 'signed-out'; notice?: string | undefined }
+  | (SignedIn<User, Tenant> & {
+      status: 'signed-in';
+      /**
+       * Set when the session ended under a page that stays ({@link SessionOptions.whenSessionEnds}
+       * `'sign-in-above-page'`): the notice for the sign-in shown above the page.
+       */
+      ended?: string | undefined;
+    });
+
+/** The session and what changes it. */
+export interface SessionContextValue<Answer, User, Tenant> {
+  session: SessionState<User, Tenant>;
+  /** Takes the answer of a route that signs in (sign-in, an accepted invitation), and answers who it signed in. */
+  signedIn: (answer: Answer) => SignedIn<User, Tenant> | undefined;
+  signOut: () => Promise<void>;
+  /** Asks the server again who is signed in. */
+  refresh: () => Promise<void>;
+}
+
+/** How a surface reads its session answers, and what its pages do when a session ends. */
+export interface SessionOptions<Answer, User, Tenant> {
+  client: ApiClient;
+  /** Who a session answer says is signed in, or undefined when no one is. */
+  read: (answer: Answer) => SignedIn<User, Tenant> | undefined;
+  /**
+   * When a route answers that the session has ended under a signed-in page: `'sign-in-page'` forgets who was
+   * signed in (the page's routes then ask to sign in and come back); `'sign-in-above-page'` keeps the page and
+   * everything typed on it, with `ended` set, for a sign-in shown above it.
+   */
+  whenSessionEnds: 'sign-in-page' | 'sign-in-above-page';
+}
+
+/** What {@link createSession} makes: the provider and its hooks. */
+export interface SessionKit<Answer, User, Tenant> {
+  /** Knows who is signed in: asks the server once at start, then follows sign-in, sign-out and ended sessions. */
+  SessionProvider: (props: { children: ReactNode }) => ReactNode;
+  /** The session and what changes it; only inside `SessionProvider`. */
+  useSession: () => SessionContextValue<Answer, User, Tenant>;
+  /** The signed-in person and tenant, on pages that only render when someone is signed in. */
+  useSignedIn: () => SignedIn<User, Tenant>;
+}
+
+/**
+ * The session of a surface people sign in to, on its JSON routes' `GET /session`, `POST /session` (and what
+ * else signs in) and `DELETE /session` (src/http/account-contract.ts).
+ *
+ * @example
+ * export const { SessionProvider, useSession, useSignedIn } = createSession<SessionAnswer, ConsoleUser, OrganizationSummary>({
+ *   client, read: (answer) => answer.user && answer.organization ? { user: answer.user, tenant: answer.organization } : undefined,
+ *   whenSessionEnds: 'sign-in-above-page',
+ * });
+ */
+export function createSession<Answer, User, Tenant>(
+  options: SessionOptions<Answer, User, Tenant>,
+): SessionKit<Answer, User, Tenant> {
+  const { client, read } = options;
+  const { api } = client;
+  const SessionContext = createContext<SessionContextValue<Answer, User, Tenant> | undefined>(undefined);
+
+  const stateOf = (answer: Answer, notice?: string): SessionState<User, Tenant> => {
+    const signed = read(answer);
+    return signed ? { status: 'signed-in', ...signed } : { status: 'signed-out', notice };
+  };
+
+  function SessionProvider({ children }: { children: ReactNode }) {
+    const [session, setSession] = useState<SessionState<User, Tenant>>({ status: 'loading' });
+
+    const refresh = useCallback(async () => {
+      try {
+        setSession(stateOf(await api<Answer>('GET', '/session')));
+      } catch (error) {
+        setSession({
+          status: 'unreachable',
+          error:
+            error instanceof ApiError ? error : new ApiError(0, 'NETWORK_ERROR', String(error), undefined),
+        });
+      }
+    }, []);
+
+    useEffect(() => {
+      void refresh();
+      // When the session has ended, no one is signed in, unless the page is kept: then it stays, marked ended.
+      const ended = (state: SessionState<User, Tenant>): SessionState<User, Tenant> =>
+        options.whenSessionEnds === 'sign-in-above-page' && state.status === 'signed-in'
+          ? { ...state, ended: SESSION_ENDED }
+          : { status: 'signed-out', notice: SESSION_ENDED };
+      client.whenSessionEnds(() => {
+        // A fresh CSRF token for the sign-in form (and who is signed in, if another tab signed in again).
+        void api<Answer>('GET', '/session').then(
+          (answer) => {
+            const signed = read(answer);
+            setSession((state) => (signed ? { status: 'signed-in', ...signed } : ended(state)));
+          },
+          () => {
+            setSession(ended);
+          },
+        );
+      });
+    }, [refresh]);
+
+    const value = useMemo<SessionContextValue<Answer, User, Tenant>>(
+      () => ({
+        session,
+        signedIn: (answer) => {
+          setSession(stateOf(answer));
+          return read(answer);
+        },
+        signOut: async () => {
+          await api('DELETE', '/session');
+          setSession({ status: 'signed-out', notice: 'You have signed out.' });
+        },
+        refresh,
+      }),
+      [session, refresh],
+    );
+    return <SessionContext value={value}>{children}</SessionContext>;
+  }
+
+  function useSession(): SessionContextValue<Answer, User, Tenant> {
+    const value = use(SessionContext);
+    if (!value) throw new Error('useSession is used outside SessionProvider');
+    return value;
+  }
+
+  function useSignedIn(): SignedIn<User, Tenant> {
+    const { session } = useSession();
+    if (session.status !== 'signed-in') throw new Error('useSignedIn is used on a page shown signed out');
+    return session;
+  }
+
+  return { SessionProvider, useSession, useSignedIn };
+}
