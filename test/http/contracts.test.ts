@@ -30,12 +30,15 @@ const WEB_DIR = join(import.meta.dirname, '../../web');
  */
 const TYPE_SOURCES = [
   /\/contract\.ts$/,
-  /^src\/transactions\/console\/permissions\.ts$/,
   /^src\/portfolio\/records\.ts$/,
   /^src\/transactions\/templates\/schema\.ts$/,
 ];
 /** The pure modules the pages and the server share, so that a rule is written once: money, a schema's fields. */
-const SHARED_WITH_PAGES = ['src/transactions/money.ts', 'src/transactions/templates/schema-properties.ts'];
+const SHARED_WITH_PAGES = [
+  'src/transactions/money.ts',
+  'src/transactions/templates/schema-properties.ts',
+  'src/transactions/console/role-permissions.ts',
+];
 
 interface PageRoute {
   surface: (typeof SURFACES)[number];

@@ -1,5 +1,5 @@
+import { may } from '../../src/transactions/console/role-permissions.ts';
 import type { RoleTexts } from '../shared/accounts/roles.tsx';
-import type { PERMISSIONS as SERVER_PERMISSIONS } from '../../src/transactions/console/permissions.ts';
 import type { Role } from './types.ts';
 
 /** The console's roles, as an invitation lists them: what each is called, and what it lets a person do. */
@@ -13,16 +13,5 @@ export const ROLES: RoleTexts<Role> = {
   admin: { label: 'Admin', can: 'All an operator does, and invites and deactivates people.' },
 };
 
-/**
- * Who may do what, as the server checks it on every route (src/transactions/console/permissions.ts). Its type
- * is the server's table itself (a literal tuple per permission), so this copy cannot say anything else.
- */
-const PERMISSIONS: typeof SERVER_PERMISSIONS = {
-  read: ['admin', 'operator', 'reviewer', 'viewer'],
-  managePeople: ['admin'],
-};
-
-/** Whether a role may do what `permission` names: the page shows only what the server would allow. */
-export function may(role: Role, permission: keyof typeof SERVER_PERMISSIONS): boolean {
-  return (PERMISSIONS[permission] as readonly Role[]).includes(role);
-}
+/** Whether a role may do what a permission names: the server's own table (role-permissions.ts, pure). */
+export { may };

@@ -11,7 +11,7 @@ import { signedInToConsole } from './signed-in-guard.ts';
 import { CONSOLE_API_PATH, CONSOLE_PATH } from './links.ts';
 import { consolePages } from './team.ts';
 import { registerTeamRoutes } from './team-routes.ts';
-import { registerTransactionRoutes } from './transaction-routes.ts';
+import { registerTransactionRoutes } from './transaction/routes.ts';
 import { createLiveChanges } from './live.ts';
 import { registerLiveRoute } from './live-route.ts';
 

@@ -2,28 +2,9 @@ import type { ConsoleRole } from '../../accounts/roles.ts';
 import type { WorkflowDefinition } from '../templates/schema.ts';
 import { isVoidEvent } from '../workflow.ts';
 import { AppError } from '../../errors.ts';
+import { may, PERMISSIONS, type Permission } from './role-permissions.ts';
 
-/**
- * What each console role may do. The server checks a permission on every route that needs one (see
- * {@link requirePermission}); the page reads the same table to hide what a person may not do.
- */
-export const PERMISSIONS = {
-  /** See the queue, transactions, their timelines and the team. */
-  read: ['admin', 'operator', 'reviewer', 'viewer'],
-  /** Move transactions through their workflow (any event), remind recipients, void, assign; sign as the sender. */
-  operate: ['admin', 'operator'],
-  /** Comment on a recipient's answers and resolve comments; trigger the events of a review (see below). */
-  review: ['admin', 'reviewer'],
-  /** Invite and deactivate people. */
-  managePeople: ['admin'],
-} as const satisfies Record<string, readonly ConsoleRole[]>;
-
-export type Permission = keyof typeof PERMISSIONS;
-
-/** Whether a role may do what `permission` names. */
-export function may(role: ConsoleRole, permission: Permission): boolean {
-  return (PERMISSIONS[permission] as readonly ConsoleRole[]).includes(role);
-}
+export { may, PERMISSIONS, type Permission };
 
 /** The roles named in words, e.g. "admins and operators". */
 function rolesInWords(permission: Permission): string {
@@ -32,7 +13,7 @@ function rolesInWords(permission: Permission): string {
 }
 
 /**
- * Refuses with FORBIDDEN, naming who may, unless the caller's role allows `permission` (permissions.ts). The
+ * Refuses with FORBIDDEN, naming who may, unless the caller's role allows `permission` (role-permissions.ts). The
  * caller is any `ConsoleCaller` (caller.ts), named by its shape so that the pages can read this file's types
  * without the server's request types.
  *

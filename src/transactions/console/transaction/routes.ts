@@ -1,14 +1,14 @@
 import type { FastifyRequest } from 'fastify';
-import type { ContractRoute } from '../../http/contract-routes.ts';
-import { timelineOf } from '../history/timeline.ts';
-import { addReviewComment, resolveReviewComment } from '../review/comments.ts';
-import { reviewOf } from '../review/review.ts';
-import type { ConsoleCaller } from './caller.ts';
-import { consoleRoutes as contract } from './contract.ts';
-import type { ConsoleDeps } from './deps.ts';
-import { requirePermission } from './permissions.ts';
-import { remindNow, resetLink, setLinkExpiry } from './transaction-actions.ts';
-import { transactionDetail } from './transaction-detail.ts';
+import type { ContractRoute } from '../../../http/contract-routes.ts';
+import { timelineOf } from '../../history/timeline.ts';
+import { addReviewComment, resolveReviewComment } from '../../review/comments.ts';
+import { reviewOf } from '../../review/review.ts';
+import type { ConsoleCaller } from '../caller.ts';
+import { consoleRoutes as contract } from '../contract.ts';
+import type { ConsoleDeps } from '../deps.ts';
+import { requirePermission } from '../permissions.ts';
+import { remindNow, resetLink, setLinkExpiry } from './actions.ts';
+import { transactionDetail } from './detail.ts';
 import { previewConsoleEvent, runConsoleEvent, signInConsole, workflowPanelOf } from './workflow-panel.ts';
 
 /** The caller as the actor of what they change, with the request that changes it. */

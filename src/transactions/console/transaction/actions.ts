@@ -1,11 +1,11 @@
-import type { Database, Transaction } from '../../db/database.ts';
-import { AppError, notFound } from '../../errors.ts';
-import type { Actor } from '../actor.ts';
-import { recordActivity } from '../history/activity.ts';
-import { reminderSettings } from '../recipients/notices.ts';
-import { resetTransmitToken } from '../recipients/transmit-tokens.ts';
-import type { TemplateDefinition } from '../templates/schema.ts';
-import { finalStates } from '../workflow.ts';
+import type { Database, Transaction } from '../../../db/database.ts';
+import { AppError, notFound } from '../../../errors.ts';
+import type { Actor } from '../../actor.ts';
+import { recordActivity } from '../../history/activity.ts';
+import { reminderSettings } from '../../recipients/notices.ts';
+import { resetTransmitToken } from '../../recipients/transmit-tokens.ts';
+import type { TemplateDefinition } from '../../templates/schema.ts';
+import { finalStates } from '../../workflow.ts';
 
 /** The latest a recipient's link may be made to work until, from now. */
 export const MAX_LINK_DAYS = 365;

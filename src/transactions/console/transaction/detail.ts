@@ -1,6 +1,6 @@
-import type { Queryable } from '../../db/database.ts';
-import { notFound } from '../../errors.ts';
-import { linkExpiry, type FileLinks } from '../../files/file-links.ts';
+import type { Queryable } from '../../../db/database.ts';
+import { notFound } from '../../../errors.ts';
+import { linkExpiry, type FileLinks } from '../../../files/file-links.ts';
 
 /** A recipient of a transaction as the console shows them: how far they have got. */
 export interface RecipientProgress {

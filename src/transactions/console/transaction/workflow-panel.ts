@@ -1,27 +1,27 @@
-import type { ConsoleRole } from '../../accounts/roles.ts';
-import type { Database, Queryable } from '../../db/database.ts';
-import { AppError, notFound } from '../../errors.ts';
-import type { FileStore } from '../../files/file-store.ts';
-import type { Actor } from '../actor.ts';
-import { workflowFactsOf } from '../completion.ts';
-import { IS_WORKFLOW_EVENT } from '../history/timeline.ts';
-import { signAsSender, type SignatureContext } from '../recipients/actions.ts';
-import type { TemplateDefinition } from '../templates/schema.ts';
+import type { ConsoleRole } from '../../../accounts/roles.ts';
+import type { Database, Queryable } from '../../../db/database.ts';
+import { AppError, notFound } from '../../../errors.ts';
+import type { FileStore } from '../../../files/file-store.ts';
+import type { Actor } from '../../actor.ts';
+import { workflowFactsOf } from '../../completion.ts';
+import { IS_WORKFLOW_EVENT } from '../../history/timeline.ts';
+import { signAsSender, type SignatureContext } from '../../recipients/actions.ts';
+import type { TemplateDefinition } from '../../templates/schema.ts';
 import {
   applyEvent,
   lockOwnTransaction,
   previewLockedEvent,
   type LockedTransaction,
   type Transition,
-} from '../transitions.ts';
+} from '../../transitions.ts';
 import {
   effectiveWorkflow,
   explainEvents,
   isVoidEvent,
   type EventPreview,
   type ExplainedEvent,
-} from '../workflow.ts';
-import { may, mayTrigger, reviewEvents } from './permissions.ts';
+} from '../../workflow.ts';
+import { may, mayTrigger, reviewEvents } from '../permissions.ts';
 
 /** An event of the workflow as the console's panel shows it. */
 export interface PanelEvent extends ExplainedEvent {
