@@ -8,7 +8,11 @@ import { createPortfolioInstance } from '../support/portfolio.ts';
 import type { ConsoleRole } from '../../src/accounts/roles.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
 import { CONSOLE_SESSION_COOKIE } from '../../src/transactions/console/console.ts';
-import type { TimelineEntry, TransactionDetail } from '../../src/transactions/console/contract.ts';
+import type {
+  TeamActivityEntry,
+  TimelineEntry,
+  TransactionDetail,
+} from '../../src/transactions/console/contract.ts';
 import { CONSOLE_API_PATH } from '../../src/transactions/console/links.ts';
 import { createOrganization } from '../../src/transactions/organizations.ts';
 import {
@@ -181,6 +185,16 @@ describe('the team', () => {
     expect(accepted.status).toBe(200);
     expect(accepted.body).toMatchObject({ user: { email, role: 'reviewer' } });
 
+    const activity = await page.get(api('/team/activity'));
+    expect((activity.body as { entries: TeamActivityEntry[] }).entries).toEqual([
+      expect.objectContaining({
+        kind: 'team',
+        action: 'invited',
+        actor: { id: people.admin?.id, label: people.admin?.name },
+        person: expect.objectContaining({ label: 'Rae <b>View</b>' }),
+        details: { role: 'reviewer' },
+      }),
+    ]);
     const team = await page.get(api('/team'));
     expect(team.body).toMatchObject({
       people: [
@@ -595,6 +609,38 @@ describe('a transaction in the console', () => {
         error: { code: 'CONFLICT', message: expect.stringContaining('voided') },
       });
     }
+  });
+
+  it("lists what the organization's people did, newest first, and one person's alone, never another organization's", async () => {
+    const { people, path } = await inReview();
+    const reviewer = await signedIn(people.reviewer);
+    await reviewer.request('POST', path('/comments'), {
+      vulcanKey: 'tax_forms',
+      field: 'taxResidency',
+      body: 'Sure?',
+    });
+    const { body } = await reviewer.get(path('/workflow'));
+    const { version } = (body as { workflow: { version: string } }).workflow;
+    await reviewer.request('POST', path('/events'), { eventKey: 'request_changes', version });
+    const other = await inReview();
+    await (
+      await signedIn(other.people.reviewer)
+    ).request('POST', other.path('/comments'), {
+      vulcanKey: 'tax_forms',
+      field: 'taxResidency',
+      body: 'Theirs.',
+    });
+
+    const admin = await signedIn(people.admin);
+    const all = await admin.get(api('/team/activity'));
+    const entries = (all.body as { entries: TeamActivityEntry[] }).entries;
+    expect(entries.map((entry) => [entry.kind, entry.action, entry.actor.label])).toEqual([
+      ['workflow', 'request_changes', people.reviewer?.name],
+      ['console', 'commented', people.reviewer?.name],
+    ]);
+    expect(entries[0]?.transaction).toMatchObject({ noticeName: expect.any(String) });
+    const mine = await admin.get(api(`/team/activity?person=${people.admin?.id ?? ''}`));
+    expect((mine.body as { entries: unknown[] }).entries).toEqual([]);
   });
 
   it("answers another organization's transaction as one that does not exist on every route", async () => {

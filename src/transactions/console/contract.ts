@@ -216,6 +216,18 @@ export type EventPreview = Static<typeof EventPreview>;
 
 const EventKey = Type.String({ minLength: 1, maxLength: 200 });
 
+export const TeamActivityEntry = Type.Object({
+  id: Type.String(),
+  kind: Type.Union([Type.Literal('workflow'), Type.Literal('console'), Type.Literal('team')]),
+  action: Type.String(),
+  at: Time,
+  actor: Type.Object({ id: Type.String(), label: Type.String() }),
+  transaction: OrNull(Type.Object({ id: Type.String(), noticeName: Type.String() })),
+  person: OrNull(Type.Object({ id: Type.String(), label: Type.String() })),
+  details: AnyObject,
+});
+export type TeamActivityEntry = Static<typeof TeamActivityEntry>;
+
 export const consoleRoutes = {
   ...accountRoutes(SessionAnswer, { organization: Type.Optional(Type.String({ maxLength: 63 })) }),
   /** GET /team: the organization's people, in the order they were invited. */
@@ -228,6 +240,14 @@ export const consoleRoutes = {
       name: Type.Optional(Type.String({ maxLength: 1000 })),
     }),
     response: answers({ 201: Type.Object({ person: TeamMember }) }),
+  },
+  /** GET /team/activity: what the organization's people did, newest first, a page at a time. */
+  teamActivity: {
+    querystring: Body({
+      person: Type.Optional(Type.String({ format: 'uuid' })),
+      before: Type.Optional(Type.String({ format: 'date-time' })),
+    }),
+    response: answers({ 200: Type.Object({ entries: Type.Array(TeamActivityEntry) }) }),
   },
   /** POST /team/:id/deactivate: ends a person's access (admins only, never their own). */
   deactivate: { params: WithId, response: answers({ 200: Type.Object({ person: TeamMember }) }) },
