@@ -1,3 +1,4 @@
+import type { TemplateDefinition } from '../../src/transactions/templates/schema.ts';
 import { randomUUID } from 'node:crypto';
 import type { Environment } from '../../src/config.ts';
 import type { Database, Queryable } from '../../src/db/database.ts';
@@ -81,6 +82,8 @@ export interface OrganizationStoryOptions {
    * follows a request for changes and raises the amount. @default 1
    */
   rounds?: number;
+  /** A change to the example template, e.g. an event that needs a second person. @default none */
+  template?: (example: TemplateDefinition) => TemplateDefinition;
 }
 
 /** The example template's items: investor_details, tax_forms, accreditation, subscription_amount. */
@@ -117,7 +120,7 @@ export async function organizationStory(
   const entity = await createEntity(db, { organizationId: organization.id, type: 'fund', ...sender });
   const template = await importTemplate(db, {
     organizationId: organization.id,
-    definition: await loadExampleTemplate(),
+    definition: (options.template ?? ((example) => example))(await loadExampleTemplate()),
   });
   const made = {
     apiKey: key,

@@ -12,6 +12,7 @@ import type {
   TeamActivityEntry,
   TimelineEntry,
   TransactionDetail,
+  WorkflowPanel,
 } from '../../src/transactions/console/contract.ts';
 import { CONSOLE_API_PATH } from '../../src/transactions/console/links.ts';
 import { createOrganization } from '../../src/transactions/organizations.ts';
@@ -397,7 +398,11 @@ describe('a transaction in the console', () => {
       });
     const first = await run();
     expect(first.status).toBe(200);
-    expect(first.body).toEqual({ sourceStateKey: 'in_review', targetStateKey: 'changes_requested' });
+    expect(first.body).toEqual({
+      outcome: 'done',
+      sourceStateKey: 'in_review',
+      targetStateKey: 'changes_requested',
+    });
     const again = await run();
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({
@@ -464,7 +469,7 @@ describe('a transaction in the console', () => {
       version: await version(operator),
       message: 'The fund closed.',
     });
-    expect(voided.body).toEqual({ sourceStateKey: 'in_review', targetStateKey: 'voided' });
+    expect(voided.body).toEqual({ outcome: 'done', sourceStateKey: 'in_review', targetStateKey: 'voided' });
   });
 
   it('lets reviewers comment on a field, refuses a field that does not exist and a viewer, and shows the comment in the review', async () => {
@@ -641,6 +646,104 @@ describe('a transaction in the console', () => {
     expect(entries[0]?.transaction).toMatchObject({ noticeName: expect.any(String) });
     const mine = await admin.get(api(`/team/activity?person=${people.admin?.id ?? ''}`));
     expect((mine.body as { entries: unknown[] }).entries).toEqual([]);
+  });
+
+  it('asks a second person to approve an event the template names, who runs it; the one who asked cannot', async () => {
+    const story = await organizationStory(world.db, world.files, {
+      transactions: ['submitted'],
+      template: (example) => ({ ...example, workflow: { ...example.workflow, secondPerson: ['void'] } }),
+    });
+    const person = (role: ConsoleRole) =>
+      createPerson(world.db, { tenant: { kind: 'organization', id: story.organizationId }, role });
+    const [first, second] = [await signedIn(await person('operator')), await signedIn(await person('admin'))];
+    const path = (rest: string) => api(`/transactions/${story.transactionId}${rest}`);
+    const panel = async (page: Browser) =>
+      ((await page.get(path('/workflow'))).body as { workflow: WorkflowPanel }).workflow;
+    const before = await panel(first);
+    expect(before.events.find((event) => event.key === 'void')).toMatchObject({ needsSecondPerson: true });
+    expect(before.events.find((event) => event.key === 'approve')).toMatchObject({
+      needsSecondPerson: false,
+    });
+
+    const asked = await first.request('POST', path('/events'), {
+      eventKey: 'void',
+      version: before.version,
+      message: 'The fund is closed.',
+    });
+    expect(asked.body).toMatchObject({
+      outcome: 'asked',
+      approval: { eventKey: 'void', message: 'The fund is closed.' },
+    });
+    const { approval } = asked.body as { approval: { id: string } };
+    const again = await first.request('POST', path('/events'), {
+      eventKey: 'void',
+      version: before.version,
+      message: 'x',
+    });
+    expect(again.body).toMatchObject({ error: { code: 'CONFLICT', details: { approvalId: approval.id } } });
+    expect((await panel(second)).state).toBe('in_review');
+    expect((await panel(second)).pendingApproval).toMatchObject({ id: approval.id, eventKey: 'void' });
+
+    const self = await first.request('POST', api(`/approvals/${approval.id}/approve`));
+    expect(self.body).toMatchObject({
+      error: { code: 'FORBIDDEN', message: 'You asked for void: a second person approves or declines it.' },
+    });
+    const approved = await second.request('POST', api(`/approvals/${approval.id}/approve`));
+    expect(approved.body).toEqual({
+      outcome: 'approved',
+      sourceStateKey: 'in_review',
+      targetStateKey: 'voided',
+    });
+    const after = await panel(first);
+    expect(after).toMatchObject({ state: 'voided', pendingApproval: null });
+    expect(after.path.at(-1)).toMatchObject({ eventKey: 'void', message: 'The fund is closed.' });
+    expect((await second.request('POST', api(`/approvals/${approval.id}/approve`))).status).toBe(404);
+    const { body } = await first.get(`${path('/timeline')}?kind=console`);
+    expect((body as { entries: TimelineEntry[] }).entries.map((entry) => entry.action)).toEqual([
+      'approval_requested',
+      'approval_granted',
+    ]);
+  });
+
+  it('drops a request a second person declines, and one the transaction has moved past as stale', async () => {
+    const story = await organizationStory(world.db, world.files, {
+      transactions: ['submitted'],
+      template: (example) => ({ ...example, workflow: { ...example.workflow, secondPerson: ['void'] } }),
+    });
+    const person = (role: ConsoleRole) =>
+      createPerson(world.db, { tenant: { kind: 'organization', id: story.organizationId }, role });
+    const [first, second] = [
+      await signedIn(await person('operator')),
+      await signedIn(await person('operator')),
+    ];
+    const path = (rest: string) => api(`/transactions/${story.transactionId}${rest}`);
+    const version = async () =>
+      ((await first.get(path('/workflow'))).body as { workflow: WorkflowPanel }).workflow.version;
+    const ask = async () => {
+      const { body } = await first.request('POST', path('/events'), {
+        eventKey: 'void',
+        version: await version(),
+        message: 'No.',
+      });
+      return (body as { approval: { id: string } }).approval.id;
+    };
+    const declined = await ask();
+    expect((await second.request('POST', api(`/approvals/${declined}/decline`))).body).toEqual({
+      outcome: 'declined',
+    });
+    const stale = await ask();
+    await first.request('POST', path('/events'), { eventKey: 'request_changes', version: await version() });
+    const refused = await second.request('POST', api(`/approvals/${stale}/approve`));
+    expect(refused.body).toMatchObject({
+      error: { code: 'STALE_STATE', details: { eventKey: 'request_changes' } },
+    });
+    expect((await second.request('POST', api(`/approvals/${stale}/approve`))).status).toBe(404);
+    expect(((await first.get(path('/workflow'))).body as { workflow: WorkflowPanel }).workflow).toMatchObject(
+      {
+        state: 'changes_requested',
+        pendingApproval: null,
+      },
+    );
   });
 
   it("answers another organization's transaction as one that does not exist on every route", async () => {

@@ -158,6 +158,15 @@ export type ProcessReview = Static<typeof ProcessReview>;
 
 const Actor = Type.Object({ type: ActorType, id: OrNull(Type.String()), label: Type.String() });
 
+export const PendingApproval = Type.Object({
+  id: Type.String(),
+  eventKey: Type.String(),
+  message: OrNull(Type.String()),
+  requestedBy: Type.Object({ id: OrNull(Type.String()), label: Type.String() }),
+  requestedAt: Time,
+});
+export type PendingApproval = Static<typeof PendingApproval>;
+
 export const WorkflowPanel = Type.Object({
   state: Type.String(),
   initialState: Type.String(),
@@ -176,6 +185,7 @@ export const WorkflowPanel = Type.Object({
       reason: OrNull(Type.String()),
       mayTrigger: Type.Boolean(),
       messageRequired: Type.Boolean(),
+      needsSecondPerson: Type.Boolean(),
     }),
   ),
   path: Type.Array(
@@ -189,6 +199,7 @@ export const WorkflowPanel = Type.Object({
       message: OrNull(Type.String()),
     }),
   ),
+  pendingApproval: OrNull(PendingApproval),
 });
 export type WorkflowPanel = Static<typeof WorkflowPanel>;
 
@@ -304,9 +315,29 @@ export const consoleRoutes = {
       message: Type.Optional(Type.String({ maxLength: 2000 })),
     }),
     response: answers({
-      200: Type.Object({ sourceStateKey: OrNull(Type.String()), targetStateKey: Type.String() }),
+      200: Type.Union([
+        Type.Object({
+          outcome: Type.Literal('done'),
+          sourceStateKey: OrNull(Type.String()),
+          targetStateKey: Type.String(),
+        }),
+        Type.Object({ outcome: Type.Literal('asked'), approval: PendingApproval }),
+      ]),
     }),
   },
+  /** POST /approvals/:id/approve: a second person runs the event asked for (not the one who asked). */
+  approve: {
+    params: WithId,
+    response: answers({
+      200: Type.Object({
+        outcome: Type.Literal('approved'),
+        sourceStateKey: OrNull(Type.String()),
+        targetStateKey: Type.String(),
+      }),
+    }),
+  },
+  /** POST /approvals/:id/decline: a second person drops the request. */
+  decline: { params: WithId, response: answers({ 200: Type.Object({ outcome: Type.Literal('declined') }) }) },
   /** POST /transactions/:id/sign: signs a document as the organization (its countersignature). */
   sign: {
     params: OfTransaction,

@@ -399,6 +399,13 @@ export const TemplateSchema = Type.Object(
               'Whether the workflow has the built-in event `void` (from every state that is not final to the final state `voided`, with a required message: the reason, mailed to the primary recipient). `false` leaves it out; an event of your own keyed `void` replaces it. @default true',
           }),
         ),
+        secondPerson: Type.Optional(
+          Type.Array(Key, {
+            uniqueItems: true,
+            description:
+              'The events (`void` included) that a person of the console only asks for: a second person of the organization approves the request before the event runs (four eyes). API keys run them directly.',
+          }),
+        ),
       },
       { additionalProperties: false },
     ),

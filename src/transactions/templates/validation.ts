@@ -1,3 +1,5 @@
+// Kept as one file: the checks of a template, from the YAML it is read from to its workflow, so that every
+// problem an operator can make is found, and located, by one pass in one place.
 import { isDeepStrictEqual } from 'node:util';
 import { LineCounter, parseDocument } from 'yaml';
 import {
@@ -8,7 +10,13 @@ import {
   type PathSegment,
 } from '../../validation/problems.ts';
 import { TemplateSchema, type ItemDefinition, type TemplateDefinition, type UiWidget } from './schema.ts';
-import { isVoidEvent, ownFinalStates, reachableStates, statesThatCanFinish } from '../workflow.ts';
+import {
+  effectiveWorkflow,
+  isVoidEvent,
+  ownFinalStates,
+  reachableStates,
+  statesThatCanFinish,
+} from '../workflow.ts';
 import { itemSchemaValidator } from './item-data.ts';
 import { onFirstUse } from '../../validation/json-schema.ts';
 import { moneyFieldProblems, moneySchema } from './money-fields.ts';
@@ -167,6 +175,8 @@ function semanticProblems(template: TemplateDefinition): { path: PathSegment[]; 
   const { workflow } = template;
   const states = new Set(workflow.states.map((state) => state.key));
   const events = new Set(workflow.events.map((event) => event.key));
+  // The events a person may ask a second person to approve: the template's and the built-in void.
+  const effectiveEvents = new Set(effectiveWorkflow(workflow).events.map((event) => event.key));
   const processes = new Set(template.processes.map((process) => process.key));
   const roles = new Set(template.recipientRoles.map((role) => role.key));
   const senderRoles = new Set(
@@ -260,6 +270,9 @@ function semanticProblems(template: TemplateDefinition): { path: PathSegment[]; 
         );
       }
     });
+  });
+  (workflow.secondPerson ?? []).forEach((eventKey, i) => {
+    if (!effectiveEvents.has(eventKey)) flag(['workflow', 'secondPerson', i], `unknown event "${eventKey}"`);
   });
   workflow.events.forEach((event, e) => {
     event.from.forEach((from, f) => {

@@ -9,7 +9,15 @@ import type { ConsoleDeps } from '../deps.ts';
 import { requirePermission } from '../permissions.ts';
 import { remindNow, resetLink, setLinkExpiry } from './actions.ts';
 import { transactionDetail } from './detail.ts';
-import { previewConsoleEvent, runConsoleEvent, signInConsole, workflowPanelOf } from './workflow-panel.ts';
+import { decideApproval } from './approvals.ts';
+import {
+  checkMayTrigger,
+  checkNotStale,
+  previewConsoleEvent,
+  runConsoleEvent,
+  signInConsole,
+  workflowPanelOf,
+} from './workflow-panel.ts';
 
 /** The caller as the actor of what they change, with the request that changes it. */
 function actorOf(caller: ConsoleCaller, request: FastifyRequest) {
@@ -28,6 +36,12 @@ export function registerTransactionRoutes(route: ContractRoute<ConsoleCaller>, d
     transactionId: id,
   });
 
+  /** An action that may queue recipient mail: sent once it committed. */
+  const thenMail = async <Result>(work: Promise<Result>) => {
+    const result = await work;
+    deps.recipientNotices?.kick();
+    return result;
+  };
   route('GET', '/transactions/:id', contract.readTransaction, async (caller, { params }) => ({
     transaction: await transactionDetail(db, { ...of(caller, params.id), links: deps.links }),
   }));
@@ -82,13 +96,40 @@ export function registerTransactionRoutes(route: ContractRoute<ConsoleCaller>, d
     },
   );
   route('POST', '/transactions/:id/events', contract.runEvent, (caller, { params, body }, request) =>
-    runConsoleEvent(db, {
-      ...of(caller, params.id),
-      ...body,
+    thenMail(
+      runConsoleEvent(db, {
+        ...of(caller, params.id),
+        ...body,
+        role: caller.user.role,
+        actor: actorOf(caller, request),
+      }),
+    ),
+  );
+  const checks = { mayTrigger: checkMayTrigger, notStale: checkNotStale };
+  route('POST', '/approvals/:id/approve', contract.approve, async (caller, { params }, request) => {
+    const { transition } = await decideApproval(db, {
+      organizationId: caller.organization.id,
+      approvalId: params.id,
+      decision: 'approve',
       role: caller.user.role,
       actor: actorOf(caller, request),
-    }),
-  );
+      checks,
+    });
+    if (!transition) throw new Error('an approval ran no event');
+    deps.recipientNotices?.kick();
+    return { outcome: 'approved' as const, ...transition };
+  });
+  route('POST', '/approvals/:id/decline', contract.decline, async (caller, { params }, request) => {
+    await decideApproval(db, {
+      organizationId: caller.organization.id,
+      approvalId: params.id,
+      decision: 'decline',
+      role: caller.user.role,
+      actor: actorOf(caller, request),
+      checks,
+    });
+    return { outcome: 'declined' as const };
+  });
   route('POST', '/transactions/:id/sign', contract.sign, (caller, { params, body }, request) =>
     signInConsole(db, {
       ...of(caller, params.id),
@@ -100,12 +141,6 @@ export function registerTransactionRoutes(route: ContractRoute<ConsoleCaller>, d
   );
   const operate = (caller: ConsoleCaller, what: string) => {
     requirePermission(caller, 'operate', what);
-  };
-  /** An action that may queue recipient mail: sent once it committed. */
-  const thenMail = async <Result>(work: Promise<Result>) => {
-    const result = await work;
-    deps.recipientNotices?.kick();
-    return result;
   };
   route('POST', '/transactions/:id/remind', contract.remind, (caller, { params }, request) => {
     operate(caller, 'remind recipients');

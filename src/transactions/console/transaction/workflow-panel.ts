@@ -22,6 +22,7 @@ import {
   type ExplainedEvent,
 } from '../../workflow.ts';
 import { may, mayTrigger, reviewEvents } from '../permissions.ts';
+import { askApproval, needsSecondPerson, pendingApprovalOf, type PendingApproval } from './approvals.ts';
 
 /** An event of the workflow as the console's panel shows it. */
 export interface PanelEvent extends ExplainedEvent {
@@ -29,6 +30,8 @@ export interface PanelEvent extends ExplainedEvent {
   mayTrigger: boolean;
   /** Whether it needs a message: the reason of a void. */
   messageRequired: boolean;
+  /** Whether a person of the console only asks for it, and a second person approves (`workflow.secondPerson`). */
+  needsSecondPerson: boolean;
 }
 
 /** One step of the path a transaction took, as its workflow events logged it. */
@@ -51,6 +54,8 @@ export interface WorkflowPanel {
   states: { key: string; description: string | null; final: boolean }[];
   events: PanelEvent[];
   path: PathStep[];
+  /** The request for an event that waits for a second person's approval, if one does. */
+  pendingApproval: PendingApproval | null;
 }
 
 /** The submit events of a template's processes: what leads to a review. */
@@ -119,13 +124,15 @@ export async function workflowPanelOf(
       ...event,
       mayTrigger: mayTrigger(options.role, event.key, review),
       messageRequired: isVoidEvent(event.key),
+      needsSecondPerson: needsSecondPerson(definition, event.key),
     })),
     path,
+    pendingApproval: await pendingApprovalOf(db, options.transactionId),
   };
 }
 
 /** Refuses a person who may not trigger `eventKey` with FORBIDDEN, saying who may. */
-function checkMayTrigger(subject: LockedTransaction, role: ConsoleRole, eventKey: string): void {
+export function checkMayTrigger(subject: LockedTransaction, role: ConsoleRole, eventKey: string): void {
   const review = reviewEvents(
     effectiveWorkflow(subject.definition.workflow),
     submitEventsOf(subject.definition),
@@ -143,7 +150,7 @@ function checkMayTrigger(subject: LockedTransaction, role: ConsoleRole, eventKey
  * Refuses with STALE_STATE, saying who moved the transaction and when, unless its latest workflow step is still
  * `version` (the one the person's page showed).
  */
-async function checkNotStale(
+export async function checkNotStale(
   tx: Queryable,
   subject: LockedTransaction,
   version: string | null,
@@ -186,11 +193,16 @@ export async function previewConsoleEvent(
   });
 }
 
+/** What running an event from the console did: ran it, or asked a second person to approve it. */
+export type ConsoleEventOutcome =
+  ({ outcome: 'done' } & Transition) | { outcome: 'asked'; approval: PendingApproval };
+
 /**
  * Runs `eventKey` on a transaction from the console, against the state the person saw (`version`): refused with
  * STALE_STATE when someone moved it since, so a double click or two colleagues at once make one move; with
  * FORBIDDEN for a role that may not; as the engine refuses otherwise (INVALID_EVENT with the reason, a void
- * without its reason BAD_USER_INPUT). Logged with the person and the request.
+ * without its reason BAD_USER_INPUT). An event the template names in `workflow.secondPerson` is asked for
+ * instead (approvals.ts), once it passes the same checks. Logged with the person and the request.
  */
 export async function runConsoleEvent(
   db: Database,
@@ -203,7 +215,7 @@ export async function runConsoleEvent(
     role: ConsoleRole;
     actor: Actor;
   },
-): Promise<Transition> {
+): Promise<ConsoleEventOutcome> {
   return db.transaction(async (tx) => {
     const subject = await lockOwnTransaction(tx, {
       id: options.transactionId,
@@ -212,7 +224,16 @@ export async function runConsoleEvent(
     checkMayTrigger(subject, options.role, options.eventKey);
     await checkNotStale(tx, subject, options.version);
     const message = options.message?.trim() || undefined;
-    return applyEvent(tx, subject, options.eventKey, options.actor, message);
+    if (needsSecondPerson(subject.definition, options.eventKey)) {
+      // Refused now as running it would be: a second person approves an event that can happen.
+      await previewLockedEvent(tx, subject, options.eventKey, message);
+      const approval = await askApproval(tx, subject, { ...options, message });
+      return { outcome: 'asked' as const, approval };
+    }
+    return {
+      outcome: 'done' as const,
+      ...(await applyEvent(tx, subject, options.eventKey, options.actor, message)),
+    };
   });
 }
 
