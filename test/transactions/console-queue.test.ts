@@ -132,6 +132,16 @@ describe('a read of the queue', () => {
     expect(page.rows).toHaveLength(5);
   });
 
+  it('keeps the tabs’ counts equal to a count of the rows as transactions are made and change state', async () => {
+    const { tenant, harborId } = world;
+    // inStateForDays: 0 filters nothing out but makes the read count rows instead of summing the kept counts.
+    expect((await read(tenant)).tabs).toEqual((await read(tenant, { inStateForDays: 0 })).tabs);
+    const bySender = { senderEntityId: harborId, templateKey: 'subscription' };
+    expect((await read(tenant, bySender)).tabs).toEqual(
+      (await read(tenant, { ...bySender, inStateForDays: 0 })).tabs,
+    );
+  });
+
   it('counts the tabs with every filter but the state', async () => {
     const { tenant, harborId, alan } = world;
     const page = await read(tenant, { state: 'in_progress', senderEntityId: harborId });

@@ -54,6 +54,60 @@ create index transactions_queue_state_entered_idx
 create index transactions_queue_template_idx on transactions (organization_id, template_id, state);
 create index transactions_queue_sender_idx on transactions (organization_id, sender_entity_id, state);
 
+-- The tabs' counts, kept as transactions are written: counting an organization's rows by state is an index-only
+-- scan of all of them (200,000 rows took 40-100 ms, bench/RESULTS.md), summing these is a few hundred rows. One
+-- row per organization, template, sender entity, state and stripe: a writer adds to the stripe of its backend
+-- (pg_backend_pid() % 16), so concurrent writers of the same organization and state do not queue on one row's
+-- lock until they commit; a stripe may go below zero, the sum of a group's stripes is its count. The queue sums
+-- them when its filters are template, sender entity and state only, and counts rows otherwise.
+create table transaction_state_counts (
+  organization_id uuid not null references organizations (id) on delete cascade,
+  template_id uuid not null,
+  sender_entity_id uuid not null,
+  state text not null,
+  stripe smallint not null,
+  count bigint not null,
+  primary key (organization_id, template_id, sender_entity_id, state, stripe)
+);
+insert into transaction_state_counts (organization_id, template_id, sender_entity_id, state, stripe, count)
+select organization_id, template_id, sender_entity_id, state, 0, count(*)
+from transactions group by organization_id, template_id, sender_entity_id, state;
+
+create function transaction_state_counts_track() returns trigger language plpgsql as $$
+declare
+  backend_stripe smallint := pg_backend_pid() % 16;
+begin
+  if tg_op = 'DELETE' then
+    -- Only ever a cascade from the organization (or a test's cleanup): no row is added for it, as the organization
+    -- may be going too.
+    update transaction_state_counts c set count = c.count - 1
+    where c.organization_id = old.organization_id and c.template_id = old.template_id
+      and c.sender_entity_id = old.sender_entity_id and c.state = old.state
+      and c.stripe = (
+        select min(c2.stripe) from transaction_state_counts c2
+        where c2.organization_id = old.organization_id and c2.template_id = old.template_id
+          and c2.sender_entity_id = old.sender_entity_id and c2.state = old.state and c2.count > 0);
+    return null;
+  end if;
+  if tg_op = 'UPDATE' then
+    insert into transaction_state_counts as c values
+      (old.organization_id, old.template_id, old.sender_entity_id, old.state, backend_stripe, -1)
+    on conflict (organization_id, template_id, sender_entity_id, state, stripe) do update set count = c.count - 1;
+  end if;
+  insert into transaction_state_counts as c values
+    (new.organization_id, new.template_id, new.sender_entity_id, new.state, backend_stripe, 1)
+  on conflict (organization_id, template_id, sender_entity_id, state, stripe) do update set count = c.count + 1;
+  return null;
+end
+$$;
+create trigger transaction_state_counts_insert_delete after insert or delete on transactions
+  for each row execute function transaction_state_counts_track();
+create trigger transaction_state_counts_update after update of organization_id, template_id, sender_entity_id, state
+  on transactions for each row
+  when ((old.organization_id, old.template_id, old.sender_entity_id, old.state)
+    is distinct from (new.organization_id, new.template_id, new.sender_entity_id, new.state))
+  execute function transaction_state_counts_track();
+
 -- Search by fragment (ILIKE '%…%') of the investor's name and e-mail and of the sender entity's name: trigram
 -- GIN indexes of pg_trgm, which PostgreSQL's contrib and PGlite (pglite-database.ts loads it) both ship. It is
 -- installed in the schema public, so that every schema of a database (the tests', the benches') shares one, and

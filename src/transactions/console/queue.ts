@@ -102,6 +102,7 @@ interface PageRow {
   assigneeName: string | null;
   sortTime: string;
   sequence: string;
+  completed: boolean;
   awaitsRecipient: boolean;
   idle: boolean;
 }
@@ -199,28 +200,33 @@ async function readRows(
     );
   }
   const limit = params.add(query.first + 1);
+  // The page is read first and only its rows are asked whether they are stalled: asked in the same select, the
+  // planner may answer it for every process of the table at once.
   return db.query<PageRow>(
-    `select t.id, t.template_id as "templateId", t.state, t.notice_name as "noticeName",
-       t.notice_email as "noticeEmail", t.sender_entity_id as "senderEntityId", s.name as "senderEntityName",
-       t.created_at as "createdAt", t.updated_at as "updatedAt", t.state_entered_at as "stateEnteredAt",
-       t.recipient_active_at as "recipientActiveAt", u.id as "assigneeId", u.name as "assigneeName",
-       to_char(t.${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as "sortTime", t.sequence,
-       t.completed_at is null and exists (
+    `select page.*,
+       page.completed is false and exists (
          select 1 from transaction_processes p
-         cross join lateral (
-           select r.committed_at from transaction_process_revisions r
-           where r.transaction_process_id = p.id order by r.number desc limit 1
-         ) latest
-         where p.transaction_id = t.id and latest.committed_at is null
-       ) as "awaitsRecipient",
-       greatest(t.state_entered_at, t.recipient_active_at) <= now() - make_interval(days => ${stalledAfter}::int)
-         as idle
-     from transactions t
-     join entities s on s.id = t.sender_entity_id
-     left join users u on u.id = t.assignee_user_id and u.organization_id = t.organization_id
-     where ${where.join(' and ')}
-     order by t.${column} ${direction}, t.sequence ${direction}
-     limit ${limit}`,
+         where p.transaction_id = page.id and (
+           select r.committed_at is null from transaction_process_revisions r
+           where r.transaction_process_id = p.id order by r.number desc limit 1)
+       ) as "awaitsRecipient"
+     from (
+       select t.id, t.template_id as "templateId", t.state, t.notice_name as "noticeName",
+         t.notice_email as "noticeEmail", t.sender_entity_id as "senderEntityId", s.name as "senderEntityName",
+         t.created_at as "createdAt", t.updated_at as "updatedAt", t.state_entered_at as "stateEnteredAt",
+         t.recipient_active_at as "recipientActiveAt", u.id as "assigneeId", u.name as "assigneeName",
+         to_char(t.${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as "sortTime", t.sequence,
+         t.completed_at is not null as completed,
+         greatest(t.state_entered_at, t.recipient_active_at) <= now() - make_interval(days => ${stalledAfter}::int)
+           as idle
+       from transactions t
+       join entities s on s.id = t.sender_entity_id
+       left join users u on u.id = t.assignee_user_id and u.organization_id = t.organization_id
+       where ${where.join(' and ')}
+       order by t.${column} ${direction}, t.sequence ${direction}
+       limit ${limit}
+     ) page
+     order by page."sortTime" ${direction}, page.sequence ${direction}`,
     params.values,
   );
 }
@@ -234,14 +240,20 @@ async function countStates(
     searchedEntityIds: string[];
   },
 ): Promise<Map<string, number>> {
+  const { query, organizationId, templateIds } = options;
+  if (query.search === undefined && query.inStateForDays === undefined) {
+    // Filters the kept counts have: their sum (transaction_state_counts, migration 0016).
+    const kept = await db.query<{ state: string; count: number }>(
+      `select state, sum(count)::int as count from transaction_state_counts
+       where organization_id = $1 and ($2::uuid[] is null or template_id = any($2::uuid[]))
+         and ($3::uuid is null or sender_entity_id = $3)
+       group by state`,
+      [organizationId, templateIds ?? null, query.senderEntityId ?? null],
+    );
+    return new Map(kept.filter((row) => row.count > 0).map((row) => [row.state, row.count]));
+  }
   const params = new Parameters();
-  const where = sharedFilters(
-    params,
-    options.organizationId,
-    options.query,
-    options.templateIds,
-    options.searchedEntityIds,
-  );
+  const where = sharedFilters(params, organizationId, query, templateIds, options.searchedEntityIds);
   const rows = await db.query<{ state: string; count: number }>(
     `select t.state, count(*)::int as count from transactions t where ${where} group by t.state`,
     params.values,
