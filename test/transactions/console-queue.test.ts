@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
+import { loadMigrations, migrate } from '../../src/db/migrate.ts';
+import { createPostgresDatabase } from '../../src/db/postgres-database.ts';
 import { inviteUser, removeUser } from '../../src/accounts/users.ts';
 import { loadExampleTemplate } from '../../src/demo/seed.ts';
 import { AppError } from '../../src/errors.ts';
@@ -15,7 +17,9 @@ import { createTransaction } from '../../src/transactions/create-transaction.ts'
 import { primaryRecipient, saveItem, submitRevision } from '../../src/transactions/recipients/actions.ts';
 import { importTemplate } from '../../src/transactions/templates/templates.ts';
 import { applyEvent, lockOwnTransaction } from '../../src/transactions/transitions.ts';
+import { createTestSchema, TEST_DATABASE_URL } from '../support/database.ts';
 import { madeBeforeAll } from '../support/made-before-all.ts';
+import { createPGliteFromTemplate } from '../support/pglite-template.ts';
 import { transactionStory } from '../support/stories.ts';
 import { addEntity, createEmptyTenant, type EmptyTenant } from '../support/transactions-suite.ts';
 import { testDatabaseAndFiles } from '../support/transactions.ts';
@@ -89,6 +93,12 @@ const world = madeBeforeAll('the organizations', async () => {
     type: 'fund',
   });
   const example = await loadExampleTemplate();
+  // Ada's entity, the primary recipient's, bears another name than the one her invitation goes to.
+  await addEntity(db(), tenant.organizationId, {
+    name: 'Byron Family Trust',
+    email: 'ada@analytical.example',
+    type: 'trust',
+  });
   const ada = await make(tenant, { name: 'Ada Lovelace', email: 'ada@analytical.example' });
   const grace = await make(tenant, { name: 'Grace Hopper', email: 'grace@navy.example' });
   await trigger(tenant, grace, 'send');
@@ -185,6 +195,11 @@ describe('a read of the queue', () => {
     const page = await read(tenant, { search: 'harbor growth' });
     expect(ids(page.rows)).toEqual([alan]);
     expect(page.tabs?.find((tab) => tab.state === 'draft')?.count).toBe(1);
+  });
+
+  it('searches the name of a recipient’s entity', async () => {
+    const { tenant, ada } = world;
+    expect(ids((await read(tenant, { search: 'family tru' })).rows)).toEqual([ada]);
   });
 
   it('finds a transaction by its whole id and by the beginning of it', async () => {
@@ -432,3 +447,79 @@ describe('assigning', () => {
     expect((await read(other)).rows[0]?.assignee).toBeNull();
   });
 });
+
+describe('migration 0016', () => {
+  it('backfills when each transaction entered its state, when its recipient last acted, and the tabs’ counts', async () => {
+    const { db: fresh, close } = await emptyDatabase();
+    try {
+      const all = await loadMigrations();
+      await migrate(
+        fresh,
+        all.filter((migration) => migration.version < 16),
+      );
+      const [row] = await fresh.query<{ id: string; org: string }>(
+        `with org as (insert into organizations (handle, name) values ('before-0016', 'Before') returning id),
+         tpl as (insert into templates (organization_id, key, version, name, definition)
+                 select id, 'subscription', 1, 'Fund subscription', $1::jsonb from org returning id),
+         fund as (insert into entities (organization_id, name, type) select id, 'Fund I', 'fund' from org returning id)
+         insert into transactions (organization_id, template_id, sender_entity_id, state, notice_name, notice_email,
+           created_at)
+         select org.id, tpl.id, fund.id, 'in_review', 'Ada Lovelace', 'ada@example.com', now() - interval '10 days'
+         from org, tpl, fund returning id, organization_id as org`,
+        [JSON.stringify(await loadExampleTemplate())],
+      );
+      if (!row) throw new Error('no transaction');
+      await fresh.query(
+        `insert into transaction_events (organization_id, transaction_id, event_key, source_state, target_state,
+           actor_type, created_at)
+         values ($1, $2, 'create', null, 'draft', 'api_key', now() - interval '10 days'),
+           ($1, $2, 'send', 'draft', 'in_progress', 'api_key', now() - interval '9 days'),
+           ($1, $2, 'submit', 'in_progress', 'in_review', 'recipient', now() - interval '5 days'),
+           ($1, $2, 'mail.reminder', 'in_review', 'in_review', 'system', now() - interval '1 day')`,
+        [row.org, row.id],
+      );
+      await migrate(fresh, all);
+      const [backfilled] = await fresh.query<{ entered: number; active: number }>(
+        `select extract(day from now() - state_entered_at)::int as entered,
+           extract(day from now() - recipient_active_at)::int as active
+         from transactions where id = $1`,
+        [row.id],
+      );
+      expect(backfilled).toEqual({ entered: 5, active: 5 });
+      const page = await readQueue(fresh, { organizationId: row.org, query: {} });
+      expect(page.tabs?.find((tab) => tab.state === 'in_review')?.count).toBe(1);
+      expect(page.rows[0]?.stateEnteredAt.getTime()).toBeLessThan(Date.now() - 4 * 86_400_000);
+    } finally {
+      await close();
+    }
+  });
+
+  it('lets an organization go with its transactions and their counts', async () => {
+    const tenant = await createEmptyTenant(db());
+    await make(tenant, { name: 'Edith Clarke', email: 'edith@example.com' });
+    await db().query('delete from organizations where id = $1', [tenant.organizationId]);
+    const [left] = await db().query<{ count: number }>(
+      'select count(*)::int as count from transaction_state_counts where organization_id = $1',
+      [tenant.organizationId],
+    );
+    expect(left?.count).toBe(0);
+  });
+});
+
+/** A database that initdb made and nothing else (PGlite), or a schema of its own (PostgreSQL), and its closing. */
+async function emptyDatabase(): Promise<{ db: Database; close: () => Promise<void> }> {
+  if (TEST_DATABASE_URL === undefined) {
+    const empty = await createPGliteFromTemplate('empty');
+    return { db: empty, close: () => empty.close() };
+  }
+  const url = TEST_DATABASE_URL;
+  const { options, drop } = await createTestSchema(url);
+  const empty = createPostgresDatabase({ connectionString: url, connectionOptions: options });
+  return {
+    db: empty,
+    close: async () => {
+      await empty.close();
+      await drop();
+    },
+  };
+}

@@ -24,8 +24,8 @@ const MAX_DAYS = 3650;
 /** What the console asks of the queue. Every field is optional. */
 export interface QueueQuery {
   /**
-   * A fragment (3 to 100 characters, any case) of the investor's name or e-mail address or of the sender entity's
-   * name, or a transaction's id or the beginning of it.
+   * A fragment (3 to 100 characters, any case) of the investor's name or e-mail address, of the name of the sender
+   * entity or of a recipient's entity, or a transaction's id or the beginning of it.
    */
   search?: string | undefined;
   /** A template's key: transactions of every version of it. */
@@ -147,7 +147,8 @@ export function sharedFilters(
   templateIds: string[] | undefined,
   searchedEntityIds: string[],
 ): string {
-  const where = [`t.organization_id = ${params.add(organizationId)}`];
+  const organization = params.add(organizationId);
+  const where = [`t.organization_id = ${organization}`];
   if (templateIds !== undefined) where.push(`t.template_id = any(${params.add(templateIds)}::uuid[])`);
   if (query.senderEntityId !== undefined)
     where.push(`t.sender_entity_id = ${params.add(query.senderEntityId)}`);
@@ -157,11 +158,18 @@ export function sharedFilters(
     );
   }
   if (query.search !== undefined) {
-    // Each alternative is one index's (trigram GIN, the sender index, the primary key): a BitmapOr of them.
+    // Each alternative is one index's (trigram GIN, the sender index, the primary key): a BitmapOr of them. An
+    // entity whose name matches is the sender, or a recipient (the investor's entity, whose name may differ
+    // from the notice name): the latter's transactions are looked up first, as ids for the primary key.
     const pattern = params.add(containing(query.search));
     const any = [`t.notice_name ilike ${pattern}`, `t.notice_email ilike ${pattern}`];
     if (searchedEntityIds.length > 0) {
-      any.push(`t.sender_entity_id = any(${params.add(searchedEntityIds)}::uuid[])`);
+      const entities = params.add(searchedEntityIds);
+      any.push(
+        `t.sender_entity_id = any(${entities}::uuid[])`,
+        `t.id = any(array(select r.transaction_id from transaction_recipients r
+           where r.entity_id = any(${entities}::uuid[]) and r.organization_id = ${organization}))`,
+      );
     }
     const range = idRange(query.search);
     if (range !== undefined) any.push(`t.id between ${params.add(range[0])} and ${params.add(range[1])}`);
