@@ -109,14 +109,14 @@ interface PageRow {
 
 /**
  * A page of the organization's work queue, with the tabs' counts on the first page (see {@link QueueQuery} for
- * what can be asked). Three or four statements: the organization's templates, the sender entities a search
- * matches (with a search), the counts (first page) and the page, the last two side by side.
+ * what can be asked). Three or four statements: the organization's templates and, with a search, the entities
+ * whose name it matches (side by side); then the page and, on the first page, the counts (side by side).
  * BAD_USER_INPUT for a query out of its limits (see {@link checkQueueQuery}), INVALID_CURSOR for a cursor of
  * another list.
  *
  * @example
  * const page = await readQueue(db, { organizationId, query: { state: 'in_review', sort: 'longest_in_state' } });
- * const next = await readQueue(db, { organizationId, query: { state: 'in_review', sort: 'longest_in_state', after: page.nextCursor } });
+ * const next = await readQueue(db, { organizationId, query: { state: 'in_review', sort: 'longest_in_state', after: page.nextCursor ?? undefined } });
  */
 export async function readQueue(
   db: Queryable,
@@ -175,15 +175,19 @@ export async function readQueue(
   };
 }
 
+/** What every statement of a read is about: the organization, the query, and what was looked up for it. */
+interface ReadScope {
+  organizationId: string;
+  query: CheckedQuery;
+  /** The ids of the template key's versions, when the query names a template. */
+  templateIds: string[] | undefined;
+  /** The organization's entities whose name the search matches. */
+  searchedEntityIds: string[];
+}
+
 async function readRows(
   db: Queryable,
-  options: {
-    organizationId: string;
-    query: CheckedQuery;
-    templateIds: string[] | undefined;
-    searchedEntityIds: string[];
-    position: QueuePosition | undefined;
-  },
+  options: ReadScope & { position: QueuePosition | undefined },
 ): Promise<PageRow[]> {
   const { query, position } = options;
   const params = new Parameters();
@@ -231,15 +235,7 @@ async function readRows(
   );
 }
 
-async function countStates(
-  db: Queryable,
-  options: {
-    organizationId: string;
-    query: CheckedQuery;
-    templateIds: string[] | undefined;
-    searchedEntityIds: string[];
-  },
-): Promise<Map<string, number>> {
+async function countStates(db: Queryable, options: ReadScope): Promise<Map<string, number>> {
   const { query, organizationId, templateIds } = options;
   if (query.search === undefined && query.inStateForDays === undefined) {
     // Filters the kept counts have: their sum (transaction_state_counts, migration 0016).
