@@ -119,7 +119,8 @@ async function seed(
   const { rows: indexes } = await client.query<{ name: string; definition: string }>(
     `select indexname as name, indexdef as definition from pg_indexes
      where schemaname = current_schema()
-       and tablename in ('transactions', 'transaction_events', 'transaction_processes', 'transaction_process_revisions')
+       and tablename in ('transactions', 'transaction_events', 'transaction_processes', 'transaction_process_revisions',
+         'entities', 'transaction_recipients')
        and indexname not in (select conname from pg_constraint)`,
   );
   for (const index of indexes) await client.query(`drop index ${index.name}`);
@@ -242,6 +243,23 @@ async function seed(
      select p.organization_id, p.id, p.transaction_id, 1, p.created_at,
        case when t.state in ('draft', 'in_progress', 'changes_requested') then null else t.state_entered_at end
      from transaction_processes p join transactions t on t.id = p.transaction_id`,
+  );
+  // The largest organization's investors as entities and primary recipients (named as their invitations go),
+  // which a search matches by name as well.
+  await client.query(
+    `create temp table bench_investors as
+     select t.id as transaction_id, t.organization_id, gen_random_uuid() as entity_id, t.notice_name, t.notice_email
+     from transactions t join bench_orgs o on o.id = t.organization_id where o.n = 1`,
+  );
+  await step(
+    'investor entities (largest organization)',
+    `insert into entities (id, organization_id, name, email, type)
+     select entity_id, organization_id, notice_name, notice_email, 'individual' from bench_investors`,
+  );
+  await step(
+    'recipients (largest organization)',
+    `insert into transaction_recipients (organization_id, transaction_id, entity_id, vulcan_key)
+     select organization_id, transaction_id, entity_id, 'investor' from bench_investors`,
   );
   await step(
     "the tabs' counts",

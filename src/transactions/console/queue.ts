@@ -2,7 +2,6 @@ import type { Queryable } from '../../db/database.ts';
 import type { WorkflowDefinition } from '../templates/schema.ts';
 import {
   checkQueueQuery,
-  containing,
   Parameters,
   sharedFilters,
   type CheckedQuery,
@@ -61,10 +60,13 @@ export interface QueuePage {
   tabs: QueueTab[] | null;
 }
 
+// What a route's schema needs of the query, from the module the console's routes import.
 export {
   DEFAULT_QUEUE_PAGE,
   DEFAULT_STALLED_AFTER_DAYS,
   MAX_QUEUE_PAGE,
+  MAX_QUEUE_SEARCH,
+  MIN_QUEUE_SEARCH,
   QUEUE_SORTS,
 } from './queue-query.ts';
 export type { QueueQuery, QueueSort } from './queue-query.ts';
@@ -109,8 +111,8 @@ interface PageRow {
 
 /**
  * A page of the organization's work queue, with the tabs' counts on the first page (see {@link QueueQuery} for
- * what can be asked). Three or four statements: the organization's templates and, with a search, the entities
- * whose name it matches (side by side); then the page and, on the first page, the counts (side by side).
+ * what can be asked). Two or three statements: the organization's templates, then the page and, on the first
+ * page, the counts, side by side.
  * BAD_USER_INPUT for a query out of its limits (see {@link checkQueueQuery}), INVALID_CURSOR for a cursor of
  * another list.
  *
@@ -135,31 +137,19 @@ export async function readQueue(
   ]);
   const position = query.after === undefined ? undefined : decodeQueueCursor(query.after, fingerprint);
 
-  const [templates, searchedEntityIds] = await Promise.all([
-    db.query<QueueTemplate>(
-      `select id, key, name, version, definition -> 'workflow' -> 'states' as states
-       from templates where organization_id = $1 order by key, version desc`,
-      [organizationId],
-    ),
-    query.search === undefined
-      ? Promise.resolve([])
-      : db
-          .query<{ id: string }>(`select id from entities where organization_id = $1 and name ilike $2`, [
-            organizationId,
-            containing(query.search),
-          ])
-          .then((rows) => rows.map((row) => row.id)),
-  ]);
+  const templates = await db.query<QueueTemplate>(
+    `select id, key, name, version, definition -> 'workflow' -> 'states' as states
+     from templates where organization_id = $1 order by key, version desc`,
+    [organizationId],
+  );
   const shown = templates.filter(
     (template) => query.templateKey === undefined || template.key === query.templateKey,
   );
   const templateIds = query.templateKey === undefined ? undefined : shown.map((template) => template.id);
 
   const [rows, counts] = await Promise.all([
-    readRows(db, { organizationId, query, templateIds, searchedEntityIds, position }),
-    position === undefined
-      ? countStates(db, { organizationId, query, templateIds, searchedEntityIds })
-      : undefined,
+    readRows(db, { organizationId, query, templateIds, position }),
+    position === undefined ? countStates(db, { organizationId, query, templateIds }) : undefined,
   ]);
 
   const byId = new Map(templates.map((template) => [template.id, template]));
@@ -181,8 +171,6 @@ interface ReadScope {
   query: CheckedQuery;
   /** The ids of the template key's versions, when the query names a template. */
   templateIds: string[] | undefined;
-  /** The organization's entities whose name the search matches. */
-  searchedEntityIds: string[];
 }
 
 async function readRows(
@@ -192,9 +180,7 @@ async function readRows(
   const { query, position } = options;
   const params = new Parameters();
   const stalledAfter = params.add(query.stalledAfterDays);
-  const where = [
-    sharedFilters(params, options.organizationId, query, options.templateIds, options.searchedEntityIds),
-  ];
+  const where = [sharedFilters(params, options.organizationId, query, options.templateIds)];
   if (query.state !== undefined) where.push(`t.state = ${params.add(query.state)}`);
   const { column, direction } = SORTS[query.sort];
   if (position !== undefined) {
@@ -249,7 +235,7 @@ async function countStates(db: Queryable, options: ReadScope): Promise<Map<strin
     return new Map(kept.filter((row) => row.count > 0).map((row) => [row.state, row.count]));
   }
   const params = new Parameters();
-  const where = sharedFilters(params, organizationId, query, templateIds, options.searchedEntityIds);
+  const where = sharedFilters(params, organizationId, query, templateIds);
   const rows = await db.query<{ state: string; count: number }>(
     `select t.state, count(*)::int as count from transactions t where ${where} group by t.state`,
     params.values,
