@@ -13,10 +13,11 @@ import { decodeQueueCursor, encodeQueueCursor, listFingerprint, type QueuePositi
 /**
  * The organization console's work queue: an organization's transactions, one page at a time, with a tab per
  * state of its templates and each tab's count. Searched by the investor's name or e-mail (the notice name and
- * address), the name of the sender entity or of a recipient's entity, or the transaction's id or a prefix of it;
- * filtered by template (its key: every version), state, sender entity and time in state; sorted newest, oldest,
- * longest in state or recently updated, walked with keyset cursors (`sequence` breaks ties). Every statement is
- * scoped to the organization and every value is a parameter; the indexes are migration 0016's.
+ * address), the sender entity's name, or the transaction's id or a prefix of it (not a recipient entity's name:
+ * see queue-query.ts); filtered by template (its key: every version), state, sender entity and time in state;
+ * sorted newest, oldest, longest in state or recently updated, walked with keyset cursors (`sequence` breaks
+ * ties). Every statement is scoped to the organization and every value is a parameter; the indexes are migration
+ * 0016's.
  *
  * A row is **stalled** when it is the primary recipient's turn and they have done nothing for `stalledAfterDays`
  * (7 by default): the transaction is neither complete nor in a final state, some process's latest revision is
