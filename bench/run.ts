@@ -31,6 +31,7 @@ import { seedLargeTransaction } from './seed.ts';
 import { median, printMarkdownTable, printTargetSummary, targetResult, type TargetResult } from './table.ts';
 import { benchWebhooks, printWebhookReport } from './webhooks.ts';
 import { benchStartup, printStartupReport } from './startup.ts';
+import { benchConsoleQueue, printQueueReport } from './console-queue.ts';
 
 type Shape = 'demo' | 'large';
 /** GraphQL, or the floor of one shape. */
@@ -49,7 +50,7 @@ const TARGETS: Record<Shape, { ratio: number; postgresMsBefore: number; postgres
 
 /** The floors that answer with GraphQL's exact bytes: the ratio is taken to the fastest of them. */
 const SAME_BYTES: readonly FloorShape[] = ['keyed', 'positional'];
-type Suite = 'reference' | 'mutations' | 'portfolio' | 'webhooks' | 'startup';
+type Suite = 'reference' | 'mutations' | 'portfolio' | 'webhooks' | 'queue' | 'startup';
 
 const SHAPES: Record<Shape, { revisions: number; items: number; label: string }> = {
   demo: { revisions: 3, items: 4, label: 'demo (2 recipients, 3 revisions x 4 items)' },
@@ -97,8 +98,8 @@ const settings = {
   floors: list<FloorShape>('BENCH_FLOORS', ['positional'], Object.keys(FLOOR_SHAPES) as FloorShape[]),
   suites: list<Suite>(
     'BENCH_SUITES',
-    ['reference', 'mutations', 'portfolio', 'webhooks', 'startup'],
-    ['reference', 'mutations', 'portfolio', 'webhooks', 'startup'],
+    ['reference', 'mutations', 'portfolio', 'webhooks', 'queue', 'startup'],
+    ['reference', 'mutations', 'portfolio', 'webhooks', 'queue', 'startup'],
   ),
   startupRuns: Math.round(positiveNumber('BENCH_STARTUP_RUNS', 5)),
   mutationClients: clientCounts('BENCH_MUTATION_CLIENTS', [1, 10]),
@@ -110,7 +111,12 @@ const settings = {
   webhookPollMs: Math.round(positiveNumber('BENCH_WEBHOOK_POLL_MS', 1000)),
   webhookBatchSize: Math.round(positiveNumber('BENCH_WEBHOOK_BATCH', 10)),
   webhookRate: positiveNumber('BENCH_WEBHOOK_RATE', 50),
+  queueTransactions: Math.round(positiveNumber('BENCH_QUEUE_TRANSACTIONS', 1_000_000)),
+  queueIterations: Math.round(positiveNumber('BENCH_QUEUE_ITERATIONS', 200)),
 };
+
+/** Seconds the console queue suite may spend: seeding 1,000,000 transactions (about 2 minutes here) and reading. */
+const QUEUE_BUDGET_SECONDS = 900;
 
 /** Seconds the Portfolio suite may spend seeding its 1,000,000 companies when it has to (about 30 s here). */
 const PORTFOLIO_SEED_BUDGET_SECONDS = 1200;
@@ -424,6 +430,8 @@ async function main(): Promise<void> {
   const portfolio = settings.suites.includes('portfolio') && settings.dialects.includes('postgres');
   // And the webhook suite (several workers share one database, as separate processes would).
   const webhooks = settings.suites.includes('webhooks') && settings.dialects.includes('postgres');
+  // And the console queue suite (its 1,000,000 transactions are seeded by PostgreSQL's SQL).
+  const queue = settings.suites.includes('queue') && settings.dialects.includes('postgres');
   // Start-up runs `npm start` itself: the embedded database, whatever BENCH_DIALECTS says.
   const startup = settings.suites.includes('startup');
   const budgetSeconds =
@@ -443,6 +451,7 @@ async function main(): Promise<void> {
     (webhooks
       ? settings.webhookWorkers.length * (settings.measureSeconds + WEBHOOK_BUDGET_SECONDS_PER_RUN) + 120
       : 0) +
+    (queue ? QUEUE_BUDGET_SECONDS : 0) +
     (startup ? (settings.startupRuns + 1) * 2 * 30 : 0);
   const watchdog = setTimeout(() => {
     console.error(`bench: still running after ${budgetSeconds} s; giving up`);
@@ -493,6 +502,14 @@ async function main(): Promise<void> {
     );
   } else if (settings.suites.includes('webhooks')) {
     console.log('Portico bench: webhooks skipped (PostgreSQL only, and BENCH_DIALECTS leaves it out)');
+  }
+  if (queue) {
+    console.log(
+      `Portico bench: the console's work queue read over ${settings.queueTransactions.toLocaleString('en-US')} ` +
+        `transactions of 100 organizations on PostgreSQL, ${settings.queueIterations} reads per case`,
+    );
+  } else if (settings.suites.includes('queue')) {
+    console.log('Portico bench: queue skipped (PostgreSQL only, and BENCH_DIALECTS leaves it out)');
   }
   if (startup) {
     console.log(
@@ -575,6 +592,25 @@ async function main(): Promise<void> {
           defer: (cleanup) => cleanups.push(cleanup),
         });
         targets.push(...printWebhookReport(report));
+      } finally {
+        await cleanUp();
+      }
+    }
+    if (queue) {
+      try {
+        const report = await benchConsoleQueue({
+          settings: {
+            transactions: settings.queueTransactions,
+            organizations: 100,
+            largest: Math.round(settings.queueTransactions / 5),
+            iterations: settings.queueIterations,
+            warmup: 20,
+            database: 'portico_bench_queue',
+            keep: ['1', 'true', 'yes'].includes(process.env.BENCH_QUEUE_KEEP ?? ''),
+          },
+          defer: (cleanup) => cleanups.push(cleanup),
+        });
+        targets.push(...printQueueReport(report));
       } finally {
         await cleanUp();
       }

@@ -1,4 +1,5 @@
 import { PGlite, types, type PGliteOptions } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { Database, Queryable } from './database.ts';
 
 /** A PGlite database that can also write its whole data dir out as a tarball. */
@@ -26,6 +27,9 @@ export async function createPGliteDatabase(
   const db = await PGlite.create({
     ...options,
     ...(dataDir === undefined ? {} : { dataDir }),
+    // Trigram indexes of the console's search (migration 0016): every database, snapshots and copies too, loads
+    // the extension its catalog may name.
+    extensions: { pg_trgm },
     // Match node-postgres: bigint as string (money never goes through a float).
     parsers: { [types.INT8]: (value: string) => value },
   });

@@ -59,7 +59,9 @@ export async function recordTransition(
   // A transition of an existing transaction (a source state) moves its state in the same statement.
   await tx.query(
     `with moved as (
-       update transactions set state = $5, updated_at = clock_timestamp() where id = $2 and $4::text is not null)
+       update transactions set state = $5, updated_at = clock_timestamp(),
+         state_entered_at = case when state = $5 then state_entered_at else clock_timestamp() end
+       where id = $2 and $4::text is not null)
      insert into transaction_events (organization_id, transaction_id, event_key, source_state, target_state, actor_type, actor_id, message, request_id)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
     [

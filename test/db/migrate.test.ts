@@ -1,13 +1,17 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { loadMigrations, migrate, type Migration } from '../../src/db/migrate.ts';
 import { createPostgresDatabase } from '../../src/db/postgres-database.ts';
-import { DIALECT, TEST_DATABASE_URL, createTestDatabase, type TestDatabase } from '../support/database.ts';
+import {
+  DIALECT,
+  TEST_DATABASE_URL,
+  createTestDatabase,
+  createTestSchema,
+  type TestDatabase,
+} from '../support/database.ts';
 import { createPGliteFromTemplate } from '../support/pglite-template.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -27,24 +31,11 @@ async function emptyDatabase(): Promise<{ connect(): Promise<Database> }> {
     return { connect: () => Promise.resolve(db) };
   }
   const url = TEST_DATABASE_URL;
-  const schema = `test_${randomBytes(6).toString('hex')}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`create schema ${schema}`);
-  cleanups.push(() => admin(`drop schema ${schema} cascade`));
+  const { options, drop } = await createTestSchema(url);
+  cleanups.push(drop);
   return {
     connect() {
-      const db = createPostgresDatabase({
-        connectionString: url,
-        connectionOptions: `-c search_path=${schema}`,
-      });
+      const db = createPostgresDatabase({ connectionString: url, connectionOptions: options });
       cleanups.push(() => db.close());
       return Promise.resolve(db);
     },

@@ -26,12 +26,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     const db = await createPGliteFromTemplate();
     return { db, close: () => db.close() };
   }
-  const schema = `test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
-  const options = `-c search_path=${schema}`;
+  const { options, drop } = await createTestSchema(TEST_DATABASE_URL);
   const db = createPostgresDatabase({ connectionString: TEST_DATABASE_URL, connectionOptions: options });
   await migrate(db);
   return {
@@ -39,12 +34,28 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     connection: { url: TEST_DATABASE_URL, options },
     async close() {
       await db.close();
-      const cleanup = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await cleanup.connect();
-      await cleanup.query(`drop schema ${schema} cascade`);
-      await cleanup.end();
+      await drop();
     },
   };
+}
+
+/**
+ * A new, empty schema `test_<random>` on the PostgreSQL server of `url`: the connection options that reach it
+ * (`-c search_path=…`) and how to drop it with all it holds.
+ */
+export async function createTestSchema(url: string): Promise<{ options: string; drop: () => Promise<void> }> {
+  const schema = `test_${randomBytes(6).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create schema ${schema}`);
+  return { options: `-c search_path=${schema}`, drop: () => admin(`drop schema ${schema} cascade`) };
 }
 
 /**

@@ -19,6 +19,7 @@ import { checkMoneyValues } from '../templates/money-fields.ts';
 import { itemRules, listProblems, MAX_PROBLEM_DETAILS } from '../templates/item-data.ts';
 import type { ProcessDefinition } from '../templates/schema.ts';
 import { uploadFieldProblems } from './uploads.ts';
+import { isPrimaryRole, recordRecipientActivity } from './activity.ts';
 import type { Actor } from '../actor.ts';
 import { refreshCompletion } from '../completion.ts';
 import { renderDocument } from '../documents/signed-document.ts';
@@ -281,7 +282,10 @@ export async function saveItem(
      returning consents, (select consents from before) as before`,
     [revision.revisionId, item.vulcanKey, options.data, completionPercentage, given],
   );
-  await tx.query('update transactions set updated_at = clock_timestamp() where id = $1', [subject.id]);
+  await tx.query(
+    'update transactions set updated_at = clock_timestamp(), recipient_active_at = clock_timestamp() where id = $1',
+    [subject.id],
+  );
   // Each consent given or withdrawn is an act of the recipient, in the transaction's events.
   const before = Object.keys(saved?.before ?? {});
   const after = Object.keys(saved?.consents ?? {});
@@ -388,6 +392,7 @@ export async function signDocument(
     ],
   );
   signed.push({ role: signer.role, signedName, signedAt: signature?.signedAt ?? new Date() });
+  if (isPrimaryRole(subject.definition, signer.role)) await recordRecipientActivity(tx, subject.id);
   if (!document.signedBy.every((role) => signed.some((s) => s.role === role))) {
     return { documentKey, state: 'PENDING' };
   }
@@ -447,6 +452,7 @@ export async function submitRevision(
      returning committed_at as "committedAt"`,
     [revision.revisionId],
   );
+  if (options.actor.type === 'recipient') await recordRecipientActivity(tx, subject.id);
   await refreshCompletion(tx, subject);
   let event: Transition | null = null;
   if (process.submitEvent !== undefined && (await eventAllowed(tx, subject, process.submitEvent))) {
