@@ -385,7 +385,7 @@ describe('assigning', () => {
       tenant: { kind: 'organization', id: tenant.organizationId },
       email: 'reviewer@test-capital.example',
       name: 'Rita Reviewer',
-      role: 'member',
+      role: 'operator',
     });
     const assignee = await assignTransaction(db(), {
       organizationId: tenant.organizationId,
@@ -411,7 +411,7 @@ describe('assigning', () => {
     const { user } = await inviteUser(db(), {
       tenant: organization,
       email: 'op@test-capital.example',
-      role: 'member',
+      role: 'operator',
     });
     await assignTransaction(db(), {
       organizationId: tenant.organizationId,
