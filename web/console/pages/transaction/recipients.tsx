@@ -1,4 +1,4 @@
-import { Badge, Card, DataList, Flex, Heading, Link, Progress, Text } from '@radix-ui/themes';
+import { Badge, Card, DataList, Flex, Heading, Link, Text } from '@radix-ui/themes';
 import type { RecipientProgress, TransactionFile } from '../../types.ts';
 import { formatBytes, formatDateTime, label, words } from './words.ts';
 
@@ -81,11 +81,11 @@ export function Recipients({ recipients }: { recipients: RecipientProgress[] }) 
                     <DataList.Label minWidth="110px">Filled in</DataList.Label>
                     <DataList.Value>
                       <Flex gap="2" align="center" width="100%">
-                        <Progress
+                        <progress
+                          className="filled-bar"
+                          max={100}
                           value={recipient.percentDone}
                           aria-label={`${recipient.name} filled in`}
-                          aria-valuetext={`${String(recipient.percentDone)}%`}
-                          style={{ maxWidth: 160 }}
                         />
                         <Text>{recipient.percentDone}%</Text>
                       </Flex>

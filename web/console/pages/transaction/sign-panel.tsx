@@ -1,4 +1,4 @@
-import { Button, Card, Checkbox, Flex, Heading, Select, Text } from '@radix-ui/themes';
+import { Button, Card, Checkbox, Flex, Heading, RadioGroup, Text } from '@radix-ui/themes';
 import { useState } from 'react';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
 import { Field } from '../../../shared/form/field.tsx';
@@ -78,19 +78,20 @@ export function SignPanel({
             </Text>
             {documents.length > 1 ? (
               <Flex direction="column" gap="1">
-                <Text as="label" size="2" weight="medium" id="sign-document-label">
+                <Text as="p" size="2" weight="medium" id="sign-document-label">
                   Document
                 </Text>
-                <Select.Root value={documentKey} onValueChange={setDocumentKey}>
-                  <Select.Trigger aria-labelledby="sign-document-label" />
-                  <Select.Content>
-                    {documents.map((key) => (
-                      <Select.Item key={key} value={key}>
-                        {label(key)}
-                      </Select.Item>
-                    ))}
-                  </Select.Content>
-                </Select.Root>
+                <RadioGroup.Root
+                  aria-labelledby="sign-document-label"
+                  value={documentKey}
+                  onValueChange={setDocumentKey}
+                >
+                  {documents.map((key) => (
+                    <RadioGroup.Item key={key} value={key}>
+                      {label(key)}
+                    </RadioGroup.Item>
+                  ))}
+                </RadioGroup.Root>
               </Flex>
             ) : (
               <Text size="2">Document: {label(documentKey)}</Text>

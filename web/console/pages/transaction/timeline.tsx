@@ -1,4 +1,4 @@
-import { Badge, Box, Card, CheckboxGroup, Flex, Heading, Select, Text } from '@radix-ui/themes';
+import { Badge, Box, Card, CheckboxGroup, Flex, Heading, RadioGroup, Text } from '@radix-ui/themes';
 import { useSearchParams } from 'react-router';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
 import type { Resource } from '../../../shared/use-resource.ts';
@@ -170,7 +170,9 @@ export function Timeline({
               <Text as="p" size="2" weight="medium" id="timeline-actor">
                 Who acted
               </Text>
-              <Select.Root
+              <RadioGroup.Root
+                aria-labelledby="timeline-actor"
+                size="2"
                 value={filters.actor ?? ANY_ACTOR}
                 onValueChange={(value) => {
                   filters.set({
@@ -179,16 +181,15 @@ export function Timeline({
                   });
                 }}
               >
-                <Select.Trigger aria-labelledby="timeline-actor" />
-                <Select.Content>
-                  <Select.Item value={ANY_ACTOR}>Anyone</Select.Item>
+                <Flex gap="3" wrap="wrap">
+                  <RadioGroup.Item value={ANY_ACTOR}>Anyone</RadioGroup.Item>
                   {(Object.keys(ACTORS) as ActorType[]).map((actor) => (
-                    <Select.Item key={actor} value={actor}>
+                    <RadioGroup.Item key={actor} value={actor}>
                       {ACTORS[actor]}
-                    </Select.Item>
+                    </RadioGroup.Item>
                   ))}
-                </Select.Content>
-              </Select.Root>
+                </Flex>
+              </RadioGroup.Root>
             </Flex>
           </Flex>
           <ErrorCallout error={timeline.error} />
