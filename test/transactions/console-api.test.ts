@@ -346,6 +346,10 @@ describe('a transaction in the console', () => {
         name: story.transactions[0]?.files[0],
       }),
     ]);
+    // The agreement is the investor's and the sender's (the countersigner role): the page offers the latter's signature.
+    expect(transaction.documents).toEqual([
+      { key: 'subscription_agreement', title: 'Subscription agreement', senderRole: 'countersigner' },
+    ]);
     const download = await world.app.inject({ method: 'GET', url: transaction.files[0]?.downloadPath ?? '' });
     expect(download.statusCode).toBe(200);
     expect(download.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');

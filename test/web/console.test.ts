@@ -1,20 +1,12 @@
 /// <reference lib="dom" />
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { buildTransactionsApp } from '../../src/transactions/app.ts';
 import { createOrganization } from '../../src/transactions/organizations.ts';
-import { listenForBrowser, useChromium } from '../support/browser.ts';
-import {
-  createPerson,
-  mailedLink,
-  mailTo,
-  PASSWORD,
-  smtpWithMailer,
-  uniqueEmail,
-} from '../support/dashboard.ts';
+import { useChromium } from '../support/browser.ts';
+import { consoleForBrowser } from '../support/console-chromium.ts';
+import { createPerson, mailedLink, mailTo, PASSWORD, uniqueEmail } from '../support/dashboard.ts';
 import { madeBeforeAll } from '../support/made-before-all.ts';
-import { testTls } from '../support/tls-listener.ts';
-import { testDatabaseAndFiles, uniqueHandle } from '../support/transactions.ts';
+import { uniqueHandle } from '../support/transactions.ts';
 
 /**
  * The organization console in Chromium: the Transactions service over real HTTPS with a database, an SMTP server
@@ -25,18 +17,7 @@ import { testDatabaseAndFiles, uniqueHandle } from '../support/transactions.ts';
 describe('the organization console at /console in Chromium', () => {
   const chromium = useChromium('console');
   const world = madeBeforeAll('the console', async (closeAfterAll) => {
-    const { db, files } = await testDatabaseAndFiles(closeAfterAll);
-    const { smtp, mailer } = await smtpWithMailer(closeAfterAll);
-    // Links in mail point to where the service listens, known once it does.
-    let origin = '';
-    const app = await buildTransactionsApp({
-      db,
-      files,
-      environment: 'staging',
-      tls: await testTls(),
-      console: { mailer, transactionsUrl: () => origin },
-    });
-    origin = await listenForBrowser(app, closeAfterAll);
+    const { db, smtp, origin } = await consoleForBrowser(closeAfterAll);
     const handle = uniqueHandle('console');
     // A name with markup in it, which the pages show as text.
     const organization = await createOrganization(db, { handle, name: 'Kestrel <b>Growth</b> Fund' });

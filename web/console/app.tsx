@@ -1,11 +1,12 @@
 import { Navigate, Route, Routes, useLocation } from 'react-router';
-import { Suspense } from 'react';
+import { lazy, Suspense } from 'react';
 import { accountRoutes } from '../shared/accounts/account-routes.tsx';
 import { AppShell, type ShellSection } from '../shared/app/app-shell.tsx';
 import { RoleBadge } from '../shared/accounts/roles.tsx';
 import { Loading, SessionPending } from '../shared/accounts/session-pending.tsx';
 import { SignInAgainDialog } from '../shared/accounts/sign-in-again.tsx';
 import { NotFoundPage } from '../shared/app/not-found-page.tsx';
+import { LiveProvider } from './live.tsx';
 import { TeamPage } from './pages/team.tsx';
 import { ROLES } from './roles.ts';
 import { ACCOUNTS, useSession } from './session.tsx';
@@ -15,6 +16,9 @@ export const SECTIONS: readonly ShellSection[] = [{ to: '/team', label: 'Team' }
 
 /** Signing in, and the pages of the mailed links (web/shared/accounts/). */
 const ACCOUNT_ROUTES = accountRoutes(ACCOUNTS);
+
+/** A transaction's page, with its workflow drawn: a chunk of its own, loaded when one is opened. */
+const TransactionPage = lazy(() => import('./pages/transaction/transaction-page.tsx'));
 
 /**
  * The console's pages, under /console: signing in and the mailed links' pages, then the pages of the signed-in
@@ -33,6 +37,14 @@ export function App() {
         {ACCOUNT_ROUTES}
         <Route element={<SignedInPages />}>
           <Route path="/team" element={<TeamPage />} />
+          <Route
+            path="/transactions/:id"
+            element={
+              <Suspense fallback={<Loading />}>
+                <TransactionPage />
+              </Suspense>
+            }
+          />
         </Route>
         <Route path="*" element={<NotFoundPage home={home} homeLabel="Go to the console" />} />
       </Routes>
@@ -43,7 +55,8 @@ export function App() {
 /**
  * The pages of the signed-in, in the shell (the organization, the sections, the person's menu). Anyone else goes
  * to sign in and comes back here afterwards. A session that ends under a page keeps it, and asks to sign in above
- * it; another person signing in there gets the page afresh (`key`), without what the first one typed.
+ * it; another person signing in there gets the page afresh (`key`), without what the first one typed, and a
+ * stream of changes (`LiveProvider`) of their own.
  */
 function SignedInPages() {
   const { session, signOut } = useSession();
@@ -53,15 +66,16 @@ function SignedInPages() {
   }
   const { user, tenant } = session;
   return (
-    <AppShell
-      key={`${tenant.handle} ${user.id}`}
-      tenant={tenant.name}
-      user={user}
-      role={<RoleBadge role={user.role} roles={ROLES} />}
-      sections={SECTIONS}
-      signOut={signOut}
-    >
-      <SignInAgainDialog surface={ACCOUNTS} />
-    </AppShell>
+    <LiveProvider key={`${tenant.handle} ${user.id}`}>
+      <AppShell
+        tenant={tenant.name}
+        user={user}
+        role={<RoleBadge role={user.role} roles={ROLES} />}
+        sections={SECTIONS}
+        signOut={signOut}
+      >
+        <SignInAgainDialog surface={ACCOUNTS} />
+      </AppShell>
+    </LiveProvider>
   );
 }

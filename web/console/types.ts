@@ -17,3 +17,33 @@ export type TeamAnswer = SuccessOf<ConsoleRoutes['listTeam']>;
 /** POST /team (201): the person invited. */
 export type InvitedAnswer = SuccessOf<ConsoleRoutes['invite']>;
 export type DeactivatedAnswer = SuccessOf<ConsoleRoutes['deactivate']>;
+
+export type {
+  EventPreview,
+  ProcessReview,
+  RecipientProgress,
+  ReviewComment,
+  TimelineEntry,
+  TransactionDetail,
+  TransactionFile,
+  WorkflowPanel,
+} from '../../src/transactions/console/contract.ts';
+
+/** GET /transactions/:id: the transaction with its recipients' progress and its files. */
+export type TransactionAnswer = SuccessOf<ConsoleRoutes['readTransaction']>;
+export type WorkflowAnswer = SuccessOf<ConsoleRoutes['workflow']>;
+export type PreviewAnswer = SuccessOf<ConsoleRoutes['previewEvent']>;
+/** POST /transactions/:id/events: the move made. */
+export type EventRunAnswer = SuccessOf<ConsoleRoutes['runEvent']>;
+export type ReviewAnswer = SuccessOf<ConsoleRoutes['review']>;
+export type CommentAnswer = SuccessOf<ConsoleRoutes['addComment']>;
+export type ResolvedAnswer = SuccessOf<ConsoleRoutes['resolveComment']>;
+export type SignAnswer = SuccessOf<ConsoleRoutes['sign']>;
+export type RemindAnswer = SuccessOf<ConsoleRoutes['remind']>;
+export type ResetLinkAnswer = SuccessOf<ConsoleRoutes['resetLink']>;
+export type LinkExpiryAnswer = SuccessOf<ConsoleRoutes['setLinkExpiry']>;
+export type TimelineAnswer = SuccessOf<ConsoleRoutes['timeline']>;
+/** The kinds of a timeline's entries (workflow, recipient, mail, webhook, api, console). */
+export type TimelineKind = TimelineAnswer['entries'][number]['kind'];
+/** Who acted in a timeline's entry: a person, an API key, the recipient, or Portico. */
+export type ActorType = TimelineAnswer['entries'][number]['actor']['type'];

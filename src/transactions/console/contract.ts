@@ -103,6 +103,10 @@ export const TransactionDetail = Type.Object({
   linkExpiresAt: OrNullTime,
   recipients: Type.Array(RecipientProgress),
   files: Type.Array(TransactionFile),
+  /** The template's documents, with the role through which the sender signs each (null: recipients alone). */
+  documents: Type.Array(
+    Type.Object({ key: Type.String(), title: OrNull(Type.String()), senderRole: OrNull(Type.String()) }),
+  ),
 });
 export type TransactionDetail = Static<typeof TransactionDetail>;
 

@@ -8,7 +8,7 @@ import { ApiError, apiError, fetchJson } from '../api-error.ts';
  * Calls a JSON route and answers its body, or throws an {@link ApiError}: the route's own, or NETWORK_ERROR
  * when the server cannot be reached.
  */
-export type Api = <T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: object) => Promise<T>;
+export type Api = <T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: object) => Promise<T>;
 
 /** The JSON routes of a surface, and who to tell when one says the session has ended. */
 export interface ApiClient {
@@ -46,7 +46,7 @@ export function createApiClient(apiPath: string): ApiClient {
   let csrfToken: string | undefined;
   let onSessionEnded: (() => void) | undefined;
 
-  async function api<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: object): Promise<T> {
+  async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: object): Promise<T> {
     const headers: Record<string, string> = {};
     if (method !== 'GET' && csrfToken !== undefined) headers['x-csrf-token'] = csrfToken;
     const answer = await fetchJson(`${apiPath}${path}`, {

@@ -1,6 +1,7 @@
 import type { Queryable } from '../../../db/database.ts';
 import { notFound } from '../../../errors.ts';
 import { linkExpiry, type FileLinks } from '../../../files/file-links.ts';
+import type { TemplateDefinition } from '../../templates/schema.ts';
 
 /** A recipient of a transaction as the console shows them: how far they have got. */
 export interface RecipientProgress {
@@ -44,6 +45,27 @@ export interface TransactionFileLink {
   downloadPath: string;
 }
 
+/** A document of the template, and the role through which the sender signs it (null: recipients alone sign). */
+export interface TransactionDocument {
+  key: string;
+  title: string | null;
+  senderRole: string | null;
+}
+
+/** The documents of a template, each with the sender's role among its signers, if any (to countersign). */
+function documentsOf(definition: TemplateDefinition): TransactionDocument[] {
+  const senderRoles = new Set(
+    definition.recipientRoles.filter((role) => role.sender === true).map((role) => role.key),
+  );
+  return definition.processes
+    .flatMap((process) => process.documents ?? [])
+    .map((document) => ({
+      key: document.key,
+      title: document.title ?? null,
+      senderRole: document.signedBy.find((role) => senderRoles.has(role)) ?? null,
+    }));
+}
+
 /** What the console's transaction page shows above its workflow, review and timeline. */
 export interface TransactionDetail {
   id: string;
@@ -59,6 +81,8 @@ export interface TransactionDetail {
   linkExpiresAt: Date | null;
   recipients: RecipientProgress[];
   files: TransactionFileLink[];
+  /** The template's documents: the page offers the sender's signature while its role has one to sign. */
+  documents: TransactionDocument[];
 }
 
 /**
@@ -71,17 +95,21 @@ export async function transactionDetail(
   options: { organizationId: string; transactionId: string; links: FileLinks },
 ): Promise<TransactionDetail> {
   const ids = [options.transactionId, options.organizationId];
-  const [transaction] = await db.query<Omit<TransactionDetail, 'recipients' | 'files'>>(
+  const [row] = await db.query<
+    Omit<TransactionDetail, 'recipients' | 'files' | 'documents'> & { definition: TemplateDefinition }
+  >(
     `select t.id, t.state, json_build_object('id', tp.id, 'key', tp.key, 'name', tp.name, 'version', tp.version) as template,
        json_build_object('id', s.id, 'name', s.name) as sender, t.notice_name as "noticeName",
        t.notice_email as "noticeEmail", t.created_at as "createdAt", t.updated_at as "updatedAt",
        t.completed_at as "completedAt",
-       case when t.transmit_token_hash is null then null else t.transmit_token_expires_at end as "linkExpiresAt"
+       case when t.transmit_token_hash is null then null else t.transmit_token_expires_at end as "linkExpiresAt",
+       tp.definition
      from transactions t join templates tp on tp.id = t.template_id join entities s on s.id = t.sender_entity_id
      where t.id = $1 and t.organization_id = $2`,
     ids,
   );
-  if (!transaction) throw notFound('transaction');
+  if (!row) throw notFound('transaction');
+  const { definition, ...transaction } = row;
   const recipients = await db.query<Omit<RecipientProgress, 'mail'> & { mail: RecipientProgress['mail'] }>(
     `with latest as (
        select distinct on (r.transaction_process_id) r.id, r.committed_at from transaction_process_revisions r
@@ -142,5 +170,6 @@ export async function transactionDetail(
       createdAt,
       downloadPath: options.links.pathFor(id, expiresAt),
     })),
+    documents: documentsOf(definition),
   };
 }

@@ -1,0 +1,226 @@
+import { Badge, Box, Button, Card, DataList, Flex, Heading, Text } from '@radix-ui/themes';
+import { useState } from 'react';
+import { ErrorCallout } from '../../../shared/error-callout.tsx';
+import { Field } from '../../../shared/form/field.tsx';
+import { ConfirmDialog } from '../../../shared/list/confirm-dialog.tsx';
+import { PageHeading } from '../../../shared/page-heading.tsx';
+import { useApiAction } from '../../../shared/use-api-action.ts';
+import { api } from '../../api.ts';
+import type { LinkExpiryAnswer, RemindAnswer, ResetLinkAnswer, TransactionDetail } from '../../types.ts';
+import { formatDateTime, words } from './words.ts';
+
+/** A state as a badge: green when final, the accent while it moves. */
+export function StateBadge({ state, final = false }: { state: string; final?: boolean }) {
+  return (
+    <Badge size="2" color={final ? 'green' : undefined} highContrast>
+      {words(state)}
+    </Badge>
+  );
+}
+
+/**
+ * The top of a transaction's page: its investor, its state, its template and sender, when it was made and
+ * changed, until when the investor's link works; and, for operators, what they may do about the link.
+ */
+export function TransactionHeader({
+  transaction,
+  final,
+  operate,
+  onChanged,
+}: {
+  transaction: TransactionDetail;
+  final: boolean;
+  operate: boolean;
+  onChanged: () => void;
+}) {
+  const primary = transaction.recipients.find((recipient) => recipient.primary);
+  return (
+    <Flex direction="column" gap="4">
+      <Flex direction="column" gap="2">
+        <Text size="2" color="gray">
+          Transaction
+        </Text>
+        <PageHeading
+          title={transaction.noticeName}
+          documentTitle={`${transaction.noticeName} · ${transaction.template.name}`}
+        />
+        <Flex gap="3" align="center" wrap="wrap">
+          <StateBadge state={transaction.state} final={final} />
+          <Text size="2">{transaction.noticeEmail}</Text>
+        </Flex>
+      </Flex>
+      <DataList.Root orientation={{ initial: 'vertical', sm: 'horizontal' }} size="2">
+        <DataList.Item>
+          <DataList.Label minWidth="140px">Template</DataList.Label>
+          <DataList.Value>
+            {transaction.template.name} (version {transaction.template.version})
+          </DataList.Value>
+        </DataList.Item>
+        <DataList.Item>
+          <DataList.Label minWidth="140px">Sender</DataList.Label>
+          <DataList.Value>{transaction.sender.name}</DataList.Value>
+        </DataList.Item>
+        <DataList.Item>
+          <DataList.Label minWidth="140px">Created</DataList.Label>
+          <DataList.Value>{formatDateTime(transaction.createdAt)}</DataList.Value>
+        </DataList.Item>
+        <DataList.Item>
+          <DataList.Label minWidth="140px">Last changed</DataList.Label>
+          <DataList.Value>{formatDateTime(transaction.updatedAt)}</DataList.Value>
+        </DataList.Item>
+        {transaction.completedAt === null ? null : (
+          <DataList.Item>
+            <DataList.Label minWidth="140px">Completed</DataList.Label>
+            <DataList.Value>{formatDateTime(transaction.completedAt)}</DataList.Value>
+          </DataList.Item>
+        )}
+        <DataList.Item>
+          <DataList.Label minWidth="140px">Investor&apos;s link</DataList.Label>
+          <DataList.Value>
+            {transaction.linkExpiresAt === null
+              ? 'No working link'
+              : `Works until ${formatDateTime(transaction.linkExpiresAt)}`}
+          </DataList.Value>
+        </DataList.Item>
+      </DataList.Root>
+      {operate && primary ? (
+        <LinkActions
+          transaction={transaction}
+          lastReminderAt={primary.mail?.lastReminderAt ?? null}
+          onChanged={onChanged}
+        />
+      ) : null}
+    </Flex>
+  );
+}
+
+/** Today's date in the reader's time zone, as a date input writes it (`2026-11-26`). */
+function inputDate(date: Date): string {
+  const pad = (value: number) => String(value).padStart(2, '0');
+  return `${String(date.getFullYear())}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+}
+
+/**
+ * An operator's actions on the investor's link: remind now, reset it (a new link, mailed; the old one stops), set
+ * until when it works (to the end of a day). Each says what the server refused, and why.
+ */
+function LinkActions({
+  transaction,
+  lastReminderAt,
+  onChanged,
+}: {
+  transaction: TransactionDetail;
+  lastReminderAt: string | null;
+  onChanged: () => void;
+}) {
+  const remind = useApiAction();
+  const expiry = useApiAction();
+  const [done, setDone] = useState<string>();
+  const [date, setDate] = useState(() =>
+    transaction.linkExpiresAt === null ? '' : inputDate(new Date(transaction.linkExpiresAt)),
+  );
+  const [dateError, setDateError] = useState<string>();
+  const path = `/transactions/${transaction.id}`;
+
+  const setExpiry = async () => {
+    setDone(undefined);
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) {
+      setDateError('Choose the last day the link works.');
+      return;
+    }
+    const endOfDay = new Date(`${date}T23:59:59`);
+    if (endOfDay.getTime() <= Date.now()) {
+      setDateError('Choose today or a later day: a link cannot work until a time that has passed.');
+      return;
+    }
+    setDateError(undefined);
+    await expiry.run(async () => {
+      const answer = await api<LinkExpiryAnswer>('PUT', `${path}/link-expiry`, {
+        expiresAt: endOfDay.toISOString(),
+      });
+      setDone(`The link now works until ${formatDateTime(answer.expiresAt)}.`);
+      onChanged();
+    });
+  };
+
+  return (
+    <Card size="2">
+      <Flex direction="column" gap="3">
+        <Heading as="h2" size="3">
+          The investor&apos;s link
+        </Heading>
+        <Flex gap="3" align="center" wrap="wrap">
+          <Button
+            variant="soft"
+            loading={remind.busy}
+            onClick={() => {
+              setDone(undefined);
+              void remind.run(async () => {
+                const answer = await api<RemindAnswer>('POST', `${path}/remind`);
+                setDone(`A reminder is on its way (queued ${formatDateTime(answer.queuedAt)}).`);
+                onChanged();
+              });
+            }}
+          >
+            Remind now
+          </Button>
+          <ConfirmDialog
+            trigger="Reset link"
+            triggerLabel="Reset the investor's link"
+            title="Reset the investor's link?"
+            confirm="Reset and mail the new link"
+            onConfirm={async () => {
+              setDone(undefined);
+              const answer = await api<ResetLinkAnswer>('POST', `${path}/reset-link`);
+              setDone(
+                `A new link is mailed to the investor; it works until ${formatDateTime(answer.expiresAt)}.`,
+              );
+              onChanged();
+            }}
+          >
+            The link the investor has now stops working at once, and a new one is mailed to{' '}
+            {transaction.noticeEmail}. What they filled in stays.
+          </ConfirmDialog>
+          <Text size="2" color="gray">
+            {lastReminderAt === null
+              ? 'No reminder sent yet.'
+              : `Last reminder: ${formatDateTime(lastReminderAt)}.`}
+          </Text>
+        </Flex>
+        <ErrorCallout error={remind.error} />
+        <form
+          noValidate
+          onSubmit={(event) => {
+            event.preventDefault();
+            void setExpiry();
+          }}
+        >
+          <Flex gap="3" align="end" wrap="wrap">
+            <Box minWidth="220px">
+              <Field
+                id="link-expiry"
+                label="Link works until the end of"
+                type="date"
+                size="2"
+                value={date}
+                onChange={(event) => {
+                  setDate(event.target.value);
+                }}
+                error={dateError}
+              />
+            </Box>
+            <Button type="submit" variant="soft" loading={expiry.busy}>
+              Set expiry
+            </Button>
+          </Flex>
+        </form>
+        <ErrorCallout error={expiry.error} />
+        {done === undefined ? null : (
+          <Text size="2" color="green" role="status">
+            {done}
+          </Text>
+        )}
+      </Flex>
+    </Card>
+  );
+}

@@ -1,0 +1,149 @@
+import { Badge, Card, DataList, Flex, Heading, Link, Text } from '@radix-ui/themes';
+import type { RecipientProgress, TransactionFile } from '../../types.ts';
+import { formatBytes, formatDateTime, label, words } from './words.ts';
+
+/** When something happened, or what it is waiting for. */
+const when = (at: string | null, otherwise: string) => (at === null ? otherwise : formatDateTime(at));
+
+/** What the mail to a recipient did: invited when, the last message sent, and the mail server's last refusal. */
+function MailProgress({ mail }: { mail: NonNullable<RecipientProgress['mail']> }) {
+  return (
+    <>
+      <DataList.Item>
+        <DataList.Label minWidth="110px">Invited</DataList.Label>
+        <DataList.Value>
+          {mail.invitedAt === null
+            ? mail.invitationDueAt === null
+              ? 'Not yet'
+              : `Not yet (due ${formatDateTime(mail.invitationDueAt)})`
+            : formatDateTime(mail.invitedAt)}
+        </DataList.Value>
+      </DataList.Item>
+      <DataList.Item>
+        <DataList.Label minWidth="110px">Mail</DataList.Label>
+        <DataList.Value>
+          <Flex direction="column" gap="1">
+            <Text>
+              {mail.lastSent === null
+                ? 'None sent yet'
+                : `${label(mail.lastSent.message)} sent ${formatDateTime(mail.lastSent.at)}`}
+            </Text>
+            {mail.failures > 0 ? (
+              <Text color="red">
+                {mail.failures === 1 ? 'Failed once' : `Failed ${String(mail.failures)} times`}
+                {mail.lastFailure === null ? '' : `: “${mail.lastFailure}”`}
+              </Text>
+            ) : null}
+            <Text color="gray" size="1">
+              {mail.remindersSent === 0
+                ? 'No reminder yet'
+                : `${String(mail.remindersSent)} reminder${mail.remindersSent === 1 ? '' : 's'}, the last ${when(mail.lastReminderAt, '')}`}
+              {mail.nextReminderAt === null ? '' : `; next ${formatDateTime(mail.nextReminderAt)}`}
+            </Text>
+          </Flex>
+        </DataList.Value>
+      </DataList.Item>
+    </>
+  );
+}
+
+/** Each recipient and how far they have got: invited, mail sent or failed, link opened, share filled, submitted, signed. */
+export function Recipients({ recipients }: { recipients: RecipientProgress[] }) {
+  return (
+    <section aria-labelledby="recipients-heading">
+      <Heading as="h2" size="4" id="recipients-heading" mb="3">
+        Recipients
+      </Heading>
+      <Flex direction="column" gap="3">
+        {recipients.map((recipient) => (
+          <Card key={recipient.id} size="2">
+            <Flex direction="column" gap="3">
+              <Flex gap="2" align="center" wrap="wrap">
+                <Heading as="h3" size="3">
+                  {recipient.name}
+                </Heading>
+                <Badge color="gray">{words(recipient.role)}</Badge>
+                {recipient.primary ? <Badge color="blue">primary</Badge> : null}
+              </Flex>
+              {recipient.email === null ? null : (
+                <Text size="2" color="gray">
+                  {recipient.email}
+                </Text>
+              )}
+              <DataList.Root size="2">
+                {recipient.mail === null ? null : <MailProgress mail={recipient.mail} />}
+                <DataList.Item>
+                  <DataList.Label minWidth="110px">Link opened</DataList.Label>
+                  <DataList.Value>{when(recipient.openedAt, 'Not yet')}</DataList.Value>
+                </DataList.Item>
+                {recipient.percentDone === null ? null : (
+                  <DataList.Item>
+                    <DataList.Label minWidth="110px">Filled in</DataList.Label>
+                    <DataList.Value>
+                      <Flex gap="2" align="center" width="100%">
+                        <progress
+                          className="filled-bar"
+                          max={100}
+                          value={recipient.percentDone}
+                          aria-label={`${recipient.name} filled in`}
+                        />
+                        <Text>{recipient.percentDone}%</Text>
+                      </Flex>
+                    </DataList.Value>
+                  </DataList.Item>
+                )}
+                {recipient.primary ? (
+                  <DataList.Item>
+                    <DataList.Label minWidth="110px">Submitted</DataList.Label>
+                    <DataList.Value>{when(recipient.submittedAt, 'Not yet')}</DataList.Value>
+                  </DataList.Item>
+                ) : null}
+                <DataList.Item>
+                  <DataList.Label minWidth="110px">Signed</DataList.Label>
+                  <DataList.Value>{when(recipient.signedAt, 'Not yet')}</DataList.Value>
+                </DataList.Item>
+              </DataList.Root>
+            </Flex>
+          </Card>
+        ))}
+      </Flex>
+    </section>
+  );
+}
+
+/** The transaction's files, signed copies and the investor's uploads, each with its (signed, expiring) link. */
+export function Files({ files }: { files: TransactionFile[] }) {
+  return (
+    <section aria-labelledby="files-heading">
+      <Heading as="h2" size="4" id="files-heading" mb="3">
+        Files
+      </Heading>
+      {files.length === 0 ? (
+        <Text size="2" color="gray">
+          No files yet: the investor&apos;s uploads and the signed documents appear here.
+        </Text>
+      ) : (
+        <Flex direction="column" gap="2" asChild>
+          <ul className="plain-list">
+            {files.map((file) => (
+              <li key={`${file.kind} ${file.id}`}>
+                <Flex gap="2" align="center" wrap="wrap">
+                  <Badge color={file.kind === 'signed' ? 'green' : 'gray'}>
+                    {file.kind === 'signed' ? 'signed' : 'upload'}
+                  </Badge>
+                  <Link href={file.downloadPath} download={file.name}>
+                    {file.name}
+                  </Link>
+                  <Text size="1" color="gray">
+                    {words(file.of)}
+                    {file.byteSize === null ? '' : ` · ${formatBytes(file.byteSize)}`}
+                  </Text>
+                </Flex>
+              </li>
+            ))}
+          </ul>
+        </Flex>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,344 @@
+import { Badge, Box, Button, Card, Flex, Heading, Text, TextArea } from '@radix-ui/themes';
+import { useState } from 'react';
+import { ErrorCallout } from '../../../shared/error-callout.tsx';
+import { useApiAction } from '../../../shared/use-api-action.ts';
+import type { Resource } from '../../../shared/use-resource.ts';
+import { api } from '../../api.ts';
+import type {
+  CommentAnswer,
+  ProcessReview,
+  ResolvedAnswer,
+  ReviewAnswer,
+  ReviewComment,
+} from '../../types.ts';
+import { formatDateTime, formatValue, label } from './words.ts';
+
+type Item = ProcessReview['items'][number];
+type Change = NonNullable<ProcessReview['changes']>['fields'][number];
+
+/** A comment beside its field: who wrote it, when, on which revision, open or resolved (and the button to resolve). */
+function CommentRow({
+  comment,
+  mayReview,
+  onChanged,
+}: {
+  comment: ReviewComment;
+  mayReview: boolean;
+  onChanged: () => void;
+}) {
+  const resolve = useApiAction();
+  const open = comment.resolvedAt === null;
+  return (
+    <li className={open ? 'review-comment' : 'review-comment resolved'}>
+      <Flex gap="2" align="center" wrap="wrap">
+        <Badge color={open ? 'amber' : 'gray'}>{open ? 'open' : 'resolved'}</Badge>
+        <Text size="1" color="gray">
+          {comment.author?.name ?? 'Someone'}, {formatDateTime(comment.createdAt)}, on revision{' '}
+          {comment.revision}
+        </Text>
+      </Flex>
+      <Text as="p" size="2" className="review-comment-body">
+        {comment.body}
+      </Text>
+      {open && mayReview ? (
+        <Button
+          size="1"
+          variant="soft"
+          color="gray"
+          loading={resolve.busy}
+          aria-label={`Resolve the comment “${comment.body.slice(0, 40)}”`}
+          onClick={() => {
+            void resolve.run(async () => {
+              await api<ResolvedAnswer>('POST', `/comments/${comment.id}/resolve`);
+              onChanged();
+            });
+          }}
+        >
+          Resolve
+        </Button>
+      ) : null}
+      <ErrorCallout error={resolve.error} />
+    </li>
+  );
+}
+
+/** A reviewer's comment on one field, in a small form under it. What was typed stays through live refreshes. */
+function CommentForm({
+  transactionId,
+  item,
+  field,
+  onDone,
+}: {
+  transactionId: string;
+  item: Item;
+  field: string;
+  onDone: () => void;
+}) {
+  const [open, setOpen] = useState(false);
+  const [body, setBody] = useState('');
+  const [problem, setProblem] = useState<string>();
+  const send = useApiAction();
+  const id = `comment-${item.vulcanKey}-${field}`;
+  const fieldName = `${label(field)} (${item.title ?? label(item.vulcanKey)})`;
+  if (!open) {
+    return (
+      <Button
+        size="1"
+        variant="ghost"
+        aria-label={`Comment on ${fieldName}`}
+        onClick={() => {
+          setOpen(true);
+        }}
+      >
+        Comment
+      </Button>
+    );
+  }
+  return (
+    <form
+      noValidate
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (body.trim() === '') {
+          setProblem('Write the comment first: what should the investor change, or what did you check?');
+          return;
+        }
+        setProblem(undefined);
+        void send.run(async () => {
+          await api<CommentAnswer>('POST', `/transactions/${transactionId}/comments`, {
+            vulcanKey: item.vulcanKey,
+            field,
+            body: body.trim(),
+          });
+          setBody('');
+          setOpen(false);
+          onDone();
+        });
+      }}
+    >
+      <Flex direction="column" gap="2" mt="2">
+        <Text as="label" htmlFor={id} size="2" weight="medium">
+          Your comment on {fieldName}
+        </Text>
+        <TextArea
+          id={id}
+          value={body}
+          maxLength={10_000}
+          aria-invalid={problem === undefined ? undefined : true}
+          aria-describedby={problem === undefined ? undefined : `${id}-error`}
+          onChange={(event) => {
+            setBody(event.target.value);
+          }}
+        />
+        {problem === undefined ? null : (
+          <Text id={`${id}-error`} size="2" color="red" role="alert">
+            {problem}
+          </Text>
+        )}
+        <ErrorCallout error={send.error} />
+        <Flex gap="2">
+          <Button size="1" type="submit" loading={send.busy}>
+            Add comment
+          </Button>
+          <Button
+            size="1"
+            type="button"
+            variant="soft"
+            color="gray"
+            onClick={() => {
+              setOpen(false);
+              setProblem(undefined);
+            }}
+          >
+            Cancel
+          </Button>
+        </Flex>
+      </Flex>
+    </form>
+  );
+}
+
+/** What changed between two revisions: each field, before → after. */
+function Changes({ changes }: { changes: NonNullable<ProcessReview['changes']> }) {
+  const text = (change: Change) =>
+    change.change === 'added'
+      ? `added: ${formatValue(change.after)}`
+      : change.change === 'removed'
+        ? `removed (was ${formatValue(change.before)})`
+        : `${formatValue(change.before)} → ${formatValue(change.after)}`;
+  return (
+    <Box className="review-changes">
+      <Heading as="h4" size="2" mb="2">
+        What changed since revision {changes.from}
+      </Heading>
+      {changes.fields.length === 0 ? (
+        <Text size="2" color="gray">
+          Nothing: revision {changes.to} answers as revision {changes.from} did.
+        </Text>
+      ) : (
+        <ul className="plain-list">
+          {changes.fields.map((change) => (
+            <li key={`${change.vulcanKey} ${change.field}`}>
+              <Text size="2">
+                <strong>
+                  {label(change.vulcanKey)} · {label(change.field)}
+                </strong>
+                : {text(change)}
+              </Text>
+            </li>
+          ))}
+        </ul>
+      )}
+    </Box>
+  );
+}
+
+/** One process: its revisions, what changed, then the latest items' fields with their comments. */
+function ProcessCard({
+  transactionId,
+  process,
+  comments,
+  mayReview,
+  onChanged,
+}: {
+  transactionId: string;
+  process: ProcessReview;
+  comments: ReviewComment[];
+  mayReview: boolean;
+  onChanged: () => void;
+}) {
+  const latest = process.revisions.at(-1);
+  return (
+    <Card size="2">
+      <Flex direction="column" gap="4">
+        <Flex gap="2" align="center" wrap="wrap">
+          <Heading as="h3" size="3">
+            {process.title ?? label(process.key)}
+          </Heading>
+          <Badge color={process.isComplete ? 'green' : 'gray'}>
+            {process.isComplete ? 'complete' : 'open'}
+          </Badge>
+        </Flex>
+        <Text size="2" color="gray">
+          {process.revisions
+            .map((revision) =>
+              revision.committedAt === null
+                ? `Revision ${String(revision.number)}: open since ${formatDateTime(revision.createdAt)}`
+                : `Revision ${String(revision.number)}: submitted ${formatDateTime(revision.committedAt)}`,
+            )
+            .join(' · ')}
+        </Text>
+        {process.changes === null ? null : <Changes changes={process.changes} />}
+        {process.items.map((item) => (
+          <Box key={item.vulcanKey}>
+            <Heading as="h4" size="2" mb="2">
+              {item.title ?? label(item.vulcanKey)}{' '}
+              <Text size="1" color="gray" weight="regular">
+                ({item.completionPercentage}% filled
+                {latest === undefined ? '' : `, revision ${String(latest.number)}`})
+              </Text>
+            </Heading>
+            <dl className="review-fields">
+              {item.fields.map((field) => {
+                const theirs = comments.filter(
+                  (comment) => comment.vulcanKey === item.vulcanKey && comment.field === field,
+                );
+                return (
+                  <div key={field} className="review-field">
+                    <dt>
+                      <Text size="2" color="gray">
+                        {label(field)}
+                      </Text>
+                    </dt>
+                    <dd>
+                      <Text as="p" size="2">
+                        {formatValue(item.data[field])}
+                      </Text>
+                      {theirs.length === 0 ? null : (
+                        <ul className="plain-list review-comments" aria-label={`Comments on ${label(field)}`}>
+                          {theirs.map((comment) => (
+                            <CommentRow
+                              key={comment.id}
+                              comment={comment}
+                              mayReview={mayReview}
+                              onChanged={onChanged}
+                            />
+                          ))}
+                        </ul>
+                      )}
+                      {mayReview ? (
+                        <CommentForm
+                          transactionId={transactionId}
+                          item={item}
+                          field={field}
+                          onDone={onChanged}
+                        />
+                      ) : null}
+                    </dd>
+                  </div>
+                );
+              })}
+            </dl>
+          </Box>
+        ))}
+      </Flex>
+    </Card>
+  );
+}
+
+/**
+ * The review: per process, its revisions, what changed since the one before, and the latest answers field by
+ * field, each with its comments (open or resolved); reviewers and admins comment on a field and resolve comments.
+ */
+export function Review({
+  transactionId,
+  review,
+  mayReview,
+  onChanged,
+}: {
+  transactionId: string;
+  review: Resource<ReviewAnswer>;
+  mayReview: boolean;
+  onChanged: () => void;
+}) {
+  const processes = review.data?.processes;
+  const comments = review.data?.comments ?? [];
+  const open = comments.filter((comment) => comment.resolvedAt === null).length;
+  return (
+    <section aria-labelledby="review-heading">
+      <Heading as="h2" size="4" id="review-heading" mb="3">
+        Review{' '}
+        {comments.length === 0 ? null : (
+          <Text size="2" color="gray" weight="regular">
+            ({open} open comment{open === 1 ? '' : 's'})
+          </Text>
+        )}
+      </Heading>
+      <ErrorCallout error={review.error} />
+      {processes === undefined ? (
+        review.error ? null : (
+          <Text size="2" color="gray">
+            Reading the answers…
+          </Text>
+        )
+      ) : processes.length === 0 ? (
+        <Text size="2" color="gray">
+          Nothing to review yet: the investor has not started.
+        </Text>
+      ) : (
+        <Flex direction="column" gap="4">
+          {processes.map((process) => (
+            <ProcessCard
+              key={process.key}
+              transactionId={transactionId}
+              process={process}
+              comments={comments.filter((comment) => comment.processKey === process.key)}
+              mayReview={mayReview}
+              onChanged={onChanged}
+            />
+          ))}
+        </Flex>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,238 @@
+import { Badge, Box, Card, CheckboxGroup, Flex, Heading, RadioGroup, Text } from '@radix-ui/themes';
+import { useSearchParams } from 'react-router';
+import { ErrorCallout } from '../../../shared/error-callout.tsx';
+import type { Resource } from '../../../shared/use-resource.ts';
+import type { ActorType, TimelineAnswer, TimelineEntry, TimelineKind } from '../../types.ts';
+import { formatDateTime, formatValue, label, words } from './words.ts';
+
+/** Each kind of entry, as the filter and the badges name it. */
+const KINDS: Record<
+  TimelineKind,
+  { label: string; color: 'blue' | 'green' | 'amber' | 'purple' | 'gray' | 'cyan' }
+> = {
+  workflow: { label: 'Workflow', color: 'blue' },
+  recipient: { label: 'Recipient', color: 'green' },
+  mail: { label: 'Mail', color: 'amber' },
+  webhook: { label: 'Webhook', color: 'purple' },
+  api: { label: 'API', color: 'cyan' },
+  console: { label: 'Console', color: 'gray' },
+};
+const ACTORS: Record<ActorType, string> = {
+  user: 'People of the console',
+  api_key: 'API keys',
+  recipient: 'Recipients',
+  system: 'Portico',
+};
+const ANY_ACTOR = 'any';
+
+/**
+ * The timeline's filters, kept in the page's address (`?kind=workflow&kind=mail&actor=user`), so that a reload or
+ * a link sent to a colleague shows the same entries.
+ */
+export function useTimelineFilters() {
+  const [search, setSearch] = useSearchParams();
+  const kinds = search.getAll('kind').filter((kind): kind is TimelineKind => kind in KINDS);
+  const actorParam = search.get('actor');
+  const actor = actorParam !== null && actorParam in ACTORS ? (actorParam as ActorType) : undefined;
+  const query = new URLSearchParams();
+  for (const kind of kinds) query.append('kind', kind);
+  if (actor) query.set('actor', actor);
+  const set = (next: { kinds: TimelineKind[]; actor: ActorType | undefined }) => {
+    setSearch(
+      (previous) => {
+        const updated = new URLSearchParams(previous);
+        updated.delete('kind');
+        updated.delete('actor');
+        for (const kind of next.kinds) updated.append('kind', kind);
+        if (next.actor) updated.set('actor', next.actor);
+        return updated;
+      },
+      { replace: true, preventScrollReset: true },
+    );
+  };
+  return { kinds, actor, query: query.toString(), set };
+}
+
+/** What happened, in words. */
+function actionText(entry: TimelineEntry): string {
+  const { details } = entry;
+  if (entry.kind === 'workflow') return label(entry.action);
+  if (entry.kind === 'mail' && typeof details.message === 'string')
+    return `Mail sent: ${words(details.message)}`;
+  if (entry.kind === 'webhook') {
+    const event = typeof details.eventType === 'string' ? ` ${details.eventType}` : '';
+    return `Webhook${event} ${entry.action}`;
+  }
+  return label(entry.action);
+}
+
+/** The details of an entry that say more than its action: a move's states and message, a mail's failure, a webhook's attempt. */
+function Details({ entry }: { entry: TimelineEntry }) {
+  const { details } = entry;
+  const lines: string[] = [];
+  const rest = { ...details };
+  if (entry.kind === 'workflow' && typeof details.to === 'string') {
+    lines.push(
+      `${typeof details.from === 'string' ? words(details.from) : 'created'} → ${words(details.to)}`,
+    );
+    if (typeof details.message === 'string') lines.push(`“${details.message}”`);
+    delete rest.from;
+    delete rest.to;
+    delete rest.message;
+  } else if (entry.kind === 'webhook') {
+    const status =
+      typeof details.statusCode === 'number' ? `HTTP ${String(details.statusCode)}` : 'no answer';
+    const latency = typeof details.durationMs === 'number' ? ` in ${String(details.durationMs)} ms` : '';
+    lines.push(`${typeof details.url === 'string' ? details.url : 'endpoint'}: ${status}${latency}`);
+    if (typeof details.error === 'string') lines.push(details.error);
+    if (typeof details.nextAttemptAt === 'string')
+      lines.push(`Next try ${formatDateTime(details.nextAttemptAt)}`);
+    for (const key of [
+      'url',
+      'statusCode',
+      'durationMs',
+      'error',
+      'nextAttemptAt',
+      'eventType',
+      'deliveryId',
+      'endpointId',
+    ]) {
+      // eslint-disable-next-line @typescript-eslint/no-dynamic-delete
+      delete rest[key];
+    }
+  } else if (entry.kind === 'mail') {
+    delete rest.message;
+  }
+  for (const [key, value] of Object.entries(rest)) {
+    if (value === null || value === undefined) continue;
+    lines.push(`${label(key)}: ${formatValue(value)}`);
+  }
+  if (lines.length === 0) return null;
+  return (
+    <Flex direction="column">
+      {lines.map((line, index) => (
+        <Text
+          key={index}
+          size="2"
+          color={entry.action === 'failed' && index > 0 ? 'red' : 'gray'}
+          className="timeline-detail"
+        >
+          {line}
+        </Text>
+      ))}
+    </Flex>
+  );
+}
+
+/**
+ * The transaction's one timeline, newest first: workflow moves, what the recipient did, mail, webhook attempts,
+ * API calls and console actions, each with who did it, when, and the request id to quote; filtered by kind and
+ * by who acted.
+ */
+export function Timeline({
+  timeline,
+  filters,
+}: {
+  timeline: Resource<TimelineAnswer>;
+  filters: ReturnType<typeof useTimelineFilters>;
+}) {
+  const entries = (timeline.data ?? timeline.previous)?.entries;
+  return (
+    <section aria-labelledby="timeline-heading">
+      <Heading as="h2" size="4" id="timeline-heading" mb="3">
+        Timeline
+      </Heading>
+      <Card size="2">
+        <Flex direction="column" gap="4">
+          <Flex gap="5" wrap="wrap" align="start">
+            <Box>
+              <Text as="p" size="2" weight="medium" id="timeline-kinds" mb="1">
+                Kinds (none ticked: all)
+              </Text>
+              <CheckboxGroup.Root
+                aria-labelledby="timeline-kinds"
+                size="2"
+                value={filters.kinds}
+                onValueChange={(value) => {
+                  filters.set({ kinds: value as TimelineKind[], actor: filters.actor });
+                }}
+              >
+                <Flex gap="3" wrap="wrap">
+                  {(Object.keys(KINDS) as TimelineKind[]).map((kind) => (
+                    <CheckboxGroup.Item key={kind} value={kind}>
+                      {KINDS[kind].label}
+                    </CheckboxGroup.Item>
+                  ))}
+                </Flex>
+              </CheckboxGroup.Root>
+            </Box>
+            <Flex direction="column" gap="1">
+              <Text as="p" size="2" weight="medium" id="timeline-actor">
+                Who acted
+              </Text>
+              <RadioGroup.Root
+                aria-labelledby="timeline-actor"
+                size="2"
+                value={filters.actor ?? ANY_ACTOR}
+                onValueChange={(value) => {
+                  filters.set({
+                    kinds: filters.kinds,
+                    actor: value === ANY_ACTOR ? undefined : (value as ActorType),
+                  });
+                }}
+              >
+                <Flex gap="3" wrap="wrap">
+                  <RadioGroup.Item value={ANY_ACTOR}>Anyone</RadioGroup.Item>
+                  {(Object.keys(ACTORS) as ActorType[]).map((actor) => (
+                    <RadioGroup.Item key={actor} value={actor}>
+                      {ACTORS[actor]}
+                    </RadioGroup.Item>
+                  ))}
+                </Flex>
+              </RadioGroup.Root>
+            </Flex>
+          </Flex>
+          <ErrorCallout error={timeline.error} />
+          {entries === undefined ? (
+            timeline.error ? null : (
+              <Text size="2" color="gray">
+                Reading the timeline…
+              </Text>
+            )
+          ) : entries.length === 0 ? (
+            <Text size="2" color="gray">
+              Nothing {filters.query === '' ? 'yet' : 'of these kinds or by these actors'}.
+            </Text>
+          ) : (
+            <ol
+              className="plain-list timeline"
+              aria-busy={timeline.loading}
+              aria-label="Timeline, newest first"
+            >
+              {[...entries].reverse().map((entry) => (
+                <li key={`${entry.kind} ${entry.id}`} className="timeline-entry">
+                  <Flex gap="2" align="center" wrap="wrap">
+                    <Badge color={KINDS[entry.kind].color}>{KINDS[entry.kind].label}</Badge>
+                    <Text size="2" weight="medium">
+                      {actionText(entry)}
+                    </Text>
+                  </Flex>
+                  <Text as="p" size="1" color="gray">
+                    {entry.actor.label} · {formatDateTime(entry.at)}
+                    {entry.requestId === null ? null : (
+                      <>
+                        {' · '}
+                        <span className="request-id">request {entry.requestId}</span>
+                      </>
+                    )}
+                  </Text>
+                  <Details entry={entry} />
+                </li>
+              ))}
+            </ol>
+          )}
+        </Flex>
+      </Card>
+    </section>
+  );
+}

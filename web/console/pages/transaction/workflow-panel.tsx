@@ -1,0 +1,225 @@
+import { Badge, Box, Button, Callout, Card, Flex, Heading, Text } from '@radix-ui/themes';
+import { lazy, Suspense, useState } from 'react';
+import { ErrorCallout } from '../../../shared/error-callout.tsx';
+import type { Resource } from '../../../shared/use-resource.ts';
+import type { WorkflowAnswer, WorkflowPanel as Workflow } from '../../types.ts';
+import { EventDialog, staleText } from './event-dialog.tsx';
+import { formatDateTime, label, words } from './words.ts';
+
+/** The drawing (dagre and the SVG): a chunk of its own, after the panel's words. */
+const WorkflowGraph = lazy(() => import('./workflow-graph.tsx'));
+
+type PanelEvent = Workflow['events'][number];
+
+/**
+ * One event of the workflow: a button when this person may trigger it and it can happen now; a greyed button
+ * with the engine's reason when they may but it cannot; for someone who may not trigger it, its name and the
+ * reason only (a viewer sees no buttons).
+ */
+function EventRow({ event, onChoose }: { event: PanelEvent; onChoose: (event: PanelEvent) => void }) {
+  const reasonId = `event-${event.key}-reason`;
+  const reason = event.allowed
+    ? (event.description ?? `Moves it to ${words(event.to)}.`)
+    : (event.reason ?? 'Not now.');
+  return (
+    <li>
+      <Flex gap="3" align="center" wrap="wrap">
+        {event.mayTrigger ? (
+          <Button
+            variant={event.allowed ? 'solid' : 'soft'}
+            color={event.allowed ? (event.messageRequired ? 'red' : undefined) : 'gray'}
+            disabled={!event.allowed}
+            aria-describedby={reasonId}
+            onClick={() => {
+              onChoose(event);
+            }}
+          >
+            {label(event.key)}
+          </Button>
+        ) : (
+          <Text weight="medium" color={event.allowed ? undefined : 'gray'}>
+            {label(event.key)}
+          </Text>
+        )}
+        <Text size="1" color="gray">
+          → {words(event.to)}
+        </Text>
+      </Flex>
+      <Text as="p" size="2" color={event.allowed ? undefined : 'gray'} id={reasonId} mt="1">
+        {event.allowed ? reason : `Not now: ${reason}`}
+        {event.mayTrigger ? '' : ' (Not yours to trigger: your role does not.)'}
+      </Text>
+    </li>
+  );
+}
+
+/**
+ * The workflow panel: the state machine drawn (the current state, the path lit, the final states), what can
+ * happen now as buttons (each opens its preview first), and the same in words: the states, the path so far.
+ */
+export function WorkflowPanel({
+  transactionId,
+  workflow,
+  onChanged,
+}: {
+  transactionId: string;
+  workflow: Resource<WorkflowAnswer>;
+  onChanged: () => void;
+}) {
+  const [chosen, setChosen] = useState<string>();
+  const [notice, setNotice] = useState<{ tone: 'done' | 'stale'; text: string; state: string }>();
+  const panel = workflow.data?.workflow;
+  // A notice is about the state it left the transaction in: once it moves on, the notice goes.
+  const shown =
+    notice && panel && (notice.tone === 'stale' || notice.state === panel.state) ? notice : undefined;
+  const event = panel?.events.find((each) => each.key === chosen);
+
+  return (
+    <section aria-labelledby="workflow-heading">
+      <Heading as="h2" size="4" id="workflow-heading" mb="3">
+        Workflow
+      </Heading>
+      <ErrorCallout error={workflow.error} />
+      {panel ? (
+        <Card size="2">
+          <Flex direction="column" gap="4">
+            <Text size="2">
+              Now <Badge highContrast>{words(panel.state)}</Badge>{' '}
+              {panel.states.find((state) => state.key === panel.state)?.description ?? ''}
+            </Text>
+            {shown ? (
+              <Callout.Root
+                color={shown.tone === 'stale' ? 'amber' : 'green'}
+                role={shown.tone === 'stale' ? 'alert' : 'status'}
+              >
+                <Callout.Text>{shown.text}</Callout.Text>
+              </Callout.Root>
+            ) : null}
+            <Suspense
+              fallback={
+                <Text size="2" color="gray">
+                  Drawing the workflow…
+                </Text>
+              }
+            >
+              <WorkflowGraph workflow={panel} />
+            </Suspense>
+            <Box>
+              <Heading as="h3" size="3" mb="2">
+                Events
+              </Heading>
+              <Flex direction="column" gap="3" asChild>
+                <ul className="plain-list">
+                  {panel.events.map((each) => (
+                    <EventRow
+                      key={each.key}
+                      event={each}
+                      onChoose={(picked) => {
+                        setNotice(undefined);
+                        setChosen(picked.key);
+                      }}
+                    />
+                  ))}
+                </ul>
+              </Flex>
+            </Box>
+            <WorkflowInWords workflow={panel} />
+          </Flex>
+        </Card>
+      ) : workflow.error ? null : (
+        <Text size="2" color="gray">
+          Reading the workflow…
+        </Text>
+      )}
+      {event && panel ? (
+        <EventDialog
+          transactionId={transactionId}
+          event={event}
+          version={panel.version}
+          onClose={() => {
+            setChosen(undefined);
+          }}
+          onDone={(answer) => {
+            setChosen(undefined);
+            setNotice({
+              tone: 'done',
+              text: `Done: ${label(event.key)} moved it from ${words(answer.sourceStateKey ?? '')} to ${words(answer.targetStateKey)}.`,
+              state: answer.targetStateKey,
+            });
+            onChanged();
+          }}
+          onStale={(error) => {
+            setChosen(undefined);
+            setNotice({ tone: 'stale', text: staleText(error, formatDateTime), state: '' });
+            onChanged();
+          }}
+        />
+      ) : null}
+    </section>
+  );
+}
+
+/** The text alternative of the drawing: every state (now, visited, final) and the path taken, step by step. */
+function WorkflowInWords({ workflow }: { workflow: Workflow }) {
+  const visited = new Set(workflow.path.flatMap((step) => [step.from ?? '', step.to]));
+  return (
+    <Flex direction="column" gap="4">
+      <Box>
+        <Heading as="h3" size="3" mb="2">
+          States
+        </Heading>
+        <ol className="plain-list workflow-states">
+          {workflow.states.map((state) => (
+            <li key={state.key}>
+              <Text size="2" weight={state.key === workflow.state ? 'bold' : undefined}>
+                {words(state.key)}
+              </Text>
+              {state.key === workflow.state ? <Badge ml="2">now</Badge> : null}
+              {state.key !== workflow.state && visited.has(state.key) ? (
+                <Badge ml="2" color="gray">
+                  visited
+                </Badge>
+              ) : null}
+              {state.final ? (
+                <Badge ml="2" color="green">
+                  final
+                </Badge>
+              ) : null}
+              {state.description === null ? null : (
+                <Text size="1" color="gray" as="p">
+                  {state.description}
+                </Text>
+              )}
+            </li>
+          ))}
+        </ol>
+      </Box>
+      <Box>
+        <Heading as="h3" size="3" mb="2">
+          Path so far
+        </Heading>
+        {workflow.path.length === 0 ? (
+          <Text size="2" color="gray">
+            Nothing has happened yet: it is where it started, {words(workflow.initialState)}.
+          </Text>
+        ) : (
+          <ol className="plain-list workflow-path">
+            {workflow.path.map((step) => (
+              <li key={step.id}>
+                <Text size="2">
+                  {label(step.eventKey)}: {step.from === null ? 'created' : words(step.from)} →{' '}
+                  {words(step.to)}, by {step.actor.label}, {formatDateTime(step.at)}
+                </Text>
+                {step.message === null ? null : (
+                  <Text size="2" color="gray" as="p">
+                    “{step.message}”
+                  </Text>
+                )}
+              </li>
+            ))}
+          </ol>
+        )}
+      </Box>
+    </Flex>
+  );
+}
