@@ -10,6 +10,7 @@ import { buildTransactionsApp } from '../../src/transactions/app.ts';
 import { CONSOLE_SESSION_COOKIE } from '../../src/transactions/console/console.ts';
 import type {
   TeamActivityEntry,
+  QueueRow,
   TimelineEntry,
   TransactionDetail,
   WorkflowPanel,
@@ -302,21 +303,21 @@ describe('the team', () => {
   });
 });
 
-describe('a transaction in the console', () => {
-  /** An organization with a transaction its investor has submitted, and a person of each role. */
-  async function inReview() {
-    const story = await organizationStory(world.db, world.files, { transactions: ['submitted'] });
-    const people: Partial<Record<ConsoleRole, DashboardPerson>> = {};
-    for (const role of ['admin', 'operator', 'reviewer', 'viewer'] as const) {
-      people[role] = await createPerson(world.db, {
-        tenant: { kind: 'organization', id: story.organizationId },
-        role,
-      });
-    }
-    const path = (rest = '') => api(`/transactions/${story.transactionId}${rest}`);
-    return { story, people, path };
+/** An organization with a transaction its investor has submitted, and a person of each role. */
+async function inReview() {
+  const story = await organizationStory(world.db, world.files, { transactions: ['submitted'] });
+  const people: Partial<Record<ConsoleRole, DashboardPerson>> = {};
+  for (const role of ['admin', 'operator', 'reviewer', 'viewer'] as const) {
+    people[role] = await createPerson(world.db, {
+      tenant: { kind: 'organization', id: story.organizationId },
+      role,
+    });
   }
+  const path = (rest = '') => api(`/transactions/${story.transactionId}${rest}`);
+  return { story, people, path };
+}
 
+describe('a transaction in the console', () => {
   it("shows the recipient's progress and the files, whose links download them", async () => {
     const { story, people, path } = await inReview();
     const page = await signedIn(people.viewer);
@@ -765,5 +766,75 @@ describe('a transaction in the console', () => {
     ] as const) {
       expect((await page.request('POST', url, body)).status, url).toBe(404);
     }
+  });
+});
+
+describe('the work queue', () => {
+  it("lists the organization's transactions with a tab per state and its count, searched, and only its own", async () => {
+    const story = await organizationStory(world.db, world.files, {
+      transactions: ['submitted', 'sent', 'created'],
+    });
+    await organizationStory(world.db, world.files, { transactions: ['submitted'] });
+    const viewer = await signedIn(
+      await createPerson(world.db, {
+        tenant: { kind: 'organization', id: story.organizationId },
+        role: 'viewer',
+      }),
+    );
+    const { body } = await viewer.get(api('/queue'));
+    const page = body as {
+      rows: QueueRow[];
+      tabs: { state: string; count: number }[];
+      nextCursor: string | null;
+    };
+    expect(page.rows.map((row) => row.id).sort()).toEqual(story.transactions.map((each) => each.id).sort());
+    expect(page.nextCursor).toBeNull();
+    const counts = Object.fromEntries(page.tabs.map((tab) => [tab.state, tab.count]));
+    expect(counts).toMatchObject({ in_review: 1, in_progress: 1, draft: 1, completed: 0 });
+
+    const investor = story.transactions[1]?.investor.email ?? '';
+    const found = await viewer.get(
+      `${api('/queue')}?search=${encodeURIComponent(investor.slice(0, 14))}&state=in_progress`,
+    );
+    expect((found.body as { rows: QueueRow[] }).rows.map((row) => row.noticeEmail)).toEqual([investor]);
+    const short = await viewer.get(`${api('/queue')}?search=ab`);
+    expect(short.body).toMatchObject({ error: { code: 'BAD_USER_INPUT', details: { field: 'search' } } });
+
+    const options = await viewer.get(api('/queue/options'));
+    expect(options.body).toMatchObject({
+      templates: [{ key: 'subscription' }],
+      senders: [{ id: story.senderEntityId }],
+    });
+  });
+
+  it("assigns a transaction to a colleague and unassigns it, for operators, in the timeline, and never to another organization's person", async () => {
+    const { story, people, path } = await inReview();
+    const operator = await signedIn(people.operator);
+    const assigned = await operator.request('PUT', path('/assignee'), { userId: people.reviewer?.id });
+    expect(assigned.body).toEqual({ assignee: { id: people.reviewer?.id, name: people.reviewer?.name } });
+    const { body } = await operator.get(api('/queue'));
+    expect(
+      (body as { rows: QueueRow[] }).rows.find((row) => row.id === story.transactionId)?.assignee,
+    ).toEqual({
+      id: people.reviewer?.id,
+      name: people.reviewer?.name,
+    });
+    const viewer = await signedIn(people.viewer);
+    expect((await viewer.request('PUT', path('/assignee'), { userId: null })).status).toBe(403);
+    const stranger = (await organizationWith(['operator'])).people.operator;
+    const refused = await operator.request('PUT', path('/assignee'), { userId: stranger?.id });
+    expect(refused.status).toBe(404);
+    const cleared = await operator.request('PUT', path('/assignee'), { userId: null });
+    expect(cleared.body).toEqual({ assignee: null });
+    const { body: timeline } = await operator.get(`${path('/timeline')}?kind=console`);
+    expect(
+      (timeline as { entries: TimelineEntry[] }).entries.map((entry) => [
+        entry.action,
+        entry.details.assignee,
+      ]),
+    ).toEqual([
+      ['assigned', { id: people.reviewer?.id, name: people.reviewer?.name }],
+      ['assigned', null],
+    ]);
   });
 });

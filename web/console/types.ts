@@ -35,6 +35,9 @@ export type WorkflowAnswer = SuccessOf<ConsoleRoutes['workflow']>;
 export type PreviewAnswer = SuccessOf<ConsoleRoutes['previewEvent']>;
 /** POST /transactions/:id/events: the move made. */
 export type EventRunAnswer = SuccessOf<ConsoleRoutes['runEvent']>;
+/** POST /approvals/<id>/approve: the event asked for ran. */
+export type ApproveAnswer = SuccessOf<ConsoleRoutes['approve']>;
+export type { PendingApproval } from '../../src/transactions/console/contract.ts';
 export type ReviewAnswer = SuccessOf<ConsoleRoutes['review']>;
 export type CommentAnswer = SuccessOf<ConsoleRoutes['addComment']>;
 export type ResolvedAnswer = SuccessOf<ConsoleRoutes['resolveComment']>;

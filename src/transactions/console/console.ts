@@ -11,6 +11,7 @@ import { signedInToConsole } from './signed-in-guard.ts';
 import { CONSOLE_API_PATH, CONSOLE_PATH } from './links.ts';
 import { consolePages } from './team.ts';
 import { registerTeamRoutes } from './team-routes.ts';
+import { registerQueueRoutes } from './queue/routes.ts';
 import { registerTransactionRoutes } from './transaction/routes.ts';
 import { createLiveChanges } from './live.ts';
 import { registerLiveRoute } from './live-route.ts';
@@ -75,6 +76,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
         const route = contractRoutes(routes, callerOf);
         registerTeamRoutes(route, deps);
         registerTransactionRoutes(route, deps);
+        registerQueueRoutes(route, deps);
         registerLiveRoute(routes, live, callerOf);
         done();
       });

@@ -3,6 +3,7 @@ import { CONSOLE_ROLES } from '../../accounts/roles.ts';
 import { accountRoutes } from '../../http/account-contract.ts';
 import { AnyObject, answers, Body, OrNull, Timestamp } from '../../http/contract.ts';
 import { ACTOR_TYPES, TIMELINE_KINDS } from '../history/kinds.ts';
+import { MAX_QUEUE_PAGE, MAX_QUEUE_SEARCH, QUEUE_SORTS } from './queue/queue-query.ts';
 
 /**
  * The contract of the organization console's JSON routes (`/console/api`): what each takes and answers (see
@@ -101,6 +102,7 @@ export const TransactionDetail = Type.Object({
   updatedAt: Time,
   completedAt: OrNullTime,
   linkExpiresAt: OrNullTime,
+  assignee: OrNull(Type.Object({ id: Type.String(), name: Type.String() })),
   recipients: Type.Array(RecipientProgress),
   files: Type.Array(TransactionFile),
   /** The template's documents, with the role through which the sender signs each (null: recipients alone). */
@@ -243,6 +245,30 @@ export const TeamActivityEntry = Type.Object({
 });
 export type TeamActivityEntry = Static<typeof TeamActivityEntry>;
 
+export const QueueRow = Type.Object({
+  id: Type.String(),
+  template: Type.Object({
+    id: Type.String(),
+    key: Type.String(),
+    name: Type.String(),
+    version: Type.Integer(),
+  }),
+  state: Type.String(),
+  noticeName: Type.String(),
+  noticeEmail: Type.String(),
+  senderEntity: Type.Object({ id: Type.String(), name: Type.String() }),
+  createdAt: Time,
+  updatedAt: Time,
+  stateEnteredAt: Time,
+  recipientActiveAt: OrNullTime,
+  stalled: Type.Boolean(),
+  assignee: OrNull(Type.Object({ id: Type.String(), name: Type.String() })),
+});
+export type QueueRow = Static<typeof QueueRow>;
+
+export const QueueTab = Type.Object({ state: Type.String(), count: Type.Integer(), final: Type.Boolean() });
+export type QueueTab = Static<typeof QueueTab>;
+
 export const consoleRoutes = {
   ...accountRoutes(SessionAnswer, { organization: Type.Optional(Type.String({ maxLength: 63 })) }),
   /** GET /team: the organization's people, in the order they were invited. */
@@ -266,6 +292,47 @@ export const consoleRoutes = {
   },
   /** POST /team/:id/deactivate: ends a person's access (admins only, never their own). */
   deactivate: { params: WithId, response: answers({ 200: Type.Object({ person: TeamMember }) }) },
+  /**
+   * GET /queue: a page of the organization's transactions, searched, filtered and sorted, with the tabs' counts
+   * on the first page (see src/transactions/console/queue/queue.ts).
+   */
+  queue: {
+    querystring: Body({
+      search: Type.Optional(Type.String({ maxLength: MAX_QUEUE_SEARCH })),
+      template: Type.Optional(Type.String({ maxLength: 100 })),
+      state: Type.Optional(Type.String({ maxLength: 100 })),
+      sender: Type.Optional(Type.String({ maxLength: 100 })),
+      inStateForDays: Type.Optional(Type.Integer({ minimum: 0, maximum: 3650 })),
+      sort: Type.Optional(Type.Union(QUEUE_SORTS.map((sort) => Type.Literal(sort)))),
+      first: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_QUEUE_PAGE })),
+      after: Type.Optional(Type.String({ maxLength: 500 })),
+    }),
+    response: answers({
+      200: Type.Object({
+        rows: Type.Array(QueueRow),
+        nextCursor: OrNull(Type.String()),
+        tabs: OrNull(Type.Array(QueueTab)),
+      }),
+    }),
+  },
+  /** GET /queue/options: what the queue's filters offer: the templates, the senders, the people to assign. */
+  queueOptions: {
+    response: answers({
+      200: Type.Object({
+        templates: Type.Array(Type.Object({ key: Type.String(), name: Type.String() })),
+        senders: Type.Array(Type.Object({ id: Type.String(), name: Type.String() })),
+        people: Type.Array(Type.Object({ id: Type.String(), name: Type.String() })),
+      }),
+    }),
+  },
+  /** PUT /transactions/:id/assignee: assigns it to a person of the organization, or unassigns it (null). */
+  assign: {
+    params: OfTransaction,
+    body: Body({ userId: OrNull(Type.String({ format: 'uuid' })) }),
+    response: answers({
+      200: Type.Object({ assignee: OrNull(Type.Object({ id: Type.String(), name: Type.String() })) }),
+    }),
+  },
   /** GET /transactions/:id: a transaction with its recipients' progress and its files. */
   readTransaction: {
     params: OfTransaction,

@@ -1,4 +1,6 @@
-import type { Queryable } from '../../../db/database.ts';
+import type { Database, Queryable } from '../../../db/database.ts';
+import type { Actor } from '../../actor.ts';
+import { recordActivity } from '../../history/activity.ts';
 import { notFound } from '../../../errors.ts';
 import { isUuid } from '../../../validation/uuid.ts';
 
@@ -48,4 +50,26 @@ export async function assignTransaction(
     throw notFound('user', userId, { field: 'userId' });
   }
   return row.id === null ? null : { id: row.id, name: row.name ?? '' };
+}
+
+/**
+ * Assigns a transaction from the console, as {@link assignTransaction}, and records who did it in the
+ * transaction's timeline (`assigned`, with the assignee or null), in one database transaction.
+ */
+export function assignInConsole(
+  db: Database,
+  options: { organizationId: string; transactionId: string; userId: string | null; actor: Actor },
+): Promise<Assignee | null> {
+  return db.transaction(async (tx) => {
+    const assignee = await assignTransaction(tx, options);
+    await recordActivity(tx, {
+      organizationId: options.organizationId,
+      transactionId: options.transactionId,
+      kind: 'console',
+      action: 'assigned',
+      actor: options.actor,
+      details: { assignee },
+    });
+    return assignee;
+  });
 }

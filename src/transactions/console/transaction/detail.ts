@@ -79,6 +79,8 @@ export interface TransactionDetail {
   completedAt: Date | null;
   /** Until when the recipient's link works; null when it has none (e.g. dropped after completion). */
   linkExpiresAt: Date | null;
+  /** Who of the organization looks after it; null when no one is assigned. */
+  assignee: { id: string; name: string } | null;
   recipients: RecipientProgress[];
   files: TransactionFileLink[];
   /** The template's documents: the page offers the sender's signature while its role has one to sign. */
@@ -103,6 +105,8 @@ export async function transactionDetail(
        t.notice_email as "noticeEmail", t.created_at as "createdAt", t.updated_at as "updatedAt",
        t.completed_at as "completedAt",
        case when t.transmit_token_hash is null then null else t.transmit_token_expires_at end as "linkExpiresAt",
+       (select json_build_object('id', u.id, 'name', coalesce(nullif(u.name, ''), u.email)) from users u
+        where u.id = t.assignee_user_id) as assignee,
        tp.definition
      from transactions t join templates tp on tp.id = t.template_id join entities s on s.id = t.sender_entity_id
      where t.id = $1 and t.organization_id = $2`,

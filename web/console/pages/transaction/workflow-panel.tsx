@@ -2,7 +2,14 @@ import { Badge, Box, Button, Callout, Card, Flex, Heading, Text } from '@radix-u
 import { lazy, Suspense, useState } from 'react';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
 import type { Resource } from '../../../shared/use-resource.ts';
-import type { WorkflowAnswer, WorkflowPanel as Workflow } from '../../types.ts';
+import { useApiAction } from '../../../shared/use-api-action.ts';
+import { api } from '../../api.ts';
+import type {
+  ApproveAnswer,
+  PendingApproval,
+  WorkflowAnswer,
+  WorkflowPanel as Workflow,
+} from '../../types.ts';
 import { EventDialog, staleText } from './event-dialog.tsx';
 import { formatDateTime, label, words } from './words.ts';
 
@@ -95,6 +102,18 @@ export function WorkflowPanel({
                 <Callout.Text>{shown.text}</Callout.Text>
               </Callout.Root>
             ) : null}
+            {panel.pendingApproval ? (
+              <ApprovalRequest
+                approval={panel.pendingApproval}
+                mayDecide={panel.events.some(
+                  (each) => each.key === panel.pendingApproval?.eventKey && each.mayTrigger,
+                )}
+                onDecided={(text) => {
+                  setNotice({ tone: 'done', text, state: panel.state });
+                  onChanged();
+                }}
+              />
+            ) : null}
             <Suspense
               fallback={
                 <Text size="2" color="gray">
@@ -141,11 +160,19 @@ export function WorkflowPanel({
           }}
           onDone={(answer) => {
             setChosen(undefined);
-            setNotice({
-              tone: 'done',
-              text: `Done: ${label(event.key)} moved it from ${words(answer.sourceStateKey ?? '')} to ${words(answer.targetStateKey)}.`,
-              state: answer.targetStateKey,
-            });
+            setNotice(
+              answer.outcome === 'asked'
+                ? {
+                    tone: 'done',
+                    text: `Asked: a second person of your organization approves ${label(event.key)} before it runs.`,
+                    state: panel.state,
+                  }
+                : {
+                    tone: 'done',
+                    text: `Done: ${label(event.key)} moved it from ${words(answer.sourceStateKey ?? '')} to ${words(answer.targetStateKey)}.`,
+                    state: answer.targetStateKey,
+                  },
+            );
             onChanged();
           }}
           onStale={(error) => {
@@ -156,6 +183,55 @@ export function WorkflowPanel({
         />
       ) : null}
     </section>
+  );
+}
+
+/**
+ * An event someone asked for that waits for a second person (the template's `workflow.secondPerson`): who asked,
+ * what they said, and, for a person who may run the event, Approve (it runs) and Decline. The server refuses the
+ * person who asked, with its message.
+ */
+function ApprovalRequest({
+  approval,
+  mayDecide,
+  onDecided,
+}: {
+  approval: PendingApproval;
+  mayDecide: boolean;
+  onDecided: (text: string) => void;
+}) {
+  const action = useApiAction();
+  const decide = (decision: 'approve' | 'decline') =>
+    action.run(async () => {
+      if (decision === 'approve') {
+        const answer = await api<ApproveAnswer>('POST', `/approvals/${approval.id}/approve`);
+        onDecided(`Approved: ${label(approval.eventKey)} moved it to ${words(answer.targetStateKey)}.`);
+      } else {
+        await api('POST', `/approvals/${approval.id}/decline`);
+        onDecided(`Declined: ${label(approval.eventKey)} will not run.`);
+      }
+    });
+  return (
+    <Callout.Root color="amber" role="status">
+      <Callout.Text>
+        <Text weight="medium">
+          {approval.requestedBy.label} asks to {label(approval.eventKey).toLowerCase()}
+        </Text>{' '}
+        ({formatDateTime(approval.requestedAt)}){approval.message === null ? '.' : `: “${approval.message}”`}{' '}
+        A second person approves before it runs.
+      </Callout.Text>
+      <ErrorCallout error={action.error} />
+      {mayDecide ? (
+        <Flex gap="2" mt="2">
+          <Button loading={action.busy} onClick={() => void decide('approve')}>
+            Approve {label(approval.eventKey).toLowerCase()}
+          </Button>
+          <Button variant="soft" color="gray" disabled={action.busy} onClick={() => void decide('decline')}>
+            Decline
+          </Button>
+        </Flex>
+      ) : null}
+    </Callout.Root>
   );
 }
 
