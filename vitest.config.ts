@@ -23,6 +23,7 @@ const BROWSER = [
   'test/web/recipient-portal.test.ts',
   'test/web/graphiql.test.ts',
   'test/web/console.test.ts',
+  'test/web/console-transaction.test.ts',
 ];
 /**
  * Files whose subject is the same on every database, so CI runs them once, in its PostgreSQL pass: the CLI files

@@ -41,6 +41,11 @@ describe('the organization console at /console in Chromium', () => {
     await page.goto(`${origin}/console`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await signIn(page, admin);
+    // Signing in leads to the work queue; the team is a section of the navigation.
+    await page.getByRole('heading', { name: 'Work queue' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/console/queue');
+    await page.getByText('No transactions yet').waitFor();
+    await page.getByRole('link', { name: 'Team' }).click();
     await page.getByRole('heading', { name: 'Team' }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/console/team');
     await expect.poll(() => page.title()).toBe(`Team · ${organization.name} · Portico`);
@@ -86,6 +91,8 @@ describe('the organization console at /console in Chromium', () => {
     await theirs.getByLabel('New password', { exact: true }).fill(PASSWORD);
     await theirs.getByLabel('Repeat the new password').fill(PASSWORD);
     await theirs.getByRole('button', { name: 'Set password and sign in' }).click();
+    await theirs.getByRole('heading', { name: 'Work queue' }).waitFor();
+    await theirs.getByRole('link', { name: 'Team' }).click();
     await theirs.getByRole('heading', { name: 'Team' }).waitFor();
     await theirs.getByRole('row', { name: /Rita Reviewer \(you\)/ }).waitFor();
     await theirs.getByText('Only admins invite and deactivate people.').waitFor();

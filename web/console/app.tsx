@@ -7,12 +7,16 @@ import { Loading, SessionPending } from '../shared/accounts/session-pending.tsx'
 import { SignInAgainDialog } from '../shared/accounts/sign-in-again.tsx';
 import { NotFoundPage } from '../shared/app/not-found-page.tsx';
 import { LiveProvider } from './live.tsx';
+import { QueuePage } from './pages/queue.tsx';
 import { TeamPage } from './pages/team.tsx';
 import { ROLES } from './roles.ts';
 import { ACCOUNTS, useSession } from './session.tsx';
 
 /** The sections of the console's navigation, each a page under `/console`; the first is the home. */
-export const SECTIONS: readonly ShellSection[] = [{ to: '/team', label: 'Team' }];
+export const SECTIONS: readonly ShellSection[] = [
+  { to: '/queue', label: 'Work queue' },
+  { to: '/team', label: 'Team' },
+];
 
 /** Signing in, and the pages of the mailed links (web/shared/accounts/). */
 const ACCOUNT_ROUTES = accountRoutes(ACCOUNTS);
@@ -36,6 +40,7 @@ export function App() {
         <Route path="/" element={<Navigate to={home} replace />} />
         {ACCOUNT_ROUTES}
         <Route element={<SignedInPages />}>
+          <Route path="/queue" element={<QueuePage />} />
           <Route path="/team" element={<TeamPage />} />
           <Route
             path="/transactions/:id"

@@ -24,7 +24,7 @@ export const ACCOUNTS: AccountSurface<SessionAnswer, ConsoleUser, OrganizationSu
   product: 'Organization console',
   api,
   useSession,
-  home: () => '/team',
+  home: () => '/queue',
   tenant: {
     noun: 'organization',
     field: 'organization',

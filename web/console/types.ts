@@ -50,3 +50,9 @@ export type TimelineAnswer = SuccessOf<ConsoleRoutes['timeline']>;
 export type TimelineKind = TimelineAnswer['entries'][number]['kind'];
 /** Who acted in a timeline's entry: a person, an API key, the recipient, or Portico. */
 export type ActorType = TimelineAnswer['entries'][number]['actor']['type'];
+
+/** GET /queue: a page of transactions, with the tabs on a list's first page. */
+export type QueueAnswer = SuccessOf<ConsoleRoutes['queue']>;
+/** GET /queue/options: the templates, senders and people the filters offer. */
+export type QueueOptions = SuccessOf<ConsoleRoutes['queueOptions']>;
+export type { QueueRow, QueueTab } from '../../src/transactions/console/contract.ts';

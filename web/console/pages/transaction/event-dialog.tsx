@@ -5,7 +5,7 @@ import { ErrorCallout } from '../../../shared/error-callout.tsx';
 import { useApiAction } from '../../../shared/use-api-action.ts';
 import { api } from '../../api.ts';
 import type { EventPreview, EventRunAnswer, PreviewAnswer, WorkflowPanel } from '../../types.ts';
-import { formatValue, label, words } from './words.ts';
+import { formatValue, label, words } from '../../words.ts';
 
 type PanelEvent = WorkflowPanel['events'][number];
 

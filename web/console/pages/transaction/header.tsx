@@ -7,7 +7,7 @@ import { PageHeading } from '../../../shared/page-heading.tsx';
 import { useApiAction } from '../../../shared/use-api-action.ts';
 import { api } from '../../api.ts';
 import type { LinkExpiryAnswer, RemindAnswer, ResetLinkAnswer, TransactionDetail } from '../../types.ts';
-import { formatDateTime, words } from './words.ts';
+import { formatDateTime, words } from '../../words.ts';
 
 /** A state as a badge: green when final, the accent while it moves. */
 export function StateBadge({ state, final = false }: { state: string; final?: boolean }) {

@@ -1,6 +1,6 @@
 import { Badge, Card, DataList, Flex, Heading, Link, Text } from '@radix-ui/themes';
 import type { RecipientProgress, TransactionFile } from '../../types.ts';
-import { formatBytes, formatDateTime, label, words } from './words.ts';
+import { formatBytes, formatDateTime, label, words } from '../../words.ts';
 
 /** When something happened, or what it is waiting for. */
 const when = (at: string | null, otherwise: string) => (at === null ? otherwise : formatDateTime(at));

@@ -11,7 +11,7 @@ import type {
   ReviewAnswer,
   ReviewComment,
 } from '../../types.ts';
-import { formatDateTime, formatValue, label } from './words.ts';
+import { formatDateTime, formatValue, label } from '../../words.ts';
 
 type Item = ProcessReview['items'][number];
 type Change = NonNullable<ProcessReview['changes']>['fields'][number];

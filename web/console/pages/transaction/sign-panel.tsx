@@ -5,7 +5,7 @@ import { Field } from '../../../shared/form/field.tsx';
 import { errorsOfFields, useApiAction } from '../../../shared/use-api-action.ts';
 import { api } from '../../api.ts';
 import type { SignAnswer } from '../../types.ts';
-import { label } from './words.ts';
+import { label } from '../../words.ts';
 
 type Problems = Partial<Record<'signedName' | 'consent', string>>;
 

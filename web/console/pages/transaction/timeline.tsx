@@ -3,7 +3,7 @@ import { useSearchParams } from 'react-router';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
 import type { Resource } from '../../../shared/use-resource.ts';
 import type { ActorType, TimelineAnswer, TimelineEntry, TimelineKind } from '../../types.ts';
-import { formatDateTime, formatValue, label, words } from './words.ts';
+import { formatDateTime, formatValue, label, words } from '../../words.ts';
 
 /** Each kind of entry, as the filter and the badges name it. */
 const KINDS: Record<

@@ -5,7 +5,7 @@ import { graphlib, layout } from '@dagrejs/dagre';
 import { curveBasis, line } from 'd3-shape';
 import { useId, useMemo } from 'react';
 import type { WorkflowPanel } from '../../types.ts';
-import { words } from './words.ts';
+import { words } from '../../words.ts';
 
 interface Point {
   x: number;

@@ -11,7 +11,7 @@ import type {
   WorkflowPanel as Workflow,
 } from '../../types.ts';
 import { EventDialog, staleText } from './event-dialog.tsx';
-import { formatDateTime, label, words } from './words.ts';
+import { formatDateTime, label, words } from '../../words.ts';
 
 /** The drawing (dagre and the SVG): a chunk of its own, after the panel's words. */
 const WorkflowGraph = lazy(() => import('./workflow-graph.tsx'));

@@ -1,7 +1,7 @@
-// How a transaction's page writes what the server names with keys and JSON values: states, events, fields and
+// How the console's pages write what the server names with keys and JSON values: states, events, fields and
 // answers as text a fund's operations team reads (never as markup: React writes strings as text).
-import { formatMoney, type Money } from '../../../../src/transactions/money.ts';
-import { dateFormatters, locale } from '../../../shared/format.ts';
+import { formatMoney, type Money } from '../../src/transactions/money.ts';
+import { dateFormatters, locale } from '../shared/format.ts';
 
 export const { formatDate, formatDateTime } = dateFormatters('short');
 

@@ -1,0 +1,379 @@
+import { MagnifyingGlassIcon } from '@radix-ui/react-icons';
+import { Badge, Button, Flex, Link as ThemeLink, Skeleton, Table, Text, TextField } from '@radix-ui/themes';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { ErrorCallout } from '../../shared/error-callout.tsx';
+import { EmptyState } from '../../shared/list/empty-state.tsx';
+import { PageHeading } from '../../shared/page-heading.tsx';
+import { useResource } from '../../shared/use-resource.ts';
+import { api } from '../api.ts';
+import { useLiveChanges } from '../live.tsx';
+import { useSignedIn } from '../session.tsx';
+import type { QueueAnswer, QueueOptions, QueueRow, QueueTab } from '../types.ts';
+import { formatDate, label, words } from '../words.ts';
+import './queue.css';
+
+/** How long typing pauses before the search runs. */
+const SEARCH_DELAY_MS = 250;
+/** The shortest search the server takes (src/transactions/console/queue/queue-query.ts). */
+const MIN_SEARCH = 3;
+const DAY_MS = 24 * 3600 * 1000;
+
+/** The queue's orders, as the sort menu names them. */
+const SORTS = {
+  newest: 'Newest first',
+  oldest: 'Oldest first',
+  longest_in_state: 'Longest in their state',
+  recently_updated: 'Recently updated',
+} as const;
+type Sort = keyof typeof SORTS;
+
+/** The address's filters that the server reads, by the names the address and the route share. */
+const FILTERS = ['search', 'template', 'state', 'sender', 'inStateForDays', 'sort', 'after'] as const;
+
+/** "for 6 days", "for 3 hours", "since just now": how long a row has been in its state. */
+function forHowLong(since: string, now: number): string {
+  const ms = Math.max(0, now - new Date(since).getTime());
+  const days = Math.floor(ms / DAY_MS);
+  if (days >= 1) return `for ${String(days)} ${days === 1 ? 'day' : 'days'}`;
+  const hours = Math.floor(ms / 3600_000);
+  if (hours >= 1) return `for ${String(hours)} ${hours === 1 ? 'hour' : 'hours'}`;
+  return 'since just now';
+}
+
+/** A native menu: small, keyboard- and phone-friendly, labelled. */
+function Choice({
+  id,
+  label: text,
+  value,
+  onChange,
+  children,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  children: ReactNode;
+}) {
+  return (
+    <Flex direction="column" gap="1">
+      <Text as="label" htmlFor={id} size="1" color="gray">
+        {text}
+      </Text>
+      <select
+        id={id}
+        className="native-select"
+        value={value}
+        onChange={(event) => {
+          onChange(event.target.value);
+        }}
+      >
+        {children}
+      </select>
+    </Flex>
+  );
+}
+
+/** The tabs: every state of the organization's templates with its count, and all of them. */
+function Tabs({ tabs, state, link }: { tabs: QueueTab[]; state: string; link: (state: string) => string }) {
+  const total = tabs.reduce((sum, tab) => sum + tab.count, 0);
+  const all = [{ state: '', count: total, final: false }, ...tabs];
+  return (
+    <nav aria-label="States">
+      <Flex gap="2" wrap="wrap" asChild>
+        <ul className="plain-list queue-tabs">
+          {all.map((tab) => (
+            <li key={tab.state}>
+              <Button
+                asChild
+                size="1"
+                variant={tab.state === state ? 'solid' : 'soft'}
+                color="gray"
+                highContrast
+              >
+                <Link to={link(tab.state)} aria-current={tab.state === state ? 'page' : undefined}>
+                  {tab.state === '' ? 'All' : label(tab.state)}
+                  <Badge variant="surface" radius="full" ml="1">
+                    {tab.count}
+                  </Badge>
+                </Link>
+              </Button>
+            </li>
+          ))}
+        </ul>
+      </Flex>
+    </nav>
+  );
+}
+
+/** One transaction of the queue: whom it is for, where it is and for how long, whether it stalls, who has it. */
+function Row({ row, now }: { row: QueueRow; now: number }) {
+  return (
+    <Table.Row>
+      <Table.RowHeaderCell>
+        <Flex direction="column" gap="1">
+          <ThemeLink asChild weight="medium">
+            <Link to={`/transactions/${row.id}`}>{row.noticeName}</Link>
+          </ThemeLink>
+          <Text size="1" color="gray">
+            {row.noticeEmail}
+          </Text>
+          <Text size="1" color="gray" className="show-on-phone">
+            {row.template.name} · {row.senderEntity.name}
+          </Text>
+        </Flex>
+      </Table.RowHeaderCell>
+      <Table.Cell>
+        <Flex direction="column" gap="1" align="start">
+          <Badge highContrast>{words(row.state)}</Badge>
+          <Text size="1" color="gray">
+            {forHowLong(row.stateEnteredAt, now)}
+          </Text>
+          {row.stalled ? (
+            <Badge color="amber" title="The investor has done nothing for a week while it is their turn.">
+              Stalled
+            </Badge>
+          ) : null}
+        </Flex>
+      </Table.Cell>
+      <Table.Cell className="hide-on-phone">
+        <Text size="2">{row.template.name}</Text>
+        <Text as="div" size="1" color="gray">
+          {row.senderEntity.name}
+        </Text>
+      </Table.Cell>
+      <Table.Cell className="hide-on-phone">
+        {row.assignee ? <Text size="2">{row.assignee.name}</Text> : <Text color="gray">No one</Text>}
+      </Table.Cell>
+      <Table.Cell className="hide-on-phone">
+        <time dateTime={row.updatedAt}>{formatDate(row.updatedAt)}</time>
+      </Table.Cell>
+    </Table.Row>
+  );
+}
+
+/**
+ * The work queue (`/console/queue`, the console's home): the organization's transactions with a tab per state
+ * and its count, searched by investor, e-mail, sender or id, filtered by template, sender and time in state,
+ * sorted, a page at a time. Everything chosen is in the address, so a reload, the back button or a link sent to
+ * a colleague shows the same list. It follows changes made anywhere (the API, an investor, a colleague, another
+ * node) within a second, without a reload.
+ */
+export function QueuePage() {
+  const { tenant } = useSignedIn();
+  const [params, setParams] = useSearchParams();
+  const value = (name: (typeof FILTERS)[number]) => params.get(name) ?? '';
+  const search = value('search');
+  const state = value('state');
+  const sort = (value('sort') || 'newest') as Sort;
+  const [typed, setTyped] = useState(search);
+  const [tabs, setTabs] = useState<QueueTab[]>();
+  const [now, setNow] = useState(() => Date.now());
+
+  /** The address with `changes` (an empty value leaves its filter out); a change of list starts at its first page. */
+  const withChanges = (changes: Partial<Record<(typeof FILTERS)[number], string>>) => {
+    const next = new URLSearchParams(params);
+    for (const [name, changed] of Object.entries(changes)) {
+      if (changed === '') next.delete(name);
+      else next.set(name, changed);
+    }
+    if (!('after' in changes)) next.delete('after');
+    return next;
+  };
+  const change = (changes: Partial<Record<(typeof FILTERS)[number], string>>) => {
+    setParams(withChanges(changes), { replace: 'search' in changes });
+  };
+
+  useEffect(() => {
+    setTyped(search);
+  }, [search]);
+  useEffect(() => {
+    if (typed === search) return;
+    if (typed.trim() !== '' && typed.trim().length < MIN_SEARCH) return;
+    const timer = setTimeout(() => {
+      setParams(
+        (current) => {
+          const next = new URLSearchParams(current);
+          if (typed.trim() === '') next.delete('search');
+          else next.set('search', typed.trim());
+          next.delete('after');
+          return next;
+        },
+        { replace: true },
+      );
+    }, SEARCH_DELAY_MS);
+    return () => {
+      clearTimeout(timer);
+    };
+  }, [typed, search, setParams]);
+
+  const query = new URLSearchParams();
+  for (const name of FILTERS) if (value(name) !== '') query.set(name, value(name));
+  const queue = useResource<QueueAnswer>(api, `/queue${query.size === 0 ? '' : `?${query.toString()}`}`);
+  const options = useResource<QueueOptions>(api, '/queue/options');
+  const { reload } = queue;
+  useLiveChanges(undefined, () => {
+    setNow(Date.now());
+    reload();
+  });
+  const shown = queue.data ?? queue.previous;
+  // The tabs come with a list's first page; the pages after keep the first one's.
+  const latestTabs = shown?.tabs;
+  useEffect(() => {
+    if (latestTabs) setTabs(latestTabs);
+  }, [latestTabs]);
+
+  const typedTooShort = typed.trim() !== '' && typed.trim().length < MIN_SEARCH;
+  const filtered = FILTERS.some((name) => name !== 'sort' && name !== 'after' && value(name) !== '');
+  const tabLink = (target: string) => {
+    const text = withChanges({ state: target }).toString();
+    return text === '' ? '/queue' : `/queue?${text}`;
+  };
+  const listOf = useRef<HTMLDivElement>(null);
+
+  return (
+    <Flex direction="column" gap="4">
+      <Flex direction="column" gap="1">
+        <PageHeading title="Work queue" documentTitle={`Work queue · ${tenant.name}`} />
+        <Text size="2" color="gray">
+          Every transaction of {tenant.name}, where it is and for how long. It updates by itself.
+        </Text>
+      </Flex>
+      {tabs ? <Tabs tabs={tabs} state={state} link={tabLink} /> : <Skeleton height="32px" />}
+      <Flex gap="3" wrap="wrap" align="end" className="queue-filters">
+        <Flex direction="column" gap="1" className="queue-search">
+          <Text as="label" htmlFor="queue-search" size="1" color="gray">
+            Search
+          </Text>
+          <TextField.Root
+            id="queue-search"
+            type="search"
+            placeholder="Investor, e-mail, sender or id"
+            value={typed}
+            aria-describedby={typedTooShort ? 'queue-search-hint' : undefined}
+            onChange={(event) => {
+              setTyped(event.target.value);
+            }}
+          >
+            <TextField.Slot>
+              <MagnifyingGlassIcon aria-hidden />
+            </TextField.Slot>
+          </TextField.Root>
+          {typedTooShort ? (
+            <Text id="queue-search-hint" size="1" color="gray" role="status">
+              Type at least {MIN_SEARCH} characters.
+            </Text>
+          ) : null}
+        </Flex>
+        <Choice
+          id="queue-template"
+          label="Template"
+          value={value('template')}
+          onChange={(picked) => {
+            change({ template: picked });
+          }}
+        >
+          <option value="">All templates</option>
+          {options.data?.templates.map((template) => (
+            <option key={template.key} value={template.key}>
+              {template.name}
+            </option>
+          ))}
+        </Choice>
+        <Choice
+          id="queue-sender"
+          label="Sender"
+          value={value('sender')}
+          onChange={(picked) => {
+            change({ sender: picked });
+          }}
+        >
+          <option value="">All senders</option>
+          {options.data?.senders.map((sender) => (
+            <option key={sender.id} value={sender.id}>
+              {sender.name}
+            </option>
+          ))}
+        </Choice>
+        <Choice
+          id="queue-age"
+          label="In their state"
+          value={value('inStateForDays')}
+          onChange={(picked) => {
+            change({ inStateForDays: picked });
+          }}
+        >
+          <option value="">Any time</option>
+          <option value="3">3 days or more</option>
+          <option value="7">A week or more</option>
+          <option value="30">A month or more</option>
+        </Choice>
+        <Choice
+          id="queue-sort"
+          label="Order"
+          value={sort}
+          onChange={(picked) => {
+            change({ sort: picked === 'newest' ? '' : picked });
+          }}
+        >
+          {Object.entries(SORTS).map(([key, text]) => (
+            <option key={key} value={key}>
+              {text}
+            </option>
+          ))}
+        </Choice>
+      </Flex>
+      <ErrorCallout error={queue.error} />
+      <div ref={listOf} className="table-scroll" aria-live="polite" aria-busy={queue.loading}>
+        {shown === undefined ? (
+          <Skeleton height="240px" />
+        ) : shown.rows.length === 0 ? (
+          <EmptyState
+            title={filtered ? 'No transaction matches' : 'No transactions yet'}
+            hint={
+              filtered
+                ? 'Try part of a name or an address, another tab, or fewer filters.'
+                : 'Transactions appear here as soon as they are created, through the API or the CLI.'
+            }
+          />
+        ) : (
+          <Table.Root variant="surface" size="2">
+            <Table.Header>
+              <Table.Row>
+                <Table.ColumnHeaderCell>Investor</Table.ColumnHeaderCell>
+                <Table.ColumnHeaderCell>State</Table.ColumnHeaderCell>
+                <Table.ColumnHeaderCell className="hide-on-phone">Template and sender</Table.ColumnHeaderCell>
+                <Table.ColumnHeaderCell className="hide-on-phone">Assigned to</Table.ColumnHeaderCell>
+                <Table.ColumnHeaderCell className="hide-on-phone">Updated</Table.ColumnHeaderCell>
+              </Table.Row>
+            </Table.Header>
+            <Table.Body>
+              {shown.rows.map((row) => (
+                <Row key={row.id} row={row} now={now} />
+              ))}
+            </Table.Body>
+          </Table.Root>
+        )}
+      </div>
+      <Flex gap="3" justify="end" align="center">
+        {value('after') === '' ? null : (
+          <Button asChild variant="soft" color="gray">
+            <Link to={`/queue?${withChanges({ after: '' }).toString()}`}>Back to the first page</Link>
+          </Button>
+        )}
+        {shown?.nextCursor ? (
+          <Button asChild variant="soft">
+            <Link
+              to={`/queue?${withChanges({ after: shown.nextCursor }).toString()}`}
+              onClick={() => {
+                listOf.current?.scrollIntoView();
+              }}
+            >
+              Next page
+            </Link>
+          </Button>
+        ) : null}
+      </Flex>
+    </Flex>
+  );
+}
