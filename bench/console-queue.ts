@@ -244,8 +244,8 @@ async function seed(
        case when t.state in ('draft', 'in_progress', 'changes_requested') then null else t.state_entered_at end
      from transaction_processes p join transactions t on t.id = p.transaction_id`,
   );
-  // The largest organization's investors as entities and primary recipients (named as their invitations go),
-  // which a search matches by name as well.
+  // The largest organization's investors as entities and primary recipients (named as their invitations go), as
+  // a real organization's entities hold them: a search's fragment matches thousands of them.
   await client.query(
     `create temp table bench_investors as
      select t.id as transaction_id, t.organization_id, gen_random_uuid() as entity_id, t.notice_name, t.notice_email
