@@ -15,6 +15,8 @@ export interface BenchDatabase {
   db: Database;
   /** Where the data lives, for the printout (never a password). */
   description: string;
+  /** How another process reaches the same data on PostgreSQL: the server's URL and the connection's options. */
+  connection?: { url: string; options: string };
   close(): Promise<void>;
 }
 
@@ -74,6 +76,7 @@ export async function openBenchDatabase(dialect: Dialect): Promise<BenchDatabase
     dialect,
     db,
     description: `PostgreSQL ${redacted(url)}, schema ${schema}`,
+    connection: { url, options: `-c search_path=${schema}` },
     async close() {
       if (closed) return;
       closed = true;

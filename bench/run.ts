@@ -32,6 +32,7 @@ import { median, printMarkdownTable, printTargetSummary, targetResult, type Targ
 import { benchWebhooks, printWebhookReport } from './webhooks.ts';
 import { benchStartup, printStartupReport } from './startup.ts';
 import { benchConsoleQueue, printQueueReport } from './console-queue.ts';
+import { benchConsoleLive, printLiveReport } from './console-live.ts';
 
 type Shape = 'demo' | 'large';
 /** GraphQL, or the floor of one shape. */
@@ -50,7 +51,7 @@ const TARGETS: Record<Shape, { ratio: number; postgresMsBefore: number; postgres
 
 /** The floors that answer with GraphQL's exact bytes: the ratio is taken to the fastest of them. */
 const SAME_BYTES: readonly FloorShape[] = ['keyed', 'positional'];
-type Suite = 'reference' | 'mutations' | 'portfolio' | 'webhooks' | 'queue' | 'startup';
+type Suite = 'reference' | 'mutations' | 'portfolio' | 'webhooks' | 'queue' | 'live' | 'startup';
 
 const SHAPES: Record<Shape, { revisions: number; items: number; label: string }> = {
   demo: { revisions: 3, items: 4, label: 'demo (2 recipients, 3 revisions x 4 items)' },
@@ -98,8 +99,8 @@ const settings = {
   floors: list<FloorShape>('BENCH_FLOORS', ['positional'], Object.keys(FLOOR_SHAPES) as FloorShape[]),
   suites: list<Suite>(
     'BENCH_SUITES',
-    ['reference', 'mutations', 'portfolio', 'webhooks', 'queue', 'startup'],
-    ['reference', 'mutations', 'portfolio', 'webhooks', 'queue', 'startup'],
+    ['reference', 'mutations', 'portfolio', 'webhooks', 'queue', 'live', 'startup'],
+    ['reference', 'mutations', 'portfolio', 'webhooks', 'queue', 'live', 'startup'],
   ),
   startupRuns: Math.round(positiveNumber('BENCH_STARTUP_RUNS', 5)),
   mutationClients: clientCounts('BENCH_MUTATION_CLIENTS', [1, 10]),
@@ -113,6 +114,7 @@ const settings = {
   webhookRate: positiveNumber('BENCH_WEBHOOK_RATE', 50),
   queueTransactions: Math.round(positiveNumber('BENCH_QUEUE_TRANSACTIONS', 1_000_000)),
   queueIterations: Math.round(positiveNumber('BENCH_QUEUE_ITERATIONS', 200)),
+  liveChanges: Math.round(positiveNumber('BENCH_LIVE_CHANGES', 300)),
 };
 
 /** Seconds the console queue suite may spend: seeding 1,000,000 transactions (about 2 minutes here) and reading. */
@@ -432,6 +434,8 @@ async function main(): Promise<void> {
   const webhooks = settings.suites.includes('webhooks') && settings.dialects.includes('postgres');
   // And the console queue suite (its 1,000,000 transactions are seeded by PostgreSQL's SQL).
   const queue = settings.suites.includes('queue') && settings.dialects.includes('postgres');
+  // And the console live suite (another process commits: an embedded database belongs to one).
+  const live = settings.suites.includes('live') && settings.dialects.includes('postgres');
   // Start-up runs `npm start` itself: the embedded database, whatever BENCH_DIALECTS says.
   const startup = settings.suites.includes('startup');
   const budgetSeconds =
@@ -452,6 +456,7 @@ async function main(): Promise<void> {
       ? settings.webhookWorkers.length * (settings.measureSeconds + WEBHOOK_BUDGET_SECONDS_PER_RUN) + 120
       : 0) +
     (queue ? QUEUE_BUDGET_SECONDS : 0) +
+    (live ? 60 + settings.liveChanges / 20 : 0) +
     (startup ? (settings.startupRuns + 1) * 2 * 30 : 0);
   const watchdog = setTimeout(() => {
     console.error(`bench: still running after ${budgetSeconds} s; giving up`);
@@ -613,6 +618,17 @@ async function main(): Promise<void> {
         targets.push(...printQueueReport(report));
       } finally {
         await cleanUp();
+      }
+    }
+    if (live) {
+      console.log(
+        `\nPortico bench: a change committed by another process reaching an open console, ${settings.liveChanges} changes on PostgreSQL`,
+      );
+      const bench = await openBenchDatabase('postgres');
+      try {
+        targets.push(...printLiveReport(await benchConsoleLive(bench, settings.liveChanges)));
+      } finally {
+        await bench.close();
       }
     }
     if (startup) targets.push(...printStartupReport(await benchStartup(settings.startupRuns)));

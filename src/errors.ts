@@ -327,6 +327,11 @@ export function wrongCredentials(): AppError {
   return new AppError('INVALID_CREDENTIALS', 'The e-mail address or the password is not right.');
 }
 
+/** UNAUTHENTICATED on a page's route: no one is signed in on the session, or it has ended. */
+export function notSignedIn(): AppError {
+  return new AppError('UNAUTHENTICATED', 'You are not signed in, or your session has ended: sign in again.');
+}
+
 // ── NOT_FOUND ──
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../../db/database.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, notSignedIn } from '../../errors.ts';
 import { signedInCaller, type DashboardCaller } from './caller.ts';
 
 declare module 'fastify' {
@@ -23,10 +23,7 @@ export function signedInToInstance(db: Queryable): (request: FastifyRequest) => 
     const { slug } = request.params as { slug: string };
     const caller = await signedInCaller(db, request);
     if (!caller) {
-      throw new AppError(
-        'UNAUTHENTICATED',
-        'You are not signed in, or your session has ended: sign in again.',
-      );
+      throw notSignedIn();
     }
     if (caller.instance.slug !== slug) {
       throw new AppError(

@@ -1,3 +1,5 @@
+// Kept as one file: the contract of one surface, as every surface has one (DESIGN.md, "One contract per
+// surface"): what each of the console's JSON routes takes and answers, found in one place by the page and the server.
 import { Type, type Static } from '@sinclair/typebox';
 import { CONSOLE_ROLES } from '../../accounts/roles.ts';
 import { accountRoutes } from '../../http/account-contract.ts';

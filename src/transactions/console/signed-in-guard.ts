@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../../db/database.ts';
-import { AppError } from '../../errors.ts';
+import { notSignedIn } from '../../errors.ts';
 import { signedInConsoleCaller, type ConsoleCaller } from './caller.ts';
 
 declare module 'fastify' {
@@ -22,10 +22,7 @@ export function signedInToConsole(db: Queryable): (request: FastifyRequest) => P
   return async (request) => {
     const caller = await signedInConsoleCaller(db, request);
     if (!caller) {
-      throw new AppError(
-        'UNAUTHENTICATED',
-        'You are not signed in, or your session has ended: sign in again.',
-      );
+      throw notSignedIn();
     }
     request.consoleCaller = caller;
   };
