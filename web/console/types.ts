@@ -56,3 +56,6 @@ export type QueueAnswer = SuccessOf<ConsoleRoutes['queue']>;
 /** GET /queue/options: the templates, senders and people the filters offer. */
 export type QueueOptions = SuccessOf<ConsoleRoutes['queueOptions']>;
 export type { QueueRow, QueueTab } from '../../src/transactions/console/contract.ts';
+/** GET /team/activity: what the team did, newest first. */
+export type TeamActivityAnswer = SuccessOf<ConsoleRoutes['teamActivity']>;
+export type { TeamActivityEntry } from '../../src/transactions/console/contract.ts';

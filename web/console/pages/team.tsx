@@ -1,4 +1,6 @@
-import { Badge, DataList, Flex, Heading } from '@radix-ui/themes';
+import { Badge, DataList, Flex, Heading, Link as ThemeLink, Text } from '@radix-ui/themes';
+import { Link } from 'react-router';
+import { ErrorCallout } from '../../shared/error-callout.tsx';
 import { nameOf, PeopleList } from '../../shared/accounts/people-list.tsx';
 import { RoleBadge } from '../../shared/accounts/roles.tsx';
 import { dateFormatters } from '../../shared/format.ts';
@@ -6,9 +8,19 @@ import { useResource } from '../../shared/use-resource.ts';
 import { api } from '../api.ts';
 import { may, ROLES } from '../roles.ts';
 import { useSignedIn } from '../session.tsx';
-import type { DeactivatedAnswer, InvitedAnswer, TeamAnswer, TeamMember } from '../types.ts';
+import type {
+  DeactivatedAnswer,
+  InvitedAnswer,
+  TeamActivityAnswer,
+  TeamActivityEntry,
+  TeamAnswer,
+  TeamMember,
+} from '../types.ts';
+import { words } from '../words.ts';
 
-const { formatDate } = dateFormatters('short');
+const { formatDate, formatDateTime } = dateFormatters('short');
+/** The most entries of the team's activity the page shows. */
+const ACTIVITY_SHOWN = 20;
 
 /** Where a person is: invited (no password yet), active, or deactivated (may no longer sign in). */
 function StatusBadge({ person }: { person: TeamMember }) {
@@ -30,10 +42,61 @@ function StatusBadge({ person }: { person: TeamMember }) {
   );
 }
 
+/** What an entry of the team's activity says was done, in words. */
+function didWhat(entry: TeamActivityEntry): string {
+  if (entry.kind === 'team') return entry.action === 'invited' ? 'invited' : 'deactivated';
+  if (entry.kind === 'workflow') return `ran ${words(entry.action)} on`;
+  return `${words(entry.action)} on`;
+}
+
+/**
+ * What the team did lately, newest first: the events its people ran, their comments, reminders and other
+ * actions on transactions, and the invitations and deactivations (GET /team/activity).
+ */
+function TeamActivity() {
+  const activity = useResource<TeamActivityAnswer>(api, '/team/activity');
+  const entries = activity.data?.entries.slice(0, ACTIVITY_SHOWN);
+  return (
+    <section aria-labelledby="activity-heading">
+      <Heading as="h2" size="3" id="activity-heading" mb="3">
+        Recent activity
+      </Heading>
+      <ErrorCallout error={activity.error} />
+      {entries === undefined ? null : entries.length === 0 ? (
+        <Text size="2" color="gray">
+          Nothing yet: what people do in the console shows here.
+        </Text>
+      ) : (
+        <Flex direction="column" gap="2" asChild>
+          <ul className="plain-list">
+            {entries.map((entry) => (
+              <li key={`${entry.kind} ${entry.id}`}>
+                <Text size="2">
+                  <Text weight="medium">{entry.actor.label}</Text> {didWhat(entry)}{' '}
+                  {entry.transaction ? (
+                    <ThemeLink asChild>
+                      <Link to={`/transactions/${entry.transaction.id}`}>{entry.transaction.noticeName}</Link>
+                    </ThemeLink>
+                  ) : (
+                    (entry.person?.label ?? '')
+                  )}
+                </Text>{' '}
+                <Text size="1" color="gray">
+                  {formatDateTime(entry.at)}
+                </Text>
+              </li>
+            ))}
+          </ul>
+        </Flex>
+      )}
+    </section>
+  );
+}
+
 /**
  * The team: who may sign in to the organization's console, with their role and where they are (invited, active,
- * deactivated), and what each role may do; admins invite people by e-mail and deactivate them (not themselves),
- * others see the list.
+ * deactivated), what they did lately, and what each role may do; admins invite people by e-mail and deactivate
+ * them (not themselves), others see the list.
  */
 export function TeamPage() {
   const { user, tenant: organization } = useSignedIn();
@@ -74,6 +137,7 @@ export function TeamPage() {
         }
         notAllowed="Only admins invite and deactivate people."
       />
+      <TeamActivity />
       <section aria-labelledby="roles-heading">
         <Heading as="h2" size="3" id="roles-heading" mb="3">
           What each role may do
