@@ -81,6 +81,11 @@ describe('the organization console at /console in Chromium', () => {
     await expect
       .poll(() => page.getByRole('row', { name: /Rita Reviewer/ }).textContent())
       .toContain('Invited');
+    // The invitation is the team's activity too.
+    await page
+      .getByRole('region', { name: 'Recent activity' })
+      .getByText(/invited\s+Rita Reviewer/)
+      .waitFor();
     await chromium.screenshotPhoneAndDesktop(page, 'team');
 
     const mail = await mailTo(smtp, reviewer, { after: received });

@@ -1,4 +1,5 @@
 import { Badge, DataList, Flex, Heading, Link as ThemeLink, Text } from '@radix-ui/themes';
+import { useEffect } from 'react';
 import { Link } from 'react-router';
 import { ErrorCallout } from '../../shared/error-callout.tsx';
 import { nameOf, PeopleList } from '../../shared/accounts/people-list.tsx';
@@ -53,8 +54,13 @@ function didWhat(entry: TeamActivityEntry): string {
  * What the team did lately, newest first: the events its people ran, their comments, reminders and other
  * actions on transactions, and the invitations and deactivations (GET /team/activity).
  */
-function TeamActivity() {
+function TeamActivity({ team }: { team: TeamAnswer | undefined }) {
   const activity = useResource<TeamActivityAnswer>(api, '/team/activity');
+  const { reload } = activity;
+  // An invitation or a deactivation made on this page is activity too: read it again once the team changed.
+  useEffect(() => {
+    if (team) reload();
+  }, [team, reload]);
   const entries = activity.data?.entries.slice(0, ACTIVITY_SHOWN);
   return (
     <section aria-labelledby="activity-heading">
@@ -137,7 +143,7 @@ export function TeamPage() {
         }
         notAllowed="Only admins invite and deactivate people."
       />
-      <TeamActivity />
+      <TeamActivity team={team.data} />
       <section aria-labelledby="roles-heading">
         <Heading as="h2" size="3" id="roles-heading" mb="3">
           What each role may do
