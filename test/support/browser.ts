@@ -22,6 +22,12 @@ import type { CloseAfterAll } from './made-before-all.ts';
 export const CHROMIUM = '/usr/bin/chromium';
 /** Where the browser tests save their screenshots (git-ignored): look at them after a change to a page. */
 export const SCREENSHOTS = join(import.meta.dirname, '..', 'web', 'screenshots');
+/**
+ * Whether the screenshots are written: always, but where `PORTICO_TEST_SCREENSHOTS=0` says no one will look at
+ * them (CI, whose clone is thrown away): writing a whole page's PNG takes a few hundred milliseconds each. The
+ * accessibility check of each shot runs either way.
+ */
+const SAVE_SCREENSHOTS = process.env.PORTICO_TEST_SCREENSHOTS !== '0';
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 
@@ -205,7 +211,9 @@ export function useChromium(surface: string): ChromiumFixture {
   });
 
   async function screenshot(page: Page, shot: string, options: { accessibility?: boolean } = {}) {
-    await page.screenshot({ path: join(SCREENSHOTS, `${surface}-${DIALECT}-${shot}.png`), fullPage: true });
+    if (SAVE_SCREENSHOTS) {
+      await page.screenshot({ path: join(SCREENSHOTS, `${surface}-${DIALECT}-${shot}.png`), fullPage: true });
+    }
     if (options.accessibility !== false) expect(await accessibilityViolations(page), shot).toEqual([]);
   }
 
