@@ -1,7 +1,7 @@
 /**
  * The other process of the console live suite (console-live.ts): it commits `BENCH_LIVE_CHANGES` changes to one
- * transaction through a connection of its own, one every `BENCH_LIVE_GAP_MS`, and prints when each committed
- * (`committed <n> <epoch ms>`), for the suite to measure how long each took to reach an open console.
+ * transaction through a connection of its own, one every `BENCH_LIVE_GAP_MS`, and prints, once each committed,
+ * when its statement was sent (`committed <n> <epoch ms>`), for the suite to measure how long each took to reach an open console.
  */
 import pg from 'pg';
 
