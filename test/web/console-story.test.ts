@@ -160,7 +160,9 @@ describe('the organization console story in Chromium', () => {
       };
       await mailTo(smtp, investorEmail);
       // step 2: the new transaction appears in the queue kept open in a second browser context within a second,
-      // without a reload (the queue page is being built; this step is added with it).
+      // without a reload (the queue page is being built; this step is added with it). The reviewer's page (the
+      // second context, on the team page until here) may open the queue before the createTransaction above and
+      // then open the transaction from its row, in place of the goto below.
 
       // The reviewer opens it before the investor has submitted: nothing to review, nothing to approve yet.
       await reviewerPage.goto(`${origin}/console/transactions/${transactionId}`);

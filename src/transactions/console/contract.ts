@@ -1,3 +1,5 @@
+// Kept as one file: the console's whole contract, every route's body and answer, which web/console/types.ts reads
+// as one; split, the page's types would import from as many files as the console has pages.
 import { Type, type Static } from '@sinclair/typebox';
 import { CONSOLE_ROLES } from '../../accounts/roles.ts';
 import { accountRoutes } from '../../http/account-contract.ts';
