@@ -23,7 +23,7 @@ const BROWSER = [
   'test/web/recipient-portal.test.ts',
   'test/web/graphiql.test.ts',
   'test/web/console.test.ts',
-  'test/web/console-transaction.test.ts',
+  'test/web/console-story.test.ts',
 ];
 /**
  * Files whose subject is the same on every database, so CI runs them once, in its PostgreSQL pass: the CLI files
@@ -84,6 +84,7 @@ const leftOut = LEAVE_OUT[process.env.PORTICO_TESTS_LEAVE_OUT ?? ''] ?? [];
  * learns this order from the durations it cached on earlier runs, which a fresh clone (CI) does not have.
  */
 const LONGEST_FIRST = [
+  'test/web/console-story.test.ts',
   'test/web/dashboard.test.ts',
   'test/web/dashboard-portfolio.test.ts',
   'test/web/recipient-portal.test.ts',

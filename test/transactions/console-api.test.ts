@@ -516,6 +516,58 @@ describe('a transaction in the console', () => {
     expect(resolved.body).toMatchObject({ comment: { id, resolvedAt: expect.any(String) } });
   });
 
+  it('shows a field the recipient filled in only on their second submission as added, without a value before', async () => {
+    const { story, people, path } = await inReview();
+    const reviewer = await signedIn(people.reviewer);
+    const { workflow } = (await reviewer.get(path('/workflow'))).body as { workflow: WorkflowPanel };
+    const asked = await reviewer.request('POST', path('/events'), {
+      eventKey: 'request_changes',
+      version: workflow.version,
+    });
+    expect(asked.status).toBe(200);
+    const investor = story.transactions[0]?.investor;
+    const token = story.transactions[0]?.transmitToken ?? '';
+    for (const [method, url, payload] of [
+      [
+        'PUT',
+        'items/investor_details',
+        {
+          data: {
+            legalName: investor?.name,
+            email: investor?.email,
+            address: '12 Harbor Lane, Boston, MA 02110',
+            dateOfBirth: '1979-04-18',
+            phone: '+1 617 555 0100',
+          },
+        },
+      ],
+      ['POST', 'documents/subscription_agreement/signatures', { signedName: investor?.name, consent: true }],
+      ['POST', 'processes/subscription/submit', undefined],
+    ] as const) {
+      const response = await world.app.inject({
+        method,
+        url: `/recipient/${token}/${url}`,
+        ...(payload ? { payload } : {}),
+      });
+      expect(response.statusCode, response.body).toBeLessThan(300);
+    }
+    const review = await reviewer.get(path('/review'));
+    expect(review.status).toBe(200);
+    expect(review.body).toMatchObject({
+      processes: [
+        {
+          changes: {
+            from: 1,
+            to: 2,
+            fields: [
+              { vulcanKey: 'investor_details', field: 'phone', change: 'added', after: '+1 617 555 0100' },
+            ],
+          },
+        },
+      ],
+    });
+  });
+
   it("shows the API calls that changed it in its timeline: the key's prefix, the request and its Idempotency-Key", async () => {
     const { story, people } = await inReview();
     const created = await graphql(

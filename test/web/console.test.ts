@@ -1,10 +1,9 @@
 /// <reference lib="dom" />
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { createOrganization } from '../../src/transactions/organizations.ts';
 import { useChromium } from '../support/browser.ts';
-import { consoleForBrowser } from '../support/console-chromium.ts';
-import { createPerson, mailedLink, mailTo, PASSWORD, uniqueEmail } from '../support/dashboard.ts';
+import { acceptInvitation, consoleForBrowser, fillInvitation, signIn } from '../support/console-chromium.ts';
+import { createPerson, mailedLink, mailTo, uniqueEmail } from '../support/dashboard.ts';
 import { madeBeforeAll } from '../support/made-before-all.ts';
 import { uniqueHandle } from '../support/transactions.ts';
 
@@ -29,12 +28,6 @@ describe('the organization console at /console in Chromium', () => {
     return { db, smtp, origin, organization, admin };
   });
 
-  async function signIn(page: Page, person: { email: string; password: string }): Promise<void> {
-    await page.getByLabel('E-mail address').fill(person.email);
-    await page.getByLabel('Password', { exact: true }).fill(person.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-  }
-
   it('lets an admin invite a reviewer by e-mail, through a session that ends mid-invitation, and the reviewer lands on the team without its buttons', async () => {
     const { db, smtp, origin, organization, admin } = world;
     const page = await chromium.newPage(origin);
@@ -52,11 +45,7 @@ describe('the organization console at /console in Chromium', () => {
     await page.getByRole('row', { name: /Ada <i>Admin<\/i> \(you\)/ }).waitFor();
 
     const reviewer = uniqueEmail('reviewer');
-    await page.getByRole('button', { name: 'Invite someone' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Invite someone' });
-    await dialog.getByLabel('E-mail address').fill(reviewer);
-    await dialog.getByLabel('Name').fill('Rita Reviewer');
-    await dialog.getByRole('radio', { name: /Reviewer/ }).click();
+    const dialog = await fillInvitation(page, { email: reviewer, name: 'Rita Reviewer', role: 'Reviewer' });
 
     // The session ends (idle for too long) while the dialog is open: sending asks to sign in again above it.
     await db.query(`update user_sessions set expires_at = now() - interval '1 minute' where user_id = $1`, [
@@ -91,15 +80,7 @@ describe('the organization console at /console in Chromium', () => {
     const mail = await mailTo(smtp, reviewer, { after: received });
     const { link } = mailedLink(mail, 'invitation', `${origin}/console`);
     const theirs = await chromium.newPage(origin);
-    await theirs.goto(link);
-    await theirs.getByRole('heading', { name: 'Accept your invitation' }).waitFor();
-    await theirs.getByLabel('New password', { exact: true }).fill(PASSWORD);
-    await theirs.getByLabel('Repeat the new password').fill(PASSWORD);
-    await theirs.getByRole('button', { name: 'Set password and sign in' }).click();
-    await theirs.getByRole('heading', { name: 'Work queue' }).waitFor();
-    await theirs.getByRole('link', { name: 'Team' }).click();
-    await theirs.getByRole('heading', { name: 'Team' }).waitFor();
-    await theirs.getByRole('row', { name: /Rita Reviewer \(you\)/ }).waitFor();
+    await acceptInvitation(theirs, link, 'Rita Reviewer');
     await theirs.getByText('Only admins invite and deactivate people.').waitFor();
     expect(await theirs.getByRole('button', { name: 'Invite someone' }).count()).toBe(0);
     expect(await theirs.getByRole('button', { name: /^Deactivate/ }).count()).toBe(0);

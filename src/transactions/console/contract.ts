@@ -142,8 +142,10 @@ const FieldChange = Type.Object({
   vulcanKey: Type.String(),
   field: Type.String(),
   change: Type.Union([Type.Literal('added'), Type.Literal('removed'), Type.Literal('changed')]),
-  before: Type.Unknown(),
-  after: Type.Unknown(),
+  // Absent on the empty side: an added field has no value before, a removed one none after (a required
+  // unknown made the serialiser refuse the whole review with a 500).
+  before: Type.Optional(Type.Unknown()),
+  after: Type.Optional(Type.Unknown()),
 });
 
 export const ProcessReview = Type.Object({

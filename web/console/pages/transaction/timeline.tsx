@@ -57,8 +57,9 @@ export function useTimelineFilters() {
 function actionText(entry: TimelineEntry): string {
   const { details } = entry;
   if (entry.kind === 'workflow') return label(entry.action);
+  // Queued, sent or failed: each its own entry, named as it is (a queued mail is not yet sent).
   if (entry.kind === 'mail' && typeof details.message === 'string')
-    return `Mail sent: ${words(details.message)}`;
+    return `Mail ${entry.action}: ${words(details.message)}`;
   if (entry.kind === 'webhook') {
     const event = typeof details.eventType === 'string' ? ` ${details.eventType}` : '';
     return `Webhook${event} ${entry.action}`;

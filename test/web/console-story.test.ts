@@ -1,0 +1,407 @@
+/// <reference lib="dom" />
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { displayPrefix } from '../../src/keys/api-key.ts';
+import { deliverDue, fanOutEvents } from '../../src/webhooks/delivery.ts';
+import { createEndpoint } from '../../src/webhooks/endpoints.ts';
+import { PHONE, useChromium } from '../support/browser.ts';
+import { acceptInvitation, consoleForBrowser, fillInvitation, signIn } from '../support/console-chromium.ts';
+import { countOf, createPerson, mailedLink, mailTo, uniqueEmail } from '../support/dashboard.ts';
+import { madeBeforeAll } from '../support/made-before-all.ts';
+import { transactionStory } from '../support/stories.ts';
+import { CREATE_TRANSACTION, graphql } from '../support/transactions.ts';
+import { createEmptyTenant } from '../support/transactions-suite.ts';
+import { samplePdf, uploadThroughLink } from '../support/uploads.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
+
+/**
+ * The organization console's story, end to end in one Chromium over real HTTPS (issue 25): an admin invites a
+ * reviewer by real SMTP; a transaction created through GraphQL is submitted by its investor; the reviewer
+ * comments on a field and asks for changes, the investor sees the comment beside the field in the portal, edits
+ * it and submits again; the reviewer sees what changed and approves; an admin countersigns for the organization
+ * and completes it; the timeline shows each step with who acted, the mail and the completion webhook a real
+ * receiver got; the workflow panel lists what can and cannot happen, with the engine's reasons, at every step; a
+ * viewer gets no event buttons and is refused by the route; and voiding another transaction with a reason shows
+ * its investor the reason instead of the portal. Along the way: a double click runs an event once, markup in a
+ * comment stays text, and a comment being typed stays while the page follows a change made elsewhere. One test,
+ * each step needing the one before, with as few page loads as the story allows. Screenshots go to
+ * test/web/screenshots/ as `console-<database>-story-…png`.
+ */
+describe('the organization console story in Chromium', () => {
+  const chromium = useChromium('console');
+  const world = madeBeforeAll('the console story', async (closeAfterAll) => {
+    const { app, db, files, smtp, origin } = await consoleForBrowser(closeAfterAll);
+    const tenant = await createEmptyTenant(db);
+    const people = { kind: 'organization' as const, id: tenant.organizationId };
+    const admin = await createPerson(db, { tenant: people, role: 'admin', name: 'Ada Admin' });
+    const viewer = await createPerson(db, { tenant: people, role: 'viewer', name: 'Vic Viewer' });
+    const receiver = await startWebhookReceiver('/hooks/portico');
+    closeAfterAll(() => receiver.close());
+    await createEndpoint(db, {
+      organizationId: tenant.organizationId,
+      url: receiver.url,
+      eventTypes: ['transaction.completed'],
+      allowInsecure: true,
+    });
+    // The other transaction, which the admin voids: its investor was invited and has started.
+    const other = await transactionStory(db, files, tenant, { state: 'sent', index: 1 });
+    return { app, db, smtp, origin, tenant, admin, viewer, receiver, other };
+  });
+
+  /** A recipient route of the investor's link, as the portal calls it. */
+  async function portal(
+    token: string,
+    method: 'PUT' | 'POST',
+    path: string,
+    payload?: Record<string, unknown>,
+  ): Promise<void> {
+    const response = await world.app.inject({
+      method,
+      url: `/recipient/${token}${path}`,
+      ...(payload ? { payload } : {}),
+    });
+    expect(response.statusCode, `${method} ${path}: ${response.body}`).toBeLessThan(300);
+  }
+
+  /** The investor signs the agreement of the open revision and submits it, through their link's routes. */
+  async function signAndSubmit(token: string): Promise<void> {
+    await portal(token, 'POST', '/documents/subscription_agreement/signatures', {
+      signedName: 'Grace Hopper',
+      consent: true,
+    });
+    await portal(token, 'POST', '/processes/subscription/submit');
+  }
+
+  /**
+   * The events the workflow panel lists, each as "<name> (<button | greyed | no button>)", followed by ": <the
+   * engine's reason>" when it cannot happen now.
+   */
+  function panelEvents(page: Page): Promise<string[]> {
+    return workflowOf(page)
+      .locator('h3 + ul > li')
+      .evaluateAll((items) =>
+        items.map((item) => {
+          const button = item.querySelector('button');
+          const shown = button ? (button.disabled ? 'greyed' : 'button') : 'no button';
+          const name = (button ?? item.querySelector('span'))?.textContent ?? '';
+          const line = item.querySelector('p')?.textContent ?? '';
+          const reason = /^Not now: (.*?)(?: \(Not yours to trigger: your role does not\.\))?$/.exec(
+            line,
+          )?.[1];
+          return reason === undefined ? `${name} (${shown})` : `${name} (${shown}): ${reason}`;
+        }),
+      );
+  }
+
+  const workflowOf = (page: Page): Locator => page.getByRole('region', { name: 'Workflow' });
+
+  /** Waits until the panel says the transaction is `now` (in words) and lists `events` as {@link panelEvents}. */
+  async function expectPanel(page: Page, now: string, events: string[]): Promise<void> {
+    await workflowOf(page)
+      .getByText(new RegExp(`^Now ${now}`))
+      .waitFor();
+    await expect.poll(() => panelEvents(page)).toEqual(events);
+  }
+
+  /** Runs an event through its preview dialog, with a message, and waits for the panel to say it moved. */
+  async function runEvent(page: Page, event: string, message: string, from: string, to: string) {
+    await workflowOf(page).getByRole('button', { name: event, exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: `${event}?` });
+    await dialog.getByText(new RegExp(`Moves it from ${from} to ${to}`)).waitFor();
+    await dialog.getByRole('textbox').fill(message);
+    // A double click runs it once: the second click finds the move made.
+    await dialog.getByRole('button', { name: event, exact: true }).dblclick();
+    await page.getByText(`Done: ${event} moved it from ${from} to ${to}.`).waitFor();
+  }
+
+  it(
+    'takes a transaction from an invited reviewer through comments, changes, approval and countersigning to its webhook, shows a viewer no buttons, and voids another',
+    // About 15 s alone; the limit leaves room for a busy CI machine.
+    { timeout: 90_000 },
+    async () => {
+      const { app, db, smtp, origin, tenant, admin, viewer, receiver, other } = world;
+
+      // 1. The admin invites a reviewer by mail; the reviewer sets a password and is signed in.
+      const adminPage = await chromium.newPage(origin);
+      await adminPage.goto(`${origin}/console`);
+      await signIn(adminPage, admin);
+      await adminPage.getByRole('heading', { name: 'Work queue' }).waitFor();
+      await adminPage.getByRole('link', { name: 'Team' }).click();
+      await adminPage.getByRole('heading', { name: 'Team' }).waitFor();
+      const reviewerEmail = uniqueEmail('reviewer');
+      const invitation = await fillInvitation(adminPage, {
+        email: reviewerEmail,
+        name: 'Rita Reviewer',
+        role: 'Reviewer',
+      });
+      const mailed = smtp.received.length;
+      await invitation.getByRole('button', { name: 'Send invitation' }).click();
+      await adminPage.getByText(`Invitation mailed to ${reviewerEmail}.`).waitFor();
+      const { link } = mailedLink(
+        await mailTo(smtp, reviewerEmail, { after: mailed }),
+        'invitation',
+        `${origin}/console`,
+      );
+      const reviewerPage = await chromium.newPage(origin);
+      await acceptInvitation(reviewerPage, link, 'Rita Reviewer');
+
+      // 2. The reviewer keeps the work queue open; a transaction created through GraphQL appears there, with
+      // the tabs' counts, without a reload (the live stream), and its investor is mailed their link.
+      await reviewerPage.getByRole('link', { name: 'Work queue' }).click();
+      await reviewerPage.getByRole('heading', { name: 'Work queue' }).waitFor();
+      const draftTab = reviewerPage
+        .getByRole('navigation', { name: 'States' })
+        .getByRole('link', { name: /^Draft/ });
+      await expect.poll(() => draftTab.textContent()).toBe('Draft0');
+      const investorEmail = uniqueEmail('grace');
+      const created = await graphql(app, tenant.apiKey, CREATE_TRANSACTION, {
+        input: {
+          templateId: tenant.templateId,
+          senderEntityId: tenant.senderEntityId,
+          noticeName: 'Grace Hopper',
+          noticeEmail: investorEmail,
+        },
+      });
+      expect(created.body.errors).toBeUndefined();
+      const { transactionId, transmitToken: token } = created.body.data?.createTransaction as {
+        transactionId: string;
+        transmitToken: string;
+      };
+      const row = reviewerPage.getByRole('row', { name: /Grace Hopper/ });
+      await row.waitFor({ timeout: 5000 });
+      await expect.poll(() => draftTab.textContent()).toBe('Draft1');
+      expect(await row.textContent()).toContain('draft');
+      await chromium.screenshotPhoneAndDesktop(reviewerPage, 'queue');
+      await mailTo(smtp, investorEmail);
+
+      // The reviewer opens it from its row before the investor has submitted: nothing to review or approve yet.
+      await row.getByRole('link', { name: 'Grace Hopper' }).click();
+      await reviewerPage.getByRole('heading', { level: 1, name: 'Grace Hopper' }).waitFor();
+      await expectPanel(reviewerPage, 'draft', [
+        'Send (no button)',
+        'Submit (no button)',
+        'Request changes (greyed): request_changes: only from in_review',
+        'Approve (greyed): approve: only from in_review',
+        'Countersign (no button): countersign: only from countersigning',
+        'Void (no button)',
+      ]);
+
+      // 3. The investor fills in, signs and submits through their link's routes; the reviewer's page follows.
+      await portal(token, 'PUT', '/items/investor_details', {
+        data: { legalName: 'Grace Hoper', email: investorEmail, address: '1 Navy Way, Arlington, VA 22201' },
+      });
+      const upload = await uploadThroughLink(app, {
+        token,
+        vulcanKey: 'tax_forms',
+        field: 'w9FileId',
+        file: { filename: 'W-9 Grace Hopper.pdf', content: await samplePdf('Form W-9: Grace Hopper') },
+      });
+      expect(upload.status).toBe(201);
+      await portal(token, 'PUT', '/items/tax_forms', {
+        data: { taxResidency: 'US', usPerson: true, w9FileId: upload.body.file.id },
+      });
+      await portal(token, 'PUT', '/items/accreditation', { data: { basis: ['income'], confirmed: true } });
+      await portal(token, 'PUT', '/items/subscription_amount', {
+        data: { amount: { currency: 'USD', amount: 25_000_000 } },
+      });
+      await signAndSubmit(token);
+      await expectPanel(reviewerPage, 'in review', [
+        'Send (no button): send: only from draft',
+        'Submit (no button): submit: only from draft, in_progress or changes_requested',
+        'Request changes (button)',
+        'Approve (button)',
+        'Countersign (no button): countersign: only from countersigning',
+        'Void (no button)',
+      ]);
+
+      // 8. A viewer sees the same panel without a button, and the event route refuses them.
+      const viewerPage = await chromium.newPage(origin, { viewport: PHONE });
+      await viewerPage.goto(`${origin}/console/transactions/${transactionId}`);
+      await signIn(viewerPage, viewer);
+      await expectPanel(viewerPage, 'in review', [
+        'Send (no button): send: only from draft',
+        'Submit (no button): submit: only from draft, in_progress or changes_requested',
+        'Request changes (no button)',
+        'Approve (no button)',
+        'Countersign (no button): countersign: only from countersigning',
+        'Void (no button)',
+      ]);
+      expect(await viewerPage.getByRole('button', { name: /^Comment on/ }).count()).toBe(0);
+      // The request the page would send, were there a button: the session's CSRF token, the version it shows.
+      const refused = await viewerPage.evaluate(async (id) => {
+        const read = async <T>(path: string) => (await (await fetch(`/console/api${path}`)).json()) as T;
+        const { csrfToken } = await read<{ csrfToken: string }>('/session');
+        const { workflow } = await read<{ workflow: { version: string } }>(`/transactions/${id}/workflow`);
+        const response = await fetch(`/console/api/transactions/${id}/events`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-csrf-token': csrfToken },
+          body: JSON.stringify({ eventKey: 'approve', version: workflow.version }),
+        });
+        return { status: response.status, body: (await response.json()) as unknown };
+      }, transactionId);
+      expect(refused).toMatchObject({
+        status: 403,
+        body: {
+          error: {
+            code: 'FORBIDDEN',
+            message:
+              'Only admins and operators trigger approve; reviewers trigger request_changes, approve. You are a viewer.',
+          },
+        },
+      });
+
+      // 4. The reviewer comments on the legal name and asks for changes through the preview.
+      await reviewerPage.getByRole('button', { name: /^Comment on Legal name/ }).click();
+      // Markup in a comment is text, on the console's page and in the portal.
+      const comment = 'Your legal name is spelt <i>Hopper</i>.';
+      await reviewerPage.getByLabel(/^Your comment on Legal name/).fill(comment);
+      await reviewerPage.getByRole('button', { name: 'Add comment' }).click();
+      await reviewerPage.getByText(comment).waitFor();
+      expect(await reviewerPage.locator('main i, main b').count()).toBe(0);
+      const beforeChanges = smtp.received.length;
+      await runEvent(
+        reviewerPage,
+        'Request changes',
+        'Please check your name.',
+        'in review',
+        'changes requested',
+      );
+      await mailTo(smtp, investorEmail, { after: beforeChanges });
+      expect(
+        await countOf(
+          db,
+          `select count(*) from transaction_events where transaction_id = $1 and event_key = 'request_changes'`,
+          [transactionId],
+        ),
+      ).toBe(1);
+      await expectPanel(reviewerPage, 'changes requested', [
+        'Send (no button): send: only from draft',
+        'Submit (no button)',
+        'Request changes (greyed): request_changes: only from in_review',
+        'Approve (greyed): approve: only from in_review',
+        'Countersign (no button): countersign: only from countersigning',
+        'Void (no button)',
+      ]);
+
+      // The investor sees the comment beside the field, corrects it and submits again.
+      const investorPage = await chromium.newPage(origin, { viewport: PHONE });
+      await investorPage.goto(`${origin}/r/${token}/subscription/items/investor_details`);
+      await investorPage
+        .getByRole('note')
+        .filter({ hasText: `Rita Reviewer asks: ${comment}` })
+        .waitFor();
+      expect(await investorPage.locator('main i').count()).toBe(0);
+      await investorPage.getByLabel('Full legal name').fill('Grace Hopper');
+      await investorPage.getByText(/Saved at/).waitFor();
+      // Meanwhile the reviewer has begun another comment: the page follows the resubmission, the typing stays.
+      await reviewerPage.getByRole('button', { name: /^Comment on Address/ }).click();
+      await reviewerPage.getByLabel(/^Your comment on Address/).fill('Half typed');
+      await signAndSubmit(token);
+
+      // 5. The reviewer sees what changed since revision 1 and approves.
+      await expectPanel(reviewerPage, 'in review', [
+        'Send (no button): send: only from draft',
+        'Submit (no button): submit: only from draft, in_progress or changes_requested',
+        'Request changes (button)',
+        'Approve (button)',
+        'Countersign (no button): countersign: only from countersigning',
+        'Void (no button)',
+      ]);
+      expect(await reviewerPage.getByLabel(/^Your comment on Address/).inputValue()).toBe('Half typed');
+      await reviewerPage.getByRole('button', { name: 'Cancel' }).click();
+      const changes = reviewerPage.getByText('What changed since revision 1').locator('..');
+      await changes.getByText('Investor details · Legal name: Grace Hoper → Grace Hopper').waitFor();
+      // The portal's form gave the investor type its default on the second round: a field added, shown so.
+      await changes.getByText('Investor details · Investor type: added: individual').waitFor();
+      await runEvent(reviewerPage, 'Approve', 'All in order.', 'in review', 'countersigning');
+      await expectPanel(reviewerPage, 'countersigning', [
+        'Send (no button): send: only from draft',
+        'Submit (no button): submit: only from draft, in_progress or changes_requested',
+        'Request changes (greyed): request_changes: only from in_review',
+        'Approve (greyed): approve: only from in_review',
+        'Countersign (no button): countersign: 0 of 1 process complete',
+        'Void (no button)',
+      ]);
+      // From the top, so that the sticky header is drawn where it belongs in the whole page's picture.
+      await reviewerPage.evaluate(() => {
+        window.scrollTo(0, 0);
+      });
+      await chromium.screenshotPhoneAndDesktop(reviewerPage, 'story-approved');
+
+      // An admin signs for the organization; the countersign waits for that signature, then completes it.
+      await adminPage.goto(`${origin}/console/transactions/${transactionId}`);
+      const admins = [
+        'Send (greyed): send: only from draft',
+        'Submit (greyed): submit: only from draft, in_progress or changes_requested',
+        'Request changes (greyed): request_changes: only from in_review',
+        'Approve (greyed): approve: only from in_review',
+      ];
+      await expectPanel(adminPage, 'countersigning', [
+        ...admins,
+        'Countersign (greyed): countersign: 0 of 1 process complete',
+        'Void (button)',
+      ]);
+      await adminPage.getByLabel('Your name, as you sign').fill('Ada Admin for Test Capital Fund I, L.P.');
+      await adminPage.getByLabel(/I agree to sign this document electronically/).check();
+      await adminPage.getByRole('button', { name: 'Sign for the organization' }).click();
+      // Signed, the panel goes (its "Signed: …" with it, once the page reads the transaction again).
+      await adminPage.getByRole('heading', { name: /^Sign for/ }).waitFor({ state: 'detached' });
+      await expectPanel(adminPage, 'countersigning', [...admins, 'Countersign (button)', 'Void (button)']);
+      const beforeCompletion = smtp.received.length;
+      await runEvent(adminPage, 'Countersign', 'Countersigned.', 'countersigning', 'completed');
+      await mailTo(smtp, investorEmail, { after: beforeCompletion });
+      const final = 'the transaction is completed, a final state';
+      await expectPanel(
+        adminPage,
+        'completed',
+        ['Send', 'Submit', 'Request changes', 'Approve', 'Countersign', 'Void'].map(
+          (event) => `${event} (greyed): ${event.toLowerCase().replace(' ', '_')}: ${final}`,
+        ),
+      );
+
+      // 6. The completion webhook reaches the receiver; the timeline shows each step, who acted, mail and webhook.
+      await fanOutEvents(db);
+      await deliverDue(db, { allowInsecure: true });
+      expect(receiver.bodies.map((body) => (JSON.parse(body) as { type: string }).type)).toEqual([
+        'transaction.completed',
+      ]);
+      await viewerPage.reload();
+      const timeline = viewerPage.getByRole('list', { name: 'Timeline, newest first' });
+      await timeline.getByText(/Webhook transaction.completed delivered/).waitFor();
+      const entries = await timeline.locator('li').evaluateAll((items) =>
+        items.map((item) => {
+          const [kind, action] = [...item.querySelectorAll('div > span')].map((each) => each.textContent);
+          const actor = item.querySelector('p')?.textContent.split(' · ')[0];
+          return `${kind ?? ''}: ${action ?? ''} (${actor ?? ''})`;
+        }),
+      );
+      // Newest first: the webhook, after the mail that completion queued and sent.
+      expect(entries[0]).toBe('Webhook: Webhook transaction.completed delivered (Portico)');
+      expect(entries).toEqual(
+        expect.arrayContaining([
+          `API: Create transaction (${displayPrefix(tenant.apiKey)})`,
+          'Mail: Mail queued: invitation (Portico)',
+          'Mail: Mail sent: invitation (Portico)',
+          'Recipient: Uploaded (Grace Hopper)',
+          'Workflow: Submit (Grace Hopper)',
+          'Console: Commented (Rita Reviewer)',
+          'Workflow: Request changes (Rita Reviewer)',
+          'Mail: Mail sent: changes requested (Portico)',
+          'Recipient: Opened (Grace Hopper)',
+          'Workflow: Approve (Rita Reviewer)',
+          'Workflow: Countersign (Ada Admin)',
+          'Mail: Mail sent: signed copy (Portico)',
+        ]),
+      );
+      expect(entries.filter((entry) => entry === 'Workflow: Submit (Grace Hopper)')).toHaveLength(2);
+
+      // 9. Voiding the other transaction, with its reason, closes its investor's link: the link shows the reason.
+      await adminPage.goto(`${origin}/console/transactions/${other.id}`);
+      await adminPage.getByRole('heading', { level: 1, name: other.investor.name }).waitFor();
+      await runEvent(adminPage, 'Void', 'The fund closed before this subscription.', 'in progress', 'voided');
+      await investorPage.goto(`${origin}/r/${other.transmitToken}`);
+      await investorPage.getByRole('heading', { name: 'This transaction was voided' }).waitFor();
+      await investorPage.getByText('“The fund closed before this subscription.”').waitFor();
+    },
+  );
+});
