@@ -169,7 +169,7 @@ async function seed(
   await step(
     'users',
     `insert into users (organization_id, email, name, role)
-     select o.id, 'operator' || i || '@org' || o.n || '.example', 'Operator ' || i, 'member'
+     select o.id, 'operator' || i || '@org' || o.n || '.example', 'Operator ' || i, 'operator'
      from bench_orgs o cross join generate_series(1, 4) i`,
   );
   await client.query(

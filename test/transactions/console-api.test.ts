@@ -30,6 +30,8 @@ import {
   type SignInSurface,
 } from '../support/dashboard.ts';
 import { madeBeforeAll } from '../support/made-before-all.ts';
+import { fanOutEvents } from '../../src/webhooks/delivery.ts';
+import { createEndpoint } from '../../src/webhooks/endpoints.ts';
 import { organizationStory } from '../support/stories.ts';
 import { createTestDatabase } from '../support/database.ts';
 import {
@@ -818,6 +820,42 @@ describe('a transaction in the console', () => {
     ] as const) {
       expect((await page.request('POST', url, body)).status, url).toBe(404);
     }
+  });
+});
+
+describe('webhooks from the console', () => {
+  it('sends a webhook delivery again for an operator, in the timeline, and never one of another organization', async () => {
+    const { story, people, path } = await inReview();
+    await createEndpoint(world.db, {
+      organizationId: story.organizationId,
+      url: 'http://127.0.0.1:9/hooks',
+      eventTypes: ['transaction.state_changed'],
+      allowInsecure: true,
+    });
+    await fanOutEvents(world.db);
+    const [delivery] = await world.db.query<{ id: string }>(
+      `select d.id from webhook_deliveries d join outbox_events o on o.id = d.event_id
+       where o.transaction_id = $1 order by d.sequence limit 1`,
+      [story.transactionId],
+    );
+    await world.db.query("update webhook_deliveries set status = 'failed', attempts = 8 where id = $1", [
+      delivery?.id,
+    ]);
+    const url = api(`/webhook-deliveries/${delivery?.id ?? ''}/resend`);
+    expect((await (await signedIn(people.viewer)).request('POST', url)).status).toBe(403);
+    const operator = await signedIn(people.operator);
+    expect((await operator.request('POST', url)).body).toEqual({ resent: true });
+    const [after] = await world.db.query<{ status: string; attempts: number }>(
+      'select status, attempts from webhook_deliveries where id = $1',
+      [delivery?.id],
+    );
+    expect(after).toEqual({ status: 'pending', attempts: 0 });
+    const { body } = await operator.get(`${path('/timeline')}?kind=console`);
+    expect((body as { entries: TimelineEntry[] }).entries.map((entry) => entry.action)).toEqual([
+      'webhook_resent',
+    ]);
+    const stranger = (await organizationWith(['operator'])).people.operator;
+    expect((await (await signedIn(stranger)).request('POST', url)).status).toBe(404);
   });
 });
 

@@ -59,3 +59,5 @@ export type { QueueRow, QueueTab } from '../../src/transactions/console/contract
 /** GET /team/activity: what the team did, newest first. */
 export type TeamActivityAnswer = SuccessOf<ConsoleRoutes['teamActivity']>;
 export type { TeamActivityEntry } from '../../src/transactions/console/contract.ts';
+/** PUT /transactions/<id>/assignee: who looks after it now. */
+export type AssignAnswer = SuccessOf<ConsoleRoutes['assign']>;

@@ -337,6 +337,8 @@ export const consoleRoutes = {
       200: Type.Object({ assignee: OrNull(Type.Object({ id: Type.String(), name: Type.String() })) }),
     }),
   },
+  /** POST /webhook-deliveries/:id/resend: sends a webhook delivery of the organization again (operators). */
+  resendWebhook: { params: WithId, response: answers({ 200: Type.Object({ resent: Type.Literal(true) }) }) },
   /** GET /transactions/:id: a transaction with its recipients' progress and its files. */
   readTransaction: {
     params: OfTransaction,

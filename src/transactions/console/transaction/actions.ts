@@ -4,6 +4,7 @@ import type { Actor } from '../../actor.ts';
 import { recordActivity } from '../../history/activity.ts';
 import { reminderSettings } from '../../recipients/notices.ts';
 import { resetTransmitToken } from '../../recipients/transmit-tokens.ts';
+import { resendDeliveries } from '../../../webhooks/endpoints.ts';
 import type { TemplateDefinition } from '../../templates/schema.ts';
 import { finalStates } from '../../workflow.ts';
 
@@ -145,5 +146,38 @@ export function setLinkExpiry(
       details: { from: transaction.expiresAt, to: target.expiresAt },
     });
     return { expiresAt: target.expiresAt };
+  });
+}
+
+/**
+ * Sends a webhook delivery about one of the organization's transactions again (its attempts start over, as
+ * `portico webhooks resend` does), and records who asked in that transaction's timeline (`webhook_resent`).
+ * NOT_FOUND for a delivery of another organization.
+ */
+export function resendWebhook(
+  db: Database,
+  options: { organizationId: string; deliveryId: string; actor: Actor },
+): Promise<void> {
+  return db.transaction(async (tx) => {
+    const [delivery] = await tx.query<{ transactionId: string; endpointId: string; eventType: string }>(
+      `select o.transaction_id as "transactionId", d.endpoint_id as "endpointId", d.event_type as "eventType"
+       from webhook_deliveries d join outbox_events o on o.id = d.event_id
+       where d.id = $1 and d.organization_id = $2 for update of d`,
+      [options.deliveryId, options.organizationId],
+    );
+    if (!delivery) throw notFound('webhook delivery');
+    await resendDeliveries(tx, { organizationId: options.organizationId, deliveryId: options.deliveryId });
+    await recordActivity(tx, {
+      organizationId: options.organizationId,
+      transactionId: delivery.transactionId,
+      kind: 'console',
+      action: 'webhook_resent',
+      actor: options.actor,
+      details: {
+        deliveryId: options.deliveryId,
+        endpointId: delivery.endpointId,
+        eventType: delivery.eventType,
+      },
+    });
   });
 }

@@ -7,7 +7,7 @@ import type { ConsoleCaller } from '../caller.ts';
 import { consoleRoutes as contract } from '../contract.ts';
 import type { ConsoleDeps } from '../deps.ts';
 import { requirePermission } from '../permissions.ts';
-import { remindNow, resetLink, setLinkExpiry } from './actions.ts';
+import { remindNow, resendWebhook, resetLink, setLinkExpiry } from './actions.ts';
 import { transactionDetail } from './detail.ts';
 import { decideApproval } from './approvals.ts';
 import {
@@ -161,6 +161,20 @@ export function registerTransactionRoutes(route: ContractRoute<ConsoleCaller>, d
         actor: actorOf(caller, request),
         expiresAt: new Date(body.expiresAt),
       });
+    },
+  );
+  route(
+    'POST',
+    '/webhook-deliveries/:id/resend',
+    contract.resendWebhook,
+    async (caller, { params }, request) => {
+      operate(caller, 'resend webhooks');
+      await resendWebhook(db, {
+        organizationId: caller.organization.id,
+        deliveryId: params.id,
+        actor: actorOf(caller, request),
+      });
+      return { resent: true as const };
     },
   );
   route('POST', '/comments/:id/resolve', contract.resolveComment, async (caller, { params }, request) => {

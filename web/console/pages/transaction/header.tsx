@@ -6,7 +6,15 @@ import { ConfirmDialog } from '../../../shared/list/confirm-dialog.tsx';
 import { PageHeading } from '../../../shared/page-heading.tsx';
 import { useApiAction } from '../../../shared/use-api-action.ts';
 import { api } from '../../api.ts';
-import type { LinkExpiryAnswer, RemindAnswer, ResetLinkAnswer, TransactionDetail } from '../../types.ts';
+import { useResource } from '../../../shared/use-resource.ts';
+import type {
+  AssignAnswer,
+  LinkExpiryAnswer,
+  QueueOptions,
+  RemindAnswer,
+  ResetLinkAnswer,
+  TransactionDetail,
+} from '../../types.ts';
 import { formatDateTime, words } from '../../words.ts';
 
 /** A state as a badge: green when final, the accent while it moves. */
@@ -75,6 +83,18 @@ export function TransactionHeader({
           </DataList.Item>
         )}
         <DataList.Item>
+          <DataList.Label minWidth="140px">
+            {operate ? <label htmlFor="assignee">Assigned to</label> : 'Assigned to'}
+          </DataList.Label>
+          <DataList.Value>
+            {operate ? (
+              <Assignee transaction={transaction} onChanged={onChanged} />
+            ) : (
+              (transaction.assignee?.name ?? 'No one')
+            )}
+          </DataList.Value>
+        </DataList.Item>
+        <DataList.Item>
           <DataList.Label minWidth="140px">Investor&apos;s link</DataList.Label>
           <DataList.Value>
             {transaction.linkExpiresAt === null
@@ -90,6 +110,42 @@ export function TransactionHeader({
           onChanged={onChanged}
         />
       ) : null}
+    </Flex>
+  );
+}
+
+/**
+ * Who of the organization looks after the transaction, chosen among its people (an operator's choice): the
+ * change is in the timeline, and the queue shows it.
+ */
+function Assignee({ transaction, onChanged }: { transaction: TransactionDetail; onChanged: () => void }) {
+  const options = useResource<QueueOptions>(api, '/queue/options');
+  const action = useApiAction();
+  const chosen = transaction.assignee?.id ?? '';
+  const people = options.data?.people ?? (transaction.assignee ? [transaction.assignee] : []);
+  return (
+    <Flex direction="column" gap="1">
+      <select
+        id="assignee"
+        className="native-select"
+        value={chosen}
+        disabled={action.busy}
+        onChange={(event) => {
+          const userId = event.target.value === '' ? null : event.target.value;
+          void action.run(async () => {
+            await api<AssignAnswer>('PUT', `/transactions/${transaction.id}/assignee`, { userId });
+            onChanged();
+          });
+        }}
+      >
+        <option value="">No one</option>
+        {people.map((person) => (
+          <option key={person.id} value={person.id}>
+            {person.name}
+          </option>
+        ))}
+      </select>
+      <ErrorCallout error={action.error} />
     </Flex>
   );
 }

@@ -1,7 +1,10 @@
-import { Badge, Box, Card, CheckboxGroup, Flex, Heading, RadioGroup, Text } from '@radix-ui/themes';
+import { Badge, Box, Button, Card, CheckboxGroup, Flex, Heading, RadioGroup, Text } from '@radix-ui/themes';
+import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
+import { useApiAction } from '../../../shared/use-api-action.ts';
 import type { Resource } from '../../../shared/use-resource.ts';
+import { api } from '../../api.ts';
 import type { ActorType, TimelineAnswer, TimelineEntry, TimelineKind } from '../../types.ts';
 import { formatDateTime, formatValue, label, words } from '../../words.ts';
 
@@ -125,6 +128,32 @@ function Details({ entry }: { entry: TimelineEntry }) {
   );
 }
 
+/** Sends a webhook delivery again (its attempts start over), and says so, or why not. */
+function ResendWebhook({ deliveryId, onResent }: { deliveryId: string; onResent: () => void }) {
+  const action = useApiAction();
+  const [sent, setSent] = useState(false);
+  return (
+    <Flex direction="column" gap="1" mt="1" align="start">
+      <Button
+        size="1"
+        variant="soft"
+        loading={action.busy}
+        disabled={sent}
+        onClick={() =>
+          void action.run(async () => {
+            await api('POST', `/webhook-deliveries/${deliveryId}/resend`);
+            setSent(true);
+            onResent();
+          })
+        }
+      >
+        {sent ? 'Sent again' : 'Resend'}
+      </Button>
+      <ErrorCallout error={action.error} />
+    </Flex>
+  );
+}
+
 /**
  * The transaction's one timeline, newest first: workflow moves, what the recipient did, mail, webhook attempts,
  * API calls and console actions, each with who did it, when, and the request id to quote; filtered by kind and
@@ -133,9 +162,12 @@ function Details({ entry }: { entry: TimelineEntry }) {
 export function Timeline({
   timeline,
   filters,
+  operate,
 }: {
   timeline: Resource<TimelineAnswer>;
   filters: ReturnType<typeof useTimelineFilters>;
+  /** Whether this person may send a webhook again (operators and admins). */
+  operate: boolean;
 }) {
   const entries = (timeline.data ?? timeline.previous)?.entries;
   return (
@@ -228,6 +260,9 @@ export function Timeline({
                     )}
                   </Text>
                   <Details entry={entry} />
+                  {operate && entry.kind === 'webhook' && typeof entry.details.deliveryId === 'string' ? (
+                    <ResendWebhook deliveryId={entry.details.deliveryId} onResent={timeline.reload} />
+                  ) : null}
                 </li>
               ))}
             </ol>

@@ -117,7 +117,7 @@ export default function TransactionPage() {
           <Files files={detail.files} />
         </Flex>
       </Grid>
-      <Timeline timeline={timeline} filters={filters} />
+      <Timeline timeline={timeline} filters={filters} operate={operate} />
     </Flex>
   );
 }
