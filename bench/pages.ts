@@ -304,10 +304,11 @@ async function signInToConsole(browser: Browser, transactions: string, dataDir: 
     await page.getByLabel('E-mail address').fill(account.email);
     await page.getByLabel('Password', { exact: true }).fill(account.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/team$/);
+    await page.waitForURL(/\/queue$/);
     return {
       storageState: await context.storageState(),
       transaction: `${transactions}/console/transactions/${facts.transactions.transactionId}`,
+      queue: `${transactions}/console/queue`,
     };
   } finally {
     await context.close();
@@ -384,6 +385,13 @@ try {
     {
       name: 'console sign-in',
       url: `${portico.transactions}/console/sign-in`,
+      lcpTarget: TARGETS.lcpSeconds,
+      bytesTargets: true,
+    },
+    {
+      name: 'console work queue',
+      url: consoleSession.queue,
+      signedIn: 'console',
       lcpTarget: TARGETS.lcpSeconds,
       bytesTargets: true,
     },
