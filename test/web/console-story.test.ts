@@ -244,8 +244,7 @@ describe('the organization console story in Chromium', () => {
         body: {
           error: {
             code: 'FORBIDDEN',
-            message:
-              'Only admins and operators trigger approve; reviewers trigger request_changes, approve. You are a viewer.',
+            message: 'Only admins, operators and reviewers trigger approve. You are a viewer.',
           },
         },
       });

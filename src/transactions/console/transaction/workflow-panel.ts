@@ -138,12 +138,11 @@ export function checkMayTrigger(subject: LockedTransaction, role: ConsoleRole, e
     submitEventsOf(subject.definition),
   );
   if (mayTrigger(role, eventKey, review)) return;
-  const reviewers = review.size > 0 ? `; reviewers trigger ${[...review].join(', ')}` : '';
-  throw new AppError(
-    'FORBIDDEN',
-    `Only admins and operators trigger ${eventKey}${reviewers}. You are a ${role}.`,
-    { eventKey },
-  );
+  // Who may, in words: a review's event is the reviewers' too; any other, the reviewers' are named beside it.
+  const who = review.has(eventKey)
+    ? `Only admins, operators and reviewers trigger ${eventKey}`
+    : `Only admins and operators trigger ${eventKey}${review.size > 0 ? `; reviewers trigger ${[...review].join(', ')}` : ''}`;
+  throw new AppError('FORBIDDEN', `${who}. You are a ${role}.`, { eventKey });
 }
 
 /**
