@@ -44,16 +44,7 @@ export function contractRoutes<Caller>(
   routes: FastifyInstance,
   callerOf: (request: FastifyRequest) => Caller,
 ): ContractRoute<Caller> {
-  return <Schema extends RouteSchema>(
-    method: HTTPMethods,
-    url: string,
-    schema: Schema,
-    act: (
-      caller: Caller,
-      input: RouteInput<Schema>,
-      request: FastifyRequest,
-    ) => Promise<Served<SuccessOf<Schema>>>,
-  ): void => {
+  return (method, url, schema, act) => {
     const status = Number(Object.keys(schema.response).find((code) => /^2\d\d$/.test(code)));
     const options: RouteOptions = {
       method,
@@ -62,7 +53,7 @@ export function contractRoutes<Caller>(
       handler: async (request, reply) =>
         reply
           .code(status)
-          .send(await act(callerOf(request), request as unknown as RouteInput<Schema>, request)),
+          .send(await act(callerOf(request), request as unknown as Parameters<typeof act>[1], request)),
     };
     routes.route(options);
   };

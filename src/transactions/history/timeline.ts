@@ -28,6 +28,32 @@ export interface TimelineEntry {
 export const IS_WORKFLOW_EVENT = (e: string) =>
   `${e}.event_key not like 'consent.%' and ${e}.event_key not like 'mail.%'`;
 
+/**
+ * The name of a row's actor (alias `row`, with `actor_type` and `actor_id`), as the pages show it: a person's
+ * name (else address), an API key's prefix, the recipient's entity's name. SQL over a constant alias, never input.
+ */
+export const ACTOR_LABEL = (row: string) => `case ${row}.actor_type
+  when 'user' then (select coalesce(nullif(u.name, ''), u.email) from users u where u.id::text = ${row}.actor_id)
+  when 'api_key' then (select k.display_prefix from api_keys k where k.id::text = ${row}.actor_id)
+  when 'recipient' then (select en.name from transaction_recipients r join entities en on en.id = r.entity_id
+                         where r.id::text = ${row}.actor_id)
+end`;
+
+/** A row's actor with its {@link ACTOR_LABEL}, named even when the label is gone (a removed key or person). */
+export function namedActor(row: {
+  actorType: ActorType;
+  actorId: string | null;
+  actorLabel: string | null;
+}): {
+  type: ActorType;
+  id: string | null;
+  label: string;
+} {
+  const fallback =
+    row.actorType === 'system' ? 'Portico' : row.actorType === 'recipient' ? 'The recipient' : 'Someone';
+  return { type: row.actorType, id: row.actorId, label: row.actorLabel ?? fallback };
+}
+
 /** The most entries one read answers, oldest first. */
 export const TIMELINE_MAX = 1000;
 
@@ -85,12 +111,7 @@ export async function timelineOf(
      )
      select entries.id, entries.kind, entries.action, entries.at, entries.actor_type as "actorType",
        entries.actor_id as "actorId", entries.request_id as "requestId", entries.details,
-       case entries.actor_type
-         when 'user' then (select coalesce(nullif(u.name, ''), u.email) from users u where u.id::text = entries.actor_id)
-         when 'api_key' then (select k.display_prefix from api_keys k where k.id::text = entries.actor_id)
-         when 'recipient' then (select en.name from transaction_recipients r join entities en on en.id = r.entity_id
-                                where r.id::text = entries.actor_id)
-       end as "actorLabel"
+       ${ACTOR_LABEL('entries')} as "actorLabel"
      from entries
      where ($2::text[] is null or entries.kind = any($2::text[])) and ($3::text is null or entries.actor_type = $3)
      order by entries.at, entries.source, entries.sequence
@@ -99,12 +120,6 @@ export async function timelineOf(
   );
   return rows.map(({ actorType, actorId, actorLabel, ...entry }) => ({
     ...entry,
-    actor: {
-      type: actorType,
-      id: actorId,
-      label:
-        actorLabel ??
-        (actorType === 'system' ? 'Portico' : actorType === 'recipient' ? 'The recipient' : 'Someone'),
-    },
+    actor: namedActor({ actorType, actorId, actorLabel }),
   }));
 }

@@ -4,7 +4,7 @@ import { AppError, notFound } from '../../../errors.ts';
 import type { FileStore } from '../../../files/file-store.ts';
 import type { Actor } from '../../actor.ts';
 import { workflowFactsOf } from '../../completion.ts';
-import { IS_WORKFLOW_EVENT } from '../../history/timeline.ts';
+import { ACTOR_LABEL, IS_WORKFLOW_EVENT, namedActor } from '../../history/timeline.ts';
 import { signAsSender, type SignatureContext } from '../../recipients/actions.ts';
 import type { TemplateDefinition } from '../../templates/schema.ts';
 import {
@@ -69,25 +69,14 @@ async function pathOf(db: Queryable, transactionId: string): Promise<PathStep[]>
   >(
     `select e.id, e.event_key as "eventKey", e.source_state as "from", e.target_state as "to", e.created_at as at,
        e.message, e.actor_type as "actorType", e.actor_id as "actorId",
-       case e.actor_type
-         when 'user' then (select coalesce(nullif(u.name, ''), u.email) from users u where u.id::text = e.actor_id)
-         when 'api_key' then (select k.display_prefix from api_keys k where k.id::text = e.actor_id)
-         when 'recipient' then (select en.name from transaction_recipients r join entities en on en.id = r.entity_id
-                                where r.id::text = e.actor_id)
-       end as "actorLabel"
+       ${ACTOR_LABEL('e')} as "actorLabel"
      from transaction_events e where e.transaction_id = $1 and ${IS_WORKFLOW_EVENT('e')}
      order by e.created_at, e.sequence`,
     [transactionId],
   );
   return rows.map(({ actorType, actorId, actorLabel, ...step }) => ({
     ...step,
-    actor: {
-      type: actorType,
-      id: actorId,
-      label:
-        actorLabel ??
-        (actorType === 'system' ? 'Portico' : actorType === 'recipient' ? 'The recipient' : 'Someone'),
-    },
+    actor: namedActor({ actorType, actorId, actorLabel }),
   }));
 }
 
