@@ -52,7 +52,7 @@ const boundaries = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.portico/', 'coverage/', 'web/dist/'] },
+  { ignores: ['node_modules/', '.portico/', 'coverage/', 'web/dist/', '.ci/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
