@@ -17,6 +17,11 @@ import { organizationStory } from '../support/stories.ts';
 import { createTestFileStore } from '../support/transactions.ts';
 import { expectSuccess, newInstance, uniqueSlug } from './portfolio-output.ts';
 import { loadConfig } from '../../src/config.ts';
+import type { Database } from '../../src/db/database.ts';
+import { loadMigrations, migrate, migrationName } from '../../src/db/migrate.ts';
+import { createPostgresDatabase } from '../../src/db/postgres-database.ts';
+import { TEST_DATABASE_URL, createTestSchema } from '../support/database.ts';
+import { createPGliteFromTemplate } from '../support/pglite-template.ts';
 
 const { database, portico } = cliOnTestDatabase();
 
@@ -234,7 +239,7 @@ describe('portico mail list and show', () => {
 
     const link = `https://portico.example.com/dashboard/invitation#token=${'A1b2_C3d4-'.repeat(12)}`;
     const mailer = createMailer(loadConfig(env), createLogger('silent'));
-    await mailer.send({ to: 'ada@example.com', subject: 'First', text: 'Hello.\n' });
+    await mailer.send({ to: 'ada@example.com', subject: 'First', text: 'Hello.\n', html: '<p>Hello.</p>' });
     await mailer.send({
       to: 'grace@example.com',
       subject: 'Vous êtes invitée à « Acme »',
@@ -267,5 +272,72 @@ describe('portico mail list and show', () => {
     expect(missing.stderr.trim()).toBe(
       `portico: there is no mail number 3 in ${join(dataDir, 'mail')} (it holds 2): see "portico mail list"`,
     );
+  });
+});
+
+describe('portico migrate --status', () => {
+  /** A database with nothing in it (a fresh PGlite, or a new PostgreSQL schema), closed and dropped after. */
+  async function emptyDatabase(): Promise<{ db: Database; close: () => Promise<void> }> {
+    if (TEST_DATABASE_URL === undefined) {
+      const db = await createPGliteFromTemplate('empty');
+      return { db, close: () => db.close() };
+    }
+    const { options, drop } = await createTestSchema(TEST_DATABASE_URL);
+    const db = createPostgresDatabase({ connectionString: TEST_DATABASE_URL, connectionOptions: options });
+    return {
+      db,
+      async close() {
+        await db.close();
+        await drop();
+      },
+    };
+  }
+
+  it('lists every migration as pending before migrate and applied after, and --check fails only before', async () => {
+    const shipped = await loadMigrations();
+    const last = shipped.at(-1);
+    const empty = await emptyDatabase();
+    try {
+      const status = (...args: string[]) =>
+        runPortico(['migrate', '--status', ...args], { database: empty.db });
+
+      const before = await status();
+      expectSuccess(before);
+      const lines = before.stdout.trimEnd().split('\n');
+      expect(lines).toHaveLength(shipped.length + 1);
+      expect(lines[0]).toMatch(/^0001_transactions +pending$/);
+      expect(lines.at(-1)).toBe(
+        `${String(shipped.length)} pending: run "portico migrate" (see docs/operations.md, "Upgrading").`,
+      );
+      const checked = await status('--check');
+      expect(checked.code).toBe(1);
+      expect(checked.stderr).toBe('');
+
+      await migrate(empty.db, shipped.slice(0, 2));
+      const partly = JSON.parse((await status('--json')).stdout) as { appliedAt: string | null }[];
+      expect(partly.map((migration) => migration.appliedAt !== null)).toEqual(
+        shipped.map((_, index) => index < 2),
+      );
+    } finally {
+      await empty.close();
+    }
+    // After: this file's own database, migrated up to date.
+    const after = await runPortico(['migrate', '--status', '--check'], { database: database() });
+    expectSuccess(after);
+    expect(after.stdout).toMatch(
+      new RegExp(`^${migrationName(last ?? { version: 0, name: '' })} +applied \\d{4}-\\d\\d-\\d\\dT`, 'm'),
+    );
+    expect(after.stdout.trimEnd().split('\n').at(-1)).toBe('The schema is up to date.');
+
+    // A node of an older release, against a schema a newer release migrated: it names what it does not know.
+    await database().query(
+      "insert into schema_migrations (version, name) values (9999, 'from_a_newer_release')",
+    );
+    try {
+      const newer = await runPortico(['migrate', '--status'], { database: database() });
+      expect(newer.stdout).toMatch(/^9999_from_a_newer_release +applied \S+ \(by a newer Portico\)$/m);
+    } finally {
+      await database().query('delete from schema_migrations where version = 9999');
+    }
   });
 });
