@@ -18,7 +18,7 @@ export function registerMigrateCommand(program: Command, context: CliContext): v
     .command('migrate')
     .description('bring the database schema up to date (serve does this at start too)')
     .option('--status', 'list the applied and pending migrations, and change nothing')
-    .option('--check', 'with --status: exit with code 1 when a migration is pending (for deploy scripts)')
+    .option('--check', 'as --status, and exit with code 1 while a migration is pending (for deploy scripts)')
     .addOption(jsonOption('with --status: print the migrations as JSON'))
     .action(async (options: { status?: boolean; check?: boolean; json?: boolean }, command: Command) => {
       const config = context.config(command);

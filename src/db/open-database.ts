@@ -46,8 +46,8 @@ export function describeDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>
   if (config.databaseUrl === undefined) return `the embedded database in ${config.dataDir}`;
   try {
     const url = new URL(config.databaseUrl);
-    // A socket directory may come as ?host=/run/postgresql instead of in the authority.
-    const host = url.hostname || url.searchParams.get('host') || 'localhost';
+    // A socket directory comes percent-encoded in the authority, or as ?host=/run/postgresql.
+    const host = decodeURIComponent(url.hostname) || url.searchParams.get('host') || 'localhost';
     return `PostgreSQL at ${host}:${url.port || '5432'}${url.pathname === '/' ? '' : url.pathname}`;
   } catch {
     return 'PostgreSQL at DATABASE_URL';

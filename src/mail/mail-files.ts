@@ -57,8 +57,15 @@ async function decode(file: string, number: number): Promise<MailContent> {
 /** The mails Portico wrote to `<data dir>/mail/` (no PORTICO_SMTP_URL), oldest first. */
 export async function listMailFiles(dataDir: string): Promise<MailSummary[]> {
   const files = await mailFiles(dataDir);
-  const mails = await Promise.all(files.map((file, index) => decode(file, index + 1)));
-  return mails.map(({ number, file, date, to, subject }) => ({ number, file, date, to, subject }));
+  const summaries: MailSummary[] = [];
+  // A few at a time: a data dir may hold thousands, and each is a file to open.
+  for (let start = 0; start < files.length; start += 16) {
+    const batch = files.slice(start, start + 16);
+    const mails = await Promise.all(batch.map((file, index) => decode(file, start + index + 1)));
+    for (const { number, file, date, to, subject } of mails)
+      summaries.push({ number, file, date, to, subject });
+  }
+  return summaries;
 }
 
 /** The `number`th mail of `<data dir>/mail/` (as `listMailFiles` numbers them), decoded; NOT_FOUND past the last. */
