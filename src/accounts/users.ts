@@ -278,3 +278,83 @@ export function setPasswordWithLink(
     return user;
   });
 }
+
+/**
+ * The user of this address in the tenant, with the tenant's admins locked (FOR UPDATE) for the rest of the
+ * transaction: two removals at once cannot each leave the other admin as the last one, then both go.
+ * NOT_FOUND when the address has no user here.
+ */
+async function userByEmailWithAdminsLocked(
+  tx: Queryable,
+  tenant: AccountTenant,
+  email: string,
+): Promise<{ user: User; otherAdmins: number }> {
+  const column = TENANT_COLUMN[tenant.kind];
+  const admins = await tx.query<{ id: string }>(
+    `select id from users where ${column} = $1 and role = 'admin' and deactivated_at is null for update`,
+    [tenant.id],
+  );
+  const [user] = await tx.query<User>(
+    `select ${USER_COLUMNS} from users where ${column} = $1 and email = $2`,
+    [tenant.id, storedForm(email)],
+  );
+  if (!user) throw notFound('user with the e-mail address', storedForm(email));
+  return { user, otherAdmins: admins.filter((admin) => admin.id !== user.id).length };
+}
+
+/** CONFLICT: `user` is the tenant's last admin, whom the caller wanted to remove or make something else. */
+function lastAdmin(user: User, tenantLabel: string, act: string): AppError {
+  return new AppError(
+    'CONFLICT',
+    `${user.email} is the last admin of ${tenantLabel}: make another person admin first, then ${act}, so that someone can still manage keys and people.`,
+  );
+}
+
+/**
+ * Removes the person of this address from the tenant (an operator's act): their sessions end with them, and their
+ * name goes from what they did. CONFLICT rather than leave the tenant without an admin; NOT_FOUND for an address
+ * without a user here. `tenantLabel` names the tenant in that message, e.g. `instance "acme"`.
+ */
+export function removeUserByEmail(
+  db: Database,
+  tenant: AccountTenant,
+  options: { email: string; tenantLabel: string },
+): Promise<User> {
+  return db.transaction(async (tx) => {
+    const { user, otherAdmins } = await userByEmailWithAdminsLocked(tx, tenant, options.email);
+    if (user.role === 'admin' && user.deactivatedAt === null && otherAdmins === 0) {
+      throw lastAdmin(user, options.tenantLabel, 'remove them');
+    }
+    // Their sessions go with them (user_sessions cascades), and a request still running cannot write one back.
+    await endSessionsOf(tx, user.id);
+    await tx.query('delete from users where id = $1', [user.id]);
+    return user;
+  });
+}
+
+/**
+ * Gives the person of this address in the tenant another role (an operator's act); it counts from their next
+ * request. CONFLICT rather than leave the tenant without an admin; NOT_FOUND as {@link removeUserByEmail}.
+ */
+export function changeRole(
+  db: Database,
+  tenant: AccountTenant,
+  options: { email: string; role: Role; tenantLabel: string },
+): Promise<User> {
+  return db.transaction(async (tx) => {
+    const { user, otherAdmins } = await userByEmailWithAdminsLocked(tx, tenant, options.email);
+    if (
+      user.role === 'admin' &&
+      options.role !== 'admin' &&
+      user.deactivatedAt === null &&
+      otherAdmins === 0
+    ) {
+      throw lastAdmin(user, options.tenantLabel, `make them ${options.role}`);
+    }
+    const [changed] = await tx.query<User>(
+      `update users set role = $2 where id = $1 returning ${USER_COLUMNS}`,
+      [user.id, options.role],
+    );
+    return changed ?? user;
+  });
+}

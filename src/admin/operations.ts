@@ -4,10 +4,11 @@ import { readFile } from 'node:fs/promises';
 import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import { ConfigSchema, type Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
+import { migrationStatus } from '../db/migrate.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { CONSOLE_ROLES, DASHBOARD_ROLES } from '../accounts/roles.ts';
 import { consolePages } from '../transactions/console/team.ts';
-import { listUsers } from '../accounts/users.ts';
+import { changeRole, listUsers, removeUserByEmail } from '../accounts/users.ts';
 import { invitePersonByMail } from '../accounts/people-mail.ts';
 import { dashboardPages } from '../portfolio/people.ts';
 import { apiKeys, createApiKey, type KeyTable } from '../keys/api-key-store.ts';
@@ -15,9 +16,10 @@ import { AppError, notFound } from '../errors.ts';
 import {
   createOrganization,
   getOrganizationByHandle,
+  listOrganizations,
   type Organization,
 } from '../transactions/organizations.ts';
-import { importTemplateSource } from '../transactions/templates/templates.ts';
+import { importTemplateSource, listTemplates } from '../transactions/templates/templates.ts';
 import { createEntity, listEntities, updateEntity } from '../transactions/entities.ts';
 import { deliverKey } from '../transactions/key-delivery/deliver-key.ts';
 import { expireDeliveries, listDeliveries, revokeDelivery } from '../transactions/key-delivery/deliveries.ts';
@@ -171,6 +173,11 @@ const EventTypeInput = Type.Union(EVENT_TYPES.map((type) => Type.Literal(type)))
 
 /** Every operation by the name the CLI and the admin socket call it by. */
 export const operations = {
+  // Asked of a running `portico serve` by `portico migrate --status`: the schema of the database it holds.
+  'migrate.status': operation({
+    input: Type.Object({}),
+    run: (db) => migrationStatus(db),
+  }),
   'org.create': operation({
     input: Type.Object({
       handle: Type.String(),
@@ -191,6 +198,17 @@ export const operations = {
         });
         return { ...organization, senderEntity };
       }),
+  }),
+  'org.list': operation({
+    input: Type.Object({}),
+    run: (db) => listOrganizations(db),
+  }),
+  'templates.list': operation({
+    input: Type.Object({ org: Type.Optional(Type.String()) }),
+    async run(db, input) {
+      const organization = input.org === undefined ? undefined : await getOrganizationByHandle(db, input.org);
+      return listTemplates(db, { organizationId: organization?.id });
+    },
   }),
   'entities.list': organizationOperation({
     input: {},
@@ -377,6 +395,15 @@ export const operations = {
     input: {},
     run: (db, _input, organization) => listUsers(db, { kind: 'organization', id: organization.id }),
   }),
+  'org.users.role': organizationOperation({
+    input: { email: Type.String(), role: Type.Union(CONSOLE_ROLES.map((role) => Type.Literal(role))) },
+    run: (db, input, organization) =>
+      changeRole(
+        db,
+        { kind: 'organization', id: organization.id },
+        { ...input, tenantLabel: `organization "${organization.handle}"` },
+      ),
+  }),
   'portfolio.instances.create': operation({
     input: Type.Object({ slug: Type.String(), name: Type.String() }),
     run: (db, input) => createInstance(db, input),
@@ -416,6 +443,39 @@ export const operations = {
     async run(db, input) {
       const instance = await getInstanceBySlug(db, input.instance);
       return listUsers(db, { kind: 'instance', id: instance.id });
+    },
+  }),
+  'portfolio.users.remove': operation({
+    input: Type.Object({ instance: Type.String(), email: Type.String() }),
+    async run(db, input) {
+      const instance = await getInstanceBySlug(db, input.instance);
+      return removeUserByEmail(
+        db,
+        { kind: 'instance', id: instance.id },
+        {
+          email: input.email,
+          tenantLabel: `instance "${instance.slug}"`,
+        },
+      );
+    },
+  }),
+  'portfolio.users.role': operation({
+    input: Type.Object({
+      instance: Type.String(),
+      email: Type.String(),
+      role: Type.Union(DASHBOARD_ROLES.map((role) => Type.Literal(role))),
+    }),
+    async run(db, input) {
+      const instance = await getInstanceBySlug(db, input.instance);
+      return changeRole(
+        db,
+        { kind: 'instance', id: instance.id },
+        {
+          email: input.email,
+          role: input.role,
+          tenantLabel: `instance "${instance.slug}"`,
+        },
+      );
     },
   }),
   'portfolio.keys.list': instanceKeys.list,

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import type { Config } from '../config.ts';
 import { readLockOwner } from '../db/data-dir-lock.ts';
-import type { OpenedDatabase } from '../db/open-database.ts';
+import type { OpenDatabaseOptions, OpenedDatabase } from '../db/open-database.ts';
 import { AppError } from '../errors.ts';
 import { createCliLogger } from '../logger.ts';
 import { createMailer } from '../mail/mailer.ts';
@@ -68,7 +68,9 @@ function callAdminSocket(
 export interface RunOperationOptions<Name extends OperationName> {
   onProgress?: ((progress: OperationProgress<Name>) => void) | undefined;
   /** Opens the configured database when no server holds it (tests hand in one they made). @default openDatabase */
-  openDatabase?: ((config: Config) => Promise<OpenedDatabase>) | undefined;
+  openDatabase?: ((config: Config, options?: OpenDatabaseOptions) => Promise<OpenedDatabase>) | undefined;
+  /** Told which database the operation runs on (see `OpenedDatabase.description`), before it runs. */
+  onDatabase?: ((description: string) => void) | undefined;
 }
 
 /**
@@ -85,6 +87,9 @@ export async function runOperation<Name extends OperationName>(
   if (config.databaseUrl === undefined) {
     const owner = await readLockOwner(config.dataDir);
     if (owner?.adminSocket !== undefined) {
+      options.onDatabase?.(
+        `the embedded database in ${config.dataDir}, through portico serve (process ${String(owner.pid)})`,
+      );
       // The serving process ran the same operation and sent its result as JSON: it has this type.
       return (await callAdminSocket(owner.adminSocket, name, input, (progress) => {
         onProgress(progress as OperationProgress<Name>);
@@ -92,10 +97,13 @@ export async function runOperation<Name extends OperationName>(
     }
   }
   // The database and the operations are loaded only on this path: a command that a running server carries out
-  // starts without them.
+  // starts without them. An operation never makes a new embedded database: one in the wrong folder would hide
+  // the real one behind "not found".
   const opened = await (options.openDatabase ?? (await import('../db/open-database.ts')).openDatabase)(
     config,
+    { create: false },
   );
+  if (opened.description !== undefined) options.onDatabase?.(opened.description);
   // Mail goes out from this process.
   const mailer = createMailer(config, createCliLogger(config.logLevel));
   try {

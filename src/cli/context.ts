@@ -7,7 +7,7 @@ import type {
   OperationProgress,
 } from '../admin/operations.ts';
 import { CONFIG_VARIABLES, loadConfig, type Config, type ConfigKey, type RawConfig } from '../config.ts';
-import type { OpenedDatabase } from '../db/open-database.ts';
+import type { OpenDatabaseOptions, OpenedDatabase } from '../db/open-database.ts';
 import type { Logger } from 'pino';
 
 /** What the `portico` command reads and writes: everything it needs from its process, injected. */
@@ -22,7 +22,7 @@ export interface CliIO {
    * Opens the configured database for a command that needs one while no server holds it; tests hand in a
    * database they made. @default openDatabase
    */
-  openDatabase?: ((config: Config) => Promise<OpenedDatabase>) | undefined;
+  openDatabase?: ((config: Config, options?: OpenDatabaseOptions) => Promise<OpenedDatabase>) | undefined;
 }
 
 /** What every command group is registered with: the IO, and the config and operations it reaches through it. */
@@ -30,8 +30,11 @@ export interface CliContext {
   io: CliIO;
   /** The configuration: the global flags of `command`, then the environment, then the defaults. */
   config(command: Command): Config;
-  /** Opens the configured database (see `CliIO.openDatabase`). */
-  openDatabase(config: Config): Promise<OpenedDatabase>;
+  /**
+   * Opens the configured database (see `CliIO.openDatabase`) and says on stderr which one it is. Without
+   * `create: true`, a data dir without an embedded database is refused rather than given a new one.
+   */
+  openDatabase(config: Config, options?: OpenDatabaseOptions): Promise<OpenedDatabase>;
   /** Runs an operation with the command's configuration (see `admin/run-operation.ts`). */
   operate<Name extends OperationName>(
     command: Command,
@@ -46,7 +49,11 @@ export function cliContext(io: CliIO): CliContext {
   // Loaded when a command first opens a database, not with the CLI (see `runOperation`).
   const open =
     io.openDatabase ??
-    (async (config: Config) => (await import('../db/open-database.ts')).openDatabase(config));
+    (async (config: Config, options?: OpenDatabaseOptions) =>
+      (await import('../db/open-database.ts')).openDatabase(config, options));
+  const using = (description: string) => {
+    io.err(`Using ${description}`);
+  };
   const config = (command: Command): Config => {
     const flags = command.optsWithGlobals<RawConfig>();
     const raw: RawConfig = {};
@@ -56,9 +63,13 @@ export function cliContext(io: CliIO): CliContext {
   return {
     io,
     config,
-    openDatabase: open,
+    async openDatabase(config, options) {
+      const opened = await open(config, { create: false, ...options });
+      if (opened.description !== undefined) using(opened.description);
+      return opened;
+    },
     operate: (command, name, input, onProgress) =>
-      runOperation(config(command), name, input, { onProgress, openDatabase: open }),
+      runOperation(config(command), name, input, { onProgress, openDatabase: open, onDatabase: using }),
   };
 }
 

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { createCliLogger } from '../logger.ts';
-import { createMailer } from '../mail/mailer.ts';
+import { listMailFiles, readMailFile } from '../mail/mail-files.ts';
+import { createMailer, mailDir } from '../mail/mailer.ts';
 import type { CliContext } from './context.ts';
-import { jsonOption, printResult } from './output.ts';
+import { jsonOption, printList, printResult } from './output.ts';
 
 /** One address, as `--to` takes it: no display name, no spaces, one @. */
 const ADDRESS = /^[^\s@<>,;"]+@[^\s@<>,;"]+$/;
@@ -40,5 +41,46 @@ export function registerMailCommands(program: Command, context: CliContext): voi
       } finally {
         mailer.close();
       }
+    });
+
+  mail
+    .command('list')
+    .description('list the mails written to <data dir>/mail/ (no PORTICO_SMTP_URL), oldest first')
+    .addOption(jsonOption())
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const config = context.config(command);
+      context.io.err(`Reading the mail written to ${mailDir(config.dataDir)}`);
+      if (config.smtpUrl !== undefined) {
+        context.io.err('PORTICO_SMTP_URL is set: new mail goes to that server, not to this folder.');
+      }
+      const mails = await listMailFiles(config.dataDir);
+      printList(
+        context.io,
+        mails,
+        options,
+        'There is no mail: Portico has written none to this data dir.',
+        (m) =>
+          `${String(m.number).padStart(4)}  ${(m.date ?? '').slice(0, 16).replace('T', ' ')}  ${m.to.padEnd(28)} ${m.subject}`,
+      );
+    });
+  mail
+    .command('show')
+    .description('print one mail of <data dir>/mail/, decoded: its headers and its text, links whole')
+    .argument('<n>', 'its number in "portico mail list"')
+    .addOption(jsonOption())
+    .action(async (n: string, options: { json?: boolean }, command: Command) => {
+      const config = context.config(command);
+      const mail = await readMailFile(config.dataDir, Number(n));
+      printResult(context.io, mail, options, () =>
+        [
+          `Date:    ${mail.date ?? ''}`,
+          `From:    ${mail.from}`,
+          `To:      ${mail.to}`,
+          `Subject: ${mail.subject}`,
+          `File:    ${mail.file}`,
+          '',
+          mail.text,
+        ].join('\n'),
+      );
     });
 }

@@ -4,7 +4,7 @@ import { CONSOLE_ROLES } from '../accounts/roles.ts';
 import { registerEntityCommands } from './entities.ts';
 import { registerUserCommands } from './users.ts';
 import type { CliContext } from './context.ts';
-import { jsonOption, printResult } from './output.ts';
+import { jsonOption, plural, printList, printResult } from './output.ts';
 
 /** `portico org`: organizations, the tenants of the Transactions service. */
 export function registerOrgCommands(program: Command, context: CliContext): void {
@@ -51,6 +51,22 @@ export function registerOrgCommands(program: Command, context: CliContext): void
         );
       },
     );
+  org
+    .command('list')
+    .description('list the organizations, with their templates, transactions, active keys and people')
+    .addOption(jsonOption())
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const list = await context.operate(command, 'org.list', {});
+      printList(
+        context.io,
+        list,
+        options,
+        'There are no organizations: create one with "portico org create".',
+        (o) =>
+          `${o.handle.padEnd(24)} ${o.id}  created ${o.createdAt.slice(0, 10)}  ${plural(o.templates, 'template')}, ` +
+          `${plural(o.transactions, 'transaction')}, ${plural(o.activeKeys, 'active key')}, ${plural(o.users, 'user')}  ${o.name}`,
+      );
+    });
   registerUserCommands(org, context.io, {
     owner: 'org',
     pages: "an organization's console",
@@ -61,6 +77,7 @@ export function registerOrgCommands(program: Command, context: CliContext): void
     invite: (command, handle, input) =>
       context.operate(command, 'org.users.invite', { org: handle, ...input }),
     list: (command, handle) => context.operate(command, 'org.users.list', { org: handle }),
+    role: (command, handle, input) => context.operate(command, 'org.users.role', { org: handle, ...input }),
   });
   registerEntityCommands(program, context);
 }

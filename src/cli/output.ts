@@ -27,6 +27,11 @@ export function printList<Item>(
   printResult(io, list, options, () => (list.length === 0 ? empty : list.map(line).join('\n')));
 }
 
+/** `1 template`, `3 templates`: a count and its noun. */
+export function plural(count: number, noun: string): string {
+  return `${String(count)} ${noun}${count === 1 ? '' : 's'}`;
+}
+
 /** Whose things a command is about: the required option that names the owner, its help, and how text says it. */
 export const OWNERS = {
   org: { flags: '--org <handle>', help: 'the organization', whose: "an organization's" },

@@ -90,6 +90,10 @@ export function registerPortfolioCommands(program: Command, context: CliContext)
     invite: (command, instance, input) =>
       context.operate(command, 'portfolio.users.invite', { instance, ...input }),
     list: (command, instance) => context.operate(command, 'portfolio.users.list', { instance }),
+    role: (command, instance, input) =>
+      context.operate(command, 'portfolio.users.role', { instance, ...input }),
+    remove: (command, instance, email) =>
+      context.operate(command, 'portfolio.users.remove', { instance, email }),
   });
 
   portfolio

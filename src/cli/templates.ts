@@ -4,7 +4,7 @@ import { parse } from 'yaml';
 import type { Command } from 'commander';
 import type { ImportedTemplate } from '../transactions/templates/templates.ts';
 import type { CliContext } from './context.ts';
-import { jsonOption, printResult } from './output.ts';
+import { jsonOption, plural, printList, printResult } from './output.ts';
 
 /** How `templates import` names each outcome of an import. */
 const OUTCOMES: Record<ImportedTemplate['outcome'], string> = {
@@ -38,6 +38,26 @@ export function registerTemplateCommands(program: Command, context: CliContext):
         imported,
         options,
         () => `${OUTCOMES[imported.outcome]} template ${imported.key} v${imported.version} (${imported.id}).`,
+      );
+    });
+  templates
+    .command('list')
+    .description('list the template versions, with how many transactions use each')
+    .option('--org <handle>', "one organization's templates (default: every organization's)")
+    .addOption(jsonOption())
+    .action(async (options: { org?: string; json?: boolean }, command: Command) => {
+      const list = await context.operate(
+        command,
+        'templates.list',
+        options.org === undefined ? {} : { org: options.org },
+      );
+      printList(
+        context.io,
+        list,
+        options,
+        options.org === undefined ? 'There are no templates.' : `${options.org} has no templates.`,
+        (t) =>
+          `${t.org.padEnd(20)} ${`${t.key} v${String(t.version)}`.padEnd(32)} used by ${plural(t.transactions, 'transaction').padEnd(16)} ${t.name}`,
       );
     });
 }

@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander';
+import { Argument, Option, type Command } from 'commander';
 import type { Role } from '../accounts/roles.ts';
 import type { CliIO } from './context.ts';
 import { jsonOption, listCommand, OWNERS, printResult, type Owner } from './output.ts';
@@ -20,8 +20,9 @@ interface Invited {
 }
 
 /**
- * `<parent> users invite|list`: the people who sign in to one owner's pages (an organization's console, an
- * instance's dashboard), the same two commands for both, with the owner's roles.
+ * `<parent> users invite|list|role|remove`: the people who sign in to one owner's pages (an organization's
+ * console, an instance's dashboard), the same commands for both (`remove` where the owner's pages remove people
+ * rather than deactivate them), with the owner's roles.
  */
 export function registerUserCommands<R extends Role>(
   parent: Command,
@@ -41,6 +42,10 @@ export function registerUserCommands<R extends Role>(
       input: { email: string; role: R; name?: string | undefined },
     ) => Promise<Invited>;
     list: (command: Command, owner: string) => Promise<ListedUser[]>;
+    /** `users role <email> <role>`: another role for a person (never leaving the owner without an admin). */
+    role?: (command: Command, owner: string, input: { email: string; role: R }) => Promise<ListedUser>;
+    /** `users remove <email>`: a person removed, their sessions ended (never the last admin). */
+    remove?: (command: Command, owner: string, email: string) => Promise<ListedUser>;
   },
 ): void {
   const users = parent.command('users').description(`manage the people who sign in to ${spec.pages}`);
@@ -75,6 +80,54 @@ export function registerUserCommands<R extends Role>(
         );
       },
     );
+  const { role, remove } = spec;
+  if (role) {
+    users
+      .command('role')
+      .description(
+        `give a person of ${spec.pages} another role, from their next request (the last admin stays admin)`,
+      )
+      .argument('<email>', "the person's e-mail address")
+      .addArgument(new Argument('<role>', spec.rolesHelp).choices(spec.roles))
+      .requiredOption(flags, help)
+      .addOption(jsonOption())
+      .action(
+        async (
+          email: string,
+          newRole: R,
+          options: { json?: boolean } & Partial<Record<Owner, string>>,
+          command: Command,
+        ) => {
+          const owner = options[spec.owner] ?? '';
+          const changed = await role(command, owner, { email, role: newRole });
+          printResult(io, changed, options, () => `${changed.email} is now ${changed.role} of ${owner}.`);
+        },
+      );
+  }
+  if (remove) {
+    users
+      .command('remove')
+      .description(`remove a person from ${spec.pages}, ending their sessions (never the last admin)`)
+      .argument('<email>', "the person's e-mail address")
+      .requiredOption(flags, help)
+      .addOption(jsonOption())
+      .action(
+        async (
+          email: string,
+          options: { json?: boolean } & Partial<Record<Owner, string>>,
+          command: Command,
+        ) => {
+          const owner = options[spec.owner] ?? '';
+          const removed = await remove(command, owner, email);
+          printResult(
+            io,
+            removed,
+            options,
+            () => `Removed ${removed.email} from ${owner}: their sessions have ended.`,
+          );
+        },
+      );
+  }
   listCommand(users, io, 'list', {
     description: `list the people of ${spec.pages}`,
     [spec.owner]: spec.list,

@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Database } from './database.ts';
+import type { Database, Queryable } from './database.ts';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 const LOCK = "select pg_advisory_xact_lock(hashtext('portico.schema_migrations'))";
@@ -63,4 +63,45 @@ export async function migrate(db: Database, migrations?: Migration[]): Promise<M
     if (done) applied.push(migration);
   }
   return applied;
+}
+
+/** A migration as `portico migrate --status` shows it: applied (and when), or pending. */
+export interface MigrationState {
+  version: number;
+  name: string;
+  /** When it was applied; null while it is pending. */
+  appliedAt: Date | null;
+  /**
+   * Whether this Portico ships it: false for one a newer release applied (this node runs older code against a
+   * newer schema, which a release that only adds supports; see docs/operations.md, "Upgrading").
+   */
+  known: boolean;
+}
+
+/** `NNNN_name`, as the migrations folder names a migration. */
+export function migrationName(migration: Pick<Migration, 'version' | 'name'>): string {
+  return `${String(migration.version).padStart(4, '0')}_${migration.name}`;
+}
+
+/**
+ * Every migration, shipped or recorded, in order: which are applied and when, and which are pending. Reads
+ * only: a database that was never migrated has every shipped migration pending.
+ */
+export async function migrationStatus(db: Queryable, migrations?: Migration[]): Promise<MigrationState[]> {
+  const shipped = migrations ?? (await loadMigrations());
+  const [table] = await db.query<{ exists: boolean }>(
+    "select to_regclass('schema_migrations') is not null as exists",
+  );
+  const recorded = table?.exists
+    ? await db.query<{ version: number; name: string; appliedAt: Date }>(
+        'select version, name, applied_at as "appliedAt" from schema_migrations order by version',
+      )
+    : [];
+  const byVersion = new Map<number, MigrationState>();
+  for (const { version, name } of shipped)
+    byVersion.set(version, { version, name, appliedAt: null, known: true });
+  for (const { version, name, appliedAt } of recorded) {
+    byVersion.set(version, { version, name, appliedAt, known: byVersion.has(version) });
+  }
+  return [...byVersion.values()].sort((a, b) => a.version - b.version);
 }

@@ -15,24 +15,74 @@ export interface OpenedDatabase {
   db: Database;
   /** The migrations this opening applied. */
   applied: Migration[];
+  /**
+   * Which database this is, for an operator (`portico` says it on stderr): "the embedded database in /abs/dir"
+   * or "PostgreSQL at host:port/db", never a password. Absent for a database a test handed in.
+   */
+  description?: string | undefined;
   /** Records in the data-dir lock where this process answers CLI commands (embedded database only). */
   announce(adminSocket: string): Promise<void>;
   /** Closes the database and, for the embedded one, releases the data-dir lock. */
   close(): Promise<void>;
 }
 
+/** How `openDatabase` opens the database. */
+export interface OpenDatabaseOptions {
+  /**
+   * Whether a data dir without an embedded database gets a new one. `serve` and `migrate` make it; every other
+   * command refuses ({@link noEmbeddedDatabase}), as a new empty database in the wrong folder only hides the
+   * real one. @default true
+   */
+  create?: boolean | undefined;
+  /** Whether to bring the schema up to date (`migrate --status` only reads it). @default true */
+  migrate?: boolean | undefined;
+}
+
+/**
+ * Which database the configuration names, as `portico` tells an operator: "the embedded database in
+ * /abs/data/dir", or "PostgreSQL at host:port/db" (the user and the password of `DATABASE_URL` left out).
+ */
+export function describeDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>): string {
+  if (config.databaseUrl === undefined) return `the embedded database in ${config.dataDir}`;
+  try {
+    const url = new URL(config.databaseUrl);
+    // A socket directory comes percent-encoded in the authority, or as ?host=/run/postgresql.
+    const host = decodeURIComponent(url.hostname) || url.searchParams.get('host') || 'localhost';
+    return `PostgreSQL at ${host}:${url.port || '5432'}${url.pathname === '/' ? '' : url.pathname}`;
+  } catch {
+    return 'PostgreSQL at DATABASE_URL';
+  }
+}
+
+/**
+ * The refusal of a command that would have made a new embedded database in `dataDir`: it names the folder, and
+ * how to point at the one that holds the data.
+ */
+export function noEmbeddedDatabase(dataDir: string): AppError {
+  return new AppError(
+    'NOT_FOUND',
+    `there is no embedded database in ${dataDir}: point this command at the data dir that holds it, ` +
+      'with --data-dir <dir> or PORTICO_DATA_DIR (the .portico folder where "npm start" ran), ' +
+      'or at PostgreSQL with DATABASE_URL; "portico serve" or "portico migrate" makes a new one',
+  );
+}
+
 /**
  * Opens the configured database and brings its schema up to date: the PostgreSQL server of
  * `DATABASE_URL`, or else the embedded PGlite database in `<data dir>/db`, locked to this process.
  */
-export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<OpenedDatabase> {
+export async function openDatabase(
+  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
+  options: OpenDatabaseOptions = {},
+): Promise<OpenedDatabase> {
+  const description = describeDatabase(config);
   if (config.databaseUrl !== undefined) {
     // Loaded only for a server: the embedded database starts without node-postgres.
     const { createPostgresDatabase } = await import('./postgres-database.ts');
     const db = createPostgresDatabase({ connectionString: config.databaseUrl });
     try {
-      const applied = await migrate(db);
-      return { db, applied, announce: () => Promise.resolve(), close: () => db.close() };
+      const applied = options.migrate === false ? [] : await migrate(db);
+      return { db, applied, description, announce: () => Promise.resolve(), close: () => db.close() };
     } catch (error) {
       await db.close();
       const refused = isConnectionRefusal(error);
@@ -46,11 +96,15 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir
       });
     }
   }
+  // Checked before the lock, which would make the folder.
+  const dir = join(config.dataDir, 'db');
+  if (options.create === false && !(await exists(join(dir, 'PG_VERSION')))) {
+    throw noEmbeddedDatabase(config.dataDir);
+  }
   const lock = await lockDataDir(config.dataDir);
   let db: Database | undefined;
   let applied: Migration[];
   try {
-    const dir = join(config.dataDir, 'db');
     const migrations = await loadMigrations();
     const snapshot = (await exists(join(dir, 'PG_VERSION'))) ? undefined : await readSnapshot(migrations);
     if (snapshot) {
@@ -60,7 +114,7 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir
       applied = [...migrations, ...(await migrate(db, migrations))];
     } else {
       db = await createPGliteDatabase(dir);
-      applied = await migrate(db, migrations);
+      applied = options.migrate === false ? [] : await migrate(db, migrations);
     }
   } catch (error) {
     await db?.close();
@@ -71,6 +125,7 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir
   return {
     db: opened,
     applied,
+    description,
     announce: (adminSocket) => lock.update({ adminSocket }),
     async close() {
       await opened.close();

@@ -64,12 +64,14 @@ describe('portico', () => {
       const created = await runPortico(['org', 'create', '--handle', handle, '--name', 'Offline Partners'], {
         env,
       });
-      expect(created.stderr).toBe('');
+      // Each says on stderr which database it opened, and nothing else.
+      const using = `Using the embedded database in ${env.PORTICO_DATA_DIR}\n`;
+      expect(created.stderr).toBe(using);
       expect(created.code).toBe(0);
       expect(created.stdout).toContain(handle);
 
       const key = await runPortico(['keys', 'create', '--org', handle], { env });
-      expect(key.stderr).toBe('');
+      expect(key.stderr).toBe(using);
       expect(key.code).toBe(0);
       expect(key.stdout).toMatch(KEY);
       // Each command released the embedded database when it was done.
@@ -79,7 +81,7 @@ describe('portico', () => {
         ['portfolio', 'instances', 'create', '--slug', 'offline-ventures', '--name', 'Offline Ventures'],
         { env },
       );
-      expect(instance.stderr).toBe('');
+      expect(instance.stderr).toBe(using);
       expect(instance.code).toBe(0);
       expect(existsSync(lockPath(env.PORTICO_DATA_DIR))).toBe(false);
     },

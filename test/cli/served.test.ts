@@ -65,6 +65,11 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
+/** What every command that reaches the database through the server says first on stderr. */
+const usingLine = () =>
+  `Using the embedded database in ${dir}, through portico serve (process ${String(server.pid)})`;
+const using = () => `${usingLine()}\n`;
+
 /** Runs `portico <args>` in-process on the served data dir: through the server's admin socket. */
 const portico = (args: string[]) => runPortico(args, { env });
 
@@ -102,12 +107,12 @@ describe('portico while `portico serve` holds the embedded database', { timeout:
     // The server holds the embedded database: opening it from here would fail, so these go through its socket,
     // the first from a `portico` process of its own as an operator's would.
     const created = await spawnPortico(['org', 'create', '--handle', handle, '--name', 'Live Partners'], env);
-    expect(created.stderr).toBe('');
+    expect(created.stderr).toBe(using());
     expect(created.code).toBe(0);
     expect(created.stdout).toContain(handle);
 
     const issued = await portico(['keys', 'create', '--org', handle, '--name', 'cli test', '--json']);
-    expect(issued.stderr).toBe('');
+    expect(issued.stderr).toBe(using());
     expect(issued.code).toBe(0);
     const key = JSON.parse(issued.stdout) as { key: string; id: string; environment: string };
     expect(key.key).toMatch(new RegExp(`^${KEY.source}$`));
@@ -118,7 +123,7 @@ describe('portico while `portico serve` holds the embedded database', { timeout:
     expect(answer.json()).toEqual({ data: { viewer: { handle } } });
 
     const revoked = await portico(['keys', 'revoke', '--org', handle, key.id]);
-    expect(revoked.stderr).toBe('');
+    expect(revoked.stderr).toBe(using());
     expect(revoked.code).toBe(0);
     expect(revoked.stdout).toContain(key.id);
 
@@ -144,7 +149,7 @@ describe('portico while `portico serve` holds the embedded database', { timeout:
       '--org',
       handle,
     ]);
-    expect(imported.stderr).toBe('');
+    expect(imported.stderr).toBe(using());
     expect(imported.code).toBe(0);
     expect(imported.stdout).toMatch(/^Imported template subscription v1 \(/);
     const again = await portico([
@@ -173,7 +178,7 @@ describe('portico while `portico serve` holds the embedded database', { timeout:
     await writeFile(join(folder, 'fund.yaml'), source);
     await writeFile(join(folder, 'fund-agreement.pdf'), await fundAgreementPdf());
     const imported = await portico(['templates', 'import', join(folder, 'fund.yaml'), '--org', handle]);
-    expect(imported.stderr).toBe('');
+    expect(imported.stderr).toBe(using());
     expect(imported.stdout).toMatch(/^Imported template subscription v1 \(/);
 
     const wrong = source.replace('Commitment: subscription_amount', 'CommitmentAmount: subscription_amount');
@@ -271,9 +276,9 @@ describe('portico portfolio while `portico serve` holds the embedded database', 
 
   it('creates an instance and prints a key once, which works against the running server at once', async () => {
     const { slug, created, issued, key, keyId } = await newInstance(portico, 'served-ventures');
-    expect(created.stderr).toBe('');
+    expect(created.stderr).toBe(using());
     expect(created.stdout).toContain(`Created instance ${slug}`);
-    expect(issued.stderr).toBe('');
+    expect(issued.stderr).toBe(using());
     expect(keyId).not.toBe('');
 
     const empty = await portfolioGet('/companies', key);
@@ -284,7 +289,7 @@ describe('portico portfolio while `portico serve` holds the embedded database', 
   it('invites a person through the server, which writes the mail to the data dir with a link to its own address', async () => {
     const { slug } = await newInstance(portico, uniqueSlug('served'));
     const ran = await portico(inviteArgs(slug, 'ada@example.com', '--json'));
-    expect(ran).toMatchObject({ code: 0, stderr: '' });
+    expect(ran).toMatchObject({ code: 0, stderr: using() });
     const invited = JSON.parse(ran.stdout);
     expect(invited.mail.via).toBe('file');
     expect(invited.mail.file.startsWith(join(dir, 'mail'))).toBe(true);
@@ -299,7 +304,7 @@ describe('portico portfolio while `portico serve` holds the embedded database', 
     const ran = await portico(
       keysIssueArgs(handle, { environment: 'staging', emails: ['ada@example.com'], json: true }),
     );
-    expect(ran).toMatchObject({ code: 0, stderr: '' });
+    expect(ran).toMatchObject({ code: 0, stderr: using() });
     const [sent] = JSON.parse(ran.stdout).mail;
     expect(sent.file.startsWith(join(dir, 'mail'))).toBe(true);
     const mail = await simpleParser(await readFile(sent.file));
@@ -316,12 +321,15 @@ describe('portico portfolio while `portico serve` holds the embedded database', 
     const json = fixture('portfolio.json');
     const fromJson = await portico(['portfolio', 'import', '--instance', slug, json]);
     expectSuccess(fromJson);
-    expect(fromJson.stderr.trimEnd().split('\n')).toEqual(progressLines([json], [3, 3, 2]));
+    expect(fromJson.stderr.trimEnd().split('\n')).toEqual([usingLine(), ...progressLines([json], [3, 3, 2])]);
     for (const line of summaryLines(slug, 1, [3, 3, 2], 2)) expect(fromJson.stdout).toMatch(line);
 
     const fromCsv = await portico(['portfolio', 'import', '--instance', slug, ...CSV_FILES]);
     expectSuccess(fromCsv);
-    expect(fromCsv.stderr.trimEnd().split('\n')).toEqual(progressLines(CSV_FILES, [2, 3, 2]));
+    expect(fromCsv.stderr.trimEnd().split('\n')).toEqual([
+      usingLine(),
+      ...progressLines(CSV_FILES, [2, 3, 2]),
+    ]);
     for (const line of summaryLines(slug, 2, [2, 3, 2], 0)) expect(fromCsv.stdout).toMatch(line);
 
     const companies = await portfolioGet('/companies?limit=200', key);

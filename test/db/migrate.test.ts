@@ -13,6 +13,7 @@ import {
   type TestDatabase,
 } from '../support/database.ts';
 import { createPGliteFromTemplate } from '../support/pglite-template.ts';
+import pg from 'pg';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -114,6 +115,53 @@ describe(`migrate on a fresh database (${DIALECT})`, () => {
     expect(rows).toEqual(shipped.map((m) => ({ version: m.version, copies: '1' })));
     expect(await tablesOf(two)).toContain('organizations');
   });
+
+  it.skipIf(TEST_DATABASE_URL === undefined)(
+    'makes two nodes wait while another holds the migration lock, then apply each migration once',
+    async () => {
+      const url = TEST_DATABASE_URL ?? '';
+      const { options, drop } = await createTestSchema(url);
+      cleanups.push(drop);
+      // The two nodes name themselves, so that the test sees their sessions wait, and no other file's.
+      const name = `portico-lock-${String(process.pid)}-${String(Date.now())}`;
+      const node = () => {
+        const db = createPostgresDatabase({
+          connectionString: url,
+          connectionOptions: `${options} -c application_name=${name}`,
+        });
+        cleanups.push(() => db.close());
+        return db;
+      };
+      const holder = new pg.Client({ connectionString: url });
+      await holder.connect();
+      cleanups.push(() => holder.end());
+      // A third node in the middle of migrating: it holds the lock that migrate() takes.
+      await holder.query("select pg_advisory_lock(hashtext('portico.schema_migrations'))");
+
+      const both = Promise.all([migrate(node()), migrate(node())]);
+      const waiting = async () => {
+        const [row] = await holder
+          .query<{ waiting: number }>(
+            `select count(*)::int as waiting from pg_locks l join pg_stat_activity a on a.pid = l.pid
+           where l.locktype = 'advisory' and not l.granted and a.application_name = $1`,
+            [name],
+          )
+          .then((result) => result.rows);
+        return row?.waiting ?? 0;
+      };
+      const deadline = Date.now() + 20_000;
+      while ((await waiting()) < 2) {
+        if (Date.now() > deadline) throw new Error('the two nodes never waited for the migration lock');
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await holder.query("select pg_advisory_unlock(hashtext('portico.schema_migrations'))");
+
+      const [first, second] = await both;
+      const shipped = await loadMigrations();
+      const applied = [...first, ...second].map((m) => m.version).sort((a, b) => a - b);
+      expect(applied).toEqual(shipped.map((m) => m.version));
+    },
+  );
 
   it('applies pending migrations from a directory in version order, ignoring other files', async () => {
     // Characters that mean something in a URL, as an install path may hold them.

@@ -1,4 +1,4 @@
-import type { Database } from '../../db/database.ts';
+import type { Database, Queryable } from '../../db/database.ts';
 import { AppError } from '../../errors.ts';
 import type { TemplateDefinition } from './schema.ts';
 import { describeProblems } from '../../validation/problems.ts';
@@ -91,4 +91,32 @@ export async function importTemplateSource(
     definition: checked.definition,
     files: checked.files,
   });
+}
+
+/** A template version as `portico templates list` shows it. */
+export interface ListedTemplate {
+  id: string;
+  /** The handle of its organization. */
+  org: string;
+  key: string;
+  version: number;
+  name: string;
+  /** How many transactions use this version (a used version never changes: a new import makes the next one). */
+  transactions: number;
+  createdAt: Date;
+}
+
+/** The template versions of one organization (by id), or of all, by organization, key and version. */
+export function listTemplates(
+  db: Queryable,
+  options: { organizationId?: string | undefined } = {},
+): Promise<ListedTemplate[]> {
+  return db.query<ListedTemplate>(
+    `select t.id, o.handle as org, t.key, t.version, t.name, t.created_at as "createdAt",
+       (select count(*) from transactions x where x.template_id = t.id)::int as transactions
+     from templates t join organizations o on o.id = t.organization_id
+     where $1::uuid is null or t.organization_id = $1::uuid
+     order by o.handle, t.key, t.version`,
+    [options.organizationId ?? null],
+  );
 }
