@@ -7,7 +7,10 @@ import { openDatabase } from './db/open-database.ts';
 import {
   demoBanner,
   demoFactsPath,
+  keepDemoFacts,
   readDemoFacts,
+  readKeptDemoFacts,
+  underDemoLock,
   writeDemoFacts,
   type DemoFacts,
 } from './demo/demo-facts.ts';
@@ -105,6 +108,19 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
     const { db } = opened;
     const files = await createFileStore(config, logger.child({ service: 'files' }));
     await files.check();
+    if (config.databaseUrl !== undefined) {
+      // The embedded database has one node by construction; on PostgreSQL a node with files in its data dir
+      // refuses to start beside another (files/shared-storage-check.ts).
+      const { registerServingNode } = await import('./files/shared-storage-check.ts');
+      const node = await registerServingNode(db, config, logger.child({ service: 'files' }));
+      closers.push(() => node.stop());
+      if (config.tlsCert === undefined && !config.trustProxy) {
+        logger.warn(
+          { certificate: tls.certPath },
+          'each node generates its own self-signed certificate, so clients of several nodes see different ones: give every node the same PORTICO_TLS_CERT and PORTICO_TLS_KEY, or put a TLS-terminating proxy in front (PORTICO_TRUST_PROXY)',
+        );
+      }
+    }
     // In the background: a large bucket takes a while to list, and nothing waits for what it removes.
     const sweep = startOrphanSweep({ db, store: files, logger: logger.child({ service: 'files' }) });
     closers.push(() => sweep.stop());
@@ -112,19 +128,22 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
     let seeded: SeededTransactionsDemo | undefined;
     let seededPortfolio: PortfolioDemo | undefined;
     if (seedDemo) {
-      const [anything] = await db.query('select 1 from organizations limit 1');
-      if (!anything) {
-        // The seeding modules load only for a fresh database.
-        const { seedTransactionsDemo } = await import('./demo/seed.ts');
-        seeded = await seedTransactionsDemo(db, files, config.environment);
-        logger.info({ organizationId: seeded.organizationId }, 'seeded Transactions demo data');
-      }
-      const [anyInstance] = await db.query('select 1 from portfolio_instances limit 1');
-      if (!anyInstance) {
-        const { seedPortfolioDemo } = await import('./demo/portfolio-seed.ts');
-        seededPortfolio = await seedPortfolioDemo(db);
-        logger.info({ instanceId: seededPortfolio.instanceId }, 'seeded Portfolio demo data');
-      }
+      // Nodes started at once on an empty PostgreSQL database seed it once: one at a time, each looks first.
+      await underDemoLock(db, async () => {
+        const [anything] = await db.query('select 1 from organizations limit 1');
+        if (!anything) {
+          // The seeding modules load only for a fresh database.
+          const { seedTransactionsDemo } = await import('./demo/seed.ts');
+          seeded = await seedTransactionsDemo(db, files, config.environment);
+          logger.info({ organizationId: seeded.organizationId }, 'seeded Transactions demo data');
+        }
+        const [anyInstance] = await db.query('select 1 from portfolio_instances limit 1');
+        if (!anyInstance) {
+          const { seedPortfolioDemo } = await import('./demo/portfolio-seed.ts');
+          seededPortfolio = await seedPortfolioDemo(db);
+          logger.info({ instanceId: seededPortfolio.instanceId }, 'seeded Portfolio demo data');
+        }
+      });
     }
 
     const mailer = createMailer(config, logger.child({ service: 'mail' }));
@@ -162,6 +181,7 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
         perKey: config.rateLimit,
         perAddress: config.rateLimitPerAddress,
         redisUrl: config.redisUrl,
+        redisPrefix: config.redisPrefix,
       },
     };
     // Recipients' invitations and reminders: sent every minute, and at once after the mutation that queued one.
@@ -189,6 +209,8 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
         console: { mailer, transactionsUrl: () => mail.transactionsUrl },
         uploadMaxBytes: config.uploadMaxBytes,
         recipientNotices,
+        // Files in S3 are what every node shares: a node that cannot reach them is not ready.
+        ...(config.s3 ? { readiness: { required: { files: () => files.check() } } } : {}),
         logger: logger.child({ service: 'transactions' }),
       });
       apps.push(['transactions', app, config.transactionsPort, GRAPHQL_PATH]);
@@ -254,7 +276,9 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
       await opened.announce(admin.path);
     }
 
-    const previous = await readDemoFacts(config.dataDir);
+    // A data dir without demo.json (a new node, a container's fresh disk) takes the facts its seeding kept.
+    const previous =
+      (await readDemoFacts(config.dataDir)) ?? (seedDemo ? await readKeptDemoFacts(db) : undefined);
     // The recipient link of the demo transaction waiting for its investor, on the address links go to now.
     const waitingToken =
       seeded?.waitingTransmitToken ?? previous?.transactions.recipientUrl?.split('/r/').pop();
@@ -282,6 +306,7 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
         caCertPath: tls.certPath,
       };
       await writeDemoFacts(config.dataDir, demo);
+      if (seeded ?? seededPortfolio) await keepDemoFacts(db, demo);
     }
     if ((seeded ?? seededPortfolio) && demo) print(demoBanner(demo, demoFactsPath(config.dataDir)));
     else {
