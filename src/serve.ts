@@ -143,6 +143,24 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
           seededPortfolio = await seedPortfolioDemo(db);
           logger.info({ instanceId: seededPortfolio.instanceId }, 'seeded Portfolio demo data');
         }
+        // Kept before the lock is released, for the nodes that wait on it and find no demo.json of their own:
+        // the facts without this node's addresses, which each node fills in below.
+        if (seeded) {
+          await keepDemoFacts(db, {
+            transactions: {
+              ...withoutToken(seeded),
+              url: '',
+              recipientUrl: recipientLink('', seeded.waitingTransmitToken),
+            },
+            portfolio: {
+              url: '',
+              apiKey: seededPortfolio?.apiKey ?? null,
+              companyId: seededPortfolio?.companyId ?? null,
+              dashboard: seededPortfolio ? { url: '', ...seededPortfolio.dashboardSignIn } : null,
+            },
+            caCertPath: '',
+          });
+        }
       });
     }
 
@@ -299,14 +317,16 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
           url: urls.portfolio ?? previous?.portfolio.url ?? '',
           apiKey: seededPortfolio?.apiKey ?? previous?.portfolio.apiKey ?? null,
           companyId: seededPortfolio?.companyId ?? previous?.portfolio.companyId ?? null,
+          // On the address links go to now, as the console's.
           dashboard: seededPortfolio
             ? { url: `${mail.portfolioUrl}${DASHBOARD_PATH}`, ...seededPortfolio.dashboardSignIn }
-            : (previous?.portfolio.dashboard ?? null),
+            : previous?.portfolio.dashboard
+              ? { ...previous.portfolio.dashboard, url: `${mail.portfolioUrl}${DASHBOARD_PATH}` }
+              : null,
         },
         caCertPath: tls.certPath,
       };
       await writeDemoFacts(config.dataDir, demo);
-      if (seeded ?? seededPortfolio) await keepDemoFacts(db, demo);
     }
     if ((seeded ?? seededPortfolio) && demo) print(demoBanner(demo, demoFactsPath(config.dataDir)));
     else {
