@@ -2,12 +2,13 @@
 // own. PostgreSQL only: the embedded database has one node by construction.
 import { Writable } from 'node:stream';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, type RawConfig } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { readDemoFacts } from '../../src/demo/demo-facts.ts';
+import { registerServingNode } from '../../src/files/shared-storage-check.ts';
 import { createLogger } from '../../src/logger.ts';
 import { serve, type RunningPortico } from '../../src/serve.ts';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../support/database.ts';
@@ -105,7 +106,25 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('nodes of one deployment on one
     expect(await liveNodes(test.db)).toBe('2');
 
     await first.close();
-    expect(await liveNodes(test.db)).toBe('1');
+    await stated.close();
+    expect(await liveNodes(test.db)).toBe('0');
+
+    // A node gone without a word (its row unseen for 30 s), and this node's own row from before a crash (same
+    // host, same data dir), do not count: the node starts, and the gone one's row is deleted.
+    const config = loadConfig({}, { dataDir: join(scratch, 'restarted'), databaseUrl: url });
+    await test.db.query(
+      `insert into nodes (hostname, pid, kind, file_storage, files_location, last_seen_at) values
+         ('gone.example', 1, 'serve', 'local', '/var/lib/portico/files', clock_timestamp() - interval '31 seconds'),
+         ($1, 2, 'serve', 'local', $2, clock_timestamp())`,
+      [hostname(), join(config.dataDir, 'files')],
+    );
+    const restarted = await registerServingNode(test.db, config, createLogger('silent'));
+    expect(
+      (await test.db.query<{ hostname: string }>('select hostname from nodes order by started_at')).map(
+        (row) => row.hostname,
+      ),
+    ).toEqual([hostname(), hostname()]);
+    await restarted.stop();
   });
 
   it('seeds an empty database once when two nodes start at once, and gives both the same demo facts, in a data dir it makes', async () => {
