@@ -112,7 +112,9 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
       // The embedded database has one node by construction; on PostgreSQL a node with files in its data dir
       // refuses to start beside another (files/shared-storage-check.ts).
       const { registerServingNode } = await import('./files/shared-storage-check.ts');
-      const node = await registerServingNode(db, config, logger.child({ service: 'files' }));
+      const node = await registerServingNode(db, config, logger.child({ service: 'files' }), {
+        servesFiles: options.only !== 'portfolio',
+      });
       closers.push(() => node.stop());
       if (config.tlsCert === undefined && !config.trustProxy) {
         logger.warn(

@@ -10,9 +10,9 @@ export const NODE_GONE_AFTER_MS = 30_000;
 export interface NodeFacts {
   /** `portico serve` or `portico worker`. */
   kind: 'serve' | 'worker';
-  /** Where it keeps files: its data dir, or S3. */
-  fileStorage: 'local' | 's3';
-  /** The directory of a local store, or `s3://bucket/prefix`: nodes with the same location share files. */
+  /** Where it keeps files: its data dir, or S3; none when it serves no files (`serve --only portfolio`). */
+  fileStorage: 'local' | 's3' | 'none';
+  /** The directory of a local store, or `s3://bucket/prefix` (empty for none): the same location, the same files. */
   filesLocation: string;
 }
 

@@ -30,7 +30,10 @@ function nodesWithoutOurFiles(ours: Omit<NodeFacts, 'kind'>, others: readonly Li
   if (ours.fileStorage !== 'local') return [];
   const here = hostname();
   return others.filter(
-    (node) => node.kind === 'serve' && !(node.hostname === here && node.filesLocation === ours.filesLocation),
+    (node) =>
+      node.kind === 'serve' &&
+      node.fileStorage !== 'none' &&
+      !(node.hostname === here && node.filesLocation === ours.filesLocation),
   );
 }
 
@@ -42,15 +45,19 @@ function described(node: LiveNode): string {
  * Registers this serving node in `nodes` (PostgreSQL) and refuses to start it when it would keep files in its
  * own data dir while another node serves the same database: a file uploaded through one node would be missing
  * (404) on the others. `PORTICO_FILE_STORAGE=local` states that this is the only node: it then starts, and
- * warns when it sees another. Workers do not count: they read no files. A node storing in S3 warns of a node
+ * warns when it sees another. Workers and Portfolio-only nodes do not count: they read no files. A node storing in S3 warns of a node
  * that keeps its files locally.
  */
 export async function registerServingNode(
   db: Queryable,
   config: Pick<Config, 'dataDir' | 's3' | 'fileStorage'>,
   logger: Logger,
+  options: { servesFiles: boolean } = { servesFiles: true },
 ): Promise<RegisteredNode> {
-  const ours = filesLocationOf(config);
+  // A node serving Portfolio alone stores no files: it neither counts nor is refused.
+  const ours: Omit<NodeFacts, 'kind'> = options.servesFiles
+    ? filesLocationOf(config)
+    : { fileStorage: 'none', filesLocation: '' };
   const warned = new Set<string>();
   let failing = false;
   const warnOf = (others: readonly LiveNode[]) => {

@@ -10,7 +10,7 @@ import type { Database } from '../../src/db/database.ts';
 import { readDemoFacts } from '../../src/demo/demo-facts.ts';
 import { registerServingNode } from '../../src/files/shared-storage-check.ts';
 import { createLogger } from '../../src/logger.ts';
-import { serve, type RunningPortico } from '../../src/serve.ts';
+import { serve, type RunningPortico, type ServeOptions } from '../../src/serve.ts';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../support/database.ts';
 import { testTls } from '../support/tls-listener.ts';
 
@@ -56,6 +56,7 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('nodes of one deployment on one
     databaseUrl: string,
     flags: RawConfig = {},
     logger = createLogger('silent'),
+    only: ServeOptions['only'] = 'transactions',
   ): Promise<RunningPortico> {
     nodes += 1;
     const config = loadConfig(
@@ -68,7 +69,7 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('nodes of one deployment on one
         databaseUrl,
       },
     );
-    const running = await serve(config, { logger, print: () => undefined, demo: false, only: 'portfolio' });
+    const running = await serve(config, { logger, print: () => undefined, demo: false, only });
     cleanups.push(() => running.close());
     return running;
   }
@@ -92,10 +93,13 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('nodes of one deployment on one
     expect(message).toContain('PORTICO_FILE_STORAGE=local if this is the only node');
     // The refused node left no row behind.
     expect(await liveNodes(test.db)).toBe('1');
+    // A node serving Portfolio alone stores no files: it starts beside the other.
+    const portfolioOnly = await startNode(url, {}, createLogger('silent'), 'portfolio');
+    await portfolioOnly.close();
 
     const log = warningsLog();
     const stated = await startNode(url, { fileStorage: 'local' }, log.logger);
-    expect(stated.urls.portfolio).toMatch(/^https:\/\/localhost:\d+/);
+    expect(stated.urls.transactions).toMatch(/^https:\/\/localhost:\d+/);
     expect(log.messages()).toContain(
       'another node serves this database while this one keeps files in its data dir: files uploaded here are missing there (set the PORTICO_S3_* variables on every node)',
     );

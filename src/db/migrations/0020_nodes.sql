@@ -7,8 +7,9 @@ create table nodes (
   hostname text not null,
   pid integer not null,
   kind text not null check (kind in ('serve', 'worker')),
-  -- 'local' (the data dir of `hostname`) or 's3'; `files_location` names the directory or the bucket.
-  file_storage text not null check (file_storage in ('local', 's3')),
+  -- 'local' (the data dir of `hostname`), 's3', or 'none' (a node that serves no files: Portfolio only);
+  -- `files_location` names the directory or the bucket.
+  file_storage text not null check (file_storage in ('local', 's3', 'none')),
   files_location text not null,
   started_at timestamptz not null default clock_timestamp(),
   last_seen_at timestamptz not null default clock_timestamp()
