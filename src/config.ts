@@ -142,6 +142,12 @@ export const CONFIG_VARIABLES = {
     help: "folder of the bucket that holds Portico's files, e.g. portico/production; unset → the bucket's root",
     default: undefined,
   },
+  fileStorage: {
+    env: 'PORTICO_FILE_STORAGE',
+    flag: '--file-storage <kind>',
+    help: 'auto: S3 when PORTICO_S3_BUCKET is set, else the data dir (refused on PostgreSQL while another node serves); local: the data dir, stating that this is the only node; s3: S3, refused without PORTICO_S3_BUCKET',
+    default: 'auto',
+  },
   uploadMaxMb: {
     env: 'PORTICO_UPLOAD_MAX_MB',
     flag: '--upload-max-mb <megabytes>',
@@ -159,6 +165,12 @@ export const CONFIG_VARIABLES = {
     flag: '--redis-url <url>',
     help: 'redis://… shared by several nodes for rate-limit counters; unset → counters in this process',
     default: undefined,
+  },
+  redisPrefix: {
+    env: 'PORTICO_REDIS_PREFIX',
+    flag: '--redis-prefix <prefix>',
+    help: 'start of every key Portico writes in Redis, e.g. portico-staging: for a second deployment on the same Redis',
+    default: 'portico:',
   },
   rateLimit: {
     env: 'PORTICO_RATE_LIMIT',
@@ -240,12 +252,19 @@ export const ConfigSchema = Type.Object({
   s3Region: Type.String({ pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', maxLength: 64 }),
   /** The folder of the bucket that holds Portico's files (no slash at either end). @default undefined: the root */
   s3Prefix: Type.Optional(Type.String({ pattern: KEY_PREFIX, maxLength: 512 })),
+  /**
+   * Where files go: `auto` follows `PORTICO_S3_BUCKET`; `local` states that one node serves the database, so
+   * files may stay in its data dir; `s3` states that they must not. @default 'auto'
+   */
+  fileStorage: Type.Union([Type.Literal('auto'), Type.Literal('local'), Type.Literal('s3')]),
   /** Megabytes of 1,048,576 bytes. @default 25 */
   uploadMaxMb: Type.Number({ exclusiveMinimum: 0, maximum: 100 }),
   /** Browser origins allowed to call the APIs. @default [] */
   corsOrigins: Type.Array(Type.String({ pattern: '^https?://[^/?#\\s]+$' }), { maxItems: 100 }),
   /** @default undefined: counters in this process */
   redisUrl: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  /** The start of every Redis key. @default 'portico:' */
+  redisPrefix: Type.String({ pattern: '^[\\x21-\\x7e]{1,64}$' }),
   /** Requests per minute per API key; 0 turns the limit off. @default 6000 */
   rateLimit: Type.Integer({ minimum: 0 }),
   /** Requests per minute per client address on routes without an API key; 0 turns it off. @default 600 */
@@ -357,6 +376,7 @@ const EXPECTED: Partial<Record<ConfigKey, string>> = {
   s3Prefix:
     "must be a folder name of letters, digits and !_.*'()- with single slashes between its parts, e.g. portico/production",
   uploadMaxMb: 'must be a number of megabytes more than 0 and at most 100, e.g. 25',
+  redisPrefix: 'must be 1 to 64 printable characters without spaces, e.g. portico-staging:',
 };
 
 /** A value as an error message may quote it: the password of a URL (`scheme://user:password@host`) masked. */
@@ -421,6 +441,18 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: RawConfig = {}): Confi
     throw new ConfigError(
       'invalid configuration: PORTICO_S3_ENDPOINT and PORTICO_S3_PREFIX apply to S3 storage, which ' +
         'PORTICO_S3_BUCKET turns on: set the bucket too, or unset them to keep files in the data dir',
+    );
+  }
+  if (settings.fileStorage === 's3' && s3Bucket === undefined) {
+    throw new ConfigError(
+      'invalid configuration: PORTICO_FILE_STORAGE=s3 needs PORTICO_S3_BUCKET (and PORTICO_S3_ENDPOINT for a ' +
+        'server other than AWS): set them, or PORTICO_FILE_STORAGE=local to keep files in the data dir of a single node',
+    );
+  }
+  if (settings.fileStorage === 'local' && s3Bucket !== undefined) {
+    throw new ConfigError(
+      'invalid configuration: PORTICO_FILE_STORAGE=local keeps files in the data dir, but PORTICO_S3_BUCKET ' +
+        'is set: unset one of them',
     );
   }
   return {

@@ -7,7 +7,10 @@ import { openDatabase } from './db/open-database.ts';
 import {
   demoBanner,
   demoFactsPath,
+  keepDemoFacts,
   readDemoFacts,
+  readKeptDemoFacts,
+  underDemoLock,
   writeDemoFacts,
   type DemoFacts,
 } from './demo/demo-facts.ts';
@@ -105,6 +108,21 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
     const { db } = opened;
     const files = await createFileStore(config, logger.child({ service: 'files' }));
     await files.check();
+    if (config.databaseUrl !== undefined) {
+      // The embedded database has one node by construction; on PostgreSQL a node with files in its data dir
+      // refuses to start beside another (files/shared-storage-check.ts).
+      const { registerServingNode } = await import('./files/shared-storage-check.ts');
+      const node = await registerServingNode(db, config, logger.child({ service: 'files' }), {
+        servesFiles: options.only !== 'portfolio',
+      });
+      closers.push(() => node.stop());
+      if (config.tlsCert === undefined && !config.trustProxy) {
+        logger.warn(
+          { certificate: tls.certPath },
+          'each node generates its own self-signed certificate, so clients of several nodes see different ones: give every node the same PORTICO_TLS_CERT and PORTICO_TLS_KEY, or put a TLS-terminating proxy in front (PORTICO_TRUST_PROXY)',
+        );
+      }
+    }
     // In the background: a large bucket takes a while to list, and nothing waits for what it removes.
     const sweep = startOrphanSweep({ db, store: files, logger: logger.child({ service: 'files' }) });
     closers.push(() => sweep.stop());
@@ -112,19 +130,40 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
     let seeded: SeededTransactionsDemo | undefined;
     let seededPortfolio: PortfolioDemo | undefined;
     if (seedDemo) {
-      const [anything] = await db.query('select 1 from organizations limit 1');
-      if (!anything) {
-        // The seeding modules load only for a fresh database.
-        const { seedTransactionsDemo } = await import('./demo/seed.ts');
-        seeded = await seedTransactionsDemo(db, files, config.environment);
-        logger.info({ organizationId: seeded.organizationId }, 'seeded Transactions demo data');
-      }
-      const [anyInstance] = await db.query('select 1 from portfolio_instances limit 1');
-      if (!anyInstance) {
-        const { seedPortfolioDemo } = await import('./demo/portfolio-seed.ts');
-        seededPortfolio = await seedPortfolioDemo(db);
-        logger.info({ instanceId: seededPortfolio.instanceId }, 'seeded Portfolio demo data');
-      }
+      // Nodes started at once on an empty PostgreSQL database seed it once: one at a time, each looks first.
+      await underDemoLock(db, async () => {
+        const [anything] = await db.query('select 1 from organizations limit 1');
+        if (!anything) {
+          // The seeding modules load only for a fresh database.
+          const { seedTransactionsDemo } = await import('./demo/seed.ts');
+          seeded = await seedTransactionsDemo(db, files, config.environment);
+          logger.info({ organizationId: seeded.organizationId }, 'seeded Transactions demo data');
+        }
+        const [anyInstance] = await db.query('select 1 from portfolio_instances limit 1');
+        if (!anyInstance) {
+          const { seedPortfolioDemo } = await import('./demo/portfolio-seed.ts');
+          seededPortfolio = await seedPortfolioDemo(db);
+          logger.info({ instanceId: seededPortfolio.instanceId }, 'seeded Portfolio demo data');
+        }
+        // Kept before the lock is released, for the nodes that wait on it and find no demo.json of their own:
+        // the facts without this node's addresses, which each node fills in below.
+        if (seeded) {
+          await keepDemoFacts(db, {
+            transactions: {
+              ...withoutToken(seeded),
+              url: '',
+              recipientUrl: recipientLink('', seeded.waitingTransmitToken),
+            },
+            portfolio: {
+              url: '',
+              apiKey: seededPortfolio?.apiKey ?? null,
+              companyId: seededPortfolio?.companyId ?? null,
+              dashboard: seededPortfolio ? { url: '', ...seededPortfolio.dashboardSignIn } : null,
+            },
+            caCertPath: '',
+          });
+        }
+      });
     }
 
     const mailer = createMailer(config, logger.child({ service: 'mail' }));
@@ -162,6 +201,7 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
         perKey: config.rateLimit,
         perAddress: config.rateLimitPerAddress,
         redisUrl: config.redisUrl,
+        redisPrefix: config.redisPrefix,
       },
     };
     // Recipients' invitations and reminders: sent every minute, and at once after the mutation that queued one.
@@ -189,6 +229,8 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
         console: { mailer, transactionsUrl: () => mail.transactionsUrl },
         uploadMaxBytes: config.uploadMaxBytes,
         recipientNotices,
+        // Files in S3 are what every node shares: a node that cannot reach them is not ready.
+        ...(config.s3 ? { readiness: { required: { files: () => files.check() } } } : {}),
         logger: logger.child({ service: 'transactions' }),
       });
       apps.push(['transactions', app, config.transactionsPort, GRAPHQL_PATH]);
@@ -254,7 +296,9 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
       await opened.announce(admin.path);
     }
 
-    const previous = await readDemoFacts(config.dataDir);
+    // A data dir without demo.json (a new node, a container's fresh disk) takes the facts its seeding kept.
+    const previous =
+      (await readDemoFacts(config.dataDir)) ?? (seedDemo ? await readKeptDemoFacts(db) : undefined);
     // The recipient link of the demo transaction waiting for its investor, on the address links go to now.
     const waitingToken =
       seeded?.waitingTransmitToken ?? previous?.transactions.recipientUrl?.split('/r/').pop();
@@ -275,9 +319,12 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
           url: urls.portfolio ?? previous?.portfolio.url ?? '',
           apiKey: seededPortfolio?.apiKey ?? previous?.portfolio.apiKey ?? null,
           companyId: seededPortfolio?.companyId ?? previous?.portfolio.companyId ?? null,
+          // On the address links go to now, as the console's.
           dashboard: seededPortfolio
             ? { url: `${mail.portfolioUrl}${DASHBOARD_PATH}`, ...seededPortfolio.dashboardSignIn }
-            : (previous?.portfolio.dashboard ?? null),
+            : previous?.portfolio.dashboard
+              ? { ...previous.portfolio.dashboard, url: `${mail.portfolioUrl}${DASHBOARD_PATH}` }
+              : null,
         },
         caCertPath: tls.certPath,
       };

@@ -26,8 +26,13 @@ export function registerWorkerCommand(program: Command, context: CliContext): vo
       // Loaded here, not with the CLI: the other commands start without the delivery modules.
       const { startConfiguredWebhookWorker } = await import('../worker.ts');
       const worker = startConfiguredWebhookWorker(opened.db, config, logger);
+      // Listed with the serving nodes (db/node-registry.ts), so that an operator sees every process.
+      const { registerNode } = await import('../db/node-registry.ts');
+      const { filesLocationOf } = await import('../files/shared-storage-check.ts');
+      const node = await registerNode(opened.db, { kind: 'worker', ...filesLocationOf(config) });
       logger.info({ pid: process.pid }, 'webhook worker started');
       await untilStopSignal(logger, 'stopping the webhook worker');
+      await node.stop();
       await worker.stop();
       await opened.close();
     });

@@ -1,5 +1,6 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Database, Queryable } from '../db/database.ts';
 import type { TransactionsDemo } from './seed.ts';
 
 /** `<data dir>/demo.json`, also printed by `portico demo --json`. */
@@ -45,8 +46,52 @@ export async function readDemoFacts(dataDir: string): Promise<DemoFacts | undefi
 
 /** Writes `demo.json`, created readable by its owner only (mode 0600): it holds the demo API keys. */
 export async function writeDemoFacts(dataDir: string, facts: DemoFacts): Promise<void> {
+  // On PostgreSQL with a certificate of its own, nothing else may have made the data dir.
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   // It holds a demo key: readable by its owner only.
   await writeFile(demoFactsPath(dataDir), `${JSON.stringify(facts, null, 2)}\n`, { mode: 0o600 });
+}
+
+/** The name of the demo facts in `instance_secrets`. */
+const KEPT_DEMO_FACTS = 'demo_facts';
+
+/**
+ * Keeps the demo facts of a seeding in the database, beside the deployment's other secrets (`instance_secrets`),
+ * so that a node that finds the database seeded but no `demo.json` in its data dir (another node, a restart on
+ * a fresh disk) can still name the demo's keys and sign-ins: they exist only as hashes elsewhere. Whoever
+ * reads this row could act as the demo's people, as whoever reads `instance_secrets` could forge file links.
+ */
+export async function keepDemoFacts(db: Queryable, facts: DemoFacts): Promise<void> {
+  await db.query(
+    `insert into instance_secrets (name, value) values ($1, $2)
+     on conflict (name) do update set value = excluded.value`,
+    [KEPT_DEMO_FACTS, Buffer.from(JSON.stringify(facts), 'utf8')],
+  );
+}
+
+/** The demo facts {@link keepDemoFacts} kept, or undefined when no seeding kept any. */
+export async function readKeptDemoFacts(db: Queryable): Promise<DemoFacts | undefined> {
+  const [row] = await db.query<{ value: Uint8Array }>('select value from instance_secrets where name = $1', [
+    KEPT_DEMO_FACTS,
+  ]);
+  return row && (JSON.parse(Buffer.from(row.value).toString('utf8')) as DemoFacts);
+}
+
+/**
+ * Runs `work` (look whether the database is empty, seed it) while holding the demo seeding's advisory lock, so
+ * that nodes started at once on one empty PostgreSQL database seed it once: the second looks after the first has
+ * committed. The embedded database has one process by construction.
+ */
+export async function underDemoLock(db: Database, work: () => Promise<void>): Promise<void> {
+  if (db.kind === 'pglite') {
+    await work();
+    return;
+  }
+  // A transaction-scoped lock on one pooled connection, released by its commit; the seeding uses others.
+  await db.transaction(async (tx) => {
+    await tx.query("select pg_advisory_xact_lock(hashtext('portico:demo-seeding'))");
+    await work();
+  });
 }
 
 /** The banner `portico serve` prints: where the services are, the demo key, and a request that works. */

@@ -11,6 +11,7 @@ import type { RequestListener, Server } from 'node:http';
 import { AppError, describeError, errorBody, pathPartTooLong, quote } from '../errors.ts';
 import { checkJsonInput } from '../validation/json-input.ts';
 import { answerClientError, createHttpsOnlyServer, type ConnectionLimits } from './https-only-server.ts';
+import { registerHealthRoutes, type ReadinessChecks } from './health/readiness.ts';
 import { registerRateLimit, type RateLimitOptions } from './rate-limit.ts';
 import { requestIdFor } from './request-id.ts';
 import { JSON_ANSWER_HEADERS, registerSecurityHeaders } from './security-headers.ts';
@@ -38,6 +39,8 @@ export interface BaseAppOptions {
   connectionLimits?: Partial<ConnectionLimits>;
   /** Browser origins allowed to call the API (CORS), e.g. `https://app.example.com`. @default none */
   corsOrigins?: readonly string[];
+  /** What `GET /readyz` checks besides the database (S3 storage); the rate limits' Redis is added. @default none */
+  readiness?: ReadinessChecks | undefined;
   /** Rate limits; none when absent (`serve` always sets them from the configuration). */
   rateLimit?: RateLimitOptions | undefined;
   /** Told of every route as it is registered, with its schema (Fastify's `onRoute`): how a test lists them. */
@@ -173,17 +176,11 @@ export async function createBaseApp(options: BaseAppOptions): Promise<FastifyIns
       },
     });
   }
-  if (options.rateLimit) await registerRateLimit(app, options.rateLimit);
+  const limits = options.rateLimit ? await registerRateLimit(app, options.rateLimit) : undefined;
 
-  app.get('/healthz', (_request, reply) => reply.send({ status: 'ok' }));
-  app.get('/readyz', async (request, reply) => {
-    try {
-      await options.db.query('select 1');
-      return { status: 'ok' };
-    } catch (error) {
-      request.log.warn({ err: error }, 'not ready');
-      return reply.code(503).send({ status: 'unavailable' });
-    }
+  registerHealthRoutes(app, options.db, {
+    required: options.readiness?.required ?? {},
+    optional: { ...options.readiness?.optional, ...(limits?.redis ? { redis: limits.redis } : {}) },
   });
 
   return app;

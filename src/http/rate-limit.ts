@@ -1,7 +1,12 @@
-import rateLimit, { normalizeIP } from '@fastify/rate-limit';
+import rateLimit, {
+  normalizeIP,
+  type FastifyRateLimitStore,
+  type FastifyRateLimitStoreCtor,
+} from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { rateLimitExceeded, tooManyAttempts } from '../errors.ts';
+import type { ReadinessCheck } from './health/readiness.ts';
 import { presentedKeyHash } from './presented-key.ts';
 
 declare module 'fastify' {
@@ -23,6 +28,8 @@ export interface RateLimitOptions {
   perAddress: number;
   /** Counters shared by every node through this Redis; in this process when absent. */
   redisUrl?: string | undefined;
+  /** The start of every key in that Redis (PORTICO_REDIS_PREFIX). @default 'portico:' */
+  redisPrefix?: string | undefined;
   /** Separates this service's counters from another's in a shared Redis, e.g. `transactions`. */
   service: string;
   /**
@@ -39,6 +46,75 @@ export interface RateLimitOptions {
 export type RateLimitSettings = Omit<RateLimitOptions, 'service' | 'presentedKey'>;
 
 const WINDOW_MS = 60_000;
+
+/** Counts up a window's counter, starting the window on its first count (and on a counter without one). */
+const INCREMENT = `local current = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {current, ttl}`;
+/** Reads a counter without counting. */
+const READ = `local current = redis.call('GET', KEYS[1])
+if not current then return {0, 0} end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then ttl = 0 end
+return {tonumber(current), ttl}`;
+
+interface CountingRedis {
+  porticoRateCount(key: string, windowMs: number): Promise<[number, number]>;
+  porticoRateRead(key: string): Promise<[number, number]>;
+}
+
+/**
+ * Counters in Redis under `key` + the request's bucket. The plugin's own Redis store names the counters of a
+ * limiter made by `createRateLimit` after a route it does not have (`…undefinedundefined-…`): this one names
+ * them after what they count, every key under the deployment's prefix.
+ */
+class RedisCounters implements FastifyRateLimitStore {
+  constructor(
+    private readonly redis: CountingRedis,
+    private readonly key: string,
+  ) {}
+
+  incr(...[bucket, callback, timeWindow]: Parameters<FastifyRateLimitStore['incr']>): void {
+    RedisCounters.answer(this.redis.porticoRateCount(this.key + bucket, timeWindow), callback);
+  }
+
+  read(...[bucket, callback]: Parameters<FastifyRateLimitStore['incr']>): void {
+    RedisCounters.answer(this.redis.porticoRateRead(this.key + bucket), callback);
+  }
+
+  /** The one limiter made apart from the global one is the limiter of failed authentications below. */
+  child(): FastifyRateLimitStore {
+    return new RedisCounters(this.redis, `${this.key}failures:`);
+  }
+
+  private static answer(
+    counted: Promise<[number, number]>,
+    callback: Parameters<FastifyRateLimitStore['incr']>[1],
+  ): void {
+    counted.then(
+      ([current, ttl]) => {
+        callback(null, { current, ttl });
+      },
+      (error: unknown) => {
+        callback(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  }
+}
+
+/** The store the plugin makes (`new store(options)`), counting in `redis` under `key`. */
+function redisCountersIn(redis: Redis, key: string): FastifyRateLimitStoreCtor {
+  const counting = redis as unknown as CountingRedis;
+  return class extends RedisCounters {
+    constructor() {
+      super(counting, key);
+    }
+  };
+}
 
 /**
  * The bucket a request counts in: its key (hashed: keys never sit in Redis or memory as they are) or address.
@@ -61,8 +137,11 @@ function bucketOf(
  * address, so guessing keys is limited too (see below). With Redis, a
  * Redis outage lets requests through rather than refusing everyone (and is logged).
  */
-export async function registerRateLimit(app: FastifyInstance, options: RateLimitOptions): Promise<void> {
-  if (options.perKey === 0 && options.perAddress === 0) return;
+export async function registerRateLimit(
+  app: FastifyInstance,
+  options: RateLimitOptions,
+): Promise<{ redis?: ReadinessCheck }> {
+  if (options.perKey === 0 && options.perAddress === 0) return {};
   // The hooks below ask for the request's key; in the common case only the limiter does, once (a memo per
   // request would cost more than the check). A key counts only where the route checks it: a made-up key with
   // the right form and checksum, which anyone can compute, must not buy a fresh budget on a route that never
@@ -79,6 +158,8 @@ export async function registerRateLimit(app: FastifyInstance, options: RateLimit
       maxRetriesPerRequest: 1,
       enableOfflineQueue: false,
     });
+    redis.defineCommand('porticoRateCount', { numberOfKeys: 1, lua: INCREMENT });
+    redis.defineCommand('porticoRateRead', { numberOfKeys: 1, lua: READ });
     // Without a listener, a lost Redis connection would be an unhandled 'error' event and end the process.
     let warned = false;
     redis.on('error', (error: Error) => {
@@ -120,7 +201,9 @@ export async function registerRateLimit(app: FastifyInstance, options: RateLimit
     allowList: (request, bucket) => limitOf(bucket) === 0 || exempt.has(request.url.split('?')[0] ?? ''),
     enableDraftSpec: true,
     skipOnError: true,
-    ...(redis ? { redis, nameSpace: `portico:rate:${options.service}:` } : {}),
+    ...(redis
+      ? { store: redisCountersIn(redis, `${options.redisPrefix ?? 'portico:'}rate:${options.service}:`) }
+      : {}),
     errorResponseBuilder: (_request, context) =>
       rateLimitExceeded(context.max, context.after, Math.ceil(context.ttl / 1000)),
   });
@@ -129,7 +212,9 @@ export async function registerRateLimit(app: FastifyInstance, options: RateLimit
   // A well-formed key counts against itself, and anyone can make up well-formed keys. So every request whose
   // key fails authentication also counts against its address, and an address that has used up its budget that
   // way is refused whatever key it sends next: guessing keys is limited like any request without one.
-  if (options.perAddress === 0) return;
+  const client = redis;
+  const readiness = client ? { redis: () => client.ping().then(() => undefined) } : {};
+  if (options.perAddress === 0) return readiness;
   const addressOf = (request: FastifyRequest) => `address:${normalizeIP(request.ip, 64)}`;
   const failures = app.createRateLimit({
     keyGenerator: addressOf,
@@ -182,4 +267,5 @@ export async function registerRateLimit(app: FastifyInstance, options: RateLimit
       done();
     }, done);
   });
+  return readiness;
 }

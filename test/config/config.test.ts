@@ -34,6 +34,8 @@ describe('loadConfig', () => {
       graphqlLimits: {},
       logLevel: 'info',
       uploadMaxBytes: 25 * 1024 * 1024,
+      fileStorage: 'auto',
+      redisPrefix: 'portico:',
     });
     expect(config.s3).toBeUndefined();
     expect(config.transactionsUrl).toBeUndefined();
@@ -70,6 +72,8 @@ describe('loadConfig', () => {
       PORTICO_UPLOAD_MAX_MB: '10',
       PORTICO_CORS_ORIGINS: 'https://app.example.com, https://admin.example.com',
       PORTICO_REDIS_URL: 'redis://cache.example:6379',
+      PORTICO_REDIS_PREFIX: 'portico-production:',
+      PORTICO_FILE_STORAGE: 's3',
       PORTICO_RATE_LIMIT: '100',
       PORTICO_RATE_LIMIT_PER_ADDRESS: '0',
       PORTICO_GRAPHQL_LIMITS: 'depth=12, cost=10000,fields=8000',
@@ -102,6 +106,8 @@ describe('loadConfig', () => {
       uploadMaxBytes: 10 * 1024 * 1024,
       corsOrigins: ['https://app.example.com', 'https://admin.example.com'],
       redisUrl: 'redis://cache.example:6379',
+      redisPrefix: 'portico-production:',
+      fileStorage: 's3',
       rateLimit: 100,
       rateLimitPerAddress: 0,
       graphqlLimits: { depth: 12, cost: 10000, fields: 8000 },
@@ -221,6 +227,18 @@ describe('loadConfig', () => {
       expect(message).toContain('PORTICO_S3_BUCKET');
       expect(message).toContain(Object.keys(env)[0]);
     }
+  });
+
+  it('refuses PORTICO_FILE_STORAGE=s3 without a bucket, and =local with one, saying what to set', () => {
+    expect(configErrorOf(() => loadConfig({ PORTICO_FILE_STORAGE: 's3' }))).toContain(
+      'PORTICO_FILE_STORAGE=s3 needs PORTICO_S3_BUCKET',
+    );
+    expect(
+      configErrorOf(() => loadConfig({ PORTICO_FILE_STORAGE: 'local', PORTICO_S3_BUCKET: 'portico-files' })),
+    ).toContain('unset one of them');
+    expect(configErrorOf(() => loadConfig({ PORTICO_FILE_STORAGE: 'nfs' }))).toContain(
+      'PORTICO_FILE_STORAGE: must be one of auto, local, s3',
+    );
   });
 
   it('says what an S3 bucket name and endpoint must look like', () => {

@@ -287,7 +287,7 @@ describe('a PostgreSQL server that ends or refuses connections', () => {
         const ready = await app.inject({ method: 'GET', url: '/readyz' });
         slowest.readyz = Math.max(slowest.readyz, Date.now() - start);
         expect(ready.statusCode).toBe(503);
-        expect(ready.json()).toEqual({ status: 'unavailable' });
+        expect(ready.json()).toEqual({ status: 'unavailable', checks: { database: 'unavailable' } });
 
         // The JSON routes answer through the shared error handler: 503 with Retry-After.
         start = Date.now();

@@ -136,7 +136,7 @@ describe('Portico served over HTTPS', () => {
     for (const service of SERVICES) {
       const answer = await request(`${portico().origins[service]}/readyz`, { ca: portico().ca });
       expect(answer.status, service).toBe(200);
-      expect(answer.json(), service).toEqual({ status: 'ok' });
+      expect(answer.json(), service).toEqual({ status: 'ok', checks: { database: 'ok' } });
     }
   });
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import type { RateLimitSettings } from '../../src/http/rate-limit.ts';
 import { generateApiKey, generatePortfolioKey } from '../../src/keys/api-key.ts';
@@ -222,6 +223,37 @@ describe.each(['transactions', 'portfolio'] as const)('rate limits of the %s ser
     expectRateLimited(await callApi(two, service, { address }), SHAPES[service]);
   });
 
+  it('writes every Redis key under PORTICO_REDIS_PREFIX, each named after what it counts', async () => {
+    const prefix = `portico-test-${randomBytes(6).toString('hex')}:`;
+    const app = await limitedApp(service, { redisUrl: REDIS_URL, redisPrefix: prefix });
+    const redis = new Redis(REDIS_URL);
+    try {
+      const address = newAddress();
+      expect((await callApi(app, service, { key: await newKey(service), address })).statusCode).toBe(200);
+      // A well-formed key that does not exist: counted against its key, then as a failure of its address.
+      const madeUp = service === 'transactions' ? generateApiKey('staging') : generatePortfolioKey();
+      expect((await callApi(app, service, { key: madeUp, address })).statusCode).toBe(401);
+      expect((await callApi(app, service, { address })).statusCode).toBe(401);
+      expect((await app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({
+        status: 'ok',
+        checks: { database: 'ok', redis: 'ok' },
+      });
+
+      const keys = (await redis.keys(`${prefix}*`)).map((key) => key.slice(prefix.length)).sort();
+      const bucket = `address:${address}`;
+      expect(keys.filter((key) => key.startsWith(`rate:${service}:key:`))).toHaveLength(2);
+      expect(keys.filter((key) => !key.startsWith(`rate:${service}:key:`))).toEqual([
+        `rate:${service}:${bucket}`,
+        `rate:${service}:failures:${bucket}`,
+      ]);
+      expect(keys.join(' ')).not.toContain('undefined');
+    } finally {
+      const mine = await redis.keys(`${prefix}*`);
+      if (mine.length > 0) await redis.del(...mine);
+      redis.disconnect();
+    }
+  });
+
   it('lets calls through when Redis cannot be reached, and keeps serving', async () => {
     const closedPort = await new Promise<number>((resolve) => {
       const probe = createServer();
@@ -237,6 +269,10 @@ describe.each(['transactions', 'portfolio'] as const)('rate limits of the %s ser
     for (let i = 0; i < LIMIT * 2; i += 1) {
       expect((await callApi(app, service, { key })).statusCode).toBe(200);
     }
+    // Readiness reads degraded, still 200: the node serves, and a shared Redis outage takes no node out.
+    const ready = await app.inject({ method: 'GET', url: '/readyz' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toEqual({ status: 'degraded', checks: { database: 'ok', redis: 'unavailable' } });
     // Connection retries go on in the background; the app still answers after them, and closes cleanly.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await callApi(app, service, { key })).statusCode).toBe(200);

@@ -158,7 +158,10 @@ describe('API keys on the GraphQL endpoint', () => {
 
   it('leaves the health routes and GraphiQL page open without a key', async () => {
     expect((await suite.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
-    expect((await suite.app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'ok' });
+    expect((await suite.app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({
+      status: 'ok',
+      checks: { database: 'ok' },
+    });
     expect((await suite.app.inject({ method: 'GET', url: '/graphiql' })).statusCode).toBe(200);
   });
 });
