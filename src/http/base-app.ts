@@ -40,6 +40,11 @@ export interface BaseAppOptions {
   corsOrigins?: readonly string[];
   /** Rate limits; none when absent (`serve` always sets them from the configuration). */
   rateLimit?: RateLimitOptions | undefined;
+  /**
+   * Whether the process is stopping (SIGTERM): `GET /readyz` then answers `503 {"status":"draining"}` while every
+   * other route still serves, so that a load balancer stops sending before the listener closes. @default never
+   */
+  draining?: (() => boolean) | undefined;
   /** Told of every route as it is registered, with its schema (Fastify's `onRoute`): how a test lists them. */
   onRoute?: ((route: RouteOptions) => void) | undefined;
 }
@@ -177,6 +182,7 @@ export async function createBaseApp(options: BaseAppOptions): Promise<FastifyIns
 
   app.get('/healthz', (_request, reply) => reply.send({ status: 'ok' }));
   app.get('/readyz', async (request, reply) => {
+    if (options.draining?.() === true) return reply.code(503).send({ status: 'draining' });
     try {
       await options.db.query('select 1');
       return { status: 'ok' };
