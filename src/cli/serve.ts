@@ -27,7 +27,9 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       });
       await stopOnSignal(logger, {
         message: 'shutting down: /readyz answers 503, then the services close',
-        drain: () => running.drain(),
+        drain: () => {
+          running.drain();
+        },
         delayMs: config.shutdownDelay * 1000,
         timeoutMs: config.shutdownTimeout * 1000,
         close: () => running.close(),
