@@ -7,13 +7,15 @@
 // PostgreSQL only (several processes share the database), and only where nginx is installed (.ci/run installs it).
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PDFDocument } from 'pdf-lib';
 import { describe, expect, it, vi } from 'vitest';
 import { demoFactsPath, type DemoFacts } from '../../src/demo/demo-facts.ts';
 import { exited, launch, ROOT, sleep } from '../support/cli.ts';
@@ -21,7 +23,7 @@ import { createTestSchema, TEST_DATABASE_URL } from '../support/database.ts';
 import { request, type HttpAnswer, type RequestOptions } from '../support/http-client.ts';
 import { madeBeforeAll, type CloseAfterAll } from '../support/made-before-all.ts';
 import { startS3Server, S3RVER_CREDENTIALS } from '../support/s3.ts';
-import { multipartBody, samplePdf } from '../support/uploads.ts';
+import { multipartBody } from '../support/uploads.ts';
 
 const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((path) => existsSync(path));
 const TRANSACTIONS_HOST = 'transactions.example.com';
@@ -288,20 +290,30 @@ describe.skipIf(TEST_DATABASE_URL === undefined || NGINX === undefined)('behind 
     expect(answers[0]?.headers['x-request-id']).toMatch(/^[0-9a-f]{32}$/);
   });
 
-  it('keeps an upload made through one node, and downloads it through the other', async () => {
+  it('takes an upload larger than other bodies through nginx, and downloads it from the other node', async () => {
     const token = world.facts.transactions.recipientUrl?.split('/r/').pop() ?? '';
-    const { payload, headers } = multipartBody({ filename: 'W-9.pdf', content: await samplePdf() });
+    // 3 MiB: more than nginx lets through anywhere but the upload route (2m).
+    const pdf = await PDFDocument.create();
+    pdf.addPage();
+    await pdf.attach(randomBytes(3 * 1024 * 1024), 'scan.bin', { mimeType: 'application/octet-stream' });
+    const content = Buffer.from(await pdf.save());
+    const { payload, headers } = multipartBody({ filename: 'W-9.pdf', content });
     const uploaded = await postRaw(
-      `http://127.0.0.1:${world.first.ports.transactions}/recipient/${token}/items/tax_forms/files/w9FileId`,
+      `https://127.0.0.1:${world.https}/recipient/${token}/items/tax_forms/files/w9FileId`,
       payload,
-      { ...headers, 'x-forwarded-proto': 'https' },
+      { ...headers, host: TRANSACTIONS_HOST },
+      world.ca,
     );
     expect(uploaded.status, uploaded.text).toBe(201);
+    const other = [world.first, world.second].find(
+      (node) => `127.0.0.1:${node.ports.transactions}` !== uploaded.node,
+    );
+    if (!other) throw new Error(`no node other than ${uploaded.node}`);
     const fileId = String(JSON.parse(uploaded.text).file.id);
-    const view = await direct(world.second.ports.transactions, `/recipient/${token}`);
+    const view = await direct(other.ports.transactions, `/recipient/${token}`);
     const transactionId = String(view.json().transaction.id);
     // The signed link, asked of the other node: the file is in S3, where both nodes find it.
-    const read = await direct(world.second.ports.transactions, '/beta', {
+    const read = await direct(other.ports.transactions, '/beta', {
       json: {
         query:
           'query ($id: uuid!) { transaction(id: $id) { transactionFiles { id file { id signedUrl } } } }',
@@ -318,9 +330,10 @@ describe.skipIf(TEST_DATABASE_URL === undefined || NGINX === undefined)('behind 
     // Links name the public address, behind nginx.
     expect(link?.startsWith(`https://${TRANSACTIONS_HOST}:`)).toBe(true);
     const { pathname, search } = new URL(link ?? '');
-    const download = await direct(world.second.ports.transactions, `${pathname}${search}`);
+    const download = await direct(other.ports.transactions, `${pathname}${search}`);
     expect(download.status).toBe(200);
     expect(download.text.startsWith('%PDF')).toBe(true);
+    expect(Number(download.headers['content-length'])).toBe(content.length);
   });
 
   it("streams the console's live changes through nginx as they are sent", async () => {
@@ -393,22 +406,27 @@ async function until(condition: () => boolean): Promise<void> {
   }
 }
 
-/** POSTs `body` as it is (a multipart upload) over plain HTTP: its status and text. */
+/** POSTs `body` as it is (a multipart upload) over HTTPS: its status, text and the node that answered. */
 function postRaw(
   url: string,
   body: Buffer,
   headers: Record<string, string>,
-): Promise<{ status: number; text: string }> {
+  ca: string,
+): Promise<{ status: number; text: string; node: string }> {
   return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(
+    const outgoing = httpsRequest(
       url,
-      { method: 'POST', agent: false, headers: { ...headers, 'content-length': body.length } },
+      { method: 'POST', agent: false, ca, headers: { ...headers, 'content-length': body.length } },
       (response) => {
         let text = '';
         response.setEncoding('utf8');
         response.on('data', (chunk: string) => (text += chunk));
         response.on('end', () => {
-          resolve({ status: response.statusCode ?? 0, text });
+          resolve({
+            status: response.statusCode ?? 0,
+            text,
+            node: String(response.headers['x-portico-node']),
+          });
         });
       },
     );
