@@ -26,6 +26,12 @@ const BROWSER = [
   'test/web/console-story.test.ts',
 ];
 /**
+ * Files that run a deployment of processes (two `portico serve` nodes and a worker behind nginx, on PostgreSQL):
+ * like the browser files they mostly wait (on processes starting, on nginx, on a drain), so they run in the same
+ * phase, beside ESLint, on PostgreSQL. They skip themselves without TEST_DATABASE_URL or nginx.
+ */
+const DEPLOYMENTS = ['test/operations/behind-nginx.test.ts'];
+/**
  * Files whose subject is the same on every database, so CI runs them once, in its PostgreSQL pass: the CLI files
  * that always use an embedded database in a data dir (the admin socket and a data dir no server holds exist only
  * there, under TEST_DATABASE_URL too), the rate limits, and the sign-in timing (the time of a password check,
@@ -38,6 +44,8 @@ const ONCE = [
   'test/cli/served.test.ts',
   'test/http/rate-limits.test.ts',
   'test/accounts/sign-in-timing.test.ts',
+  // Servers of their own on embedded databases in data dirs, stopped with signals.
+  'test/operations/stopping.test.ts',
 ];
 
 /**
@@ -68,6 +76,7 @@ const PURE = [
   'test/webhooks/retry-schedule.test.ts',
   'test/webhooks/address-safety.test.ts',
   'test/files/file-links.test.ts',
+  'test/operations/systemd-units.test.ts',
 ];
 
 /**
@@ -84,6 +93,7 @@ const leftOut = LEAVE_OUT[process.env.PORTICO_TESTS_LEAVE_OUT ?? ''] ?? [];
  * learns this order from the durations it cached on earlier runs, which a fresh clone (CI) does not have.
  */
 const LONGEST_FIRST = [
+  'test/operations/behind-nginx.test.ts',
   'test/web/console-story.test.ts',
   'test/web/dashboard.test.ts',
   'test/web/dashboard-portfolio.test.ts',
@@ -141,10 +151,13 @@ export default defineConfig({
         test: {
           name: 'suite',
           include: ['test/**/*.test.ts'],
-          exclude: [...RUN_ALONE, ...BROWSER, ...leftOut],
+          exclude: [...RUN_ALONE, ...BROWSER, ...DEPLOYMENTS, ...leftOut],
         },
       },
-      { extends: true, test: { name: 'browser', include: BROWSER, sequence: { groupOrder: 1 } } },
+      {
+        extends: true,
+        test: { name: 'browser', include: [...BROWSER, ...DEPLOYMENTS], sequence: { groupOrder: 1 } },
+      },
       // One file at a time: each is alone with the machine.
       {
         extends: true,

@@ -190,6 +190,18 @@ export const CONFIG_VARIABLES = {
     help: 'GraphQL operation limits to change, e.g. depth=10,aliases=15,directives=50,tokens=1000,cost=5000,fields=5000',
     default: '',
   },
+  shutdownDelay: {
+    env: 'PORTICO_SHUTDOWN_DELAY',
+    flag: '--shutdown-delay <seconds>',
+    help: 'on SIGTERM, seconds of answering /readyz with 503 while still serving, before closing: a load balancer that checks readiness stops sending first',
+    default: '0',
+  },
+  shutdownTimeout: {
+    env: 'PORTICO_SHUTDOWN_TIMEOUT',
+    flag: '--shutdown-timeout <seconds>',
+    help: 'on SIGTERM, seconds (after the delay) that requests in flight and background work get to finish; then the process exits 1 naming what was still running',
+    default: '25',
+  },
   logLevel: {
     env: 'PORTICO_LOG_LEVEL',
     flag: '--log-level <level>',
@@ -283,6 +295,10 @@ export const ConfigSchema = Type.Object({
       { additionalProperties: false },
     ),
   ),
+  /** Seconds. @default 0 */
+  shutdownDelay: Type.Number({ minimum: 0, maximum: 600 }),
+  /** Seconds. @default 25 */
+  shutdownTimeout: Type.Number({ exclusiveMinimum: 0, maximum: 600 }),
   /** @default 'info' */
   logLevel: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
@@ -377,6 +393,8 @@ const EXPECTED: Partial<Record<ConfigKey, string>> = {
     "must be a folder name of letters, digits and !_.*'()- with single slashes between its parts, e.g. portico/production",
   uploadMaxMb: 'must be a number of megabytes more than 0 and at most 100, e.g. 25',
   redisPrefix: 'must be 1 to 64 printable characters without spaces, e.g. portico-staging:',
+  shutdownDelay: 'must be a number of seconds from 0 to 600, e.g. 10',
+  shutdownTimeout: 'must be a number of seconds more than 0 and at most 600, e.g. 25',
 };
 
 /** A value as an error message may quote it: the password of a URL (`scheme://user:password@host`) masked. */
@@ -409,7 +427,13 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: RawConfig = {}): Confi
     given[key] = value;
     if (key === 'trustProxy' || key === 'webhooksAllowInsecure') raw[key] = toBoolean(value);
     else if (key === 'transactionsPort' || key === 'portfolioPort') raw[key] = toInteger(value);
-    else if (key === 'webhookTimeout' || key === 'uploadMaxMb') raw[key] = toNumber(value);
+    else if (
+      key === 'webhookTimeout' ||
+      key === 'uploadMaxMb' ||
+      key === 'shutdownDelay' ||
+      key === 'shutdownTimeout'
+    )
+      raw[key] = toNumber(value);
     else if (key === 'webhookRetrySchedule') raw[key] = toNumberList(value);
     else if (key === 'rateLimit' || key === 'rateLimitPerAddress') raw[key] = toInteger(value);
     else if (key === 'corsOrigins') raw[key] = toList(value);

@@ -45,7 +45,29 @@ export interface RunningPortico {
   urls: Partial<Record<ServiceName, string>>;
   demo: DemoFacts | undefined;
   caCertPath: string;
+  /**
+   * The first step of stopping: `/readyz` answers 503 on both services from now on, while every other route
+   * still serves (see `stopOnSignal` in cli/context.ts for the whole sequence).
+   */
+  drain(): void;
+  /**
+   * Stops accepting, lets requests in flight finish (ending the console's live streams), lets background work
+   * finish its batch, and closes the database.
+   */
   close(): Promise<void>;
+  /**
+   * What `close` is still waiting for, e.g. `requests in flight (transactions)`: for the log line of a stop that
+   * did not finish in time.
+   */
+  closing(): string | undefined;
+}
+
+/** A step of closing, named for the log line of a stop that did not finish in time. */
+interface Closer {
+  what: string;
+  close: () => Promise<void>;
+  /** What of it is still running, e.g. which services still have requests in flight. */
+  detail?: () => string;
 }
 
 /** The demo facts of a seeding: its transmit token goes into demo.json only as part of `recipientUrl`. */
@@ -100,10 +122,16 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
       await opened.close();
       throw error;
     });
-  const closers: (() => Promise<void>)[] = [() => opened.close()];
+  const closers: Closer[] = [{ what: 'the database', close: () => opened.close() }];
+  let closing: Closer | undefined;
   const close = async () => {
-    for (const closer of closers.splice(0).reverse()) await closer();
+    for (const closer of closers.splice(0).reverse()) {
+      closing = closer;
+      await closer.close();
+    }
+    closing = undefined;
   };
+  let draining = false;
   try {
     const { db } = opened;
     const files = await createFileStore(config, logger.child({ service: 'files' }));
@@ -115,7 +143,7 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
       const node = await registerServingNode(db, config, logger.child({ service: 'files' }), {
         servesFiles: options.only !== 'portfolio',
       });
-      closers.push(() => node.stop());
+      closers.push({ what: 'the node registry', close: () => node.stop() });
       if (config.tlsCert === undefined && !config.trustProxy) {
         logger.warn(
           { certificate: tls.certPath },
@@ -125,7 +153,7 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
     }
     // In the background: a large bucket takes a while to list, and nothing waits for what it removes.
     const sweep = startOrphanSweep({ db, store: files, logger: logger.child({ service: 'files' }) });
-    closers.push(() => sweep.stop());
+    closers.push({ what: 'the orphan-file sweep', close: () => sweep.stop() });
     const seedDemo = options.demo ?? (config.databaseUrl === undefined && config.environment === 'staging');
     let seeded: SeededTransactionsDemo | undefined;
     let seededPortfolio: PortfolioDemo | undefined;
@@ -167,9 +195,12 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
     }
 
     const mailer = createMailer(config, logger.child({ service: 'mail' }));
-    closers.push(() => {
-      mailer.close();
-      return Promise.resolve();
+    closers.push({
+      what: 'the mailer',
+      close: () => {
+        mailer.close();
+        return Promise.resolve();
+      },
     });
     const urls: RunningPortico['urls'] = {};
     /** Links in mail go to a service's configured public address, else to its listener once it listens. */
@@ -196,6 +227,7 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
       db,
       tls,
       trustProxy: config.trustProxy,
+      draining: () => draining,
       corsOrigins: config.corsOrigins,
       rateLimit: {
         perKey: config.rateLimit,
@@ -214,7 +246,7 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
         logger: logger.child({ service: 'transactions' }),
       });
       recipientNotices = notices;
-      closers.push(() => notices.stop());
+      closers.push({ what: "recipients' invitations and reminders", close: () => notices.stop() });
     }
     const apps: [ServiceName, FastifyInstance, number, string][] = [];
     if (options.only !== 'portfolio') {
@@ -244,6 +276,21 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
       });
       apps.push(['portfolio', app, config.portfolioPort, PORTFOLIO_BASE_PATH]);
     }
+    // Both services stop accepting at once, and each waits for its own requests in flight.
+    const inFlight = new Set(apps.map(([name]) => name));
+    closers.push({
+      what: 'requests in flight',
+      close: async () => {
+        await Promise.all(
+          apps.map(async ([name, app]) => {
+            await app.close();
+            inFlight.delete(name);
+          }),
+        );
+      },
+      detail: () => [...inFlight].join(' and '),
+    });
+
     for (const [name, app, port, path] of apps) {
       await app.listen({
         port,
@@ -251,7 +298,6 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
         // Fastify names the address http:// because it does not know the polyglot server speaks TLS.
         listenTextResolver: (address) => `Server listening at ${address.replace(/^http:/, 'https:')}`,
       });
-      closers.push(() => app.close());
       const { port: actual } = app.server.address() as AddressInfo;
       urls[name] = `https://${publicHost(config.host)}:${actual}${path}`;
     }
@@ -265,7 +311,7 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
       // Loaded once the services listen, like the admin server below: they answer without waiting for either.
       const { startConfiguredWebhookWorker } = await import('./worker.ts');
       const worker = startConfiguredWebhookWorker(db, config, logger);
-      closers.push(() => worker.stop());
+      closers.push({ what: 'the webhook worker', close: () => worker.stop() });
     }
 
     // Key deliveries past their hour lose their ciphertext, and the key of one nobody viewed is revoked.
@@ -278,9 +324,12 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
       expire();
       const expiry = setInterval(expire, 60_000);
       expiry.unref();
-      closers.push(() => {
-        clearInterval(expiry);
-        return Promise.resolve();
+      closers.push({
+        what: 'the expiry of key deliveries',
+        close: () => {
+          clearInterval(expiry);
+          return Promise.resolve();
+        },
       });
     }
 
@@ -292,7 +341,7 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
         services: mail,
         logger: logger.child({ service: 'admin' }),
       });
-      closers.push(() => admin.app.close());
+      closers.push({ what: 'the admin socket', close: () => admin.app.close() });
       await opened.announce(admin.path);
     }
 
@@ -343,7 +392,16 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
         ].join('\n'),
       );
     }
-    return { urls, demo, caCertPath: tls.certPath, close };
+    return {
+      urls,
+      demo,
+      caCertPath: tls.certPath,
+      drain: () => {
+        draining = true;
+      },
+      close,
+      closing: () => closing && `${closing.what}${closing.detail ? ` (${closing.detail()})` : ''}`,
+    };
   } catch (error) {
     await close();
     throw error;

@@ -73,17 +73,56 @@ export function cliContext(io: CliIO): CliContext {
   };
 }
 
+/** How a long-running command (`serve`, `worker`) stops: see {@link stopOnSignal}. */
+export interface StopSequence {
+  /** What to log, with the signal, when it arrives, e.g. `shutting down`. */
+  message: string;
+  /** The first step, at once: stop looking ready (`serve`'s `/readyz` answers 503). */
+  drain?: () => void;
+  /** Milliseconds of serving on after `drain`, for a load balancer to notice. */
+  delayMs: number;
+  /** Milliseconds that `close` gets; the process then exits 1. */
+  timeoutMs: number;
+  /** Stops accepting, lets what is in flight finish, and closes what the command holds. */
+  close: () => Promise<void>;
+  /** What `close` still waits for, for the log line of a stop that did not finish in time. */
+  closing?: () => string | undefined;
+}
+
 /**
- * Resolves on the first SIGINT or SIGTERM, logging `message` with the signal: how a long-running command
- * (`serve`, `worker`) learns to stop and close what it holds.
+ * Waits for the first SIGINT or SIGTERM, then stops in order: `drain`, `delayMs` of serving on, then `close`,
+ * which must end within `timeoutMs`. A stop that does not end in time exits the process with 1, logging what was
+ * still running; a second SIGINT or SIGTERM exits it with 1 at once (an operator who means it, or a supervisor
+ * that lost patience). Resolves once `close` is done: the process then exits 0 once nothing else holds it.
  */
-export function untilStopSignal(logger: Logger, message: string): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      logger.info({ signal }, message);
-      resolve();
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+export async function stopOnSignal(logger: Logger, sequence: StopSequence): Promise<void> {
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
   });
+  const startedAt = Date.now();
+  logger.info({ signal, delayMs: sequence.delayMs, timeoutMs: sequence.timeoutMs }, sequence.message);
+  const again = (second: NodeJS.Signals) => {
+    logger.warn({ signal: second, still: sequence.closing?.() }, 'stopping at once, on a second signal');
+    process.exit(1);
+  };
+  process.once('SIGINT', again);
+  process.once('SIGTERM', again);
+  sequence.drain?.();
+  if (sequence.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, sequence.delayMs));
+  // Unreferenced: a stop that ends in time exits as soon as nothing else holds the process.
+  const overdue = setTimeout(() => {
+    logger.error(
+      { timeoutMs: sequence.timeoutMs, still: sequence.closing?.() ?? 'unknown' },
+      'the stop did not finish in time; exiting with what was still running',
+    );
+    process.exit(1);
+  }, sequence.timeoutMs);
+  overdue.unref();
+  try {
+    await sequence.close();
+  } finally {
+    clearTimeout(overdue);
+  }
+  logger.info({ ms: Date.now() - startedAt }, 'stopped');
 }

@@ -2,11 +2,11 @@ import { Option, type Command } from 'commander';
 import { createLogger } from '../logger.ts';
 import type { ServiceName } from '../serve.ts';
 import type { CliContext } from './context.ts';
-import { untilStopSignal } from './context.ts';
+import { stopOnSignal } from './context.ts';
 
 const SERVICES: readonly ServiceName[] = ['transactions', 'portfolio'];
 
-/** `portico serve`: both services over HTTPS until SIGINT or SIGTERM. */
+/** `portico serve`: both services over HTTPS until SIGINT or SIGTERM, then a drain (see `stopOnSignal`). */
 export function registerServeCommand(program: Command, context: CliContext): void {
   program
     .command('serve')
@@ -25,7 +25,15 @@ export function registerServeCommand(program: Command, context: CliContext): voi
         logger,
         print: context.io.out,
       });
-      await untilStopSignal(logger, 'shutting down');
-      await running.close();
+      await stopOnSignal(logger, {
+        message: 'shutting down: /readyz answers 503, then the services close',
+        drain: () => {
+          running.drain();
+        },
+        delayMs: config.shutdownDelay * 1000,
+        timeoutMs: config.shutdownTimeout * 1000,
+        close: () => running.close(),
+        closing: () => running.closing(),
+      });
     });
 }

@@ -3,7 +3,7 @@ import { readLockOwner } from '../db/data-dir-lock.ts';
 import { AppError } from '../errors.ts';
 import { createLogger } from '../logger.ts';
 import type { CliContext } from './context.ts';
-import { untilStopSignal } from './context.ts';
+import { stopOnSignal } from './context.ts';
 
 /** `portico worker`: a webhook delivery process of its own, until SIGINT or SIGTERM. */
 export function registerWorkerCommand(program: Command, context: CliContext): void {
@@ -31,9 +31,19 @@ export function registerWorkerCommand(program: Command, context: CliContext): vo
       const { filesLocationOf } = await import('../files/shared-storage-check.ts');
       const node = await registerNode(opened.db, { kind: 'worker', ...filesLocationOf(config) });
       logger.info({ pid: process.pid }, 'webhook worker started');
-      await untilStopSignal(logger, 'stopping the webhook worker');
-      await node.stop();
-      await worker.stop();
-      await opened.close();
+      let closing = 'the webhook worker';
+      // A worker serves nothing, so it has no readiness to drop and no delay: it finishes its batch and exits.
+      await stopOnSignal(logger, {
+        message: 'stopping the webhook worker once its batch is done',
+        delayMs: 0,
+        timeoutMs: config.shutdownTimeout * 1000,
+        close: async () => {
+          await node.stop();
+          await worker.stop();
+          closing = 'the database';
+          await opened.close();
+        },
+        closing: () => closing,
+      });
     });
 }

@@ -43,6 +43,11 @@ export interface BaseAppOptions {
   readiness?: ReadinessChecks | undefined;
   /** Rate limits; none when absent (`serve` always sets them from the configuration). */
   rateLimit?: RateLimitOptions | undefined;
+  /**
+   * Whether the process is stopping (SIGTERM): `GET /readyz` then answers `503 {"status":"draining"}` while every
+   * other route still serves, so that a load balancer stops sending before the listener closes. @default never
+   */
+  draining?: (() => boolean) | undefined;
   /** Told of every route as it is registered, with its schema (Fastify's `onRoute`): how a test lists them. */
   onRoute?: ((route: RouteOptions) => void) | undefined;
 }
@@ -180,6 +185,7 @@ export async function createBaseApp(options: BaseAppOptions): Promise<FastifyIns
 
   registerHealthRoutes(app, options.db, {
     required: options.readiness?.required ?? {},
+    draining: options.draining,
     optional: { ...options.readiness?.optional, ...(limits?.redis ? { redis: limits.redis } : {}) },
   });
 

@@ -32,6 +32,8 @@ describe('loadConfig', () => {
       rateLimit: 6000,
       rateLimitPerAddress: 600,
       graphqlLimits: {},
+      shutdownDelay: 0,
+      shutdownTimeout: 25,
       logLevel: 'info',
       uploadMaxBytes: 25 * 1024 * 1024,
       fileStorage: 'auto',
@@ -77,6 +79,8 @@ describe('loadConfig', () => {
       PORTICO_RATE_LIMIT: '100',
       PORTICO_RATE_LIMIT_PER_ADDRESS: '0',
       PORTICO_GRAPHQL_LIMITS: 'depth=12, cost=10000,fields=8000',
+      PORTICO_SHUTDOWN_DELAY: '7.5',
+      PORTICO_SHUTDOWN_TIMEOUT: '40',
       PORTICO_LOG_LEVEL: 'warn',
     });
     expect(config).toEqual({
@@ -111,6 +115,8 @@ describe('loadConfig', () => {
       rateLimit: 100,
       rateLimitPerAddress: 0,
       graphqlLimits: { depth: 12, cost: 10000, fields: 8000 },
+      shutdownDelay: 7.5,
+      shutdownTimeout: 40,
       logLevel: 'warn',
     });
   });
@@ -162,6 +168,8 @@ describe('loadConfig', () => {
     ['PORTICO_S3_REGION', 'EU Central'],
     ['PORTICO_S3_PREFIX', 'portico//production'],
     ['PORTICO_S3_PREFIX', 'portico/../other'],
+    ['PORTICO_SHUTDOWN_DELAY', '-1'],
+    ['PORTICO_SHUTDOWN_TIMEOUT', '0'],
     ['PORTICO_UPLOAD_MAX_MB', '0'],
     ['PORTICO_UPLOAD_MAX_MB', '-5'],
     ['PORTICO_UPLOAD_MAX_MB', '100.5'],

@@ -16,6 +16,12 @@ export interface ReadinessChecks {
    * reads `degraded`, still 200, so that a shared outage does not take every node out of the load balancer.
    */
   optional?: Record<string, ReadinessCheck>;
+  /**
+   * Whether the process is stopping (SIGTERM): `GET /readyz` then answers `503 {"status":"draining"}` at once
+   * while every other route still serves, so that a load balancer stops sending before the listener closes.
+   * @default never
+   */
+  draining?: (() => boolean) | undefined;
 }
 
 /** The longest a check may take before it counts as failed: readiness never hangs on a silent dependency. */
@@ -79,6 +85,7 @@ export function registerHealthRoutes(
   );
   app.get('/healthz', (_request, reply) => reply.send({ status: 'ok' }));
   app.get('/readyz', async (request, reply) => {
+    if (checks.draining?.() === true) return reply.code(503).send({ status: 'draining' });
     let databaseError: unknown;
     const database = withinTimeout(() =>
       db.query('select 1').then(
