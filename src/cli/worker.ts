@@ -24,11 +24,16 @@ export function registerWorkerCommand(program: Command, context: CliContext): vo
       }
       const opened = await context.openDatabase(config);
       // Loaded here, not with the CLI: the other commands start without the delivery modules.
-      const { startConfiguredWebhookWorker } = await import('../worker.ts');
-      const worker = startConfiguredWebhookWorker(opened.db, config, logger);
-      logger.info({ pid: process.pid }, 'webhook worker started');
+      const [{ startConfiguredWebhookWorker }, { startProcessMetrics }] = await Promise.all([
+        import('../worker.ts'),
+        import('../process-metrics.ts'),
+      ]);
+      const observed = await startProcessMetrics(config, opened.db);
+      const worker = startConfiguredWebhookWorker(opened.db, config, logger, observed?.metrics);
+      logger.info({ pid: process.pid, metrics: observed?.url }, 'webhook worker started');
       await untilStopSignal(logger, 'stopping the webhook worker');
       await worker.stop();
+      await observed?.close();
       await opened.close();
     });
 }

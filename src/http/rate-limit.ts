@@ -109,6 +109,10 @@ export async function registerRateLimit(app: FastifyInstance, options: RateLimit
     });
   }
   const limitOf = (bucket: string) => (bucket.startsWith('key:') ? options.perKey : options.perAddress);
+  // Refusals counted when the process reports metrics (observability/request-metrics.ts decorates `metrics`).
+  const refusals = app.metrics?.rateLimitRefusals;
+  const refused = (bucket: 'key' | 'address' | 'failed_authentication') =>
+    refusals?.inc({ service: options.service, bucket });
   await app.register(rateLimit, {
     // One hook on the root app rather than one per route (global: true): a route's own hooks run after the
     // hooks of the plugin that declares it, so Portfolio's key check ran first and a request with a wrong
@@ -121,6 +125,9 @@ export async function registerRateLimit(app: FastifyInstance, options: RateLimit
     enableDraftSpec: true,
     skipOnError: true,
     ...(redis ? { redis, nameSpace: `portico:rate:${options.service}:` } : {}),
+    onExceeded: (_request, bucket) => {
+      refused(bucket.startsWith('key:') ? 'key' : 'address');
+    },
     errorResponseBuilder: (_request, context) =>
       rateLimitExceeded(context.max, context.after, Math.ceil(context.ttl / 1000)),
   });
@@ -163,6 +170,7 @@ export async function registerRateLimit(app: FastifyInstance, options: RateLimit
         done();
         return;
       }
+      refused('failed_authentication');
       done(
         tooManyAttempts('failed authentications from this address', state.ttlInSeconds, {
           limit: options.perAddress,
