@@ -193,7 +193,7 @@ export const CONFIG_VARIABLES = {
   metricsToken: {
     env: 'PORTICO_METRICS_TOKEN',
     flag: '--metrics-token <token>',
-    help: 'also answer GET /metrics on the service ports to Authorization: Bearer <token> (at least 16 characters); unset → 404 there',
+    help: 'also answer GET /metrics on the service ports to Authorization: Bearer <token> (16 to 200 characters; prefer the variable: a flag shows in the process list); unset → 404 there',
     default: undefined,
   },
   logLevel: {
@@ -434,7 +434,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: RawConfig = {}): Confi
     const choices = (error.schema.anyOf as { const?: unknown }[] | undefined)?.map((choice) => choice.const);
     const expected = choices ? `must be one of ${choices.join(', ')}` : (EXPECTED[key] ?? error.message);
     // A token is a secret: a complaint about it never quotes it.
-    const got = key === 'metricsToken' ? '' : ` (got ${JSON.stringify(withoutPassword(given[key] ?? raw[key]))})`;
+    const got =
+      key === 'metricsToken' ? '' : ` (got ${JSON.stringify(withoutPassword(given[key] ?? raw[key]))})`;
     problems.set(variable, `${variable}: ${expected}${got}`);
   }
   const errors = [...problems.values()];

@@ -24,14 +24,19 @@ export async function startProcessMetrics(
   db: Database,
 ): Promise<ProcessMetrics | undefined> {
   if (config.metricsPort === undefined && config.metricsToken === undefined) return undefined;
-  const [{ createMetrics, meteredMailer }, { startMetricsServer }, { outboxLagSeconds }, { overdueSeconds }, { countDueNotices }] =
-    await Promise.all([
-      import('./observability/metrics.ts'),
-      import('./observability/metrics-server.ts'),
-      import('./webhooks/outbox.ts'),
-      import('./webhooks/delivery.ts'),
-      import('./transactions/recipients/notices.ts'),
-    ]);
+  const [
+    { createMetrics, meteredMailer },
+    { startMetricsServer },
+    { outboxLagSeconds },
+    { overdueSeconds },
+    { countDueNotices },
+  ] = await Promise.all([
+    import('./observability/metrics.ts'),
+    import('./observability/metrics-server.ts'),
+    import('./webhooks/outbox.ts'),
+    import('./webhooks/delivery.ts'),
+    import('./transactions/recipients/notices.ts'),
+  ]);
   const metrics = createMetrics();
   metrics.observeDatabase(db);
   metrics.readAtScrape({

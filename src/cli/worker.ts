@@ -28,7 +28,8 @@ export function registerWorkerCommand(program: Command, context: CliContext): vo
         import('../worker.ts'),
         import('../process-metrics.ts'),
       ]);
-      const observed = await startProcessMetrics(config, opened.db);
+      // A worker has no service port: only PORTICO_METRICS_PORT shows its metrics.
+      const observed = await startProcessMetrics({ ...config, metricsToken: undefined }, opened.db);
       const worker = startConfiguredWebhookWorker(opened.db, config, logger, observed?.metrics);
       logger.info({ pid: process.pid, metrics: observed?.url }, 'webhook worker started');
       await untilStopSignal(logger, 'stopping the webhook worker');

@@ -24,7 +24,9 @@ export async function startMetricsServer(
   const server = createServer((request, response) => {
     const path = request.url?.split('?')[0];
     if ((request.method !== 'GET' && request.method !== 'HEAD') || path !== '/metrics') {
-      response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found: GET /metrics\n');
+      response
+        .writeHead(404, { 'content-type': 'text/plain; charset=utf-8' })
+        .end('Not found: GET /metrics\n');
       return;
     }
     metrics.text().then(

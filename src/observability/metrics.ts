@@ -128,7 +128,7 @@ export function createMetrics(): Metrics {
     }),
     consoleLiveConnections: new Gauge({
       name: 'portico_console_live_connections',
-      help: "Open live-update streams (server-sent events) of the organization console on this process",
+      help: 'Open live-update streams (server-sent events) of the organization console on this process',
       registers,
     }),
     webhookAttempts: new Counter({
@@ -139,7 +139,7 @@ export function createMetrics(): Metrics {
     }),
     webhookAttemptDuration: new Histogram({
       name: 'portico_webhook_attempt_duration_seconds',
-      help: "Time a webhook endpoint took to answer an attempt (or to fail it), by outcome",
+      help: 'Time a webhook endpoint took to answer an attempt (or to fail it), by outcome',
       labelNames: ['outcome'],
       buckets: WEBHOOK_BUCKETS,
       registers,

@@ -103,7 +103,10 @@ export function instrumentApp(app: FastifyInstance, options: RequestMetricsOptio
   app.get(METRICS_PATH, async (request, reply) => {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
     // Refused as a path that does not exist: a scanner learns nothing, not even that metrics are here.
-    if (match?.[1] === undefined || !sameToken(match[1], expected)) return reply.callNotFound();
+    if (match?.[1] === undefined || !sameToken(match[1], expected)) {
+      reply.callNotFound();
+      return reply;
+    }
     return reply
       .header('content-type', metrics.contentType)
       .header('cache-control', 'no-store')

@@ -103,9 +103,14 @@ describe('metrics on a port of their own', () => {
       url: `/v1/external/company/${unknownCompany}/updates`,
       headers: { authorization: instance.apiKey },
     });
-    const named = await graphql(transactions, organization.apiKey, `query Reference${REFERENCE_QUERY.slice(6)}`, {
-      id: organization.transactionId,
-    });
+    const named = await graphql(
+      transactions,
+      organization.apiKey,
+      `query Reference${REFERENCE_QUERY.slice(6)}`,
+      {
+        id: organization.transactionId,
+      },
+    );
     expect(named.status).toBe(200);
     const unnamed = await graphql(transactions, organization.apiKey, REFERENCE_QUERY, {
       id: organization.transactionId,
@@ -125,8 +130,12 @@ describe('metrics on a port of their own', () => {
         `service="portfolio",method="GET",route="/v1/external/company/:id/updates",status="${company.statusCode}",operation=""`,
       ),
     ).toBe(1);
-    expect(count('service="transactions",method="POST",route="/beta",status="200",operation="Reference"')).toBe(1);
-    expect(count('service="transactions",method="POST",route="/beta",status="200",operation="anonymous"')).toBe(1);
+    expect(
+      count('service="transactions",method="POST",route="/beta",status="200",operation="Reference"'),
+    ).toBe(1);
+    expect(
+      count('service="transactions",method="POST",route="/beta",status="200",operation="anonymous"'),
+    ).toBe(1);
     expect(count('service="portfolio",method="GET",route="unmatched",status="404",operation=""')).toBe(3);
     expect(text).not.toContain(unknownCompany);
     expect(text).not.toContain('/nothing');
@@ -196,7 +205,10 @@ describe('counters of what went wrong or was refused', () => {
     const before = await refusals();
     const statuses = [];
     for (let n = 0; n < 4; n += 1) {
-      const response = await world.portfolio.inject({ url: '/v1/external/openapi.json', remoteAddress: '203.0.113.9' });
+      const response = await world.portfolio.inject({
+        url: '/v1/external/openapi.json',
+        remoteAddress: '203.0.113.9',
+      });
       statuses.push(response.statusCode);
     }
     expect(statuses).toEqual([200, 200, 200, 429]);
