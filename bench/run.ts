@@ -522,7 +522,7 @@ async function main(): Promise<void> {
   }
   if (metrics) {
     console.log(
-      `Portico bench: the cost of metrics, \`portico serve\` with PORTICO_METRICS_PORT (scraped every second) ` +
+      `Portico bench: the cost of metrics, \`portico serve\` with PORTICO_METRICS_PORT (scraped every 15 s) ` +
         `and without, a by-id GraphQL read and a Portfolio list, ${settings.connections} connections over HTTPS ` +
         `(loopback), ${settings.rounds} alternating rounds of ${settings.measureSeconds} s`,
     );

@@ -32,6 +32,7 @@ describe('loadConfig', () => {
       rateLimit: 6000,
       rateLimitPerAddress: 600,
       graphqlLimits: {},
+      metricsHost: '127.0.0.1',
       logLevel: 'info',
       uploadMaxBytes: 25 * 1024 * 1024,
     });
@@ -73,6 +74,9 @@ describe('loadConfig', () => {
       PORTICO_RATE_LIMIT: '100',
       PORTICO_RATE_LIMIT_PER_ADDRESS: '0',
       PORTICO_GRAPHQL_LIMITS: 'depth=12, cost=10000,fields=8000',
+      PORTICO_METRICS_PORT: '9464',
+      PORTICO_METRICS_HOST: '10.0.0.5',
+      PORTICO_METRICS_TOKEN: 'a-token-of-enough-length',
       PORTICO_LOG_LEVEL: 'warn',
     });
     expect(config).toEqual({
@@ -105,8 +109,17 @@ describe('loadConfig', () => {
       rateLimit: 100,
       rateLimitPerAddress: 0,
       graphqlLimits: { depth: 12, cost: 10000, fields: 8000 },
+      metricsPort: 9464,
+      metricsHost: '10.0.0.5',
+      metricsToken: 'a-token-of-enough-length',
       logLevel: 'warn',
     });
+  });
+
+  it('refuses a short metrics token without quoting it', () => {
+    expect(() => loadConfig({ PORTICO_METRICS_TOKEN: 'short secret' })).toThrow(
+      /PORTICO_METRICS_TOKEN: must be 16 to 200 printable characters without spaces, e\.g\. the output of `openssl rand -hex 32`$/,
+    );
   });
 
   it('lets flags win over the environment', () => {
