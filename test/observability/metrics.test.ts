@@ -231,6 +231,30 @@ describe('counters of what went wrong or was refused', () => {
     expect(browser.surface.apiPath).toBe(DASHBOARD_API_PATH);
   });
 
+  it('count mail that the SMTP server does not take', async () => {
+    const failed = () =>
+      world.observed.metrics.mailMessages.get().then((metric) => {
+        const value = metric.values.find((each) => each.labels.outcome === 'failed');
+        return value?.value ?? 0;
+      });
+    const before = await failed();
+    // Nothing listens on port 1 of loopback: the connection is refused at once.
+    const mailer = world.observed.metered(
+      createMailer(
+        { smtpUrl: 'smtp://127.0.0.1:1', mailFrom: 'Portico <no-reply@test>', dataDir: tmpdir() },
+        silent,
+      ),
+    );
+    try {
+      await expect(
+        mailer.send({ to: 'ada@example.com', subject: 'Hello', text: 'Hello', html: '<p>Hello</p>' }),
+      ).rejects.toThrow(/SMTP server/);
+    } finally {
+      mailer.close();
+    }
+    expect(await failed()).toBe(before + 1);
+  });
+
   it('count a webhook delivery by outcome, with its duration', async () => {
     const receiver = await startWebhookReceiver();
     const { organizationId, transactionId } = world.organization;
