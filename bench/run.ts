@@ -33,6 +33,7 @@ import { benchWebhooks, printWebhookReport } from './webhooks.ts';
 import { benchStartup, printStartupReport } from './startup.ts';
 import { benchConsoleQueue, printQueueReport } from './console-queue.ts';
 import { benchConsoleLive, printLiveReport } from './console-live.ts';
+import { benchMetricsCost, printMetricsCostReport } from './metrics-cost.ts';
 
 type Shape = 'demo' | 'large';
 /** GraphQL, or the floor of one shape. */
@@ -51,7 +52,7 @@ const TARGETS: Record<Shape, { ratio: number; postgresMsBefore: number; postgres
 
 /** The floors that answer with GraphQL's exact bytes: the ratio is taken to the fastest of them. */
 const SAME_BYTES: readonly FloorShape[] = ['keyed', 'positional'];
-type Suite = 'reference' | 'mutations' | 'portfolio' | 'webhooks' | 'queue' | 'live' | 'startup';
+type Suite = 'reference' | 'mutations' | 'portfolio' | 'webhooks' | 'queue' | 'live' | 'startup' | 'metrics';
 
 const SHAPES: Record<Shape, { revisions: number; items: number; label: string }> = {
   demo: { revisions: 3, items: 4, label: 'demo (2 recipients, 3 revisions x 4 items)' },
@@ -99,8 +100,8 @@ const settings = {
   floors: list<FloorShape>('BENCH_FLOORS', ['positional'], Object.keys(FLOOR_SHAPES) as FloorShape[]),
   suites: list<Suite>(
     'BENCH_SUITES',
-    ['reference', 'mutations', 'portfolio', 'webhooks', 'queue', 'live', 'startup'],
-    ['reference', 'mutations', 'portfolio', 'webhooks', 'queue', 'live', 'startup'],
+    ['reference', 'mutations', 'portfolio', 'webhooks', 'queue', 'live', 'startup', 'metrics'],
+    ['reference', 'mutations', 'portfolio', 'webhooks', 'queue', 'live', 'startup', 'metrics'],
   ),
   startupRuns: Math.round(positiveNumber('BENCH_STARTUP_RUNS', 5)),
   mutationClients: clientCounts('BENCH_MUTATION_CLIENTS', [1, 10]),
@@ -438,6 +439,8 @@ async function main(): Promise<void> {
   const live = settings.suites.includes('live') && settings.dialects.includes('postgres');
   // Start-up runs `npm start` itself: the embedded database, whatever BENCH_DIALECTS says.
   const startup = settings.suites.includes('startup');
+  // Metrics on and off: two `portico serve` processes on the first dialect of BENCH_DIALECTS.
+  const metrics = settings.suites.includes('metrics');
   const budgetSeconds =
     (reference
       ? settings.dialects.length *
@@ -457,7 +460,8 @@ async function main(): Promise<void> {
       : 0) +
     (queue ? QUEUE_BUDGET_SECONDS : 0) +
     (live ? 60 + settings.liveChanges / 20 : 0) +
-    (startup ? (settings.startupRuns + 1) * 2 * 30 : 0);
+    (startup ? (settings.startupRuns + 1) * 2 * 30 : 0) +
+    (metrics ? 4 * (settings.warmupSeconds + settings.rounds * settings.measureSeconds) + 300 : 0);
   const watchdog = setTimeout(() => {
     console.error(`bench: still running after ${budgetSeconds} s; giving up`);
     void cleanUp()
@@ -515,6 +519,13 @@ async function main(): Promise<void> {
     );
   } else if (settings.suites.includes('queue')) {
     console.log('Portico bench: queue skipped (PostgreSQL only, and BENCH_DIALECTS leaves it out)');
+  }
+  if (metrics) {
+    console.log(
+      `Portico bench: the cost of metrics, \`portico serve\` with PORTICO_METRICS_PORT (scraped every 15 s) ` +
+        `and without, a by-id GraphQL read and a Portfolio list, ${settings.connections} connections over HTTPS ` +
+        `(loopback), ${settings.rounds} alternating rounds of ${settings.measureSeconds} s`,
+    );
   }
   if (startup) {
     console.log(
@@ -632,6 +643,23 @@ async function main(): Promise<void> {
       }
     }
     if (startup) targets.push(...printStartupReport(await benchStartup(settings.startupRuns)));
+    if (metrics) {
+      try {
+        const report = await benchMetricsCost(
+          {
+            dialect: settings.dialects[0] ?? 'pglite',
+            warmupSeconds: settings.warmupSeconds,
+            measureSeconds: settings.measureSeconds,
+            rounds: settings.rounds,
+            connections: settings.connections,
+          },
+          (cleanup) => cleanups.push(cleanup),
+        );
+        targets.push(...printMetricsCostReport(report));
+      } finally {
+        await cleanUp();
+      }
+    }
     printTargetSummary(targets);
   } finally {
     await cleanUp();

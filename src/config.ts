@@ -202,6 +202,24 @@ export const CONFIG_VARIABLES = {
     help: 'on SIGTERM, seconds (after the delay) that requests in flight and background work get to finish; then the process exits 1 naming what was still running',
     default: '25',
   },
+  metricsPort: {
+    env: 'PORTICO_METRICS_PORT',
+    flag: '--metrics-port <port>',
+    help: 'serve Prometheus metrics over plain HTTP at /metrics on this port (0 = any free port); unset → no metrics listener',
+    default: undefined,
+  },
+  metricsHost: {
+    env: 'PORTICO_METRICS_HOST',
+    flag: '--metrics-host <address>',
+    help: 'listening address of the metrics port',
+    default: '127.0.0.1',
+  },
+  metricsToken: {
+    env: 'PORTICO_METRICS_TOKEN',
+    flag: '--metrics-token <token>',
+    help: 'also answer GET /metrics on the service ports to Authorization: Bearer <token> (16 to 200 characters; prefer the variable: a flag shows in the process list); unset → 404 there',
+    default: undefined,
+  },
   logLevel: {
     env: 'PORTICO_LOG_LEVEL',
     flag: '--log-level <level>',
@@ -299,6 +317,12 @@ export const ConfigSchema = Type.Object({
   shutdownDelay: Type.Number({ minimum: 0, maximum: 600 }),
   /** Seconds. @default 25 */
   shutdownTimeout: Type.Number({ exclusiveMinimum: 0, maximum: 600 }),
+  /** Port of the plain-HTTP metrics listener. @default undefined: none */
+  metricsPort: Type.Optional(Port),
+  /** @default '127.0.0.1' */
+  metricsHost: Type.String({ minLength: 1 }),
+  /** Bearer token of `GET /metrics` on the service ports. @default undefined: no `/metrics` there */
+  metricsToken: Type.Optional(Type.String({ minLength: 16, maxLength: 200, pattern: '^[\\x21-\\x7e]+$' })),
   /** @default 'info' */
   logLevel: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
@@ -395,6 +419,8 @@ const EXPECTED: Partial<Record<ConfigKey, string>> = {
   redisPrefix: 'must be 1 to 64 printable characters without spaces, e.g. portico-staging:',
   shutdownDelay: 'must be a number of seconds from 0 to 600, e.g. 10',
   shutdownTimeout: 'must be a number of seconds more than 0 and at most 600, e.g. 25',
+  metricsToken:
+    'must be 16 to 200 printable characters without spaces, e.g. the output of `openssl rand -hex 32`',
 };
 
 /** A value as an error message may quote it: the password of a URL (`scheme://user:password@host`) masked. */
@@ -426,7 +452,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: RawConfig = {}): Confi
     if (value === undefined) continue;
     given[key] = value;
     if (key === 'trustProxy' || key === 'webhooksAllowInsecure') raw[key] = toBoolean(value);
-    else if (key === 'transactionsPort' || key === 'portfolioPort') raw[key] = toInteger(value);
+    else if (key === 'transactionsPort' || key === 'portfolioPort' || key === 'metricsPort')
+      raw[key] = toInteger(value);
     else if (
       key === 'webhookTimeout' ||
       key === 'uploadMaxMb' ||
@@ -450,10 +477,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: RawConfig = {}): Confi
     if (problems.has(variable)) continue;
     const choices = (error.schema.anyOf as { const?: unknown }[] | undefined)?.map((choice) => choice.const);
     const expected = choices ? `must be one of ${choices.join(', ')}` : (EXPECTED[key] ?? error.message);
-    problems.set(
-      variable,
-      `${variable}: ${expected} (got ${JSON.stringify(withoutPassword(given[key] ?? raw[key]))})`,
-    );
+    // A token is a secret: a complaint about it never quotes it.
+    const got =
+      key === 'metricsToken' ? '' : ` (got ${JSON.stringify(withoutPassword(given[key] ?? raw[key]))})`;
+    problems.set(variable, `${variable}: ${expected}${got}`);
   }
   const errors = [...problems.values()];
   if (errors.length > 0) throw new ConfigError(`invalid configuration:\n  ${errors.join('\n  ')}`);

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createMailer } from './mail/mailer.ts';
+import { startProcessMetrics } from './process-metrics.ts';
 import type { Config } from './config.ts';
 import { openDatabase } from './db/open-database.ts';
 import {
@@ -45,6 +46,8 @@ export interface RunningPortico {
   urls: Partial<Record<ServiceName, string>>;
   demo: DemoFacts | undefined;
   caCertPath: string;
+  /** Where Prometheus scrapes this process (`PORTICO_METRICS_PORT`), e.g. `http://127.0.0.1:9464/metrics`. */
+  metricsUrl?: string | undefined;
   /**
    * The first step of stopping: `/readyz` answers 503 on both services from now on, while every other route
    * still serves (see `stopOnSignal` in cli/context.ts for the whole sequence).
@@ -194,7 +197,11 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
       });
     }
 
-    const mailer = createMailer(config, logger.child({ service: 'mail' }));
+    const observed = await startProcessMetrics(config, db);
+    if (observed) closers.push({ what: 'the metrics listener', close: () => observed.close() });
+    const metrics = observed && { metrics: observed.metrics, token: config.metricsToken };
+    const created = createMailer(config, logger.child({ service: 'mail' }));
+    const mailer = observed ? observed.metered(created) : created;
     closers.push({
       what: 'the mailer',
       close: () => {
@@ -235,6 +242,7 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
         redisUrl: config.redisUrl,
         redisPrefix: config.redisPrefix,
       },
+      metrics,
     };
     // Recipients' invitations and reminders: sent every minute, and at once after the mutation that queued one.
     let recipientNotices: RecipientNotices | undefined;
@@ -310,7 +318,7 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
     if (config.webhookWorker === 'in-process' && options.only !== 'portfolio') {
       // Loaded once the services listen, like the admin server below: they answer without waiting for either.
       const { startConfiguredWebhookWorker } = await import('./worker.ts');
-      const worker = startConfiguredWebhookWorker(db, config, logger);
+      const worker = startConfiguredWebhookWorker(db, config, logger, observed?.metrics);
       closers.push({ what: 'the webhook worker', close: () => worker.stop() });
     }
 
@@ -387,15 +395,18 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
           'Portico is running.',
           ...Object.entries(urls).map(([name, url]) => `  ${name.padEnd(13)} ${url}`),
           `  CA certificate ${tls.certPath}`,
+          ...(observed?.url ? [`  metrics       ${observed.url}`] : []),
           ...(demo ? [`  Demo facts    ${demoFactsPath(config.dataDir)} (or: npx portico demo --json)`] : []),
           '',
         ].join('\n'),
       );
     }
+    if (observed?.url) logger.info({ url: observed.url }, 'metrics listening');
     return {
       urls,
       demo,
       caCertPath: tls.certPath,
+      metricsUrl: observed?.url,
       drain: () => {
         draining = true;
       },

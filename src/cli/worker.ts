@@ -24,13 +24,18 @@ export function registerWorkerCommand(program: Command, context: CliContext): vo
       }
       const opened = await context.openDatabase(config);
       // Loaded here, not with the CLI: the other commands start without the delivery modules.
-      const { startConfiguredWebhookWorker } = await import('../worker.ts');
-      const worker = startConfiguredWebhookWorker(opened.db, config, logger);
+      const [{ startConfiguredWebhookWorker }, { startProcessMetrics }] = await Promise.all([
+        import('../worker.ts'),
+        import('../process-metrics.ts'),
+      ]);
+      // A worker has no service port: only PORTICO_METRICS_PORT shows its metrics.
+      const observed = await startProcessMetrics({ ...config, metricsToken: undefined }, opened.db);
+      const worker = startConfiguredWebhookWorker(opened.db, config, logger, observed?.metrics);
       // Listed with the serving nodes (db/node-registry.ts), so that an operator sees every process.
       const { registerNode } = await import('../db/node-registry.ts');
       const { filesLocationOf } = await import('../files/shared-storage-check.ts');
       const node = await registerNode(opened.db, { kind: 'worker', ...filesLocationOf(config) });
-      logger.info({ pid: process.pid }, 'webhook worker started');
+      logger.info({ pid: process.pid, metrics: observed?.url }, 'webhook worker started');
       let closing = 'the webhook worker';
       // A worker serves nothing, so it has no readiness to drop and no delay: it finishes its batch and exits.
       await stopOnSignal(logger, {
@@ -40,6 +45,8 @@ export function registerWorkerCommand(program: Command, context: CliContext): vo
         close: async () => {
           await node.stop();
           await worker.stop();
+          closing = 'the metrics listener';
+          await observed?.close();
           closing = 'the database';
           await opened.close();
         },

@@ -38,6 +38,20 @@ export interface Database extends Queryable {
    */
   listen(channel: string, onNotify: (payload?: string) => void): Promise<Listener>;
   close(): Promise<void>;
+  /** How its connections are used now, for metrics: the `pg` pool's; PGlite's as a pool of one connection. */
+  poolUse?(): PoolUse;
+  /** Calls `listener` with the seconds each wait for a connection of the pool took (PostgreSQL), for metrics. */
+  onConnectionWait?(listener: (seconds: number) => void): void;
+}
+
+/** The connections of a database at one moment. */
+export interface PoolUse {
+  /** Open connections. */
+  total: number;
+  /** Open connections not in use. */
+  idle: number;
+  /** Queries and transactions waiting for a connection. */
+  waiting: number;
 }
 
 /** A `listen` in force. */

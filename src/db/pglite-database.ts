@@ -40,17 +40,31 @@ export async function createPGliteDatabase(
       return result.rows;
     };
 
+  // Queries and transactions begun and not yet ended: PGlite runs one at a time, and queues the others.
+  let running = 0;
+  const counted = async <T>(work: () => Promise<T>): Promise<T> => {
+    running += 1;
+    try {
+      return await work();
+    } finally {
+      running -= 1;
+    }
+  };
+  const query = queryWith(db);
+
   return {
     kind: 'pglite',
-    query: queryWith(db),
+    query: <Row>(text: string, params?: readonly unknown[]) => counted(() => query<Row>(text, params)),
     transaction: (work) =>
-      db.transaction((tx) =>
-        work({
-          query: queryWith(tx),
-          exec: async (script) => {
-            await tx.exec(script);
-          },
-        }),
+      counted(() =>
+        db.transaction((tx) =>
+          work({
+            query: queryWith(tx),
+            exec: async (script) => {
+              await tx.exec(script);
+            },
+          }),
+        ),
       ),
     async exec(script) {
       await db.exec(script);
@@ -67,6 +81,7 @@ export async function createPGliteDatabase(
       };
     },
     dumpDataDir: () => db.dumpDataDir('none'),
+    poolUse: () => ({ total: 1, idle: running === 0 ? 1 : 0, waiting: Math.max(running - 1, 0) }),
     async close() {
       await db.close();
     },

@@ -95,9 +95,13 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): Databa
    * connections now, or no longer exists), is about getting a connection, not about a statement: callers get
    * SERVICE_UNAVAILABLE. Statements therefore never go through `pool.query`, which would mix the two.
    */
+  let onWait: ((seconds: number) => void) | undefined;
   const checkout = async (): Promise<pg.PoolClient> => {
+    const started = onWait === undefined ? 0 : performance.now();
     try {
-      return await pool.connect();
+      const client = await pool.connect();
+      onWait?.((performance.now() - started) / 1000);
+      return client;
     } catch (error) {
       throw connectionNotObtained(error);
     }
@@ -201,6 +205,10 @@ export function createPostgresDatabase(options: PostgresDatabaseOptions): Databa
     },
     async close() {
       await pool.end();
+    },
+    poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    onConnectionWait(listener) {
+      onWait = listener;
     },
   };
 }

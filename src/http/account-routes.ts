@@ -114,7 +114,17 @@ export function registerAccountRoutes<Answer extends object>(
     return { csrfToken: reply.generateCsrf(), ...(answer ?? options.signedOutAnswer) };
   });
 
-  api.post<{ Body: SignInBody }>('/session', { schema: contract.signIn }, async (request, reply) => {
+  // Counted when the process reports metrics: a wrong address or password (401), or a sign-in refused by its
+  // limits (429).
+  const failures = api.metrics?.signInFailures;
+  const countFailure = (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    const reason = { 401: 'credentials', 429: 'limited' }[reply.statusCode];
+    if (reason !== undefined) failures?.inc({ surface: options.name, reason });
+    done();
+  };
+
+  const signInOptions = { schema: contract.signIn, ...(failures ? { onResponse: countFailure } : {}) };
+  api.post<{ Body: SignInBody }>('/session', signInOptions, async (request, reply) => {
     const { email, password } = request.body;
     required(email, 'your e-mail address', 'email');
     required(password, 'your password', 'password');

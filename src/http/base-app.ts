@@ -18,6 +18,7 @@ import { JSON_ANSWER_HEADERS, registerSecurityHeaders } from './security-headers
 import { decoratePresentedKeyHash } from './presented-key.ts';
 import type { Queryable } from '../db/database.ts';
 import type { TlsMaterial } from './tls.ts';
+import { instrumentApp, type RequestMetricsOptions } from '../observability/request-metrics.ts';
 
 /** What `createBaseApp` builds both services' apps from. */
 export interface BaseAppOptions {
@@ -50,6 +51,8 @@ export interface BaseAppOptions {
   draining?: (() => boolean) | undefined;
   /** Told of every route as it is registered, with its schema (Fastify's `onRoute`): how a test lists them. */
   onRoute?: ((route: RouteOptions) => void) | undefined;
+  /** Request series and `GET /metrics` (observability/request-metrics.ts); none when absent. */
+  metrics?: RequestMetricsOptions | undefined;
 }
 
 /** Headers a browser app may send to either API, and read from its answers. */
@@ -117,6 +120,7 @@ export async function createBaseApp(options: BaseAppOptions): Promise<FastifyIns
   };
   const app = Fastify(serverOptions);
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
+  instrumentApp(app, options.metrics);
 
   decoratePresentedKeyHash(app);
   app.addHook('onRequest', (request, reply, done) => {

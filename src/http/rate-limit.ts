@@ -190,6 +190,10 @@ export async function registerRateLimit(
     });
   }
   const limitOf = (bucket: string) => (bucket.startsWith('key:') ? options.perKey : options.perAddress);
+  // Refusals counted when the process reports metrics (observability/request-metrics.ts decorates `metrics`).
+  const refusals = app.metrics?.rateLimitRefusals;
+  const refused = (bucket: 'key' | 'address' | 'failed_authentication') =>
+    refusals?.inc({ service: options.service, bucket });
   await app.register(rateLimit, {
     // One hook on the root app rather than one per route (global: true): a route's own hooks run after the
     // hooks of the plugin that declares it, so Portfolio's key check ran first and a request with a wrong
@@ -204,6 +208,9 @@ export async function registerRateLimit(
     ...(redis
       ? { store: redisCountersIn(redis, `${options.redisPrefix ?? 'portico:'}rate:${options.service}:`) }
       : {}),
+    onExceeded: (_request, bucket) => {
+      refused(bucket.startsWith('key:') ? 'key' : 'address');
+    },
     errorResponseBuilder: (_request, context) =>
       rateLimitExceeded(context.max, context.after, Math.ceil(context.ttl / 1000)),
   });
@@ -248,6 +255,7 @@ export async function registerRateLimit(
         done();
         return;
       }
+      refused('failed_authentication');
       done(
         tooManyAttempts('failed authentications from this address', state.ttlInSeconds, {
           limit: options.perAddress,

@@ -4,6 +4,7 @@ import { AppError } from '../errors.ts';
 import { loadInstanceSecret } from '../db/instance-secrets.ts';
 import { createBaseApp, type BaseAppOptions } from '../http/base-app.ts';
 import type { RateLimitSettings } from '../http/rate-limit.ts';
+import type { MetricsSettings } from '../observability/request-metrics.ts';
 import { checkPortfolioKey } from '../keys/api-key.ts';
 import { createApiKeyCache } from '../keys/api-key-cache.ts';
 import { presentedKeyHash } from '../http/presented-key.ts';
@@ -24,7 +25,7 @@ declare module 'fastify' {
   }
 }
 
-export interface PortfolioAppDeps extends Omit<BaseAppOptions, 'ajv' | 'rateLimit'> {
+export interface PortfolioAppDeps extends Omit<BaseAppOptions, 'ajv' | 'rateLimit' | 'metrics'> {
   db: Database;
   /**
    * How long a valid key lookup is reused, in milliseconds: a key revoked elsewhere keeps working here for at
@@ -37,6 +38,8 @@ export interface PortfolioAppDeps extends Omit<BaseAppOptions, 'ajv' | 'rateLimi
   publicUrl?: string;
   /** The customer dashboard at `/dashboard`, with the mail it sends; none when absent. */
   dashboard?: Omit<DashboardDeps, 'db' | 'cursors'>;
+  /** The process's metrics, and the token of `GET /metrics`; none when absent. */
+  metrics?: MetricsSettings | undefined;
 }
 
 /** The raw key in `Authorization`, when it has a Portfolio key's form (for rate limiting; not yet checked). */
@@ -82,6 +85,7 @@ export async function buildPortfolioApp(deps: PortfolioAppDeps): Promise<Fastify
     ...deps,
     ajv: { customOptions: { removeAdditional: false } },
     rateLimit: deps.rateLimit && { ...deps.rateLimit, service: 'portfolio', presentedKey },
+    metrics: deps.metrics && { ...deps.metrics, service: 'portfolio' },
   });
   app.setSchemaErrorFormatter(validationError);
 

@@ -9,6 +9,7 @@ import { createFileLinks } from '../files/file-links.ts';
 import type { FileStore } from '../files/file-store.ts';
 import { createBaseApp, type BaseAppOptions } from '../http/base-app.ts';
 import type { RateLimitSettings } from '../http/rate-limit.ts';
+import type { MetricsSettings } from '../observability/request-metrics.ts';
 import { parseApiKey } from '../keys/api-key.ts';
 import { createApiKeyCache } from '../keys/api-key-cache.ts';
 import type { ApiKeyRecord } from '../keys/api-key-store.ts';
@@ -24,7 +25,7 @@ import type { ConsoleDeps } from './console/deps.ts';
 import { registerRecipientPage } from './recipients/page-route.ts';
 import { addOperationHooks, errorFormatter, errorHandler, graphqlRouteHooks } from './graphql/hooks.ts';
 import { DEFAULT_GRAPHQL_LIMITS, limitRules, type GraphQLLimits } from './graphql/limits.ts';
-import { storableStringsRule } from './graphql/request-checks.ts';
+import { namedOperationOf, storableStringsRule } from './graphql/request-checks.ts';
 import { resolvers } from './graphql/resolvers/resolvers.ts';
 
 /** Where the GraphQL API answers. */
@@ -33,7 +34,7 @@ export const GRAPHQL_PATH = '/beta';
 const schema = readFileSync(new URL('./graphql/schema.graphql', import.meta.url), 'utf8');
 
 /** What the Transactions service is built from; options carry their defaults. */
-export interface TransactionsAppDeps extends Omit<BaseAppOptions, 'rateLimit'> {
+export interface TransactionsAppDeps extends Omit<BaseAppOptions, 'rateLimit' | 'metrics'> {
   db: Database;
   /** Which keys this deployment accepts. */
   environment: Environment;
@@ -74,6 +75,8 @@ export interface TransactionsAppDeps extends Omit<BaseAppOptions, 'rateLimit'> {
    * have queued some. Without it, queued mail waits for whatever runs `sendDueNotices`.
    */
   recipientNotices?: Pick<RecipientNotices, 'kick'>;
+  /** The process's metrics, and the token of `GET /metrics`; none when absent. */
+  metrics?: MetricsSettings | undefined;
 }
 
 /** The key in `Authorization: Bearer sk_…`, when it has a key's form (for rate limiting; not yet checked). */
@@ -103,6 +106,11 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
   const app = await createBaseApp({
     ...deps,
     rateLimit: deps.rateLimit && { ...deps.rateLimit, service: 'transactions', presentedKey },
+    metrics: deps.metrics && {
+      ...deps.metrics,
+      service: 'transactions',
+      graphql: { path: GRAPHQL_PATH, operationName: namedOperationOf },
+    },
   });
   const links = createFileLinks(await loadInstanceSecret(db, 'file_links'));
 

@@ -35,6 +35,8 @@ export interface DeliveryOptions {
   batchSize?: number;
   /** Plain http and private or loopback addresses allowed (development and tests). @default false */
   allowInsecure?: boolean;
+  /** Told of each attempt made, with the step decided after it (metrics). */
+  onAttempt?: (result: AttemptResult, step: NextStep) => void;
 }
 
 const RESPONSE_BODY_LIMIT = 4096;
@@ -216,6 +218,18 @@ async function recordAttempts(db: Queryable, attempts: readonly Attempted[]): Pr
 }
 
 /**
+ * Seconds the longest-waiting due delivery has waited past its due time, 0 when none is due (for metrics): the
+ * first row of the due index. Deliveries being sent count until they are recorded.
+ */
+export async function overdueSeconds(db: Queryable): Promise<number> {
+  const [row] = await db.query<{ seconds: number | null }>(
+    `select extract(epoch from now() - min(next_attempt_at))::float8 as seconds from webhook_deliveries
+     where status = 'pending' and next_attempt_at <= now()`,
+  );
+  return Math.max(row?.seconds ?? 0, 0);
+}
+
+/**
  * Claims up to `batchSize` due deliveries and attempts them, side by side. Returns how many were attempted.
  */
 export async function deliverDue(db: Database, options: DeliveryOptions = {}): Promise<number> {
@@ -262,6 +276,7 @@ export async function deliverDue(db: Database, options: DeliveryOptions = {}): P
         now: attemptedAt,
       });
       attempted.push({ claimed: delivery, result, step, attemptedAt });
+      options.onAttempt?.(result, step);
     }),
   );
   if (attempted.length > 0) await recordAttempts(db, attempted);

@@ -1,4 +1,4 @@
-import type { Transaction } from '../db/database.ts';
+import type { Queryable, Transaction } from '../db/database.ts';
 import type { EventType } from './event-types.ts';
 
 /** The channel a commit that wrote an outbox row notifies, and that idle webhook workers listen on. */
@@ -33,4 +33,16 @@ export async function writeOutbox(
       { transactionId: transaction.id, organizationId: transaction.organizationId, ...options.facts },
     ],
   );
+}
+
+/**
+ * Seconds since the oldest outbox row not yet fanned out to deliveries was written, 0 when none waits (the outbox
+ * lag, for metrics): the first row of the pending index.
+ */
+export async function outboxLagSeconds(db: Queryable): Promise<number> {
+  const [row] = await db.query<{ seconds: number }>(
+    `select extract(epoch from now() - created_at)::float8 as seconds from outbox_events
+     where dispatched_at is null order by sequence limit 1`,
+  );
+  return Math.max(row?.seconds ?? 0, 0);
 }

@@ -34,6 +34,7 @@ describe('loadConfig', () => {
       graphqlLimits: {},
       shutdownDelay: 0,
       shutdownTimeout: 25,
+      metricsHost: '127.0.0.1',
       logLevel: 'info',
       uploadMaxBytes: 25 * 1024 * 1024,
       fileStorage: 'auto',
@@ -81,6 +82,9 @@ describe('loadConfig', () => {
       PORTICO_GRAPHQL_LIMITS: 'depth=12, cost=10000,fields=8000',
       PORTICO_SHUTDOWN_DELAY: '7.5',
       PORTICO_SHUTDOWN_TIMEOUT: '40',
+      PORTICO_METRICS_PORT: '9464',
+      PORTICO_METRICS_HOST: '10.0.0.5',
+      PORTICO_METRICS_TOKEN: 'a-token-of-enough-length',
       PORTICO_LOG_LEVEL: 'warn',
     });
     expect(config).toEqual({
@@ -117,8 +121,17 @@ describe('loadConfig', () => {
       graphqlLimits: { depth: 12, cost: 10000, fields: 8000 },
       shutdownDelay: 7.5,
       shutdownTimeout: 40,
+      metricsPort: 9464,
+      metricsHost: '10.0.0.5',
+      metricsToken: 'a-token-of-enough-length',
       logLevel: 'warn',
     });
+  });
+
+  it('refuses a short metrics token without quoting it', () => {
+    expect(() => loadConfig({ PORTICO_METRICS_TOKEN: 'short secret' })).toThrow(
+      /PORTICO_METRICS_TOKEN: must be 16 to 200 printable characters without spaces, e\.g\. the output of `openssl rand -hex 32`$/,
+    );
   });
 
   it('lets flags win over the environment', () => {

@@ -26,7 +26,9 @@ export function registerLiveRoute(
     for (const end of open) end();
     done();
   });
-  routes.get('/live', { schema: contract.live }, async (request, reply) => {
+  const connections = routes.metrics?.consoleLiveConnections;
+  // A stream lasts as long as the browser keeps it: its duration is no latency (request-metrics.ts).
+  routes.get('/live', { schema: contract.live, config: { stream: true } }, async (request, reply) => {
     const caller = callerOf(request);
     const stream = new PassThrough();
     const send = (text: string) => {
@@ -39,8 +41,10 @@ export function registerLiveRoute(
       send(': still here\n\n');
     }, HEARTBEAT_MS);
     heartbeat.unref();
+    connections?.inc();
     const end = () => {
-      open.delete(end);
+      if (!open.delete(end)) return;
+      connections?.dec();
       clearInterval(heartbeat);
       unsubscribe();
       stream.end();

@@ -1,7 +1,7 @@
 // Kept as one file: one mail queue (queue, claim, schedule, send, record) whose statements depend on each other's
 // columns and order.
 import type { Logger } from 'pino';
-import type { Database, Transaction } from '../../db/database.ts';
+import type { Database, Queryable, Transaction } from '../../db/database.ts';
 import { loadInstanceSecret } from '../../db/instance-secrets.ts';
 import { open, seal } from '../../keys/sealed-box.ts';
 import type { Mailer } from '../../mail/mailer.ts';
@@ -280,6 +280,20 @@ function nextReminderAfter(notice: ClaimedNotice): Date | null {
       return next === null ? null : new Date(Math.max(next.getTime(), at(afterDays).getTime()));
     }
   }
+}
+
+/**
+ * How many recipient mails are due and not yet sent (the mail queue, for metrics): the rows {@link claimDue}
+ * would claim now, counted through the partial indexes of their due columns. A claimed row counts again once
+ * its claim runs out unsent.
+ */
+export async function countDueNotices(db: Queryable): Promise<number> {
+  const [row] = await db.query<{ due: string }>(
+    `select count(*) as due from recipient_notices
+     where token_sealed is not null and (invitation_due_at <= now() or changes_due_at <= now()
+       or signed_copy_due_at <= now() or voided_due_at <= now() or next_reminder_at <= now())`,
+  );
+  return Number(row?.due ?? 0);
 }
 
 /** Claims up to `limit` due notices: their due time moves on by {@link CLAIM_MS}, committed at once. */
