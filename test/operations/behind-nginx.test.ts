@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { describe, expect, it, vi } from 'vitest';
 import { demoFactsPath, type DemoFacts } from '../../src/demo/demo-facts.ts';
-import { exited, launch, ROOT, sleep } from '../support/cli.ts';
+import { exited, launch, ROOT, sleep, spawnPortico } from '../support/cli.ts';
 import { createTestSchema, TEST_DATABASE_URL } from '../support/database.ts';
 import { request, type HttpAnswer, type RequestOptions } from '../support/http-client.ts';
 import { madeBeforeAll, type CloseAfterAll } from '../support/made-before-all.ts';
@@ -43,6 +43,13 @@ interface Node {
   process: ChildProcess;
   output: () => string;
   ports: { transactions: number; portfolio: number };
+  /** Where Prometheus scrapes the node (`PORTICO_METRICS_PORT`). */
+  metricsUrl: string;
+}
+
+/** The metrics address a process logged as it started (`"url"` of `metrics listening`, or the worker's `"metrics"`). */
+function metricsUrlOf(output: string): string | undefined {
+  return /"(?:url|metrics)":"(http:\/\/127\.0\.0\.1:\d+\/metrics)"/.exec(output)?.[1];
 }
 
 /** Resolves once `ready(output)` holds; rejects when the process exits first or after 100 s. */
@@ -73,7 +80,9 @@ async function startNode(args: string[], env: Record<string, string>): Promise<N
   const output = await started(
     child,
     (text) =>
-      listeningPort(text, 'transactions') !== undefined && listeningPort(text, 'portfolio') !== undefined,
+      listeningPort(text, 'transactions') !== undefined &&
+      listeningPort(text, 'portfolio') !== undefined &&
+      metricsUrlOf(text) !== undefined,
   );
   return {
     process: child,
@@ -82,6 +91,7 @@ async function startNode(args: string[], env: Record<string, string>): Promise<N
       transactions: listeningPort(output(), 'transactions') ?? 0,
       portfolio: listeningPort(output(), 'portfolio') ?? 0,
     },
+    metricsUrl: metricsUrlOf(output()) ?? '',
   };
 }
 
@@ -177,7 +187,10 @@ async function deploy(closeAfterAll: CloseAfterAll) {
     PORTICO_TRANSACTIONS_URL: `https://${TRANSACTIONS_HOST}:${https}`,
     PORTICO_PORTFOLIO_URL: `https://${PORTFOLIO_HOST}:${https}`,
     PORTICO_REDIS_URL: 'redis://127.0.0.1:6379',
-    // TODO(lead, scale-out): PORTICO_REDIS_PREFIX with a prefix of this file's own, once it exists.
+    // A prefix of this run's own: its counters never meet another run's (or another file's) in the shared Redis.
+    PORTICO_REDIS_PREFIX: `portico-nginx-${randomBytes(4).toString('hex')}:`,
+    // Each process serves Prometheus metrics on a port of its own (logged as it starts).
+    PORTICO_METRICS_PORT: '0',
     PORTICO_S3_ENDPOINT: s3.endpoint,
     PORTICO_S3_BUCKET: s3.bucket,
     AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
@@ -204,11 +217,15 @@ async function deploy(closeAfterAll: CloseAfterAll) {
     (async () => {
       const child = launch(['worker'], { ...common, PORTICO_DATA_DIR: await dataDir('worker') });
       processes.push(child);
-      await started(child, (text) => text.includes('webhook worker started'));
-      return child;
+      const output = await started(child, (text) => text.includes('webhook worker started'));
+      return { process: child, metricsUrl: metricsUrlOf(output()) ?? '' };
     })(),
   ]);
   processes.push(second.process);
+  // Enough to show the refusal: with the nodes above live, this one would keep its files in its data dir.
+  const localOnly = Object.fromEntries(
+    Object.entries(common).filter(([name]) => !['PORTICO_S3_ENDPOINT', 'PORTICO_S3_BUCKET'].includes(name)),
+  );
   let facts: DemoFacts | undefined;
   while (facts === undefined) {
     facts = await readFile(demoFactsPath(firstDir), 'utf8').then(
@@ -246,7 +263,7 @@ async function deploy(closeAfterAll: CloseAfterAll) {
     if (nginx.exitCode !== null) throw new Error(`nginx exited:\n${nginxOutput}`);
     await sleep(50);
   }
-  return { first, second, worker, facts, ca, https, nginx };
+  return { first, second, worker, facts, ca, https, nginx, localOnly, dataDir };
 }
 
 describe.skipIf(TEST_DATABASE_URL === undefined || NGINX === undefined)('behind nginx', () => {
@@ -349,6 +366,28 @@ describe.skipIf(TEST_DATABASE_URL === undefined || NGINX === undefined)('behind 
     }
   });
 
+  it('counts what each node served in the metrics Prometheus scrapes from it, and the worker its own', async () => {
+    for (let index = 0; index < 4; index += 1) expect((await viewer()).status).toBe(200);
+    const scrape = async (url: string) => {
+      const answer = await fetch(url);
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('content-type')).toContain('text/plain');
+      return answer.text();
+    };
+    for (const node of [world.first, world.second]) {
+      const text = await scrape(node.metricsUrl);
+      // Round robin gave each node some of the GraphQL requests above, counted by route and operation.
+      expect(text).toMatch(
+        /portico_http_request_duration_seconds_count\{[^}]*service="transactions"[^}]*route="\/beta"[^}]*status="200"[^}]*\} [1-9]/,
+      );
+      expect(text).toContain('portico_db_pool_wait_seconds');
+      expect(text).toContain('nodejs_eventloop_lag_seconds');
+    }
+    const worker = await scrape(world.worker.metricsUrl);
+    expect(worker).toContain('portico_webhook_attempts_total');
+    expect(worker).not.toContain('portico_http_request_duration_seconds_count{');
+  });
+
   it('loses no request while a node stops with SIGTERM under load, and the node exits 0', async () => {
     const answers: HttpAnswer[] = [];
     const failures: string[] = [];
@@ -390,11 +429,15 @@ describe.skipIf(TEST_DATABASE_URL === undefined || NGINX === undefined)('behind 
     expect(second.output()).toContain('"msg":"stopped"');
   });
 
-  // TODO(lead, metrics helper): scrape the metrics of both nodes here (their endpoint or port), and check the
-  // requests above are counted.
-  // TODO(lead, tracing helper): an OTLP receiver in this test (OTEL_EXPORTER_OTLP_ENDPOINT on the nodes), and
-  // spans of the requests above received, with nginx's traceparent continued.
-  // TODO(lead, scale-out helper): a third node with local file storage on this database refuses to start.
+  it('refuses to start a third node that would keep its files in its own data dir', async () => {
+    const refused = await spawnPortico(['serve', '--no-demo'], {
+      ...world.localOnly,
+      PORTICO_DATA_DIR: await world.dataDir('local-files'),
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('another Portico node');
+    expect(refused.stderr).toContain('PORTICO_FILE_STORAGE=local if this is the only node');
+  });
 });
 
 /** Resolves once `condition` holds; rejects after 20 s. */
