@@ -22,6 +22,7 @@ import { createEntity, listEntities, updateEntity } from '../transactions/entiti
 import { deliverKey } from '../transactions/key-delivery/deliver-key.ts';
 import { expireDeliveries, listDeliveries, revokeDelivery } from '../transactions/key-delivery/deliveries.ts';
 import { VIEWS_REQUIRED } from '../transactions/key-delivery/views.ts';
+import { writeBackup } from './backup.ts';
 import { readImportFile } from '../portfolio/import/files.ts';
 import { RECORD_TYPES } from '../portfolio/record-types.ts';
 import { importPortfolio, type ImportProgress } from '../portfolio/import/import.ts';
@@ -57,7 +58,7 @@ export type AsJson<T> = T extends { toJSON(): infer Json }
       : T;
 
 /** What of the configuration an operation reads. */
-type OperationConfig = Pick<Config, 'environment' | 'webhooksAllowInsecure'>;
+type OperationConfig = Pick<Config, 'environment' | 'webhooksAllowInsecure' | 'dataDir'>;
 
 /** What an operation may use besides the database: made by whoever runs it (the server, or the CLI). */
 export interface OperationServices {
@@ -436,6 +437,11 @@ export const operations = {
       }
       return importPortfolio(db, { instanceId: instance.id, sources, onProgress: progress });
     },
+  }),
+  // An absolute path: the serving process writes the archive itself, between two of its transactions.
+  backup: operation({
+    input: Type.Object({ path: Type.String({ minLength: 1 }) }),
+    run: (db, input, config) => writeBackup(db, { dataDir: config.dataDir, path: input.path }),
   }),
 };
 
