@@ -23,6 +23,7 @@ import { deliverKey } from '../transactions/key-delivery/deliver-key.ts';
 import { expireDeliveries, listDeliveries, revokeDelivery } from '../transactions/key-delivery/deliveries.ts';
 import { VIEWS_REQUIRED } from '../transactions/key-delivery/views.ts';
 import { writeBackup } from './backup.ts';
+import { cleanUp } from './retention.ts';
 import { readImportFile } from '../portfolio/import/files.ts';
 import { RECORD_TYPES } from '../portfolio/record-types.ts';
 import { importPortfolio, type ImportProgress } from '../portfolio/import/import.ts';
@@ -442,6 +443,15 @@ export const operations = {
   backup: operation({
     input: Type.Object({ path: Type.String({ minLength: 1 }) }),
     run: (db, input, config) => writeBackup(db, { dataDir: config.dataDir, path: input.path }),
+  }),
+  // The settings come with the input: those of the `portico cleanup` run, whoever carries it out.
+  cleanup: operation({
+    input: Type.Object({
+      dryRun: Type.Boolean(),
+      retention: ConfigSchema.properties.retention,
+    }),
+    run: (db, input, config) =>
+      cleanUp(db, { dataDir: config.dataDir, settings: input.retention, dryRun: input.dryRun }),
   }),
 };
 

@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import { CONFIG_VARIABLES } from '../config.ts';
 import { cliContext, type CliIO } from './context.ts';
 import { registerBackupCommands } from './data/backup.ts';
+import { registerCleanupCommand } from './data/cleanup.ts';
 import { registerMigrateToCommand } from './data/migrate-to.ts';
 import { registerDemoCommand } from './demo.ts';
 import { registerKeyCommands } from './keys.ts';
@@ -65,6 +66,7 @@ export function createProgram(io: CliIO): Command {
     registerMailCommands,
     registerBackupCommands,
     registerMigrateToCommand,
+    registerCleanupCommand,
   ]) {
     register(program, context);
   }

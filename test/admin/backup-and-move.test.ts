@@ -9,7 +9,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAdminServer } from '../../src/admin/admin-server.ts';
 import { MANIFEST_NAME, type BackupManifest } from '../../src/admin/backup.ts';
-import { createTarWriter, readTarEntries } from '../../src/admin/tar-archive.ts';
+import { createTarWriter, readTarEntries, type TarEntry } from '../../src/admin/tar-archive.ts';
 import type { Database } from '../../src/db/database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { createPostgresDatabase } from '../../src/db/postgres-database.ts';
@@ -112,7 +112,7 @@ describe('portico backup and restore', { timeout: 90_000 }, () => {
   });
 
   it('refuses a damaged archive and one of a newer schema, writing nothing', async () => {
-    const entries = [];
+    const entries: TarEntry[] = [];
     for await (const entry of readTarEntries(archive)) entries.push(entry);
     const rewrite = async (name: string, change: (manifest: BackupManifest) => void, damage = false) => {
       const path = join(root, name);

@@ -32,6 +32,7 @@ describe('loadConfig', () => {
       rateLimit: 6000,
       rateLimitPerAddress: 600,
       graphqlLimits: {},
+      retention: {},
       logLevel: 'info',
       uploadMaxBytes: 25 * 1024 * 1024,
     });
@@ -73,6 +74,7 @@ describe('loadConfig', () => {
       PORTICO_RATE_LIMIT: '100',
       PORTICO_RATE_LIMIT_PER_ADDRESS: '0',
       PORTICO_GRAPHQL_LIMITS: 'depth=12, cost=10000,fields=8000',
+      PORTICO_RETENTION: 'webhooks=90, mail=never',
       PORTICO_LOG_LEVEL: 'warn',
     });
     expect(config).toEqual({
@@ -105,6 +107,7 @@ describe('loadConfig', () => {
       rateLimit: 100,
       rateLimitPerAddress: 0,
       graphqlLimits: { depth: 12, cost: 10000, fields: 8000 },
+      retention: { webhooks: 90, mail: 'never' },
       logLevel: 'warn',
     });
   });
@@ -146,6 +149,8 @@ describe('loadConfig', () => {
     ['PORTICO_RATE_LIMIT', 'lots'],
     ['PORTICO_GRAPHQL_LIMITS', 'depht=12'],
     ['PORTICO_GRAPHQL_LIMITS', 'cost=0'],
+    ['PORTICO_RETENTION', 'outbox=30'],
+    ['PORTICO_RETENTION', 'mail=forever'],
     ['PORTICO_S3_ENDPOINT', 'minio.example:9000'],
     ['PORTICO_S3_ENDPOINT', 'ftp://minio.example'],
     ['PORTICO_S3_BUCKET', 'Portico_Files'],

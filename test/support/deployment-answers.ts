@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import type { LightMyRequestResponse } from 'fastify';
 import type { Database } from '../../src/db/database.ts';
 import { createLocalFileStore } from '../../src/files/local-file-store.ts';
 import type { FileStore } from '../../src/files/file-store.ts';
@@ -90,13 +91,14 @@ export async function askDeployment(
     const walk = async (name: string, first: string) => {
       let url: string | undefined = first;
       for (let page = 0; url !== undefined; page += 1) {
-        const response = await portfolio.inject({
+        const response: LightMyRequestResponse = await portfolio.inject({
           method: 'GET',
           url,
           headers: { authorization: seeded.portfolioKey },
         });
         answers[`${name} page ${String(page)}`] = `${String(response.statusCode)} ${response.body}`;
-        const next = response.json<{ nextCursor?: string | null }>().nextCursor ?? undefined;
+        const next: string | undefined =
+          response.json<{ nextCursor?: string | null }>().nextCursor ?? undefined;
         url = next === undefined ? undefined : `${first}&cursor=${encodeURIComponent(next)}`;
       }
     };
