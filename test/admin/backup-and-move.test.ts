@@ -4,6 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,6 +27,8 @@ let archive: string;
 let seeded: SeededDeployment;
 let before: Record<string, string>;
 const MAIL = 'From: a@example.com\r\nSubject: kept\r\n\r\nkept\r\n';
+
+const run = promisify(execFile);
 
 const inDir = (dataDir: string, args: string[]) => runPortico(args, { env: { PORTICO_DATA_DIR: dataDir } });
 
@@ -163,19 +167,25 @@ describe('portico backup and restore', { timeout: 90_000 }, () => {
 });
 
 // On the PostgreSQL server of TEST_DATABASE_URL, in a database made for the test and dropped after it.
-describe.skipIf(TEST_DATABASE_URL === undefined)('portico migrate-to', { timeout: 90_000 }, () => {
+describe.skipIf(TEST_DATABASE_URL === undefined)('moving to PostgreSQL', { timeout: 90_000 }, () => {
   let admin: Database;
+  const made: string[] = [];
+  /** A new database on the server of TEST_DATABASE_URL, dropped after the tests: its URL. */
+  const scratchDatabase = async () => {
+    const name = `portico_mt_${randomBytes(4).toString('hex')}`;
+    await admin.query(`create database ${name}`);
+    made.push(name);
+    const url = new URL(TEST_DATABASE_URL ?? '');
+    url.pathname = `/${name}`;
+    return url.toString();
+  };
   let url: string;
-  const name = `portico_mt_${randomBytes(4).toString('hex')}`;
   beforeAll(async () => {
     admin = createPostgresDatabase({ connectionString: TEST_DATABASE_URL ?? '' });
-    await admin.query(`create database ${name}`);
-    const target = new URL(TEST_DATABASE_URL ?? '');
-    target.pathname = `/${name}`;
-    url = target.toString();
+    url = await scratchDatabase();
   });
   afterAll(async () => {
-    await admin.query(`drop database if exists ${name} with (force)`);
+    for (const name of made) await admin.query(`drop database if exists ${name} with (force)`);
     await admin.close();
   });
 
@@ -195,5 +205,26 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('portico migrate-to', { timeout
     const again = await inDir(original, ['migrate-to', '--database-url', url]);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('The PostgreSQL database holds data already (');
+  });
+
+  it('restores a pg_dump of it with pg_restore into a new database that answers as the original did', async () => {
+    // The commands of docs/operations.md, "Backup and restore", on the database migrate-to filled.
+    const dump = join(root, 'portico.dump');
+    await run('pg_dump', ['--format=custom', '--file', dump, url]);
+    const restored = await scratchDatabase();
+    await run('pg_restore', [
+      '--no-owner',
+      '--exit-on-error',
+      '--single-transaction',
+      '--dbname',
+      restored,
+      dump,
+    ]);
+    const db = createPostgresDatabase({ connectionString: restored });
+    try {
+      expect(await askDeployment(db, original, seeded)).toEqual(before);
+    } finally {
+      await db.close();
+    }
   });
 });

@@ -13,6 +13,15 @@ export function shownSize(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
+/** Refuses a data dir without an embedded database, rather than opening (and so creating) an empty one. */
+export async function assertEmbeddedDatabase(dataDir: string): Promise<void> {
+  const made = await access(join(dataDir, 'db', 'PG_VERSION')).then(
+    () => true,
+    () => false,
+  );
+  if (!made) throw new AppError('NOT_FOUND', `There is no embedded database in ${dataDir}.`);
+}
+
 const PG_DUMP_INSTEAD =
   'with DATABASE_URL, back up with pg_dump and pg_restore (docs/operations.md, "Backup and restore")';
 
@@ -31,12 +40,7 @@ export function registerBackupCommands(program: Command, context: CliContext): v
           `portico backup copies the embedded database; ${PG_DUMP_INSTEAD}.`,
         );
       const served = await readLockOwner(config.dataDir);
-      const made = await access(join(config.dataDir, 'db', 'PG_VERSION')).then(
-        () => true,
-        () => false,
-      );
-      if (!served && !made)
-        throw new AppError('NOT_FOUND', `There is no embedded database in ${config.dataDir}.`);
+      if (!served) await assertEmbeddedDatabase(config.dataDir);
       const summary = await context.operate(command, 'backup', { path: resolve(file) });
       printResult(context.io, summary, options, (s) =>
         [

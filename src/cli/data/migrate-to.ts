@@ -1,10 +1,10 @@
-import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { readLockOwner } from '../../db/data-dir-lock.ts';
 import { AppError } from '../../errors.ts';
 import type { CliContext } from '../context.ts';
 import { jsonOption, printResult } from '../output.ts';
+import { assertEmbeddedDatabase } from './backup.ts';
 
 /**
  * `portico migrate-to --database-url postgres://…`: moves the embedded deployment of the data dir into an empty
@@ -31,11 +31,7 @@ export function registerMigrateToCommand(program: Command, context: CliContext):
           'CONFLICT',
           `Process ${String(owner.pid)} serves the embedded database in ${config.dataDir}: stop it first, as what it writes after the copy would be lost.`,
         );
-      const made = await access(join(config.dataDir, 'db', 'PG_VERSION')).then(
-        () => true,
-        () => false,
-      );
-      if (!made) throw new AppError('NOT_FOUND', `There is no embedded database in ${config.dataDir}.`);
+      await assertEmbeddedDatabase(config.dataDir);
       const { migrateTo } = await import('../../admin/migrate-to.ts');
       const source = await context.openDatabase({ ...config, databaseUrl: undefined });
       try {
