@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { lockDataDir } from '../db/data-dir-lock.ts';
 import { loadMigrations, migrate } from '../db/migrate.ts';
@@ -151,38 +151,46 @@ export async function restoreBackup(options: {
       'CONFLICT',
       `${dataDir} holds a deployment already (${existing.join(', ')}); restore into a new data dir, or add --force to replace it.`,
     );
-  // A server holding the data dir refuses the lock: nothing of its deployment is removed.
+  // A server holding the data dir refuses the lock: nothing of its deployment is touched.
   await (await lockDataDir(dataDir)).release();
-  for (const part of existing) await rm(join(dataDir, part), { recursive: true, force: true });
+  // What --force replaces is moved aside, and put back should the restore fail.
+  const aside = join(dataDir, `.replaced-${randomBytes(4).toString('hex')}`);
+  if (existing.length > 0) await mkdir(aside, { mode: 0o700 });
+  for (const part of existing) await rename(join(dataDir, part), join(aside, part));
   const summary = { tables: 0, rows: 0, files: 0, mails: 0 };
-  const opened = await openAtLevel(dataDir, manifest.schemaLevel, latest);
   let migrated: number[];
   try {
-    const tables = new Map((await tablesInCopyOrder(opened.db)).map((table) => [table.name, table]));
-    await opened.db.transaction(async (tx) => {
-      for await (const entry of readTarEntries(path)) {
-        if (entry.name === MANIFEST_NAME) continue;
-        const tableName = /^database\/(.+)\.jsonl$/.exec(entry.name)?.[1];
-        if (tableName === undefined) {
-          await writeMember(dataDir, entry);
-          if (entry.name.startsWith('files/')) summary.files += 1;
-          if (entry.name.startsWith('mail/')) summary.mails += 1;
-          continue;
+    const opened = await openAtLevel(dataDir, manifest.schemaLevel, latest);
+    try {
+      const tables = new Map((await tablesInCopyOrder(opened.db)).map((table) => [table.name, table]));
+      await opened.db.transaction(async (tx) => {
+        for await (const entry of readTarEntries(path)) {
+          if (entry.name === MANIFEST_NAME) continue;
+          const tableName = /^database\/(.+)\.jsonl$/.exec(entry.name)?.[1];
+          if (tableName === undefined) {
+            await writeMember(dataDir, entry);
+            if (entry.name.startsWith('files/')) summary.files += 1;
+            if (entry.name.startsWith('mail/')) summary.mails += 1;
+            continue;
+          }
+          const table = tables.get(tableName);
+          if (!table) throw damaged(path, `its table ${tableName} is not in the schema it names`);
+          summary.rows += await restoreTable(tx, table, entry.data);
+          summary.tables += 1;
         }
-        const table = tables.get(tableName);
-        if (!table) throw damaged(path, `its table ${tableName} is not in the schema it names`);
-        summary.rows += await restoreTable(tx, table, entry.data);
-        summary.tables += 1;
-      }
-      await resetIdentities(tx, [...tables.values()]);
-    });
-    migrated = (await migrate(opened.db, migrations)).map((migration) => migration.version);
+        await resetIdentities(tx, [...tables.values()]);
+      });
+      migrated = (await migrate(opened.db, migrations)).map((migration) => migration.version);
+    } finally {
+      await opened.close();
+    }
   } catch (error) {
-    await opened.close();
     for (const part of RESTORED_PARTS) await rm(join(dataDir, part), { recursive: true, force: true });
+    for (const part of existing) await rename(join(aside, part), join(dataDir, part));
+    await rm(aside, { recursive: true, force: true });
     throw error;
   }
-  await opened.close();
+  await rm(aside, { recursive: true, force: true });
   return {
     dataDir,
     createdAt: manifest.createdAt,

@@ -1,6 +1,7 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { quoteIdentifier } from '../db/table-copy.ts';
 
@@ -11,17 +12,13 @@ import { quoteIdentifier } from '../db/table-copy.ts';
  * deletes while the others skip their turn.
  */
 
-/** The settings of `PORTICO_RETENTION`: days each kind of record is kept, or `never` to keep it for good. */
-export interface RetentionSettings {
-  /** Webhook events, once fanned out and no delivery of theirs is pending, with their deliveries and attempts. */
-  webhooks?: number | 'never';
-  /** Expired sessions, counted from their expiry. */
-  sessions?: number | 'never';
-  /** Password-reset links and key-delivery codes, counted from their expiry. */
-  links?: number | 'never';
-  /** Mail written to `<data dir>/mail/` (no PORTICO_SMTP_URL), counted from when it was written. */
-  mail?: number | 'never';
-}
+/**
+ * The settings of `PORTICO_RETENTION`: days each kind of record is kept, or `never`. `webhooks`: events once
+ * fanned out with no delivery pending, with their deliveries and attempts; `sessions`: expired sessions, from
+ * their expiry; `links`: password-reset links and key-delivery codes, from their expiry; `mail`: the `.eml` files
+ * of `<data dir>/mail/`, from when they were written.
+ */
+export type RetentionSettings = Config['retention'];
 
 export type RetentionSetting = keyof RetentionSettings;
 

@@ -3,7 +3,8 @@ import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BATCH_ROWS, cleanUp, type RetentionResult } from '../../src/admin/retention.ts';
+import pino from 'pino';
+import { BATCH_ROWS, cleanUp, startRetention, type RetentionResult } from '../../src/admin/retention.ts';
 import type { Database } from '../../src/db/database.ts';
 import { runPortico } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -156,5 +157,23 @@ describe('the retention cleanup', () => {
     });
     expect(await leftOf(old)).toMatchObject({ outbox: 1, sessions: 0, idempotency: 0 });
     expect(await readdir(join(dataDir, 'mail'))).toContain(`${old}.eml`);
+  });
+
+  it('runs by itself while serve runs, and stops when told', async () => {
+    const old = `timed-${randomBytes(3).toString('hex')}`;
+    await makeRows(old, 40);
+    const retention = startRetention({
+      db,
+      dataDir,
+      settings: {},
+      logger: pino({ level: 'silent' }),
+      firstAfterMs: 0,
+      intervalMs: 10,
+    });
+    try {
+      await expect.poll(() => leftOf(old), { timeout: 10_000 }).toMatchObject({ outbox: 0, sessions: 0 });
+    } finally {
+      await retention.stop();
+    }
   });
 });
