@@ -77,6 +77,16 @@ async function* filesUnder(dir: string, base = dir): AsyncGenerator<string> {
   }
 }
 
+/** A backup that cannot be written where the operator said (`code`: the system's error code). */
+export function cannotWrite(path: string, code: string, cause?: unknown): AppError {
+  return new AppError(
+    'BAD_USER_INPUT',
+    `Cannot write ${path} (${code}): name a file in a folder that exists and that Portico may write to.`,
+    undefined,
+    { cause },
+  );
+}
+
 /**
  * Writes a backup of the embedded database `db` and the data dir `dataDir` to `path` (a new file: it is written
  * beside it and renamed into place whole). The tables are read in one database transaction — on the embedded
@@ -153,6 +163,10 @@ export async function writeBackup(
   } catch (error) {
     await writer.close().catch(() => undefined);
     await rm(partial, { force: true });
+    // The folder is missing or not writable: said to the operator, who named it.
+    const { code } = error as NodeJS.ErrnoException;
+    if (code === 'ENOENT' || code === 'EACCES' || code === 'ENOTDIR')
+      throw cannotWrite(options.path, code, error);
     throw error;
   }
 }

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { lockDataDir } from '../db/data-dir-lock.ts';
 import { loadMigrations, migrate } from '../db/migrate.ts';
@@ -43,6 +44,11 @@ function damaged(path: string, why: string): AppError {
 async function verifyArchive(path: string, knownLevel: number): Promise<BackupManifest> {
   const seen = new Map<string, { bytes: number; sha256: string }>();
   let manifest: BackupManifest | undefined;
+  const readable = await access(path, constants.R_OK).then(
+    () => true,
+    () => false,
+  );
+  if (!readable) throw new AppError('NOT_FOUND', `There is no backup at ${path} (or it cannot be read).`);
   try {
     for await (const entry of readTarEntries(path)) {
       if (entry.name === MANIFEST_NAME) {

@@ -154,14 +154,19 @@ describe('portico backup and restore', { timeout: 90_000 }, () => {
     const truncated = await inDir(target, ['restore', join(root, 'truncated.tar.gz')]);
     expect(truncated.code).toBe(1);
     expect(truncated.stderr).toContain('is not a whole Portico backup');
+    const missing = await inDir(target, ['restore', join(root, 'no-such.tar.gz')]);
+    expect(missing.stderr).toContain(`There is no backup at ${join(root, 'no-such.tar.gz')}`);
     expect(await readdir(target).catch(() => [])).toEqual([]);
   });
 
-  it('refuses to back up a data dir that holds no database, creating none', async () => {
+  it('refuses to back up a data dir that holds no database, creating none, or into a folder that does not exist', async () => {
     const empty = join(root, 'empty');
     const ran = await inDir(empty, ['backup', join(root, 'nothing.tar.gz')]);
     expect(ran.code).toBe(1);
     expect(ran.stderr).toContain(`There is no embedded database in ${empty}.`);
+    const nowhere = await inDir(original, ['backup', join(root, 'no-such-folder', 'b.tar.gz')]);
+    expect(nowhere.code).toBe(1);
+    expect(nowhere.stderr).toContain('(ENOENT): name a file in a folder that exists');
     expect(await readdir(empty).catch(() => [])).toEqual([]);
   });
 });

@@ -1,7 +1,9 @@
+import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { readLockOwner } from '../../db/data-dir-lock.ts';
+import { cannotWrite } from '../../admin/backup.ts';
 import { AppError } from '../../errors.ts';
 import type { CliContext } from '../context.ts';
 import { jsonOption, printResult } from '../output.ts';
@@ -41,7 +43,12 @@ export function registerBackupCommands(program: Command, context: CliContext): v
         );
       const served = await readLockOwner(config.dataDir);
       if (!served) await assertEmbeddedDatabase(config.dataDir);
-      const summary = await context.operate(command, 'backup', { path: resolve(file) });
+      const path = resolve(file);
+      // Checked here too, before a database is opened for it.
+      await access(dirname(path), constants.W_OK).catch((error: unknown) => {
+        throw cannotWrite(path, (error as NodeJS.ErrnoException).code ?? 'EACCES', error);
+      });
+      const summary = await context.operate(command, 'backup', { path });
       printResult(context.io, summary, options, (s) =>
         [
           `Wrote ${s.path} (${shownSize(s.bytes)}) from ${config.dataDir}:`,
