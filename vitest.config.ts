@@ -34,8 +34,9 @@ const DEPLOYMENTS = ['test/operations/behind-nginx.test.ts'];
 /**
  * Files whose subject is the same on every database, so CI runs them once, in its PostgreSQL pass: the CLI files
  * that always use an embedded database in a data dir (the admin socket and a data dir no server holds exist only
- * there, under TEST_DATABASE_URL too), the rate limits, and the sign-in timing (the time of a password check,
- * argon2id, against which a lookup by address on either database is small). `npm test` runs them on whichever
+ * there, under TEST_DATABASE_URL too), backup and migrate-to (an embedded deployment, moved into the PostgreSQL
+ * server of TEST_DATABASE_URL), the rate limits, and the sign-in timing (the time of a password check, argon2id,
+ * against which a lookup by address on either database is small). `npm test` runs them on whichever
  * database it is given. Part of project `suite` (the sign-in timing of `alone`); `PORTICO_TESTS_LEAVE_OUT=once`
  * leaves them out.
  */
@@ -46,6 +47,7 @@ const ONCE = [
   'test/accounts/sign-in-timing.test.ts',
   // Servers of their own on embedded databases in data dirs, stopped with signals.
   'test/operations/stopping.test.ts',
+  'test/admin/backup-and-move.test.ts',
 ];
 
 /**

@@ -220,6 +220,12 @@ export const CONFIG_VARIABLES = {
     help: 'also answer GET /metrics on the service ports to Authorization: Bearer <token> (16 to 200 characters; prefer the variable: a flag shows in the process list); unset → 404 there',
     default: undefined,
   },
+  retention: {
+    env: 'PORTICO_RETENTION',
+    flag: '--retention <days>',
+    help: 'days to keep old records before the cleanup removes them, e.g. webhooks=30,sessions=1,links=30,mail=30 (a number of days, or never)',
+    default: '',
+  },
   logLevel: {
     env: 'PORTICO_LOG_LEVEL',
     flag: '--log-level <level>',
@@ -233,6 +239,8 @@ export type ConfigKey = keyof typeof CONFIG_VARIABLES;
 export type RawConfig = Partial<Record<ConfigKey, string | boolean | undefined>>;
 
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
+/** Days a kind of old record is kept, or `never` (PORTICO_RETENTION). */
+const RetentionDays = Type.Union([Type.Integer({ minimum: 0 }), Type.Literal('never')]);
 /**
  * S3's rules for a bucket name: 3 to 63 lowercase letters, digits, dots and hyphens, starting and ending with a
  * letter or digit, no two dots in a row, not shaped like an IP address.
@@ -323,6 +331,18 @@ export const ConfigSchema = Type.Object({
   metricsHost: Type.String({ minLength: 1 }),
   /** Bearer token of `GET /metrics` on the service ports. @default undefined: no `/metrics` there */
   metricsToken: Type.Optional(Type.String({ minLength: 16, maxLength: 200, pattern: '^[\\x21-\\x7e]+$' })),
+  /** Days each kind of old record is kept (see admin/retention.ts). @default {} */
+  retention: Type.Partial(
+    Type.Object(
+      {
+        webhooks: RetentionDays,
+        sessions: RetentionDays,
+        links: RetentionDays,
+        mail: RetentionDays,
+      },
+      { additionalProperties: false },
+    ),
+  ),
   /** @default 'info' */
   logLevel: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
@@ -404,6 +424,8 @@ function toInteger(value: string | boolean): number | string | boolean {
 const EXPECTED: Partial<Record<ConfigKey, string>> = {
   graphqlLimits:
     'must be name=value pairs of depth, aliases, directives, tokens, cost or fields, each a whole number of at least 1',
+  retention:
+    'must be name=days pairs of webhooks, sessions, links or mail, each a whole number of days or never, e.g. webhooks=90,mail=never',
   smtpUrl: 'must be an smtp:// or smtps:// URL, e.g. smtp://user:password@smtp.example.com:587',
   mailFrom: 'must be one address on one line, e.g. "Acme Funds <no-reply@acme.example>"',
   s3Endpoint:
@@ -464,7 +486,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: RawConfig = {}): Confi
     else if (key === 'webhookRetrySchedule') raw[key] = toNumberList(value);
     else if (key === 'rateLimit' || key === 'rateLimitPerAddress') raw[key] = toInteger(value);
     else if (key === 'corsOrigins') raw[key] = toList(value);
-    else if (key === 'graphqlLimits') raw[key] = toSettings(value);
+    else if (key === 'graphqlLimits' || key === 'retention') raw[key] = toSettings(value);
     else if (key === 'transactionsUrl' || key === 'portfolioUrl' || key === 's3Endpoint')
       raw[key] = String(value).replace(/\/+$/, '');
     else if (key === 's3Prefix') raw[key] = String(value).replace(/^\/+|\/+$/g, '');

@@ -19,6 +19,7 @@ import type { PortfolioDemo } from './demo/portfolio-seed.ts';
 import type { SeededTransactionsDemo, TransactionsDemo } from './demo/seed.ts';
 import { createFileStore } from './files/create-file-store.ts';
 import { startOrphanSweep } from './files/orphan-sweep.ts';
+import { startRetention } from './admin/retention.ts';
 import { loadTlsMaterial } from './http/tls.ts';
 import { DASHBOARD_PATH } from './portfolio/dashboard/links.ts';
 import { CONSOLE_PATH } from './transactions/console/links.ts';
@@ -157,6 +158,8 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
     // In the background: a large bucket takes a while to list, and nothing waits for what it removes.
     const sweep = startOrphanSweep({ db, store: files, logger: logger.child({ service: 'files' }) });
     closers.push({ what: 'the orphan-file sweep', close: () => sweep.stop() });
+    const retention = startRetention({ db, dataDir: config.dataDir, settings: config.retention, logger });
+    closers.push({ what: 'the retention cleanup', close: () => retention.stop() });
     const seedDemo = options.demo ?? (config.databaseUrl === undefined && config.environment === 'staging');
     let seeded: SeededTransactionsDemo | undefined;
     let seededPortfolio: PortfolioDemo | undefined;

@@ -24,6 +24,8 @@ import { createEntity, listEntities, updateEntity } from '../transactions/entiti
 import { deliverKey } from '../transactions/key-delivery/deliver-key.ts';
 import { expireDeliveries, listDeliveries, revokeDelivery } from '../transactions/key-delivery/deliveries.ts';
 import { VIEWS_REQUIRED } from '../transactions/key-delivery/views.ts';
+import { writeBackup } from './backup.ts';
+import { cleanUp } from './retention.ts';
 import { readImportFile } from '../portfolio/import/files.ts';
 import { RECORD_TYPES } from '../portfolio/record-types.ts';
 import { importPortfolio, type ImportProgress } from '../portfolio/import/import.ts';
@@ -59,7 +61,7 @@ export type AsJson<T> = T extends { toJSON(): infer Json }
       : T;
 
 /** What of the configuration an operation reads. */
-type OperationConfig = Pick<Config, 'environment' | 'webhooksAllowInsecure'>;
+type OperationConfig = Pick<Config, 'environment' | 'webhooksAllowInsecure' | 'dataDir'>;
 
 /** What an operation may use besides the database: made by whoever runs it (the server, or the CLI). */
 export interface OperationServices {
@@ -496,6 +498,20 @@ export const operations = {
       }
       return importPortfolio(db, { instanceId: instance.id, sources, onProgress: progress });
     },
+  }),
+  // An absolute path: the serving process writes the archive itself, between two of its transactions.
+  backup: operation({
+    input: Type.Object({ path: Type.String({ minLength: 1 }) }),
+    run: (db, input, config) => writeBackup(db, { dataDir: config.dataDir, path: input.path }),
+  }),
+  // The settings come with the input: those of the `portico cleanup` run, whoever carries it out.
+  cleanup: operation({
+    input: Type.Object({
+      dryRun: Type.Boolean(),
+      retention: ConfigSchema.properties.retention,
+    }),
+    run: (db, input, config) =>
+      cleanUp(db, { dataDir: config.dataDir, settings: input.retention, dryRun: input.dryRun }),
   }),
 };
 

@@ -2,6 +2,9 @@ import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { CONFIG_VARIABLES } from '../config.ts';
 import { cliContext, type CliIO } from './context.ts';
+import { registerBackupCommands } from './data/backup.ts';
+import { registerCleanupCommand } from './data/cleanup.ts';
+import { registerMigrateToCommand } from './data/migrate-to.ts';
 import { registerDemoCommand } from './demo.ts';
 import { registerKeyCommands } from './keys.ts';
 import { registerMailCommands } from './mail.ts';
@@ -61,6 +64,9 @@ export function createProgram(io: CliIO): Command {
     registerWebhookCommands,
     registerPortfolioCommands,
     registerMailCommands,
+    registerBackupCommands,
+    registerMigrateToCommand,
+    registerCleanupCommand,
   ]) {
     register(program, context);
   }

@@ -35,6 +35,7 @@ describe('loadConfig', () => {
       shutdownDelay: 0,
       shutdownTimeout: 25,
       metricsHost: '127.0.0.1',
+      retention: {},
       logLevel: 'info',
       uploadMaxBytes: 25 * 1024 * 1024,
       fileStorage: 'auto',
@@ -85,6 +86,7 @@ describe('loadConfig', () => {
       PORTICO_METRICS_PORT: '9464',
       PORTICO_METRICS_HOST: '10.0.0.5',
       PORTICO_METRICS_TOKEN: 'a-token-of-enough-length',
+      PORTICO_RETENTION: 'webhooks=90, mail=never',
       PORTICO_LOG_LEVEL: 'warn',
     });
     expect(config).toEqual({
@@ -124,6 +126,7 @@ describe('loadConfig', () => {
       metricsPort: 9464,
       metricsHost: '10.0.0.5',
       metricsToken: 'a-token-of-enough-length',
+      retention: { webhooks: 90, mail: 'never' },
       logLevel: 'warn',
     });
   });
@@ -171,6 +174,8 @@ describe('loadConfig', () => {
     ['PORTICO_RATE_LIMIT', 'lots'],
     ['PORTICO_GRAPHQL_LIMITS', 'depht=12'],
     ['PORTICO_GRAPHQL_LIMITS', 'cost=0'],
+    ['PORTICO_RETENTION', 'outbox=30'],
+    ['PORTICO_RETENTION', 'mail=forever'],
     ['PORTICO_S3_ENDPOINT', 'minio.example:9000'],
     ['PORTICO_S3_ENDPOINT', 'ftp://minio.example'],
     ['PORTICO_S3_BUCKET', 'Portico_Files'],
