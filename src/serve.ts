@@ -5,27 +5,14 @@ import { createMailer } from './mail/mailer.ts';
 import { startProcessMetrics } from './process-metrics.ts';
 import type { Config } from './config.ts';
 import { openDatabase } from './db/open-database.ts';
-import {
-  demoBanner,
-  demoFactsPath,
-  keepDemoFacts,
-  readDemoFacts,
-  readKeptDemoFacts,
-  underDemoLock,
-  writeDemoFacts,
-  type DemoFacts,
-} from './demo/demo-facts.ts';
-import type { PortfolioDemo } from './demo/portfolio-seed.ts';
-import type { SeededTransactionsDemo, TransactionsDemo } from './demo/seed.ts';
+import { demoBanner, demoFactsPath, type DemoFacts } from './demo/demo-facts.ts';
+import { demoFactsNow, seedDemoOnce } from './demo/serve-demo.ts';
 import { createFileStore } from './files/create-file-store.ts';
 import { startOrphanSweep } from './files/orphan-sweep.ts';
 import { startRetention } from './admin/retention.ts';
 import { loadTlsMaterial } from './http/tls.ts';
-import { DASHBOARD_PATH } from './portfolio/dashboard/links.ts';
-import { CONSOLE_PATH } from './transactions/console/links.ts';
 import type { OperationServices } from './admin/operations.ts';
 import { expireDeliveries } from './transactions/key-delivery/deliveries.ts';
-import { recipientLink } from './transactions/recipients/mail.ts';
 import { createRecipientNotices, type RecipientNotices } from './transactions/recipients/notices.ts';
 
 export type ServiceName = 'transactions' | 'portfolio';
@@ -72,20 +59,6 @@ interface Closer {
   close: () => Promise<void>;
   /** What of it is still running, e.g. which services still have requests in flight. */
   detail?: () => string;
-}
-
-/** The demo facts of a seeding: its transmit token goes into demo.json only as part of `recipientUrl`. */
-function withoutToken(seeded: SeededTransactionsDemo): TransactionsDemo {
-  const { apiKey, organizationId, templateId, senderEntityId, transactionId, consoleSignIn } = seeded;
-  // The console's address is set where demo.json is written, as the recipient link's.
-  return {
-    apiKey,
-    organizationId,
-    templateId,
-    senderEntityId,
-    transactionId,
-    console: { url: '', ...consoleSignIn },
-  };
 }
 
 function publicHost(host: string): string {
@@ -161,44 +134,9 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
     const retention = startRetention({ db, dataDir: config.dataDir, settings: config.retention, logger });
     closers.push({ what: 'the retention cleanup', close: () => retention.stop() });
     const seedDemo = options.demo ?? (config.databaseUrl === undefined && config.environment === 'staging');
-    let seeded: SeededTransactionsDemo | undefined;
-    let seededPortfolio: PortfolioDemo | undefined;
-    if (seedDemo) {
-      // Nodes started at once on an empty PostgreSQL database seed it once: one at a time, each looks first.
-      await underDemoLock(db, async () => {
-        const [anything] = await db.query('select 1 from organizations limit 1');
-        if (!anything) {
-          // The seeding modules load only for a fresh database.
-          const { seedTransactionsDemo } = await import('./demo/seed.ts');
-          seeded = await seedTransactionsDemo(db, files, config.environment);
-          logger.info({ organizationId: seeded.organizationId }, 'seeded Transactions demo data');
-        }
-        const [anyInstance] = await db.query('select 1 from portfolio_instances limit 1');
-        if (!anyInstance) {
-          const { seedPortfolioDemo } = await import('./demo/portfolio-seed.ts');
-          seededPortfolio = await seedPortfolioDemo(db);
-          logger.info({ instanceId: seededPortfolio.instanceId }, 'seeded Portfolio demo data');
-        }
-        // Kept before the lock is released, for the nodes that wait on it and find no demo.json of their own:
-        // the facts without this node's addresses, which each node fills in below.
-        if (seeded) {
-          await keepDemoFacts(db, {
-            transactions: {
-              ...withoutToken(seeded),
-              url: '',
-              recipientUrl: recipientLink('', seeded.waitingTransmitToken),
-            },
-            portfolio: {
-              url: '',
-              apiKey: seededPortfolio?.apiKey ?? null,
-              companyId: seededPortfolio?.companyId ?? null,
-              dashboard: seededPortfolio ? { url: '', ...seededPortfolio.dashboardSignIn } : null,
-            },
-            caCertPath: '',
-          });
-        }
-      });
-    }
+    const { seeded, seededPortfolio } = seedDemo
+      ? await seedDemoOnce(db, files, config.environment, logger)
+      : { seeded: undefined, seededPortfolio: undefined };
 
     const observed = await startProcessMetrics(config, db);
     if (observed) closers.push({ what: 'the metrics listener', close: () => observed.close() });
@@ -357,39 +295,16 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
     }
 
     // A data dir without demo.json (a new node, a container's fresh disk) takes the facts its seeding kept.
-    const previous =
-      (await readDemoFacts(config.dataDir)) ?? (seedDemo ? await readKeptDemoFacts(db) : undefined);
-    // The recipient link of the demo transaction waiting for its investor, on the address links go to now.
-    const waitingToken =
-      seeded?.waitingTransmitToken ?? previous?.transactions.recipientUrl?.split('/r/').pop();
-    const transactionsDemo = seeded ? withoutToken(seeded) : previous?.transactions;
-    let demo: DemoFacts | undefined;
-    if (transactionsDemo) {
-      demo = {
-        transactions: {
-          ...transactionsDemo,
-          url: urls.transactions ?? previous?.transactions.url ?? '',
-          ...(waitingToken ? { recipientUrl: recipientLink(mail.transactionsUrl, waitingToken) } : {}),
-          // On the address links go to now, as the recipient's link.
-          ...(transactionsDemo.console
-            ? { console: { ...transactionsDemo.console, url: `${mail.transactionsUrl}${CONSOLE_PATH}` } }
-            : {}),
-        },
-        portfolio: {
-          url: urls.portfolio ?? previous?.portfolio.url ?? '',
-          apiKey: seededPortfolio?.apiKey ?? previous?.portfolio.apiKey ?? null,
-          companyId: seededPortfolio?.companyId ?? previous?.portfolio.companyId ?? null,
-          // On the address links go to now, as the console's.
-          dashboard: seededPortfolio
-            ? { url: `${mail.portfolioUrl}${DASHBOARD_PATH}`, ...seededPortfolio.dashboardSignIn }
-            : previous?.portfolio.dashboard
-              ? { ...previous.portfolio.dashboard, url: `${mail.portfolioUrl}${DASHBOARD_PATH}` }
-              : null,
-        },
-        caCertPath: tls.certPath,
-      };
-      await writeDemoFacts(config.dataDir, demo);
-    }
+    const demo = await demoFactsNow({
+      config,
+      db,
+      seedDemo,
+      seeded,
+      seededPortfolio,
+      urls,
+      linksTo: mail,
+      caCertPath: tls.certPath,
+    });
     if ((seeded ?? seededPortfolio) && demo) print(demoBanner(demo, demoFactsPath(config.dataDir)));
     else {
       print(
