@@ -7,6 +7,7 @@ import { AppError } from '../errors.ts';
 import type { Database } from './database.ts';
 import { connectionFailureReason, isConnectionFailure, isConnectionRefusal } from './database-errors.ts';
 import { lockDataDir } from './data-dir-lock.ts';
+import { activeTracing } from '../observability/tracing.ts';
 import { loadMigrations, migrate, type Migration } from './migrate.ts';
 import { createPGliteDatabase, type PGliteDatabase } from './pglite-database.ts';
 
@@ -26,6 +27,13 @@ export interface OpenedDatabase {
  * `DATABASE_URL`, or else the embedded PGlite database in `<data dir>/db`, locked to this process.
  */
 export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<OpenedDatabase> {
+  const opened = await openUntraced(config);
+  // While a process traces (observability/tracing.ts), a request's statements are spans of its trace.
+  const tracing = activeTracing();
+  return tracing ? { ...opened, db: tracing.traceDatabase(opened.db) } : opened;
+}
+
+async function openUntraced(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<OpenedDatabase> {
   if (config.databaseUrl !== undefined) {
     // Loaded only for a server: the embedded database starts without node-postgres.
     const { createPostgresDatabase } = await import('./postgres-database.ts');
