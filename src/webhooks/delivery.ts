@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { request, type Dispatcher } from 'undici';
 import type { Database, Queryable } from '../db/database.ts';
@@ -35,6 +36,11 @@ export interface DeliveryOptions {
   batchSize?: number;
   /** Plain http and private or loopback addresses allowed (development and tests). @default false */
   allowInsecure?: boolean;
+  /**
+   * Where attempts are logged: a failed one at warn (see {@link logAttempt}), a delivered one at debug.
+   * @default none
+   */
+  logger?: Pick<Logger, 'warn' | 'debug'> | undefined;
 }
 
 const RESPONSE_BODY_LIMIT = 4096;
@@ -93,6 +99,9 @@ interface Claimed {
   previousSecretExpiresAt: Date | null;
   endpointDisabled: boolean;
   failingSince: Date | null;
+  /** The transaction of the event, and the request that made the change (null when none did). */
+  transactionId: string | null;
+  requestId: string | null;
 }
 
 async function send(
@@ -216,6 +225,48 @@ async function recordAttempts(db: Queryable, attempts: readonly Attempted[]): Pr
 }
 
 /**
+ * Logs an attempt: one that got no 2xx at warn, `webhook delivery failed`, with the endpoint (its URL without
+ * query, fragment or user, which may hold secrets), the status (or the error, for no answer), the attempt's
+ * number, what comes next, and the message, transaction and request it delivers for; a delivered one at debug.
+ */
+function logAttempt(logger: NonNullable<DeliveryOptions['logger']>, attempt: Attempted): void {
+  const { claimed, result, step } = attempt;
+  const fields = {
+    endpoint: withoutSecrets(claimed.url),
+    status: result.statusCode,
+    durationMs: result.durationMs,
+    attempt: step.attempts,
+    messageId: claimed.messageId,
+    transactionId: claimed.transactionId ?? undefined,
+    requestId: claimed.requestId ?? undefined,
+    organizationId: claimed.organizationId,
+  };
+  if (step.status === 'delivered') {
+    logger.debug(fields, 'webhook delivered');
+    return;
+  }
+  logger.warn(
+    {
+      ...fields,
+      error: result.error,
+      next: step.status === 'pending' ? step.nextAttemptAt : 'failed',
+      disabled: step.disableReason ?? undefined,
+    },
+    'webhook delivery failed',
+  );
+}
+
+/** An endpoint's URL as logs may show it: scheme, host, port and path only. */
+function withoutSecrets(url: string): string {
+  try {
+    const { protocol, host, pathname } = new URL(url);
+    return `${protocol}//${host}${pathname}`;
+  } catch {
+    return '(not a URL)';
+  }
+}
+
+/**
  * Claims up to `batchSize` due deliveries and attempts them, side by side. Returns how many were attempted.
  */
 export async function deliverDue(db: Database, options: DeliveryOptions = {}): Promise<number> {
@@ -232,7 +283,9 @@ export async function deliverDue(db: Database, options: DeliveryOptions = {}): P
      returning d.id, d.organization_id as "organizationId", d.endpoint_id as "endpointId",
        d.message_id as "messageId", d.body, d.attempts, e.url, e.secret, e.previous_secret as "previousSecret",
        e.previous_secret_expires_at as "previousSecretExpiresAt", e.disabled_at is not null as "endpointDisabled",
-       e.failing_since as "failingSince"`,
+       e.failing_since as "failingSince",
+       (select o.transaction_id from outbox_events o where o.id = d.event_id) as "transactionId",
+       (select o.request_id from outbox_events o where o.id = d.event_id) as "requestId"`,
     [options.batchSize ?? 10, leaseMs],
   );
   if (claimed.length === 0) return 0;
@@ -261,7 +314,9 @@ export async function deliverDue(db: Database, options: DeliveryOptions = {}): P
         disableAfterMs: options.disableAfterMs,
         now: attemptedAt,
       });
-      attempted.push({ claimed: delivery, result, step, attemptedAt });
+      const attempt = { claimed: delivery, result, step, attemptedAt };
+      attempted.push(attempt);
+      if (options.logger) logAttempt(options.logger, attempt);
     }),
   );
   if (attempted.length > 0) await recordAttempts(db, attempted);
