@@ -25,7 +25,7 @@ import {
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database, Queryable, Transaction } from '../db/database.ts';
 import { graphqlOperationOf } from './graphql-operation.ts';
-import { TRACED_LOGGER, type TraceIds, type Tracing } from './tracing.ts';
+import { TRACED_LOGGER, type TraceIds, type Tracing } from './tracing-interface.ts';
 
 /**
  * The OpenTelemetry SDK behind tracing.ts, loaded only when tracing is on. Manual instrumentation, on purpose:

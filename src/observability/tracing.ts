@@ -1,5 +1,4 @@
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import type { Database } from '../db/database.ts';
+import { TRACED_LOGGER, type TraceIds, type Tracing } from './tracing-interface.ts';
 
 /**
  * Tracing with OpenTelemetry, exported over OTLP, when the standard variables ask for it
@@ -8,29 +7,6 @@ import type { Database } from '../db/database.ts';
  * {@link startTracing} only when tracing is on (otel-tracing.ts), so a process without the variables loads
  * none of it and pays nothing per request, statement or log line.
  */
-
-/** The trace and span ids of the span in force, as log lines carry them (lower-case hex). */
-export interface TraceIds {
-  traceId: string;
-  spanId: string;
-}
-
-/** What the SDK-backed side (otel-tracing.ts) provides; nothing here names an OpenTelemetry type. */
-export interface Tracing {
-  /**
-   * Fastify options of an app: each request's server span starts with the request's logger, continuing the
-   * caller's `traceparent`, so that every line the request logs carries its trace id.
-   */
-  serverOptions(): Pick<FastifyServerOptions, 'childLoggerFactory'>;
-  /** The hooks that keep a request's span in force while it runs, name it and end it (see otel-tracing.ts). */
-  register(app: FastifyInstance): void;
-  /** `db` whose statements are child spans of the span in force (none outside a request). */
-  traceDatabase(db: Database): Database;
-  /** The ids of the span in force, if any. */
-  currentIds(): TraceIds | undefined;
-  /** Ends tracing: spans not yet exported are sent first. */
-  shutdown(): Promise<void>;
-}
 
 /** What {@link startTracing} needs. */
 export interface TracingStart {
@@ -80,9 +56,6 @@ export async function startTracing(options: TracingStart): Promise<{ stop(): Pro
 export function activeTracing(): Tracing | undefined {
   return active;
 }
-
-/** Marks a request's logger, whose lines carry their trace ids as bindings already. */
-export const TRACED_LOGGER = Symbol('portico.tracedLogger');
 
 /** What {@link traceLogFields} gives when there is no trace: one shared object, never written to (logger.ts). */
 export const NO_TRACE: Partial<TraceIds> = Object.freeze({});

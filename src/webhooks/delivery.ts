@@ -5,6 +5,7 @@ import type { Database, Queryable } from '../db/database.ts';
 import { safeDispatcher } from './safe-dispatcher.ts';
 import { openSecret, secretsKey } from './endpoints.ts';
 import { nextStep, type AttemptResult, type NextStep } from './delivery-outcome.ts';
+import { logAttempt } from './delivery-log.ts';
 import { OUTBOX_CHANNEL } from './outbox.ts';
 import { parseRetryAfter } from './retry-schedule.ts';
 
@@ -37,7 +38,7 @@ export interface DeliveryOptions {
   /** Plain http and private or loopback addresses allowed (development and tests). @default false */
   allowInsecure?: boolean;
   /**
-   * Where attempts are logged: a failed one at warn (see {@link logAttempt}), a delivered one at debug.
+   * Where attempts are logged: a failed one at warn, a delivered one at debug (see delivery-log.ts).
    * @default none
    */
   logger?: Pick<Logger, 'warn' | 'debug'> | undefined;
@@ -225,48 +226,6 @@ async function recordAttempts(db: Queryable, attempts: readonly Attempted[]): Pr
 }
 
 /**
- * Logs an attempt: one that got no 2xx at warn, `webhook delivery failed`, with the endpoint (its URL without
- * query, fragment or user, which may hold secrets), the status (or the error, for no answer), the attempt's
- * number, what comes next, and the message, transaction and request it delivers for; a delivered one at debug.
- */
-function logAttempt(logger: NonNullable<DeliveryOptions['logger']>, attempt: Attempted): void {
-  const { claimed, result, step } = attempt;
-  const fields = {
-    endpoint: withoutSecrets(claimed.url),
-    status: result.statusCode,
-    durationMs: result.durationMs,
-    attempt: step.attempts,
-    messageId: claimed.messageId,
-    transactionId: claimed.transactionId ?? undefined,
-    requestId: claimed.requestId ?? undefined,
-    organizationId: claimed.organizationId,
-  };
-  if (step.status === 'delivered') {
-    logger.debug(fields, 'webhook delivered');
-    return;
-  }
-  logger.warn(
-    {
-      ...fields,
-      error: result.error,
-      next: step.status === 'pending' ? step.nextAttemptAt : 'failed',
-      disabled: step.disableReason ?? undefined,
-    },
-    'webhook delivery failed',
-  );
-}
-
-/** An endpoint's URL as logs may show it: scheme, host, port and path only. */
-function withoutSecrets(url: string): string {
-  try {
-    const { protocol, host, pathname } = new URL(url);
-    return `${protocol}//${host}${pathname}`;
-  } catch {
-    return '(not a URL)';
-  }
-}
-
-/**
  * Claims up to `batchSize` due deliveries and attempts them, side by side. Returns how many were attempted.
  */
 export async function deliverDue(db: Database, options: DeliveryOptions = {}): Promise<number> {
@@ -316,7 +275,7 @@ export async function deliverDue(db: Database, options: DeliveryOptions = {}): P
       });
       const attempt = { claimed: delivery, result, step, attemptedAt };
       attempted.push(attempt);
-      if (options.logger) logAttempt(options.logger, attempt);
+      if (options.logger) logAttempt(options.logger, { ...delivery, result, step });
     }),
   );
   if (attempted.length > 0) await recordAttempts(db, attempted);
