@@ -57,7 +57,12 @@ async function startOtlpReceiver(): Promise<{ url: string; spans: ReceivedSpan[]
   return {
     url: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`,
     spans,
-    close: () => new Promise<void>((resolve) => server.close(() => { resolve(); })),
+    close: () =>
+      new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      ),
   };
 }
 
@@ -195,9 +200,21 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
 });
 
 describe('tracing without the OTLP variables', () => {
+  it('is on only when an OTLP endpoint is named and nothing standard turns it off', () => {
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
+    expect(tracingWanted({})).toBe(false);
+    expect(tracingWanted(endpoint)).toBe(true);
+    expect(tracingWanted({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' })).toBe(
+      true,
+    );
+    expect(tracingWanted({ ...endpoint, OTEL_SDK_DISABLED: 'true' })).toBe(false);
+    expect(tracingWanted({ ...endpoint, OTEL_TRACES_EXPORTER: 'none' })).toBe(false);
+  });
+
   it('loads no OpenTelemetry module', async () => {
-    // A process in which importing any @opentelemetry package fails loads the services and starts tracing as
-    // `serve` does: it succeeds only if nothing imports one.
+    // A process in which importing any @opentelemetry package fails starts tracing as `serve` does, loads what
+    // `serve` and the worker load before their services (the services' apps are built on base-app), and answers
+    // a request and writes a log line: it succeeds only if nothing imports one.
     const refuse = `data:text/javascript,${encodeURIComponent(
       `export async function resolve(specifier, context, next) {
          if (specifier.startsWith('@opentelemetry/')) throw new Error('loaded ' + specifier);
@@ -211,12 +228,14 @@ describe('tracing without the OTLP variables', () => {
       const { startTracing, activeTracing } = await import('./src/observability/tracing.ts');
       await startTracing({ enabled: tracingWanted({ PORTICO_LOG_LEVEL: 'info' }), serviceName: 'portico' });
       await import('./src/serve.ts');
-      await import('./src/transactions/app.ts');
-      await import('./src/portfolio/app.ts');
       await import('./src/worker.ts');
       const { createLogger } = await import('./src/logger.ts');
-      createLogger('info', { write: () => undefined }).info('a line');
-      process.stdout.write(activeTracing() === undefined ? 'untraced' : 'traced');
+      const { createBaseApp } = await import('./src/http/base-app.ts');
+      const logger = createLogger('info', { write: () => undefined });
+      const app = await createBaseApp({ db: { query: async () => [] }, logger });
+      const answer = await app.inject('/readyz');
+      await app.close();
+      process.stdout.write(activeTracing() === undefined ? 'untraced ' + answer.statusCode : 'traced');
     `;
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
       cwd: ROOT,
@@ -227,6 +246,6 @@ describe('tracing without the OTLP variables', () => {
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    expect({ code, out, err }).toEqual({ code: 0, out: 'untraced', err: '' });
+    expect({ code, out, err }).toEqual({ code: 0, out: 'untraced 200', err: '' });
   });
 });
