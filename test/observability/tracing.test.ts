@@ -83,7 +83,6 @@ async function until<T>(find: () => T | undefined, what: string): Promise<T> {
 async function openLikeServe(): Promise<{ opened: OpenedDatabase; cleanup(): Promise<void> }> {
   if (DIALECT === 'postgres') {
     const test = await createTestDatabase();
-    await test.db.close();
     if (!test.connection) throw new Error('a PostgreSQL test database has connection settings');
     const url = new URL(test.connection.url);
     url.searchParams.set('options', test.connection.options);
