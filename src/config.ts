@@ -538,3 +538,16 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: RawConfig = {}): Confi
     uploadMaxBytes: Math.ceil(uploadMaxMb * 1024 * 1024),
   };
 }
+
+/**
+ * Whether to trace with OpenTelemetry: the standard variables name an OTLP endpoint
+ * (`OTEL_EXPORTER_OTLP_ENDPOINT`, or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` for traces alone) and neither
+ * `OTEL_SDK_DISABLED=true` nor `OTEL_TRACES_EXPORTER=none` turns it off. They are OpenTelemetry's variables, not
+ * Portico's (no flags mirror them): once tracing is on, the SDK reads the others itself (observability/otel-tracing.ts).
+ */
+export function tracingWanted(env: NodeJS.ProcessEnv): boolean {
+  const set = (name: string) => (env[name] ?? '').trim() !== '';
+  if (!set('OTEL_EXPORTER_OTLP_ENDPOINT') && !set('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT')) return false;
+  if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return false;
+  return (env.OTEL_TRACES_EXPORTER ?? '').trim().toLowerCase() !== 'none';
+}

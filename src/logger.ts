@@ -1,5 +1,6 @@
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.ts';
+import { NO_TRACE, traceLogFields } from './observability/tracing.ts';
 
 interface LoggedRequest {
   method: string;
@@ -16,6 +17,10 @@ export function createLogger(level: Config['logLevel'], destination?: pino.Desti
   return pino(
     {
       level,
+      // The trace of the span in force on each line, while tracing (observability/tracing.ts); else nothing.
+      mixin: (_object, _level, logger) => traceLogFields(logger),
+      // pino's own strategy writes the line into the mixin's object; the shared empty one must stay empty.
+      mixinMergeStrategy: (line, ids) => (ids === NO_TRACE ? line : Object.assign(ids, line)),
       serializers: {
         err: pino.stdSerializers.err,
         req: (request: LoggedRequest) => ({

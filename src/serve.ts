@@ -5,6 +5,7 @@ import { createMailer } from './mail/mailer.ts';
 import { startProcessMetrics } from './process-metrics.ts';
 import type { Config } from './config.ts';
 import { openDatabase } from './db/open-database.ts';
+import { startTracing } from './observability/tracing.ts';
 import { demoBanner, demoFactsPath, type DemoFacts } from './demo/demo-facts.ts';
 import { demoFactsNow, seedDemoOnce } from './demo/serve-demo.ts';
 import { createFileStore } from './files/create-file-store.ts';
@@ -25,6 +26,8 @@ export interface ServeOptions {
    */
   demo?: boolean | undefined;
   logger: Logger;
+  /** Trace with OpenTelemetry (see `tracingWanted` in config.ts). @default false */
+  tracing?: boolean | undefined;
   /** Where the banner goes. @default stdout */
   print?: (text: string) => void;
 }
@@ -85,6 +88,27 @@ export async function serve(config: Config, options: ServeOptions): Promise<Runn
 }
 
 async function startServing(config: Config, options: ServeOptions): Promise<RunningPortico> {
+  // Before the database opens and the apps are built: they are traced from the start.
+  const tracing = await startTracing({
+    enabled: options.tracing ?? false,
+    serviceName: options.only === undefined ? 'portico' : `portico-${options.only}`,
+  });
+  try {
+    const running = await startServices(config, options);
+    return {
+      ...running,
+      async close() {
+        await running.close();
+        await tracing.stop();
+      },
+    };
+  } catch (error) {
+    await tracing.stop();
+    throw error;
+  }
+}
+
+async function startServices(config: Config, options: ServeOptions): Promise<RunningPortico> {
   const print = options.print ?? ((text: string) => void process.stdout.write(`${text}\n`));
   const { logger } = options;
   const tls = await loadTlsMaterial(config);

@@ -24,6 +24,7 @@ export function startConfiguredWebhookWorker(
     allowInsecure: config.webhooksAllowInsecure,
     timeoutMs: config.webhookTimeout * 1000,
     delaysMs: config.webhookRetrySchedule.map((seconds) => seconds * 1000),
+    logger: logger.child({ service: 'webhooks' }),
     ...(metrics
       ? {
           onAttempt: (result, step) => {

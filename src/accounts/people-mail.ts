@@ -62,13 +62,15 @@ export async function invitePersonByMail(
 /**
  * Mails a password reset link for each tenant of this kind where this address has an active account, and
  * nothing otherwise. It answers the same either way, and a mail that cannot be sent is only logged: the
- * caller's answer must not tell which addresses have accounts.
+ * caller's answer must not tell which addresses have accounts. Each mail's log line names `requestId`, the
+ * request that asked: the mail goes after its answer.
  */
 export async function mailPasswordResets(
   db: Database,
   pages: AccountPages,
   log: Pick<Logger, 'error'>,
   email: string,
+  requestId?: string,
 ): Promise<void> {
   let address: string;
   try {
@@ -92,7 +94,7 @@ export async function mailPasswordResets(
       link: pages.passwordResetLink(reset.link.token),
       expiresAt: reset.link.expiresAt,
     });
-    await pages.mailer.send(message).catch((error: unknown) => {
+    await pages.mailer.send({ ...message, log: { requestId } }).catch((error: unknown) => {
       log.error({ err: error, userId: reset.user.id }, 'a password reset link could not be mailed');
     });
   }

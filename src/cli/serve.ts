@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { tracingWanted } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import type { ServiceName } from '../serve.ts';
 import type { CliContext } from './context.ts';
@@ -22,6 +23,7 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       const running = await serve(config, {
         only: options.only,
         demo: options.demo,
+        tracing: tracingWanted(context.io.env),
         logger,
         print: context.io.out,
       });

@@ -7,6 +7,7 @@ import { AppError } from '../errors.ts';
 import type { Database } from './database.ts';
 import { connectionFailureReason, isConnectionFailure, isConnectionRefusal } from './database-errors.ts';
 import { lockDataDir } from './data-dir-lock.ts';
+import { activeTracing } from '../observability/tracing.ts';
 import { loadMigrations, migrate, type Migration } from './migrate.ts';
 import { createPGliteDatabase, type PGliteDatabase } from './pglite-database.ts';
 
@@ -74,6 +75,16 @@ export function noEmbeddedDatabase(dataDir: string): AppError {
 export async function openDatabase(
   config: Pick<Config, 'databaseUrl' | 'dataDir'>,
   options: OpenDatabaseOptions = {},
+): Promise<OpenedDatabase> {
+  const opened = await openUntraced(config, options);
+  // While a process traces (observability/tracing.ts), a request's statements are spans of its trace.
+  const tracing = activeTracing();
+  return tracing ? { ...opened, db: tracing.traceDatabase(opened.db) } : opened;
+}
+
+async function openUntraced(
+  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
+  options: OpenDatabaseOptions,
 ): Promise<OpenedDatabase> {
   const description = describeDatabase(config);
   if (config.databaseUrl !== undefined) {

@@ -188,9 +188,11 @@ export function registerAccountRoutes<Answer extends object>(
       required(request.body.email, 'your e-mail address', 'email');
       await resetRequests.reserve(request);
       // Not awaited: the answer comes as soon whether or not the address has an account.
-      void mailPasswordResets(db, pages, request.log, request.body.email).catch((error: unknown) => {
-        request.log.error({ err: error }, 'password reset links could not be issued');
-      });
+      void mailPasswordResets(db, pages, request.log, request.body.email, request.id).catch(
+        (error: unknown) => {
+          request.log.error({ err: error }, 'password reset links could not be issued');
+        },
+      );
       return reply.code(202).send({});
     },
   );

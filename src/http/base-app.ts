@@ -1,5 +1,4 @@
 import Fastify, {
-  LogController,
   type FastifyBaseLogger,
   type FastifyInstance,
   type FastifyReply,
@@ -19,6 +18,8 @@ import { decoratePresentedKeyHash } from './presented-key.ts';
 import type { Queryable } from '../db/database.ts';
 import type { TlsMaterial } from './tls.ts';
 import { instrumentApp, type RequestMetricsOptions } from '../observability/request-metrics.ts';
+import { requestLog } from '../observability/request-log.ts';
+import { activeTracing } from '../observability/tracing.ts';
 
 /** What `createBaseApp` builds both services' apps from. */
 export interface BaseAppOptions {
@@ -84,6 +85,8 @@ function frameworkError(error: Error & { code?: string }): unknown {
  */
 export async function createBaseApp(options: BaseAppOptions): Promise<FastifyInstance> {
   const tls = options.tls;
+  // Each request is a span while the process traces (observability/tracing.ts); nothing is added otherwise.
+  const tracing = activeTracing();
   const serverOptions: FastifyServerOptions = {
     ...(tls
       ? {
@@ -100,7 +103,8 @@ export async function createBaseApp(options: BaseAppOptions): Promise<FastifyIns
     trustProxy: options.trustProxy ?? false,
     genReqId: requestIdFor,
     requestIdHeader: false,
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    logController: requestLog(),
+    ...tracing?.serverOptions(),
     bodyLimit: 1024 * 1024,
     ...(options.ajv ? { ajv: options.ajv } : {}),
     clientErrorHandler: answerClientError,
@@ -119,6 +123,7 @@ export async function createBaseApp(options: BaseAppOptions): Promise<FastifyIns
     return503OnClosing: true,
   };
   const app = Fastify(serverOptions);
+  tracing?.register(app);
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
   instrumentApp(app, options.metrics);
 

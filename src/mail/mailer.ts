@@ -17,6 +17,11 @@ export interface MailMessage {
    * so that whoever runs Portico on the embedded default can follow them.
    */
   links?: readonly string[];
+  /**
+   * What the message's log line says besides, to follow it back to its cause: the request that caused it and
+   * the transaction it is about (`{ requestId, transactionId }`). Never a secret: it is logged as it is.
+   */
+  log?: Readonly<Record<string, string | undefined>>;
 }
 
 /** Where a message went. */
@@ -46,7 +51,9 @@ export function mailDir(dataDir: string): string {
 /**
  * Portico's outgoing mail: through the SMTP server of `PORTICO_SMTP_URL` (STARTTLS whenever the server offers
  * it, or TLS from the start with `smtps://`), or, without one, as `.eml` files in `<data dir>/mail/`, readable
- * only by their owner, with their subject and links logged. Every message is from `PORTICO_MAIL_FROM`.
+ * only by their owner, with their subject and links logged. Each message is logged once, with its `log` fields;
+ * its links only when it went to a file, never when an SMTP server took it. Every message is from
+ * `PORTICO_MAIL_FROM`.
  *
  * @example
  * const mailer = createMailer(config, logger);
@@ -65,7 +72,8 @@ export function createMailer(
       async send(message) {
         try {
           const sent = await (await smtp.get()).sendMail({ ...content(message), from: mailFrom });
-          logger.info({ messageId: sent.messageId, subject: message.subject }, 'mail sent');
+          // Never the links: with an SMTP server they reach only the recipient.
+          logger.info({ ...message.log, messageId: sent.messageId, subject: message.subject }, 'mail sent');
           return { via: 'smtp', messageId: sent.messageId };
         } catch (error) {
           throw new AppError(
@@ -93,7 +101,7 @@ export function createMailer(
       // The links in it are as good as a password: only the owner of the data dir may read it.
       await writeFile(file, written.message, { mode: 0o600 });
       logger.info(
-        { to: message.to, subject: message.subject, links: message.links ?? [], file },
+        { ...message.log, to: message.to, subject: message.subject, links: message.links ?? [], file },
         'mail written to a file (no PORTICO_SMTP_URL)',
       );
       return { via: 'file', messageId: written.messageId, file };

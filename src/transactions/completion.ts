@@ -32,7 +32,11 @@ export async function workflowFactsOf(tx: Queryable, transactionId: string): Pro
  * once it has processes and all of them are. Completing a transaction writes its `transaction.completed`
  * outbox row and queues the recipient's mail with the link to their signed copy (recipients/notices.ts).
  */
-export async function refreshCompletion(tx: Transaction, subject: Subject): Promise<void> {
+export async function refreshCompletion(
+  tx: Transaction,
+  subject: Subject,
+  requestId?: string,
+): Promise<void> {
   const processes = await tx.query<{
     id: string;
     key: string;
@@ -77,7 +81,8 @@ export async function refreshCompletion(tx: Transaction, subject: Subject): Prom
       transaction: subject,
       type: 'transaction.completed',
       facts: { state: completed.state, completedAt: completed.completedAt },
+      requestId,
     });
-    await queueSignedCopy(tx, { transactionId: subject.id });
+    await queueSignedCopy(tx, { transactionId: subject.id, requestId });
   }
 }

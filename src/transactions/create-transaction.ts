@@ -191,6 +191,11 @@ export async function createTransaction(
   // No completion to bring up to date: a process is complete only once a revision of it was committed, and
   // every revision made here is new.
   // Mailed after this commits (recipients/notices.ts), so a transaction that is not made invites no one.
-  await queueInvitation(tx, { organizationId, transactionId, transmitToken });
+  await queueInvitation(tx, {
+    organizationId,
+    transactionId,
+    transmitToken,
+    requestId: options.actor.requestId,
+  });
   return { transactionId, transmitToken };
 }

@@ -80,6 +80,7 @@ export async function recordTransition(
     transaction: subject,
     type: 'transaction.state_changed',
     facts: { eventKey: change.eventKey, previousState: change.source, state: change.target },
+    requestId: change.actor.requestId,
   });
 }
 
@@ -190,8 +191,9 @@ async function recordVoid(
       actorType: change.actor.type.toUpperCase(),
       voidedAt: voided?.voidedAt ?? null,
     },
+    requestId: change.actor.requestId,
   });
-  await queueVoided(tx, { transactionId: subject.id });
+  await queueVoided(tx, { transactionId: subject.id, requestId: change.actor.requestId });
 }
 
 /**
@@ -237,8 +239,10 @@ export async function applyEvent(
     if ((await applyWorkflowAction(tx, subject, action, eventKey)).sentBack) sentBack = true;
   }
   // One mail per event, however many processes it sent back; mailed after this commits.
-  if (sentBack) await queueChangesRequested(tx, { transactionId: subject.id, message });
-  await refreshCompletion(tx, subject);
+  if (sentBack) {
+    await queueChangesRequested(tx, { transactionId: subject.id, message, requestId: actor.requestId });
+  }
+  await refreshCompletion(tx, subject, actor.requestId);
   return { sourceStateKey: decision.source, targetStateKey: decision.target };
 }
 

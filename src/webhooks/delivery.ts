@@ -1,9 +1,11 @@
+import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { request, type Dispatcher } from 'undici';
 import type { Database, Queryable } from '../db/database.ts';
 import { safeDispatcher } from './safe-dispatcher.ts';
 import { openSecret, secretsKey } from './endpoints.ts';
 import { nextStep, type AttemptResult, type NextStep } from './delivery-outcome.ts';
+import { logAttempt } from './delivery-log.ts';
 import { OUTBOX_CHANNEL } from './outbox.ts';
 import { parseRetryAfter } from './retry-schedule.ts';
 
@@ -37,6 +39,11 @@ export interface DeliveryOptions {
   allowInsecure?: boolean;
   /** Told of each attempt made, with the step decided after it (metrics). */
   onAttempt?: (result: AttemptResult, step: NextStep) => void;
+  /**
+   * Where attempts are logged: a failed one at warn, a delivered one at debug (see delivery-log.ts).
+   * @default none
+   */
+  logger?: Pick<Logger, 'warn' | 'debug'> | undefined;
 }
 
 const RESPONSE_BODY_LIMIT = 4096;
@@ -95,6 +102,9 @@ interface Claimed {
   previousSecretExpiresAt: Date | null;
   endpointDisabled: boolean;
   failingSince: Date | null;
+  /** The transaction of the event, and the request that made the change (null when none did). */
+  transactionId: string | null;
+  requestId: string | null;
 }
 
 async function send(
@@ -246,7 +256,9 @@ export async function deliverDue(db: Database, options: DeliveryOptions = {}): P
      returning d.id, d.organization_id as "organizationId", d.endpoint_id as "endpointId",
        d.message_id as "messageId", d.body, d.attempts, e.url, e.secret, e.previous_secret as "previousSecret",
        e.previous_secret_expires_at as "previousSecretExpiresAt", e.disabled_at is not null as "endpointDisabled",
-       e.failing_since as "failingSince"`,
+       e.failing_since as "failingSince",
+       (select o.transaction_id from outbox_events o where o.id = d.event_id) as "transactionId",
+       (select o.request_id from outbox_events o where o.id = d.event_id) as "requestId"`,
     [options.batchSize ?? 10, leaseMs],
   );
   if (claimed.length === 0) return 0;
@@ -275,8 +287,10 @@ export async function deliverDue(db: Database, options: DeliveryOptions = {}): P
         disableAfterMs: options.disableAfterMs,
         now: attemptedAt,
       });
-      attempted.push({ claimed: delivery, result, step, attemptedAt });
+      const attempt = { claimed: delivery, result, step, attemptedAt };
+      attempted.push(attempt);
       options.onAttempt?.(result, step);
+      if (options.logger) logAttempt(options.logger, { ...delivery, result, step });
     }),
   );
   if (attempted.length > 0) await recordAttempts(db, attempted);

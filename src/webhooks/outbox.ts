@@ -17,12 +17,15 @@ export async function writeOutbox(
     transaction: { id: string; organizationId: string };
     type: EventType;
     facts: Record<string, unknown>;
+    /** The request that made the change, named in the log lines of its deliveries. */
+    requestId?: string | undefined;
   },
 ): Promise<void> {
   const { transaction } = options;
   await tx.query(
     `with event as (
-       insert into outbox_events (organization_id, type, transaction_id, payload) values ($1, $2, $3, $4)
+       insert into outbox_events (organization_id, type, transaction_id, payload, request_id)
+       values ($1, $2, $3, $4, $5)
        returning id
      )
      select pg_notify('${OUTBOX_CHANNEL}', '') from event`,
@@ -31,6 +34,7 @@ export async function writeOutbox(
       options.type,
       transaction.id,
       { transactionId: transaction.id, organizationId: transaction.organizationId, ...options.facts },
+      options.requestId ?? null,
     ],
   );
 }

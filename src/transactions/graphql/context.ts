@@ -104,7 +104,11 @@ export function contextBuilder(deps: {
           idempotencyKey: headerValue(request.headers['idempotency-key']),
           requestId: request.id,
           files: deps.files,
-          signatureContext: { ipAddress: request.ip, userAgent: request.headers['user-agent'] },
+          signatureContext: {
+            ipAddress: request.ip,
+            userAgent: request.headers['user-agent'],
+            requestId: request.id,
+          },
           webhooksAllowInsecure: deps.webhooksAllowInsecure,
           webhookLookup: deps.webhookLookup,
           recipientNotices: deps.recipientNotices,

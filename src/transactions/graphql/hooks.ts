@@ -43,8 +43,9 @@ export function graphqlRouteHooks(options: {
 }): (route: RouteOptions) => void {
   return (route) => {
     if (route.url !== options.path) return;
-    // The key is checked here, so the rate limiter may count the request against it (rate-limit.ts).
-    route.config = { ...route.config, apiKey: true };
+    // The key is checked here, so the rate limiter may count the request against it (rate-limit.ts); traces
+    // and metrics name its requests by operation (observability/graphql-operation.ts).
+    route.config = { ...route.config, apiKey: true, graphql: true };
     route.onRequest = [
       ...[route.onRequest ?? []].flat(),
       async (request, reply) => {

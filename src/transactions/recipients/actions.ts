@@ -50,6 +50,8 @@ export interface Signer {
 export interface SignatureContext {
   ipAddress: string;
   userAgent: string | undefined;
+  /** The request that signs: the mail and webhook a completion queues name it in their log lines. */
+  requestId?: string | undefined;
 }
 
 /** A signature asked for: the document, the typed name, explicit consent, and where the PDF goes. */
@@ -423,7 +425,7 @@ export async function signDocument(
      values ($1, $2, $3, $4)`,
     [subject.organizationId, subject.id, containerId, file?.id],
   );
-  await refreshCompletion(tx, subject);
+  await refreshCompletion(tx, subject, options.context.requestId);
   return { documentKey, state: 'COMPLETED' };
 }
 
@@ -453,7 +455,7 @@ export async function submitRevision(
     [revision.revisionId],
   );
   if (options.actor.type === 'recipient') await recordRecipientActivity(tx, subject.id);
-  await refreshCompletion(tx, subject);
+  await refreshCompletion(tx, subject, options.actor.requestId);
   let event: Transition | null = null;
   if (process.submitEvent !== undefined && (await eventAllowed(tx, subject, process.submitEvent))) {
     event = await applyEvent(tx, subject, process.submitEvent, options.actor);

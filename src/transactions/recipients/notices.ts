@@ -103,15 +103,24 @@ const COUNTED: Record<MessageKind, Exclude<keyof NoticeCounts, 'failed'>> = {
  */
 export async function queueInvitation(
   tx: Transaction,
-  options: { organizationId: string; transactionId: string; transmitToken: string; linkReplaced?: boolean },
+  options: {
+    organizationId: string;
+    transactionId: string;
+    transmitToken: string;
+    linkReplaced?: boolean;
+    /** The request that queues it (as for each queue below): sending it logs it with the transaction id. */
+    requestId?: string | undefined;
+  },
 ): Promise<void> {
   const sealed = seal(options.transmitToken, await loadInstanceSecret(tx, SECRET_NAME));
   // A request for changes or a signed copy still due goes too, with the new link (read when it is sent).
   await tx.query(
     `with queued as (
-       insert into recipient_notices (transaction_id, organization_id, token_sealed, invitation_due_at, link_replaced)
-       values ($1, $2, $3, clock_timestamp(), $4)
+       insert into recipient_notices
+         (transaction_id, organization_id, token_sealed, invitation_due_at, link_replaced, request_id)
+       values ($1, $2, $3, clock_timestamp(), $4, $5)
        on conflict (transaction_id) do update set token_sealed = excluded.token_sealed,
+         request_id = excluded.request_id,
          invitation_due_at = excluded.invitation_due_at, link_replaced = excluded.link_replaced,
          next_reminder_at = null, reminders_sent = 0, failures = 0, last_failure = null,
          updated_at = clock_timestamp()
@@ -119,7 +128,13 @@ export async function queueInvitation(
      insert into transaction_activity (organization_id, transaction_id, kind, action, actor_type, details)
      select organization_id, transaction_id, 'mail', 'queued', 'system', jsonb_build_object('message', 'invitation')
      from queued`,
-    [options.transactionId, options.organizationId, sealed, options.linkReplaced ?? false],
+    [
+      options.transactionId,
+      options.organizationId,
+      sealed,
+      options.linkReplaced ?? false,
+      options.requestId ?? null,
+    ],
   );
 }
 
@@ -130,17 +145,17 @@ export async function queueInvitation(
  */
 export async function queueChangesRequested(
   tx: Transaction,
-  options: { transactionId: string; message: string | undefined },
+  options: { transactionId: string; message: string | undefined; requestId?: string | undefined },
 ): Promise<void> {
   await tx.query(
     `with queued as (
        update recipient_notices set changes_due_at = clock_timestamp(), changes_message = $2,
-         updated_at = clock_timestamp()
+         request_id = $3, updated_at = clock_timestamp()
        where transaction_id = $1 and token_sealed is not null returning transaction_id, organization_id)
      insert into transaction_activity (organization_id, transaction_id, kind, action, actor_type, details)
      select organization_id, transaction_id, 'mail', 'queued', 'system', jsonb_build_object('message', 'changes_requested')
      from queued`,
-    [options.transactionId, options.message ?? null],
+    [options.transactionId, options.message ?? null, options.requestId ?? null],
   );
 }
 
@@ -148,15 +163,19 @@ export async function queueChangesRequested(
  * Queues the mail with the link to the recipient's signed copy, in the database transaction that completed the
  * transaction: due at once. The sealed token stays until it went.
  */
-export async function queueSignedCopy(tx: Transaction, options: { transactionId: string }): Promise<void> {
+export async function queueSignedCopy(
+  tx: Transaction,
+  options: { transactionId: string; requestId?: string | undefined },
+): Promise<void> {
   await tx.query(
     `with queued as (
-       update recipient_notices set signed_copy_due_at = clock_timestamp(), updated_at = clock_timestamp()
+       update recipient_notices set signed_copy_due_at = clock_timestamp(), request_id = $2,
+         updated_at = clock_timestamp()
        where transaction_id = $1 and token_sealed is not null returning transaction_id, organization_id)
      insert into transaction_activity (organization_id, transaction_id, kind, action, actor_type, details)
      select organization_id, transaction_id, 'mail', 'queued', 'system', jsonb_build_object('message', 'signed_copy')
      from queued`,
-    [options.transactionId],
+    [options.transactionId, options.requestId ?? null],
   );
 }
 
@@ -166,22 +185,27 @@ export async function queueSignedCopy(tx: Transaction, options: { transactionId:
  * invitation, reminder or request for changes: the link shows the void); a signed copy still due goes too.
  * Nothing is queued when no link can be sent any more.
  */
-export async function queueVoided(tx: Transaction, options: { transactionId: string }): Promise<void> {
+export async function queueVoided(
+  tx: Transaction,
+  options: { transactionId: string; requestId?: string | undefined },
+): Promise<void> {
   await tx.query(
     `with queued as (
-       update recipient_notices set voided_due_at = clock_timestamp(), invitation_due_at = null,
+       update recipient_notices set voided_due_at = clock_timestamp(), request_id = $2, invitation_due_at = null,
          changes_due_at = null, changes_message = null, next_reminder_at = null, updated_at = clock_timestamp()
        where transaction_id = $1 and token_sealed is not null returning transaction_id, organization_id)
      insert into transaction_activity (organization_id, transaction_id, kind, action, actor_type, details)
      select organization_id, transaction_id, 'mail', 'queued', 'system', jsonb_build_object('message', 'voided')
      from queued`,
-    [options.transactionId],
+    [options.transactionId, options.requestId ?? null],
   );
 }
 
 /** A due notice, claimed, with what its mail says. */
 interface ClaimedNotice {
   transactionId: string;
+  /** The request that queued the latest message of the row (null for none, e.g. the demo's). */
+  requestId: string | null;
   /** The message claimed (when several are due, the first of invitation, changes, signed copy, reminder). */
   kind: MessageKind;
   tokenSealed: Uint8Array;
@@ -329,7 +353,7 @@ function claimDue(db: Database, now: Date | undefined, limit: number): Promise<C
        join organizations o on o.id = t.organization_id
        join entities s on s.id = t.sender_entity_id
      where n.transaction_id = due.transaction_id
-     returning n.transaction_id as "transactionId", due.kind, n.token_sealed as "tokenSealed",
+     returning n.transaction_id as "transactionId", n.request_id as "requestId", due.kind, n.token_sealed as "tokenSealed",
        n.link_replaced as "linkReplaced", n.changes_message as "changesMessage",
        n.signed_copy_due_at is not null as "signedCopyDue", n.voided_due_at is not null as "voidedDue",
        t.void_reason as "voidReason", n.next_reminder_at as "nextReminderAt",
@@ -454,6 +478,15 @@ function afterSent(notice: ClaimedNotice): Changes {
   return { ...own, ...(next === null ? DROPPED : { next_reminder_at: next }) };
 }
 
+/** What the log lines of a notice's mail say of it: which message, of which transaction, queued by which request. */
+function logFieldsOf(notice: ClaimedNotice) {
+  return {
+    requestId: notice.requestId ?? undefined,
+    transactionId: notice.transactionId,
+    message: notice.kind,
+  };
+}
+
 /** Why a send failed, in the mailer's words, cut short and without the link's token. */
 function failureText(error: unknown, token: string | undefined): string {
   const text = error instanceof Error ? error.message : String(error);
@@ -499,7 +532,7 @@ export async function sendDueNotices(
         try {
           const made = mailOf(notice, secret, options.transactionsUrl);
           token = made.token;
-          await options.mailer.send(made.mail);
+          await options.mailer.send({ ...made.mail, log: logFieldsOf(notice) });
         } catch (error) {
           counts.failed += 1;
           const failures = notice.failures + 1;
@@ -508,7 +541,7 @@ export async function sendDueNotices(
           const retryAt = new Date(notice.now.getTime() + delay);
           const reason = failureText(error, token);
           options.logger?.warn(
-            { transactionId: notice.transactionId, message: notice.kind, failures, retryAt, reason },
+            { ...logFieldsOf(notice), failures, retryAt, reason },
             'recipient mail failed; trying again later',
           );
           return record(

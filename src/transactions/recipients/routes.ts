@@ -77,6 +77,7 @@ export async function registerRecipientRoutes(
   const context = (request: FastifyRequest) => ({
     ipAddress: request.ip,
     userAgent: request.headers['user-agent'],
+    requestId: request.id,
   });
 
   app.get<{ Params: Static<typeof contract.view.params> }>(

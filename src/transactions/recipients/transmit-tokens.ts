@@ -34,7 +34,7 @@ export function linkValidDays(definition: TemplateDefinition): number {
  */
 export async function resetTransmitToken(
   tx: Transaction,
-  options: { organizationId: string; transactionId: string },
+  options: { organizationId: string; transactionId: string; requestId?: string | undefined },
 ): Promise<{ transactionId: string; transmitToken: string }> {
   const { transmitToken, hash } = newTransmitToken();
   const [row] = await tx.query<{ id: string; oldHash: Uint8Array | null; definition: TemplateDefinition }>(
@@ -64,6 +64,7 @@ export async function resetTransmitToken(
     transactionId: row.id,
     transmitToken,
     linkReplaced: true,
+    requestId: options.requestId,
   });
   return { transactionId: row.id, transmitToken };
 }

@@ -100,6 +100,7 @@ export function resetLink(db: Database, target: ActionTarget): Promise<{ expires
     await resetTransmitToken(tx, {
       organizationId: target.organizationId,
       transactionId: target.transactionId,
+      requestId: target.actor.requestId,
     });
     const [row] = await tx.query<{ expiresAt: Date }>(
       'select transmit_token_expires_at as "expiresAt" from transactions where id = $1',

@@ -136,7 +136,7 @@ export function registerTransactionRoutes(route: ContractRoute<ConsoleCaller>, d
       ...body,
       role: caller.user.role,
       files: deps.files,
-      context: { ipAddress: request.ip, userAgent: request.headers['user-agent'] },
+      context: { ipAddress: request.ip, userAgent: request.headers['user-agent'], requestId: request.id },
     }),
   );
   const operate = (caller: ConsoleCaller, what: string) => {

@@ -98,6 +98,7 @@ export const transactionMutations = {
       resetTransmitToken(tx, {
         organizationId: context.caller.organizationId,
         transactionId: input.transactionId,
+        requestId: context.requestId,
       }),
     { ...sendRecipientMail, changes: (input) => input.transactionId },
   ),
