@@ -1,7 +1,5 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -13,58 +11,10 @@ import { startTracing } from '../../src/observability/tracing.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
 import { ROOT } from '../support/cli.ts';
 import { DIALECT, createTestDatabase } from '../support/database.ts';
+import { CLIENT, SERVER, startOtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.ts';
 import { seedEmbeddedDatabase } from '../support/pglite-template.ts';
 import { organizationStory, type OrganizationStory } from '../support/stories.ts';
 import { createTestFileStore, graphql, transactionInput } from '../support/transactions.ts';
-
-/** A span as OTLP/HTTP JSON carries it, with the service it came from. */
-interface ReceivedSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes: { key: string; value: { stringValue?: string; intValue?: string | number } }[];
-  service: string | undefined;
-}
-
-const SERVER = 2;
-const CLIENT = 3;
-
-/** An OTLP/HTTP receiver: every span POSTed to `/v1/traces`, decoded from JSON. */
-async function startOtlpReceiver(): Promise<{ url: string; spans: ReceivedSpan[]; close(): Promise<void> }> {
-  const spans: ReceivedSpan[] = [];
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      if (request.method === 'POST' && request.url === '/v1/traces') {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-          resourceSpans: {
-            resource: { attributes: ReceivedSpan['attributes'] };
-            scopeSpans: { spans: Omit<ReceivedSpan, 'service'>[] }[];
-          }[];
-        };
-        for (const { resource, scopeSpans } of body.resourceSpans) {
-          const service = resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue;
-          for (const scope of scopeSpans) for (const span of scope.spans) spans.push({ ...span, service });
-        }
-      }
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`,
-    spans,
-    close: () =>
-      new Promise<void>((resolve) =>
-        server.close(() => {
-          resolve();
-        }),
-      ),
-  };
-}
 
 const attribute = (span: ReceivedSpan, key: string) =>
   span.attributes.find((a) => a.key === key)?.value.stringValue;

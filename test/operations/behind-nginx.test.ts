@@ -22,6 +22,7 @@ import { exited, launch, ROOT, sleep, spawnPortico } from '../support/cli.ts';
 import { createTestSchema, TEST_DATABASE_URL } from '../support/database.ts';
 import { request, type HttpAnswer, type RequestOptions } from '../support/http-client.ts';
 import { madeBeforeAll, type CloseAfterAll } from '../support/made-before-all.ts';
+import { SERVER, startOtlpReceiver } from '../support/otlp-receiver.ts';
 import { startS3Server, S3RVER_CREDENTIALS } from '../support/s3.ts';
 import { multipartBody } from '../support/uploads.ts';
 
@@ -170,6 +171,9 @@ async function deploy(closeAfterAll: CloseAfterAll) {
   closeAfterAll(drop);
   const s3 = await startS3Server();
   closeAfterAll(() => s3.close());
+  // Where the nodes export their spans (OTLP/HTTP), as they would to an OpenTelemetry Collector.
+  const otlp = await startOtlpReceiver();
+  closeAfterAll(() => otlp.close());
   const dir = await mkdtemp(join(tmpdir(), 'portico-nginx-'));
   closeAfterAll(() => rm(dir, { recursive: true, force: true }));
   const processes: ChildProcess[] = [];
@@ -191,6 +195,9 @@ async function deploy(closeAfterAll: CloseAfterAll) {
     PORTICO_REDIS_PREFIX: `portico-nginx-${randomBytes(4).toString('hex')}:`,
     // Each process serves Prometheus metrics on a port of its own (logged as it starts).
     PORTICO_METRICS_PORT: '0',
+    OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+    // Spans leave within 20 ms of ending rather than the SDK's default 5 s.
+    OTEL_BSP_SCHEDULE_DELAY: '20',
     PORTICO_S3_ENDPOINT: s3.endpoint,
     PORTICO_S3_BUCKET: s3.bucket,
     AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
@@ -263,7 +270,7 @@ async function deploy(closeAfterAll: CloseAfterAll) {
     if (nginx.exitCode !== null) throw new Error(`nginx exited:\n${nginxOutput}`);
     await sleep(50);
   }
-  return { first, second, worker, facts, ca, https, nginx, localOnly, dataDir };
+  return { first, second, worker, facts, ca, https, nginx, localOnly, dataDir, otlp };
 }
 
 describe.skipIf(TEST_DATABASE_URL === undefined || NGINX === undefined)('behind nginx', () => {
@@ -386,6 +393,31 @@ describe.skipIf(TEST_DATABASE_URL === undefined || NGINX === undefined)('behind 
     const worker = await scrape(world.worker.metricsUrl);
     expect(worker).toContain('portico_webhook_attempts_total');
     expect(worker).not.toContain('portico_http_request_duration_seconds_count{');
+  });
+
+  it("continues a caller's trace through nginx: the node's request span and its statements reach the collector", async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const parentId = randomBytes(8).toString('hex');
+    const answer = await viaNginx(TRANSACTIONS_HOST, '/beta', {
+      json: { query: 'query Viewer { viewer { id } }', operationName: 'Viewer' },
+      headers: {
+        authorization: `Bearer ${world.facts.transactions.apiKey}`,
+        traceparent: `00-${traceId}-${parentId}-01`,
+      },
+    });
+    expect(answer.status).toBe(200);
+    const deadline = Date.now() + 10_000;
+    const ofTrace = () => world.otlp.spans.filter((span) => span.traceId === traceId);
+    while (!ofTrace().some((span) => span.parentSpanId === parentId) && Date.now() < deadline)
+      await sleep(20);
+    const request = ofTrace().find((span) => span.parentSpanId === parentId);
+    expect(request?.kind).toBe(SERVER);
+    expect(request?.name).toBe('POST /beta Viewer');
+    expect(request?.service).toBe('portico');
+    // The key's lookup (or the cache that spares it) and the query: statements as children of the request.
+    while (!ofTrace().some((span) => span.parentSpanId === request?.spanId) && Date.now() < deadline)
+      await sleep(20);
+    expect(ofTrace().some((span) => span.parentSpanId === request?.spanId)).toBe(true);
   });
 
   it('loses no request while a node stops with SIGTERM under load, and the node exits 0', async () => {
