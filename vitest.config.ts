@@ -26,11 +26,12 @@ const BROWSER = [
   'test/web/console-story.test.ts',
 ];
 /**
- * Files that run a deployment of processes (two `portico serve` nodes and a worker behind nginx, on PostgreSQL):
- * like the browser files they mostly wait (on processes starting, on nginx, on a drain), so they run in the same
- * phase, beside ESLint, on PostgreSQL. They skip themselves without TEST_DATABASE_URL or nginx.
+ * Files that run Portico as processes (two `portico serve` nodes and a worker behind nginx, on PostgreSQL; servers
+ * on embedded databases stopped with signals): like the browser files they mostly wait (on processes starting, on
+ * nginx, on a drain), so they run in the same phase, beside ESLint. The nginx file skips itself without
+ * TEST_DATABASE_URL or nginx.
  */
-const DEPLOYMENTS = ['test/operations/behind-nginx.test.ts'];
+const DEPLOYMENTS = ['test/operations/behind-nginx.test.ts', 'test/operations/stopping.test.ts'];
 /**
  * Files whose subject is the same on every database, so CI runs them once, in its PostgreSQL pass: the CLI files
  * that always use an embedded database in a data dir (the admin socket and a data dir no server holds exist only
@@ -45,8 +46,6 @@ const ONCE = [
   'test/cli/served.test.ts',
   'test/http/rate-limits.test.ts',
   'test/accounts/sign-in-timing.test.ts',
-  // Servers of their own on embedded databases in data dirs, stopped with signals.
-  'test/operations/stopping.test.ts',
   'test/admin/backup-and-move.test.ts',
 ];
 
@@ -95,12 +94,15 @@ const leftOut = LEAVE_OUT[process.env.PORTICO_TESTS_LEAVE_OUT ?? ''] ?? [];
  * learns this order from the durations it cached on earlier runs, which a fresh clone (CI) does not have.
  */
 const LONGEST_FIRST = [
-  'test/operations/behind-nginx.test.ts',
-  'test/web/console-story.test.ts',
-  'test/web/dashboard.test.ts',
-  'test/web/dashboard-portfolio.test.ts',
   'test/web/recipient-portal.test.ts',
+  'test/web/dashboard.test.ts',
+  'test/web/console-story.test.ts',
+  'test/web/dashboard-portfolio.test.ts',
   'test/web/key-delivery.test.ts',
+  'test/web/graphiql.test.ts',
+  'test/operations/stopping.test.ts',
+  'test/operations/behind-nginx.test.ts',
+  'test/admin/backup-and-move.test.ts',
   'test/http/fuzz.test.ts',
   'test/webhooks/worker-processes.test.ts',
   'test/db/database-faults.test.ts',
@@ -108,6 +110,10 @@ const LONGEST_FIRST = [
   'test/cli/served.test.ts',
   'test/http/https-only.test.ts',
   'test/http/connection-limits.test.ts',
+  'test/portfolio/dashboard-api.test.ts',
+  'test/transactions/console-api.test.ts',
+  'test/http/scale-out.test.ts',
+  'test/observability/tracing.test.ts',
 ];
 
 /** Vitest's order (group, then cached durations), with the files of `LONGEST_FIRST` first within a group. */

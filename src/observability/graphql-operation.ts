@@ -15,6 +15,8 @@ export interface GraphQLOperation {
 }
 
 const KEYWORDS = new Set(['query', 'mutation', 'subscription']);
+/** An operation's name, right after its keyword (comments aside). */
+const NAME_AFTER = /(?:\s|#[^\n\r]*)*([_A-Za-z]\w*)/y;
 
 /**
  * The operation of a request to a GraphQL route (one whose config says `graphql: true`): the one its
@@ -41,7 +43,8 @@ function operationIn(text: string, chosen: string | undefined): GraphQLOperation
   let first: GraphQLOperation | undefined;
   /** A fragment definition opens the next top-level `{`, not the shorthand query. */
   let fragment = false;
-  const token = /#[^\n\r]*|"""[\s\S]*?"""|"(?:[^"\\\n]|\\.)*"|[{}]|[_A-Za-z]\w*/g;
+  // A variable (`$query`) is one token, never a keyword.
+  const token = /#[^\n\r]*|"""[\s\S]*?"""|"(?:[^"\\\n]|\\.)*"|[{}]|\$?[_A-Za-z]\w*/g;
   for (let match = token.exec(text); match !== null; match = token.exec(text)) {
     const word = match[0];
     if (word === '{') {
@@ -52,12 +55,13 @@ function operationIn(text: string, chosen: string | undefined): GraphQLOperation
     } else if (word === '}') depth = Math.max(0, depth - 1);
     else if (depth === 0 && word === 'fragment') fragment = true;
     else if (depth === 0 && KEYWORDS.has(word)) {
-      const next = token.exec(text)?.[0];
-      const name = next !== undefined && /^[_A-Za-z]/.test(next) ? next : undefined;
+      // The name, if any, comes right after the keyword (`query ($id: ID!)` has none: `id` is a variable's).
+      NAME_AFTER.lastIndex = token.lastIndex;
+      const name = NAME_AFTER.exec(text)?.[1];
+      if (name !== undefined) token.lastIndex = NAME_AFTER.lastIndex;
       const operation = { type: word as GraphQLOperation['type'], name };
       if (chosen === undefined || name === chosen) return operation;
       first ??= operation;
-      if (next === '{') depth += 1;
     }
   }
   return chosen === undefined ? first : { type: first?.type ?? 'query', name: chosen };

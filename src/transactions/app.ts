@@ -25,7 +25,8 @@ import type { ConsoleDeps } from './console/deps.ts';
 import { registerRecipientPage } from './recipients/page-route.ts';
 import { addOperationHooks, errorFormatter, errorHandler, graphqlRouteHooks } from './graphql/hooks.ts';
 import { DEFAULT_GRAPHQL_LIMITS, limitRules, type GraphQLLimits } from './graphql/limits.ts';
-import { namedOperationOf, storableStringsRule } from './graphql/request-checks.ts';
+import { storableStringsRule } from './graphql/request-checks.ts';
+import { graphqlOperationOf } from '../observability/graphql-operation.ts';
 import { resolvers } from './graphql/resolvers/resolvers.ts';
 
 /** Where the GraphQL API answers. */
@@ -109,7 +110,8 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
     metrics: deps.metrics && {
       ...deps.metrics,
       service: 'transactions',
-      graphql: { path: GRAPHQL_PATH, operationName: namedOperationOf },
+      // Named as its trace is (observability/graphql-operation.ts).
+      graphql: { path: GRAPHQL_PATH, operationName: (request) => graphqlOperationOf(request)?.name },
     },
   });
   const links = createFileLinks(await loadInstanceSecret(db, 'file_links'));

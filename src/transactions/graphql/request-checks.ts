@@ -170,22 +170,6 @@ export function operationNameOf(request: FastifyRequest): string | undefined {
   return typeof name === 'string' ? name : undefined;
 }
 
-/** `query Name`, `mutation Name` or `subscription Name` at the start of a document. */
-const LEADING_OPERATION = /^\s*(?:query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]*)/;
-
-/**
- * The name of the operation a request runs, for metrics: its `operationName`, else the name of the operation its
- * document starts with (a document with one named operation needs no `operationName`); undefined when unnamed.
- * Read without parsing the document: cheap enough for every request.
- */
-export function namedOperationOf(request: FastifyRequest): string | undefined {
-  const named = operationNameOf(request);
-  if (named !== undefined) return named;
-  const envelope: unknown = request.method === 'GET' ? request.query : request.body;
-  const query = isPlainObject(envelope) ? envelope.query : undefined;
-  return typeof query === 'string' ? LEADING_OPERATION.exec(query)?.[1] : undefined;
-}
-
 /**
  * The answer's last checks: the GraphQL-over-HTTP media type when the client asks for it, and no answer
  * larger than {@link MAX_RESPONSE_BYTES}: such a request is told to ask for less, instead of getting it.
