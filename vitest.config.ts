@@ -164,7 +164,14 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'browser', include: [...BROWSER, ...DEPLOYMENTS], sequence: { groupOrder: 1 } },
+        test: {
+          name: 'browser',
+          include: [...BROWSER, ...DEPLOYMENTS],
+          sequence: { groupOrder: 1 },
+          // A page's step takes a few hundred milliseconds alone and several times that beside another browser
+          // and ESLint on two slow cores: a story of dozens of steps needs more than the suite's 30 s.
+          testTimeout: 60_000,
+        },
       },
       // One file at a time: each is alone with the machine.
       {
