@@ -82,7 +82,9 @@ export async function originOnlyContext(
     colorScheme: options.colorScheme ?? 'light',
     ...(options.permissions ? { permissions: options.permissions } : {}),
   });
-  context.setDefaultTimeout(10_000);
+  // A page's step waits up to 20 s: on a slow two-core machine, beside another browser and ESLint, a page that
+  // takes 1 s alone took more than 10.
+  context.setDefaultTimeout(20_000);
   const requested: string[] = [];
   const problems: string[] = [];
   await context.route('**/*', async (route) => {
