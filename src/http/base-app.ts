@@ -120,10 +120,22 @@ export async function createBaseApp(options: BaseAppOptions): Promise<FastifyIns
         .send(errorBody(described, request.id));
     },
     forceCloseConnections: true,
-    return503OnClosing: true,
+    // A request that reached the node before its listener closed is answered, not refused: a proxy has sent it
+    // already and does not resend a POST elsewhere (nginx), so a 503 here would be a failed request.
+    return503OnClosing: false,
   };
   const app = Fastify(serverOptions);
   tracing?.register(app);
+  const { draining } = options;
+  if (draining) {
+    // While the node drains, every answer ends its connection: a client or proxy that keeps connections to this
+    // node opens new ones, which the closed listener then refuses and it sends elsewhere, instead of sending on a
+    // connection the closing server is about to drop.
+    app.addHook('onRequest', (_request, reply, done) => {
+      if (draining()) void reply.header('connection', 'close');
+      done();
+    });
+  }
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
   instrumentApp(app, options.metrics);
 
