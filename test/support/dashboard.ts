@@ -171,7 +171,7 @@ export class Browser {
     } satisfies InjectOptions);
     this.keepCookie(response.headers['set-cookie']);
     const text = response.body;
-    const isJson = String(response.headers['content-type'] ?? '').includes('application/json');
+    const isJson = (response.headers['content-type'] ?? '').includes('application/json');
     const body: unknown = text !== '' && isJson ? response.json() : undefined;
     if (body && typeof body === 'object' && 'csrfToken' in body && typeof body.csrfToken === 'string') {
       this.csrfToken = body.csrfToken;

@@ -294,7 +294,7 @@ export async function call(
     ...(['POST', 'PUT', 'PATCH'].includes(method) ? { payload: {} } : {}),
   });
   const text = response.body;
-  const isJson = String(response.headers['content-type'] ?? '').includes('application/json');
+  const isJson = (response.headers['content-type'] ?? '').includes('application/json');
   return {
     status: response.statusCode,
     headers: response.headers,
