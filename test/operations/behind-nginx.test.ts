@@ -125,7 +125,7 @@ async function publicCertificate(dir: string): Promise<{ cert: string; certPath:
 /** docs/examples/nginx.conf with this deployment's nodes, port and certificate, in a configuration of its own. */
 async function nginxConfig(
   dir: string,
-  options: { https: number; http: number; nodes: Node[]; cert: string; key: string },
+  options: { https: number; http: number; nodes: Node[]; cert: string; key: string; down?: Node },
 ): Promise<string> {
   let example = await readFile(join(ROOT, 'docs/examples/nginx.conf'), 'utf8');
   const [first, second] = options.nodes;
@@ -143,6 +143,12 @@ async function nginxConfig(
   for (const [from, to] of replacements) {
     expect(example, `the example holds ${from}`).toContain(from);
     example = example.replaceAll(from, to);
+  }
+  // A node taken out (docs/operations.md, "Taking a node out"): its `server` lines marked `down`.
+  for (const port of options.down ? [options.down.ports.transactions, options.down.ports.portfolio] : []) {
+    const line = `server 127.0.0.1:${String(port)} `;
+    expect(example).toContain(line);
+    example = example.replace(line, `${line}down `);
   }
   const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(
     (kind) => `${kind}_temp_path ${join(dir, kind)};`,
@@ -244,16 +250,21 @@ async function deploy(closeAfterAll: CloseAfterAll) {
 
   const tls = await publicCertificate(dir);
   const conf = join(dir, 'nginx.conf');
-  await writeFile(
-    conf,
-    await nginxConfig(dir, {
-      https,
-      http: await freePort(),
-      nodes: [first, second],
-      cert: tls.certPath,
-      key: tls.keyPath,
-    }),
-  );
+  const http = await freePort();
+  const configure = async (down?: Node) => {
+    await writeFile(
+      conf,
+      await nginxConfig(dir, {
+        https,
+        http,
+        nodes: [first, second],
+        cert: tls.certPath,
+        key: tls.keyPath,
+        ...(down ? { down } : {}),
+      }),
+    );
+  };
+  await configure();
   const nginx = spawn(NGINX, ['-p', dir, '-c', conf, '-e', 'stderr', '-g', 'daemon off;'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -270,7 +281,12 @@ async function deploy(closeAfterAll: CloseAfterAll) {
     if (nginx.exitCode !== null) throw new Error(`nginx exited:\n${nginxOutput}`);
     await sleep(50);
   }
-  return { first, second, worker, facts, ca, https, nginx, localOnly, dataDir, otlp };
+  /** Marks `node` down and reloads nginx (`nginx -s reload` is the master's SIGHUP). */
+  const takeOut = async (node: Node) => {
+    await configure(node);
+    nginx.kill('SIGHUP');
+  };
+  return { first, second, worker, facts, ca, https, nginx, localOnly, dataDir, otlp, takeOut };
 }
 
 describe.skipIf(TEST_DATABASE_URL === undefined || NGINX === undefined)('behind nginx', () => {
@@ -420,7 +436,7 @@ describe.skipIf(TEST_DATABASE_URL === undefined || NGINX === undefined)('behind 
     expect(ofTrace().some((span) => span.parentSpanId === request?.spanId)).toBe(true);
   });
 
-  it('loses no request while a node stops with SIGTERM under load, and the node exits 0', async () => {
+  it('loses no request while a node taken out of nginx stops with SIGTERM under load, and the node exits 0', async () => {
     const answers: HttpAnswer[] = [];
     const failures: string[] = [];
     let running = true;
@@ -434,12 +450,17 @@ describe.skipIf(TEST_DATABASE_URL === undefined || NGINX === undefined)('behind 
     };
     const clients = Array.from({ length: 6 }, (_, index) => load(index % 2 === 0 ? viewer : companies));
     const second = world.second;
-    const served = (node: Node) => {
-      const addresses = [node.ports.transactions, node.ports.portfolio].map((port) => `127.0.0.1:${port}`);
-      return answers.filter((answer) => addresses.includes(String(answer.headers['x-portico-node']))).length;
-    };
+    const answeredBy = (node: Node) => (answer: HttpAnswer) =>
+      [node.ports.transactions, node.ports.portfolio]
+        .map((port) => `127.0.0.1:${String(port)}`)
+        .includes(String(answer.headers['x-portico-node']));
+    const served = (node: Node) => answers.filter(answeredBy(node)).length;
     // Under load: both nodes serve it.
     await until(() => served(world.first) >= 10 && served(second) >= 10);
+    // Taken out of nginx first (docs/operations.md): marked down, and nginx reloaded. Once nginx's old worker
+    // has finished its requests, the first node answers everything: 30 answers in a row from it.
+    await world.takeOut(second);
+    await until(() => answers.length >= 30 && answers.slice(-30).every(answeredBy(world.first)));
     second.process.kill('SIGTERM');
     // Readiness drops first (once the signal is handled), while the node still serves.
     let ready = await direct(second.ports.transactions, '/readyz');

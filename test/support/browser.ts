@@ -125,8 +125,11 @@ let axeSource: Promise<string> | undefined;
  * test (as a devtools extension would), not served by Portico.
  */
 export async function accessibilityViolations(page: Page): Promise<AccessibilityViolation[]> {
-  axeSource ??= readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
-  await page.evaluate(await axeSource);
+  // Evaluated once per document: a page's later checks (the same single-page app, step after step) reuse it.
+  if (!(await page.evaluate(() => 'axe' in window))) {
+    axeSource ??= readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
+    await page.evaluate(await axeSource);
+  }
   const results = await page.evaluate(async () => {
     const { axe } = window as unknown as {
       axe: {

@@ -146,23 +146,43 @@ export function spawnPortico(args: string[], env: Record<string, string>, timeou
   });
 }
 
-/** How a process ended, once it has (rejects after `timeoutMs`). */
-export function exited(
+/**
+ * How a process ended, once it has and the output a test reads from it has arrived (rejects after `timeoutMs`).
+ * Node emits 'exit' before the last of a process's output has come through its pipes, so a test that read the
+ * output at 'exit' could miss the line written just before `process.exit`.
+ */
+export async function exited(
   child: ChildProcess,
   timeoutMs: number,
 ): Promise<{ code: number | null; signal: string | null }> {
-  if (child.exitCode !== null || child.signalCode !== null) {
-    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
-  }
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
       reject(new Error(`process ${child.pid ?? '?'} did not exit within ${timeoutMs} ms`));
     }, timeoutMs);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal });
-    });
   });
+  const exit = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else
+      child.once('exit', () => {
+        resolve();
+      });
+  });
+  // The pipes someone reads (a 'data' listener makes them flow): read to their end.
+  const read = [child.stdout, child.stderr].map((stream) =>
+    stream === null || stream.readableFlowing !== true || stream.readableEnded || stream.destroyed
+      ? undefined
+      : new Promise<void>((resolve) => {
+          stream.once('end', resolve);
+          stream.once('close', resolve);
+        }),
+  );
+  try {
+    await Promise.race([Promise.all([exit, ...read]), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+  return { code: child.exitCode, signal: child.signalCode };
 }
 
 export interface RunningServer {
