@@ -22,7 +22,6 @@ const BROWSER = [
   'test/web/key-delivery.test.ts',
   'test/web/recipient-portal.test.ts',
   'test/web/graphiql.test.ts',
-  'test/web/console.test.ts',
   'test/web/console-story.test.ts',
 ];
 /**
@@ -36,10 +35,11 @@ const DEPLOYMENTS = ['test/operations/behind-nginx.test.ts', 'test/operations/st
  * Files whose subject is the same on every database, so CI runs them once, in its PostgreSQL pass: the CLI files
  * that always use an embedded database in a data dir (the admin socket and a data dir no server holds exist only
  * there, under TEST_DATABASE_URL too), backup and migrate-to (an embedded deployment, moved into the PostgreSQL
- * server of TEST_DATABASE_URL), the rate limits, and the sign-in timing (the time of a password check, argon2id,
- * against which a lookup by address on either database is small). `npm test` runs them on whichever
- * database it is given. Part of project `suite` (the sign-in timing of `alone`); `PORTICO_TESTS_LEAVE_OUT=once`
- * leaves them out.
+ * server of TEST_DATABASE_URL), the rate limits, the sign-in timing (the time of a password check, argon2id,
+ * against which a lookup by address on either database is small), and the files that always use a PostgreSQL
+ * server, whichever database the suite is given (its connections' faults, its prepared statements). `npm test`
+ * runs them on whichever database it is given. Part of project `suite` (the sign-in timing of `alone`);
+ * `PORTICO_TESTS_LEAVE_OUT=once` leaves them out.
  */
 const ONCE = [
   'test/cli/cli.test.ts',
@@ -47,6 +47,8 @@ const ONCE = [
   'test/http/rate-limits.test.ts',
   'test/accounts/sign-in-timing.test.ts',
   'test/admin/backup-and-move.test.ts',
+  'test/db/database-faults.test.ts',
+  'test/db/prepared-statements.test.ts',
 ];
 
 /**

@@ -29,8 +29,8 @@ import {
 import type { FileStore } from '../../src/files/file-store.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 
-// Faults are played on a PostgreSQL server (they are about pg's connections), so these tests run in both
-// passes of the suite, in a schema of their own.
+// Faults are played on a PostgreSQL server (they are about pg's connections), whichever database the suite is
+// given, in a schema of their own: CI runs this file once, in its PostgreSQL pass (group ONCE, vitest.config.ts).
 const SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `test_faults_${randomBytes(6).toString('hex')}`;
 const searchPath = `-c search_path=${schema}`;

@@ -183,9 +183,11 @@ async function deploy(closeAfterAll: CloseAfterAll) {
   const dir = await mkdtemp(join(tmpdir(), 'portico-nginx-'));
   closeAfterAll(() => rm(dir, { recursive: true, force: true }));
   const processes: ChildProcess[] = [];
+  // nginx's master stops its workers on SIGTERM; killed, it would leave them serving its ports.
+  const stoppedBySigterm = new WeakSet<ChildProcess>();
   closeAfterAll(async () => {
-    for (const child of processes) child.kill('SIGKILL');
-    await Promise.all(processes.map((child) => exited(child, 10_000).catch(() => undefined)));
+    for (const child of processes) child.kill(stoppedBySigterm.has(child) ? 'SIGTERM' : 'SIGKILL');
+    await Promise.all(processes.map((child) => exited(child, 10_000).catch(() => child.kill('SIGKILL'))));
   });
   const https = await freePort();
   const common = {
@@ -269,6 +271,7 @@ async function deploy(closeAfterAll: CloseAfterAll) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   processes.push(nginx);
+  stoppedBySigterm.add(nginx);
   let nginxOutput = '';
   nginx.stderr.on('data', (chunk: Buffer) => (nginxOutput += chunk.toString('utf8')));
   const ca = tls.cert;

@@ -1,7 +1,10 @@
 /// <reference lib="dom" />
+// Kept as one file: the console's two stories share one server and one Chromium, whose start is most of a
+// short story's time.
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { displayPrefix } from '../../src/keys/api-key.ts';
+import { createOrganization } from '../../src/transactions/organizations.ts';
 import { deliverDue, fanOutEvents } from '../../src/webhooks/delivery.ts';
 import { createEndpoint } from '../../src/webhooks/endpoints.ts';
 import { PHONE, useChromium } from '../support/browser.ts';
@@ -9,7 +12,7 @@ import { acceptInvitation, consoleForBrowser, fillInvitation, signIn } from '../
 import { countOf, createPerson, mailedLink, mailTo, uniqueEmail } from '../support/dashboard.ts';
 import { madeBeforeAll } from '../support/made-before-all.ts';
 import { transactionStory } from '../support/stories.ts';
-import { CREATE_TRANSACTION, graphql } from '../support/transactions.ts';
+import { CREATE_TRANSACTION, graphql, uniqueHandle } from '../support/transactions.ts';
 import { createEmptyTenant } from '../support/transactions-suite.ts';
 import { samplePdf, uploadThroughLink } from '../support/uploads.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
@@ -26,8 +29,11 @@ import { startWebhookReceiver } from '../support/webhook-receiver.ts';
  * comment stays text, and a comment being typed stays while the page follows a change made elsewhere. One test,
  * each step needing the one before, with as few page loads as the story allows. Screenshots go to
  * test/web/screenshots/ as `console-<database>-story-…png`.
+ *
+ * Beside it, in an organization of its own whose names hold markup: an admin invites a reviewer through a
+ * session that ends mid-invitation (screenshots `console-<database>-team…png`, `…-sign-in-again.png`).
  */
-describe('the organization console story in Chromium', () => {
+describe('the organization console in Chromium', () => {
   const chromium = useChromium('console');
   const world = madeBeforeAll('the console story', async (closeAfterAll) => {
     const { app, db, files, smtp, origin } = await consoleForBrowser(closeAfterAll);
@@ -45,7 +51,17 @@ describe('the organization console story in Chromium', () => {
     });
     // The other transaction, which the admin voids: its investor was invited and has started.
     const other = await transactionStory(db, files, tenant, { state: 'sent', index: 1 });
-    return { app, db, smtp, origin, tenant, admin, viewer, receiver, other };
+    // The organization whose admin's session ends mid-invitation: a name with markup in it, shown as text.
+    const kestrel = await createOrganization(db, {
+      handle: uniqueHandle('console'),
+      name: 'Kestrel <b>Growth</b> Fund',
+    });
+    const kestrelAdmin = await createPerson(db, {
+      tenant: { kind: 'organization', id: kestrel.id },
+      role: 'admin',
+      name: 'Ada <i>Admin</i>',
+    });
+    return { app, db, smtp, origin, tenant, admin, viewer, receiver, other, kestrel, kestrelAdmin };
   });
 
   /** A recipient route of the investor's link, as the portal calls it. */
@@ -403,4 +419,66 @@ describe('the organization console story in Chromium', () => {
       await investorPage.getByText('“The fund closed before this subscription.”').waitFor();
     },
   );
+
+  it('lets an admin invite a reviewer by e-mail, through a session that ends mid-invitation, and the reviewer lands on the team without its buttons', async () => {
+    const { db, smtp, origin, kestrel: organization, kestrelAdmin: admin } = world;
+    const page = await chromium.newPage(origin);
+    await page.goto(`${origin}/console`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await signIn(page, admin);
+    // Signing in leads to the work queue; the team is a section of the navigation.
+    await page.getByRole('heading', { name: 'Work queue' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/console/queue');
+    await page.getByText('No transactions yet').waitFor();
+    await page.getByRole('link', { name: 'Team' }).click();
+    await page.getByRole('heading', { name: 'Team' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/console/team');
+    await expect.poll(() => page.title()).toBe(`Team · ${organization.name} · Portico`);
+    await page.getByRole('row', { name: /Ada <i>Admin<\/i> \(you\)/ }).waitFor();
+
+    const reviewer = uniqueEmail('reviewer');
+    const dialog = await fillInvitation(page, { email: reviewer, name: 'Rita Reviewer', role: 'Reviewer' });
+
+    // The session ends (idle for too long) while the dialog is open: sending asks to sign in again above it.
+    await db.query(`update user_sessions set expires_at = now() - interval '1 minute' where user_id = $1`, [
+      admin.id,
+    ]);
+    await dialog.getByRole('button', { name: 'Send invitation' }).click();
+    const again = page.getByRole('dialog', { name: 'Sign in again' });
+    await again.getByText('Your session has ended. Sign in again to go on.').waitFor();
+    expect(await again.getByLabel('E-mail address').inputValue()).toBe(admin.email);
+    await chromium.screenshot(page, 'sign-in-again');
+    await again.getByLabel('Password', { exact: true }).fill(admin.password);
+    await again.getByRole('button', { name: 'Sign in' }).click();
+    await again.waitFor({ state: 'detached' });
+    await dialog.getByText('This was not sent: your session had ended.').waitFor();
+    // What was typed is still there; sending it again invites.
+    expect(await dialog.getByLabel('E-mail address').inputValue()).toBe(reviewer);
+    expect(await dialog.getByLabel('Name').inputValue()).toBe('Rita Reviewer');
+    expect(await dialog.getByRole('radio', { name: /Reviewer/ }).getAttribute('aria-checked')).toBe('true');
+    const received = smtp.received.length;
+    await dialog.getByRole('button', { name: 'Send invitation' }).click();
+    await page.getByText(`Invitation mailed to ${reviewer}.`).waitFor();
+    await expect
+      .poll(() => page.getByRole('row', { name: /Rita Reviewer/ }).textContent())
+      .toContain('Invited');
+    // The invitation is the team's activity too.
+    await page
+      .getByRole('region', { name: 'Recent activity' })
+      .getByText(/invited\s+Rita Reviewer/)
+      .waitFor();
+    await chromium.screenshotPhoneAndDesktop(page, 'team');
+
+    const mail = await mailTo(smtp, reviewer, { after: received });
+    const { link } = mailedLink(mail, 'invitation', `${origin}/console`);
+    const theirs = await chromium.newPage(origin);
+    await acceptInvitation(theirs, link, 'Rita Reviewer');
+    await theirs.getByText('Only admins invite and deactivate people.').waitFor();
+    expect(await theirs.getByRole('button', { name: 'Invite someone' }).count()).toBe(0);
+    expect(await theirs.getByRole('button', { name: /^Deactivate/ }).count()).toBe(0);
+    await chromium.screenshot(theirs, 'team-reviewer');
+    // The organization's name and the people's names are text, never markup.
+    expect(await theirs.locator('header').textContent()).toContain('Kestrel <b>Growth</b> Fund');
+    expect(await theirs.locator('main b, main i').count()).toBe(0);
+  });
 });
