@@ -90,6 +90,16 @@ export interface StopSequence {
 }
 
 /**
+ * Exits with 1 once the lines logged so far are written: the logger writes asynchronously, and a line still on
+ * its way when the process exits is lost, such as the one that says why it stopped. A logger that cannot write
+ * (a stuck pipe) holds the exit up for a second at most.
+ */
+function exitOnceLogged(logger: Logger): void {
+  setTimeout(() => process.exit(1), 1000).unref();
+  logger.flush(() => process.exit(1));
+}
+
+/**
  * Waits for the first SIGINT or SIGTERM, then stops in order: `drain`, `delayMs` of serving on, then `close`,
  * which must end within `timeoutMs`. A stop that does not end in time exits the process with 1, logging what was
  * still running; a second SIGINT or SIGTERM exits it with 1 at once (an operator who means it, or a supervisor
@@ -104,7 +114,7 @@ export async function stopOnSignal(logger: Logger, sequence: StopSequence): Prom
   logger.info({ signal, delayMs: sequence.delayMs, timeoutMs: sequence.timeoutMs }, sequence.message);
   const again = (second: NodeJS.Signals) => {
     logger.warn({ signal: second, still: sequence.closing?.() }, 'stopping at once, on a second signal');
-    process.exit(1);
+    exitOnceLogged(logger);
   };
   process.once('SIGINT', again);
   process.once('SIGTERM', again);
@@ -116,7 +126,7 @@ export async function stopOnSignal(logger: Logger, sequence: StopSequence): Prom
       { timeoutMs: sequence.timeoutMs, still: sequence.closing?.() ?? 'unknown' },
       'the stop did not finish in time; exiting with what was still running',
     );
-    process.exit(1);
+    exitOnceLogged(logger);
   }, sequence.timeoutMs);
   overdue.unref();
   try {
