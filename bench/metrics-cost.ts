@@ -85,6 +85,9 @@ async function startServer(options: {
         PORTICO_RATE_LIMIT: '0',
         PORTICO_RATE_LIMIT_PER_ADDRESS: '0',
         PORTICO_WEBHOOK_WORKER: 'off',
+        // Two nodes on one PostgreSQL schema, each with files of its own: a node refuses that unless told (the
+        // requests measured read no file).
+        PORTICO_FILE_STORAGE: 'local',
         ...(options.databaseUrl === undefined ? {} : { DATABASE_URL: options.databaseUrl }),
         ...(metricsPort === undefined ? {} : { PORTICO_METRICS_PORT: String(metricsPort) }),
       },

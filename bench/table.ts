@@ -43,7 +43,7 @@ export function targetResult(target: string, measured: string, ratio: number): T
 /** The last table of a run: every target measured, with its value, ratio and verdict. */
 export function printTargetSummary(results: readonly TargetResult[]): void {
   if (results.length === 0) return;
-  console.log(`\nIssue 14's targets, ${results.filter((r) => r.met).length} of ${results.length} met:`);
+  console.log(`\nThe targets of this run, ${results.filter((r) => r.met).length} of ${results.length} met:`);
   printMarkdownTable(
     ['target', 'measured', 'ratio', 'verdict'],
     results.map((r) => [r.target, r.measured, r.ratio.toFixed(2), verdict(r.met)]),
