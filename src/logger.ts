@@ -46,3 +46,20 @@ export function createLogger(level: Config['logLevel'], destination?: pino.Desti
 export function createCliLogger(level: Config['logLevel']): Logger {
   return createLogger(level, pino.destination(2));
 }
+
+/**
+ * Exits the process with `code` once the line just logged is written. pino's destination on stdout writes
+ * asynchronously (and its `flush` answers at once), so a process that exits right after logging can lose the
+ * line that says why it stopped; that destination says 'drain' once everything it was given is written. Any
+ * other destination (stderr's, a test's) writes as it is called. A logger that cannot write (a stuck pipe) holds
+ * the exit up for a second at most.
+ */
+export function exitOnceLogged(logger: Logger, code: number): void {
+  const exit = () => process.exit(code);
+  setTimeout(exit, 1000).unref();
+  const stream = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as
+    { sync?: unknown; once?: unknown } | undefined;
+  if (stream?.sync === false && typeof stream.once === 'function') {
+    (stream as { once: (event: 'drain', listener: () => void) => void }).once('drain', exit);
+  } else exit();
+}

@@ -9,6 +9,7 @@ import type {
 import { CONFIG_VARIABLES, loadConfig, type Config, type ConfigKey, type RawConfig } from '../config.ts';
 import type { OpenDatabaseOptions, OpenedDatabase } from '../db/open-database.ts';
 import type { Logger } from 'pino';
+import { exitOnceLogged } from '../logger.ts';
 
 /** What the `portico` command reads and writes: everything it needs from its process, injected. */
 export interface CliIO {
@@ -90,16 +91,6 @@ export interface StopSequence {
 }
 
 /**
- * Exits with 1 once the lines logged so far are written: the logger writes asynchronously, and a line still on
- * its way when the process exits is lost, such as the one that says why it stopped. A logger that cannot write
- * (a stuck pipe) holds the exit up for a second at most.
- */
-function exitOnceLogged(logger: Logger): void {
-  setTimeout(() => process.exit(1), 1000).unref();
-  logger.flush(() => process.exit(1));
-}
-
-/**
  * Waits for the first SIGINT or SIGTERM, then stops in order: `drain`, `delayMs` of serving on, then `close`,
  * which must end within `timeoutMs`. A stop that does not end in time exits the process with 1, logging what was
  * still running; a second SIGINT or SIGTERM exits it with 1 at once (an operator who means it, or a supervisor
@@ -114,7 +105,7 @@ export async function stopOnSignal(logger: Logger, sequence: StopSequence): Prom
   logger.info({ signal, delayMs: sequence.delayMs, timeoutMs: sequence.timeoutMs }, sequence.message);
   const again = (second: NodeJS.Signals) => {
     logger.warn({ signal: second, still: sequence.closing?.() }, 'stopping at once, on a second signal');
-    exitOnceLogged(logger);
+    exitOnceLogged(logger, 1);
   };
   process.once('SIGINT', again);
   process.once('SIGTERM', again);
@@ -126,7 +117,7 @@ export async function stopOnSignal(logger: Logger, sequence: StopSequence): Prom
       { timeoutMs: sequence.timeoutMs, still: sequence.closing?.() ?? 'unknown' },
       'the stop did not finish in time; exiting with what was still running',
     );
-    exitOnceLogged(logger);
+    exitOnceLogged(logger, 1);
   }, sequence.timeoutMs);
   overdue.unref();
   try {
