@@ -118,6 +118,15 @@ function organizationOperation<Props extends TProperties, Output>(op: {
   });
 }
 
+/** The people of a customer instance, named by slug: their tenant, and how an error names it. */
+async function instancePeople(db: Database, slug: string) {
+  const instance = await getInstanceBySlug(db, slug);
+  return {
+    tenant: { kind: 'instance', id: instance.id } as const,
+    tenantLabel: `instance "${instance.slug}"`,
+  };
+}
+
 /**
  * `list` and `revoke` over the keys of one kind of owner, named in the input as `owner` has it: the same two
  * operations for organizations (by handle) and customer instances (by slug). `find` gives the owner's id and
@@ -443,22 +452,14 @@ export const operations = {
   'portfolio.users.list': operation({
     input: Type.Object({ instance: Type.String() }),
     async run(db, input) {
-      const instance = await getInstanceBySlug(db, input.instance);
-      return listUsers(db, { kind: 'instance', id: instance.id });
+      return listUsers(db, (await instancePeople(db, input.instance)).tenant);
     },
   }),
   'portfolio.users.remove': operation({
     input: Type.Object({ instance: Type.String(), email: Type.String() }),
     async run(db, input) {
-      const instance = await getInstanceBySlug(db, input.instance);
-      return removeUserByEmail(
-        db,
-        { kind: 'instance', id: instance.id },
-        {
-          email: input.email,
-          tenantLabel: `instance "${instance.slug}"`,
-        },
-      );
+      const { tenant, tenantLabel } = await instancePeople(db, input.instance);
+      return removeUserByEmail(db, tenant, { email: input.email, tenantLabel });
     },
   }),
   'portfolio.users.role': operation({
@@ -468,16 +469,8 @@ export const operations = {
       role: Type.Union(DASHBOARD_ROLES.map((role) => Type.Literal(role))),
     }),
     async run(db, input) {
-      const instance = await getInstanceBySlug(db, input.instance);
-      return changeRole(
-        db,
-        { kind: 'instance', id: instance.id },
-        {
-          email: input.email,
-          role: input.role,
-          tenantLabel: `instance "${instance.slug}"`,
-        },
-      );
+      const { tenant, tenantLabel } = await instancePeople(db, input.instance);
+      return changeRole(db, tenant, { email: input.email, role: input.role, tenantLabel });
     },
   }),
   'portfolio.keys.list': instanceKeys.list,
