@@ -136,14 +136,16 @@ describe('stopping portico serve', () => {
   });
 
   it('exits 1 naming what was still running when the stop takes longer than PORTICO_SHUTDOWN_TIMEOUT, and at once on a second signal', async () => {
-    const [slow, impatient] = await Promise.all([
-      settings({ PORTICO_SHUTDOWN_TIMEOUT: '1' }).then((env) => running(launch(['serve', '--no-demo'], env))),
-      settings({}).then((env) => running(launch(['serve', '--no-demo'], env))),
+    // Each process named as it is launched: which of two starting at once is listed first is chance.
+    const [slowEnv, impatientEnv] = await Promise.all([
+      settings({ PORTICO_SHUTDOWN_TIMEOUT: '1' }),
+      settings({}),
     ]);
+    const slowChild = launch(['serve', '--no-demo'], slowEnv);
+    const impatientChild = launch(['serve', '--no-demo'], impatientEnv);
+    const [slow, impatient] = await Promise.all([running(slowChild), running(impatientChild)]);
     const heldSlow = await heldRequest(slow.port);
     const heldImpatient = await heldRequest(impatient.port);
-    const [slowChild, impatientChild] = children.slice(-2);
-    if (!slowChild || !impatientChild) throw new Error('two servers');
 
     const stoppedAt = Date.now();
     slowChild.kill('SIGTERM');
