@@ -130,6 +130,17 @@ export async function accessibilityViolations(page: Page): Promise<Accessibility
     axeSource ??= readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
     await page.evaluate(await axeSource);
   }
+  // A dialog fading in or a button's colour changing is checked once it has settled: mid-way, its contrast is
+  // neither the one before nor the one after (a check run there found a half-faded button). Endless animations
+  // (a spinner) are not waited for.
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((animation) => animation.effect?.getComputedTiming().endTime !== Infinity)
+        .map((animation) => animation.finished.catch(() => undefined)),
+    ),
+  );
   const results = await page.evaluate(async () => {
     const { axe } = window as unknown as {
       axe: {
