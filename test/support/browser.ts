@@ -33,7 +33,10 @@ export const PHONE = { width: 390, height: 844 };
 
 /**
  * Headless Chromium, as root in CI, without background networking (this machine's closed network refuses it),
- * after checking that the browser and the built surface the test opens are there.
+ * after checking that the browser and the built surface the test opens are there. No name resolves but
+ * localhost's, so a page cannot reach another host: a request there fails at once (and {@link useChromium}'s
+ * check names it). That is cheaper than intercepting every request (`context.route`), which also turns the
+ * HTTP cache off, so that every navigation fetched every asset again.
  */
 export async function launchChromium(surface: string): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
@@ -51,14 +54,15 @@ export async function launchChromium(surface: string): Promise<Browser> {
       '--disable-component-update',
       '--disable-sync',
       '--no-first-run',
+      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost',
     ],
   });
 }
 
-/** A fresh browser context (its own cookies and storage) that reaches only Portico's origin. */
-export interface OriginOnlyContext {
+/** A fresh browser context (its own cookies and storage) that reaches only localhost, its requests recorded. */
+export interface RecordedContext {
   context: BrowserContext;
-  /** Every address a page of the context asked for; anything not on `origin` was refused. */
+  /** Every address a page of the context (or its workers) asked for, reached or not. */
   requested: string[];
   /** Content-Security-Policy refusals and uncaught errors its pages reported. */
   problems: string[];
@@ -67,19 +71,18 @@ export interface OriginOnlyContext {
 }
 
 /**
- * A context on Portico's self-signed certificate for localhost, whose requests to any other origin are aborted
- * (and recorded), with a default wait well inside a test's own time limit, so that a missing element is reported
- * as such.
+ * A context on Portico's self-signed certificate for localhost, whose requests are recorded (those to another
+ * host fail: see {@link launchChromium}), with a default wait well inside a test's own time limit, so that a
+ * missing element is reported as such. Its pages prefer reduced motion, as many people's devices are set: a
+ * dialog is there at once instead of fading in, and a software-rendered browser on two cores does not draw each
+ * frame of an animation no test looks at.
  */
-export async function originOnlyContext(
-  browser: Browser,
-  origin: string,
-  options: PageOptions = {},
-): Promise<OriginOnlyContext> {
+export async function recordedContext(browser: Browser, options: PageOptions = {}): Promise<RecordedContext> {
   const context = await browser.newContext({
     ignoreHTTPSErrors: true,
     viewport: options.viewport ?? DESKTOP,
     colorScheme: options.colorScheme ?? 'light',
+    reducedMotion: 'reduce',
     ...(options.permissions ? { permissions: options.permissions } : {}),
   });
   // A page's step waits up to 20 s: on a slow two-core machine, beside another browser and ESLint, a page that
@@ -87,11 +90,8 @@ export async function originOnlyContext(
   context.setDefaultTimeout(20_000);
   const requested: string[] = [];
   const problems: string[] = [];
-  await context.route('**/*', async (route) => {
-    const url = route.request().url();
-    requested.push(url);
-    if (new URL(url).origin === origin) return route.continue();
-    return route.abort('blockedbyclient');
+  context.on('request', (request) => {
+    requested.push(request.url());
   });
   return {
     context,
@@ -181,7 +181,10 @@ export interface PageOptions {
 
 /** The Chromium of one test file (see {@link useChromium}). */
 export interface ChromiumFixture {
-  /** A page in a fresh context (its own cookies and storage) that reaches nothing but `origin`. */
+  /**
+   * A page in a fresh context (its own cookies and storage), for `origin`: the file fails if one of its pages
+   * asks anything of another origin.
+   */
   newPage: (origin: string, options?: PageOptions) => Promise<Page>;
   /**
    * Saves what the page shows, whole, as `<surface>-<database>-<shot>.png` in test/web/screenshots, and checks
@@ -189,7 +192,7 @@ export interface ChromiumFixture {
    * not draw itself, such as GraphiQL's).
    */
   screenshot: (page: Page, shot: string, options?: { accessibility?: boolean }) => Promise<void>;
-  /** Every address the page's context asked for so far (the other origins' were refused). */
+  /** Every address the page's context asked for so far. */
   requested: (page: Page) => string[];
   /** {@link ChromiumFixture.screenshot} at phone width, then at desktop width (`<shot>-phone`, `<shot>-desktop`). */
   screenshotPhoneAndDesktop: (page: Page, shot: string) => Promise<void>;
@@ -211,7 +214,7 @@ export interface ChromiumFixture {
  */
 export function useChromium(surface: string): ChromiumFixture {
   let browser: Browser | undefined;
-  const opened: { browsing: OriginOnlyContext; origin: string }[] = [];
+  const opened: { browsing: RecordedContext; origin: string }[] = [];
 
   beforeAll(async () => {
     browser = await launchChromium(surface);
@@ -236,7 +239,7 @@ export function useChromium(surface: string): ChromiumFixture {
   return {
     async newPage(origin, options = {}) {
       if (!browser) throw new Error('the browser is launched in beforeAll: open pages inside tests');
-      const browsing = await originOnlyContext(browser, origin, options);
+      const browsing = await recordedContext(browser, options);
       opened.push({ browsing, origin });
       return browsing.newPage();
     },
