@@ -98,6 +98,25 @@ describe('the shape of the code, as docs/architecture.md draws it', () => {
     expect(missing).toEqual([]);
   });
 
+  it("carries no merge conflict's markers in its docs, sources, tests or scripts", async () => {
+    // Built from parts, so that this file does not match itself. Prettier turns a Markdown line of `>>>>>>>` into
+    // nested quotes (`> > > …`), and a marker inside a table into a row (`| <<<<<<< …`).
+    const marker = new RegExp(
+      `^(\\| )?(${'<'.repeat(7)}|${'>'.repeat(7)}|${'='.repeat(7)}( |$)|${'> '.repeat(6)}>)`,
+      'm',
+    );
+    const files = ['README.md', 'CHANGELOG.md', 'vitest.config.ts', 'eslint.config.js', '.ci/run'];
+    for (const top of ['docs', 'src', 'web', 'test', 'bench', 'scripts', 'bin']) {
+      files.push(
+        ...(await walk(top)).files.filter((path) => /\.(ts|tsx|js|md|sql|css|html|yaml|conf)$/.test(path)),
+      );
+    }
+    const marked = [];
+    for (const file of files) if (marker.test(await readFile(join(ROOT, file), 'utf8'))) marked.push(file);
+    expect(files.length).toBeGreaterThan(300);
+    expect(marked).toEqual([]);
+  });
+
   it(`keeps at most ${MOST_FILES_IN_A_FOLDER} files at the root of each folder of src/ and web/`, async () => {
     const crowded: string[] = [];
     for (const top of ['src', 'web']) {
