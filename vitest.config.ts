@@ -54,11 +54,12 @@ const ONCE = [
 /**
  * Files whose subject no database touches: pure functions (formats, money, the workflow engine, retry
  * schedules, the pages' pure modules), the docs and the error catalogue, the pages' contracts, and HTTP itself,
- * whose answers come before or apart from any query (connection limits, CORS, security headers, the GraphiQL and
- * OpenAPI documents, what GraphQL tools make of the schema, and the fuzzing of both services' edges: malformed
- * requests, refused by the HTTP, GraphQL and REST layers, whose few queries, a key's lookup, other files test on
- * every database). CI runs them once, in its PGlite pass, so that its two passes take about as long; `npm test`
- * runs them with the rest. Part of project `suite`; `PORTICO_TESTS_LEAVE_OUT=pure` leaves them out.
+ * whose answers come before or apart from any query (connection limits, closing a listener, CORS, security
+ * headers, the GraphiQL and OpenAPI documents, what GraphQL tools make of the schema, and the fuzzing of both
+ * services' edges: malformed requests, refused by the HTTP, GraphQL and REST layers, whose few queries, a key's
+ * lookup, other files test on every database). CI runs them once, in its PGlite pass, so that its two passes
+ * take about as long; `npm test` runs them with the rest. Part of project `suite`; `PORTICO_TESTS_LEAVE_OUT=pure`
+ * leaves them out.
  */
 const PURE = [
   'test/web-unit/**/*.test.ts',
@@ -66,6 +67,7 @@ const PURE = [
   'test/errors/**/*.test.ts',
   'test/http/contracts.test.ts',
   'test/http/connection-limits.test.ts',
+  'test/http/closing.test.ts',
   'test/http/fuzz.test.ts',
   'test/http/cors.test.ts',
   'test/http/security-headers.test.ts',

@@ -152,9 +152,15 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
 export function createHttpsOnlyServer(options: HttpsOnlyOptions, handler: RequestListener) {
   const limits = { ...DEFAULT_CONNECTION_LIMITS, ...options.limits };
   /** The timer that refuses a TLS connection whose first request has not arrived (see 'secureConnection'). */
-  const firstRequestDeadlines = new WeakMap<Socket, NodeJS.Timeout>();
+  const firstRequestDeadlines = new Map<Socket, NodeJS.Timeout>();
+  /** Whether the listener has been closed: a connection then ends once its answer is sent. */
+  let stopping = false;
   const onRequest: RequestListener = (request, response) => {
     clearTimeout(firstRequestDeadlines.get(request.socket));
+    firstRequestDeadlines.delete(request.socket);
+    response.once('finish', () => {
+      if (stopping) request.socket.end();
+    });
     if (request.httpVersionMajor === 2) {
       answer(request, response, 'BAD_USER_INPUT', 'HTTP/2 is not served here; use HTTP/1.1.');
     } else if (!arrivedOverHttps(request, options.trustProxy)) {
@@ -209,6 +215,7 @@ export function createHttpsOnlyServer(options: HttpsOnlyOptions, handler: Reques
     firstRequestDeadlines.set(socket, deadline);
     socket.once('close', () => {
       clearTimeout(deadline);
+      firstRequestDeadlines.delete(socket);
     });
   });
   // A TLS server leaves a connection whose handshake failed or timed out (handshakeTimeout) open unless a listener
@@ -234,6 +241,20 @@ export function createHttpsOnlyServer(options: HttpsOnlyOptions, handler: Reques
   http2.on('unknownProtocol', (socket: Socket) => {
     refuseConnection(socket, 'BAD_USER_INPUT', 'HTTP/2 is not served here; use HTTP/1.1.');
   });
+  // Closing stops the listener and ends, at once, every connection with no request in flight, as Node's own HTTP
+  // server does: the polyglot server is a net.Server, which would wait for each to end by itself. Without this, a
+  // connection a browser opened ahead of need (handshake done, no request yet) held a closing server until its
+  // headers timeout (10 s), and an idle keep-alive one until its keep-alive timeout. A connection with a request
+  // in flight is left to finish it, and ends once its answer is sent.
+  const closeListener = server.close.bind(server);
+  server.close = (callback?: (error?: Error) => void) => {
+    stopping = true;
+    closeListener(callback);
+    inner.closeIdleConnections();
+    for (const socket of firstRequestDeadlines.keys()) socket.destroy();
+    for (const socket of rawSockets) if (socket.bytesRead === 0) socket.destroy();
+    return server;
+  };
   let closing = false;
   server.once('close', () => {
     if (closing) return;
@@ -242,11 +263,11 @@ export function createHttpsOnlyServer(options: HttpsOnlyOptions, handler: Reques
   });
 
   const open = new Map<string, number>();
-  const counted = new WeakSet<Socket>();
+  const rawSockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     // Listeners on the polyglot server also hear its inner servers' connections: count raw sockets once.
-    if (socket instanceof TLSSocket || counted.has(socket)) return;
-    counted.add(socket);
+    if (socket instanceof TLSSocket || rawSockets.has(socket)) return;
+    rawSockets.add(socket);
     socket.setTimeout(limits.idleTimeoutMs, () => socket.destroy());
     // A client that sends no byte at all (no ClientHello, no request) starts no timer of TLS or HTTP: it is closed
     // at the headers timeout, like one whose headers never end.
@@ -258,6 +279,7 @@ export function createHttpsOnlyServer(options: HttpsOnlyOptions, handler: Reques
     const count = (open.get(address) ?? 0) + 1;
     open.set(address, count);
     socket.once('close', () => {
+      rawSockets.delete(socket);
       clearTimeout(silent);
       const left = (open.get(address) ?? 1) - 1;
       if (left <= 0) open.delete(address);
