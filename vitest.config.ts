@@ -97,17 +97,19 @@ const leftOut = LEAVE_OUT[process.env.PORTICO_TESTS_LEAVE_OUT ?? ''] ?? [];
 /**
  * The files that take longest from start to end, most of it waiting (a browser, timeouts, a webhook lease, 2,000
  * requests): they start first, so that the other files fill their waits instead of queueing behind them. Vitest
- * learns this order from the durations it cached on earlier runs, which a fresh clone (CI) does not have.
+ * learns this order from the durations it cached on earlier runs, which a fresh clone (CI) does not have. In the
+ * browser project the deployments come first: they mostly wait on processes, which ESLint, still running at the
+ * start of that phase in CI, fills; the browsers, which compute, then end the phase on both cores.
  */
 const LONGEST_FIRST = [
+  'test/operations/stopping.test.ts',
+  'test/operations/behind-nginx.test.ts',
   'test/web/recipient-portal.test.ts',
   'test/web/dashboard.test.ts',
   'test/web/console-story.test.ts',
   'test/web/dashboard-portfolio.test.ts',
   'test/web/key-delivery.test.ts',
   'test/web/graphiql.test.ts',
-  'test/operations/stopping.test.ts',
-  'test/operations/behind-nginx.test.ts',
   'test/admin/backup-and-move.test.ts',
   'test/http/fuzz.test.ts',
   'test/webhooks/worker-processes.test.ts',
