@@ -63,13 +63,10 @@ async function listening() {
     return { socket, ended, received: () => Buffer.concat(received) };
   };
   /** Closes the listener; resolves once it has closed, with every connection ended. */
-  const close = () =>
-    new Promise<void>((resolve, reject) => {
-      server.close((error) => {
-        if (error) reject(error);
-        else resolve();
-      });
-    });
+  const close = async () => {
+    server.close();
+    await once(server, 'close');
+  };
   return { connect, close, slowArrived };
 }
 
