@@ -59,14 +59,15 @@ export function registerMigrateCommand(program: Command, context: CliContext): v
     });
 }
 
-/** The migrations a line each (applied ones with their time), then what is pending. */
+/** The migrations a line each (applied ones with their time), then what is pending, in two aligned columns. */
 function statusText(migrations: readonly ShownMigration[], pending: number): string {
+  const width = Math.max(0, ...migrations.map((migration) => migrationName(migration).length));
   const lines = migrations.map((migration) => {
     const state =
       migration.appliedAt === null
         ? 'pending'
         : `applied ${migration.appliedAt}${migration.known ? '' : ' (by a newer Portico)'}`;
-    return `${migrationName(migration).padEnd(28)} ${state}`;
+    return `${migrationName(migration).padEnd(width)}  ${state}`;
   });
   lines.push(
     pending === 0

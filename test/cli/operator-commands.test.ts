@@ -306,6 +306,8 @@ describe('portico migrate --status', () => {
       const lines = before.stdout.trimEnd().split('\n');
       expect(lines).toHaveLength(shipped.length + 1);
       expect(lines[0]).toMatch(/^0001_transactions +pending$/);
+      // The states form one column, however long a migration's name.
+      expect(new Set(lines.slice(0, -1).map((line) => line.indexOf(' pending')))).toHaveLength(1);
       expect(lines.at(-1)).toBe(
         `${String(shipped.length)} pending: run "portico migrate" (see docs/operations.md, "Upgrading").`,
       );
