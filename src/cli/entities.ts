@@ -23,8 +23,11 @@ export function registerEntityCommands(program: Command, context: CliContext): v
     description: "list an organization's entities, oldest first",
     org: (command, org) => context.operate(command, 'entities.list', { org }),
     empty: (org) => `${org} has no entities.`,
-    line: (entity) =>
-      `${entity.id}  ${entity.type.padEnd(18)}  ${entity.name}${entity.email === null ? '' : ` <${entity.email}>`}`,
+    line: (entity) => [
+      entity.id,
+      entity.type,
+      `${entity.name}${entity.email === null ? '' : ` <${entity.email}>`}`,
+    ],
   });
   entities
     .command('create')

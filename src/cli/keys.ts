@@ -21,10 +21,15 @@ function keyLine(key: {
   name: string | null;
   lastUsedAt: string | null;
   revokedAt: string | null;
-}): string {
-  const environment = key.environment === undefined ? '' : `${key.environment.padEnd(10)} `;
-  const state = key.revokedAt ? `revoked ${key.revokedAt}` : 'active';
-  return `${key.displayPrefix}…  ${environment}${state}  last used ${key.lastUsedAt ?? 'never'}  ${key.name ?? ''}  (${key.id})`;
+}): string[] {
+  return [
+    `${key.displayPrefix}…`,
+    ...(key.environment === undefined ? [] : [key.environment]),
+    key.revokedAt ? `revoked ${key.revokedAt}` : 'active',
+    `last used ${key.lastUsedAt ?? 'never'}`,
+    key.name ?? '',
+    `(${key.id})`,
+  ];
 }
 
 /** `portico keys`: API keys of the Transactions service. */

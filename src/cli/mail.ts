@@ -59,8 +59,7 @@ export function registerMailCommands(program: Command, context: CliContext): voi
         mails,
         options,
         'There is no mail: Portico has written none to this data dir.',
-        (m) =>
-          `${String(m.number).padStart(4)}  ${(m.date ?? '').slice(0, 16).replace('T', ' ')}  ${m.to.padEnd(28)} ${m.subject}`,
+        (m) => [String(m.number).padStart(4), (m.date ?? '').slice(0, 16).replace('T', ' '), m.to, m.subject],
       );
     });
   mail

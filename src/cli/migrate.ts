@@ -2,7 +2,7 @@ import { CommanderError, type Command } from 'commander';
 import { readLockOwner } from '../db/data-dir-lock.ts';
 import { migrationName, migrationStatus } from '../db/migrate.ts';
 import type { CliContext } from './context.ts';
-import { jsonOption, printResult } from './output.ts';
+import { columns, jsonOption, printResult } from './output.ts';
 
 /** A migration as `--status` prints it (what `migrationStatus` answers, as JSON). */
 interface ShownMigration {
@@ -59,16 +59,16 @@ export function registerMigrateCommand(program: Command, context: CliContext): v
     });
 }
 
-/** The migrations a line each (applied ones with their time), then what is pending, in two aligned columns. */
+/** The migrations a line each (applied ones with their time), then what is pending. */
 function statusText(migrations: readonly ShownMigration[], pending: number): string {
-  const width = Math.max(0, ...migrations.map((migration) => migrationName(migration).length));
-  const lines = migrations.map((migration) => {
-    const state =
+  const lines = columns(
+    migrations.map((migration) => [
+      migrationName(migration),
       migration.appliedAt === null
         ? 'pending'
-        : `applied ${migration.appliedAt}${migration.known ? '' : ' (by a newer Portico)'}`;
-    return `${migrationName(migration).padEnd(width)}  ${state}`;
-  });
+        : `applied ${migration.appliedAt}${migration.known ? '' : ' (by a newer Portico)'}`,
+    ]),
+  );
   lines.push(
     pending === 0
       ? 'The schema is up to date.'

@@ -62,9 +62,14 @@ export function registerOrgCommands(program: Command, context: CliContext): void
         list,
         options,
         'There are no organizations: create one with "portico org create".',
-        (o) =>
-          `${o.handle.padEnd(24)} ${o.id}  created ${o.createdAt.slice(0, 10)}  ${plural(o.templates, 'template')}, ` +
-          `${plural(o.transactions, 'transaction')}, ${plural(o.activeKeys, 'active key')}, ${plural(o.users, 'user')}  ${o.name}`,
+        (o) => [
+          o.handle,
+          o.id,
+          `created ${o.createdAt.slice(0, 10)}`,
+          `${plural(o.templates, 'template')}, ${plural(o.transactions, 'transaction')}, ` +
+            `${plural(o.activeKeys, 'active key')}, ${plural(o.users, 'user')}`,
+          o.name,
+        ],
       );
     });
   registerUserCommands(org, context.io, {

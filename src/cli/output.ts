@@ -16,15 +16,53 @@ export function printResult<Result>(
   io.out(options.json === true ? JSON.stringify(result, null, 2) : human(result));
 }
 
-/** Prints a list: as JSON with `--json`, else a line of each item, or `empty` when there is none. */
+/**
+ * A list's line for a person: its text, or its cells, which line up in columns with the cells of the list's
+ * other lines (see {@link columns}).
+ */
+export type ListLine = string | readonly string[];
+
+/**
+ * Rows as lines whose cells line up in columns, two spaces apart, each column as wide as its widest cell: a
+ * long name moves its column rather than the rest of its line. A row's last cell is not padded, and a line
+ * ends with no space.
+ *
+ * @example
+ * columns([['0001_transactions', 'pending'], ['0021_request_ids_of_queued_work', 'pending']]);
+ * // ['0001_transactions                pending', '0021_request_ids_of_queued_work  pending']
+ */
+export function columns(rows: readonly (readonly string[])[]): string[] {
+  const widths: number[] = [];
+  for (const row of rows) {
+    row.forEach((cell, index) => {
+      widths[index] = Math.max(widths[index] ?? 0, cell.length);
+    });
+  }
+  return rows.map((row) =>
+    row
+      .map((cell, index) => (index === row.length - 1 ? cell : cell.padEnd(widths[index] ?? 0)))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+/**
+ * Prints a list: as JSON with `--json`, else a line of each item (the lines given as cells in columns), or
+ * `empty` when there is none.
+ */
 export function printList<Item>(
   io: CliIO,
   list: Item[],
   options: { json?: boolean | undefined },
   empty: string,
-  line: (item: Item) => string,
+  line: (item: Item) => ListLine,
 ): void {
-  printResult(io, list, options, () => (list.length === 0 ? empty : list.map(line).join('\n')));
+  printResult(io, list, options, () => {
+    if (list.length === 0) return empty;
+    const lines = list.map(line);
+    const aligned = columns(lines.filter((text) => typeof text !== 'string'));
+    return lines.map((text) => (typeof text === 'string' ? text : (aligned.shift() ?? ''))).join('\n');
+  });
 }
 
 /** `1 template`, `3 templates`: a count and its noun. */
@@ -46,21 +84,21 @@ type Lister<Item> = (command: Command, owner: string) => Promise<Item[]>;
 
 /**
  * A sub-command that lists the things of one organization (`org`) or customer instance (`instance`): the
- * owner's option and `--json`; it prints a line an item, or `empty(owner)` when there is none.
+ * owner's option and `--json`; it prints a line an item (see {@link printList}), or `empty(owner)` when there is none.
  *
  * @example
  * listCommand(entities, io, 'list', {
  *   description: "list an organization's entities, oldest first",
  *   org: (command, org) => context.operate(command, 'entities.list', { org }),
  *   empty: (org) => `${org} has no entities.`,
- *   line: (entity) => `${entity.id}  ${entity.name}`,
+ *   line: (entity) => [entity.id, entity.name],
  * });
  */
 export function listCommand<Item>(
   parent: Command,
   io: CliIO,
   name: string,
-  spec: { description: string; empty: (owner: string) => string; line: (item: Item) => string } & (
+  spec: { description: string; empty: (owner: string) => string; line: (item: Item) => ListLine } & (
     { org: Lister<Item> } | { instance: Lister<Item> }
   ),
 ): Command {

@@ -45,13 +45,11 @@ export function registerPortfolioCommands(program: Command, context: CliContext)
     .addOption(jsonOption())
     .action(async (options: { json?: boolean }, command: Command) => {
       const list = await context.operate(command, 'portfolio.instances.list', {});
-      printList(
-        io,
-        list,
-        options,
-        'There are no instances.',
-        (instance) => `${instance.slug.padEnd(24)} ${instance.name}  (${instance.id})`,
-      );
+      printList(io, list, options, 'There are no instances.', (instance) => [
+        instance.slug,
+        instance.name,
+        `(${instance.id})`,
+      ]);
     });
 
   const keys = portfolio.command('keys').description('manage Portfolio API keys');

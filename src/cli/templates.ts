@@ -56,8 +56,12 @@ export function registerTemplateCommands(program: Command, context: CliContext):
         list,
         options,
         options.org === undefined ? 'There are no templates.' : `${options.org} has no templates.`,
-        (t) =>
-          `${t.org.padEnd(20)} ${`${t.key} v${String(t.version)}`.padEnd(32)} used by ${plural(t.transactions, 'transaction').padEnd(16)} ${t.name}`,
+        (t) => [
+          t.org,
+          `${t.key} v${String(t.version)}`,
+          `used by ${plural(t.transactions, 'transaction')}`,
+          t.name,
+        ],
       );
     });
 }

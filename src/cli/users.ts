@@ -1,7 +1,7 @@
 import { Argument, Option, type Command } from 'commander';
 import type { Role } from '../accounts/roles.ts';
 import type { CliIO } from './context.ts';
-import { jsonOption, listCommand, OWNERS, printResult, type Owner } from './output.ts';
+import { jsonOption, listCommand, OWNERS, printResult, type ListLine, type Owner } from './output.ts';
 
 /** A person as the CLI prints them (what the operations answer, as JSON). */
 interface ListedUser {
@@ -132,9 +132,9 @@ export function registerUserCommands<R extends Role>(
     description: `list the people of ${spec.pages}`,
     [spec.owner]: spec.list,
     empty: (owner: string) => `${owner} has no users yet: invite one with "${spec.inviteCommand}".`,
-    line: (user: ListedUser) => {
+    line: (user: ListedUser): ListLine => {
       const status = user.deactivatedAt ? 'deactivated' : user.active ? 'active' : 'invited';
-      return `${user.email.padEnd(32)} ${user.role.padEnd(8)} ${status.padEnd(11)} ${user.name}`.trimEnd();
+      return [user.email, user.role, status, user.name];
     },
   } as Parameters<typeof listCommand<ListedUser>>[3]);
 }
