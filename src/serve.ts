@@ -128,6 +128,7 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
   const close = async () => {
     for (const closer of closers.splice(0).reverse()) {
       closing = closer;
+      logger.debug({ step: closer.what }, 'stopping');
       await closer.close();
     }
     closing = undefined;
@@ -251,7 +252,7 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
     }
     // Both services stop accepting at once, and each waits for its own requests in flight.
     const inFlight = new Set(apps.map(([name]) => name));
-    closers.push({
+    const requestsInFlight: Closer = {
       what: 'requests in flight',
       close: async () => {
         await Promise.all(
@@ -262,7 +263,8 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
         );
       },
       detail: () => [...inFlight].join(' and '),
-    });
+    };
+    closers.push(requestsInFlight);
 
     for (const [name, app, port, path] of apps) {
       await app.listen({
@@ -284,7 +286,13 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
       // Loaded once the services listen, like the admin server below: they answer without waiting for either.
       const { startConfiguredWebhookWorker } = await import('./worker.ts');
       const worker = startConfiguredWebhookWorker(db, config, logger, observed?.metrics);
-      closers.push({ what: 'the webhook worker', close: () => worker.stop() });
+      // Stopped once the services have closed (closers run last to first), so that a stopping node stops
+      // accepting requests without waiting for the deliveries the worker has claimed, and the events its last
+      // requests queue can still go out from it.
+      closers.splice(closers.indexOf(requestsInFlight), 0, {
+        what: 'the webhook worker',
+        close: () => worker.stop(),
+      });
     }
 
     // Key deliveries past their hour lose their ciphertext, and the key of one nobody viewed is revoked.

@@ -1,14 +1,19 @@
 // How `portico serve` stops, as a supervisor stops it: `npm start` (what the README runs) and `node
 // bin/portico.js serve` (what the systemd unit runs) in processes of their own on an embedded database, sent
 // SIGTERM while a request is in flight. The request is held open by sending its body slowly, over real TLS.
+// And the order of the steps of a stop, from serve()'s own log in this process.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type TLSSocket } from 'node:tls';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { serve } from '../../src/serve.ts';
 import { cliEnv, exited, launch, ROOT, sleep } from '../support/cli.ts';
 import { request } from '../support/http-client.ts';
+import { seedEmbeddedDatabase } from '../support/pglite-template.ts';
 
 const dirs: string[] = [];
 const children: ChildProcess[] = [];
@@ -133,6 +138,26 @@ describe('stopping portico serve', () => {
     expect(await exited(npm, 20_000)).toEqual({ code: 0, signal: null });
     expect(alive(server.pid)).toBe(false);
     expect(server.output()).toContain('"msg":"stopped"');
+  });
+
+  it('closes the services before it stops the webhook worker, whose claimed deliveries do not keep the node accepting, and closes the database last', async () => {
+    const { PORTICO_DATA_DIR: dataDir = '' } = await settings({});
+    await seedEmbeddedDatabase(dataDir);
+    const logged: { msg?: string; step?: string }[] = [];
+    const logger = createLogger('debug', {
+      write: (line: string) => {
+        logged.push(JSON.parse(line) as { msg?: string; step?: string });
+      },
+    });
+    const config = loadConfig({}, { dataDir, transactionsPort: '0', portfolioPort: '0', logLevel: 'debug' });
+    expect(config.webhookWorker).toBe('in-process');
+    const running = await serve(config, { logger, print: () => undefined, demo: false });
+    await running.close();
+
+    const steps = logged.filter((entry) => entry.msg === 'stopping').map((entry) => entry.step);
+    expect(steps).toContain('the webhook worker');
+    expect(steps.indexOf('requests in flight')).toBeLessThan(steps.indexOf('the webhook worker'));
+    expect(steps.at(-1)).toBe('the database');
   });
 
   it('exits 1 naming what was still running when the stop takes longer than PORTICO_SHUTDOWN_TIMEOUT, and at once on a second signal', async () => {
