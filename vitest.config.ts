@@ -53,7 +53,7 @@ const ONCE = [
 
 /**
  * Files whose subject no database touches: pure functions (formats, money, the workflow engine, retry
- * schedules, the pages' pure modules, the CLI's columns), the docs and the error catalogue, the pages' contracts, and HTTP itself,
+ * schedules, the pages' pure modules, the CLI's columns and its Node.js check), the docs and the error catalogue, the pages' contracts, and HTTP itself,
  * whose answers come before or apart from any query (connection limits, closing a listener, CORS, security
  * headers, the GraphiQL and OpenAPI documents, what GraphQL tools make of the schema, and the fuzzing of both
  * services' edges: malformed requests, refused by the HTTP, GraphQL and REST layers, whose few queries, a key's
@@ -64,6 +64,7 @@ const ONCE = [
 const PURE = [
   'test/web-unit/**/*.test.ts',
   'test/cli/output.test.ts',
+  'test/cli/node-support.test.ts',
   'test/docs/**/*.test.ts',
   'test/errors/**/*.test.ts',
   'test/http/contracts.test.ts',

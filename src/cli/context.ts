@@ -127,3 +127,21 @@ export async function stopOnSignal(logger: Logger, sequence: StopSequence): Prom
   }
   logger.info({ ms: Date.now() - startedAt }, 'stopped');
 }
+
+/**
+ * Whether Portico supports Node.js `version` (e.g. `process.versions.node`): 22.22 or newer, or 24 or newer, as
+ * package.json's "engines" says. Node 20's life ended on 2026-04-30, and 23 was never a long-term release.
+ */
+export function supportsNode(version: string): boolean {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  return (major === 22 && minor >= 22) || major >= 24;
+}
+
+/** A long-running command's warning at start when it runs on a Node.js that Portico does not support. */
+export function warnIfNodeUnsupported(logger: Logger, version = process.versions.node): void {
+  if (supportsNode(version)) return;
+  logger.warn(
+    { node: version },
+    `Node.js ${version} is not supported: run Portico on Node.js 22 (22.22 or newer) or 24 (README, Quick start)`,
+  );
+}

@@ -3,7 +3,7 @@ import { tracingWanted } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import type { ServiceName } from '../serve.ts';
 import type { CliContext } from './context.ts';
-import { stopOnSignal } from './context.ts';
+import { stopOnSignal, warnIfNodeUnsupported } from './context.ts';
 
 const SERVICES: readonly ServiceName[] = ['transactions', 'portfolio'];
 
@@ -18,6 +18,7 @@ export function registerServeCommand(program: Command, context: CliContext): voi
     .action(async (options: { only?: ServiceName; demo?: boolean }, command: Command) => {
       const config = context.config(command);
       const logger = createLogger(config.logLevel);
+      warnIfNodeUnsupported(logger);
       // Loaded here, not with the CLI: the other commands start without the services' modules.
       const { serve } = await import('../serve.ts');
       const running = await serve(config, {

@@ -3,7 +3,7 @@ import { readLockOwner } from '../db/data-dir-lock.ts';
 import { AppError } from '../errors.ts';
 import { createLogger } from '../logger.ts';
 import type { CliContext } from './context.ts';
-import { stopOnSignal } from './context.ts';
+import { stopOnSignal, warnIfNodeUnsupported } from './context.ts';
 
 /** `portico worker`: a webhook delivery process of its own, until SIGINT or SIGTERM. */
 export function registerWorkerCommand(program: Command, context: CliContext): void {
@@ -15,6 +15,7 @@ export function registerWorkerCommand(program: Command, context: CliContext): vo
     .action(async (_: unknown, command: Command) => {
       const config = context.config(command);
       const logger = createLogger(config.logLevel);
+      warnIfNodeUnsupported(logger);
       const owner = config.databaseUrl === undefined ? await readLockOwner(config.dataDir) : undefined;
       if (owner) {
         throw new AppError(
