@@ -26,13 +26,33 @@ export interface FilePartOptions {
 }
 
 /**
- * What the client sees of an error raised while the body was parsed or read. Every such error comes from the
- * bytes the client sent: ours are AppErrors, and the plugin's own refusals carry a 4xx status (too many parts,
- * a body cut off by a closed connection) that the error handler answers as they are.
+ * The plugin's refusals of a part besides the file (a form field, a second file, a field declared JSON that is
+ * not), past the route's limits of one part: its own words ("reach fields limit") say nothing of what to send.
  */
-function asClientError(error: unknown): unknown {
+const EXTRA_PART = new Set([
+  'FST_PARTS_LIMIT',
+  'FST_FILES_LIMIT',
+  'FST_FIELDS_LIMIT',
+  'FST_INVALID_JSON_FIELD_ERROR',
+]);
+
+/**
+ * What the client sees of an error raised while the body was parsed or read. Every such error comes from the
+ * bytes the client sent: ours are AppErrors; a part besides the file is refused in words that say what to
+ * send; the plugin's other refusals carry a 4xx status (a body cut off by a closed connection) that the error
+ * handler answers as they are.
+ */
+function asClientError(error: unknown, partName: string): unknown {
   if (error instanceof AppError) return error;
-  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  const { statusCode: status, code } = (error ?? {}) as { statusCode?: unknown; code?: unknown };
+  if (typeof code === 'string' && EXTRA_PART.has(code)) {
+    return new AppError(
+      'PAYLOAD_TOO_LARGE',
+      `send the file alone, in one part named "${partName}": this upload takes no other part or field`,
+      { field: partName },
+      { cause: error },
+    );
+  }
   if (typeof status === 'number' && status < 500) return error;
   return fileErrors.multipartInvalid(error);
 }
@@ -80,7 +100,7 @@ async function readContent(
 /**
  * Reads the file part of a multipart/form-data body: UNSUPPORTED_MEDIA_TYPE for a body that is not multipart,
  * BAD_USER_INPUT without the part, the refusal of `checkFilename`, MULTIPART_INVALID for a body the parser
- * cannot read, and `tooLarge()` as soon as the file passes `maxBytes`, after which the rest of the body is not
+ * cannot read, PAYLOAD_TOO_LARGE for a part besides the file (the route's limits allow one), and `tooLarge()` as soon as the file passes `maxBytes`, after which the rest of the body is not
  * read and the connection closes with the answer.
  *
  * @example
@@ -120,7 +140,8 @@ export async function receiveFilePart(
     }
     return { filename, content: await readContent(part.file, options) };
   } catch (error) {
-    if (error instanceof AppError && error.status === 413) closeAfterAnswer(request, reply);
-    throw asClientError(error);
+    const refusal = asClientError(error, partName);
+    if (refusal instanceof AppError && refusal.status === 413) closeAfterAnswer(request, reply);
+    throw refusal;
   }
 }

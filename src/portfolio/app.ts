@@ -13,6 +13,7 @@ import { createCursors } from './cursor.ts';
 import type { PortfolioKeyRecord } from './instances.ts';
 import { PORTFOLIO_BASE_PATH } from './endpoints.ts';
 import { registerPortfolioRoutes } from './routes.ts';
+import { YEAR_PATTERN } from './records.ts';
 import { registerDashboard } from './dashboard/dashboard.ts';
 import type { DashboardDeps } from './dashboard/deps.ts';
 
@@ -49,25 +50,33 @@ function presentedKey(request: FastifyRequest): string | undefined {
 }
 
 const PARTS: Record<string, string> = { querystring: 'query parameter', params: 'path parameter' };
-const FORMATS: Record<string, string> = {
-  uuid: 'must be a UUID',
-  'date-time': 'must be an ISO 8601 date and time with a time zone, e.g. 2026-01-31T00:00:00Z',
-};
+const DATE_TIME = 'must be an ISO 8601 date and time with a time zone, e.g. 2026-01-31T00:00:00Z';
+const FORMATS: Record<string, string> = { uuid: 'must be a UUID', 'date-time': DATE_TIME };
+/**
+ * What a parameter's pattern asks, in words: a date-time's year (checked before its format, so that `yesterday`
+ * fails it first) rather than the expression itself.
+ */
+const PATTERNS: Record<string, string> = { [YEAR_PATTERN]: `${DATE_TIME}, in the years 0001 to 9999` };
 
 /** Turns a route schema's first complaint into a message that names the parameter. */
 function validationError(errors: FastifyError['validation'], dataVar: string): Error {
   const [first] = errors ?? [];
   const part = PARTS[dataVar] ?? dataVar;
   if (!first) return new AppError('BAD_USER_INPUT', `Invalid ${part}.`);
-  const params = first.params as { additionalProperty?: string; format?: string };
+  const params = first.params as { additionalProperty?: string; format?: string; pattern?: string };
   if (first.keyword === 'additionalProperties' && params.additionalProperty !== undefined) {
     return new AppError('BAD_USER_INPUT', `Unknown ${part} "${params.additionalProperty}".`, {
       parameter: params.additionalProperty,
     });
   }
   const name = first.instancePath.replace(/^\//, '');
-  const message =
-    first.keyword === 'format' ? (FORMATS[params.format ?? ''] ?? first.message) : first.message;
+  const worded =
+    first.keyword === 'format'
+      ? FORMATS[params.format ?? '']
+      : first.keyword === 'pattern'
+        ? PATTERNS[params.pattern ?? '']
+        : undefined;
+  const message = worded ?? first.message;
   return new AppError('BAD_USER_INPUT', `The ${part} "${name}" ${message ?? 'is invalid'}.`, {
     parameter: name,
   });

@@ -782,10 +782,12 @@ describe('bad input', () => {
     '2024-02-30T00:00:00Z',
     '2026-01-31 00:00',
     '1700000000',
-  ])('refuses updatedSince=%j as BAD_USER_INPUT', async (updatedSince) => {
+  ])('refuses updatedSince=%j as BAD_USER_INPUT, saying in words what it takes', async (updatedSince) => {
     for (const url of lists()) {
       const response = await get(app, url({ updatedSince }), alpha.apiKey);
-      expect(expectApiError(response, 400, 'BAD_USER_INPUT')).toMatch(/updatedSince/);
+      expect(expectApiError(response, 400, 'BAD_USER_INPUT')).toMatch(
+        /^The query parameter "updatedSince" must be an ISO 8601 date and time with a time zone, e\.g\. 2026-01-31T00:00:00Z(, in the years 0001 to 9999)?\.$/,
+      );
     }
   });
 

@@ -325,6 +325,34 @@ describe('uploads refused, with nothing written', () => {
     expect(await fileRows(transactionId)).toBe(0);
   });
 
+  it.each([
+    ['a form field', 'text/plain', 'a note'],
+    ['a form field declared JSON that is not', 'application/json', '{not json'],
+  ])(
+    'refuses %s sent before the file, saying to send the file alone, and stores nothing',
+    async (_what, type, value) => {
+      const { transactionId, transmitToken } = await create(app);
+      const before = files.keys.length;
+      const { payload, headers } = multipartBody(await w9());
+      const boundary = /boundary=(.+)$/.exec(headers['content-type'] ?? '')?.[1] ?? '';
+      const field = `--${boundary}\r\nContent-Disposition: form-data; name="note"\r\nContent-Type: ${type}\r\n\r\n${value}\r\n`;
+      const response = await app.inject({
+        method: 'POST',
+        url: `/recipient/${transmitToken}/items/tax_forms/files/w9FileId`,
+        payload: Buffer.concat([Buffer.from(field), payload]),
+        headers,
+      });
+      expect(response.statusCode).toBe(413);
+      expect(response.json().error).toMatchObject({
+        code: 'PAYLOAD_TOO_LARGE',
+        message: 'send the file alone, in one part named "file": this upload takes no other part or field',
+        details: { field: 'file' },
+      });
+      expect(files.keys.length).toBe(before);
+      expect(await fileRows(transactionId)).toBe(0);
+    },
+  );
+
   it('answers a file over the limit with 413 and Connection: close at the limit, and reads no more of its body', async () => {
     const { transactionId, transmitToken } = await create(app);
     const before = files.keys.length;
