@@ -1,9 +1,11 @@
 /**
- * `npm run bench`: the spec's reference query through the Transactions GraphQL endpoint, side by side with the
- * floor (one hand-written SQL statement behind a bare route on the same TLS setup), on PostgreSQL and on
- * PGlite; then the createTransaction and triggerTransactionEvent mutations on PostgreSQL (mutations.ts); then the
- * Portfolio API's companies list over 1,000,000 companies on PostgreSQL (portfolio.ts); then webhook delivery from
- * the outbox to a local receiver, throughput and latency, on PostgreSQL (webhooks.ts). See bench/README.md.
+ * `npm run bench`: eight suites, each beside its floor. The spec's reference query through the Transactions
+ * GraphQL endpoint, side by side with one hand-written SQL statement behind a bare route on the same TLS setup,
+ * on PostgreSQL and on PGlite (here); then, on PostgreSQL, the createTransaction and triggerTransactionEvent
+ * mutations (mutations.ts), the Portfolio API's companies list over 1,000,000 companies (portfolio.ts), webhook
+ * delivery from the outbox to a local receiver (webhooks.ts), the console's queue (console-queue.ts) and its live
+ * updates (console-live.ts); then start-up (startup.ts) and the cost of metrics (metrics-cost.ts). See
+ * bench/README.md.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
