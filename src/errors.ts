@@ -81,14 +81,29 @@ export class AppError extends Error {
       cause?: unknown;
       /** Sent as `Retry-After` (seconds): when trying again makes sense (429, 503). */
       retryAfterSeconds?: number;
+      /** See {@link AppError.forOperators}. */
+      forOperators?: string;
     },
   ) {
     super(message, options);
     this.status = ERROR_STATUS[code];
     this.retryAfterSeconds = options?.retryAfterSeconds;
+    this.forOperators = options?.forOperators;
   }
 
   readonly retryAfterSeconds: number | undefined;
+  /**
+   * The message for the people who run Portico, where it names what a client must not see (a setting, a host,
+   * a server's answer): the `portico` command prints it in place of `message`, and a service's log line of the
+   * error holds it. A client sees `message` only.
+   */
+  readonly forOperators: string | undefined;
+}
+
+/** What an error says to the people who run Portico: an AppError's `forOperators`, else any error's message. */
+export function operatorMessage(error: unknown): string {
+  if (error instanceof AppError) return error.forOperators ?? error.message;
+  return error instanceof Error ? error.message : String(error);
 }
 
 export const INTERNAL_MESSAGE =
@@ -587,20 +602,24 @@ export function idempotencyKeyReused(): AppError {
 // ── SERVICE_UNAVAILABLE ──
 
 /**
- * SERVICE_UNAVAILABLE for mail that did not go out: what was not mailed, the mailer's reason, and what to do
- * once mail works.
+ * SERVICE_UNAVAILABLE for mail that did not go out: what was not mailed and what to do once mail works; for
+ * operators (the `portico` command, the log), the mailer's reason too.
  *
  * @example
  * throw notMailed('The invitation', error, 'invite them again');
- * // "The invitation could not be mailed (the SMTP server … did not take the message: …): invite them again once mail works."
+ * // message:      "The invitation could not be mailed just now: invite them again once mail works."
+ * // forOperators: "The invitation could not be mailed (the SMTP server … did not take the message: …): invite them again once mail works."
  */
 export function notMailed(what: string, error: unknown, then: string): AppError {
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason = operatorMessage(error);
   return new AppError(
     'SERVICE_UNAVAILABLE',
-    `${what} could not be mailed (${reason}): ${then} once mail works.`,
+    `${what} could not be mailed just now: ${then} once mail works.`,
     undefined,
-    { cause: error },
+    {
+      cause: error,
+      forOperators: `${what} could not be mailed (${reason}): ${then} once mail works.`,
+    },
   );
 }
 

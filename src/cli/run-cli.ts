@@ -1,7 +1,7 @@
 import { CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
 import { DataDirLockedError } from '../db/data-dir-lock.ts';
-import { AppError } from '../errors.ts';
+import { AppError, operatorMessage } from '../errors.ts';
 import type { CliIO } from './context.ts';
 import { createProgram } from './program.ts';
 
@@ -22,7 +22,7 @@ export async function runCli(
     // Commander wrote its own message (usage, help, version) before it threw.
     if (error instanceof CommanderError) return error.exitCode;
     if (error instanceof AppError || error instanceof ConfigError || error instanceof DataDirLockedError) {
-      io.err(`portico: ${error.message}`);
+      io.err(`portico: ${operatorMessage(error)}`);
     } else {
       io.err(`portico: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     }

@@ -20,6 +20,7 @@ import type { TlsMaterial } from './tls.ts';
 import { instrumentApp, type RequestMetricsOptions } from '../observability/request-metrics.ts';
 import { requestLog } from '../observability/request-log.ts';
 import { activeTracing } from '../observability/tracing.ts';
+import { schemaErrorFormatter, type SchemaErrorWording } from '../validation/schema-errors.ts';
 
 /** What `createBaseApp` builds both services' apps from. */
 export interface BaseAppOptions {
@@ -37,6 +38,8 @@ export interface BaseAppOptions {
   db: Queryable;
   /** Options of the Ajv that validates route schemas (Fastify's defaults otherwise). */
   ajv?: FastifyServerOptions['ajv'];
+  /** How refusals of the service's route schemas read (see `schemaErrorFormatter`). @default its defaults */
+  schemaErrors?: SchemaErrorWording;
   /** Timeouts and the per-address connection cap of the listener. @default DEFAULT_CONNECTION_LIMITS */
   connectionLimits?: Partial<ConnectionLimits>;
   /** Browser origins allowed to call the API (CORS), e.g. `https://app.example.com`. @default none */
@@ -145,6 +148,9 @@ export async function createBaseApp(options: BaseAppOptions): Promise<FastifyIns
     done();
   });
   registerSecurityHeaders(app);
+
+  // Every refusal of a route schema names the parameter or field and says what it must be, in words.
+  app.setSchemaErrorFormatter(schemaErrorFormatter(options.schemaErrors));
 
   app.setErrorHandler(async (error, request, reply) => {
     const described = describeError(error);

@@ -76,9 +76,15 @@ export function createMailer(
           logger.info({ ...message.log, messageId: sent.messageId, subject: message.subject }, 'mail sent');
           return { via: 'smtp', messageId: sent.messageId };
         } catch (error) {
+          // The server's answer names hosts and settings: for operators, never for the person who asked.
           throw new AppError(
             'SERVICE_UNAVAILABLE',
-            `the SMTP server of PORTICO_SMTP_URL did not take the message: ${reason(error)}`,
+            'The mail could not be sent just now: try again later.',
+            undefined,
+            {
+              cause: error,
+              forOperators: `the SMTP server of PORTICO_SMTP_URL did not take the message: ${reason(error)}`,
+            },
           );
         }
       },

@@ -1,6 +1,5 @@
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
-import { AppError } from '../errors.ts';
 import { loadInstanceSecret } from '../db/instance-secrets.ts';
 import { createBaseApp, type BaseAppOptions } from '../http/base-app.ts';
 import type { RateLimitSettings } from '../http/rate-limit.ts';
@@ -13,7 +12,7 @@ import { createCursors } from './cursor.ts';
 import type { PortfolioKeyRecord } from './instances.ts';
 import { PORTFOLIO_BASE_PATH } from './endpoints.ts';
 import { registerPortfolioRoutes } from './routes.ts';
-import { YEAR_PATTERN } from './records.ts';
+import { UUID_PATTERN, YEAR_PATTERN } from './records.ts';
 import { registerDashboard } from './dashboard/dashboard.ts';
 import type { DashboardDeps } from './dashboard/deps.ts';
 
@@ -49,38 +48,15 @@ function presentedKey(request: FastifyRequest): string | undefined {
   return value.length <= 100 && checkPortfolioKey(value) === 'ok' ? value : undefined;
 }
 
-const PARTS: Record<string, string> = { querystring: 'query parameter', params: 'path parameter' };
-const DATE_TIME = 'must be an ISO 8601 date and time with a time zone, e.g. 2026-01-31T00:00:00Z';
-const FORMATS: Record<string, string> = { uuid: 'must be a UUID', 'date-time': DATE_TIME };
 /**
- * What a parameter's pattern asks, in words: a date-time's year (checked before its format, so that `yesterday`
- * fails it first) rather than the expression itself.
+ * Portfolio's patterns in words: a date-time's year and a UUID's plain form are checked before their formats, so
+ * that `yesterday` or `42` fails the pattern first.
  */
-const PATTERNS: Record<string, string> = { [YEAR_PATTERN]: `${DATE_TIME}, in the years 0001 to 9999` };
-
-/** Turns a route schema's first complaint into a message that names the parameter. */
-function validationError(errors: FastifyError['validation'], dataVar: string): Error {
-  const [first] = errors ?? [];
-  const part = PARTS[dataVar] ?? dataVar;
-  if (!first) return new AppError('BAD_USER_INPUT', `Invalid ${part}.`);
-  const params = first.params as { additionalProperty?: string; format?: string; pattern?: string };
-  if (first.keyword === 'additionalProperties' && params.additionalProperty !== undefined) {
-    return new AppError('BAD_USER_INPUT', `Unknown ${part} "${params.additionalProperty}".`, {
-      parameter: params.additionalProperty,
-    });
-  }
-  const name = first.instancePath.replace(/^\//, '');
-  const worded =
-    first.keyword === 'format'
-      ? FORMATS[params.format ?? '']
-      : first.keyword === 'pattern'
-        ? PATTERNS[params.pattern ?? '']
-        : undefined;
-  const message = worded ?? first.message;
-  return new AppError('BAD_USER_INPUT', `The ${part} "${name}" ${message ?? 'is invalid'}.`, {
-    parameter: name,
-  });
-}
+const SCHEMA_PATTERNS = {
+  [YEAR_PATTERN]:
+    'must be an ISO 8601 date and time with a time zone, e.g. 2026-01-31T00:00:00Z, in the years 0001 to 9999',
+  [UUID_PATTERN]: 'must be a UUID',
+};
 
 /**
  * The Portfolio service: the read-only REST API under `/v1/external` with its OpenAPI document at
@@ -93,10 +69,11 @@ export async function buildPortfolioApp(deps: PortfolioAppDeps): Promise<Fastify
   const app = await createBaseApp({
     ...deps,
     ajv: { customOptions: { removeAdditional: false } },
+    // The REST API's documented shape: `details.parameter` names a refused parameter.
+    schemaErrors: { patterns: SCHEMA_PATTERNS, parameterKey: 'parameter' },
     rateLimit: deps.rateLimit && { ...deps.rateLimit, service: 'portfolio', presentedKey },
     metrics: deps.metrics && { ...deps.metrics, service: 'portfolio' },
   });
-  app.setSchemaErrorFormatter(validationError);
 
   const cursors = createCursors(await loadInstanceSecret(db, 'portfolio_cursors'));
   const keyCache = createApiKeyCache<PortfolioKeyRecord>({ ttlMs: deps.apiKeyCacheMs ?? 1000 });

@@ -94,7 +94,7 @@ describe('mail through PORTICO_SMTP_URL', () => {
     expect(arrived.envelope.to).toEqual(['ada@example.com']);
   });
 
-  it('rejects with SERVICE_UNAVAILABLE, quoting the server and not the password, when the server refuses the sign-in', async () => {
+  it('rejects with SERVICE_UNAVAILABLE, quoting the server to operators only and never the password, when the server refuses the sign-in', async () => {
     const wrong = { user: LOGIN.user, password: 'hunter2-wrong' };
     const mailer = createMailer(
       { smtpUrl: guarded.url(wrong), mailFrom: FROM, dataDir },
@@ -107,7 +107,9 @@ describe('mail through PORTICO_SMTP_URL', () => {
     mailer.close();
     expect(failed).toBeInstanceOf(AppError);
     expect(failed).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
-    const text = (failed as AppError).message;
+    // The person who asked is told to try later; the server's answer (hosts, settings) is for operators.
+    expect((failed as AppError).message).toBe('The mail could not be sent just now: try again later.');
+    const text = (failed as AppError).forOperators ?? '';
     expect(text).toContain('the SMTP server of PORTICO_SMTP_URL did not take the message');
     expect(text).toContain('535');
     expect(text).not.toContain('hunter2');
@@ -122,7 +124,8 @@ describe('mail through PORTICO_SMTP_URL', () => {
     );
     await expect(mailer.send(message)).rejects.toMatchObject({
       code: 'SERVICE_UNAVAILABLE',
-      message: expect.stringContaining('ECONNREFUSED'),
+      message: 'The mail could not be sent just now: try again later.',
+      forOperators: expect.stringContaining('ECONNREFUSED') as unknown,
     });
     mailer.close();
   });

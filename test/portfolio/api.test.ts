@@ -752,10 +752,12 @@ describe('bad input', () => {
   });
 
   it.each(['not-a-uuid', '123', 'ffffffff-ffff-ffff-ffff-fffffffffffff', randomUUID().replace(/-/g, '')])(
-    'refuses the company id %j in the path as BAD_USER_INPUT',
+    'refuses the company id %j in the path as BAD_USER_INPUT, saying it must be a UUID',
     async (id) => {
       for (const url of [updatesUrl(id), investmentsUrl(id)]) {
-        expect(expectApiError(await get(app, url, alpha.apiKey), 400, 'BAD_USER_INPUT')).toMatch(/id/);
+        expect(expectApiError(await get(app, url, alpha.apiKey), 400, 'BAD_USER_INPUT')).toBe(
+          'The path parameter "id" must be a UUID.',
+        );
       }
     },
   );

@@ -887,9 +887,12 @@ describe('people', () => {
       });
       const email = uniqueEmail('unmailed');
       const refused = await browser.request('POST', peopleUrl(), { email, role: 'member' });
-      expect(expectApiError(refused, 503, 'SERVICE_UNAVAILABLE')).toMatch(
-        new RegExp(`^${email.replaceAll('.', '\\.')} is invited, but the invitation could not be mailed`),
+      const message = expectApiError(refused, 503, 'SERVICE_UNAVAILABLE');
+      expect(message).toBe(
+        `${email} is invited, but the invitation could not be mailed just now: invite them again once mail works.`,
       );
+      // What the mail server answered, and where it is, is for operators (the log, the CLI), not for a customer.
+      expect(message).not.toMatch(/SMTP|127\.0\.0\.1|ECONNREFUSED/);
       expect(
         await countOf(db, 'select count(*) from users where instance_id = $1 and email = $2', [
           given.instance.instanceId,

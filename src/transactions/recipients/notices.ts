@@ -5,6 +5,7 @@ import type { Database, Queryable, Transaction } from '../../db/database.ts';
 import { loadInstanceSecret } from '../../db/instance-secrets.ts';
 import { open, seal } from '../../keys/sealed-box.ts';
 import type { Mailer } from '../../mail/mailer.ts';
+import { operatorMessage } from '../../errors.ts';
 import {
   changesRequestedMail,
   invitationMail,
@@ -487,9 +488,12 @@ function logFieldsOf(notice: ClaimedNotice) {
   };
 }
 
-/** Why a send failed, in the mailer's words, cut short and without the link's token. */
+/**
+ * Why a send failed, in the mailer's words for operators (the SMTP server's answer: a mailbox that does not
+ * exist is what the console's staff can act on), cut short and without the link's token.
+ */
 function failureText(error: unknown, token: string | undefined): string {
-  const text = error instanceof Error ? error.message : String(error);
+  const text = operatorMessage(error);
   return (token === undefined ? text : text.replaceAll(token, '…')).slice(0, 500);
 }
 
