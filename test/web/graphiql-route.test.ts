@@ -84,6 +84,16 @@ describe('GET /graphiql on the Transactions service', () => {
     }
   });
 
+  it('answers a range beyond an asset with 416 and a precondition that fails with 412, as JSON errors, not 500', async () => {
+    const [path = ''] = assets;
+    const unsatisfiable = await app.inject({ url: path, headers: { range: 'bytes=999999999-' } });
+    expect(unsatisfiable.statusCode).toBe(416);
+    expect(unsatisfiable.json()).toMatchObject({ error: { code: 'RANGE_NOT_SATISFIABLE' } });
+    const precondition = await app.inject({ url: path, headers: { 'if-match': '"not-its-etag"' } });
+    expect(precondition.statusCode).toBe(412);
+    expect(precondition.json()).toMatchObject({ error: { code: 'PRECONDITION_FAILED' } });
+  });
+
   it('answers a JSON 404 NOT_FOUND for an asset that does not exist', async () => {
     const answer = await app.inject('/graphiql/assets/no-such-file.js');
     expect(answer.statusCode).toBe(404);
