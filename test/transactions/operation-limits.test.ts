@@ -889,6 +889,15 @@ describe('automatic persisted queries', () => {
     );
     expect(error.message).toMatch(/^PersistedQueryNotSupported/);
   });
+
+  it('refuses a request whose persistedQuery is not an object, and that has no query, saying it has no query', async () => {
+    for (const persistedQuery of [null, 'abc', 1]) {
+      const error = refusal(await send({ payload: { extensions: { persistedQuery } } }), 'BAD_USER_INPUT');
+      expect(error.message).toBe(
+        'The request has no "query": send {"query": "…", "variables": {…}} (or a persisted query hash in "extensions").',
+      );
+    }
+  });
 });
 
 describe('answers', () => {

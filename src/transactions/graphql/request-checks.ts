@@ -60,7 +60,7 @@ function checkEnvelope(request: FastifyRequest): void {
   const { query, operationName } = envelope;
   const variables = isGet ? jsonParameter(envelope.variables, 'variables') : envelope.variables;
   const extensions = isGet ? jsonParameter(envelope.extensions, 'extensions') : envelope.extensions;
-  const persisted = isPlainObject(extensions) && extensions.persistedQuery !== undefined;
+  const persisted = isPlainObject(extensions) && isPlainObject(extensions.persistedQuery);
   if (query === undefined || query === null) {
     if (!persisted) {
       throw badRequest(
