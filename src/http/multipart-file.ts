@@ -25,6 +25,10 @@ export interface FilePartOptions {
   checkFilename: (name: string | undefined) => string;
 }
 
+/** BAD_USER_INPUT for a body whose file is not in the part the route reads. */
+const wrongPart = (partName: string) =>
+  new AppError('BAD_USER_INPUT', `send the file in a part named "${partName}"`, { field: partName });
+
 /**
  * The plugin's refusals of a part besides the file (a form field, a second file, a field declared JSON that is
  * not), past the route's limits of one part: its own words ("reach fields limit") say nothing of what to send.
@@ -53,6 +57,8 @@ function asClientError(error: unknown, partName: string): unknown {
       { cause: error },
     );
   }
+  // A part named like a property of every object (`constructor`, `__proto__`): the parser refuses its name.
+  if (code === 'FST_PROTO_VIOLATION') return wrongPart(partName);
   if (typeof status === 'number' && status < 500) return error;
   return fileErrors.multipartInvalid(error);
 }
@@ -127,9 +133,7 @@ export async function receiveFilePart(
     const part = await request.file({ limits: { fileSize: options.maxBytes } });
     if (!part || part.fieldname !== partName) {
       part?.file.resume();
-      throw new AppError('BAD_USER_INPUT', `send the file in a part named "${partName}"`, {
-        field: partName,
-      });
+      throw wrongPart(partName);
     }
     let filename: string;
     try {

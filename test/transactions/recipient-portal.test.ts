@@ -325,6 +325,27 @@ describe('uploads refused, with nothing written', () => {
     expect(await fileRows(transactionId)).toBe(0);
   });
 
+  it.each(['upload', 'constructor'])(
+    'refuses a file sent in a part named %j, saying which part to send it in',
+    async (name) => {
+      const { transactionId, transmitToken } = await create(app);
+      const { payload, headers } = multipartBody({ ...(await w9()), name });
+      const response = await app.inject({
+        method: 'POST',
+        url: `/recipient/${transmitToken}/items/tax_forms/files/w9FileId`,
+        payload,
+        headers,
+      });
+      expect(response.statusCode).toBe(400);
+      expect(response.json().error).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        message: 'send the file in a part named "file"',
+        details: { field: 'file' },
+      });
+      expect(await fileRows(transactionId)).toBe(0);
+    },
+  );
+
   it.each([
     ['a form field', 'text/plain', 'a note'],
     ['a form field declared JSON that is not', 'application/json', '{not json'],
