@@ -76,16 +76,10 @@ export function createMailer(
           logger.info({ ...message.log, messageId: sent.messageId, subject: message.subject }, 'mail sent');
           return { via: 'smtp', messageId: sent.messageId };
         } catch (error) {
-          // The server's answer names hosts and settings: for operators, never for the person who asked.
-          throw new AppError(
-            'SERVICE_UNAVAILABLE',
-            'The mail could not be sent just now: try again later.',
-            undefined,
-            {
-              cause: error,
-              forOperators: `the SMTP server of PORTICO_SMTP_URL did not take the message: ${reason(error)}`,
-            },
-          );
+          throw new AppError('SERVICE_UNAVAILABLE', notSent(error), undefined, {
+            cause: error,
+            forOperators: `the SMTP server of PORTICO_SMTP_URL did not take the message: ${reason(error)}`,
+          });
         }
       },
       close: () => {
@@ -140,6 +134,19 @@ function fileStamp(date: Date): string {
 }
 
 /** Why nodemailer failed, in its words (its errors name the server and the SMTP reply, never the password). */
+/**
+ * Why a message was not sent, for whoever asked for it: the server's answer when it refused the address (a
+ * mailbox that does not exist is theirs to correct); else only that it could not be sent, since a connection's
+ * failure names hosts and settings that are for operators (`forOperators`).
+ */
+function notSent(error: unknown): string {
+  const { code, response } = (error ?? {}) as { code?: unknown; response?: unknown };
+  if (code === 'EENVELOPE' && typeof response === 'string') {
+    return `The mail server refused the address: ${response.slice(0, 200)}`;
+  }
+  return 'The mail could not be sent just now: try again later.';
+}
+
 function reason(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

@@ -488,12 +488,8 @@ function logFieldsOf(notice: ClaimedNotice) {
   };
 }
 
-/**
- * Why a send failed, in the mailer's words for operators (the SMTP server's answer: a mailbox that does not
- * exist is what the console's staff can act on), cut short and without the link's token.
- */
-function failureText(error: unknown, token: string | undefined): string {
-  const text = operatorMessage(error);
+/** A reason a send failed, cut short and without the link's token. */
+function failureText(text: string, token: string | undefined): string {
   return (token === undefined ? text : text.replaceAll(token, '…')).slice(0, 500);
 }
 
@@ -543,7 +539,10 @@ export async function sendDueNotices(
           const delay =
             NOTICE_RETRY_DELAYS_MS[Math.min(failures, NOTICE_RETRY_DELAYS_MS.length) - 1] ?? 60_000;
           const retryAt = new Date(notice.now.getTime() + delay);
-          const reason = failureText(error, token);
+          // The log has the operators' reason (the server's answer, its host); the console's staff read the
+          // client's (the server's refusal of the address, which they can correct).
+          const reason = failureText(operatorMessage(error), token);
+          const shown = failureText(error instanceof Error ? error.message : String(error), token);
           options.logger?.warn(
             { ...logFieldsOf(notice), failures, retryAt, reason },
             'recipient mail failed; trying again later',
@@ -551,8 +550,8 @@ export async function sendDueNotices(
           return record(
             db,
             notice,
-            { failures, last_failure: reason, [DUE_COLUMN[notice.kind]]: retryAt },
-            { failed: notice.kind, reason, retryAt },
+            { failures, last_failure: shown, [DUE_COLUMN[notice.kind]]: retryAt },
+            { failed: notice.kind, reason: shown, retryAt },
           );
         }
         counts[COUNTED[notice.kind]] += 1;
