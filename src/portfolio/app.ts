@@ -13,6 +13,7 @@ import type { PortfolioKeyRecord } from './instances.ts';
 import { PORTFOLIO_BASE_PATH } from './endpoints.ts';
 import { registerPortfolioRoutes } from './routes.ts';
 import { UUID_PATTERN, YEAR_PATTERN } from './records.ts';
+import { FORMATS } from '../validation/schema-errors.ts';
 import { registerDashboard } from './dashboard/dashboard.ts';
 import type { DashboardDeps } from './dashboard/deps.ts';
 
@@ -53,9 +54,8 @@ function presentedKey(request: FastifyRequest): string | undefined {
  * that `yesterday` or `42` fails the pattern first.
  */
 const SCHEMA_PATTERNS = {
-  [YEAR_PATTERN]:
-    'must be an ISO 8601 date and time with a time zone, e.g. 2026-01-31T00:00:00Z, in the years 0001 to 9999',
-  [UUID_PATTERN]: 'must be a UUID',
+  [YEAR_PATTERN]: `${FORMATS['date-time']}, in the years 0001 to 9999`,
+  [UUID_PATTERN]: FORMATS.uuid,
 };
 
 /**

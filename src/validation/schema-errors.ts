@@ -15,13 +15,13 @@ const PARTS: Record<string, string> = {
   headers: 'header',
 };
 
-/** What a format asks, in words. */
-const FORMATS: Record<string, string> = {
+/** What a format asks, in words (a service words its own patterns after them). */
+export const FORMATS = {
   uuid: 'must be a UUID',
   'date-time': 'must be an ISO 8601 date and time with a time zone, e.g. 2026-01-31T00:00:00Z',
   email: 'must be an e-mail address',
   uri: 'must be an absolute URL',
-};
+} as const;
 
 /** JSON types as a message names them. */
 const TYPES: Record<string, string> = {
@@ -64,7 +64,10 @@ function requirement(
   const { params } = first;
   switch (first.keyword) {
     case 'format':
-      return FORMATS[String(params.format)] ?? `must be in the ${String(params.format)} format`;
+      return (
+        (FORMATS as Record<string, string | undefined>)[String(params.format)] ??
+        `must be in the ${String(params.format)} format`
+      );
     case 'pattern':
       return patterns[String(params.pattern)] ?? 'is not in the form it takes';
     case 'type':

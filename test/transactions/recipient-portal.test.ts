@@ -305,16 +305,14 @@ describe('uploads refused, with nothing written', () => {
       ({ payload, headers }) => ({ payload: payload.subarray(0, payload.length - 200), headers }),
     ],
   ];
+  /** Posts a multipart body as it is to the W-9 field of the link `token`. */
+  const postToW9 = (token: string, body: { payload: Buffer; headers: Record<string, string> }) =>
+    app.inject({ method: 'POST', url: `/recipient/${token}/items/tax_forms/files/w9FileId`, ...body });
+
   it.each(malformed)('refuses with MULTIPART_INVALID a multipart body that %s', async (_what, spoil) => {
     const { transactionId, transmitToken } = await create(app);
     const before = files.keys.length;
-    const { payload, headers } = spoil(multipartBody(await w9()));
-    const response = await app.inject({
-      method: 'POST',
-      url: `/recipient/${transmitToken}/items/tax_forms/files/w9FileId`,
-      payload,
-      headers,
-    });
+    const response = await postToW9(transmitToken, spoil(multipartBody(await w9())));
     expect(response.statusCode).toBe(400);
     expect(response.json().error).toMatchObject({
       code: 'MULTIPART_INVALID',
@@ -329,15 +327,9 @@ describe('uploads refused, with nothing written', () => {
     'refuses a file sent in a part named %j, saying which part to send it in',
     async (name) => {
       const { transactionId, transmitToken } = await create(app);
-      const { payload, headers } = multipartBody({ ...(await w9()), name });
-      const response = await app.inject({
-        method: 'POST',
-        url: `/recipient/${transmitToken}/items/tax_forms/files/w9FileId`,
-        payload,
-        headers,
-      });
-      expect(response.statusCode).toBe(400);
-      expect(response.json().error).toMatchObject({
+      const response = await uploadW9(app, transmitToken, { name });
+      expect(response.status).toBe(400);
+      expect(response.body.error).toMatchObject({
         code: 'BAD_USER_INPUT',
         message: 'send the file in a part named "file"',
         details: { field: 'file' },
@@ -357,9 +349,7 @@ describe('uploads refused, with nothing written', () => {
       const { payload, headers } = multipartBody(await w9());
       const boundary = /boundary=(.+)$/.exec(headers['content-type'] ?? '')?.[1] ?? '';
       const field = `--${boundary}\r\nContent-Disposition: form-data; name="note"\r\nContent-Type: ${type}\r\n\r\n${value}\r\n`;
-      const response = await app.inject({
-        method: 'POST',
-        url: `/recipient/${transmitToken}/items/tax_forms/files/w9FileId`,
+      const response = await postToW9(transmitToken, {
         payload: Buffer.concat([Buffer.from(field), payload]),
         headers,
       });
