@@ -9,7 +9,11 @@ const require = createRequire(import.meta.url);
  * refused) or compare times (a sign-in's, whatever the address): they run after every other file, alone, so that
  * another worker's work on our two cores is not counted against them.
  */
-const RUN_ALONE = ['test/transactions/abuse.test.ts', 'test/accounts/sign-in-timing.test.ts'];
+const RUN_ALONE = [
+  'test/transactions/abuse.test.ts',
+  'test/accounts/sign-in-timing.test.ts',
+  'test/transactions/document-load.test.ts',
+];
 /**
  * Files that drive Chromium: they run after the suite, two at a time, so that a browser on our two cores is not
  * starved by the other files (the GraphiQL test timed out in CI while the suite ran beside it). Their subject is
@@ -81,6 +85,7 @@ const PURE = [
   'test/transactions/money.test.ts',
   'test/transactions/workflow.test.ts',
   'test/transactions/revision-diff.test.ts',
+  'test/transactions/pdf-writer.test.ts',
   'test/transactions/schema-relations.test.ts',
   'test/webhooks/retry-schedule.test.ts',
   'test/webhooks/address-safety.test.ts',

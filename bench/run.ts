@@ -1,11 +1,11 @@
 /**
- * `npm run bench`: eight suites, each beside its floor. The spec's reference query through the Transactions
+ * `npm run bench`: nine suites, each beside its floor. The spec's reference query through the Transactions
  * GraphQL endpoint, side by side with one hand-written SQL statement behind a bare route on the same TLS setup,
  * on PostgreSQL and on PGlite (here); then, on PostgreSQL, the createTransaction and triggerTransactionEvent
  * mutations (mutations.ts), the Portfolio API's companies list over 1,000,000 companies (portfolio.ts), webhook
  * delivery from the outbox to a local receiver (webhooks.ts), the console's queue (console-queue.ts) and its live
- * updates (console-live.ts); then start-up (startup.ts) and the cost of metrics (metrics-cost.ts). See
- * bench/README.md.
+ * updates (console-live.ts); then start-up (startup.ts), the cost of metrics (metrics-cost.ts) and
+ * what hostile input costs the server (hostile-input.ts). See bench/README.md.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -36,6 +36,7 @@ import { benchStartup, printStartupReport } from './startup.ts';
 import { benchConsoleQueue, printQueueReport } from './console-queue.ts';
 import { benchConsoleLive, printLiveReport } from './console-live.ts';
 import { benchMetricsCost, printMetricsCostReport } from './metrics-cost.ts';
+import { benchHostileInput, printHostileReport } from './hostile-input.ts';
 
 type Shape = 'demo' | 'large';
 /** GraphQL, or the floor of one shape. */
@@ -54,7 +55,8 @@ const TARGETS: Record<Shape, { ratio: number; postgresMsBefore: number; postgres
 
 /** The floors that answer with GraphQL's exact bytes: the ratio is taken to the fastest of them. */
 const SAME_BYTES: readonly FloorShape[] = ['keyed', 'positional'];
-type Suite = 'reference' | 'mutations' | 'portfolio' | 'webhooks' | 'queue' | 'live' | 'startup' | 'metrics';
+type Suite =
+  'reference' | 'mutations' | 'portfolio' | 'webhooks' | 'queue' | 'live' | 'startup' | 'metrics' | 'hostile';
 
 const SHAPES: Record<Shape, { revisions: number; items: number; label: string }> = {
   demo: { revisions: 3, items: 4, label: 'demo (2 recipients, 3 revisions x 4 items)' },
@@ -102,8 +104,8 @@ const settings = {
   floors: list<FloorShape>('BENCH_FLOORS', ['positional'], Object.keys(FLOOR_SHAPES) as FloorShape[]),
   suites: list<Suite>(
     'BENCH_SUITES',
-    ['reference', 'mutations', 'portfolio', 'webhooks', 'queue', 'live', 'startup', 'metrics'],
-    ['reference', 'mutations', 'portfolio', 'webhooks', 'queue', 'live', 'startup', 'metrics'],
+    ['reference', 'mutations', 'portfolio', 'webhooks', 'queue', 'live', 'startup', 'metrics', 'hostile'],
+    ['reference', 'mutations', 'portfolio', 'webhooks', 'queue', 'live', 'startup', 'metrics', 'hostile'],
   ),
   startupRuns: Math.round(positiveNumber('BENCH_STARTUP_RUNS', 5)),
   mutationClients: clientCounts('BENCH_MUTATION_CLIENTS', [1, 10]),
@@ -118,6 +120,8 @@ const settings = {
   queueTransactions: Math.round(positiveNumber('BENCH_QUEUE_TRANSACTIONS', 1_000_000)),
   queueIterations: Math.round(positiveNumber('BENCH_QUEUE_ITERATIONS', 200)),
   liveChanges: Math.round(positiveNumber('BENCH_LIVE_CHANGES', 300)),
+  hostileCharacters: clientCounts('BENCH_HOSTILE_CHARACTERS', [2000, 8000, 1_048_576]),
+  hostileBombMegabytes: Math.round(positiveNumber('BENCH_HOSTILE_BOMB_MB', 100)),
 };
 
 /** Seconds the console queue suite may spend: seeding 1,000,000 transactions (about 2 minutes here) and reading. */
@@ -443,6 +447,8 @@ async function main(): Promise<void> {
   const startup = settings.suites.includes('startup');
   // Metrics on and off: two `portico serve` processes on the first dialect of BENCH_DIALECTS.
   const metrics = settings.suites.includes('metrics');
+  // Hostile input: a `portico serve` process per case, on an embedded database.
+  const hostile = settings.suites.includes('hostile');
   const budgetSeconds =
     (reference
       ? settings.dialects.length *
@@ -463,7 +469,8 @@ async function main(): Promise<void> {
     (queue ? QUEUE_BUDGET_SECONDS : 0) +
     (live ? 60 + settings.liveChanges / 20 : 0) +
     (startup ? (settings.startupRuns + 1) * 2 * 30 : 0) +
-    (metrics ? 4 * (settings.warmupSeconds + settings.rounds * settings.measureSeconds) + 300 : 0);
+    (metrics ? 4 * (settings.warmupSeconds + settings.rounds * settings.measureSeconds) + 300 : 0) +
+    (hostile ? (settings.hostileCharacters.length + 1) * 240 : 0);
   const watchdog = setTimeout(() => {
     console.error(`bench: still running after ${budgetSeconds} s; giving up`);
     void cleanUp()
@@ -661,6 +668,16 @@ async function main(): Promise<void> {
       } finally {
         await cleanUp();
       }
+    }
+    if (hostile) {
+      targets.push(
+        ...printHostileReport(
+          await benchHostileInput({
+            answerCharacters: settings.hostileCharacters,
+            bombMegabytes: settings.hostileBombMegabytes,
+          }),
+        ),
+      );
     }
     printTargetSummary(targets);
   } finally {

@@ -57,6 +57,7 @@ export const ERROR_STATUS = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   FILE_TYPE_NOT_ALLOWED: 415,
   RANGE_NOT_SATISFIABLE: 416,
+  DOCUMENT_TOO_COMPLEX: 422,
   RATE_LIMITED: 429,
   CODE_LOCKED: 429,
   HEADERS_TOO_LARGE: 431,
@@ -624,6 +625,33 @@ export function notMailed(what: string, error: unknown, then: string): AppError 
       cause: error,
       forOperators: `${what} could not be mailed (${reason}): ${then} once mail works.`,
     },
+  );
+}
+
+/**
+ * SERVICE_UNAVAILABLE while every document worker is busy and the queue before them is full, or while the server
+ * stops (documents/document-workers.ts): a moment later there is room.
+ */
+export function documentWorkersBusy(retryAfterSeconds: number): AppError {
+  return new AppError(
+    'SERVICE_UNAVAILABLE',
+    'Too many documents are being made right now; try again in a few seconds.',
+    undefined,
+    { retryAfterSeconds },
+  );
+}
+
+// ── DOCUMENT_TOO_COMPLEX ──
+
+/**
+ * DOCUMENT_TOO_COMPLEX: a document (a preview, a signed copy) that took longer than its time limit to make, or
+ * more memory than a document worker has: the answers or the fund's PDF are too large to lay out.
+ */
+export function documentTooComplex(what: string, limit: string): AppError {
+  return new AppError(
+    'DOCUMENT_TOO_COMPLEX',
+    `${what} could not be made within ${limit}: an answer or the fund's PDF is too large. Shorten the longest answers, or ask the organization to check its agreement.`,
+    { limit },
   );
 }
 

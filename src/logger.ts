@@ -10,8 +10,33 @@ interface LoggedRequest {
 }
 
 /**
+ * The path segments and query parameters of a request that are credentials: a recipient's transmit token (the
+ * portal's pages `/r/<token>/…`, but not its assets under `/r/assets/`, and its JSON routes
+ * `/recipient/<token>/…`), a signed link's `signature`, and any `token` sent in a query.
+ */
+const CREDENTIALS_IN_PATHS: [RegExp, string][] = [
+  [/(\/r\/)(?!assets(?:[/?#]|$))[^/?#]+/gi, '$1[redacted]'],
+  [/(\/recipient\/)[^/?#]+/gi, '$1[redacted]'],
+  [/([?&](?:signature|token)=)[^&#]*/gi, '$1[redacted]'],
+];
+
+/**
+ * A request's path and query as a log line keeps them: every credential they carry replaced by `[redacted]`.
+ * Invitation and password-reset tokens and a key delivery's secret ride in links' fragments, which no browser
+ * sends.
+ *
+ * @example loggedUrl('/r/6f1c…/subscription/sign') // '/r/[redacted]/subscription/sign'
+ */
+export function loggedUrl(url: string): string {
+  return CREDENTIALS_IN_PATHS.reduce(
+    (path, [pattern, replacement]) => path.replace(pattern, replacement),
+    url,
+  );
+}
+
+/**
  * The JSON logger of a Portico process. Requests are logged by method, path, address and user agent only:
- * never a header that could carry a key, and signed-link signatures and recipient tokens are redacted.
+ * never a header that could carry a key, and the credentials a path can carry are redacted (`loggedUrl`).
  */
 export function createLogger(level: Config['logLevel'], destination?: pino.DestinationStream): Logger {
   return pino(
@@ -25,9 +50,7 @@ export function createLogger(level: Config['logLevel'], destination?: pino.Desti
         err: pino.stdSerializers.err,
         req: (request: LoggedRequest) => ({
           method: request.method,
-          url: request.url
-            .replace(/([?&]signature=)[^&]*/, '$1[redacted]')
-            .replace(/(\/recipient\/)[^/?]+/, '$1[redacted]'),
+          url: loggedUrl(request.url),
           remoteAddress: request.ip,
           userAgent: request.headers['user-agent'],
         }),

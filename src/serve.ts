@@ -15,6 +15,7 @@ import { loadTlsMaterial } from './http/tls.ts';
 import type { OperationServices } from './admin/operations.ts';
 import { expireDeliveries } from './transactions/key-delivery/deliveries.ts';
 import { createRecipientNotices, type RecipientNotices } from './transactions/recipients/notices.ts';
+import { createDocumentWorkers } from './transactions/documents/document-workers.ts';
 
 export type ServiceName = 'transactions' | 'portfolio';
 
@@ -223,6 +224,8 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
       closers.push({ what: "recipients' invitations and reminders", close: () => notices.stop() });
     }
     const apps: [ServiceName, FastifyInstance, number, string][] = [];
+    // PDFs are made and read in worker threads of this node's own (documents/document-workers.ts).
+    const documentWorkers = options.only === 'portfolio' ? undefined : createDocumentWorkers();
     if (options.only !== 'portfolio') {
       const app = await buildTransactionsApp({
         ...common,
@@ -235,6 +238,7 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
         console: { mailer, transactionsUrl: () => mail.transactionsUrl },
         uploadMaxBytes: config.uploadMaxBytes,
         recipientNotices,
+        documentWorkers,
         // Files in S3 are what every node shares: a node that cannot reach them is not ready.
         ...(config.s3 ? { readiness: { required: { files: () => files.check() } } } : {}),
         logger: logger.child({ service: 'transactions' }),
@@ -265,6 +269,11 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
       detail: () => [...inFlight].join(' and '),
     };
     closers.push(requestsInFlight);
+    // The document workers close before the services wait for their requests in flight: a document still being
+    // made is given a moment and then terminated (its request answers 503), so that it does not hold the stop.
+    if (documentWorkers) {
+      closers.push({ what: 'the document workers', close: () => documentWorkers.close() });
+    }
 
     for (const [name, app, port, path] of apps) {
       await app.listen({

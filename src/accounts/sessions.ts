@@ -81,3 +81,35 @@ export async function deleteSession(db: Queryable, sessionId: string): Promise<v
 export async function endSessionsOf(db: Queryable, userId: string): Promise<void> {
   await db.query('delete from user_sessions where user_id = $1', [userId]);
 }
+
+/** A session as something long-lived (a console's live stream) holds it: its id and whom it signed in. */
+export interface HeldSession {
+  sessionId: string;
+  userId: string;
+}
+
+/**
+ * Which of these sessions still sign their person in, by id: the session was not ended (signing out, a new
+ * password, a removal), is within its idle and absolute limits, still names the same user, and that user is
+ * active (not deactivated). One query by primary key for all of them, so a node checks every stream it holds
+ * at once.
+ */
+export async function stillSignedIn(db: Queryable, sessions: readonly HeldSession[]): Promise<Set<string>> {
+  if (sessions.length === 0) return new Set();
+  const byHash = new Map(sessions.map((session) => [hashOf(session.sessionId).toString('hex'), session]));
+  const rows = await db.query<{ hash: string; userId: string; data: SessionData }>(
+    `select encode(s.id_hash, 'hex') as hash, s.user_id as "userId", s.data
+     from user_sessions s join users u on u.id = s.user_id
+     where s.id_hash in (select decode(h, 'hex') from unnest($1::text[]) as h)
+       and s.expires_at > clock_timestamp() and u.password_hash is not null and u.deactivated_at is null`,
+    [[...byHash.keys()]],
+  );
+  const live = new Set<string>();
+  for (const row of rows) {
+    const held = byHash.get(row.hash);
+    if (held && row.userId === held.userId && signedInPart(row.data)?.userId === held.userId) {
+      live.add(held.sessionId);
+    }
+  }
+  return live;
+}

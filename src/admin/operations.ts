@@ -13,6 +13,7 @@ import { invitePersonByMail } from '../accounts/people-mail.ts';
 import { dashboardPages } from '../portfolio/people.ts';
 import { apiKeys, createApiKey, type KeyTable } from '../keys/api-key-store.ts';
 import { AppError, notFound } from '../errors.ts';
+import { readDateTime } from '../validation/date-time.ts';
 import {
   createOrganization,
   getOrganizationByHandle,
@@ -367,8 +368,13 @@ export const operations = {
           count: await resendDeliveries(db, { organizationId: organization.id, deliveryId: input.delivery }),
         };
       }
-      const since = new Date(input.since ?? '');
-      if (input.endpoint === undefined || Number.isNaN(since.getTime())) {
+      // A day alone means its start, in UTC; a time must exist and fall in years both databases hold.
+      const since = readDateTime(
+        /^\d{4}-\d{2}-\d{2}$/.test(input.since ?? '')
+          ? `${input.since ?? ''}T00:00:00Z`
+          : (input.since ?? ''),
+      );
+      if (input.endpoint === undefined || !(since instanceof Date)) {
         throw new AppError(
           'BAD_USER_INPUT',
           'give --delivery <id>, or --endpoint <id> with --since <ISO time>',

@@ -17,6 +17,12 @@ export async function loadInstanceSecret(db: Queryable, name: string): Promise<B
      select value from made union all select value from instance_secrets where name = $1 limit 1`,
     [name, randomBytes(32)],
   );
-  if (!row) throw new Error(`instance secret ${name} is missing`);
-  return Buffer.from(row.value);
+  if (row) return Buffer.from(row.value);
+  // Another transaction made it at the same moment: the insert waited for it to commit and did nothing, and the
+  // statement's snapshot, taken before, cannot see its row. A new statement can.
+  const [made] = await db.query<{ value: Uint8Array }>('select value from instance_secrets where name = $1', [
+    name,
+  ]);
+  if (!made) throw new Error(`instance secret ${name} is missing`);
+  return Buffer.from(made.value);
 }

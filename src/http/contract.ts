@@ -31,6 +31,14 @@ export type ErrorAnswer = Static<typeof ErrorAnswer>;
 export const Timestamp = (description?: string): TUnsafe<string> =>
   Type.Unsafe<string>({ type: 'string', format: 'date-time', ...(description ? { description } : {}) });
 
+/**
+ * A JSON `true` or `false`, exactly. `Type.Boolean()` lets Ajv coerce (Fastify's `coerceTypes: 'array'`, bodies
+ * included): `"true"`, `1` and `[true]` would all reach the handler as `true`, so a consent to sign could be
+ * given by something other than a yes. With no `type` keyword Ajv has nothing to coerce to, and refuses them.
+ */
+export const StrictBoolean = (description?: string): TUnsafe<boolean> =>
+  Type.Unsafe<boolean>({ enum: [true, false], ...(description ? { description } : {}) });
+
 /** `schema`, or null (a union fast-json-stringify serialises either way). */
 export const OrNull = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 

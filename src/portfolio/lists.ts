@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/database.ts';
 import { AppError, notFound } from '../errors.ts';
+import { clientDateTime } from '../validation/date-time.ts';
 import type { Cursors, ListName, WalkState } from './cursor.ts';
 import {
   INVESTMENT_COLUMNS,
@@ -100,20 +101,13 @@ export interface ListRequest<Name extends ListName = ListName> {
 
 /**
  * updatedSince in UTC to the millisecond: PostgreSQL reads no offset beyond ±15:59, which the date-time
- * format admits. BAD_USER_INPUT for a time outside the years 1 to 9999.
+ * format admits. BAD_USER_INPUT naming it for a time that does not exist (a leap second, which the format admits
+ * too) or falls outside the years 0001 to 9999.
  */
 function sinceTime(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  const time = new Date(value);
-  const year = time.getUTCFullYear();
-  if (Number.isNaN(time.getTime()) || year < 1 || year > 9999) {
-    throw new AppError(
-      'BAD_USER_INPUT',
-      'The query parameter "updatedSince" must be a time between the years 1 and 9999.',
-      { parameter: 'updatedSince' },
-    );
-  }
-  return time.toISOString();
+  const place = { name: 'updatedSince', part: 'query parameter', detailsKey: 'parameter' } as const;
+  return clientDateTime(value, place).toISOString();
 }
 
 /**

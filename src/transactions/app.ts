@@ -15,6 +15,7 @@ import { createApiKeyCache } from '../keys/api-key-cache.ts';
 import type { ApiKeyRecord } from '../keys/api-key-store.ts';
 import type { LookupAll } from '../webhooks/address-safety.ts';
 import type { RecipientNotices } from './recipients/notices.ts';
+import type { DocumentWorkers } from './documents/document-workers.ts';
 import { registerRecipientRoutes } from './recipients/routes.ts';
 import { contextBuilder } from './graphql/context.ts';
 import { createDirectReads } from './graphql/direct-reads.ts';
@@ -66,7 +67,7 @@ export interface TransactionsAppDeps extends Omit<BaseAppOptions, 'rateLimit' | 
   /** The largest file a recipient may upload (PORTICO_UPLOAD_MAX_MB). @default DEFAULT_UPLOAD_MAX_BYTES */
   uploadMaxBytes?: number | undefined;
   /** The organization console at `/console`, with the mail its invitations go out by; none when absent. */
-  console?: Omit<ConsoleDeps, 'db' | 'distDir' | 'links' | 'files' | 'recipientNotices'>;
+  console?: Omit<ConsoleDeps, 'db' | 'distDir' | 'links' | 'files' | 'recipientNotices' | 'documentWorkers'>;
   /** The key-delivery page at `/key-delivery`, with the mail its codes go out by; none when absent. */
   keyDelivery?: Omit<KeyDeliveryDeps, 'db'>;
   /** The built front end the people's pages are served from. @default the key-delivery page's, else web/dist */
@@ -78,6 +79,11 @@ export interface TransactionsAppDeps extends Omit<BaseAppOptions, 'rateLimit' | 
   recipientNotices?: Pick<RecipientNotices, 'kick'>;
   /** The process's metrics, and the token of `GET /metrics`; none when absent. */
   metrics?: MetricsSettings | undefined;
+  /**
+   * The threads documents are made in (previews, signed copies, countersignatures); tests give a pool of their
+   * own to shorten its time limit. @default the process's (documents/document-workers.ts)
+   */
+  documentWorkers?: DocumentWorkers | undefined;
 }
 
 /** The key in `Authorization: Bearer sk_…`, when it has a key's form (for rate limiting; not yet checked). */
@@ -153,6 +159,7 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
         webhooksAllowInsecure: deps.webhooksAllowInsecure ?? false,
         webhookLookup: deps.webhookLookup,
         recipientNotices: deps.recipientNotices,
+        documentWorkers: deps.documentWorkers,
       }),
       errorFormatter,
       errorHandler,
@@ -169,6 +176,7 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
     links,
     uploadMaxBytes: deps.uploadMaxBytes,
     recipientNotices: deps.recipientNotices,
+    documentWorkers: deps.documentWorkers,
   });
   if (deps.keyDelivery) await registerKeyDelivery(app, { ...deps.keyDelivery, db });
   if (deps.console) {
@@ -178,6 +186,7 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
       links,
       files: deps.files,
       recipientNotices: deps.recipientNotices,
+      documentWorkers: deps.documentWorkers,
       distDir: deps.webDistDir ?? deps.keyDelivery?.distDir,
     });
   }

@@ -52,7 +52,7 @@ function inputDataProblems(definition: TemplateDefinition, inputData: unknown): 
   for (const [vulcanKey, data] of Object.entries(inputData as Record<string, unknown>)) {
     const item = items.get(vulcanKey);
     if (item) {
-      for (const problem of itemRules(item.schema).problems(data))
+      for (const problem of itemRules(item).problems(data))
         problems.push(`inputData.${vulcanKey}.${problem}`);
       for (const field of Object.keys(item.uploads ?? {})) {
         if (typeof data === 'object' && data !== null && Object.hasOwn(data, field)) {
@@ -65,7 +65,7 @@ function inputDataProblems(definition: TemplateDefinition, inputData: unknown): 
         const problem = value === undefined ? undefined : moneyValueProblem(value, money);
         if (problem !== undefined) problems.push(`inputData.${vulcanKey}.${field}: ${problem}`);
       }
-      for (const field of itemRules(item.schema).consents) {
+      for (const field of itemRules(item).consents) {
         if (typeof data === 'object' && data !== null && Object.hasOwn(data, field)) {
           problems.push(`inputData.${vulcanKey}.${field}: is a consent only the recipient gives`);
         }

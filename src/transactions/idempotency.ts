@@ -21,6 +21,21 @@ function sha256(text: string): Buffer {
   return createHash('sha256').update(text).digest();
 }
 
+/** The hex digits of {@link idempotencyKeyFingerprint}: 32 bits, enough to tell a client's retries apart. */
+const FINGERPRINT_DIGITS = 8;
+
+/**
+ * What the console shows of a call's Idempotency-Key: the first 8 hex digits of the SHA-256 of the key, so that
+ * staff can match a call to the client's own logs (`printf %s "$KEY" | sha256sum | cut -c1-8`) without the key
+ * itself, which seals the stored result, reaching every console role.
+ *
+ * @example
+ * idempotencyKeyFingerprint('create-ada-1'); // 'c906543b'
+ */
+export function idempotencyKeyFingerprint(key: string): string {
+  return sha256(key).toString('hex').slice(0, FINGERPRINT_DIGITS);
+}
+
 // The stored result may hold a secret (a transmit token): it is encrypted under a key derived from the
 // Idempotency-Key itself, which is stored only as a hash, so the database alone cannot read it.
 function cipherKey(idempotencyKey: string, organizationId: string): Buffer {

@@ -26,7 +26,7 @@ function itemRows(
       vulcanKey: item.vulcanKey,
       data,
       consents: carried?.consents ?? {},
-      completion: itemRules(item.schema).completion(data),
+      completion: itemRules(item).completion(data),
     };
   });
   return JSON.stringify(items);

@@ -34,6 +34,10 @@ const TYPES: Record<string, string> = {
   null: 'null',
 };
 
+/** Whether an enum's values are exactly `true` and `false`. */
+const isTrueOrFalse = (values: unknown) =>
+  Array.isArray(values) && values.length === 2 && values.includes(true) && values.includes(false);
+
 /** One complaint of Ajv's, as Fastify hands it to a schema error formatter. */
 type Complaint = FastifySchemaValidationError;
 
@@ -83,6 +87,8 @@ function requirement(
     case 'minItems':
       return `must hold at least ${plural(Number(params.limit), 'item')}`;
     case 'enum':
+      // A strict boolean (http/contract.ts's StrictBoolean) is worded as the boolean type is.
+      if (isTrueOrFalse(params.allowedValues)) return 'must be true or false';
       return `must be one of ${([] as unknown[])
         .concat(params.allowedValues)
         .map((value) => JSON.stringify(value))
@@ -136,6 +142,20 @@ export function schemaErrorFormatter(
     if (name === '') {
       return new AppError('BAD_USER_INPUT', `The ${dataVar === 'body' ? 'body' : part} ${said}.`);
     }
-    return new AppError('BAD_USER_INPUT', `The ${part} "${name}" ${said}.`, { [key]: name });
+    return valueRefused({ part, name, key }, said);
   };
+}
+
+/**
+ * BAD_USER_INPUT for a value at a named place that is not what it must be, worded as a route schema's refusal:
+ * `The query parameter "before" must fall in the years 0001 to 9999 (UTC).`, with `details` naming it. For the
+ * checks a schema cannot make (see validation/date-time.ts).
+ */
+export function valueRefused(
+  place: { part: string; name: string; key: 'field' | 'parameter' },
+  said: string,
+): AppError {
+  return new AppError('BAD_USER_INPUT', `The ${place.part} "${place.name}" ${said}.`, {
+    [place.key]: place.name,
+  });
 }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger, loggedUrl } from '../../src/logger.ts';
 import { createMailer, type Mailer } from '../../src/mail/mailer.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
 import { sendDueNotices } from '../../src/transactions/recipients/notices.ts';
@@ -156,6 +156,64 @@ describe('log lines of work done after the request', () => {
           resolve();
         }),
       );
+    }
+  });
+});
+
+describe('the request log line', () => {
+  const token = '6f1c9a2e-4b7d-4e0a-9c3f-0d5e8b1a7c42';
+
+  it('keeps the path of a request but replaces every credential it carries with [redacted]', () => {
+    expect(loggedUrl(`/r/${token}`)).toBe('/r/[redacted]');
+    expect(loggedUrl(`/r/${token}/subscription/items/aboutYou?step=2`)).toBe(
+      '/r/[redacted]/subscription/items/aboutYou?step=2',
+    );
+    expect(loggedUrl(`/recipient/${token}/documents/agreement/preview`)).toBe(
+      '/recipient/[redacted]/documents/agreement/preview',
+    );
+    expect(loggedUrl(`/files/abc?expires=1700000000&signature=s3cr3t`)).toBe(
+      '/files/abc?expires=1700000000&signature=[redacted]',
+    );
+    expect(loggedUrl(`/anything?token=s3cr3t&next=1`)).toBe('/anything?token=[redacted]&next=1');
+    expect(loggedUrl(`/R/${token}/x`)).toBe('/R/[redacted]/x');
+  });
+
+  it("leaves the recipient portal's assets and paths without credentials as they are", () => {
+    for (const path of ['/r/assets/index-abc123.js', '/r/assets', '/console/api/queue?tab=all', '/beta']) {
+      expect(loggedUrl(path)).toBe(path);
+    }
+  });
+
+  it("never writes a recipient's token or a link's signature into the lines a request logs", async () => {
+    const testDb = await createTestDatabase();
+    const files = await createTestFileStore();
+    const log = capturedLogger();
+    const app = await buildTransactionsApp({
+      db: testDb.db,
+      files: files.files,
+      environment: 'staging',
+      logger: log.logger,
+    });
+    try {
+      for (const url of [
+        `/r/${token}`,
+        `/r/${token}/subscription/sign`,
+        `/recipient/${token}`,
+        `/recipient/${token}/documents/agreement/preview`,
+        `/files/0b6e3f5a-2c1d-4f7e-8a9b-1c2d3e4f5a6b?expires=1&signature=sig-${token}`,
+      ]) {
+        await app.inject({ method: 'GET', url, headers: { 'x-forwarded-proto': 'https' } });
+      }
+      const urls = log
+        .lines()
+        .filter((line) => line.msg === 'request completed')
+        .map((line) => (line.req as { url: string }).url);
+      expect(urls).toHaveLength(5);
+      for (const line of log.written) expect(line).not.toContain(token);
+    } finally {
+      await app.close();
+      await testDb.close();
+      await files.cleanup();
     }
   });
 });

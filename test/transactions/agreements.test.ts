@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { deflateSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.ts';
 import { renderDocument } from '../../src/transactions/documents/signed-document.ts';
@@ -185,6 +186,25 @@ describe("a fund's own PDF agreement", () => {
     fundPdf = await fundAgreementPdf();
   });
 
+  /**
+   * The fund's PDF with an extra stream of 100 MB that Flate packs into about 100 KB, a compression bomb: as a
+   * stream of its own, or as an object stream, which pdf-lib inflates as it parses.
+   */
+  async function bombPdf(place: 'stream' | 'object stream'): Promise<Uint8Array> {
+    const { PDFDocument, PDFName } = await import('pdf-lib');
+    const document = await PDFDocument.load(fundPdf);
+    const inflated = Buffer.alloc(100 * 1024 * 1024, place === 'stream' ? 0 : 0x20);
+    const packed = deflateSync(inflated, { level: 9 });
+    const bomb =
+      place === 'stream'
+        ? document.context.stream(packed, { Filter: 'FlateDecode' })
+        : document.context.stream(packed, { Type: 'ObjStm', N: 1, First: 0, Filter: 'FlateDecode' });
+    document.catalog.set(PDFName.of('Extra'), document.context.register(bomb));
+    const bytes = await document.save({ useObjectStreams: false });
+    expect(bytes.byteLength).toBeLessThan(200 * 1024);
+    return bytes;
+  }
+
   async function storedPdfs(): Promise<number> {
     const [row] = await suite.db.query<{ count: number }>(
       'select count(*)::int as count from template_files where organization_id = $1',
@@ -243,6 +263,20 @@ describe("a fund's own PDF agreement", () => {
       (source: string) => source,
       () => fundAgreementPdf({ encrypted: true }),
       'pdf: "fund-agreement.pdf" is encrypted: Portico cannot fill or sign it. Save a copy without a password or restrictions',
+      'pdf: fund-agreement.pdf',
+    ],
+    [
+      'a compression bomb (a PDF of 100 KB whose stream inflates to 100 MB)',
+      (source: string) => source,
+      () => bombPdf('stream'),
+      'pdf: "fund-agreement.pdf" inflates to more than 64 MB once its compressed contents are read: save it with JPEG images, or with fewer pages',
+      'pdf: fund-agreement.pdf',
+    ],
+    [
+      'a compression bomb (a PDF of 100 KB whose object stream inflates to 100 MB)',
+      (source: string) => source,
+      () => bombPdf('object stream'),
+      'pdf: "fund-agreement.pdf" inflates to more than 64 MB once its compressed contents are read: save it with JPEG images, or with fewer pages',
       'pdf: fund-agreement.pdf',
     ],
     [

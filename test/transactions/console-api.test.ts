@@ -2,10 +2,11 @@
 // organization, the team and its roles, invitations and password resets by real SMTP on loopback, and that no
 // organization reads or changes another's. Every request comes "through a TLS-terminating proxy"
 // (x-forwarded-proto: https), as the session cookie is Secure.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createPortfolioInstance } from '../support/portfolio.ts';
 import type { ConsoleRole } from '../../src/accounts/roles.ts';
+import { loadMigrations } from '../../src/db/migrate.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
 import { CONSOLE_SESSION_COOKIE } from '../../src/transactions/console/console.ts';
 import type {
@@ -570,7 +571,7 @@ describe('a transaction in the console', () => {
     });
   });
 
-  it("shows the API calls that changed it in its timeline: the key's prefix, the request and its Idempotency-Key", async () => {
+  it("shows the API calls that changed it in its timeline: the key's prefix, the request and its Idempotency-Key's fingerprint", async () => {
     const { story, people } = await inReview();
     const created = await graphql(
       world.app,
@@ -592,13 +593,71 @@ describe('a transaction in the console', () => {
         action: 'createTransaction',
         requestId: created.headers['x-request-id'],
         actor: expect.objectContaining({ type: 'api_key', label: expect.stringContaining(prefix) }),
-        details: { idempotencyKey: 'create-ada-1' },
+        // The first 8 hex digits of the SHA-256 of "create-ada-1" (`printf %s create-ada-1 | sha256sum`).
+        details: { idempotencyKeySha256: 'c906543b' },
       }),
       expect.objectContaining({
         action: 'triggerTransactionEvent',
         requestId: triggered.headers['x-request-id'],
         details: {},
       }),
+    ]);
+  });
+
+  it('never shows a viewer an Idempotency-Key, nor keeps one in clear, and still replays the call it sealed', async () => {
+    const { story, people } = await inReview();
+    const key = `retry-${randomUUID()}`;
+    const send = () =>
+      graphql(
+        world.app,
+        story.apiKey,
+        CREATE_TRANSACTION,
+        { input: transactionInput(story, { noticeEmail: 'replayed@example.com' }) },
+        { 'idempotency-key': key },
+      );
+    const first = await send();
+    const replayed = await send();
+    expect(first.body.errors).toBeUndefined();
+    // The replay opens the result sealed under the key: the same transaction and link, made once.
+    expect(replayed.body).toEqual(first.body);
+    const id = (first.body.data?.createTransaction as { transactionId: string }).transactionId;
+    const page = await signedIn(people.viewer);
+    const timeline = await page.get(api(`/transactions/${id}/timeline`));
+    expect(timeline.status).toBe(200);
+    expect(timeline.text).not.toContain(key);
+    const fingerprint = createHash('sha256').update(key).digest('hex').slice(0, 8);
+    expect(timeline.text).toContain(`"idempotencyKeySha256":"${fingerprint}"`);
+    const [stored] = await world.db.query<{ count: number }>(
+      `select count(*)::int as count from transaction_activity where details::text like '%' || $1 || '%'`,
+      [key],
+    );
+    expect(stored?.count).toBe(0);
+  });
+
+  it('rewrites the Idempotency-Keys that timelines kept in clear into their fingerprints when migrated', async () => {
+    const { story } = await inReview();
+    const written = await world.db.query<{ id: string }>(
+      `insert into transaction_activity (organization_id, transaction_id, kind, action, actor_type, details)
+       values ($1, $2, 'api', 'createTransaction', 'api_key', $3), ($1, $2, 'api', 'voidTransaction', 'api_key', '{}'),
+         ($1, $2, 'console', 'commented', 'user', $4)
+       returning id`,
+      [
+        story.organizationId,
+        story.transactionId,
+        { idempotencyKey: 'create-ada-1', note: 'kept' },
+        { idempotencyKey: 'not an api call' },
+      ],
+    );
+    const migration = (await loadMigrations()).find((each) => each.name === 'idempotency_key_fingerprints');
+    await world.db.transaction((tx) => tx.exec(migration?.sql ?? 'select missing_migration()'));
+    const rows = await world.db.query<{ details: Record<string, unknown> }>(
+      'select details from transaction_activity where id = any($1::uuid[]) order by sequence',
+      [written.map((row) => row.id)],
+    );
+    expect(rows.map((row) => row.details)).toEqual([
+      { idempotencyKeySha256: 'c906543b', note: 'kept' },
+      {},
+      { idempotencyKey: 'not an api call' },
     ]);
   });
 
@@ -804,6 +863,39 @@ describe('a transaction in the console', () => {
       },
     );
   });
+
+  it.each([
+    ['the text "true"', 'true'],
+    ['the number 1', 1],
+    ['the list [true]', [true]],
+  ])(
+    'refuses a countersignature whose consent is %s, naming the field, and signs only with the JSON true',
+    async (_, consent) => {
+      const { story, people, path } = await inReview();
+      const approved = await graphql(world.app, story.apiKey, TRIGGER_TRANSACTION_EVENT, {
+        input: { transactionId: story.transactionId, eventKey: 'approve' },
+      });
+      expect(approved.body.errors).toBeUndefined();
+      const page = await signedIn(people.admin);
+      const signature = { documentKey: 'subscription_agreement', signedName: 'Ada Admin for Test Capital' };
+      const refused = await page.request('POST', path('/sign'), { ...signature, consent });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({
+        error: {
+          code: 'BAD_USER_INPUT',
+          message: 'The field "consent" must be true or false.',
+          details: { field: 'consent' },
+        },
+      });
+      const withheld = await page.request('POST', path('/sign'), { ...signature, consent: false });
+      expect(withheld.body).toMatchObject({
+        error: { code: 'CONSENT_REQUIRED', details: { field: 'consent' } },
+      });
+      const signed = await page.request('POST', path('/sign'), { ...signature, consent: true });
+      expect(signed.status).toBe(200);
+      expect(signed.body).toEqual({ documentKey: 'subscription_agreement', state: 'COMPLETED' });
+    },
+  );
 
   it("answers another organization's transaction as one that does not exist on every route", async () => {
     const theirs = await inReview();

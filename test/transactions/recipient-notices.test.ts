@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
+import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMailer, type Mailer } from '../../src/mail/mailer.ts';
@@ -541,6 +542,108 @@ describe('sending', () => {
   });
 });
 
+describe('an event racing the sender', () => {
+  const INVITATION = 'Test Capital asks you to complete: Fund subscription';
+  const CANCELLED = 'Cancelled: Fund subscription with Test Capital';
+
+  // Issue 37's campaign: a void within moments of a creation met the sender sending the creation's invitation.
+  // An event locks the transaction, then its notice; a sender that took them the other way round deadlocked
+  // with it, and PostgreSQL aborted one: the void answered 500, or the sender's record of the invitation rolled
+  // back and the invitation went again once its claim ran out. Here the void goes as the SMTP server takes the
+  // invitation, and the server answers 5 ms later: the sender records the mail while the void runs, whatever
+  // this machine's speed (on PGlite, one connection, the two take turns).
+  it(
+    'voids 100 transactions (20 on PGlite) while their invitations are being sent, with no error, and mails each investor one invitation and one notice of the void',
+    { timeout: 60_000 },
+    async () => {
+      const smtpServer = await startHoldingSmtpServer();
+      const heldMailer = smtpMailer(smtpServer.url);
+      const warnings: string[] = [];
+      const racing = noticesBy(
+        heldMailer,
+        pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line) }),
+      );
+      const app = await suite.buildApp({ recipientNotices: racing });
+      // PGlite runs one statement at a time and cannot deadlock: a fifth of the race checks the mail there.
+      const pairs = suite.db.kind === 'postgres' ? 100 : 20;
+      const addresses = Array.from({ length: pairs }, () => newAddress());
+      const errors: unknown[] = [];
+      const transactionIds: string[] = [];
+      const createAndVoid = async (address: string) => {
+        const held = smtpServer.hold(address);
+        const created = await graphql(app, tenant.apiKey, CREATE_TRANSACTION, {
+          input: transactionInput(tenant, { noticeEmail: address }),
+        });
+        const transactionId = (created.body.data?.createTransaction as { transactionId: string } | undefined)
+          ?.transactionId;
+        if (created.body.errors || transactionId === undefined) {
+          errors.push(created.body.errors);
+          held.answer();
+          return;
+        }
+        transactionIds.push(transactionId);
+        await held.arrived;
+        const voiding = graphql(app, tenant.apiKey, TRIGGER_TRANSACTION_EVENT, {
+          input: { transactionId, eventKey: 'void', message: 'The fund closed.' },
+        });
+        // The stimulus: the mail server takes the invitation while the void runs.
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        held.answer();
+        const voided = await voiding;
+        if (voided.body.errors) errors.push(voided.body.errors);
+      };
+      const remaining = [...addresses];
+      const client = async () => {
+        for (let address = remaining.shift(); address !== undefined; address = remaining.shift()) {
+          await createAndVoid(address);
+        }
+      };
+      try {
+        // The first alone (it makes the deployment's secret for links), then four clients side by side.
+        const first = remaining.shift();
+        if (first !== undefined) await createAndVoid(first);
+        await Promise.all([client(), client(), client(), client()]);
+      } finally {
+        await racing.stop();
+      }
+      // A claim whose record was lost runs out after 5 minutes, and its message goes again: a run 10 minutes on
+      // sends whatever is left.
+      const afterClaims = noticesBy(heldMailer);
+      await afterClaims.runDue(later(await databaseNow(), 10 / 1440));
+      await afterClaims.stop();
+      heldMailer.close();
+      await smtpServer.close();
+
+      // Every mail that went is in its transaction's events: its record was not rolled back.
+      const logged = await suite.db.query<{ eventKey: string; events: number }>(
+        `select event_key as "eventKey", count(*)::int as events
+       from transaction_events where transaction_id = any($1::uuid[]) and event_key like 'mail.%'
+       group by event_key order by event_key`,
+        [transactionIds],
+      );
+      // Told as counts first, so that a failure says how often each outcome happened.
+      const mailedOtherwise = addresses
+        .map((address) => smtpServer.subjectsTo(address))
+        .filter((subjects) => subjects.join('\n') !== [INVITATION, CANCELLED].join('\n'));
+      expect({
+        errors: errors.length,
+        senderFailures: warnings.length,
+        investorsMailedOtherwise: mailedOtherwise.length,
+        logged,
+      }).toEqual({
+        errors: 0,
+        senderFailures: 0,
+        investorsMailedOtherwise: 0,
+        logged: [
+          { eventKey: 'mail.invitation', events: pairs },
+          { eventKey: 'mail.voided', events: pairs },
+        ],
+      });
+      expect(mailedOtherwise).toEqual([]);
+    },
+  );
+});
+
 describe('the mail of a request for changes, of completion and its events', () => {
   /** A side letter for a new address, sent by the kicking app, its invitation received and the letter submitted. */
   async function submittedSideLetter() {
@@ -662,5 +765,66 @@ async function startRefusingSmtpServer(): Promise<{ url: string; close(): Promis
       new Promise<void>((resolve) => {
         server.close(resolve);
       }),
+  };
+}
+
+/**
+ * An SMTP server on a free loopback port that answers every message at once, except the first one to an
+ * address held with `hold()`, which it answers when told: what it received, by recipient (read after answering).
+ */
+async function startHoldingSmtpServer() {
+  const subjects = new Map<string, string[]>();
+  const reading = new Set<Promise<void>>();
+  const holds = new Map<string, { arrived: () => void; answered: Promise<void> }>();
+  const server = new SMTPServer({
+    hideSTARTTLS: true,
+    authOptional: true,
+    disableReverseLookup: true,
+    logger: false,
+    onData(stream, session, callback) {
+      // The envelope is the session's until the answer: read it first.
+      const to = session.envelope.rcptTo.map((recipient) => recipient.address);
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        const read = simpleParser(Buffer.concat(chunks)).then((mail) => {
+          for (const address of to)
+            subjects.set(address, [...(subjects.get(address) ?? []), mail.subject ?? '']);
+        });
+        reading.add(read);
+        const held = to.map((address) => holds.get(address)).find((hold) => hold !== undefined);
+        for (const address of to) holds.delete(address);
+        held?.arrived();
+        void (held?.answered ?? Promise.resolve()).then(() => {
+          callback();
+        });
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.server.address() as AddressInfo;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    /** Holds the answer to the next message to `address`: `arrived` once it came, answered on `answer()`. */
+    hold(address: string): { arrived: Promise<void>; answer(): void } {
+      let arrived = () => {};
+      let answer = () => {};
+      const hasArrived = new Promise<void>((resolve) => {
+        arrived = resolve;
+      });
+      const answered = new Promise<void>((resolve) => {
+        answer = resolve;
+      });
+      holds.set(address, { arrived, answered });
+      return { arrived: hasArrived, answer };
+    },
+    /** The subjects of the messages to `address`, in the order they came (once `close()` resolved). */
+    subjectsTo: (address: string): string[] => subjects.get(address) ?? [],
+    async close(): Promise<void> {
+      await Promise.all(reading);
+      await new Promise<void>((resolve) => {
+        server.close(resolve);
+      });
+    },
   };
 }

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FileStore } from '../../src/files/file-store.ts';
@@ -7,6 +8,7 @@ import { parseResponse, rawRequest, streamBody } from '../support/raw-socket.ts'
 import { pdfText } from '../support/pdf-text.ts';
 import { timelineOf } from '../../src/transactions/history/timeline.ts';
 import { addReviewComment, resolveReviewComment } from '../../src/transactions/review/comments.ts';
+import { importTemplateSource } from '../../src/transactions/templates/templates.ts';
 import { createPerson } from '../support/dashboard.ts';
 import { startS3Server, type TestS3Server } from '../support/s3.ts';
 import { listenHttps, testTls } from '../support/tls-listener.ts';
@@ -506,6 +508,22 @@ describe('signing and submitting, refused', () => {
     });
   });
 
+  it('takes only the JSON true as consent to sign: "true", 1 and [true] are refused with the field named', async () => {
+    const { transmitToken } = await create();
+    for (const consent of ['true', 1, [true]]) {
+      const answer = await recipient(
+        suite.app,
+        'POST',
+        `${transmitToken}/documents/subscription_agreement/signatures`,
+        { signedName: 'Grace Hopper', consent },
+      );
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.message).toContain('"consent"');
+    }
+    const view = await recipient(suite.app, 'GET', transmitToken);
+    expect(JSON.stringify(view.body)).not.toContain('Grace Hopper');
+  });
+
   it('shows the sponsor message of a request for changes, and what was submitted before', async () => {
     const { transactionId, transmitToken } = await create();
     const { w9FileId } = await fillAndSign(transmitToken);
@@ -726,5 +744,148 @@ describe('consents', () => {
       `I confirm that what I have given here is true and complete: Yes, given ${givenAt}`,
     );
     expect(text).toContain('Signed electronically by Alex Morgan');
+  });
+});
+
+describe('how long answers may be', () => {
+  const save = (token: string, vulcanKey: string, data: Record<string, unknown>) =>
+    recipient(suite.app, 'PUT', `${token}/items/${vulcanKey}`, { data });
+  const about = (fields: Record<string, unknown>) => ({
+    legalName: 'Grace Hopper',
+    email: 'grace@example.com',
+    address: '1 Navy Way',
+    ...fields,
+  });
+  const refusal = (response: { status: number; body: { error: { code: string; message: string } } }) => {
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe('BAD_USER_INPUT');
+    return response.body.error.message;
+  };
+
+  /** The example template under its own key, with `change` made to its text; its id. */
+  async function importChanged(change: (source: string) => string): Promise<string> {
+    const example = await readFile(
+      new URL('../../templates/examples/subscription.yaml', import.meta.url),
+      'utf8',
+    );
+    const source = change(
+      example.replace('key: subscription\n', `key: bounded_${randomUUID().slice(0, 8)}\n`),
+    );
+    expect(source).not.toBe(example);
+    const imported = await importTemplateSource(suite.db, {
+      organizationId: tenant.organizationId,
+      source,
+      filename: 'bounded.yaml',
+    });
+    return imported.id;
+  }
+
+  async function createFrom(templateId: string) {
+    const { body } = await graphql(suite.app, tenant.apiKey, CREATE_TRANSACTION, {
+      input: transactionInput({ ...tenant, templateId }, { inputData: {} }),
+    });
+    expect(body.errors).toBeUndefined();
+    return body.data!.createTransaction as { transactionId: string; transmitToken: string };
+  }
+
+  it('refuses an answer of one word of nearly 1 MiB, naming the field and its bound, and keeps what was saved', async () => {
+    const { transmitToken } = await create();
+    expect((await save(transmitToken, 'investor_details', about({}))).status).toBe(200);
+    const word = 'x'.repeat(1024 * 1024 - 1024);
+    const message = refusal(await save(transmitToken, 'investor_details', about({ address: word })));
+    expect(message).toBe(
+      `the data does not fit item "investor_details": address: must be at most 2,000 characters; (item): must take at most 65,536 bytes as JSON; it takes ${JSON.stringify(about({ address: word })).length.toLocaleString('en-US')}`,
+    );
+    const items = (await recipient(suite.app, 'GET', transmitToken)).body.processes[0].items as {
+      vulcanKey: string;
+      data: unknown;
+    }[];
+    expect(items.find((item) => item.vulcanKey === 'investor_details')?.data).toEqual(about({}));
+  });
+
+  it('takes a text of 2,000 characters where the schema gives no maxLength, and refuses 2,001 naming the field', async () => {
+    const { transmitToken } = await create();
+    expect(
+      (await save(transmitToken, 'investor_details', about({ address: 'a'.repeat(2_000) }))).status,
+    ).toBe(200);
+    // Counted as JSON Schema counts: an emoji is one character.
+    expect(
+      (await save(transmitToken, 'investor_details', about({ address: '🏠'.repeat(2_000) }))).status,
+    ).toBe(200);
+    expect(
+      refusal(await save(transmitToken, 'investor_details', about({ address: 'a'.repeat(2_001) }))),
+    ).toBe('the data does not fit item "investor_details": address: must be at most 2,000 characters');
+    // Nested strings too: each choice of the accreditation's basis is a string.
+    expect(refusal(await save(transmitToken, 'accreditation', { basis: ['b'.repeat(2_001)] }))).toContain(
+      'basis.0: must be at most 2,000 characters',
+    );
+  });
+
+  it("keeps a template's lower maxLength, and a higher one up to 20,000", async () => {
+    const { transmitToken } = await create();
+    expect(
+      refusal(await save(transmitToken, 'investor_details', about({ legalName: 'n'.repeat(201) }))),
+    ).toBe('the data does not fit item "investor_details": legalName: must be at most 200 characters');
+    const templateId = await importChanged((source) =>
+      source.replace(
+        '              title: Residential or registered address\n              minLength: 1\n',
+        '              title: Residential or registered address\n              minLength: 1\n              maxLength: 5000\n',
+      ),
+    );
+    const long = await createFrom(templateId);
+    expect(
+      (await save(long.transmitToken, 'investor_details', about({ address: 'a'.repeat(5_000) }))).status,
+    ).toBe(200);
+    expect(
+      refusal(await save(long.transmitToken, 'investor_details', about({ address: 'a'.repeat(5_001) }))),
+    ).toBe('the data does not fit item "investor_details": address: must be at most 5,000 characters');
+  });
+
+  it("refuses an item's data over its total, 64 KiB or the template's maxDataBytes, before reading it against its schema", async () => {
+    const { transmitToken } = await create();
+    // Many fields within their length: only the total refuses them (the schema allows fields it does not name).
+    const many = about(
+      Object.fromEntries(
+        Array.from({ length: 40 }, (_, index) => [`note${String(index)}`, 'n'.repeat(2_000)]),
+      ),
+    );
+    expect(refusal(await save(transmitToken, 'investor_details', many))).toBe(
+      `the data does not fit item "investor_details": (item): must take at most 65,536 bytes as JSON; it takes ${JSON.stringify(many).length.toLocaleString('en-US')}`,
+    );
+    const templateId = await importChanged((source) =>
+      source.replace(
+        '      - vulcanKey: investor_details\n',
+        '      - vulcanKey: investor_details\n        maxDataBytes: 1024\n',
+      ),
+    );
+    const small = await createFrom(templateId);
+    const fits = about({ address: 'a'.repeat(900) });
+    expect(JSON.stringify(fits).length).toBeLessThanOrEqual(1024);
+    expect((await save(small.transmitToken, 'investor_details', fits)).status).toBe(200);
+    const over = about({ address: 'a'.repeat(1_000) });
+    expect(refusal(await save(small.transmitToken, 'investor_details', over))).toBe(
+      `the data does not fit item "investor_details": (item): must take at most 1,024 bytes as JSON; it takes ${JSON.stringify(over).length.toLocaleString('en-US')}`,
+    );
+  });
+
+  it('gives the page each string field with its bound, so that the form stops a long answer as it is typed', async () => {
+    const { transmitToken } = await create();
+    const items = (await recipient(suite.app, 'GET', transmitToken)).body.processes[0].items as {
+      vulcanKey: string;
+      schema: { properties: Record<string, { maxLength?: number }> };
+    }[];
+    const properties = items.find((item) => item.vulcanKey === 'investor_details')?.schema.properties;
+    expect(properties?.address?.maxLength).toBe(2_000);
+    expect(properties?.legalName?.maxLength).toBe(200);
+  });
+
+  it('refuses inputData over the bounds when a transaction is created, naming the field', async () => {
+    const { body } = await graphql(suite.app, tenant.apiKey, CREATE_TRANSACTION, {
+      input: transactionInput(tenant, { inputData: { investor_details: { address: 'a'.repeat(2_001) } } }),
+    });
+    expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'inputData' });
+    expect(body.errors?.[0]?.message).toContain(
+      'inputData.investor_details.address: must be at most 2,000 characters',
+    );
   });
 });

@@ -7,6 +7,7 @@ import {
   templateSchemaDocument,
 } from '../../src/transactions/templates/schema-document.ts';
 import { checkTemplate } from '../../src/transactions/templates/validation.ts';
+import { boundedSchema } from '../../src/transactions/templates/answer-bounds.ts';
 import { describeProblems } from '../../src/validation/problems.ts';
 import { importTemplate, importTemplateSource } from '../../src/transactions/templates/templates.ts';
 import { createOrganization } from '../../src/transactions/organizations.ts';
@@ -180,6 +181,61 @@ describe('template files', () => {
         ),
       ],
     );
+  });
+
+  it("refuses a field's maxLength above 20,000 characters wherever the field is declared, saying where", () => {
+    const address = '              title: Residential or registered address\n              minLength: 1\n';
+    const line = example.split('\n').indexOf('              title: Residential or registered address') + 3;
+    expect(problemsAfter(address, `${address}              maxLength: 20001\n`)).toEqual([
+      `t.yaml:${String(line)}: processes[0].items[0].schema.properties.address.maxLength: must be at most 20,000, the longest answer Portico takes (a string field without maxLength takes 2,000 characters)`,
+    ]);
+    expect(
+      problemsAfter('format: date }', 'format: date, maxLength: 50000 }').map((text) => text.split(': ')[1]),
+    ).toEqual(['processes[0].items[0].schema.then.properties.dateOfBirth.maxLength']);
+    expect(checkTemplate(example.replace(address, `${address}              maxLength: 20000\n`)).ok).toBe(
+      true,
+    );
+  });
+
+  it('bounds every string field of an item schema, nested ones too, keeping a lower maxLength and leaving conditions alone', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        name: { type: 'string' },
+        code: { type: 'string', maxLength: 10 },
+        essay: { type: 'string', maxLength: 50_000 },
+        nickname: { type: ['string', 'null'] },
+        tags: { type: 'array', items: { type: 'string' } },
+        count: { type: 'integer' },
+      },
+      if: { properties: { name: { type: 'string' } } },
+      then: { properties: { reason: { type: 'string' } } },
+      $defs: { city: { type: 'string' } },
+    };
+    const copy = structuredClone(schema);
+    expect(boundedSchema(schema)).toEqual({
+      ...schema,
+      properties: {
+        name: { type: 'string', maxLength: 2_000 },
+        code: { type: 'string', maxLength: 10 },
+        // Above the ceiling (a template imported before it): the ceiling.
+        essay: { type: 'string', maxLength: 20_000 },
+        nickname: { type: ['string', 'null'], maxLength: 2_000 },
+        tags: { type: 'array', items: { type: 'string', maxLength: 2_000 } },
+        count: { type: 'integer' },
+      },
+      then: { properties: { reason: { type: 'string', maxLength: 2_000 } } },
+      $defs: { city: { type: 'string', maxLength: 2_000 } },
+    });
+    expect(schema).toEqual(copy);
+  });
+
+  it("takes an item's maxDataBytes up to 64 KiB, and no more", () => {
+    const item = '      - vulcanKey: investor_details\n';
+    expect(checkTemplate(example.replace(item, `${item}        maxDataBytes: 65536\n`)).ok).toBe(true);
+    expect(problemsAfter(item, `${item}        maxDataBytes: 65537\n`)).toEqual([
+      expect.stringMatching(/^t\.yaml:\d+: processes\[0\]\.items\[0\]\.maxDataBytes: must be <= 65536$/),
+    ]);
   });
 
   it('refuses a state that cannot be reached, and one from which the workflow cannot complete', () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
 import { createRecipientNotices } from '../../src/transactions/recipients/notices.ts';
 import { startWebhookWorker } from '../../src/webhooks/delivery.ts';
@@ -38,11 +39,21 @@ describe('the recipient portal at /r in Chromium', () => {
     const receiver = await startWebhookReceiver('/hooks/portico');
     closeAfterAll(() => receiver.close());
     let origin = '';
-    const notices = createRecipientNotices({ db, mailer, transactionsUrl: () => origin, intervalMs: 0 });
+    // Everything the service logs, as written: the story ends by reading it for credentials.
+    const log: string[] = [];
+    const logger = createLogger('debug', { write: (line: string) => void log.push(line) });
+    const notices = createRecipientNotices({
+      db,
+      mailer,
+      transactionsUrl: () => origin,
+      intervalMs: 0,
+      logger,
+    });
     const app = await buildTransactionsApp({
       db,
       files,
       environment: 'staging',
+      logger,
       tls: await testTls(),
       apiKeyCacheMs: 0,
       webhooksAllowInsecure: true,
@@ -55,7 +66,7 @@ describe('the recipient portal at /r in Chromium', () => {
     const tenant = await createEmptyTenant(db);
     await writeFile(join(dataDir, 'W-9 Grace Hopper.pdf'), await samplePdf('Form W-9: Grace Hopper'));
     await writeFile(join(dataDir, 'W-9.pdf'), EXECUTABLE);
-    return { db, app, origin, smtp, receiver, tenant, dataDir };
+    return { db, app, origin, smtp, receiver, tenant, dataDir, log };
   });
 
   function newPage(viewport = DESKTOP): Promise<Page> {
@@ -269,6 +280,19 @@ describe('the recipient portal at /r in Chromium', () => {
       };
       expect(webhook.type).toBe('transaction.completed');
       expect(JSON.stringify(webhook)).toContain(transactionId);
+
+      // The service logged every page and route the investor used, and none of the credentials they carried:
+      // the link's token, the download's signature.
+      const token = link.split('/r/')[1] ?? '';
+      const signature = new URL(download.url()).searchParams.get('signature') ?? '';
+      expect(token).not.toBe('');
+      expect(signature).not.toBe('');
+      const requests = world.log.map((line) => JSON.parse(line) as { req?: { url?: string } });
+      expect(requests.some((line) => line.req?.url?.startsWith('/r/[redacted]/') === true)).toBe(true);
+      expect(requests.some((line) => line.req?.url?.startsWith('/recipient/[redacted]/') === true)).toBe(
+        true,
+      );
+      expect(world.log.filter((line) => line.includes(token) || line.includes(signature))).toEqual([]);
     },
   );
 

@@ -1,4 +1,5 @@
 import { createContext, useContext, useEffect, useMemo, useRef, type ReactNode } from 'react';
+import { useSession } from './session.tsx';
 
 /** What changed, as `GET /console/api/live` says it: these transactions, or null for any of them. */
 export type Changed = readonly string[] | null;
@@ -15,24 +16,40 @@ const LiveContext = createContext<Live | null>(null);
  * The console's one stream of changes (`EventSource('/console/api/live')`, server-sent events fed by the
  * database's notifications), open while a page listens and shared by every page that does (a transaction's
  * page, the work queue). The browser reconnects it by itself (the server asks for 2 s); after a reconnection the
- * listeners hear "anything may have changed", since what changed meanwhile was not heard. A stream the server
- * refuses (the session ended) stays closed: the page's next read asks to sign in again.
+ * listeners hear "anything may have changed", since what changed meanwhile was not heard. The server ends the
+ * stream when the session ends (`signed-out`: the listeners hear "anything", and the pages' next read asks to sign
+ * in again) and when the person opened newer streams past their cap (`replaced`, src/transactions/console/
+ * live-streams.ts). A stream ended or refused opens again once the person is signed in again, or the tab is shown
+ * again: the tabs a person looks at are the live ones.
  */
 export function LiveProvider({ children }: { children: ReactNode }) {
   const listeners = useRef(new Set<Listener>());
   const source = useRef<EventSource | null>(null);
-  const live = useMemo<Live>(() => {
+  const { session } = useSession();
+  const signedIn = session.status === 'signed-in' && session.ended === undefined;
+  const live = useMemo(() => {
     const tell = (changed: Changed) => {
       for (const listener of listeners.current) listener(changed);
     };
     const open = () => {
       const stream = new EventSource('/console/api/live');
       let dropped = false;
+      const ended = () => {
+        stream.close();
+        if (source.current === stream) source.current = null;
+      };
       stream.addEventListener('change', (event) => {
         tell(parseChange((event as MessageEvent<string>).data));
       });
+      stream.addEventListener('signed-out', () => {
+        ended();
+        tell(null);
+      });
+      stream.addEventListener('replaced', ended);
       stream.addEventListener('error', () => {
         dropped = true;
+        // Refused (the session had ended), the browser does not try again by itself.
+        if (stream.readyState === EventSource.CLOSED) ended();
       });
       stream.addEventListener('open', () => {
         if (dropped) tell(null);
@@ -41,7 +58,13 @@ export function LiveProvider({ children }: { children: ReactNode }) {
       return stream;
     };
     return {
-      subscribe(listener) {
+      /** Opens the stream again after the server ended it, if a page listens; they hear "anything". */
+      reopen() {
+        if (source.current !== null || listeners.current.size === 0) return;
+        source.current = open();
+        tell(null);
+      },
+      subscribe(listener: Listener) {
         listeners.current.add(listener);
         source.current ??= open();
         return () => {
@@ -54,6 +77,18 @@ export function LiveProvider({ children }: { children: ReactNode }) {
       },
     };
   }, []);
+  useEffect(() => {
+    if (signedIn) live.reopen();
+  }, [live, signedIn]);
+  useEffect(() => {
+    const shown = () => {
+      if (document.visibilityState === 'visible') live.reopen();
+    };
+    document.addEventListener('visibilitychange', shown);
+    return () => {
+      document.removeEventListener('visibilitychange', shown);
+    };
+  }, [live]);
   useEffect(
     () => () => {
       source.current?.close();

@@ -15,6 +15,7 @@ import { registerQueueRoutes } from './queue/routes.ts';
 import { registerTransactionRoutes } from './transaction/routes.ts';
 import { createLiveChanges } from './live.ts';
 import { registerLiveRoute } from './live-route.ts';
+import { createLiveStreams, HEARTBEAT_MS, STREAMS_PER_PERSON } from './live-streams.ts';
 
 /** The console's session cookie: sent only to its JSON routes, never read by the page's scripts. */
 export const CONSOLE_SESSION_COOKIE = 'portico_console_session';
@@ -29,6 +30,11 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
   const { db } = deps;
   const live = createLiveChanges(db);
   app.addHook('onClose', () => live.close());
+  const streams = createLiveStreams(db, {
+    log: app.log,
+    heartbeatMs: deps.live?.heartbeatMs ?? HEARTBEAT_MS,
+    streamsPerPerson: deps.live?.streamsPerPerson ?? STREAMS_PER_PERSON,
+  });
   registerWebSurface(app, {
     surface: 'console',
     path: CONSOLE_PATH,
@@ -46,6 +52,14 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
         secretName: 'console_session_cookies',
         cookieName: CONSOLE_SESSION_COOKIE,
         path: CONSOLE_API_PATH,
+      });
+      // A change made here may have ended sessions (signing out, a new password, a deactivation): their streams
+      // on this node end now, not at the next heartbeat. Other nodes' end at theirs.
+      api.addHook('onResponse', (request, reply, done) => {
+        if (request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 400) {
+          streams.checkNow();
+        }
+        done();
       });
       registerAccountRoutes(api, {
         db,
@@ -77,7 +91,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
         registerTeamRoutes(route, deps);
         registerTransactionRoutes(route, deps);
         registerQueueRoutes(route, deps);
-        registerLiveRoute(routes, live, callerOf);
+        registerLiveRoute(routes, live, streams, callerOf);
         done();
       });
     },

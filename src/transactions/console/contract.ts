@@ -3,7 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CONSOLE_ROLES } from '../../accounts/roles.ts';
 import { accountRoutes } from '../../http/account-contract.ts';
-import { AnyObject, answers, Body, OrNull, Timestamp } from '../../http/contract.ts';
+import { AnyObject, answers, Body, OrNull, StrictBoolean, Timestamp } from '../../http/contract.ts';
 import { ACTOR_TYPES, TIMELINE_KINDS } from '../history/kinds.ts';
 import { MAX_QUEUE_PAGE, MAX_QUEUE_SEARCH, QUEUE_SORTS } from './queue/queue-query.ts';
 
@@ -421,7 +421,8 @@ export const consoleRoutes = {
     body: Body({
       documentKey: Type.String({ maxLength: 200 }),
       signedName: Type.String({ maxLength: 200 }),
-      consent: Type.Boolean(),
+      // The JSON true itself (false is CONSENT_REQUIRED): no "true", 1 or [true] signs for the organization.
+      consent: StrictBoolean('Must be true: the signer agrees to sign electronically.'),
     }),
     response: answers({
       200: Type.Object({

@@ -3,6 +3,7 @@ import type { FileLinks } from '../../files/file-links.ts';
 import type { FileStore } from '../../files/file-store.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import type { RecipientNotices } from '../recipients/notices.ts';
+import type { DocumentWorkers } from '../documents/document-workers.ts';
 
 /** What the organization console's routes are built with (`registerConsole`, and each routes file). */
 export interface ConsoleDeps {
@@ -13,10 +14,14 @@ export interface ConsoleDeps {
   transactionsUrl: () => string;
   /** Where signed documents are stored (a countersignature made in the console). */
   files: FileStore;
+  /** The threads a countersignature's signed copy is made in. @default the process's (documents/document-workers.ts) */
+  documentWorkers?: DocumentWorkers | undefined;
   /** Signs the download links of a transaction's files. */
   links: FileLinks;
   /** The sender of recipients' mail, told when an action queued some (a reminder, a new link). */
   recipientNotices?: Pick<RecipientNotices, 'kick'> | undefined;
+  /** The live streams' heartbeat and cap (live-streams.ts); tests shorten the heartbeat. */
+  live?: { heartbeatMs?: number | undefined; streamsPerPerson?: number | undefined } | undefined;
   /** The built front end. @default web/dist of this checkout */
   distDir?: string | undefined;
 }

@@ -3,9 +3,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ConsoleCaller } from './caller.ts';
 import { consoleRoutes as contract } from './contract.ts';
 import type { LiveChanges } from './live.ts';
+import { endEvent, type LiveStream, type LiveStreams } from './live-streams.ts';
 
-/** A comment line this often keeps the connection (and any proxy on the way) from closing it as idle. */
-const HEARTBEAT_MS = 15_000;
 /** How long a browser waits before reconnecting a stream that dropped. */
 const RETRY_MS = 2_000;
 
@@ -13,17 +12,19 @@ const RETRY_MS = 2_000;
  * GET /live: a server-sent event stream of the changes that touch the caller's organization, as
  * `event: change` with `{"transactions": [ids] | null}` (null: any), so that an open console reads again what
  * changed within a second, whichever node or process changed it (live.ts, fed by LISTEN/NOTIFY). The stream
- * carries ids only: reads go through the other routes, which check the session each time.
+ * carries ids only: reads go through the other routes, which check the session each time. It lasts as long as
+ * its session signs the person in, checked at each heartbeat and before each change (live-streams.ts), and ends
+ * with `event: signed-out` once it does not; a person's oldest stream past their cap ends with `event: replaced`.
  */
 export function registerLiveRoute(
   routes: FastifyInstance,
   live: LiveChanges,
+  streams: LiveStreams,
   callerOf: (request: FastifyRequest) => ConsoleCaller,
 ): void {
   // Open streams end before the server closes, which would otherwise wait for them.
-  const open = new Set<() => void>();
   routes.addHook('preClose', (done) => {
-    for (const end of open) end();
+    streams.close();
     done();
   });
   const connections = routes.metrics?.consoleLiveConnections;
@@ -34,24 +35,31 @@ export function registerLiveRoute(
     const send = (text: string) => {
       if (!stream.writableEnded) stream.write(text);
     };
-    const unsubscribe = await live.subscribe(caller.organization.id, (transactions) => {
-      send(`event: change\ndata: ${JSON.stringify({ transactions })}\n\n`);
-    });
-    const heartbeat = setInterval(() => {
-      send(': still here\n\n');
-    }, HEARTBEAT_MS);
-    heartbeat.unref();
-    connections?.inc();
-    const end = () => {
-      if (!open.delete(end)) return;
-      connections?.dec();
-      clearInterval(heartbeat);
-      unsubscribe();
-      stream.end();
+    let unsubscribe: (() => void) | undefined = undefined;
+    let ended = false;
+    const held: LiveStream = {
+      sessionId: request.session.sessionId,
+      userId: caller.user.id,
+      write: send,
+      end: (why) => {
+        if (ended) return;
+        ended = true;
+        streams.remove(held);
+        connections?.dec();
+        unsubscribe?.();
+        if (why) send(endEvent(why));
+        stream.end();
+      },
     };
-    open.add(end);
+    unsubscribe = await live.subscribe(caller.organization.id, (transactions) => {
+      streams.change(held, transactions);
+    });
+    connections?.inc();
+    streams.add(held);
     // The response closes when the browser goes away (the request's own 'close' comes once its body is read).
-    reply.raw.once('close', end);
+    reply.raw.once('close', () => {
+      held.end();
+    });
     send(`retry: ${String(RETRY_MS)}\n: listening\n\n`);
     return reply
       .header('content-type', 'text/event-stream; charset=utf-8')

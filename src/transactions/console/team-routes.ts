@@ -2,6 +2,7 @@ import type { ContractRoute } from '../../http/contract-routes.ts';
 import type { ConsoleCaller } from './caller.ts';
 import { consoleRoutes as contract } from './contract.ts';
 import type { ConsoleDeps } from './deps.ts';
+import { clientDateTime } from '../../validation/date-time.ts';
 import { teamActivityOf } from '../history/team-activity.ts';
 import { deactivateMember, inviteToTeam, teamOf } from './team.ts';
 
@@ -17,7 +18,11 @@ export function registerTeamRoutes(route: ContractRoute<ConsoleCaller>, deps: Co
     entries: await teamActivityOf(db, {
       organizationId: caller.organization.id,
       userId: query.person,
-      before: query.before === undefined ? undefined : new Date(query.before),
+      // The date-time format admits a leap second and year 0000, which no query takes.
+      before:
+        query.before === undefined
+          ? undefined
+          : clientDateTime(query.before, { name: 'before', part: 'query parameter' }),
     }),
   }));
   route('POST', '/team/:id/deactivate', contract.deactivate, (caller, { params }) =>

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { PathSegment } from '../../validation/problems.ts';
-import { inspectPdf, type PdfField } from './agreement-pdf.ts';
+import type { PdfField } from './agreement-pdf.ts';
+import { documentWorkers, type DocumentWorkers } from './document-workers.ts';
 import { placeholdersOf } from './agreement-text.ts';
 import { declaredProperties } from '../templates/schema-properties.ts';
 import {
@@ -117,11 +118,13 @@ const FIELD_FITS: Record<PdfField['kind'], { fits: (property: PropertySchema) =>
 /**
  * Checks the fund PDFs a template names against the files sent with it: each is there, is a PDF, is not
  * encrypted, has the form fields its mapping names (of a kind that fits the answer) and the pages its signature
- * boxes are on. Gives the template with each PDF's SHA-256 written in, and the files to store.
+ * boxes are on. Gives the template with each PDF's SHA-256 written in, and the files to store. Each PDF is read
+ * by a document worker (`workers`, the process's by default), off the event loop.
  */
 export async function checkAgreementFiles(
   template: TemplateDefinition,
   files: ReadonlyMap<string, Uint8Array>,
+  workers: DocumentWorkers = documentWorkers(),
 ): Promise<{ problems: Problem[]; definition: TemplateDefinition; stored: AgreementFile[] }> {
   const problems: Problem[] = [];
   const stored: AgreementFile[] = [];
@@ -148,7 +151,7 @@ export async function checkAgreementFiles(
             });
             return document;
           }
-          const inspected = await inspectPdf(content);
+          const inspected = await workers.inspect(content);
           if (!inspected.ok) {
             problems.push({ path: at('pdf'), message: `"${agreement.pdf}" ${inspected.message}` });
             return document;

@@ -1,5 +1,6 @@
-import type { PDFDocument, PDFField, PDFForm, PDFPage } from 'pdf-lib';
-import { printable, stampPage } from './pdf-writer.ts';
+import type { PDFDocument, PDFField, PDFFont, PDFForm, PDFPage, PDFTextField } from 'pdf-lib';
+import { printable, stampPage, wrapRuns } from './pdf-writer.ts';
+import { inflatedSize, MAX_INFLATED_MEGABYTES } from './pdf-inflation.ts';
 import type { SignaturePlacement } from '../templates/schema.ts';
 
 /** What a form field of a fund's PDF takes. */
@@ -32,9 +33,20 @@ function looksLikePdf(bytes: Uint8Array): boolean {
   return Buffer.from(bytes.subarray(0, 1024)).includes('%PDF-', 0, 'latin1');
 }
 
-/** Reads a fund's PDF as a template import checks it: a PDF, not encrypted, and the form fields it has. */
+/**
+ * Reads a fund's PDF as a template import checks it: a PDF, no more than MAX_INFLATED_MEGABYTES once inflated,
+ * not encrypted, and the form fields it has. Runs in a document worker (document-workers.ts).
+ */
 export async function inspectPdf(bytes: Uint8Array): Promise<PdfInspection> {
   if (!looksLikePdf(bytes)) return { ok: false, message: 'is not a PDF (it does not start with %PDF-)' };
+  // Before pdf-lib reads it: pdf-lib inflates object streams as it parses, with no bound.
+  const cap = MAX_INFLATED_MEGABYTES * 1024 * 1024;
+  if ((await inflatedSize(bytes, cap)) > cap) {
+    return {
+      ok: false,
+      message: `inflates to more than ${String(MAX_INFLATED_MEGABYTES)} MB once its compressed contents are read: save it with JPEG images, or with fewer pages`,
+    };
+  }
   const { PDFDocument } = await import('pdf-lib');
   try {
     // Loaded even when encrypted, to say so: pdf-lib's own error for it cannot be told apart reliably.
@@ -94,6 +106,86 @@ function boxOfField(document: PDFDocument, field: PDFField): Box | undefined {
   return page && { page, ...widget.getRectangle() };
 }
 
+/** The font sizes a filled-in text field is drawn in: pdf-lib's smallest, and the largest Portico lets it pick. */
+const FIELD_FONT_SIZES = { smallest: 4, largest: 12 } as const;
+/** What pdf-lib keeps free inside a field's box (its border and padding), on each side, and then some. */
+const FIELD_INSET = 2;
+
+/**
+ * Fills a text field with `text` laid out for its box, so that pdf-lib only draws it. Left to itself, pdf-lib
+ * picks a multi-line field's font size by laying the text out at every size from 4 up, measuring each line one
+ * word shorter at a time: cubic in the answer's length (2,000 characters took 5.7 s). Here the text is wrapped
+ * once per size (each character measured once), from 12 points down to the first size at which it fits; the
+ * field gets that size and those lines. What does not fit even at 4 points ends in an ellipsis: the box shows
+ * what it can, and the appendix gives the answer whole. A single-line field is cut the same way to its width.
+ */
+function fillTextField(field: PDFTextField, text: string, font: PDFFont): void {
+  const widget = field.acroField.getWidgets()[0];
+  if (widget === undefined || text === '') {
+    field.setText(text);
+    return;
+  }
+  const box = widget.getRectangle();
+  const width = Math.max(1, box.width - 2 * FIELD_INSET);
+  const height = Math.max(1, box.height - 2 * FIELD_INSET);
+  const unitWidths = new Map<string, number>();
+  const measureAt = (size: number) => (character: string) => {
+    let unit = unitWidths.get(character);
+    if (unit === undefined) {
+      unit = font.widthOfTextAtSize(character, 1);
+      unitWidths.set(character, unit);
+    }
+    return unit * size;
+  };
+  const linesAt = (size: number, of: string) =>
+    wrapRuns([{ text: of }], width, measureAt(size)).map((line) => line.map((run) => run.text).join(''));
+  const rows = (size: number) =>
+    field.isMultiline() ? Math.floor(height / (font.heightAtSize(size) * 1.2)) : 1;
+
+  // At the smallest size the box holds the most; what is past that is never drawn at any size.
+  const smallest = linesAt(FIELD_FONT_SIZES.smallest, text);
+  const room = Math.max(1, rows(FIELD_FONT_SIZES.smallest));
+  const shown =
+    smallest.length > room
+      ? [
+          ...smallest.slice(0, room - 1),
+          ellipsized(smallest[room - 1] ?? '', width, measureAt(FIELD_FONT_SIZES.smallest)),
+        ]
+      : smallest;
+  if (!field.isMultiline()) {
+    field.setText(shown.join(''));
+    return;
+  }
+  // Text that needs every row at the smallest size is drawn at it; shorter text at the largest size it fits.
+  let size: number = FIELD_FONT_SIZES.smallest;
+  let lines = shown;
+  for (
+    let candidate: number = FIELD_FONT_SIZES.largest;
+    candidate > size && shown === smallest;
+    candidate -= 1
+  ) {
+    const wrapped = linesAt(candidate, text);
+    if (wrapped.length <= rows(candidate)) {
+      size = candidate;
+      lines = wrapped;
+      break;
+    }
+  }
+  field.setFontSize(size);
+  field.setText(lines.join('\n'));
+}
+
+/** A line's start with `…` after it, as much of it as fits `width` with the ellipsis. */
+function ellipsized(line: string, width: number, measure: (character: string) => number): string {
+  let used = measure('…');
+  let end = 0;
+  while (end < line.length && used + measure(line.charAt(end)) <= width) {
+    used += measure(line.charAt(end));
+    end += 1;
+  }
+  return `${line.slice(0, end)}…`;
+}
+
 /**
  * The fund's PDF filled in: each mapped form field set from its answer (text, a ticked box, a chosen option),
  * the form flattened so the copy cannot be edited, and each signature written in its box. A preview stamps every
@@ -131,7 +223,7 @@ export async function fillAgreementPdf(
     const answer = options.answer(reference);
     if (field instanceof PDFTextField) {
       field.setMaxLength(undefined);
-      field.setText(printable(answer?.text ?? '').replace(/\n/g, ' '));
+      fillTextField(field, printable(answer?.text ?? '').replace(/\n/g, ' '), font);
     } else if (field instanceof PDFCheckBox) {
       if (answer?.value === true) field.check();
       else field.uncheck();

@@ -10,20 +10,17 @@ export interface Run {
 }
 
 /** The characters of Windows-1252 above 0x7f that are not Latin-1: what the standard fonts encode besides. */
-const WIN_ANSI_EXTRA = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');
+const WIN_ANSI_EXTRA = '€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ';
+
+/** Each character the standard fonts cannot draw, astral ones whole (`u`), for {@link printable}. */
+const UNPRINTABLE = new RegExp(`[^\\n\\x20-\\x7e\\xa0-\\xff${WIN_ANSI_EXTRA}]`, 'gu');
 
 /**
  * Text the standard fonts can draw: they encode Windows-1252 only, so anything else is shown as '?', tabs as
- * spaces.
+ * spaces. One pass of a regular expression, so an answer of any length costs time in proportion to it.
  */
 export function printable(text: string): string {
-  let out = '';
-  for (const character of text.replace(/\t/g, ' ')) {
-    const code = character.codePointAt(0) ?? 0;
-    const fits = (code >= 0x20 && code <= 0x7e) || (code >= 0xa0 && code <= 0xff) || character === '\n';
-    out += fits || WIN_ANSI_EXTRA.has(character) ? character : '?';
-  }
-  return out;
+  return text.replace(/\t/g, ' ').replace(UNPRINTABLE, '?');
 }
 
 const PAGE: [number, number] = [612, 792];
@@ -37,6 +34,8 @@ export class PdfWriter {
   page: PDFPage;
   y = 0;
   private readonly fonts = new Map<Face, PDFFont>();
+  /** The width of each character met so far, per face, at size 1000 (the fonts' own unit). */
+  private readonly characterWidths = new Map<Face, Map<string, number>>();
   private constructor(
     readonly document: PDFDocument,
     private readonly names: Record<Face, StandardFonts>,
@@ -65,6 +64,30 @@ export class PdfWriter {
       this.fonts.set(face, font);
     }
     return font;
+  }
+
+  /**
+   * How wide `text` is drawn in `face` at `size`: the sum of its characters' widths, each asked of the font once
+   * per document. pdf-lib draws without kerning, so this is the width on the page (its `widthOfTextAtSize` adds
+   * kerning, and measures the whole text on every call).
+   */
+  widthOf(text: string, face: Face = 'regular', size = 11): number {
+    let widths = this.characterWidths.get(face);
+    if (widths === undefined) {
+      widths = new Map();
+      this.characterWidths.set(face, widths);
+    }
+    let total = 0;
+    for (let index = 0; index < text.length; index += 1) {
+      const character = text.charAt(index);
+      let width = widths.get(character);
+      if (width === undefined) {
+        width = this.font(face).widthOfTextAtSize(character, 1000);
+        widths.set(character, width);
+      }
+      total += width;
+    }
+    return (total * size) / 1000;
   }
 
   private newPage(): PDFPage {
@@ -100,14 +123,14 @@ export class PdfWriter {
       this.room(size + 6);
       if (index === 0 && options.marker !== undefined) {
         const marker = printable(options.marker);
-        const markerWidth = this.font().widthOfTextAtSize(marker, size);
+        const markerWidth = this.widthOf(marker, 'regular', size);
         this.page.drawText(marker, { x: left - markerWidth - 6, y: this.y, size, font: this.font() });
       }
       let x = left;
       for (const piece of line) {
         const font = this.font(piece.face);
         this.page.drawText(piece.text, { x, y: this.y, size, font });
-        x += font.widthOfTextAtSize(piece.text, size);
+        x += this.widthOf(piece.text, piece.face, size);
       }
       this.y -= size + 6;
     });
@@ -131,49 +154,75 @@ export class PdfWriter {
     this.y -= 12;
   }
 
-  /** The runs broken into lines no wider than `width`, breaking at spaces (a longer word is cut). */
+  /** The runs broken into lines no wider than `width` ({@link wrapRuns}). */
   private wrap(runs: Run[], size: number, width: number): Run[][] {
-    const lines: Run[][] = [[]];
-    let used = 0;
-    const widthOf = (text: string, face: Face | undefined) => this.font(face).widthOfTextAtSize(text, size);
-    const add = (text: string, face: Face | undefined) => {
-      const line = lines[lines.length - 1] ?? [];
-      const last = line[line.length - 1];
-      if (last !== undefined && last.face === face) last.text += text;
-      else line.push({ text, face });
-      used += widthOf(text, face);
-    };
-    for (const run of runs) {
-      // Words keep the space before them, so a line break drops exactly that space.
-      for (const word of printable(run.text).split(/(?=[ \n])/)) {
-        if (word.startsWith('\n')) {
-          lines.push([]);
-          used = 0;
-          if (word.length > 1) add(word.slice(1), run.face);
-          continue;
-        }
-        const bare = word.trimStart();
-        if (used > 0 && used + widthOf(word, run.face) > width) {
-          lines.push([]);
-          used = 0;
-          add(bare, run.face);
-        } else add(used === 0 ? bare : word, run.face);
-        // A word wider than the line is cut where it fills it.
-        const line = lines[lines.length - 1] ?? [];
-        while (used > width && line.length === 1 && (line[0]?.text.length ?? 0) > 1) {
-          const piece = line[0] as Run;
-          let cut = piece.text.length - 1;
-          while (cut > 1 && widthOf(piece.text.slice(0, cut), piece.face) > width) cut -= 1;
-          const rest = piece.text.slice(cut);
-          piece.text = piece.text.slice(0, cut);
-          lines.push([]);
-          used = 0;
-          add(rest, piece.face);
-        }
-      }
-    }
-    return lines.map((line) => line.filter((piece) => piece.text !== ''));
+    return wrapRuns(runs, width, (character, face) => this.widthOf(character, face, size));
   }
+}
+
+/** How wide one character is drawn in a face, in the unit of the width it is wrapped to. */
+export type MeasureCharacter = (character: string, face: Face | undefined) => number;
+
+/**
+ * Runs broken into lines no wider than `width`: at spaces (a line break drops the space before the word it moves),
+ * a new line at each `\n`, and a word wider than a line cut where it fills one. Each character is measured once,
+ * and a cut is found by adding up the widths already measured, so the work grows with the text, not faster: an
+ * answer of one long word (say 200,000 characters) is laid out as quickly as as many short ones.
+ *
+ * @example
+ * wrapRuns([{ text: 'one two three' }], 7, () => 1); // [[{ text: 'one two' }], [{ text: 'three' }]]
+ */
+export function wrapRuns(runs: readonly Run[], width: number, measure: MeasureCharacter): Run[][] {
+  const lines: Run[][] = [[]];
+  let used = 0;
+  const newLine = () => {
+    lines.push([]);
+    used = 0;
+  };
+  const place = (text: string, face: Face | undefined, textWidth: number) => {
+    const line = lines[lines.length - 1] ?? [];
+    const last = line[line.length - 1];
+    if (last !== undefined && last.face === face) last.text += text;
+    else line.push({ text, face });
+    used += textWidth;
+  };
+  for (const run of runs) {
+    // Words keep the space before them, so a line break drops exactly that space.
+    for (const piece of printable(run.text).split(/(?=[ \n])/)) {
+      let word = piece;
+      if (word.startsWith('\n')) {
+        newLine();
+        word = word.slice(1);
+      }
+      const widths: number[] = [];
+      let wordWidth = 0;
+      for (let index = 0; index < word.length; index += 1) {
+        const characterWidth = measure(word.charAt(index), run.face);
+        widths.push(characterWidth);
+        wordWidth += characterWidth;
+      }
+      if (used > 0 && used + wordWidth <= width) {
+        place(word, run.face, wordWidth);
+        continue;
+      }
+      if (used > 0) newLine();
+      // The word starts a line, without its space; where it is wider than the line, it is cut where it fills one.
+      let start = word.startsWith(' ') ? 1 : 0;
+      let filled = 0;
+      for (let index = start; index < word.length; index += 1) {
+        const characterWidth = widths[index] ?? 0;
+        if (index > start && filled + characterWidth > width) {
+          place(word.slice(start, index), run.face, filled);
+          newLine();
+          start = index;
+          filled = 0;
+        }
+        filled += characterWidth;
+      }
+      place(word.slice(start), run.face, filled);
+    }
+  }
+  return lines.map((line) => line.filter((piece) => piece.text !== ''));
 }
 
 /** Marks a page across its top, e.g. "PREVIEW — NOT SIGNED". */

@@ -1,17 +1,14 @@
-import type { PDFDocument } from 'pdf-lib';
 import type { Queryable } from '../../db/database.ts';
-import { fillAgreementPdf, type Answer } from './agreement-pdf.ts';
-import { writeAgreementText } from './agreement-text.ts';
+import type { Answer } from './agreement-pdf.ts';
+import { placeholdersOf } from './agreement-text.ts';
+import type { DocumentSection, DocumentSignature, RenderJob } from './document-pdf.ts';
+import { documentWorkers, type DocumentWorkers } from './document-workers.ts';
+import { templatePdf } from './template-pdfs.ts';
 import { formatMoney, type Money } from '../money.ts';
-import { PdfWriter } from './pdf-writer.ts';
 import { declaredProperties } from '../templates/schema-properties.ts';
 import type { DocumentDefinition, ItemDefinition, ProcessDefinition } from '../templates/schema.ts';
 
-/** One item of a document as people read it: its title and each answered field's label and value. */
-export interface DocumentSection {
-  title: string;
-  fields: { label: string; value: string }[];
-}
+export type { DocumentSection, DocumentSignature } from './document-pdf.ts';
 
 interface PropertySchema {
   title?: string;
@@ -163,119 +160,78 @@ export function labelOf(process: ProcessDefinition, reference: string): string {
   return schema?.title ?? path[path.length - 1] ?? reference;
 }
 
-/** When a signature was made, as the document prints it. */
-function signedWhen(at: Date): string {
-  return `${at.toISOString().replace('T', ' ').slice(0, 16)} UTC`;
+/** What a document is made from: a process's revision, its signatures so far, and whether it is a preview. */
+export interface DocumentSource {
+  organizationId: string;
+  transactionId: string;
+  process: ProcessDefinition;
+  document: DocumentDefinition;
+  items: { vulcanKey: string; data: unknown; consents?: Record<string, string> }[];
+  signatures: DocumentSignature[];
+  preview: boolean;
 }
 
-/** The answers, item by item. */
-function writeAnswers(writer: PdfWriter, sections: DocumentSection[]): void {
-  for (const section of sections) {
-    writer.room(40);
-    writer.text(section.title, { size: 13, face: 'bold' });
-    if (section.fields.length === 0) writer.text('(not answered)', { indent: 12 });
-    for (const field of section.fields) {
-      writer.paragraph([{ text: `${field.label}: `, face: 'bold' }, { text: field.value }], { indent: 12 });
-    }
-    writer.space(8);
+/**
+ * Reads what a document shows (answers, file names, the fund's PDF) on the caller's transaction, as a plain job
+ * that a document worker makes the PDF from (`makeDocument`).
+ */
+export async function documentJob(tx: Queryable, options: DocumentSource): Promise<RenderJob> {
+  const { process, document: definition } = options;
+  const answers = await readAnswers(tx, process, options.items);
+  const agreement = definition.agreement;
+  let made: RenderJob['agreement'];
+  if (agreement?.pdf !== undefined && agreement.sha256 !== undefined) {
+    const pdf = await templatePdf(tx, options.organizationId, agreement.sha256);
+    if (!pdf) throw new Error(`the agreement PDF ${agreement.sha256} of ${definition.key} is missing`);
+    const fields = agreement.fields ?? {};
+    const given = Object.values(fields).flatMap((reference) => {
+      const answer = answers.answer(reference);
+      return answer === undefined ? [] : [[reference, answer] as const];
+    });
+    made = { pdf, fields, answers: new Map(given), places: agreement.signatures ?? {} };
+  } else if (agreement?.text !== undefined) {
+    const filled = placeholdersOf(agreement.text).map(({ reference: written }) => {
+      const reference = written.trim();
+      const answer = answers.answer(reference);
+      return [
+        reference,
+        answer ? answer.text : `[${labelOf(process, reference)}: not answered yet]`,
+      ] as const;
+    });
+    made = { text: agreement.text, filled: new Map(filled) };
   }
+  return {
+    transactionId: options.transactionId,
+    name: definition.title ?? definition.key,
+    preview: options.preview,
+    signedBy: definition.signedBy,
+    signatures: options.signatures,
+    sections: answers.sections,
+    ...(made === undefined ? {} : { agreement: made }),
+  };
 }
 
-/** Who signed and when, role by role in signing order; a role yet to sign gets a line. */
-function writeSignatures(writer: PdfWriter, signedBy: string[], signatures: DocumentSignature[]): void {
-  writer.room(60);
-  writer.text('Signatures', { size: 13, face: 'bold' });
-  for (const role of signedBy) {
-    const signature = signatures.find((candidate) => candidate.role === role);
-    writer.room(40);
-    if (signature) {
-      writer.paragraph(
-        [
-          { text: 'Signed electronically by ' },
-          { text: signature.signedName, face: 'italic' },
-          { text: ` (${role}) on ${signedWhen(signature.signedAt)}` },
-        ],
-        { indent: 12 },
-      );
-    } else {
-      writer.space(14);
-      writer.text(`______________________________  (${role}): not signed yet`, { indent: 12 });
-    }
-    writer.space(6);
-  }
-}
-
-export interface DocumentSignature {
-  role: string;
-  signedName: string;
-  signedAt: Date;
+/**
+ * A document's PDF made by a document worker (`workers`, the process's by default), off the event loop:
+ * DOCUMENT_TOO_COMPLEX past its time limit, SERVICE_UNAVAILABLE when they are all busy. A preview is made after
+ * its reads' transaction ends, so that no database connection waits for it.
+ */
+export function makeDocument(
+  job: RenderJob,
+  workers: DocumentWorkers = documentWorkers(),
+): Promise<Uint8Array> {
+  return workers.render(job);
 }
 
 /**
  * A document of a process as a PDF, made from a revision's items: the fund's agreement (its text, or its PDF
  * filled in) with the signatures made so far and the answers as an appendix; without an agreement, the answers
- * themselves. A preview is stamped as one on every page.
+ * themselves. A preview is stamped as one on every page. Read on the caller's transaction (`documentJob`), made
+ * by a document worker (`makeDocument`).
  */
 export async function renderDocument(
   tx: Queryable,
-  options: {
-    organizationId: string;
-    transactionId: string;
-    process: ProcessDefinition;
-    document: DocumentDefinition;
-    items: { vulcanKey: string; data: unknown; consents?: Record<string, string> }[];
-    signatures: DocumentSignature[];
-    preview: boolean;
-  },
+  options: DocumentSource & { workers?: DocumentWorkers | undefined },
 ): Promise<Uint8Array> {
-  const { process, document: definition, preview } = options;
-  const answers = await readAnswers(tx, process, options.items);
-  const name = definition.title ?? definition.key;
-  const title = `${name} (${preview ? 'preview, not signed' : 'signed'})`;
-  const stamp = preview ? 'PREVIEW - NOT SIGNED' : undefined;
-  const { PDFDocument } = await import('pdf-lib');
-  const agreement = definition.agreement;
-
-  let pdf: PDFDocument;
-  let writer: PdfWriter;
-  if (agreement?.pdf !== undefined && agreement.sha256 !== undefined) {
-    const [stored] = await tx.query<{ content: Uint8Array }>(
-      'select content from template_files where organization_id = $1 and sha256 = $2',
-      [options.organizationId, agreement.sha256],
-    );
-    if (!stored) throw new Error(`the agreement PDF ${agreement.sha256} of ${definition.key} is missing`);
-    pdf = await fillAgreementPdf(stored.content, {
-      fields: agreement.fields ?? {},
-      answer: (reference) => answers.answer(reference),
-      places: agreement.signatures ?? {},
-      signatures: options.signatures,
-      preview,
-    });
-    writer = await PdfWriter.create(pdf, { stamp });
-  } else {
-    pdf = await PDFDocument.create();
-    writer = await PdfWriter.create(pdf, { stamp });
-    if (agreement?.text !== undefined) {
-      await writeAgreementText(writer, agreement.text, (reference) => {
-        const answer = answers.answer(reference);
-        return answer ? answer.text : `[${labelOf(process, reference)}: not answered yet]`;
-      });
-      writer.space(12);
-    } else {
-      writer.text(title, { size: 18, face: 'bold' });
-      writer.text(`Transaction ${options.transactionId}`, { size: 9 });
-      writer.space(10);
-      writeAnswers(writer, answers.sections);
-    }
-  }
-  pdf.setTitle(title);
-  writeSignatures(writer, definition.signedBy, options.signatures);
-  if (agreement !== undefined) {
-    writer.breakPage();
-    writer.text('Appendix: the answers given', { size: 15, face: 'bold' });
-    writer.text(`Transaction ${options.transactionId}`, { size: 9 });
-    writer.space(10);
-    writeAnswers(writer, answers.sections);
-  }
-  return pdf.save();
+  return makeDocument(await documentJob(tx, options), options.workers);
 }

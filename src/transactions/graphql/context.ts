@@ -6,9 +6,10 @@ import type { FileStore } from '../../files/file-store.ts';
 import type { LookupAll } from '../../webhooks/address-safety.ts';
 import type { Caller } from '../authenticate.ts';
 import { recordActivity } from '../history/activity.ts';
-import { idempotent } from '../idempotency.ts';
+import { idempotencyKeyFingerprint, idempotent } from '../idempotency.ts';
 import type { SignatureContext } from '../recipients/actions.ts';
 import type { RecipientNotices } from '../recipients/notices.ts';
+import type { DocumentWorkers } from '../documents/document-workers.ts';
 import type {} from './hooks.ts';
 
 /** What every resolver gets besides Mercurius' own context. */
@@ -32,6 +33,8 @@ export interface TransactionsContext {
   webhookLookup: LookupAll | undefined;
   /** Told when a mutation queued recipient mail, so that it goes out at once; none when undefined. */
   recipientNotices: Pick<RecipientNotices, 'kick'> | undefined;
+  /** The threads signed copies are made in; the process's when undefined. */
+  documentWorkers: DocumentWorkers | undefined;
 }
 
 declare module 'mercurius' {
@@ -47,7 +50,7 @@ export type Context = MercuriusContext;
  * the Idempotency-Key header the same way. `afterCommit` runs once that transaction committed (also for a
  * replayed result, which changed nothing), e.g. to send the mail it queued. A mutation that changes a
  * transaction names it (`changes`): the call then joins the transaction's timeline, with the key, the request
- * and its Idempotency-Key.
+ * and its Idempotency-Key's fingerprint.
  */
 export function mutation<Input, Result = unknown>(
   operation: string,
@@ -70,7 +73,11 @@ export function mutation<Input, Result = unknown>(
             kind: 'api',
             action: operation,
             actor: { type: 'api_key', id: context.caller.apiKeyId, requestId: context.requestId },
-            details: context.idempotencyKey === undefined ? {} : { idempotencyKey: context.idempotencyKey },
+            // A fingerprint, never the key: the key seals the stored result, and every console role reads this.
+            details:
+              context.idempotencyKey === undefined
+                ? {}
+                : { idempotencyKeySha256: idempotencyKeyFingerprint(context.idempotencyKey) },
           });
         }
         return done;
@@ -93,6 +100,7 @@ export function contextBuilder(deps: {
   webhooksAllowInsecure: boolean;
   webhookLookup: LookupAll | undefined;
   recipientNotices?: Pick<RecipientNotices, 'kick'> | undefined;
+  documentWorkers?: DocumentWorkers | undefined;
 }): (request: FastifyRequest) => TransactionsContext {
   return (request) =>
     request.caller
@@ -112,6 +120,7 @@ export function contextBuilder(deps: {
           webhooksAllowInsecure: deps.webhooksAllowInsecure,
           webhookLookup: deps.webhookLookup,
           recipientNotices: deps.recipientNotices,
+          documentWorkers: deps.documentWorkers,
         }
       : ({} as TransactionsContext);
 }

@@ -23,6 +23,7 @@ import { isPrimaryRole, recordRecipientActivity } from './activity.ts';
 import type { Actor } from '../actor.ts';
 import { refreshCompletion } from '../completion.ts';
 import { renderDocument } from '../documents/signed-document.ts';
+import type { DocumentWorkers } from '../documents/document-workers.ts';
 import {
   applyEvent,
   eventAllowed,
@@ -61,6 +62,8 @@ export interface SignatureRequest {
   consent: boolean;
   context: SignatureContext;
   files: FileStore;
+  /** The threads the signed copy is made in. @default the process's (documents/document-workers.ts) */
+  workers?: DocumentWorkers | undefined;
   /** Refuse (REVISION_SUBMITTED) when the revision was submitted: a recipient signs before submitting. */
   openRevisionOnly?: boolean;
 }
@@ -98,7 +101,7 @@ async function checkComplete(
   const fields = Object.fromEntries(
     incomplete.map(({ vulcanKey, data }) => {
       const item = process.items.find((candidate) => candidate.vulcanKey === vulcanKey);
-      return [vulcanKey, item ? itemRules(item.schema).missing(data) : []];
+      return [vulcanKey, item ? itemRules(item).missing(data) : []];
     }),
   );
   const signedHere = await tx.query<{ documentKey: string }>(
@@ -251,7 +254,7 @@ export async function saveItem(
   consents: Record<string, string>;
 }> {
   const { process, item } = processOfItem(subject, options.vulcanKey);
-  const rules = itemRules(item.schema);
+  const rules = itemRules(item);
   // Checked before the schema, whose `const` would only say "must be equal to constant".
   const [withheld, ...more] = rules.withheldConsents(options.data);
   if (withheld !== undefined) {
@@ -412,6 +415,7 @@ export async function signDocument(
     items,
     signatures: signed,
     preview: false,
+    workers: options.workers,
   });
   const storageKey = `${subject.organizationId}/${randomUUID()}.pdf`;
   await options.files.put(storageKey, pdf);

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { answers, Body, AnyObject, OrNull, Timestamp } from '../../http/contract.ts';
+import { answers, Body, AnyObject, OrNull, StrictBoolean, Timestamp } from '../../http/contract.ts';
 import { UiHints } from '../templates/schema.ts';
 
 /**
@@ -149,7 +149,7 @@ export const recipientRoutes = {
   /** POST /recipient/:token/documents/:documentKey/signatures: the recipient signs a document. */
   sign: {
     params: Type.Object({ ...Token, documentKey: Type.String() }),
-    body: Body({ signedName: Type.String({ maxLength: 200 }), consent: Type.Boolean() }),
+    body: Body({ signedName: Type.String({ maxLength: 200 }), consent: StrictBoolean() }),
     response: answers({ 200: Type.Object({ documentKey: Type.String(), state: DocumentState }) }),
   },
   /** POST /recipient/:token/processes/:processKey/submit: submits the revision; the event it fired, if any. */

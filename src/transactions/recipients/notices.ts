@@ -33,8 +33,9 @@ import { finalStates } from '../workflow.ts';
  * {@link MAIL_EVENT_PREFIX}). Any number of nodes
  * may run `sendDueNotices` side by side: each claims due rows with `FOR UPDATE SKIP LOCKED` by moving their due
  * time a few minutes on (committed at once, so no row lock is held while the SMTP server answers), sends, then
- * records what it sent. A node that dies mid-send leaves its claim to run out; another then sends again
- * (at-least-once).
+ * records what it sent in a short database transaction that locks the transaction before its notice, as events
+ * do, and is tried again on a deadlock (see {@link record}). A node that dies mid-send leaves its claim to run
+ * out; another then sends again (at-least-once).
  *
  * A reminder goes only while the recipient has something to do: the transaction is neither complete nor in a
  * final state, and some process's latest revision is not committed. Once they submitted, a due reminder is
@@ -321,7 +322,11 @@ export async function countDueNotices(db: Queryable): Promise<number> {
   return Number(row?.due ?? 0);
 }
 
-/** Claims up to `limit` due notices: their due time moves on by {@link CLAIM_MS}, committed at once. */
+/**
+ * Claims up to `limit` due notices: their due time moves on by {@link CLAIM_MS}, committed at once. It locks
+ * notices only, skipping those an event holds, and reads their transactions without a lock: it never waits, so
+ * it cannot join a deadlock with an event (which locks the transaction, then the notice).
+ */
 function claimDue(db: Database, now: Date | undefined, limit: number): Promise<ClaimedNotice[]> {
   return db.query<ClaimedNotice>(
     `with clock as (select coalesce($1::timestamptz, now()) as now),
@@ -380,10 +385,35 @@ function claimDue(db: Database, now: Date | undefined, limit: number): Promise<C
 type Changes = Record<string, unknown>;
 
 /**
+ * SQLSTATEs after which {@link record} runs its short database transaction again: 40P01 deadlock_detected and
+ * 40001 serialization_failure. Neither leaves anything written, and the next try usually goes through.
+ */
+const RETRIED_SQLSTATES = new Set(['40P01', '40001']);
+/** How many times {@link record} tries before it gives the error up (the claim then runs out: at-least-once). */
+const RECORD_ATTEMPTS = 5;
+
+/** Whether `error`, or an error it was caused by, is one of {@link RETRIED_SQLSTATES}. */
+function isRetried(error: unknown, depth = 0): boolean {
+  if (depth > 5 || error === null || typeof error !== 'object') return false;
+  const { code, cause } = error as { code?: unknown; cause?: unknown };
+  return (typeof code === 'string' && RETRIED_SQLSTATES.has(code)) || isRetried(cause, depth + 1);
+}
+
+/**
  * Writes what became of a claimed notice, unless its token changed meanwhile (a reset queued a new invitation,
  * which then stays due). With `sent`, the mail that went is logged as an event of the transaction in the same
  * statement, whatever became of the token: the mail went; with `failed`, the failure joins the transaction's
  * activity, in the mail server's words.
+ *
+ * Locks are taken transaction first, then its notice, as every event that queues mail takes them
+ * (`lockTransaction`, then a `queue…` above). The record's rows point at the transaction, and their foreign
+ * keys take `FOR KEY SHARE` on its row at the end of the statement, after the notice's row is locked: alone,
+ * the statement would hold the notice while waiting for an event that holds the transaction and waits for the
+ * notice, a deadlock (issue 37). So the transaction's row is locked first, in a short database transaction of
+ * its own, which waits for an event under way to commit before it touches the notice. The mail has already
+ * gone when this runs: a deadlock or serialization failure that still happens (with a writer that takes
+ * another order) is tried again rather than left to roll the record back, which would send the message again
+ * once its claim ran out.
  */
 async function record(
   db: Database,
@@ -394,28 +424,39 @@ async function record(
   const columns = Object.keys(changes);
   const assignments = columns.map((column, index) => `${column} = $${index + 5}`);
   const failed = outcome && 'failed' in outcome ? outcome : undefined;
-  await db.query(
-    `with logged as (
-       insert into transaction_events
-         (organization_id, transaction_id, event_key, source_state, target_state, actor_type)
-       select t.organization_id, t.id, $3, t.state, t.state, 'system' from transactions t
-       where t.id = $1 and $3::text is not null),
-     failed as (
-       insert into transaction_activity (organization_id, transaction_id, kind, action, actor_type, details)
-       select t.organization_id, t.id, 'mail', 'failed', 'system', $4::jsonb from transactions t
-       where t.id = $1 and $4::jsonb is not null)
-     update recipient_notices set ${[...assignments, 'updated_at = clock_timestamp()'].join(', ')}
-     where transaction_id = $1 and token_sealed = $2`,
-    [
-      notice.transactionId,
-      Buffer.from(notice.tokenSealed),
-      outcome && 'sent' in outcome ? `${MAIL_EVENT_PREFIX}${outcome.sent}` : null,
-      failed
-        ? JSON.stringify({ message: failed.failed, reason: failed.reason, retryAt: failed.retryAt })
-        : null,
-      ...Object.values(changes),
-    ],
-  );
+  const write = async (tx: Transaction) => {
+    await tx.query('select 1 from transactions where id = $1 for key share', [notice.transactionId]);
+    await tx.query(
+      `with logged as (
+         insert into transaction_events
+           (organization_id, transaction_id, event_key, source_state, target_state, actor_type)
+         select t.organization_id, t.id, $3, t.state, t.state, 'system' from transactions t
+         where t.id = $1 and $3::text is not null),
+       failed as (
+         insert into transaction_activity (organization_id, transaction_id, kind, action, actor_type, details)
+         select t.organization_id, t.id, 'mail', 'failed', 'system', $4::jsonb from transactions t
+         where t.id = $1 and $4::jsonb is not null)
+       update recipient_notices set ${[...assignments, 'updated_at = clock_timestamp()'].join(', ')}
+       where transaction_id = $1 and token_sealed = $2`,
+      [
+        notice.transactionId,
+        Buffer.from(notice.tokenSealed),
+        outcome && 'sent' in outcome ? `${MAIL_EVENT_PREFIX}${outcome.sent}` : null,
+        failed
+          ? JSON.stringify({ message: failed.failed, reason: failed.reason, retryAt: failed.retryAt })
+          : null,
+        ...Object.values(changes),
+      ],
+    );
+  };
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await db.transaction(write);
+      return;
+    } catch (error) {
+      if (attempt >= RECORD_ATTEMPTS || !isRetried(error)) throw error;
+    }
+  }
 }
 
 /** What nothing more to send leaves: no token, nothing due. */

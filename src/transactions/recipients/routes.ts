@@ -23,7 +23,8 @@ import type { RecipientNotices } from './notices.ts';
 import { recipientView } from './view.ts';
 import { attachUpload } from './attach-upload.ts';
 import { recipientRoutes as contract } from './contract.ts';
-import { renderDocument } from '../documents/signed-document.ts';
+import { documentJob, makeDocument } from '../documents/signed-document.ts';
+import type { DocumentWorkers } from '../documents/document-workers.ts';
 import { checkContent, checkFilename, fileTooLarge, uploadFieldOf } from './uploads.ts';
 
 /** The largest file a recipient may upload when the deployment does not say (PORTICO_UPLOAD_MAX_MB). */
@@ -37,6 +38,8 @@ export interface RecipientRoutesDeps {
   uploadMaxBytes?: number | undefined;
   /** Kicked after a signature or a submission, which may complete the transaction and queue the signed copy. */
   recipientNotices?: Pick<RecipientNotices, 'kick'> | undefined;
+  /** The threads previews and signed copies are made in. @default the process's (documents/document-workers.ts) */
+  documentWorkers?: DocumentWorkers | undefined;
 }
 
 /** A page opened again within this long is one `opened` in the transaction's activity, not one per load. */
@@ -168,11 +171,11 @@ export async function registerRecipientRoutes(
     '/recipient/:token/documents/:documentKey/preview',
     { schema: contract.preview },
     async (request, reply) => {
-      const pdf = await withLink(request.params.token, async (tx, { subject }) => {
+      const job = await withLink(request.params.token, async (tx, { subject }) => {
         const { process, document } = processOfDocument(subject, request.params.documentKey);
         const revision = await latestRevision(tx, subject.id, process.key);
         const items = await revisionItems(tx, revision.revisionId);
-        return renderDocument(tx, {
+        return documentJob(tx, {
           organizationId: subject.organizationId,
           transactionId: subject.id,
           process,
@@ -182,6 +185,7 @@ export async function registerRecipientRoutes(
           preview: true,
         });
       });
+      const pdf = await makeDocument(job, deps.documentWorkers);
       return reply
         .header('content-type', 'application/pdf')
         .header('content-disposition', `inline; filename="${request.params.documentKey}-preview.pdf"`)
@@ -205,6 +209,7 @@ export async function registerRecipientRoutes(
             consent: request.body.consent,
             context: context(request),
             files: deps.files,
+            workers: deps.documentWorkers,
             openRevisionOnly: true,
           }),
         { action: 'signed', requestId: request.id, details: { documentKey: request.params.documentKey } },

@@ -3,6 +3,7 @@ import type { Queryable } from '../../db/database.ts';
 import { DEFAULT_LINK_SECONDS, type FileLinks } from '../../files/file-links.ts';
 import { consentTimes, primaryRecipient } from './actions.ts';
 import type { ItemDefinition, UiHints } from '../templates/schema.ts';
+import { boundedSchema } from '../templates/answer-bounds.ts';
 import type { LockedTransaction } from '../transitions.ts';
 import { moneyRulesOf, type MoneyRule } from '../templates/money-fields.ts';
 import { uploadFieldsOf, uploadKey } from './uploads.ts';
@@ -197,7 +198,8 @@ export async function recipientView(
         items: (definition?.items ?? []).map((item) => ({
           vulcanKey: item.vulcanKey,
           title: item.title ?? item.vulcanKey,
-          schema: withEntityDefaults(item, facts?.recipientType),
+          // With the bounds the server keeps written in, so that the form stops a long answer as it is typed.
+          schema: boundedSchema(withEntityDefaults(item, facts?.recipientType)),
           ui: item.ui ?? null,
           uploads: uploadFieldsOf(item, options.uploadMaxBytes),
           money: moneyRulesOf(item),

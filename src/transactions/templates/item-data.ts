@@ -1,10 +1,14 @@
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { quote } from '../../errors.ts';
 import { jsonSchemaValidator, onFirstUse } from '../../validation/json-schema.ts';
+import { boundedSchema, dataSizeProblems, lengthProblem, MAX_DATA_BYTES } from './answer-bounds.ts';
 
-/** What can be said of data entered into an item, given the item's JSON Schema. */
+/** What can be said of data entered into an item, given the item's JSON Schema and bounds. */
 export interface ItemRules {
-  /** Problems of the data as far as it goes (a partial save may leave required fields out), as `path: message`. */
+  /**
+   * Problems of the data as far as it goes (a partial save may leave required fields out), as `path: message`:
+   * what breaks the item's schema, with the bounds every answer keeps (answer-bounds.ts) written in.
+   */
   problems(data: unknown): string[];
   /**
    * The share of the schema's required fields and consents present and valid, 0 to 100 (100 when nothing is
@@ -29,6 +33,12 @@ interface ObjectSchema {
   [keyword: string]: unknown;
 }
 
+/** What the rules of an item are made from: its schema, and the most its data may take (`maxDataBytes`). */
+export interface ItemShape {
+  schema: ObjectSchema;
+  maxDataBytes?: number | undefined;
+}
+
 function describe(errors: ErrorObject[] | null | undefined): string[] {
   return (errors ?? []).map((error) => {
     const path = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
@@ -36,7 +46,11 @@ function describe(errors: ErrorObject[] | null | undefined): string[] {
       error.keyword === 'additionalProperties'
         ? ` (${quote((error.params as { additionalProperty: string }).additionalProperty)})`
         : '';
-    return `${path || '(item)'}: ${error.message ?? 'is not valid'}${extra}`;
+    const message =
+      error.keyword === 'maxLength'
+        ? lengthProblem((error.params as { limit: number }).limit)
+        : (error.message ?? 'is not valid');
+    return `${path || '(item)'}: ${message}${extra}`;
   });
 }
 
@@ -72,11 +86,16 @@ export function consentFields(schema: ObjectSchema): string[] {
 const recordOf = (data: unknown): Record<string, unknown> =>
   typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
 
-/** The rules of an item schema, compiled once per distinct schema. */
-export function itemRules(schema: ObjectSchema): ItemRules {
-  const cacheKey = JSON.stringify(schema);
+/**
+ * The rules of an item, compiled once per distinct schema and bound. Data larger than the item takes is refused
+ * before its schema reads it.
+ */
+export function itemRules(item: ItemShape): ItemRules {
+  const maxBytes = Math.min(item.maxDataBytes ?? MAX_DATA_BYTES, MAX_DATA_BYTES);
+  const cacheKey = JSON.stringify([item.schema, maxBytes]);
   const cached = cache.get(cacheKey);
   if (cached) return cached;
+  const schema = boundedSchema(item.schema);
   const { required: listed = [], ...partialSchema } = schema;
   const partial = itemSchemaValidator().compile(partialSchema);
   const consents = consentFields(schema);
@@ -89,7 +108,11 @@ export function itemRules(schema: ObjectSchema): ItemRules {
     return required.filter((field) => !(field in record && fields.get(field)?.(record[field]) === true));
   };
   const rules: ItemRules = {
-    problems: (data) => (partial(data) ? [] : describe(partial.errors)),
+    problems(data) {
+      const tooLarge = dataSizeProblems(data, schema, maxBytes);
+      if (tooLarge.length > 0) return tooLarge;
+      return partial(data) ? [] : describe(partial.errors);
+    },
     completion(data) {
       if (required.length === 0) return 100;
       return Math.floor((100 * (required.length - missing(data).length)) / required.length);

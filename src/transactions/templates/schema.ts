@@ -2,6 +2,7 @@
 // read top to bottom like it.
 import { Type, type Static } from '@sinclair/typebox';
 import { ENTITY_TYPES } from '../entity-types.ts';
+import { DEFAULT_MAX_LENGTH, MAX_DATA_BYTES, MAX_LENGTH_CEILING } from './answer-bounds.ts';
 
 /**
  * The template file format: what a kind of transaction is made of and how it moves. Published as
@@ -146,9 +147,15 @@ const Item = Type.Object(
       { type: Type.Literal('object') },
       {
         additionalProperties: true,
-        description:
-          'The JSON Schema (draft 2020-12) of the item data, an object. Its `required` fields decide the completion percentage.',
+        description: `The JSON Schema (draft 2020-12) of the item data, an object. Its \`required\` fields decide the completion percentage. A string field without \`maxLength\` takes at most ${DEFAULT_MAX_LENGTH.toLocaleString('en-US')} characters; a \`maxLength\` may lower that, or raise it up to ${MAX_LENGTH_CEILING.toLocaleString('en-US')}.`,
       },
+    ),
+    maxDataBytes: Type.Optional(
+      Type.Integer({
+        minimum: 2,
+        maximum: MAX_DATA_BYTES,
+        description: `The most the item's data may take, as JSON in UTF-8 bytes: ${MAX_DATA_BYTES.toLocaleString('en-US')} (64 KiB) when absent, and never more.`,
+      }),
     ),
     uploads: Type.Optional(
       Type.Record(FieldName, Upload, { description: 'The fields answered by uploading a file.' }),

@@ -21,6 +21,7 @@ import { itemSchemaValidator } from './item-data.ts';
 import { onFirstUse } from '../../validation/json-schema.ts';
 import { moneyFieldProblems, moneySchema } from './money-fields.ts';
 import { declaredProperties } from './schema-properties.ts';
+import { maxLengthProblems } from './answer-bounds.ts';
 import { agreementProblems, checkAgreementFiles, type AgreementFile } from '../documents/agreement-check.ts';
 
 /** One mistake in a template file: where it is and what is wrong. */
@@ -234,6 +235,8 @@ function semanticProblems(template: TemplateDefinition): { path: PathSegment[]; 
       }
       for (const problem of itemHintProblems(item))
         flag(['processes', p, 'items', i, ...problem.path], problem.message);
+      for (const problem of maxLengthProblems(item.schema))
+        flag(['processes', p, 'items', i, 'schema', ...problem.path], problem.message);
     });
     (process.documents ?? []).forEach((document, d) => {
       document.signedBy.forEach((role, r) => {

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { ContractRoute } from '../../../http/contract-routes.ts';
+import { clientDateTime } from '../../../validation/date-time.ts';
 import { timelineOf } from '../../history/timeline.ts';
 import { addReviewComment, resolveReviewComment } from '../../review/comments.ts';
 import { reviewOf } from '../../review/review.ts';
@@ -136,6 +137,7 @@ export function registerTransactionRoutes(route: ContractRoute<ConsoleCaller>, d
       ...body,
       role: caller.user.role,
       files: deps.files,
+      workers: deps.documentWorkers,
       context: { ipAddress: request.ip, userAgent: request.headers['user-agent'], requestId: request.id },
     }),
   );
@@ -159,7 +161,7 @@ export function registerTransactionRoutes(route: ContractRoute<ConsoleCaller>, d
       return setLinkExpiry(db, {
         ...of(caller, params.id),
         actor: actorOf(caller, request),
-        expiresAt: new Date(body.expiresAt),
+        expiresAt: clientDateTime(body.expiresAt, { name: 'expiresAt', part: 'field' }),
       });
     },
   );

@@ -6,6 +6,7 @@ import type { Actor } from '../../actor.ts';
 import { workflowFactsOf } from '../../completion.ts';
 import { ACTOR_LABEL, IS_WORKFLOW_EVENT, namedActor } from '../../history/timeline.ts';
 import { signAsSender, type SignatureContext } from '../../recipients/actions.ts';
+import type { DocumentWorkers } from '../../documents/document-workers.ts';
 import type { TemplateDefinition } from '../../templates/schema.ts';
 import {
   applyEvent,
@@ -240,6 +241,7 @@ export async function signInConsole(
     consent: boolean;
     context: SignatureContext;
     files: FileStore;
+    workers?: DocumentWorkers | undefined;
   },
 ) {
   const { role, ...request } = options;

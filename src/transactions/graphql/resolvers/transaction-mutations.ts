@@ -109,8 +109,14 @@ export const transactionMutations = {
     consent: boolean;
   }>(
     'signTransactionDocument',
-    (tx, input, { caller, files, signatureContext }) =>
-      signAsSender(tx, { ...input, organizationId: caller.organizationId, context: signatureContext, files }),
+    (tx, input, { caller, files, signatureContext, documentWorkers }) =>
+      signAsSender(tx, {
+        ...input,
+        organizationId: caller.organizationId,
+        context: signatureContext,
+        files,
+        workers: documentWorkers,
+      }),
     { ...sendRecipientMail, changes: (input) => input.transactionId },
   ),
   genTransactionFileLink: mutation<{ transactionFileId: string; expiresInSeconds?: number | null }>(

@@ -1,0 +1,172 @@
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { documentTooComplex, documentWorkersBusy } from '../../errors.ts';
+import type { PdfInspection } from './agreement-pdf.ts';
+import type { DocumentTask, RenderJob } from './document-tasks.ts';
+
+/**
+ * The threads that make and read PDFs, off the event loop: a document laid out from a hostile answer, or a fund's
+ * PDF of tens of megabytes, takes seconds of CPU that would otherwise hold every request of the process
+ * (docs/operations.md, "What runs in the worker pool").
+ */
+export interface DocumentWorkers {
+  /** Makes a document's PDF; DOCUMENT_TOO_COMPLEX past the time limit, SERVICE_UNAVAILABLE when busy. */
+  render(job: RenderJob): Promise<Uint8Array>;
+  /**
+   * Reads a fund's PDF as a template import checks it (agreement-pdf.ts `inspectPdf`); past the time limit or
+   * the memory, an inspection that says so rather than an error, as the import lists it with the PDF's other
+   * problems.
+   */
+  inspect(bytes: Uint8Array): Promise<PdfInspection>;
+  /**
+   * How long one task may run, in milliseconds, before its thread is terminated and replaced. Tests change it
+   * on a pool of their own. @default DOCUMENT_TIME_LIMIT_MS
+   */
+  timeLimitMs: number;
+  /** Refuses new tasks and those waiting, lets running ones finish for `graceMs`, then terminates the threads. */
+  close(options?: { graceMs?: number }): Promise<void>;
+}
+
+/** How long one document may take to make or read: a 10 MB fund PDF is read and written in a few seconds. */
+export const DOCUMENT_TIME_LIMIT_MS = 15_000;
+/**
+ * The heap of one worker: pdf-lib holds a parsed fund PDF in a few times its size; a document that needs more is
+ * refused rather than taking the process's memory. Bytes of PDFs (ArrayBuffers) are outside it: the template
+ * import bounds what a fund PDF inflates to (pdf-inflation.ts).
+ */
+export const DOCUMENT_WORKER_HEAP_MB = 256;
+/** Tasks that wait for a thread at most; more are refused with SERVICE_UNAVAILABLE. */
+export const DOCUMENT_QUEUE_LIMIT = 32;
+/** Two threads at most, one on a machine of two cores or fewer: the event loop keeps a core. */
+const THREADS = Math.max(1, Math.min(2, availableParallelism() - 1));
+const RETRY_AFTER_SECONDS = 5;
+
+// The worker loads a small bootstrap that registers tsx and then imports the TypeScript task module, so that
+// the same file works under Vitest, under tsx and from the esbuild start bundle (whose `import.meta.url` names
+// this source file: bin/start-build.js).
+const BOOTSTRAP = fileURLToPath(new URL('./document-worker.ts', import.meta.url));
+
+/** What piscina and Node reject a task with when it was aborted or its thread ran out of memory. */
+function isAbort(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
+}
+function isOutOfMemory(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY';
+}
+
+/** The time limit as a person reads it: "15 s", "250 ms". */
+function shownLimit(ms: number): string {
+  return ms >= 1000 ? `${String(Math.round(ms / 1000))} s` : `${String(ms)} ms`;
+}
+
+/**
+ * A pool of document workers. Tasks wait here, not in piscina's queue, so that the time limit counts from the
+ * moment a thread takes the task: a task that waited behind others is not refused for their slowness, and an
+ * aborted task is always a running one, whose thread piscina terminates and replaces.
+ */
+export function createDocumentWorkers(
+  options: { timeLimitMs?: number; threads?: number; queueLimit?: number } = {},
+): DocumentWorkers {
+  const threads = options.threads ?? THREADS;
+  const queueLimit = options.queueLimit ?? DOCUMENT_QUEUE_LIMIT;
+  const pool = new Piscina<DocumentTask, unknown>({
+    filename: BOOTSTRAP,
+    minThreads: 1,
+    maxThreads: threads,
+    idleTimeout: 60_000,
+    resourceLimits: { maxOldGenerationSizeMb: DOCUMENT_WORKER_HEAP_MB },
+  });
+  let running = 0;
+  let closed = false;
+  const waiting: { start: () => void; refuse: (error: Error) => void }[] = [];
+  const turn = (): Promise<void> => {
+    if (closed) return Promise.reject(documentWorkersBusy(RETRY_AFTER_SECONDS));
+    if (running < threads) {
+      running += 1;
+      return Promise.resolve();
+    }
+    if (waiting.length >= queueLimit) return Promise.reject(documentWorkersBusy(RETRY_AFTER_SECONDS));
+    return new Promise((start, refuse) => waiting.push({ start, refuse }));
+  };
+  const done = () => {
+    const next = waiting.shift();
+    if (next) next.start();
+    else running -= 1;
+  };
+  const inFlight = new Set<Promise<unknown>>();
+
+  async function run(task: DocumentTask): Promise<unknown> {
+    await turn();
+    const limit = workers.timeLimitMs;
+    const ran = pool.run(task, { signal: AbortSignal.timeout(limit) });
+    inFlight.add(ran);
+    try {
+      return await ran;
+    } finally {
+      inFlight.delete(ran);
+      done();
+    }
+  }
+
+  const workers: DocumentWorkers = {
+    timeLimitMs: options.timeLimitMs ?? DOCUMENT_TIME_LIMIT_MS,
+    async render(job) {
+      try {
+        return (await run({ kind: 'render', job })) as Uint8Array;
+      } catch (error) {
+        // Terminated as the server stops: the client may try again on another node.
+        if (closed) throw documentWorkersBusy(RETRY_AFTER_SECONDS);
+        if (isAbort(error)) throw documentTooComplex('The document', shownLimit(workers.timeLimitMs));
+        if (isOutOfMemory(error)) {
+          throw documentTooComplex(
+            'The document',
+            `the ${String(DOCUMENT_WORKER_HEAP_MB)} MB of memory allowed`,
+          );
+        }
+        throw error;
+      }
+    },
+    async inspect(bytes) {
+      try {
+        return (await run({ kind: 'inspect', bytes })) as PdfInspection;
+      } catch (error) {
+        // Terminated as the server stops: the client may try again on another node.
+        if (closed) throw documentWorkersBusy(RETRY_AFTER_SECONDS);
+        if (isAbort(error)) {
+          return { ok: false, message: `could not be read within ${shownLimit(workers.timeLimitMs)}` };
+        }
+        if (isOutOfMemory(error)) {
+          return {
+            ok: false,
+            message: `needs more than the ${String(DOCUMENT_WORKER_HEAP_MB)} MB of memory a PDF may take to read`,
+          };
+        }
+        throw error;
+      }
+    },
+    async close(closing = {}) {
+      if (closed) return;
+      closed = true;
+      for (const task of waiting.splice(0)) task.refuse(documentWorkersBusy(RETRY_AFTER_SECONDS));
+      const grace = new Promise<void>((resolve) => setTimeout(resolve, closing.graceMs ?? 2000).unref());
+      await Promise.race([Promise.allSettled([...inFlight]), grace]);
+      // Terminates what still runs: its callers get SERVICE_UNAVAILABLE, and the stop is not held by it.
+      await pool.destroy();
+    },
+  };
+  return workers;
+}
+
+let shared: DocumentWorkers | undefined;
+
+/**
+ * The process's document workers, started on first use, for what is not given a pool of its own (`portico
+ * serve` gives its services one, which it closes as it stops): the template import (in the serving process
+ * through the admin socket, or in the `portico` command), the demo's seeding, tests. Idle threads do not keep a
+ * process alive.
+ */
+export function documentWorkers(): DocumentWorkers {
+  shared ??= createDocumentWorkers();
+  return shared;
+}
