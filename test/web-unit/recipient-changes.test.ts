@@ -24,6 +24,18 @@ describe('changedPaths', () => {
     );
   });
 
+  it('marks an amount of money as one answer, changed when its currency or amount is', () => {
+    const before = { amount: { currency: 'USD', amount: 500_000 }, name: 'Ada' };
+    expect(
+      changedPaths(before, { ...before, amount: { currency: 'USD', amount: 750_000 } }, ['amount']),
+    ).toEqual(new Set(['amount']));
+    expect(
+      changedPaths(before, { ...before, amount: { currency: 'EUR', amount: 500_000 } }, ['amount']),
+    ).toEqual(new Set(['amount']));
+    expect(changedPaths(before, { ...before }, ['amount'])).toEqual(new Set());
+    expect(changedPaths(before, { name: 'Ada' }, ['amount'])).toEqual(new Set(['amount']));
+  });
+
   it('names nothing when there was no earlier submission, or nothing changed', () => {
     expect(changedPaths(null, { name: 'Ada' })).toEqual(new Set());
     expect(changedPaths({ name: 'Ada', empty: undefined }, { name: 'Ada' })).toEqual(new Set());

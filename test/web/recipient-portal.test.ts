@@ -225,7 +225,9 @@ describe('the recipient portal at /r in Chromium', () => {
       await page.getByRole('heading', { name: 'Subscription amount' }).waitFor();
       await page.getByRole('textbox', { name: 'Amount', exact: true }).fill('500,000');
       await page.getByText(/Saved at/).waitFor();
-      await page.getByText('Changed').first().waitFor();
+      // The amount is one answer on its step, marked as changed since the last submission (it was stored as
+      // {currency, amount}, and its parts were compared one by one, so no field of the step was marked).
+      await page.getByText('Changed since your last submission', { exact: true }).waitFor();
       await screenshot(page, '11-changed-answer');
       await page.getByRole('button', { name: 'Continue' }).click();
       await signAndContinue(page);

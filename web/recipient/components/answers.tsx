@@ -109,7 +109,9 @@ function valueAt(data: unknown, path: readonly string[]): unknown {
  * that differ from the last submission are marked "Changed" with what they were.
  */
 export function Answers({ item, data, compare }: { item: Item; data: unknown; compare: boolean }) {
-  const changed = compare ? changedPaths(item.previousData, data) : new Set<string>();
+  const changed = compare
+    ? changedPaths(item.previousData, data, Object.keys(item.money))
+    : new Set<string>();
   const list = (schema: SchemaObject, path: string[]): ReactNode => (
     <DataList.Root orientation={{ initial: 'vertical', sm: 'horizontal' }} size="2" className="answers">
       {orderedKeys(schema, path.length === 0 ? (item.ui?.order ?? []) : undefined).flatMap((key) => {
@@ -131,10 +133,7 @@ export function Answers({ item, data, compare }: { item: Item; data: unknown; co
           );
         }
         const field = pathKey(at);
-        // An amount of money is one answer, changed when its currency or amount is.
-        const isChanged = money
-          ? [...changed].some((path) => path === field || path.startsWith(`${field}.`))
-          : changed.has(field);
+        const isChanged = changed.has(field);
         const kind = money
           ? 'money'
           : field in item.uploads

@@ -117,8 +117,9 @@ function ItemForm({ step, index }: { step: ItemStep; index: number }) {
   const problems = useMemo(() => fieldProblems(shape.schema, formData, shape.ui), [shape, formData]);
   const extraErrors = useMemo(() => errorSchemaOf(problems), [problems]);
   const changed = useMemo(
-    () => [...changedPaths(item.previousData, formData)].sort(),
-    [item.previousData, formData],
+    // An amount of money is one field on the form (money-field.tsx), marked as a whole.
+    () => [...changedPaths(item.previousData, formData, Object.keys(item.money))].sort(),
+    [item.previousData, formData, item.money],
   );
 
   const saver = useItemSaver({
