@@ -7,9 +7,8 @@ import { once } from 'node:events';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { deflateSync } from 'node:zlib';
 import { Agent, request } from 'undici';
-import { fundAgreementPdf } from '../test/support/fund-pdf.ts';
+import { compressionBombPdf } from '../test/support/fund-pdf.ts';
 import { freePort } from './startup.ts';
 import { printMarkdownTable, targetResult, type TargetResult } from './table.ts';
 
@@ -205,23 +204,6 @@ function hostileAnswer(characters: number) {
   };
 }
 
-/**
- * A fund's agreement PDF with one more content stream on its first page: `megabytes` of spaces (nothing drawn),
- * Flate-compressed at level 9 to about a thousandth of that.
- */
-export async function bombPdf(megabytes: number): Promise<Uint8Array> {
-  const { PDFDocument, PDFName, PDFArray } = await import('pdf-lib');
-  const document = await PDFDocument.load(await fundAgreementPdf());
-  const inflated = Buffer.alloc(megabytes * 1024 * 1024, 0x20);
-  const stream = document.context.stream(deflateSync(inflated, { level: 9 }), { Filter: 'FlateDecode' });
-  const page = document.getPage(0);
-  const contents = page.node.get(PDFName.of('Contents'));
-  const array = contents instanceof PDFArray ? contents : document.context.obj([contents ?? []]);
-  array.push(document.context.register(stream));
-  page.node.set(PDFName.of('Contents'), array);
-  return document.save({ useObjectStreams: false });
-}
-
 const BOMB_TEMPLATE = (pdf: string) => `
 key: bomb
 name: Bomb
@@ -356,7 +338,7 @@ export async function benchHostileInput(settings: {
     );
   }
   // Made before the case: compressing it holds this process's event loop, which would count as the server's.
-  const bomb = await bombPdf(settings.bombMegabytes);
+  const bomb = await compressionBombPdf({ megabytes: settings.bombMegabytes, place: 'page content' });
   results.push(
     await runCase(`a fund PDF of ${settings.bombMegabytes} MB of inflated streams`, bombImport(bomb)),
   );

@@ -1,3 +1,4 @@
+import { deflateSync } from 'node:zlib';
 /**
  * A fund's own subscription agreement as a fund's counsel would send it: a two-page PDF with an AcroForm (text
  * fields, a checkbox, a dropdown, and a box where the investor signs), made with pdf-lib as any PDF editor would.
@@ -64,6 +65,36 @@ export async function fundAgreementPdf(
 }
 
 /** How the example template's agreement maps the fields of `fundAgreementPdf` and places its signatures. */
+/**
+ * A compression bomb: the fund's agreement PDF with one more Flate stream of `megabytes`, packed to about a
+ * thousandth of that. `place` says where: a stream of its own (zeros, named from the catalog), an object stream
+ * (spaces; pdf-lib inflates those as it parses), or a content stream of the first page (spaces: drawn as nothing,
+ * read by anything that reads the page).
+ */
+export async function compressionBombPdf(options: {
+  megabytes: number;
+  place: 'stream' | 'object stream' | 'page content';
+}): Promise<Uint8Array> {
+  const { PDFDocument, PDFName, PDFArray } = await import('pdf-lib');
+  const document = await PDFDocument.load(await fundAgreementPdf());
+  const inflated = Buffer.alloc(options.megabytes * 1024 * 1024, options.place === 'stream' ? 0 : 0x20);
+  const packed = deflateSync(inflated, { level: 9 });
+  if (options.place === 'page content') {
+    const page = document.getPage(0);
+    const contents = page.node.get(PDFName.of('Contents'));
+    const array = contents instanceof PDFArray ? contents : document.context.obj([contents ?? []]);
+    array.push(document.context.register(document.context.stream(packed, { Filter: 'FlateDecode' })));
+    page.node.set(PDFName.of('Contents'), array);
+  } else {
+    const bomb =
+      options.place === 'stream'
+        ? document.context.stream(packed, { Filter: 'FlateDecode' })
+        : document.context.stream(packed, { Type: 'ObjStm', N: 1, First: 0, Filter: 'FlateDecode' });
+    document.catalog.set(PDFName.of('Extra'), document.context.register(bomb));
+  }
+  return document.save({ useObjectStreams: false });
+}
+
 export const FUND_AGREEMENT_MAPPING = `        agreement:
           pdf: fund-agreement.pdf
           fields:

@@ -1,12 +1,16 @@
 import { readFile } from 'node:fs/promises';
-import { deflateSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.ts';
 import { renderDocument } from '../../src/transactions/documents/signed-document.ts';
 import { importTemplateSource } from '../../src/transactions/templates/templates.ts';
 import { checkTemplate } from '../../src/transactions/templates/validation.ts';
 import { describeProblems } from '../../src/validation/problems.ts';
-import { FUND_AGREEMENT_MAPPING, fundAgreementPdf, withAgreement } from '../support/fund-pdf.ts';
+import {
+  compressionBombPdf,
+  FUND_AGREEMENT_MAPPING,
+  fundAgreementPdf,
+  withAgreement,
+} from '../support/fund-pdf.ts';
 import { pdfText } from '../support/pdf-text.ts';
 import {
   CREATE_TRANSACTION,
@@ -186,21 +190,9 @@ describe("a fund's own PDF agreement", () => {
     fundPdf = await fundAgreementPdf();
   });
 
-  /**
-   * The fund's PDF with an extra stream of 100 MB that Flate packs into about 100 KB, a compression bomb: as a
-   * stream of its own, or as an object stream, which pdf-lib inflates as it parses.
-   */
+  /** The fund's PDF with an extra stream of 100 MB that Flate packs into about 100 KB: a compression bomb. */
   async function bombPdf(place: 'stream' | 'object stream'): Promise<Uint8Array> {
-    const { PDFDocument, PDFName } = await import('pdf-lib');
-    const document = await PDFDocument.load(fundPdf);
-    const inflated = Buffer.alloc(100 * 1024 * 1024, place === 'stream' ? 0 : 0x20);
-    const packed = deflateSync(inflated, { level: 9 });
-    const bomb =
-      place === 'stream'
-        ? document.context.stream(packed, { Filter: 'FlateDecode' })
-        : document.context.stream(packed, { Type: 'ObjStm', N: 1, First: 0, Filter: 'FlateDecode' });
-    document.catalog.set(PDFName.of('Extra'), document.context.register(bomb));
-    const bytes = await document.save({ useObjectStreams: false });
+    const bytes = await compressionBombPdf({ megabytes: 100, place });
     expect(bytes.byteLength).toBeLessThan(200 * 1024);
     return bytes;
   }
