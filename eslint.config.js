@@ -5,8 +5,8 @@ import tseslint from 'typescript-eslint';
 /**
  * The boundaries docs/architecture.md draws. The two services share only the shared layer: neither imports
  * the other's folder. Domain files hold the business rules and know nothing of HTTP or GraphQL; only the
- * transport files (apps, routes, authentication hooks, the GraphQL layer, the dashboard's and the console's plugins) import Fastify
- * or GraphQL.
+ * transport files (apps, routes, authentication hooks, the GraphQL layer, the dashboard's and the console's
+ * registration) import Fastify or GraphQL.
  */
 const SERVICES = { transactions: 'portfolio', portfolio: 'transactions' };
 const DOMAIN_FOLDERS = ['transactions', 'portfolio', 'webhooks', 'files', 'keys', 'accounts', 'mail', 'demo'];
@@ -15,14 +15,11 @@ const TRANSPORT_FILES = [
   'src/**/routes.ts',
   'src/**/*-routes.ts',
   'src/**/*-route.ts',
-  'src/**/*-guard.ts',
   'src/*/authenticate.ts',
   'src/transactions/graphql/**',
-  // The customer dashboard's and the console's session and CSRF plugins, and who is signed in.
+  // The customer dashboard and the console, each registered as a signed-in surface.
   'src/portfolio/dashboard/dashboard.ts',
-  'src/portfolio/dashboard/caller.ts',
   'src/transactions/console/console.ts',
-  'src/transactions/console/caller.ts',
 ];
 const TRANSPORT_PACKAGES = {
   group: ['fastify', '@fastify/*', 'mercurius', 'graphql', 'graphql-jit', '@escape.tech/*'],

@@ -125,7 +125,7 @@ const LONGEST_FIRST = [
   'test/cli/served.test.ts',
   'test/http/https-only.test.ts',
   'test/http/connection-limits.test.ts',
-  'test/portfolio/dashboard-api.test.ts',
+  'test/portfolio/dashboard-people.test.ts',
   'test/transactions/console-api.test.ts',
   'test/http/scale-out.test.ts',
   'test/observability/tracing.test.ts',

@@ -352,6 +352,51 @@ export function notSignedIn(): AppError {
   return new AppError('UNAUTHENTICATED', 'You are not signed in, or your session has ended: sign in again.');
 }
 
+// ── FORBIDDEN, WRONG_INSTANCE: what a signed-in person's role or tenant does not reach ──
+
+/**
+ * FORBIDDEN on a signed-in surface's route whose declared permission the person's role lacks: who may (`roles`,
+ * in words), what the permission lets them do, and what the person is.
+ */
+export function notPermitted(options: {
+  permission: string;
+  roles: string;
+  does: string;
+  role: string;
+  tenant: string;
+}): AppError {
+  const { permission, roles, does, role, tenant } = options;
+  return new AppError('FORBIDDEN', `Only ${roles} ${does}; you are a ${role} of ${tenant}.`, { permission });
+}
+
+/**
+ * FORBIDDEN for an event a role may not trigger: a review's event (`inReview`) is the reviewers' too; for any
+ * other, the review's events the reviewers may trigger are named beside it.
+ */
+export function mayNotTrigger(
+  eventKey: string,
+  role: string,
+  review: { inReview: boolean; events: string[] },
+): AppError {
+  const who = review.inReview
+    ? `Only admins, operators and reviewers trigger ${eventKey}`
+    : `Only admins and operators trigger ${eventKey}${review.events.length > 0 ? `; reviewers trigger ${review.events.join(', ')}` : ''}`;
+  return new AppError('FORBIDDEN', `${who}. You are a ${role}.`, { eventKey });
+}
+
+/** FORBIDDEN for the person who asked for an event that needs a second person, deciding on it themselves. */
+export function secondPersonDecides(eventKey: string): AppError {
+  return new AppError('FORBIDDEN', `You asked for ${eventKey}: a second person approves or declines it.`);
+}
+
+/** WRONG_INSTANCE: a dashboard route of another instance than the one the person signed in to. */
+export function wrongInstance(signedInTo: string): AppError {
+  return new AppError(
+    'WRONG_INSTANCE',
+    `You are signed in to ${signedInTo}, not to this instance: sign out, then sign in with an account of this one.`,
+  );
+}
+
 // ── NOT_FOUND ──
 
 /**

@@ -35,7 +35,7 @@ export async function startProcessMetrics(
     import('./observability/metrics-server.ts'),
     import('./webhooks/outbox.ts'),
     import('./webhooks/delivery.ts'),
-    import('./transactions/recipients/notices.ts'),
+    import('./transactions/recipients/notice-queue.ts'),
   ]);
   const metrics = createMetrics();
   metrics.observeDatabase(db);

@@ -1,5 +1,4 @@
 import type { AddressInfo } from 'node:net';
-import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createMailer } from './mail/mailer.ts';
 import { startProcessMetrics } from './process-metrics.ts';
@@ -14,10 +13,9 @@ import { startRetention } from './admin/retention.ts';
 import { loadTlsMaterial } from './http/tls.ts';
 import type { OperationServices } from './admin/operations.ts';
 import { expireDeliveries } from './transactions/key-delivery/deliveries.ts';
-import { createRecipientNotices, type RecipientNotices } from './transactions/recipients/notices.ts';
+import { createRecipientNotices, type RecipientNotices } from './transactions/recipients/notice-sender.ts';
 import { createDocumentWorkers } from './transactions/documents/document-workers.ts';
-
-export type ServiceName = 'transactions' | 'portfolio';
+import type { ServedApp, ServiceName } from './served-apps.ts';
 
 export interface ServeOptions {
   /** Run one service only. @default both */
@@ -115,15 +113,14 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
   const tls = await loadTlsMaterial(config);
   const opening = openDatabase(config);
   // The services' modules load while the database opens (PGlite compiles its WebAssembly off this thread).
-  const services = Promise.all([import('./transactions/app.ts'), import('./portfolio/app.ts')]);
+  const services = import('./served-apps.ts');
   // Awaited below; if the database fails to open first, this must not be an unhandled rejection.
   services.catch(() => undefined);
   const opened = await opening;
-  const [{ GRAPHQL_PATH, buildTransactionsApp }, { PORTFOLIO_BASE_PATH, buildPortfolioApp }] =
-    await services.catch(async (error: unknown) => {
-      await opened.close();
-      throw error;
-    });
+  const { buildServedApps } = await services.catch(async (error: unknown) => {
+    await opened.close();
+    throw error;
+  });
   const closers: Closer[] = [{ what: 'the database', close: () => opened.close() }];
   let closing: Closer | undefined;
   const close = async () => {
@@ -223,44 +220,28 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
       recipientNotices = notices;
       closers.push({ what: "recipients' invitations and reminders", close: () => notices.stop() });
     }
-    const apps: [ServiceName, FastifyInstance, number, string][] = [];
+    const apps: ServedApp[] = [];
     // PDFs are made and read in worker threads of this node's own (documents/document-workers.ts).
     const documentWorkers = options.only === 'portfolio' ? undefined : createDocumentWorkers();
-    if (options.only !== 'portfolio') {
-      const app = await buildTransactionsApp({
-        ...common,
-        environment: config.environment,
-        webhooksAllowInsecure: config.webhooksAllowInsecure,
+    apps.push(
+      ...(await buildServedApps({
+        config,
+        only: options.only,
+        shared: common,
         files,
-        graphqlLimits: config.graphqlLimits,
-        publicUrl: config.transactionsUrl,
-        keyDelivery: { mailer },
-        console: { mailer, transactionsUrl: () => mail.transactionsUrl },
-        uploadMaxBytes: config.uploadMaxBytes,
+        mail,
         recipientNotices,
         documentWorkers,
-        // Files in S3 are what every node shares: a node that cannot reach them is not ready.
-        ...(config.s3 ? { readiness: { required: { files: () => files.check() } } } : {}),
-        logger: logger.child({ service: 'transactions' }),
-      });
-      apps.push(['transactions', app, config.transactionsPort, GRAPHQL_PATH]);
-    }
-    if (options.only !== 'transactions') {
-      const app = await buildPortfolioApp({
-        ...common,
-        publicUrl: config.portfolioUrl,
-        dashboard: { mail },
-        logger: logger.child({ service: 'portfolio' }),
-      });
-      apps.push(['portfolio', app, config.portfolioPort, PORTFOLIO_BASE_PATH]);
-    }
+        logger,
+      })),
+    );
     // Both services stop accepting at once, and each waits for its own requests in flight.
-    const inFlight = new Set(apps.map(([name]) => name));
+    const inFlight = new Set(apps.map(({ name }) => name));
     const requestsInFlight: Closer = {
       what: 'requests in flight',
       close: async () => {
         await Promise.all(
-          apps.map(async ([name, app]) => {
+          apps.map(async ({ name, app }) => {
             await app.close();
             inFlight.delete(name);
           }),
@@ -275,7 +256,7 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
       closers.push({ what: 'the document workers', close: () => documentWorkers.close() });
     }
 
-    for (const [name, app, port, path] of apps) {
+    for (const { name, app, port, path } of apps) {
       await app.listen({
         port,
         host: config.host,

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
+import { oneRow } from '../db/one-row.ts';
 import { linkErrors } from '../errors.ts';
 
 /** What a mailed link lets its holder do once: set a first password, or a new one. */
@@ -33,7 +34,8 @@ export async function issueLink(
      where user_id = $1 and purpose = $2 and used_at is null`,
     [options.userId, options.purpose],
   );
-  const [row] = await db.query<{ expiresAt: Date }>(
+  const row = await oneRow<{ expiresAt: Date }>(
+    db,
     `insert into user_links (user_id, purpose, token_hash, created_by, expires_at)
      values ($1, $2, $3, $4, clock_timestamp() + $5 * interval '1 millisecond')
      returning expires_at as "expiresAt"`,
@@ -45,7 +47,6 @@ export async function issueLink(
       LINK_LIFETIME_MS[options.purpose],
     ],
   );
-  if (!row) throw new Error('insert into user_links returned no row');
   return { token, expiresAt: row.expiresAt };
 }
 

@@ -23,3 +23,25 @@ export const ROLE_DESCRIPTIONS: Record<Role, string> = {
   reviewer: "a reviewer (you can review recipients' answers, comment, approve and ask for changes)",
   viewer: 'a viewer (you can see transactions, not change them)',
 };
+
+/**
+ * What each role of one surface may do: a permission's name → the roles that have it, and what it lets them do
+ * in words ("invite and deactivate people"), which the refusal and the page both say. Pure, so that a page can
+ * read its surface's table as it is.
+ */
+export type RoleTable<R extends Role = Role> = Readonly<
+  Record<string, { readonly roles: readonly R[]; readonly does: string }>
+>;
+
+/** Whether `role` has `permission` in `table`. */
+export function allows(table: RoleTable, role: Role, permission: string): boolean {
+  return table[permission]?.roles.includes(role) ?? false;
+}
+
+/** The roles that have a permission, named in words, e.g. "admins and operators". */
+export function rolesInWords(roles: readonly Role[]): string {
+  const plural = roles.map((role) => `${role}s`);
+  return plural.length === 1
+    ? (plural[0] ?? '')
+    : `${plural.slice(0, -1).join(', ')} and ${plural.at(-1) ?? ''}`;
+}

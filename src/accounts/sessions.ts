@@ -4,7 +4,7 @@ import type { Queryable } from '../db/database.ts';
 /** How long a session lasts without a request (each request moves it on), and at most after signing in. */
 export const SESSION_IDLE_MS = 2 * 3600 * 1000;
 export const SESSION_ABSOLUTE_MS = 12 * 3600 * 1000;
-/** How long after signing in a session's row may be created (see `writeSession`). */
+/** How long after signing in a session's row may be created (see `sessionWriter`). */
 const FRESH_SIGN_IN_MS = 60_000;
 
 /** What a session holds, as the session middleware keeps it: its cookie, its CSRF secret and who signed in. */

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { tracingWanted } from '../config.ts';
 import { createLogger } from '../logger.ts';
-import type { ServiceName } from '../serve.ts';
+import type { ServiceName } from '../served-apps.ts';
 import type { CliContext } from './context.ts';
 import { stopOnSignal, warnIfNodeUnsupported } from './context.ts';
 

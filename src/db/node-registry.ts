@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import type { Queryable } from './database.ts';
+import { oneRow } from './one-row.ts';
 
 /** How often a node renews its row in `nodes`. */
 export const NODE_HEARTBEAT_MS = 10_000;
@@ -68,13 +69,12 @@ export async function registerNode(
   facts: NodeFacts,
   options: RegisterNodeOptions = {},
 ): Promise<RegisteredNode> {
-  const [row] = await db.query<{ id: string }>(
+  const { id } = await oneRow<{ id: string }>(
+    db,
     `insert into nodes (hostname, pid, kind, file_storage, files_location) values ($1, $2, $3, $4, $5)
      returning id`,
     [hostname(), process.pid, facts.kind, facts.fileStorage, facts.filesLocation],
   );
-  if (!row) throw new Error('registering this node returned no row');
-  const { id } = row;
   const others = await liveOthers(db, id);
   let beating: Promise<void> = Promise.resolve();
   const beat = async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Environment } from '../config.ts';
 import type { Database, Queryable } from '../db/database.ts';
+import { oneRow } from '../db/one-row.ts';
 import type { FileStore } from '../files/file-store.ts';
 import { createDemoSignIn, type DemoSignIn } from './demo-sign-in.ts';
 import { createApiKey } from '../keys/api-key-store.ts';
@@ -60,11 +61,11 @@ export async function loadExampleTemplate(): Promise<TemplateDefinition> {
 async function insert(db: Queryable, table: string, row: Record<string, unknown>): Promise<string> {
   const columns = Object.keys(row);
   const placeholders = columns.map((_, index) => `$${index + 1}`);
-  const [inserted] = await db.query<{ id: string }>(
+  const inserted = await oneRow<{ id: string }>(
+    db,
     `insert into ${table} (${columns.join(', ')}) values (${placeholders.join(', ')}) returning id`,
     Object.values(row),
   );
-  if (!inserted) throw new Error(`insert into ${table} returned no row`);
   return inserted.id;
 }
 
@@ -115,7 +116,7 @@ const investorDetails = {
  * a signed agreement and an uploaded W-9. One waits for its investor (sent, partly filled in, nothing
  * submitted): its transmit token is returned, for a link a newcomer can open.
  *
- * Like every transaction, each queues an invitation to its investor (recipients/notices.ts): sent once `serve`
+ * Like every transaction, each queues an invitation to its investor (recipients/notice-queue.ts): sent once `serve`
  * runs, to `<data dir>/mail/` without PORTICO_SMTP_URL. The addresses are in reserved domains (`example.com`,
  * `*.example`), which no mail reaches; the complete transaction's invitation is dropped unsent.
  */

@@ -8,6 +8,9 @@ import { Type, type TProperties, type TSchema, type TUnsafe, type Static } from 
  * and other contracts only: nothing of the server reaches a page's type graph or bundle.
  */
 
+/** The methods a contract's routes use. */
+export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
 /** What every JSON route answers when it refuses: `{"error": {"code", "message", "requestId", "details"}}`. */
 export const ErrorAnswer = Type.Object(
   {

@@ -1,5 +1,6 @@
 import type { Environment } from '../config.ts';
 import type { Queryable } from '../db/database.ts';
+import { oneRow } from '../db/one-row.ts';
 import { AppError, quote } from '../errors.ts';
 import { isUuid } from '../validation/uuid.ts';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key.ts';
@@ -33,12 +34,12 @@ export async function createApiKey(
   options: { organizationId: string; environment: Environment; name?: string | undefined },
 ): Promise<{ key: string; record: ApiKeyRecord }> {
   const key = generateApiKey(options.environment);
-  const [record] = await db.query<ApiKeyRecord>(
+  const record = await oneRow<ApiKeyRecord>(
+    db,
     `insert into api_keys (organization_id, environment, name, display_prefix, secret_hash)
      values ($1, $2, $3, $4, $5) returning ${COLUMNS}`,
     [options.organizationId, options.environment, options.name ?? null, displayPrefix(key), hashApiKey(key)],
   );
-  if (!record) throw new Error('insert returned no row');
   return { key, record };
 }
 

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.ts';
+import { oneRow } from '../db/one-row.ts';
 import { blank, notFound, tooLong } from '../errors.ts';
 import { displayPrefix, generatePortfolioKey, hashApiKey } from '../keys/api-key.ts';
 import { keyTable } from '../keys/api-key-store.ts';
@@ -73,12 +74,12 @@ export async function createPortfolioKey(
     throw tooLong('A key name', KEY_NAME_MAX, { field: 'name' });
   }
   const key = generatePortfolioKey();
-  const [record] = await db.query<PortfolioKeyRecord>(
+  const record = await oneRow<PortfolioKeyRecord>(
+    db,
     `insert into portfolio_api_keys (instance_id, name, display_prefix, secret_hash, created_by)
      values ($1, $2, $3, $4, $5) returning ${KEY_COLUMNS}`,
     [options.instanceId, name, displayPrefix(key), hashApiKey(key), options.createdBy ?? null],
   );
-  if (!record) throw new Error('insert returned no row');
   return { key, record };
 }
 

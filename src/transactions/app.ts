@@ -14,7 +14,7 @@ import { parseApiKey } from '../keys/api-key.ts';
 import { createApiKeyCache } from '../keys/api-key-cache.ts';
 import type { ApiKeyRecord } from '../keys/api-key-store.ts';
 import type { LookupAll } from '../webhooks/address-safety.ts';
-import type { RecipientNotices } from './recipients/notices.ts';
+import type { RecipientNotices } from './recipients/notice-sender.ts';
 import type { DocumentWorkers } from './documents/document-workers.ts';
 import { registerRecipientRoutes } from './recipients/routes.ts';
 import { contextBuilder } from './graphql/context.ts';
@@ -73,7 +73,7 @@ export interface TransactionsAppDeps extends Omit<BaseAppOptions, 'rateLimit' | 
   /** The built front end the people's pages are served from. @default the key-delivery page's, else web/dist */
   webDistDir?: string | undefined;
   /**
-   * The sender of recipients' mail (recipients/notices.ts), kicked after a mutation or recipient action that may
+   * The sender of recipients' mail (recipients/notice-sender.ts), kicked after a mutation or recipient action that may
    * have queued some. Without it, queued mail waits for whatever runs `sendDueNotices`.
    */
   recipientNotices?: Pick<RecipientNotices, 'kick'>;

@@ -1,6 +1,6 @@
 import type { Queryable, Transaction } from '../db/database.ts';
 import { writeOutbox } from '../webhooks/outbox.ts';
-import { queueSignedCopy } from './recipients/notices.ts';
+import { queueSignedCopy } from './recipients/notice-queue.ts';
 import type { Subject } from './subject.ts';
 import { allProcessesComplete, type WorkflowFacts } from './workflow.ts';
 
@@ -30,7 +30,7 @@ export async function workflowFactsOf(tx: Queryable, transactionId: string): Pro
  * Brings completion up to date after a change: a process is complete when its latest revision is committed,
  * every item of it is at 100% and every document of the process is signed since that revision; a transaction
  * once it has processes and all of them are. Completing a transaction writes its `transaction.completed`
- * outbox row and queues the recipient's mail with the link to their signed copy (recipients/notices.ts).
+ * outbox row and queues the recipient's mail with the link to their signed copy (recipients/notice-queue.ts).
  */
 export async function refreshCompletion(
   tx: Transaction,

@@ -1,9 +1,10 @@
 import type { Transaction } from '../db/database.ts';
+import { oneRow } from '../db/one-row.ts';
 import { AppError, blank, isNot, quote, tooLong, unknownReference } from '../errors.ts';
 import type { Actor } from './actor.ts';
 import { moneyValueProblem } from './templates/money-fields.ts';
 import { itemRules, listProblems, MAX_PROBLEM_DETAILS } from './templates/item-data.ts';
-import { queueInvitation } from './recipients/notices.ts';
+import { queueInvitation } from './recipients/notice-queue.ts';
 import { applyWorkflowAction } from './revisions.ts';
 import type { Subject } from './subject.ts';
 import type { TemplateDefinition } from './templates/schema.ts';
@@ -140,7 +141,8 @@ export async function createTransaction(
   const primaryRole = definition.recipientRoles.find((role) => role.primary === true)?.key ?? 'recipient';
   // The transaction and its primary recipient (the organization's entity with that address, or a new one), in
   // one statement.
-  const [created] = await tx.query<{ id: string }>(
+  const created = await oneRow<{ id: string }>(
+    tx,
     `with made_transaction as (
        insert into transactions
          (organization_id, template_id, sender_entity_id, state, input_data, notice_name, notice_email,
@@ -171,7 +173,6 @@ export async function createTransaction(
       primaryRole,
     ],
   );
-  if (!created) throw new Error('insert into transactions returned no row');
   const transactionId = created.id;
   const subject: Subject = {
     id: transactionId,
@@ -190,7 +191,7 @@ export async function createTransaction(
     await applyWorkflowAction(tx, subject, action, 'create');
   // No completion to bring up to date: a process is complete only once a revision of it was committed, and
   // every revision made here is new.
-  // Mailed after this commits (recipients/notices.ts), so a transaction that is not made invites no one.
+  // Mailed after this commits (recipients/notice-sender.ts), so a transaction that is not made invites no one.
   await queueInvitation(tx, {
     organizationId,
     transactionId,

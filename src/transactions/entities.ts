@@ -1,5 +1,6 @@
 import { normalizeEmail } from '../accounts/users.ts';
 import type { Queryable } from '../db/database.ts';
+import { oneRow } from '../db/one-row.ts';
 import { AppError, isNot, notFound } from '../errors.ts';
 import { isUuid } from '../validation/uuid.ts';
 import { ENTITY_TYPES, type EntityType } from './entity-types.ts';
@@ -89,7 +90,8 @@ export async function createEntity(
   },
 ): Promise<Entity> {
   const fields = checked({ ...options, type: options.type ?? 'company' });
-  const [entity] = await db.query<Entity>(
+  return oneRow<Entity>(
+    db,
     `insert into entities (organization_id, name, email, type, settings) values ($1, $2, $3, $4, $5)
      returning ${COLUMNS}`,
     [
@@ -100,8 +102,6 @@ export async function createEntity(
       JSON.stringify(fields.settings ?? {}),
     ],
   );
-  if (!entity) throw new Error('insert into entities returned no row');
-  return entity;
 }
 
 /**

@@ -3,7 +3,7 @@ import { AppError, notFound, tooLong } from '../errors.ts';
 import { writeOutbox } from '../webhooks/outbox.ts';
 import type { Actor } from './actor.ts';
 import { refreshCompletion, workflowFactsOf } from './completion.ts';
-import { queueChangesRequested, queueVoided } from './recipients/notices.ts';
+import { queueChangesRequested, queueVoided } from './recipients/notice-queue.ts';
 import { applyWorkflowAction } from './revisions.ts';
 import type { Subject } from './subject.ts';
 import { hashTransmitToken } from './recipients/transmit-tokens.ts';

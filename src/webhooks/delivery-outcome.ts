@@ -23,7 +23,21 @@ export interface NextStep {
   disableReason: string | null;
 }
 
-const FIVE_DAYS_MS = 5 * 24 * 3600 * 1000;
+const DAY_MS = 24 * 3600 * 1000;
+const FIVE_DAYS_MS = 5 * DAY_MS;
+
+/** A period in the largest unit that says it whole: `5 days`, `1 day`, `36 hours`, `90 seconds`. */
+function period(ms: number): string {
+  const units = [
+    ['day', DAY_MS],
+    ['hour', 3600 * 1000],
+    ['minute', 60 * 1000],
+    ['second', 1000],
+  ] as const;
+  const [unit, size] = units.find(([, size]) => ms % size === 0) ?? ['millisecond', 1];
+  const count = ms / size;
+  return `${count} ${unit}${count === 1 ? '' : 's'}`;
+}
 
 /**
  * Decides what follows an attempt, without I/O: a 2xx delivers; a 410 fails the delivery and disables the
@@ -49,10 +63,11 @@ export function nextStep(
           retryAfterMs: honoursRetryAfter ? result.retryAfterMs : undefined,
         });
   const failingSince = succeeded ? null : (delivery.failingSince ?? now);
+  const disableAfterMs = options.disableAfterMs ?? FIVE_DAYS_MS;
   const disableReason = gone
     ? 'the endpoint answered 410 Gone'
-    : failingSince && now.getTime() - failingSince.getTime() >= (options.disableAfterMs ?? FIVE_DAYS_MS)
-      ? 'every attempt failed for 5 days'
+    : failingSince && now.getTime() - failingSince.getTime() >= disableAfterMs
+      ? `every attempt failed for ${period(disableAfterMs)}`
       : null;
   return {
     attempts,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
+import { oneRow } from '../db/one-row.ts';
 import { AppError, isNot, noEventTypes, notFound, tooLong } from '../errors.ts';
 import { loadInstanceSecret } from '../db/instance-secrets.ts';
 import { open, seal } from '../keys/sealed-box.ts';
@@ -108,7 +109,8 @@ export async function createEndpoint(
   const url = await checkEndpoint(options.url, options);
   if (options.eventTypes.length === 0) throw noEventTypes();
   const secret = generateWebhookSecret();
-  const [endpoint] = await db.query<WebhookEndpoint>(
+  const endpoint = await oneRow<WebhookEndpoint>(
+    db,
     `insert into webhook_endpoints (organization_id, url, description, event_types, secret)
      values ($1, $2, $3, $4, $5) returning ${COLUMNS}`,
     [
@@ -119,7 +121,6 @@ export async function createEndpoint(
       seal(secret, await secretsKey(db)),
     ],
   );
-  if (!endpoint) throw new Error('insert returned no row');
   return { endpoint, secret };
 }
 

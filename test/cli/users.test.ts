@@ -35,6 +35,14 @@ function tokenIn(text: string | undefined, pages = `${PORTFOLIO_URL}/dashboard`)
   return match[1];
 }
 
+/** The people of a `users list` table, a row each: the address, the role and whether they are active. */
+function peopleIn(table: string): string[][] {
+  return table
+    .trimEnd()
+    .split('\n')
+    .map((line) => line.split(/\s+/).slice(0, 3));
+}
+
 describe('portico portfolio users', () => {
   it('invites the first admin of an instance by mail, with a link that sets their password once', async () => {
     const { slug } = await newInstance((args) => portico(args, env), uniqueSlug('people'));
@@ -98,12 +106,7 @@ describe('portico portfolio users', () => {
     });
 
     const listed = await portico(['portfolio', 'users', 'list', '--instance', slug], env);
-    expect(
-      listed.stdout
-        .trimEnd()
-        .split('\n')
-        .map((line) => line.split(/\s+/).slice(0, 3)),
-    ).toEqual([
+    expect(peopleIn(listed.stdout)).toEqual([
       ['lead@example.com', 'admin', 'invited'],
       ['analyst@example.com', 'member', 'active'],
     ]);
@@ -217,12 +220,7 @@ describe('portico org users', () => {
     expect(member.stderr).toContain('Allowed choices are admin, operator, reviewer, viewer.');
 
     const listed = await portico(['org', 'users', 'list', '--org', handle], env);
-    expect(
-      listed.stdout
-        .trimEnd()
-        .split('\n')
-        .map((line) => line.split(/\s+/).slice(0, 3)),
-    ).toEqual([
+    expect(peopleIn(listed.stdout)).toEqual([
       ['lead@acme.example', 'admin', 'active'],
       ['rev@acme.example', 'reviewer', 'invited'],
     ]);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, loggedUrl } from '../../src/logger.ts';
 import { createMailer, type Mailer } from '../../src/mail/mailer.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
-import { sendDueNotices } from '../../src/transactions/recipients/notices.ts';
+import { sendDueNotices } from '../../src/transactions/recipients/notice-sender.ts';
 import { deliverDue, fanOutEvents } from '../../src/webhooks/delivery.ts';
 import { createEndpoint } from '../../src/webhooks/endpoints.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';

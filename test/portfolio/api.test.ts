@@ -87,51 +87,56 @@ const COMPANY_TYPES: Record<string, FieldType> = {
   legalName: 'string',
   createdAt: 'timestamp',
 };
-const UPDATE_TYPES: Record<string, [FieldType, 'nullable'?]> = {
-  id: ['uuid'],
-  createdAt: ['timestamp'],
-  updatedAt: ['timestamp'],
-  title: ['string'],
-  updateDate: ['timestamp'],
-  cashInBankAmountValue: ['number'],
-  cashInBankAmountCurrency: ['currency'],
-  productUpdatesSummary: ['string', 'nullable'],
-  businessUpdatesSummary: ['string', 'nullable'],
-  numberOfCustomers: ['integer'],
-  hasNewRound: ['boolean', 'nullable'],
-  newRoundDescription: ['string', 'nullable'],
-  runwayInMonths: ['number', 'nullable'],
-  summary: ['string', 'nullable'],
+/** The type the spec gives each field of a record, and whether it may be null. */
+type FieldTypes = Record<string, [FieldType, 'nullable'?]>;
+
+/** A part of a {@link FieldTypes} table: each of `fields` typed `type`, nullable or not. */
+function typed(type: FieldType, fields: string[], nullable?: 'nullable'): FieldTypes {
+  return Object.fromEntries(fields.map((field) => [field, nullable ? [type, nullable] : [type]]));
+}
+
+const UPDATE_TYPES: FieldTypes = {
+  ...typed('uuid', ['id']),
+  ...typed('timestamp', ['createdAt', 'updatedAt', 'updateDate']),
+  ...typed('string', ['title']),
+  ...typed('number', ['cashInBankAmountValue']),
+  ...typed('currency', ['cashInBankAmountCurrency']),
+  ...typed('integer', ['numberOfCustomers']),
+  ...typed(
+    'string',
+    ['productUpdatesSummary', 'businessUpdatesSummary', 'newRoundDescription', 'summary'],
+    'nullable',
+  ),
+  ...typed('boolean', ['hasNewRound'], 'nullable'),
+  ...typed('number', ['runwayInMonths'], 'nullable'),
 };
-const INVESTMENT_TYPES: Record<string, [FieldType, 'nullable'?]> = {
-  id: ['uuid'],
-  date: ['timestamp'],
-  amountCents: ['cents'],
-  amountCurrency: ['currency'],
-  unrealizedValueCents: ['cents'],
-  unrealizedValueCurrency: ['currency'],
-  fmvPerShareCurrency: ['currency'],
-  costPerShareCurrency: ['currency'],
-  roundSizeCurrency: ['currency'],
-  valuationOrCapCurrency: ['currency'],
-  round: ['string', 'nullable'],
-  instrument: [INSTRUMENTS, 'nullable'],
-  shares: ['number', 'nullable'],
-  dilutedShares: ['number', 'nullable'],
-  fmvPerShareCents: ['cents', 'nullable'],
-  costPerShareCents: ['cents', 'nullable'],
-  discount: ['number', 'nullable'],
-  hasProRataRights: ['boolean', 'nullable'],
-  hasInformationRights: ['boolean', 'nullable'],
-  roundSizeCents: ['cents', 'nullable'],
-  hasCap: ['boolean', 'nullable'],
-  valuationOrCapCents: ['cents', 'nullable'],
-  coInvestors: ['string', 'nullable'],
-  leadInvestor: ['string', 'nullable'],
-  isFollowOnInvestment: ['boolean', 'nullable'],
-  investmentStatus: [INVESTMENT_STATUSES, 'nullable'],
-  investmentReason: ['string', 'nullable'],
-  valuationType: [VALUATION_TYPES, 'nullable'],
+const INVESTMENT_TYPES: FieldTypes = {
+  ...typed('uuid', ['id']),
+  ...typed('timestamp', ['date']),
+  ...typed('cents', ['amountCents', 'unrealizedValueCents']),
+  ...typed('currency', [
+    'amountCurrency',
+    'unrealizedValueCurrency',
+    'fmvPerShareCurrency',
+    'costPerShareCurrency',
+    'roundSizeCurrency',
+    'valuationOrCapCurrency',
+  ]),
+  ...typed('string', ['round', 'coInvestors', 'leadInvestor', 'investmentReason'], 'nullable'),
+  ...typed('number', ['shares', 'dilutedShares', 'discount'], 'nullable'),
+  ...typed(
+    'cents',
+    ['fmvPerShareCents', 'costPerShareCents', 'roundSizeCents', 'valuationOrCapCents'],
+    'nullable',
+  ),
+  ...typed(
+    'boolean',
+    ['hasProRataRights', 'hasInformationRights', 'hasCap', 'isFollowOnInvestment'],
+    'nullable',
+  ),
+  ...typed(INSTRUMENTS, ['instrument'], 'nullable'),
+  ...typed(INVESTMENT_STATUSES, ['investmentStatus'], 'nullable'),
+  ...typed(VALUATION_TYPES, ['valuationType'], 'nullable'),
 };
 
 /** Whether a value has the type the spec gives a field. */
@@ -160,11 +165,7 @@ function hasType(value: unknown, type: FieldType): boolean {
 }
 
 /** What is wrong with a record's fields and their types, as `field: value` lines (empty when nothing). */
-function typeProblems(
-  record: Record<string, unknown>,
-  fields: string[],
-  types: Record<string, [FieldType, 'nullable'?]>,
-): string[] {
+function typeProblems(record: Record<string, unknown>, fields: string[], types: FieldTypes): string[] {
   const problems: string[] = [];
   const keys = Object.keys(record).sort();
   if (JSON.stringify(keys) !== JSON.stringify([...fields].sort())) problems.push(`keys: ${keys.join(',')}`);
@@ -253,7 +254,8 @@ const bigCompany = newCompany({
   createdAt: '2020-01-01T00:00:00.000Z',
 });
 const tieCompany = newCompany({ legalName: 'Same Day Inc.', createdAt: '2020-01-02T00:00:00.000Z' });
-const bigInvestment = newInvestment(String(bigCompany.id), {
+/** The amounts of `bigInvestment`: each beyond 2^53, where a JSON number loses digits, but one zero. */
+const BIG_AMOUNTS = {
   // 2^53 + 1: the first integer a JSON number cannot hold.
   amountCents: '9007199254740993',
   unrealizedValueCents: '999999999999999999',
@@ -261,6 +263,9 @@ const bigInvestment = newInvestment(String(bigCompany.id), {
   costPerShareCents: '9007199254740995',
   roundSizeCents: '123456789012345678',
   valuationOrCapCents: '900719925474099312',
+};
+const bigInvestment = newInvestment(String(bigCompany.id), {
+  ...BIG_AMOUNTS,
   amountCurrency: 'EUR',
   unrealizedValueCurrency: 'EUR',
 });
@@ -360,7 +365,7 @@ describe('the records and their types', () => {
   async function expectEveryListTyped(
     urlOf: (companyId: string, query: Query) => string,
     fields: string[],
-    types: typeof UPDATE_TYPES,
+    types: FieldTypes,
   ): Promise<number> {
     const companies = records(await walk(app, companiesUrl(), alpha.apiKey, 200));
     let seen = 0;
@@ -389,14 +394,7 @@ describe('the records and their types', () => {
     const response = await get(app, investmentsUrl(String(bigCompany.id)), edge.apiKey);
     expect(response.status).toBe(200);
     const investment = (response.body as ListPage).data.find((record) => record.id === bigInvestment.id);
-    expect(investment).toMatchObject({
-      amountCents: '9007199254740993',
-      unrealizedValueCents: '999999999999999999',
-      fmvPerShareCents: '0',
-      costPerShareCents: '9007199254740995',
-      roundSizeCents: '123456789012345678',
-      valuationOrCapCents: '900719925474099312',
-    });
+    expect(investment).toMatchObject(BIG_AMOUNTS);
     // In the body as sent, not only after parsing: quoted, so no JSON reader rounds them.
     expect(response.text).toContain('"amountCents":"9007199254740993"');
     expect(response.text).toContain('"unrealizedValueCents":"999999999999999999"');

@@ -3,7 +3,7 @@ import type { Locator, Page } from 'playwright-core';
 import type { Database } from '../../src/db/database.ts';
 import type { FileStore } from '../../src/files/file-store.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
-import { createRecipientNotices } from '../../src/transactions/recipients/notices.ts';
+import { createRecipientNotices } from '../../src/transactions/recipients/notice-sender.ts';
 import { listenForBrowser } from './browser.ts';
 import { PASSWORD, smtpWithMailer } from './dashboard.ts';
 import type { CloseAfterAll } from './made-before-all.ts';

@@ -106,11 +106,14 @@ export const TRIGGER_TRANSACTION_EVENT = `mutation ($input: TriggerTransactionEv
   triggerTransactionEvent(input: $input) { sourceStateKey targetStateKey }
 }`;
 
-/** Triggers `eventKey` on a transaction through the spec's mutation, with `key` (and any extra headers). */
+/**
+ * Triggers `eventKey` on a transaction through the spec's mutation, with `key` (and any extra headers), and the
+ * message the event takes, if any.
+ */
 export function triggerEvent(
   app: FastifyInstance,
   key: string,
-  input: { transactionId: string; eventKey: string },
+  input: { transactionId: string; eventKey: string; message?: string },
   headers: Record<string, string> = {},
 ): Promise<GraphQLResponse> {
   return graphql(app, key, TRIGGER_TRANSACTION_EVENT, { input }, headers);

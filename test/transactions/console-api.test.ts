@@ -220,7 +220,7 @@ describe('the team', () => {
       expect(invite.body).toMatchObject({
         error: {
           code: 'FORBIDDEN',
-          message: `Only admins invite people; you are a ${role} of ${organization.name}.`,
+          message: `Only admins invite and deactivate people; you are a ${role} of ${organization.name}.`,
         },
       });
       const deactivate = await page.request('POST', api(`/team/${people.admin?.id ?? ''}/deactivate`));

@@ -51,10 +51,10 @@ async function make(
   });
 }
 
-async function trigger(tenant: EmptyTenant, id: string, eventKey: string): Promise<void> {
+async function trigger(tenant: EmptyTenant, id: string, eventKey: string, message?: string): Promise<void> {
   await db().transaction(async (tx) => {
     const subject = await lockOwnTransaction(tx, { id, organizationId: tenant.organizationId });
-    await applyEvent(tx, subject, eventKey, SYSTEM);
+    await applyEvent(tx, subject, eventKey, SYSTEM, message);
   });
 }
 
@@ -359,17 +359,23 @@ describe('the times a row shows', () => {
     const fresh = await make(tenant, { name: 'Mae Jemison', email: 'mae@nasa.example' });
     const active = await make(tenant, { name: 'Sally Ride', email: 'sally@nasa.example' });
     const reviewing = await transactionStory(db(), files(), tenant, { state: 'submitted' });
-    for (const id of [waiting, active, reviewing.id]) await age(id, 8);
+    // Voided before the recipient submitted: nothing is theirs to do any more, however long ago.
+    const voided = await make(tenant, { name: 'Dorothy Vaughan', email: 'dv@langley.example' });
+    await trigger(tenant, voided, 'send');
+    await trigger(tenant, voided, 'void', 'The fund closed before she signed.');
+    for (const id of [waiting, active, reviewing.id, voided]) await age(id, 8);
     await age(active, 2, 'recipient_active_at');
     const stalled = async (query: QueueQuery = {}) =>
       new Map((await read(tenant, query)).rows.map((row) => [row.id, row.stalled]));
-    // By default after 7 days; only the one whose recipient has a revision to submit and has not acted since.
+    // By default after 7 days; only the one whose recipient has a revision to submit and has not acted since
+    // (not the voided one, though its revision stays open).
     expect(await stalled()).toEqual(
       new Map([
         [waiting, true],
         [fresh, false],
         [active, false],
         [reviewing.id, false],
+        [voided, false],
       ]),
     );
     expect((await stalled({ stalledAfterDays: 9 })).get(waiting)).toBe(false);

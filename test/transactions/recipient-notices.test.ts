@@ -14,7 +14,7 @@ import {
   createRecipientNotices,
   type NoticeCounts,
   type RecipientNotices,
-} from '../../src/transactions/recipients/notices.ts';
+} from '../../src/transactions/recipients/notice-sender.ts';
 import { mailTo, smtpMailer } from '../support/dashboard.ts';
 import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from '../support/smtp.ts';
 import {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { MailMessage, Mailer } from '../../src/mail/mailer.ts';
-import { sendDueNotices } from '../../src/transactions/recipients/notices.ts';
+import { sendDueNotices } from '../../src/transactions/recipients/notice-sender.ts';
 import { checkTemplate } from '../../src/transactions/templates/validation.ts';
 import { CREATE_TRANSACTION, graphql, transactionInput, triggerEvent } from '../support/transactions.ts';
 import { useTransactionsSuite, type EmptyTenant } from '../support/transactions-suite.ts';

@@ -5,7 +5,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
-import { createRecipientNotices } from '../../src/transactions/recipients/notices.ts';
+import { createRecipientNotices } from '../../src/transactions/recipients/notice-sender.ts';
 import { startWebhookWorker } from '../../src/webhooks/delivery.ts';
 import { DESKTOP, listenForBrowser, PHONE, useChromium } from '../support/browser.ts';
 import { mailTo, smtpWithMailer } from '../support/dashboard.ts';

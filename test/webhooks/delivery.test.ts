@@ -7,6 +7,7 @@ import type { FileStore } from '../../src/files/file-store.ts';
 import type { Database } from '../../src/db/database.ts';
 import { createPostgresDatabase } from '../../src/db/postgres-database.ts';
 import { deliverDue, fanOutEvents, startWebhookWorker } from '../../src/webhooks/delivery.ts';
+import { nextStep } from '../../src/webhooks/delivery-outcome.ts';
 import { writeOutbox } from '../../src/webhooks/outbox.ts';
 import { safeDispatcher } from '../../src/webhooks/safe-dispatcher.ts';
 import { createEndpoint, rotateEndpointSecret } from '../../src/webhooks/endpoints.ts';
@@ -328,6 +329,24 @@ describe('webhook delivery from the outbox', () => {
     );
     expect(state?.disabledReason).toBe('every attempt failed for 5 days');
   });
+
+  it.each([
+    { disableAfterMs: undefined, reason: 'every attempt failed for 5 days' },
+    { disableAfterMs: 36 * 3600 * 1000, reason: 'every attempt failed for 36 hours' },
+    { disableAfterMs: 24 * 3600 * 1000, reason: 'every attempt failed for 1 day' },
+  ])(
+    'says the period it waited when it disables a failing endpoint ($reason)',
+    ({ disableAfterMs, reason }) => {
+      const now = new Date('2026-03-10T12:00:00Z');
+      const failingSince = new Date(now.getTime() - 6 * 24 * 3600 * 1000);
+      const step = nextStep(
+        { attempts: 1, failingSince },
+        { statusCode: 500, durationMs: 5 },
+        { now, disableAfterMs },
+      );
+      expect(step.disableReason).toBe(reason);
+    },
+  );
 });
 
 describe('recording a batch', () => {

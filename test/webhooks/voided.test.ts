@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fanOutEvents } from '../../src/webhooks/delivery.ts';
 import { fakeLookupAll } from '../support/dns.ts';
-import { CREATE_TRANSACTION, graphql, transactionInput } from '../support/transactions.ts';
+import { CREATE_TRANSACTION, graphql, transactionInput, triggerEvent } from '../support/transactions.ts';
 import { useTransactionsSuite } from '../support/transactions-suite.ts';
 
 const suite = useTransactionsSuite({
@@ -36,18 +36,11 @@ describe('the transaction.voided webhook', () => {
       input: transactionInput(tenant),
     });
     const transactionId = created.body.data?.createTransaction.transactionId as string;
-    const voided = await graphql(
-      suite.app,
-      tenant.apiKey,
-      `
-        mutation ($input: TriggerTransactionEventInput!) {
-          triggerTransactionEvent(input: $input) {
-            targetStateKey
-          }
-        }
-      `,
-      { input: { transactionId, eventKey: 'void', message: 'Sent to the wrong investor.' } },
-    );
+    const voided = await triggerEvent(suite.app, tenant.apiKey, {
+      transactionId,
+      eventKey: 'void',
+      message: 'Sent to the wrong investor.',
+    });
     expect(voided.body.errors).toBeUndefined();
 
     await fanOutEvents(suite.db);

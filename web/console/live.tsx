@@ -1,4 +1,5 @@
 import { createContext, useContext, useEffect, useMemo, useRef, type ReactNode } from 'react';
+import { consoleApi } from './api.ts';
 import { useSession } from './session.tsx';
 
 /** What changed, as `GET /console/api/live` says it: these transactions, or null for any of them. */
@@ -32,7 +33,7 @@ export function LiveProvider({ children }: { children: ReactNode }) {
       for (const listener of listeners.current) listener(changed);
     };
     const open = () => {
-      const stream = new EventSource('/console/api/live');
+      const stream = new EventSource(consoleApi.urlOf('GET /live'));
       let dropped = false;
       const ended = () => {
         stream.close();

@@ -1,6 +1,7 @@
 import { createSession } from '../shared/accounts/session.tsx';
 import type { AccountSurface } from '../shared/accounts/surface.ts';
-import { client, api } from './api.ts';
+import type { AccountRoutes } from '../shared/accounts/api-client.ts';
+import { client } from './api.ts';
 import type { ConsoleUser, OrganizationSummary, SessionAnswer } from './types.ts';
 
 /**
@@ -22,7 +23,7 @@ export const { SessionProvider, useSession, useSignedIn } = createSession<
 /** The console as the shared account pages see it (web/shared/accounts/): its tenants are organizations. */
 export const ACCOUNTS: AccountSurface<SessionAnswer, ConsoleUser, OrganizationSummary> = {
   product: 'Organization console',
-  api,
+  api: client.routes<AccountRoutes<SessionAnswer>>(),
   useSession,
   home: () => '/queue',
   tenant: {

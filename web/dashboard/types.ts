@@ -20,13 +20,6 @@ export type Role = SignedInUser['role'];
 
 /** GET and POST /session: who is signed in (both null when no one is) and the CSRF token. */
 export type SessionAnswer = SuccessOf<DashboardRoutes['session']>;
-export type KeysAnswer = SuccessOf<DashboardRoutes['listKeys']>;
-/** POST /instances/<slug>/keys (201): the key, and its secret, shown this once. */
-export type NewKeyAnswer = SuccessOf<DashboardRoutes['createKey']>;
-export type PeopleAnswer = SuccessOf<DashboardRoutes['listPeople']>;
 /** POST /instances/<slug>/people (201). */
 export type InvitedAnswer = SuccessOf<DashboardRoutes['invitePerson']>;
-export type FundsAnswer = SuccessOf<DashboardRoutes['listFunds']>;
 export type CompanyPage = SuccessOf<DashboardRoutes['searchCompanies']>;
-/** GET /instances/<slug>/companies/<id>: updates oldest first, investments newest first. */
-export type CompanyDetail = SuccessOf<DashboardRoutes['readCompany']>;

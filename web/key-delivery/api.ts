@@ -1,16 +1,10 @@
-import { ApiError, apiError, fetchJson } from '../shared/api-error.ts';
-import type { Answers, BodyOf, Route } from './types.ts';
+// The key-delivery page's calls to its routes under /key-delivery/api (src/transactions/key-delivery/), typed by
+// their contract. The link's id and the proof of its secret go in each body; no cookie goes along.
 
-/** Calls one of the key-delivery routes (`/key-delivery/api/<route>`) with a JSON body; no cookie goes along. */
-export async function call<Name extends Route>(route: Name, body: BodyOf<Name>): Promise<Answers[Name]> {
-  const answer = await fetchJson(`/key-delivery/api/${route}`, {
-    method: 'POST',
-    headers: {},
-    body,
-    credentials: 'omit',
-  });
-  if (!answer.ok) throw apiError(answer.status, answer.body);
-  return answer.body as Answers[Name];
-}
+import type { KeyDeliveryRoutes } from '../../src/transactions/key-delivery/contract.ts';
+import { contractClient, sendWithoutCookies } from '../shared/contract-client.ts';
 
-export { ApiError };
+export { ApiError } from '../shared/api-error.ts';
+
+/** Calls a key-delivery route, e.g. `await keyDeliveryApi('POST /describe', { body: { linkId, proof } })`. */
+export const keyDeliveryApi = contractClient<KeyDeliveryRoutes>('/key-delivery/api', sendWithoutCookies);

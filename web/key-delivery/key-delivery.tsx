@@ -3,6 +3,7 @@
 import { LockClosedIcon } from '@radix-ui/react-icons';
 import { Badge, Button, Code, Flex, Link, Text } from '@radix-ui/themes';
 import { useEffect, useState } from 'react';
+import type { ApiErrorCode } from '../shared/api-error.ts';
 import { AuthLayout } from '../shared/auth-layout.tsx';
 import { ErrorCallout } from '../shared/error-callout.tsx';
 import { emailProblem } from '../shared/form/checks.ts';
@@ -15,7 +16,7 @@ import { SecretField } from '../shared/secret-field.tsx';
 import { SubmitForm } from '../shared/form/submit-form.tsx';
 import { errorsOfFields, useApiAction } from '../shared/use-api-action.ts';
 import { useFormFields } from '../shared/form/use-form-fields.ts';
-import { ApiError, call } from './api.ts';
+import { ApiError, keyDeliveryApi } from './api.ts';
 import { decryptKey, proofOf, readLink } from './link.ts';
 import type { Invitation } from './types.ts';
 
@@ -31,7 +32,7 @@ type Step =
   | { name: 'stored'; invitation: Invitation };
 
 /** The title of the page that says why the key cannot be shown. */
-const STOPPED: Record<string, string> = {
+const STOPPED: Partial<Record<ApiErrorCode, string>> = {
   LINK_INVALID: 'This link cannot be used',
   LINK_EXPIRED: 'This link has expired',
   LINK_REVOKED: 'This key delivery was revoked',
@@ -71,7 +72,9 @@ export function KeyDelivery() {
     void (async () => {
       const linkProof = await proofOf(link.secret);
       try {
-        const invitation = await call('describe', { linkId: link.linkId, proof: linkProof });
+        const invitation = await keyDeliveryApi('POST /describe', {
+          body: { linkId: link.linkId, proof: linkProof },
+        });
         if (!run.current) return;
         setProof(linkProof);
         setDescribed(invitation);
@@ -223,10 +226,7 @@ function AddressStep({
     if (!form.check({ email: emailProblem(address) })) return;
     await action.run(
       async () => {
-        const sent = await call('code', {
-          ...request,
-          email: address,
-        });
+        const sent = await keyDeliveryApi('POST /code', { body: { ...request, email: address } });
         onSent(sent.sentTo, sent.expiresAt);
       },
       (error) => stopsOr(error, onStopped) || errorsOfFields(['email'], form.setProblems)(error),
@@ -277,10 +277,8 @@ function CodeStep({
     await action.run(
       async () => {
         await onRevealed(
-          await call('reveal', {
-            ...request,
-            email: step.email,
-            code: digits,
+          await keyDeliveryApi('POST /reveal', {
+            body: { ...request, email: step.email, code: digits },
           }),
         );
       },
@@ -298,7 +296,7 @@ function CodeStep({
     setResent(undefined);
     await action.run(
       async () => {
-        await call('code', { ...request, email: step.email });
+        await keyDeliveryApi('POST /code', { body: { ...request, email: step.email } });
         form.set('code', '');
         setResent(`A new code is on its way to ${step.email}; the one before no longer works.`);
       },

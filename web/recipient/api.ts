@@ -1,53 +1,32 @@
-// The portal's calls to the recipient routes (`/recipient/<token>/…`, src/transactions/recipients/routes.ts):
-// the link's token in the path is the only credential, so no cookie goes along.
+// The portal's calls to the recipient routes (`/recipient/<token>/…`, src/transactions/recipients/routes.ts), typed
+// by their contract: the link's token in the path is the only credential, so no cookie goes along.
 
-import { ApiError, apiError, fetchJson, networkError } from '../shared/api-error.ts';
-import type { RecipientView, SavedItem, SignAnswer, SubmitAnswer, UploadAnswer } from './types.ts';
+import type { Static } from '@sinclair/typebox';
+import type { RecipientRoutes } from '../../src/transactions/recipients/contract.ts';
+import { ApiError, apiError, networkError } from '../shared/api-error.ts';
+import { contractClient, sendWithoutCookies } from '../shared/contract-client.ts';
+import type { UploadAnswer } from './types.ts';
 
 export { ApiError };
 
-/** The recipient routes of one link. */
-export interface RecipientApi {
-  view(): Promise<RecipientView>;
-  /** Saves an item's answers, partial or whole (a draft). */
-  saveItem(vulcanKey: string, data: Record<string, unknown>): Promise<SavedItem>;
-  /** Uploads a file to an item's field, reporting how much was sent (0 to 1). */
-  upload(
-    vulcanKey: string,
-    field: string,
-    file: File,
-    progress: (fraction: number) => void,
-    signal: AbortSignal,
-  ): Promise<UploadAnswer>;
-  sign(documentKey: string, signature: { signedName: string; consent: boolean }): Promise<SignAnswer>;
-  submit(processKey: string): Promise<SubmitAnswer>;
-}
-
-const part = encodeURIComponent;
+/**
+ * Calls a recipient route, e.g.
+ * `await recipientApi('POST /recipient/:token/processes/:processKey/submit', { params: { token, processKey } })`.
+ */
+export const recipientApi = contractClient<RecipientRoutes>('', sendWithoutCookies);
 
 /**
- * The recipient routes of the link whose token is `token`. Each call answers the route's body or throws an
- * {@link ApiError}: the route's own, or NETWORK_ERROR.
- *
- * @example
- * const view = await recipientApi(token).view();
+ * Uploads a file to an item's field (`POST /recipient/:token/items/:vulcanKey/files/:field`, multipart/form-data),
+ * reporting how much was sent (0 to 1); answers like {@link recipientApi}.
  */
-export function recipientApi(token: string): RecipientApi {
-  const base = `/recipient/${part(token)}`;
-  const call = async <T>(method: 'GET' | 'PUT' | 'POST', path: string, body?: object): Promise<T> => {
-    const answer = await fetchJson(`${base}${path}`, { method, headers: {}, body, credentials: 'omit' });
-    if (!answer.ok) throw apiError(answer.status, answer.body);
-    return answer.body as T;
-  };
-  return {
-    view: () => call<RecipientView>('GET', ''),
-    saveItem: (vulcanKey, data) => call<SavedItem>('PUT', `/items/${part(vulcanKey)}`, { data }),
-    sign: (documentKey, signature) =>
-      call<SignAnswer>('POST', `/documents/${part(documentKey)}/signatures`, signature),
-    submit: (processKey) => call<SubmitAnswer>('POST', `/processes/${part(processKey)}/submit`),
-    upload: (vulcanKey, field, file, progress, signal) =>
-      sendFile(`${base}/items/${part(vulcanKey)}/files/${part(field)}`, file, progress, signal),
-  };
+export function uploadFile(
+  params: Static<RecipientRoutes['upload']['params']>,
+  file: File,
+  progress: (fraction: number) => void,
+  signal: AbortSignal,
+): Promise<UploadAnswer> {
+  const url = recipientApi.urlOf('POST /recipient/:token/items/:vulcanKey/files/:field', { params });
+  return sendFile(url, file, progress, signal);
 }
 
 /**

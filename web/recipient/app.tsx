@@ -1,7 +1,6 @@
 import { Skeleton } from '@radix-ui/themes';
-import { lazy, Suspense, useEffect, useMemo, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, type ReactNode } from 'react';
 import { Route, Routes, useParams } from 'react-router';
-import { recipientApi } from './api.ts';
 import { PortalLayout } from './components/portal-layout.tsx';
 import { HomePage } from './pages/home.tsx';
 import { LinkProblemPage, LoadingPage, NoLinkPage } from './pages/link-problem.tsx';
@@ -45,8 +44,7 @@ export function App() {
 
 function Portal() {
   const { token = '' } = useParams();
-  const api = useMemo(() => recipientApi(token), [token]);
-  const { state, setView, retry, fail } = useRecipientView(api);
+  const { state, setView, retry, fail } = useRecipientView(token);
   const ready = state.status === 'ready';
   useEffect(() => {
     if (ready) void load.itemStep();
@@ -58,7 +56,7 @@ function Portal() {
     return <LinkProblemPage error={state.error} onRetry={retry} />;
   }
   return (
-    <PortalProvider token={token} api={api} view={state.view} setView={setView} fail={fail}>
+    <PortalProvider token={token} view={state.view} setView={setView} fail={fail}>
       <PortalLayout>
         <Routes>
           <Route index element={<HomePage />} />

@@ -2,13 +2,14 @@
 // other routes answer (saves, uploads) or read again after a step that changes more (signing, submitting).
 
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
-import { ApiError, type RecipientApi } from './api.ts';
+import type { ApiErrorCode } from '../shared/api-error.ts';
+import { ApiError, recipientApi } from './api.ts';
 import { stepsOf, type Step } from './steps.ts';
 import type { RecipientView, SavedItem, UploadedFile } from './types.ts';
 
 export interface Portal {
+  /** The link's token: the recipient routes' credential, in their path. */
   token: string;
-  api: RecipientApi;
   view: RecipientView;
   steps: Step[];
   /** The address of a step (or of the overview, with no path) inside the router: `/<token>/<path>`. */
@@ -26,7 +27,12 @@ export interface Portal {
 }
 
 /** Refusals that mean the link no longer opens the transaction (a void included: its page says why). */
-export const LINK_REFUSALS = new Set(['NOT_FOUND', 'LINK_EXPIRED', 'LINK_REVOKED', 'TRANSACTION_VOIDED']);
+export const LINK_REFUSALS = new Set<ApiErrorCode>([
+  'NOT_FOUND',
+  'LINK_EXPIRED',
+  'LINK_REVOKED',
+  'TRANSACTION_VOIDED',
+]);
 
 const PortalContext = createContext<Portal | undefined>(undefined);
 
@@ -41,8 +47,13 @@ export function usePortal(): Portal {
 export type ViewState =
   { status: 'loading' } | { status: 'ready'; view: RecipientView } | { status: 'failed'; error: ApiError };
 
+/** The view of the link whose token is `token` (`GET /recipient/:token`). */
+function readView(token: string): Promise<RecipientView> {
+  return recipientApi('GET /recipient/:token', { params: { token } });
+}
+
 /** Reads the view of the link, and reads it again on `retry`. */
-export function useRecipientView(api: RecipientApi): {
+export function useRecipientView(token: string): {
   state: ViewState;
   setView: (update: (view: RecipientView) => RecipientView) => void;
   retry: () => void;
@@ -54,7 +65,7 @@ export function useRecipientView(api: RecipientApi): {
     // Set false when the effect is undone (StrictMode runs it twice, the link changes): its answer then goes.
     let current = true;
     setState({ status: 'loading' });
-    api.view().then(
+    readView(token).then(
       (view) => {
         if (current) setState({ status: 'ready', view });
       },
@@ -67,7 +78,7 @@ export function useRecipientView(api: RecipientApi): {
     return () => {
       current = false;
     };
-  }, [api, attempt]);
+  }, [token, attempt]);
   const setView = useCallback((update: (view: RecipientView) => RecipientView) => {
     setState((now) => (now.status === 'ready' ? { status: 'ready', view: update(now.view) } : now));
   }, []);
@@ -82,23 +93,21 @@ export function useRecipientView(api: RecipientApi): {
 
 export function PortalProvider({
   token,
-  api,
   view,
   setView,
   fail,
   children,
 }: {
   token: string;
-  api: RecipientApi;
   view: RecipientView;
   setView: (update: (view: RecipientView) => RecipientView) => void;
   fail: (error: ApiError) => void;
   children: ReactNode;
 }) {
   const reload = useCallback(async () => {
-    const fresh = await api.view();
+    const fresh = await readView(token);
     setView(() => fresh);
-  }, [api, setView]);
+  }, [token, setView]);
   const itemSaved = useCallback(
     (processKey: string, saved: SavedItem, file?: UploadedFile) => {
       setView((now) => ({
@@ -146,7 +155,6 @@ export function PortalProvider({
   const value = useMemo<Portal>(
     () => ({
       token,
-      api,
       view,
       steps: stepsOf(view),
       href: (path) => `/${encodeURIComponent(token)}${path === undefined ? '' : `/${path}`}`,
@@ -154,7 +162,7 @@ export function PortalProvider({
       itemSaved,
       handleStale,
     }),
-    [token, api, view, reload, itemSaved, handleStale],
+    [token, view, reload, itemSaved, handleStale],
   );
   return <PortalContext.Provider value={value}>{children}</PortalContext.Provider>;
 }

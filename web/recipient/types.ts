@@ -37,7 +37,3 @@ export type Revision = Process['revision'];
 export type RecipientView = Omit<Static<typeof RecipientViewSchema>, 'processes'> & { processes: Process[] };
 /** `POST /recipient/<token>/items/<vulcanKey>/files/<field>` (201). */
 export type UploadAnswer = SuccessOf<RecipientRoutes['upload']>;
-/** `POST /recipient/<token>/documents/<key>/signatures`. */
-export type SignAnswer = SuccessOf<RecipientRoutes['sign']>;
-/** `POST /recipient/<token>/processes/<key>/submit`. */
-export type SubmitAnswer = SuccessOf<RecipientRoutes['submit']>;

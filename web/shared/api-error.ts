@@ -1,12 +1,20 @@
 // What every page's JSON routes answer when they refuse: `{"error": {"code", "message", "requestId", "details"}}`.
 
+import type { ErrorCode } from '../../src/errors.ts';
+
+/**
+ * What went wrong: a code of the error catalogue (src/errors.ts), or the page's own when no server answered
+ * (NETWORK_ERROR) or one answered without saying why (UNEXPECTED_ANSWER).
+ */
+export type ApiErrorCode = ErrorCode | 'NETWORK_ERROR' | 'UNEXPECTED_ANSWER';
+
 /** An error answer of Portico's JSON routes, or NETWORK_ERROR when they cannot be reached. */
 export class ApiError extends Error {
   override name = 'ApiError';
 
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: ApiErrorCode,
     message: string,
     readonly requestId: string | undefined,
     readonly details: Record<string, unknown> = {},
@@ -31,7 +39,8 @@ export function apiError(status: number, body: unknown): ApiError {
   if (error && typeof error.code === 'string' && typeof error.message === 'string') {
     return new ApiError(
       status,
-      error.code,
+      // The server's codes are the catalogue's.
+      error.code as ErrorCode,
       error.message,
       typeof error.requestId === 'string' ? error.requestId : undefined,
       typeof error.details === 'object' && error.details !== null
@@ -55,42 +64,3 @@ export const networkError = () =>
     'Portico could not be reached. Check your connection, then try again.',
     undefined,
   );
-
-/**
- * Calls one of Portico's JSON routes and answers the status and the parsed body (undefined when it is not
- * JSON), or throws NETWORK_ERROR when the server cannot be reached. Answers are never cached.
- */
-export async function fetchJson(
-  url: string,
-  init: {
-    method: string;
-    headers: Record<string, string>;
-    body?: object | undefined;
-    credentials: RequestCredentials;
-  },
-): Promise<{ ok: boolean; status: number; body: unknown }> {
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      method: init.method,
-      headers: {
-        accept: 'application/json',
-        ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...init.headers,
-      },
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
-      credentials: init.credentials,
-      cache: 'no-store',
-    });
-  } catch {
-    throw networkError();
-  }
-  const text = await response.text();
-  let body: unknown;
-  try {
-    body = text === '' ? {} : JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  return { ok: response.ok, status: response.status, body };
-}

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
-import type { Api } from './accounts/api-client.ts';
 import { ApiError } from './api-error.ts';
+import type { AnswerOf, ContractClient, InputArgs, JsonRouteName } from './contract-client.ts';
 
 /** What a page read from a JSON route: loading, its answer, or why it failed; and how to read it again. */
 export interface Resource<T> {
@@ -14,16 +14,27 @@ export interface Resource<T> {
 }
 
 /**
- * Reads `path` (a GET of the page's JSON routes, through `api`) whenever it changes. An answer that arrives after the
- * path has changed again is dropped, so a fast typist's search shows the results of what they typed last.
+ * Reads a GET route of the page's contract (through `api`) whenever its address changes: its params or its
+ * query. An answer that arrives after the address has changed again is dropped, so a fast typist's search
+ * shows the results of what they typed last.
+ *
+ * @example
+ * const transaction = useResource(consoleApi, 'GET /transactions/:id', { params: { id } });
  */
-export function useResource<T>(api: Api, path: string): Resource<T> {
+export function useResource<Contract, Name extends JsonRouteName<Contract> & `GET ${string}`>(
+  api: ContractClient<Contract>,
+  name: Name,
+  ...input: InputArgs<Contract, Name>
+): Resource<AnswerOf<Contract, Name>> {
+  type T = AnswerOf<Contract, Name>;
+  const path = api.urlOf(name, ...input);
   const [state, setState] = useState<{ path: string; data?: T; error?: ApiError }>({ path });
   const [generation, setGeneration] = useState(0);
 
   useEffect(() => {
     let current = true;
-    api<T>('GET', path).then(
+    // The effect runs again when the address changes: the input it reads is of the render that changed it.
+    api(name, ...input).then(
       (data) => {
         if (current) setState({ path, data });
       },
@@ -32,7 +43,10 @@ export function useResource<T>(api: Api, path: string): Resource<T> {
         setState((previous) => ({
           path,
           data: previous.path === path ? previous.data : undefined,
-          error: error instanceof ApiError ? error : new ApiError(0, 'UNEXPECTED', String(error), undefined),
+          error:
+            error instanceof ApiError
+              ? error
+              : new ApiError(0, 'UNEXPECTED_ANSWER', String(error), undefined),
         }));
       },
     );

@@ -1,13 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DASHBOARD_ROLES } from '../../accounts/roles.ts';
-import { accountRoutes } from '../../http/account-contract.ts';
+import { accountRoutes } from '../../http/signed-in/account-contract.ts';
 import { answers, Body, OrNull, Timestamp } from '../../http/contract.ts';
 import { Company, CompanyInvestment, CompanyUpdate, ref } from '../records.ts';
 
 /**
- * The contract of the customer dashboard's JSON routes (`/dashboard/api`, session-routes.ts and
- * instance-routes.ts): what each takes and answers (see src/http/contract.ts). `web/dashboard/types.ts` derives
- * the page's types from it.
+ * The contract of the customer dashboard's JSON routes (`/dashboard/api`; the instance's in instance-routes.ts):
+ * where each is, who may call it (a permission of role-permissions.ts), what it takes and answers (see
+ * src/http/contract.ts). `web/dashboard/types.ts` derives the page's types from it.
  */
 
 /** The longest text a company search looks for, and the most companies one of its pages holds. */
@@ -72,20 +72,44 @@ export type FundSummary = Static<typeof FundSummary>;
 
 export const dashboardRoutes = {
   ...accountRoutes(SessionAnswer, { instance: Type.Optional(Type.String({ maxLength: 63 })) }),
-  /** GET /instances/:slug/keys: the instance's keys, newest first, revoked ones included. */
-  listKeys: { params: Slug, response: answers({ 200: Type.Object({ keys: Type.Array(ApiKey) }) }) },
-  /** POST /instances/:slug/keys: a new key, whose secret is shown this once (admins only). */
+  /** The instance's keys, newest first, revoked ones included. */
+  listKeys: {
+    method: 'GET',
+    url: '/instances/:slug/keys',
+    access: 'read',
+    params: Slug,
+    response: answers({ 200: Type.Object({ keys: Type.Array(ApiKey) }) }),
+  },
+  /** A new key, whose secret is shown this once. */
   createKey: {
+    method: 'POST',
+    url: '/instances/:slug/keys',
+    access: 'manageKeys',
     params: Slug,
     body: Body({ name: Type.String({ maxLength: 1000 }) }),
     response: answers({ 201: Type.Object({ key: ApiKey, secret: Type.String() }) }),
   },
-  /** DELETE /instances/:slug/keys/:id: revokes a key (admins only). */
-  revokeKey: { params: WithId, response: answers({ 200: Type.Object({ key: ApiKey }) }) },
-  /** GET /instances/:slug/people: who may sign in to the instance. */
-  listPeople: { params: Slug, response: answers({ 200: Type.Object({ people: Type.Array(Person) }) }) },
-  /** POST /instances/:slug/people: invites a person by mail (admins only). */
+  /** Revokes a key. */
+  revokeKey: {
+    method: 'DELETE',
+    url: '/instances/:slug/keys/:id',
+    access: 'manageKeys',
+    params: WithId,
+    response: answers({ 200: Type.Object({ key: ApiKey }) }),
+  },
+  /** Who may sign in to the instance. */
+  listPeople: {
+    method: 'GET',
+    url: '/instances/:slug/people',
+    access: 'read',
+    params: Slug,
+    response: answers({ 200: Type.Object({ people: Type.Array(Person) }) }),
+  },
+  /** Invites a person by mail. */
   invitePerson: {
+    method: 'POST',
+    url: '/instances/:slug/people',
+    access: 'managePeople',
     params: Slug,
     body: Body({
       email: Type.String({ maxLength: 1000 }),
@@ -94,12 +118,27 @@ export const dashboardRoutes = {
     }),
     response: answers({ 201: Type.Object({ person: Person }) }),
   },
-  /** DELETE /instances/:slug/people/:id: removes a person (admins only, never themselves). */
-  removePerson: { params: WithId, response: answers({ 200: Type.Object({ person: Person }) }) },
-  /** GET /instances/:slug/funds: the funds, by name. */
-  listFunds: { params: Slug, response: answers({ 200: Type.Object({ funds: Type.Array(FundSummary) }) }) },
-  /** GET /instances/:slug/companies: a page of companies by legal name, searched and filtered by fund. */
+  /** Removes a person (never themselves). */
+  removePerson: {
+    method: 'DELETE',
+    url: '/instances/:slug/people/:id',
+    access: 'managePeople',
+    params: WithId,
+    response: answers({ 200: Type.Object({ person: Person }) }),
+  },
+  /** The funds, by name. */
+  listFunds: {
+    method: 'GET',
+    url: '/instances/:slug/funds',
+    access: 'read',
+    params: Slug,
+    response: answers({ 200: Type.Object({ funds: Type.Array(FundSummary) }) }),
+  },
+  /** A page of companies by legal name, searched and filtered by fund. */
   searchCompanies: {
+    method: 'GET',
+    url: '/instances/:slug/companies',
+    access: 'read',
     params: Slug,
     querystring: Body({
       search: Type.Optional(Type.String({ maxLength: SEARCH_MAX })),
@@ -116,8 +155,11 @@ export const dashboardRoutes = {
       }),
     }),
   },
-  /** GET /instances/:slug/companies/:id: a company, its updates oldest first and investments newest first. */
+  /** A company, its updates oldest first and investments newest first. */
   readCompany: {
+    method: 'GET',
+    url: '/instances/:slug/companies/:id',
+    access: 'read',
     params: WithId,
     response: answers({
       200: Type.Object({

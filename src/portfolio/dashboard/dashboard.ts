@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { browserSession } from '../../http/browser-session.ts';
-import { pageContentSecurityPolicy, registerWebSurface } from '../../http/web-pages.ts';
-import { DASHBOARD_PATH } from './links.ts';
+import { wrongInstance } from '../../errors.ts';
+import { registerSignedInSurface } from '../../http/signed-in/surface.ts';
+import { dashboardPages } from '../people.ts';
+import { dashboardRoutes as contract } from './contract.ts';
 import type { DashboardDeps } from './deps.ts';
 import { registerInstanceRoutes } from './instance-routes.ts';
-import { registerSessionRoutes } from './session-routes.ts';
+import { DASHBOARD_PATH } from './links.ts';
+import { PERMISSIONS } from './role-permissions.ts';
 
 /** Where the dashboard's JSON routes are. */
 export const DASHBOARD_API_PATH = `${DASHBOARD_PATH}/api`;
@@ -12,37 +14,34 @@ export const DASHBOARD_API_PATH = `${DASHBOARD_PATH}/api`;
 /** The session cookie: sent only to the JSON routes, never read by the page's scripts. */
 export const SESSION_COOKIE = 'portico_session';
 
-/** What the dashboard page may load: see `pageContentSecurityPolicy`. */
-export const DASHBOARD_CONTENT_SECURITY_POLICY = pageContentSecurityPolicy();
-
 /**
- * The customer dashboard on the Portfolio service: its page under `/dashboard` (every path without a dot, as it
- * routes on the client) and its JSON routes under `/dashboard/api`, which take a server-side session and a CSRF
- * token on every request that changes something (`browserSession`, http/browser-session.ts; 2 hours idle, 12
- * hours at most).
+ * The customer dashboard on the Portfolio service, a signed-in surface (http/signed-in/surface.ts): its page
+ * under `/dashboard` and its JSON routes under `/dashboard/api`. A person signs in to one customer instance,
+ * choosing it by slug when their address and password open several; an instance's routes, under
+ * `/instances/:slug/`, answer only the people of that instance (WRONG_INSTANCE otherwise, alike whether or not
+ * the slug exists).
  */
 export async function registerDashboard(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
-  registerWebSurface(app, {
-    surface: 'dashboard',
-    path: DASHBOARD_PATH,
-    contentSecurityPolicy: DASHBOARD_CONTENT_SECURITY_POLICY,
-    clientRoutes: true,
-    title: 'The dashboard',
-    worksWithout: 'The API at /v1/external works without it.',
-    distDir: deps.distDir,
-  });
-
-  await app.register(
-    async (api) => {
-      await api.register(browserSession, {
-        db: deps.db,
-        secretName: 'dashboard_session_cookies',
-        cookieName: SESSION_COOKIE,
-        path: DASHBOARD_API_PATH,
-      });
-      registerSessionRoutes(api, deps);
-      registerInstanceRoutes(api, deps);
+  await registerSignedInSurface(app, {
+    name: 'dashboard',
+    kind: 'instance',
+    page: {
+      path: DASHBOARD_PATH,
+      title: 'The dashboard',
+      worksWithout: 'The API at /v1/external works without it.',
+      distDir: deps.distDir,
     },
-    { prefix: DASHBOARD_API_PATH },
-  );
+    cookieName: SESSION_COOKIE,
+    db: deps.db,
+    contract,
+    permissions: PERMISSIONS,
+    mail: dashboardPages(deps.mail),
+    tenantInPath: {
+      param: 'slug',
+      refusal: ({ instance }) => wrongInstance(instance.name),
+    },
+    routes: (route) => {
+      registerInstanceRoutes(route, deps);
+    },
+  });
 }

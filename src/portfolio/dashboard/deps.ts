@@ -1,4 +1,5 @@
 import type { Database } from '../../db/database.ts';
+import type { SignedInPerson } from '../../http/signed-in/person.ts';
 import type { Cursors } from '../cursor.ts';
 import type { PeopleMail } from '../people.ts';
 
@@ -11,3 +12,6 @@ export interface DashboardDeps {
   /** The built front end. @default web/dist of this checkout */
   distDir?: string | undefined;
 }
+
+/** The person behind a dashboard request, and their instance (`{ user, instance }`). */
+export type DashboardCaller = SignedInPerson<'instance'>;

@@ -12,12 +12,12 @@ import { listPage, type ListRecords } from '../lists.ts';
 import { invitePersonByMail } from '../../accounts/people-mail.ts';
 import { dashboardPages } from '../people.ts';
 import { MAX_LIMIT } from '../records.ts';
-import type { DashboardCaller } from './caller.ts';
-import type { DashboardDeps } from './deps.ts';
+import type { DashboardCaller, DashboardDeps } from './deps.ts';
 
 /**
  * What a signed-in person does with their instance in the dashboard: its keys and people (changed by admins
- * only), its funds and companies. Each answers what its route's contract (contract.ts) says. The routes (instance-routes.ts) parse, call one of these and reply.
+ * only: each route declares it, role-permissions.ts), its funds and companies. Each answers what its route's
+ * contract (contract.ts) says. The routes (instance-routes.ts) parse, call one of these and reply.
  */
 
 /** The most updates and investments the company page shows (newest first, read in pages of the API). */
@@ -28,12 +28,6 @@ function shownKey(key: PortfolioKeyWithCreator) {
   return { ...key, prefix: key.displayPrefix };
 }
 
-function adminOnly(caller: DashboardCaller, what: string): void {
-  if (caller.user.role !== 'admin') {
-    throw new AppError('FORBIDDEN', `Only admins ${what}: ask an admin of ${caller.instance.name}.`);
-  }
-}
-
 /** The instance's keys, newest first, revoked ones included. */
 export async function keysOf(db: DashboardDeps['db'], caller: DashboardCaller) {
   return { keys: (await listKeysWithCreators(db, caller.instance.id)).map(shownKey) };
@@ -41,7 +35,6 @@ export async function keysOf(db: DashboardDeps['db'], caller: DashboardCaller) {
 
 /** A new key for the instance, made by an admin: its record, and its secret, shown this once. */
 export async function generateKey(db: DashboardDeps['db'], caller: DashboardCaller, name: string) {
-  adminOnly(caller, 'generate keys');
   const { key, record } = await createPortfolioKey(db, {
     instanceId: caller.instance.id,
     name,
@@ -53,7 +46,6 @@ export async function generateKey(db: DashboardDeps['db'], caller: DashboardCall
 
 /** Revokes one of the instance's keys (an admin's act); NOT_FOUND for a key it does not have. */
 export async function revokeKey(db: DashboardDeps['db'], caller: DashboardCaller, id: string) {
-  adminOnly(caller, 'revoke keys');
   const revoked = await portfolioKeys.revoke(db, { ownerId: caller.instance.id, key: id });
   const [key] = revoked ? await listKeysWithCreators(db, caller.instance.id, revoked.id) : [];
   if (!key) throw notFound('key');
@@ -74,7 +66,6 @@ export async function invite(
   caller: DashboardCaller,
   person: { email: string; role: DashboardRole; name?: string | undefined },
 ): Promise<{ person: User }> {
-  adminOnly(caller, 'invite people');
   const { user } = await invitePersonByMail(deps.db, dashboardPages(deps.mail), {
     tenant: caller.instance,
     ...person,
@@ -89,7 +80,6 @@ export async function removePerson(
   caller: DashboardCaller,
   id: string,
 ): Promise<{ person: User }> {
-  adminOnly(caller, 'remove people');
   if (id === caller.user.id) throw new AppError('CONFLICT', 'You cannot remove yourself: ask another admin.');
   return { person: await removeUser(db, { kind: 'instance', id: caller.instance.id }, id) };
 }

@@ -1,11 +1,20 @@
-// Kept as one file: the contract of one surface, as every surface has one (DESIGN.md, "One contract per
-// surface"): what each of the console's JSON routes takes and answers, found in one place by the page and the server.
+// Kept as one file: the contract of one surface, as every surface has one: what each of the console's JSON
+// routes takes and answers, found in one place by the page and the server.
 import { Type, type Static } from '@sinclair/typebox';
 import { CONSOLE_ROLES } from '../../accounts/roles.ts';
-import { accountRoutes } from '../../http/account-contract.ts';
-import { AnyObject, answers, Body, OrNull, StrictBoolean, Timestamp } from '../../http/contract.ts';
+import { accountRoutes } from '../../http/signed-in/account-contract.ts';
+import {
+  AnyObject,
+  answers,
+  Body,
+  OrNull,
+  StrictBoolean,
+  Timestamp,
+  type RouteMethod,
+} from '../../http/contract.ts';
 import { ACTOR_TYPES, TIMELINE_KINDS } from '../history/kinds.ts';
 import { MAX_QUEUE_PAGE, MAX_QUEUE_SEARCH, QUEUE_SORTS } from './queue/queue-query.ts';
+import type { Permission } from './role-permissions.ts';
 
 /**
  * The contract of the organization console's JSON routes (`/console/api`): what each takes and answers (see
@@ -46,6 +55,16 @@ export const TeamMember = Type.Object({
 export type TeamMember = Static<typeof TeamMember>;
 
 const OfTransaction = Type.Object({ id: Type.String({ format: 'uuid' }) });
+/** Where a route of one transaction is (`/transactions/:id<path>`), who may call it, and its id in the path. */
+const ofTransaction = <
+  const Method extends RouteMethod,
+  const Path extends string,
+  const Access extends Permission,
+>(
+  method: Method,
+  path: Path,
+  access: Access,
+) => ({ method, url: `/transactions/:id${path}` as const, access, params: OfTransaction });
 const Time = Timestamp();
 const OrNullTime = OrNull(Timestamp());
 
@@ -275,10 +294,18 @@ export type QueueTab = Static<typeof QueueTab>;
 
 export const consoleRoutes = {
   ...accountRoutes(SessionAnswer, { organization: Type.Optional(Type.String({ maxLength: 63 })) }),
-  /** GET /team: the organization's people, in the order they were invited. */
-  listTeam: { response: answers({ 200: Type.Object({ people: Type.Array(TeamMember) }) }) },
-  /** POST /team: invites a person by mail (admins only). */
+  /** The organization's people, in the order they were invited. */
+  listTeam: {
+    method: 'GET',
+    url: '/team',
+    access: 'read',
+    response: answers({ 200: Type.Object({ people: Type.Array(TeamMember) }) }),
+  },
+  /** Invites a person by mail. */
   invite: {
+    method: 'POST',
+    url: '/team',
+    access: 'managePeople',
     body: Body({
       email: Type.String({ maxLength: 1000 }),
       role: Role,
@@ -286,21 +313,33 @@ export const consoleRoutes = {
     }),
     response: answers({ 201: Type.Object({ person: TeamMember }) }),
   },
-  /** GET /team/activity: what the organization's people did, newest first, a page at a time. */
+  /** What the organization's people did, newest first, a page at a time. */
   teamActivity: {
+    method: 'GET',
+    url: '/team/activity',
+    access: 'read',
     querystring: Body({
       person: Type.Optional(Type.String({ format: 'uuid' })),
       before: Type.Optional(Type.String({ format: 'date-time' })),
     }),
     response: answers({ 200: Type.Object({ entries: Type.Array(TeamActivityEntry) }) }),
   },
-  /** POST /team/:id/deactivate: ends a person's access (admins only, never their own). */
-  deactivate: { params: WithId, response: answers({ 200: Type.Object({ person: TeamMember }) }) },
+  /** Ends a person's access (never their own). */
+  deactivate: {
+    method: 'POST',
+    url: '/team/:id/deactivate',
+    access: 'managePeople',
+    params: WithId,
+    response: answers({ 200: Type.Object({ person: TeamMember }) }),
+  },
   /**
-   * GET /queue: a page of the organization's transactions, searched, filtered and sorted, with the tabs' counts
+   * A page of the organization's transactions, searched, filtered and sorted, with the tabs' counts
    * on the first page (see src/transactions/console/queue/queue.ts).
    */
   queue: {
+    method: 'GET',
+    url: '/queue',
+    access: 'read',
     querystring: Body({
       search: Type.Optional(Type.String({ maxLength: MAX_QUEUE_SEARCH })),
       template: Type.Optional(Type.String({ maxLength: 100 })),
@@ -319,8 +358,11 @@ export const consoleRoutes = {
       }),
     }),
   },
-  /** GET /queue/options: what the queue's filters offer: the templates, the senders, the people to assign. */
+  /** What the queue's filters offer: the templates, the senders, the people to assign. */
   queueOptions: {
+    method: 'GET',
+    url: '/queue/options',
+    access: 'read',
     response: answers({
       200: Type.Object({
         templates: Type.Array(Type.Object({ key: Type.String(), name: Type.String() })),
@@ -329,40 +371,46 @@ export const consoleRoutes = {
       }),
     }),
   },
-  /** PUT /transactions/:id/assignee: assigns it to a person of the organization, or unassigns it (null). */
+  /** Assigns it to a person of the organization, or unassigns it (null). */
   assign: {
-    params: OfTransaction,
+    ...ofTransaction('PUT', '/assignee', 'operate'),
     body: Body({ userId: OrNull(Type.String({ format: 'uuid' })) }),
     response: answers({
       200: Type.Object({ assignee: OrNull(Type.Object({ id: Type.String(), name: Type.String() })) }),
     }),
   },
-  /** POST /webhook-deliveries/:id/resend: sends a webhook delivery of the organization again (operators). */
-  resendWebhook: { params: WithId, response: answers({ 200: Type.Object({ resent: Type.Literal(true) }) }) },
-  /** GET /transactions/:id: a transaction with its recipients' progress and its files. */
+  /** Sends a webhook delivery of the organization again. */
+  resendWebhook: {
+    method: 'POST',
+    url: '/webhook-deliveries/:id/resend',
+    access: 'operate',
+    params: WithId,
+    response: answers({ 200: Type.Object({ resent: Type.Literal(true) }) }),
+  },
+  /** A transaction with its recipients' progress and its files. */
   readTransaction: {
-    params: OfTransaction,
+    ...ofTransaction('GET', '', 'read'),
     response: answers({ 200: Type.Object({ transaction: TransactionDetail }) }),
   },
-  /** GET /transactions/:id/timeline: what happened to it, oldest first, narrowed by kind and actor. */
+  /** What happened to it, oldest first, narrowed by kind and actor. */
   timeline: {
-    params: OfTransaction,
+    ...ofTransaction('GET', '/timeline', 'read'),
     querystring: Body({
       kind: Type.Optional(Type.Array(TimelineKind, { maxItems: TIMELINE_KINDS.length })),
       actor: Type.Optional(ActorType),
     }),
     response: answers({ 200: Type.Object({ entries: Type.Array(TimelineEntry) }) }),
   },
-  /** GET /transactions/:id/review: its processes' revisions and latest items, what changed, every comment. */
+  /** Its processes' revisions and latest items, what changed, every comment. */
   review: {
-    params: OfTransaction,
+    ...ofTransaction('GET', '/review', 'read'),
     response: answers({
       200: Type.Object({ processes: Type.Array(ProcessReview), comments: Type.Array(ReviewComment) }),
     }),
   },
-  /** POST /transactions/:id/comments: a reviewer's comment on a field (admins and reviewers). */
+  /** A reviewer's comment on a field. */
   addComment: {
-    params: OfTransaction,
+    ...ofTransaction('POST', '/comments', 'review'),
     body: Body({
       vulcanKey: Type.String({ maxLength: 200 }),
       field: Type.String({ maxLength: 200 }),
@@ -370,22 +418,31 @@ export const consoleRoutes = {
     }),
     response: answers({ 201: Type.Object({ comment: ReviewComment }) }),
   },
-  /** POST /comments/:id/resolve: marks a comment resolved (admins and reviewers). */
-  resolveComment: { params: WithId, response: answers({ 200: Type.Object({ comment: ReviewComment }) }) },
-  /** GET /transactions/:id/workflow: the states, every event with its reason when blocked, the path so far. */
-  workflow: { params: OfTransaction, response: answers({ 200: Type.Object({ workflow: WorkflowPanel }) }) },
-  /** POST /transactions/:id/events/preview: what running an event would do (nothing is written). */
+  /** Marks a comment resolved. */
+  resolveComment: {
+    method: 'POST',
+    url: '/comments/:id/resolve',
+    access: 'review',
+    params: WithId,
+    response: answers({ 200: Type.Object({ comment: ReviewComment }) }),
+  },
+  /** The states, every event with its reason when blocked, the path so far. */
+  workflow: {
+    ...ofTransaction('GET', '/workflow', 'read'),
+    response: answers({ 200: Type.Object({ workflow: WorkflowPanel }) }),
+  },
+  /** What running an event would do (nothing is written). */
   previewEvent: {
-    params: OfTransaction,
+    ...ofTransaction('POST', '/events/preview', 'read'),
     body: Body({ eventKey: EventKey }),
     response: answers({ 200: Type.Object({ preview: EventPreview }) }),
   },
   /**
-   * POST /transactions/:id/events: runs an event against the state the page showed (`version`, the workflow's);
+   * Runs an event against the state the page showed (`version`, the workflow's);
    * STALE_STATE when someone moved it since.
    */
   runEvent: {
-    params: OfTransaction,
+    ...ofTransaction('POST', '/events', 'read'),
     body: Body({
       eventKey: EventKey,
       version: OrNull(Type.String({ maxLength: 100 })),
@@ -402,8 +459,11 @@ export const consoleRoutes = {
       ]),
     }),
   },
-  /** POST /approvals/:id/approve: a second person runs the event asked for (not the one who asked). */
+  /** A second person runs the event asked for (not the one who asked). */
   approve: {
+    method: 'POST',
+    url: '/approvals/:id/approve',
+    access: 'read',
     params: WithId,
     response: answers({
       200: Type.Object({
@@ -413,11 +473,17 @@ export const consoleRoutes = {
       }),
     }),
   },
-  /** POST /approvals/:id/decline: a second person drops the request. */
-  decline: { params: WithId, response: answers({ 200: Type.Object({ outcome: Type.Literal('declined') }) }) },
-  /** POST /transactions/:id/sign: signs a document as the organization (its countersignature). */
+  /** A second person drops the request. */
+  decline: {
+    method: 'POST',
+    url: '/approvals/:id/decline',
+    access: 'read',
+    params: WithId,
+    response: answers({ 200: Type.Object({ outcome: Type.Literal('declined') }) }),
+  },
+  /** Signs a document as the organization (its countersignature). */
   sign: {
-    params: OfTransaction,
+    ...ofTransaction('POST', '/sign', 'operate'),
     body: Body({
       documentKey: Type.String({ maxLength: 200 }),
       signedName: Type.String({ maxLength: 200 }),
@@ -431,21 +497,32 @@ export const consoleRoutes = {
       }),
     }),
   },
-  /** POST /transactions/:id/remind: mails the recipient a reminder now (admins and operators). */
-  remind: { params: OfTransaction, response: answers({ 200: Type.Object({ queuedAt: Time }) }) },
-  /** POST /transactions/:id/reset-link: replaces the recipient's link and mails the new one. */
-  resetLink: { params: OfTransaction, response: answers({ 200: Type.Object({ expiresAt: Time }) }) },
-  /** PUT /transactions/:id/link-expiry: sets until when the recipient's link works. */
+  /** Mails the recipient a reminder now. */
+  remind: {
+    ...ofTransaction('POST', '/remind', 'operate'),
+    response: answers({ 200: Type.Object({ queuedAt: Time }) }),
+  },
+  /** Replaces the recipient's link and mails the new one. */
+  resetLink: {
+    ...ofTransaction('POST', '/reset-link', 'operate'),
+    response: answers({ 200: Type.Object({ expiresAt: Time }) }),
+  },
+  /** Sets until when the recipient's link works. */
   setLinkExpiry: {
-    params: OfTransaction,
+    ...ofTransaction('PUT', '/link-expiry', 'operate'),
     body: Body({ expiresAt: Type.String({ format: 'date-time' }) }),
     response: answers({ 200: Type.Object({ expiresAt: Time }) }),
   },
   /**
-   * GET /live: a text/event-stream of `change` events (`{"transactions": [ids] | null}`) for the caller's
+   * A text/event-stream of `change` events (`{"transactions": [ids] | null}`) for the caller's
    * organization; see live-route.ts.
    */
-  live: { response: answers({ 200: Type.String({ description: 'A text/event-stream.' }) }) },
+  live: {
+    method: 'GET',
+    url: '/live',
+    access: 'read',
+    response: answers({ 200: Type.String({ description: 'A text/event-stream.' }) }),
+  },
 } as const;
 
 export type ConsoleRoutes = typeof consoleRoutes;

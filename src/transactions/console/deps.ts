@@ -1,8 +1,9 @@
 import type { Database } from '../../db/database.ts';
 import type { FileLinks } from '../../files/file-links.ts';
 import type { FileStore } from '../../files/file-store.ts';
+import type { SignedInPerson } from '../../http/signed-in/person.ts';
 import type { Mailer } from '../../mail/mailer.ts';
-import type { RecipientNotices } from '../recipients/notices.ts';
+import type { RecipientNotices } from '../recipients/notice-sender.ts';
 import type { DocumentWorkers } from '../documents/document-workers.ts';
 
 /** What the organization console's routes are built with (`registerConsole`, and each routes file). */
@@ -25,3 +26,6 @@ export interface ConsoleDeps {
   /** The built front end. @default web/dist of this checkout */
   distDir?: string | undefined;
 }
+
+/** The person behind a console request, and their organization (`{ user, organization }`). */
+export type ConsoleCaller = SignedInPerson<'organization'>;

@@ -1,23 +1,26 @@
-import type { ConsoleRole } from '../../accounts/roles.ts';
+import { allows, type ConsoleRole, type RoleTable } from '../../accounts/roles.ts';
 
 /**
- * What each console role may do: the table the server checks on every route (permissions.ts) and the page reads
- * to show only what a person may do. Pure, and shared with the pages as it is (web/console/roles.ts).
+ * What each console role may do: the table each route of the console declares its need from (contract.ts), the
+ * signed-in kit checks before the route runs, and the page reads to show only what a person may do. Pure, and
+ * shared with the pages as it is (web/console/roles.ts).
  */
 export const PERMISSIONS = {
-  /** See the queue, transactions, their timelines and the team. */
-  read: ['admin', 'operator', 'reviewer', 'viewer'],
-  /** Move transactions through their workflow (any event), remind recipients, void, assign; sign as the sender. */
-  operate: ['admin', 'operator'],
-  /** Comment on a recipient's answers and resolve comments; trigger the events of a review (see reviewEvents). */
-  review: ['admin', 'reviewer'],
-  /** Invite and deactivate people. */
-  managePeople: ['admin'],
-} as const satisfies Record<string, readonly ConsoleRole[]>;
+  read: {
+    roles: ['admin', 'operator', 'reviewer', 'viewer'],
+    does: 'see transactions, their timelines and the team',
+  },
+  operate: {
+    roles: ['admin', 'operator'],
+    does: 'move transactions, remind recipients, reset and extend their links, assign, resend webhooks and sign for the organization',
+  },
+  review: { roles: ['admin', 'reviewer'], does: "comment on recipients' answers and resolve comments" },
+  managePeople: { roles: ['admin'], does: 'invite and deactivate people' },
+} as const satisfies RoleTable<ConsoleRole>;
 
 export type Permission = keyof typeof PERMISSIONS;
 
 /** Whether a role may do what `permission` names. */
 export function may(role: ConsoleRole, permission: Permission): boolean {
-  return (PERMISSIONS[permission] as readonly ConsoleRole[]).includes(role);
+  return allows(PERMISSIONS, role, permission);
 }

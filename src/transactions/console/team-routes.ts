@@ -1,7 +1,7 @@
 import type { ContractRoute } from '../../http/contract-routes.ts';
-import type { ConsoleCaller } from './caller.ts';
+import type { SignedInRouteContract } from '../../http/signed-in/surface.ts';
 import { consoleRoutes as contract } from './contract.ts';
-import type { ConsoleDeps } from './deps.ts';
+import type { ConsoleCaller, ConsoleDeps } from './deps.ts';
 import { clientDateTime } from '../../validation/date-time.ts';
 import { teamActivityOf } from '../history/team-activity.ts';
 import { deactivateMember, inviteToTeam, teamOf } from './team.ts';
@@ -10,11 +10,14 @@ import { deactivateMember, inviteToTeam, teamOf } from './team.ts';
  * The team: who may sign in to the organization's console, invited and deactivated by admins (team.ts), and what
  * they did.
  */
-export function registerTeamRoutes(route: ContractRoute<ConsoleCaller>, deps: ConsoleDeps): void {
+export function registerTeamRoutes(
+  route: ContractRoute<ConsoleCaller, SignedInRouteContract>,
+  deps: ConsoleDeps,
+): void {
   const { db } = deps;
-  route('GET', '/team', contract.listTeam, (caller) => teamOf(db, caller));
-  route('POST', '/team', contract.invite, (caller, { body }) => inviteToTeam(deps, caller, body));
-  route('GET', '/team/activity', contract.teamActivity, async (caller, { query }) => ({
+  route(contract.listTeam, (caller) => teamOf(db, caller));
+  route(contract.invite, (caller, { body }) => inviteToTeam(deps, caller, body));
+  route(contract.teamActivity, async (caller, { query }) => ({
     entries: await teamActivityOf(db, {
       organizationId: caller.organization.id,
       userId: query.person,
@@ -25,7 +28,5 @@ export function registerTeamRoutes(route: ContractRoute<ConsoleCaller>, deps: Co
           : clientDateTime(query.before, { name: 'before', part: 'query parameter' }),
     }),
   }));
-  route('POST', '/team/:id/deactivate', contract.deactivate, (caller, { params }) =>
-    deactivateMember(db, caller, params.id),
-  );
+  route(contract.deactivate, (caller, { params }) => deactivateMember(db, caller, params.id));
 }

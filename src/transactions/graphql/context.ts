@@ -8,7 +8,7 @@ import type { Caller } from '../authenticate.ts';
 import { recordActivity } from '../history/activity.ts';
 import { idempotencyKeyFingerprint, idempotent } from '../idempotency.ts';
 import type { SignatureContext } from '../recipients/actions.ts';
-import type { RecipientNotices } from '../recipients/notices.ts';
+import type { RecipientNotices } from '../recipients/notice-sender.ts';
 import type { DocumentWorkers } from '../documents/document-workers.ts';
 import type {} from './hooks.ts';
 

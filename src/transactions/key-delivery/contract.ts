@@ -3,9 +3,10 @@ import { answers, Body, Timestamp } from '../../http/contract.ts';
 import { VIEWS_REQUIRED } from './views.ts';
 
 /**
- * The contract of the key-delivery page's JSON routes (`/key-delivery/api/…`, routes.ts): what each takes and
- * answers (see src/http/contract.ts). The link's id and the proof of its fragment's secret travel in the body,
- * never in the address. `web/key-delivery/types.ts` derives the page's types from it.
+ * The contract of the key-delivery page's JSON routes (`/key-delivery/api/…`, routes.ts): where each is (its
+ * path under `/key-delivery/api`), what it takes and answers (see src/http/contract.ts). The link's id and the
+ * proof of its fragment's secret travel in the body, never in the address, and are the only credential, checked
+ * by the routes themselves. `web/key-delivery/types.ts` derives the page's types from it.
  */
 
 const Link = { linkId: Type.String({ minLength: 1, maxLength: 64 }), proof: Type.String({ maxLength: 64 }) };
@@ -24,16 +25,22 @@ export const Invitation = Type.Object({
 export const keyDeliveryRoutes = {
   /** POST /describe: who issued what, until when. */
   describe: {
+    method: 'POST',
+    url: '/describe',
     body: Type.Object(Link, { additionalProperties: false }),
     response: answers({ 200: Invitation }),
   },
   /** POST /code: mails a code to a listed address (202). */
   code: {
+    method: 'POST',
+    url: '/code',
     body: Body({ ...Link, email: Email }),
     response: answers({ 202: Type.Object({ sentTo: Type.String(), expiresAt: Timestamp() }) }),
   },
   /** POST /reveal: the encrypted key, once, for the right code; the page decrypts it with the link's secret. */
   reveal: {
+    method: 'POST',
+    url: '/reveal',
     body: Body({ ...Link, email: Email, code: Type.String({ maxLength: 32 }) }),
     response: answers({
       200: Type.Object({

@@ -4,6 +4,7 @@ import { createCipheriv, createHash, randomBytes, randomInt, timingSafeEqual } f
 import { normalizeEmail } from '../../accounts/users.ts';
 import type { Environment } from '../../config.ts';
 import type { Database, Queryable } from '../../db/database.ts';
+import { oneRow } from '../../db/one-row.ts';
 import {
   addressNotListed,
   AppError,
@@ -166,7 +167,8 @@ export async function issueKeyDelivery(
     // The link's id is authenticated with the key: a ciphertext does not decrypt under another link.
     cipher.setAAD(Buffer.from(linkId));
     const ciphertext = Buffer.concat([cipher.update(key, 'utf8'), cipher.final(), cipher.getAuthTag()]);
-    const [row] = await tx.query<{ id: string }>(
+    const row = await oneRow<{ id: string }>(
+      tx,
       `insert into key_deliveries (organization_id, api_key_id, link_hash, secret_check, ciphertext, iv,
          views_required, expires_at)
        values ($1, $2, $3, $4, $5, $6, $7, clock_timestamp() + $8 * interval '1 minute') returning id`,
@@ -181,7 +183,6 @@ export async function issueKeyDelivery(
         minutes,
       ],
     );
-    if (!row) throw new Error('insert into key_deliveries returned no row');
     for (const [position, email] of addresses.entries()) {
       await tx.query(
         'insert into key_delivery_recipients (delivery_id, email, position) values ($1, $2, $3)',
@@ -373,13 +374,13 @@ export async function issueCode(
        where delivery_id = $1 and email = $2 and used_at is null`,
       [delivery.id, email],
     );
-    const [row] = await tx.query<{ expiresAt: Date }>(
+    const row = await oneRow<{ expiresAt: Date }>(
+      tx,
       `insert into key_delivery_codes (delivery_id, email, code_hash, expires_at)
        values ($1, $2, $3, least($4::timestamptz, clock_timestamp() + $5 * interval '1 millisecond'))
        returning expires_at as "expiresAt"`,
       [delivery.id, email, sha256(`${delivery.id}:${code}`), delivery.expiresAt, CODE_LIFETIME_MS],
     );
-    if (!row) throw new Error('insert into key_delivery_codes returned no row');
     return {
       email,
       code,

@@ -1,6 +1,6 @@
-import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { clientAddressKey, createAttemptLimits } from '../../http/attempt-limits.ts';
+import { contractRoutes } from '../../http/contract-routes.ts';
 import { pageContentSecurityPolicy, registerWebSurface } from '../../http/web-pages.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import type { Database } from '../../db/database.ts';
@@ -61,44 +61,32 @@ export async function registerKeyDelivery(app: FastifyInstance, deps: KeyDeliver
         },
       ]);
 
-      api.post<{ Body: Static<typeof contract.describe.body> }>(
-        '/describe',
-        { schema: contract.describe },
-        (request) => describeDelivery(db, request.body),
-      );
+      // The link's id and proof in the body are the only credential, and each route checks them itself: the
+      // caller is the request.
+      const route = contractRoutes(api, (request) => request);
 
-      api.post<{ Body: Static<typeof contract.code.body> }>(
-        '/code',
-        { schema: contract.code },
-        async (request, reply) => {
-          // The link's secret first: a request without it is refused before it counts toward anything.
-          await describeDelivery(db, request.body);
-          await codesAskedFor.reserve(request);
-          const issued = await issueCode(db, request.body);
-          await deps.mailer.send(
-            keyDeliveryCodeMail({
-              to: issued.email,
-              organizationName: issued.organizationName,
-              code: issued.code,
-              expiresAt: issued.expiresAt,
-            }),
-          );
-          return reply.code(202).send({ sentTo: issued.email, expiresAt: issued.expiresAt });
-        },
-      );
+      route(contract.describe, (_request, { body }) => describeDelivery(db, body));
 
-      api.post<{ Body: Static<typeof contract.reveal.body> }>(
-        '/reveal',
-        { schema: contract.reveal },
-        async (request) => {
-          await codesTried.reserve(request);
-          return revealKey(db, {
-            ...request.body,
-            ip: request.ip,
-            userAgent: request.headers['user-agent'] ?? '',
-          });
-        },
-      );
+      route(contract.code, async (request, { body }) => {
+        // The link's secret first: a request without it is refused before it counts toward anything.
+        await describeDelivery(db, body);
+        await codesAskedFor.reserve(request);
+        const issued = await issueCode(db, body);
+        await deps.mailer.send(
+          keyDeliveryCodeMail({
+            to: issued.email,
+            organizationName: issued.organizationName,
+            code: issued.code,
+            expiresAt: issued.expiresAt,
+          }),
+        );
+        return { sentTo: issued.email, expiresAt: issued.expiresAt };
+      });
+
+      route(contract.reveal, async (request, { body }) => {
+        await codesTried.reserve(request);
+        return revealKey(db, { ...body, ip: request.ip, userAgent: request.headers['user-agent'] ?? '' });
+      });
       done();
     },
     { prefix: API_PATH },

@@ -1,5 +1,5 @@
-// Kept as one file: what a recipient does to a revision (save, sign, submit) and what the sender does to the same
-// documents share the revision's lookups, locks and completeness checks.
+// Kept as one file: what a recipient does to a revision (save, sign, submit) shares the revision's lookups, locks
+// and completeness checks, which the sender's countersignature (documents/countersign.ts) signs through too.
 import { randomUUID } from 'node:crypto';
 import type { Queryable, Transaction } from '../../db/database.ts';
 import {
@@ -24,21 +24,16 @@ import type { Actor } from '../actor.ts';
 import { refreshCompletion } from '../completion.ts';
 import { renderDocument } from '../documents/signed-document.ts';
 import type { DocumentWorkers } from '../documents/document-workers.ts';
-import {
-  applyEvent,
-  eventAllowed,
-  lockOwnTransaction,
-  type LockedTransaction,
-  type Transition,
-} from '../transitions.ts';
+import { applyEvent, eventAllowed, type LockedTransaction, type Transition } from '../transitions.ts';
 
 /** The longest name a signature may carry, as the recipient routes also say. */
 const MAX_SIGNED_NAME_LENGTH = 200;
 
 /**
  * What the recipients of a transaction do: fill in items, sign documents, submit revisions. The primary
- * recipient acts with the transmit token; the sender signs for its roles (e.g. countersigner) through the API.
- * Each action runs in the caller's database transaction, with the transaction's row locked.
+ * recipient acts with the transmit token; the sender signs for its roles (e.g. countersigner) through the API or
+ * the console (documents/countersign.ts). Each action runs in the caller's database transaction, with the
+ * transaction's row locked.
  */
 
 /** Who acts: one recipient of the transaction. */
@@ -155,24 +150,6 @@ export async function primaryRecipient(tx: Queryable, subject: LockedTransaction
   const signer = await recipientOf(tx, subject.id, role);
   if (!signer) throw new Error(`transaction ${subject.id} has no primary recipient`);
   return signer;
-}
-
-/** The recipient through which the sender signs a document: the sender role that signs it and is present. */
-async function senderSigner(tx: Queryable, subject: LockedTransaction, documentKey: string): Promise<Signer> {
-  const document = subject.definition.processes
-    .flatMap((p) => p.documents ?? [])
-    .find((d) => d.key === documentKey);
-  const senderRoles = subject.definition.recipientRoles
-    .filter((role) => role.sender === true)
-    .map((role) => role.key);
-  for (const role of document?.signedBy.filter((r) => senderRoles.includes(r)) ?? []) {
-    const signer = await recipientOf(tx, subject.id, role);
-    if (signer) return signer;
-  }
-  throw new AppError(
-    'CONFLICT',
-    `the sender has no role that signs "${documentKey}" in this transaction now (recipients sign with their link)`,
-  );
 }
 
 export async function latestRevision(
@@ -465,20 +442,4 @@ export async function submitRevision(
     event = await applyEvent(tx, subject, process.submitEvent, options.actor);
   }
   return { committedAt: committed?.committedAt ?? new Date(), event };
-}
-
-/**
- * `signTransactionDocument`: the sender signs a document of a transaction of its organization through the API,
- * as the sender role that signs it (e.g. countersigner); recipients sign with their link instead.
- */
-export async function signAsSender(
-  tx: Transaction,
-  options: SignatureRequest & { organizationId: string; transactionId: string },
-): Promise<SignatureResult> {
-  const subject = await lockOwnTransaction(tx, {
-    id: options.transactionId,
-    organizationId: options.organizationId,
-  });
-  const signer = await senderSigner(tx, subject, options.documentKey);
-  return signDocument(tx, subject, { ...options, signer });
 }

@@ -3,8 +3,9 @@ import { answers, Body, AnyObject, OrNull, StrictBoolean, Timestamp } from '../.
 import { UiHints } from '../templates/schema.ts';
 
 /**
- * The contract of the recipient portal's JSON routes (`/recipient/<token>/…`, routes.ts): what each takes and
- * answers (see src/http/contract.ts). `web/recipient/types.ts` derives the portal's types from it.
+ * The contract of the recipient portal's JSON routes (`/recipient/<token>/…`, routes.ts): where each is, what it
+ * takes and answers (see src/http/contract.ts). The link's token in the path is the only credential, checked by
+ * the routes themselves. `web/recipient/types.ts` derives the portal's types from it.
  */
 
 const Token = { token: Type.String() };
@@ -125,21 +126,32 @@ export const RecipientView = Type.Object({
 
 export const recipientRoutes = {
   /** GET /recipient/:token: the view. */
-  view: { params: Type.Object(Token), response: answers({ 200: RecipientView }) },
+  view: {
+    method: 'GET',
+    url: '/recipient/:token',
+    params: Type.Object(Token),
+    response: answers({ 200: RecipientView }),
+  },
   /** PUT /recipient/:token/items/:vulcanKey: saves an item's answers, partial or whole (a draft). */
   saveItem: {
+    method: 'PUT',
+    url: '/recipient/:token/items/:vulcanKey',
     params: ItemParams,
     body: Body({ data: AnyObject }),
     response: answers({ 200: SavedItem }),
   },
   /** POST /recipient/:token/items/:vulcanKey/files/:field: a file (multipart, part `file`) answers a field. */
   upload: {
+    method: 'POST',
+    url: '/recipient/:token/items/:vulcanKey/files/:field',
     params: Type.Object({ ...Token, vulcanKey: Type.String(), field: Type.String() }),
     consumes: ['multipart/form-data'],
     response: answers({ 201: Type.Object({ file: UploadedFile, item: SavedItem }) }),
   },
   /** GET /recipient/:token/documents/:documentKey/preview: the document as it would be signed now. */
   preview: {
+    method: 'GET',
+    url: '/recipient/:token/documents/:documentKey/preview',
     params: Type.Object({ ...Token, documentKey: Type.String() }),
     produces: ['application/pdf'],
     response: answers({
@@ -148,12 +160,16 @@ export const recipientRoutes = {
   },
   /** POST /recipient/:token/documents/:documentKey/signatures: the recipient signs a document. */
   sign: {
+    method: 'POST',
+    url: '/recipient/:token/documents/:documentKey/signatures',
     params: Type.Object({ ...Token, documentKey: Type.String() }),
     body: Body({ signedName: Type.String({ maxLength: 200 }), consent: StrictBoolean() }),
     response: answers({ 200: Type.Object({ documentKey: Type.String(), state: DocumentState }) }),
   },
   /** POST /recipient/:token/processes/:processKey/submit: submits the revision; the event it fired, if any. */
   submit: {
+    method: 'POST',
+    url: '/recipient/:token/processes/:processKey/submit',
     params: Type.Object({ ...Token, processKey: Type.String() }),
     response: answers({
       200: Type.Object({

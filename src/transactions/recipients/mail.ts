@@ -59,7 +59,7 @@ export function invitationMail(
 
 /**
  * A reminder of the invitation: the same facts, said to be a reminder, sent while the recipient has something
- * to submit (see recipients/notices.ts).
+ * to submit (see recipients/notice-sender.ts).
  */
 export function reminderMail(facts: RecipientMailFacts): MailMessage {
   const intro = `A reminder: ${facts.organizationName} is waiting for you to complete ${quoted(facts.templateName)} through Portico.`;

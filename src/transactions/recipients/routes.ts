@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database, Transaction } from '../../db/database.ts';
 import type { FileLinks } from '../../files/file-links.ts';
 import type { FileStore } from '../../files/file-store.ts';
+import { contractRoutes, schemaOf } from '../../http/contract-routes.ts';
 import { receiveFilePart } from '../../http/multipart-file.ts';
 import {
   latestOpenRevision,
@@ -19,7 +20,7 @@ import {
 } from './actions.ts';
 import { recordRecipientAct, type RecipientAct } from '../history/activity.ts';
 import { openRecipientLink, type OpenedLink } from './link.ts';
-import type { RecipientNotices } from './notices.ts';
+import type { RecipientNotices } from './notice-sender.ts';
 import { recipientView } from './view.ts';
 import { attachUpload } from './attach-upload.ts';
 import { recipientRoutes as contract } from './contract.ts';
@@ -83,10 +84,17 @@ export async function registerRecipientRoutes(
     requestId: request.id,
   });
 
-  app.get<{ Params: Static<typeof contract.view.params> }>(
-    '/recipient/:token',
-    { schema: contract.view },
-    (request) =>
+  // The token in the path is the only credential, and each route opens its link in the database transaction of
+  // its work (withLink): the caller is the request itself.
+  const route = contractRoutes(app, (request) => request);
+
+  // Added by hand until view.ts and saveItem type the JSON they pass through (a schema, answers) as objects, as
+  // the contract does: `route` checks an answer's type against its entry's.
+  app.route<{ Params: Static<typeof contract.view.params> }>({
+    method: contract.view.method,
+    url: contract.view.url,
+    schema: schemaOf(contract.view),
+    handler: (request) =>
       withLink(
         request.params.token,
         (tx, link) =>
@@ -99,31 +107,36 @@ export async function registerRecipientRoutes(
           }),
         { action: 'opened', requestId: request.id, onceWithinMs: OPENED_ONCE_WITHIN_MS },
       ),
+  });
+
+  app.route<{ Params: Static<typeof contract.saveItem.params>; Body: Static<typeof contract.saveItem.body> }>(
+    {
+      method: contract.saveItem.method,
+      url: contract.saveItem.url,
+      schema: schemaOf(contract.saveItem),
+      handler: (request) =>
+        withLink(
+          request.params.token,
+          (tx, { subject }) =>
+            saveItem(tx, subject, { vulcanKey: request.params.vulcanKey, data: request.body.data }),
+          { action: 'saved', requestId: request.id, details: { vulcanKey: request.params.vulcanKey } },
+        ),
+    },
   );
 
-  app.put<{ Params: Static<typeof contract.saveItem.params>; Body: Static<typeof contract.saveItem.body> }>(
-    '/recipient/:token/items/:vulcanKey',
-    { schema: contract.saveItem },
-    (request) =>
-      withLink(
-        request.params.token,
-        (tx, { subject }) =>
-          saveItem(tx, subject, { vulcanKey: request.params.vulcanKey, data: request.body.data }),
-        { action: 'saved', requestId: request.id, details: { vulcanKey: request.params.vulcanKey } },
-      ),
-  );
-
-  // Uploads read multipart bodies: only this route does, so the parser is registered in its own scope.
+  // Uploads read multipart bodies: only this route does, so the parser is registered in its own scope. The route
+  // reads the body itself, and closes the connection after refusing a file too large, so it is added by hand.
   await app.register(async (scope) => {
     await scope.register(multipart, {
       // The name is kept as sent, so that a name holding a path is refused rather than quietly cut.
       preservePath: true,
       limits: { files: 1, fields: 0, parts: 1, fileSize: uploadMaxBytes, headerPairs: 100 },
     });
-    scope.post<{ Params: Static<typeof contract.upload.params> }>(
-      '/recipient/:token/items/:vulcanKey/files/:field',
-      { schema: contract.upload },
-      async (request, reply) => {
+    scope.route<{ Params: Static<typeof contract.upload.params> }>({
+      method: contract.upload.method,
+      url: contract.upload.url,
+      schema: schemaOf(contract.upload),
+      handler: async (request, reply) => {
         const { token, vulcanKey, field } = request.params;
         // Checked before the file is read: a submitted revision or a wrong field refuses at once.
         const target = await withLink(token, async (tx, { subject }) => {
@@ -164,13 +177,15 @@ export async function registerRecipientRoutes(
           throw error;
         }
       },
-    );
+    });
   });
 
-  app.get<{ Params: Static<typeof contract.preview.params> }>(
-    '/recipient/:token/documents/:documentKey/preview',
-    { schema: contract.preview },
-    async (request, reply) => {
+  // A PDF, sent as it is: added by hand.
+  app.route<{ Params: Static<typeof contract.preview.params> }>({
+    method: contract.preview.method,
+    url: contract.preview.url,
+    schema: schemaOf(contract.preview),
+    handler: async (request, reply) => {
       const job = await withLink(request.params.token, async (tx, { subject }) => {
         const { process, document } = processOfDocument(subject, request.params.documentKey);
         const revision = await latestRevision(tx, subject.id, process.key);
@@ -193,44 +208,38 @@ export async function registerRecipientRoutes(
         .header('content-security-policy', "default-src 'none'; frame-ancestors 'self'")
         .send(Buffer.from(pdf));
     },
+  });
+
+  route(contract.sign, (request, { params, body }) =>
+    withLinkThenMail(
+      params.token,
+      async (tx, { subject }) =>
+        signDocument(tx, subject, {
+          signer: await primaryRecipient(tx, subject),
+          documentKey: params.documentKey,
+          signedName: body.signedName,
+          consent: body.consent,
+          context: context(request),
+          files: deps.files,
+          workers: deps.documentWorkers,
+          openRevisionOnly: true,
+        }),
+      { action: 'signed', requestId: request.id, details: { documentKey: params.documentKey } },
+    ),
   );
 
-  app.post<{ Params: Static<typeof contract.sign.params>; Body: Static<typeof contract.sign.body> }>(
-    '/recipient/:token/documents/:documentKey/signatures',
-    { schema: contract.sign },
-    (request) =>
-      withLinkThenMail(
-        request.params.token,
-        async (tx, { subject }) =>
-          signDocument(tx, subject, {
-            signer: await primaryRecipient(tx, subject),
-            documentKey: request.params.documentKey,
-            signedName: request.body.signedName,
-            consent: request.body.consent,
-            context: context(request),
-            files: deps.files,
-            workers: deps.documentWorkers,
-            openRevisionOnly: true,
-          }),
-        { action: 'signed', requestId: request.id, details: { documentKey: request.params.documentKey } },
-      ),
-  );
-
-  app.post<{ Params: Static<typeof contract.submit.params> }>(
-    '/recipient/:token/processes/:processKey/submit',
-    { schema: contract.submit },
-    (request) =>
-      withLinkThenMail(
-        request.params.token,
-        async (tx, { subject }) => {
-          const signer = await primaryRecipient(tx, subject);
-          return submitRevision(tx, subject, {
-            processKey: request.params.processKey,
-            actor: { type: 'recipient', id: signer.recipientId },
-            requireComplete: { signer },
-          });
-        },
-        { action: 'submitted', requestId: request.id, details: { processKey: request.params.processKey } },
-      ),
+  route(contract.submit, (request, { params }) =>
+    withLinkThenMail(
+      params.token,
+      async (tx, { subject }) => {
+        const signer = await primaryRecipient(tx, subject);
+        return submitRevision(tx, subject, {
+          processKey: params.processKey,
+          actor: { type: 'recipient', id: signer.recipientId },
+          requireComplete: { signer },
+        });
+      },
+      { action: 'submitted', requestId: request.id, details: { processKey: params.processKey } },
+    ),
   );
 }

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Transaction } from '../../db/database.ts';
 import { notFound } from '../../errors.ts';
-import { queueInvitation } from './notices.ts';
+import { queueInvitation } from './notice-queue.ts';
 import { DEFAULT_INVITATIONS, type TemplateDefinition } from '../templates/schema.ts';
 
 /**
@@ -30,7 +30,7 @@ export function linkValidDays(definition: TemplateDefinition): number {
  * Replaces a transaction's transmit token: the new one is returned once, the old one stops working at once
  * (e.g. when a recipient's link was forwarded by mistake) and is remembered, so that it says it was replaced.
  * The recipient is invited again with the new link, and told that the old one stopped working
- * (recipients/notices.ts).
+ * (recipients/notice-queue.ts).
  */
 export async function resetTransmitToken(
   tx: Transaction,

@@ -1,4 +1,5 @@
 import type { Database, Queryable } from '../../db/database.ts';
+import { oneRow } from '../../db/one-row.ts';
 import { AppError, notFound, quote } from '../../errors.ts';
 import { recordActivity, type ActivityActor } from '../history/activity.ts';
 import { declaredProperties } from '../templates/schema-properties.ts';
@@ -108,7 +109,8 @@ export async function addReviewComment(
     );
     if (!revision)
       throw notFound(`process ${quote(processKey)} of this transaction (it has not started yet)`);
-    const [inserted] = await tx.query<{ id: string }>(
+    const inserted = await oneRow<{ id: string }>(
+      tx,
       `insert into review_comments
          (organization_id, transaction_id, transaction_process_id, revision_id, vulcan_key, field, body, author_id)
        values ($1, $2, $3, $4, $5, $6, $7, $8) returning id`,
@@ -123,7 +125,6 @@ export async function addReviewComment(
         options.actor.id,
       ],
     );
-    if (!inserted) throw new Error('insert into review_comments returned no row');
     await recordActivity(tx, {
       organizationId: options.organizationId,
       transactionId: options.transactionId,

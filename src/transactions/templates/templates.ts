@@ -1,4 +1,5 @@
 import type { Database, Queryable } from '../../db/database.ts';
+import { oneRow } from '../../db/one-row.ts';
 import { AppError } from '../../errors.ts';
 import type { TemplateDefinition } from './schema.ts';
 import { describeProblems } from '../../validation/problems.ts';
@@ -56,12 +57,12 @@ export async function importTemplate(
       return { ...base, id: latest.id, version: latest.version, outcome: 'updated' };
     }
     const version = (latest?.version ?? 0) + 1;
-    const [created] = await tx.query<{ id: string }>(
+    const created = await oneRow<{ id: string }>(
+      tx,
       `insert into templates (organization_id, key, version, name, description, definition)
        values ($1, $2, $3, $4, $5, $6) returning id`,
       [organizationId, definition.key, version, definition.name, definition.description ?? null, definition],
     );
-    if (!created) throw new Error('insert returned no row');
     return { ...base, id: created.id, version, outcome: latest ? 'versioned' : 'created' };
   });
 }

@@ -6,10 +6,10 @@ import { ErrorCallout } from '../../shared/error-callout.tsx';
 import { EmptyState } from '../../shared/list/empty-state.tsx';
 import { PageHeading } from '../../shared/page-heading.tsx';
 import { useResource } from '../../shared/use-resource.ts';
-import { api } from '../api.ts';
+import { consoleApi } from '../api.ts';
 import { useLiveChanges } from '../live.tsx';
 import { useSignedIn } from '../session.tsx';
-import type { QueueAnswer, QueueOptions, QueueRow, QueueTab } from '../types.ts';
+import type { QueueRow, QueueTab } from '../types.ts';
 import { formatDate, label, words } from '../words.ts';
 import './queue.css';
 
@@ -207,10 +207,20 @@ export function QueuePage() {
     };
   }, [typed, search, setParams]);
 
-  const query = new URLSearchParams();
-  for (const name of FILTERS) if (value(name) !== '') query.set(name, value(name));
-  const queue = useResource<QueueAnswer>(api, `/queue${query.size === 0 ? '' : `?${query.toString()}`}`);
-  const options = useResource<QueueOptions>(api, '/queue/options');
+  // The address's filters go to the server as they are typed there: it refuses what it cannot read.
+  const given = (name: (typeof FILTERS)[number]) => value(name) || undefined;
+  const queue = useResource(consoleApi, 'GET /queue', {
+    query: {
+      search: given('search'),
+      template: given('template'),
+      state: given('state'),
+      sender: given('sender'),
+      inStateForDays: given('inStateForDays') === undefined ? undefined : Number(value('inStateForDays')),
+      sort: given('sort') as Sort | undefined,
+      after: given('after'),
+    },
+  });
+  const options = useResource(consoleApi, 'GET /queue/options');
   const { reload } = queue;
   useLiveChanges(undefined, () => {
     setNow(Date.now());

@@ -6,17 +6,10 @@ import { nameOf, PeopleList } from '../../shared/accounts/people-list.tsx';
 import { RoleBadge } from '../../shared/accounts/roles.tsx';
 import { dateFormatters } from '../../shared/format.ts';
 import { useResource } from '../../shared/use-resource.ts';
-import { api } from '../api.ts';
+import { consoleApi } from '../api.ts';
 import { may, ROLES } from '../roles.ts';
 import { useSignedIn } from '../session.tsx';
-import type {
-  DeactivatedAnswer,
-  InvitedAnswer,
-  TeamActivityAnswer,
-  TeamActivityEntry,
-  TeamAnswer,
-  TeamMember,
-} from '../types.ts';
+import type { TeamActivityEntry, TeamAnswer, TeamMember } from '../types.ts';
 import { words } from '../words.ts';
 
 const { formatDate, formatDateTime } = dateFormatters('short');
@@ -55,7 +48,7 @@ function didWhat(entry: TeamActivityEntry): string {
  * actions on transactions, and the invitations and deactivations (GET /team/activity).
  */
 function TeamActivity({ team }: { team: TeamAnswer | undefined }) {
-  const activity = useResource<TeamActivityAnswer>(api, '/team/activity');
+  const activity = useResource(consoleApi, 'GET /team/activity');
   const { reload } = activity;
   // An invitation or a deactivation made on this page is activity too: read it again once the team changed.
   useEffect(() => {
@@ -106,7 +99,7 @@ function TeamActivity({ team }: { team: TeamAnswer | undefined }) {
  */
 export function TeamPage() {
   const { user, tenant: organization } = useSignedIn();
-  const team = useResource<TeamAnswer>(api, '/team');
+  const team = useResource(consoleApi, 'GET /team');
 
   return (
     <Flex direction="column" gap="6">
@@ -123,7 +116,7 @@ export function TeamPage() {
           may(user.role, 'managePeople')
             ? {
                 initialRole: 'viewer',
-                invite: async (invitation) => (await api<InvitedAnswer>('POST', '/team', invitation)).person,
+                invite: async (invitation) => (await consoleApi('POST /team', { body: invitation })).person,
                 end: {
                   verb: 'Deactivate',
                   done: 'deactivated',
@@ -135,7 +128,7 @@ export function TeamPage() {
                     </>
                   ),
                   send: async (person) => {
-                    await api<DeactivatedAnswer>('POST', `/team/${person.id}/deactivate`);
+                    await consoleApi('POST /team/:id/deactivate', { params: { id: person.id } });
                   },
                 },
               }

@@ -1,13 +1,13 @@
 import { Button, Code, Dialog, Flex, Text } from '@radix-ui/themes';
 import { useState } from 'react';
-import { api } from '../api.ts';
+import { dashboardApi } from '../api.ts';
 import { Field } from '../../shared/form/field.tsx';
 import { useFormFields } from '../../shared/form/use-form-fields.ts';
 import { DialogForm, FormDialog } from '../../shared/list/form-dialog.tsx';
 import { Notice } from '../../shared/notice.tsx';
 import { SecretField } from '../../shared/secret-field.tsx';
 import { errorsOfFields, useApiAction } from '../../shared/use-api-action.ts';
-import type { ApiKey, NewKeyAnswer } from '../types.ts';
+import type { ApiKey } from '../types.ts';
 
 /** The longest key name (KEY_NAME_MAX in src/portfolio/instances.ts). */
 const NAME_MAX = 100;
@@ -42,8 +42,9 @@ export function GenerateKeyDialog({
     if (!form.check({ name: problem })) return;
     await action.run(
       async () => {
-        const answer = await api<NewKeyAnswer>('POST', `/instances/${slug}/keys`, {
-          name: trimmed,
+        const answer = await dashboardApi('POST /instances/:slug/keys', {
+          params: { slug },
+          body: { name: trimmed },
         });
         setGenerated(answer);
         onGenerated(answer.key);

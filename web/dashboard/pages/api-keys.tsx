@@ -1,12 +1,11 @@
 import { Badge, Code, Flex, Table, Text } from '@radix-ui/themes';
 import { useState } from 'react';
-import { api } from '../api.ts';
+import { dashboardApi } from '../api.ts';
 import { GenerateKeyDialog } from '../components/generate-key-dialog.tsx';
 import { ConfirmDialog } from '../../shared/list/confirm-dialog.tsx';
 import { ListPage } from '../../shared/list/list-page.tsx';
 import { formatDateTime, formatRelative } from '../format.ts';
 import { useSignedIn } from '../session.tsx';
-import type { KeysAnswer } from '../types.ts';
 import { useResource } from '../../shared/use-resource.ts';
 
 /**
@@ -15,7 +14,7 @@ import { useResource } from '../../shared/use-resource.ts';
  */
 export function ApiKeysPage() {
   const { user, tenant: instance } = useSignedIn();
-  const keys = useResource<KeysAnswer>(api, `/instances/${instance.slug}/keys`);
+  const keys = useResource(dashboardApi, 'GET /instances/:slug/keys', { params: { slug: instance.slug } });
   const [announcement, setAnnouncement] = useState('');
   const isAdmin = user.role === 'admin';
 
@@ -111,7 +110,9 @@ export function ApiKeysPage() {
                 title={`Revoke “${key.name}”?`}
                 confirm="Revoke key"
                 onConfirm={async () => {
-                  await api('DELETE', `/instances/${instance.slug}/keys/${key.id}`);
+                  await dashboardApi('DELETE /instances/:slug/keys/:id', {
+                    params: { slug: instance.slug, id: key.id },
+                  });
                   setAnnouncement(`Key ${key.name} revoked.`);
                   keys.reload();
                 }}

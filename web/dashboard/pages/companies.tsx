@@ -18,8 +18,7 @@ import { EmptyState } from '../../shared/list/empty-state.tsx';
 import { PageHeading } from '../../shared/page-heading.tsx';
 import { formatCount, formatDate } from '../format.ts';
 import { useSignedIn } from '../session.tsx';
-import type { CompanyPage, FundsAnswer } from '../types.ts';
-import { api } from '../api.ts';
+import { dashboardApi } from '../api.ts';
 import { useResource } from '../../shared/use-resource.ts';
 
 const PAGE_SIZE = 20;
@@ -79,14 +78,17 @@ export function CompaniesPage() {
     };
   }, [typed, search, fund, setParams]);
 
-  const query = new URLSearchParams({ page: String(page), pageSize: String(PAGE_SIZE) });
-  if (search.trim() !== '') query.set('search', search.trim());
-  if (fund !== '') query.set('fund', fund);
-  const companies = useResource<CompanyPage>(
-    api,
-    `/instances/${instance.slug}/companies?${query.toString()}`,
-  );
-  const funds = useResource<FundsAnswer>(api, `/instances/${instance.slug}/funds`);
+  const slug = instance.slug;
+  const companies = useResource(dashboardApi, 'GET /instances/:slug/companies', {
+    params: { slug },
+    query: {
+      page,
+      pageSize: PAGE_SIZE,
+      search: search.trim() === '' ? undefined : search.trim(),
+      fund: fund === '' ? undefined : fund,
+    },
+  });
+  const funds = useResource(dashboardApi, 'GET /instances/:slug/funds', { params: { slug } });
   const fundName = funds.data?.funds.find((each) => each.id === fund)?.name;
   const shown = companies.data ?? companies.previous;
   const pageLink = (target: number) => {

@@ -26,8 +26,8 @@ import {
   sumCents,
 } from '../format.ts';
 import { useSignedIn } from '../session.tsx';
-import type { CompanyDetail, CompanyUpdate, Investment } from '../types.ts';
-import { api } from '../api.ts';
+import type { CompanyUpdate, Investment } from '../types.ts';
+import { dashboardApi } from '../api.ts';
 import { useResource } from '../../shared/use-resource.ts';
 
 /** How many of the latest updates show their summaries. */
@@ -40,10 +40,9 @@ const LATEST_UPDATES = 3;
 export function CompanyPage() {
   const { tenant: instance } = useSignedIn();
   const { companyId = '' } = useParams();
-  const detail = useResource<CompanyDetail>(
-    api,
-    `/instances/${instance.slug}/companies/${encodeURIComponent(companyId)}`,
-  );
+  const detail = useResource(dashboardApi, 'GET /instances/:slug/companies/:id', {
+    params: { slug: instance.slug, id: companyId },
+  });
   const back = (
     <ThemeLink asChild size="2">
       <Link to={`/${instance.slug}/companies`}>

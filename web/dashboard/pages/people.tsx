@@ -1,11 +1,10 @@
 import { Badge } from '@radix-ui/themes';
 import { nameOf, PeopleList } from '../../shared/accounts/people-list.tsx';
 import { useResource } from '../../shared/use-resource.ts';
-import { api } from '../api.ts';
+import { dashboardApi } from '../api.ts';
 import { formatDate } from '../format.ts';
 import { ROLES } from '../roles.ts';
 import { useSignedIn } from '../session.tsx';
-import type { InvitedAnswer, PeopleAnswer } from '../types.ts';
 
 /**
  * Settings → People: who can sign in to the instance, with their role and whether they accepted their
@@ -13,8 +12,8 @@ import type { InvitedAnswer, PeopleAnswer } from '../types.ts';
  */
 export function PeoplePage() {
   const { user, tenant: instance } = useSignedIn();
-  const path = `/instances/${instance.slug}/people`;
-  const people = useResource<PeopleAnswer>(api, path);
+  const slug = instance.slug;
+  const people = useResource(dashboardApi, 'GET /instances/:slug/people', { params: { slug } });
 
   return (
     <PeopleList
@@ -36,7 +35,9 @@ export function PeoplePage() {
         user.role === 'admin'
           ? {
               initialRole: 'member',
-              invite: async (invitation) => (await api<InvitedAnswer>('POST', path, invitation)).person,
+              invite: async (invitation) =>
+                (await dashboardApi('POST /instances/:slug/people', { params: { slug }, body: invitation }))
+                  .person,
               end: {
                 verb: 'Remove',
                 done: 'removed',
@@ -48,7 +49,9 @@ export function PeoplePage() {
                   </>
                 ),
                 send: async (person) => {
-                  await api('DELETE', `${path}/${person.id}`);
+                  await dashboardApi('DELETE /instances/:slug/people/:id', {
+                    params: { slug, id: person.id },
+                  });
                 },
               },
             }

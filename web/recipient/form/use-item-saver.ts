@@ -4,7 +4,7 @@
 
 import { deepEquals } from '@rjsf/utils';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { ApiError, type RecipientApi } from '../api.ts';
+import { ApiError, recipientApi } from '../api.ts';
 import type { SavedItem } from '../types.ts';
 import { keepDraft, plain, savableData, type DraftPlace, type ItemData } from './drafts.ts';
 
@@ -38,7 +38,8 @@ export interface ItemSaver {
 }
 
 export function useItemSaver(options: {
-  api: RecipientApi;
+  /** The link's token. */
+  token: string;
   place: DraftPlace;
   schema: unknown;
   /** The answers the server had when the form opened. */
@@ -49,7 +50,7 @@ export function useItemSaver(options: {
   /** A refusal of a save (the page may handle some: a link that expired, answers submitted elsewhere). */
   onRefused: (error: ApiError) => void;
 }): ItemSaver {
-  const { api, place, schema, formData } = options;
+  const { token, place, schema, formData } = options;
   const [status, setStatus] = useState<SaveStatus>({ kind: 'unchanged' });
   const server = useRef(plain(options.serverData));
   const latest = useRef(formData);
@@ -82,7 +83,10 @@ export function useItemSaver(options: {
     setStatus({ kind: 'saving' });
     const run = (async () => {
       try {
-        const saved = await api.saveItem(place.vulcanKey, savable.data);
+        const saved = await recipientApi('PUT /recipient/:token/items/:vulcanKey', {
+          params: { token, vulcanKey: place.vulcanKey },
+          body: { data: savable.data },
+        });
         server.current = plain(saved.data);
         savedAt.current = new Date();
         keepDraft(place, latest.current, server.current);
@@ -102,7 +106,7 @@ export function useItemSaver(options: {
     } finally {
       inFlight.current = undefined;
     }
-  }, [api, place, schema, settled]);
+  }, [token, place, schema, settled]);
 
   // Every change is kept on this device at once, and saved a moment after typing pauses.
   useEffect(() => {

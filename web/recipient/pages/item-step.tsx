@@ -19,7 +19,7 @@ import { humanize, itemUiSchema, labelAt } from '../form/ui-schema.ts';
 import { useItemSaver, type SaveStatus } from '../form/use-item-saver.ts';
 import { errorSchemaOf, fieldProblems, schemaValidator, type FieldProblem } from '../form/validator.ts';
 import { formatDateTime, formatTime } from '../format.ts';
-import { ApiError } from '../api.ts';
+import { ApiError, uploadFile } from '../api.ts';
 import { usePortal } from '../portal-state.tsx';
 import { findStep, submitted, type Step } from '../steps.ts';
 import { StepNotFound } from './step-not-found.tsx';
@@ -91,7 +91,7 @@ function SubmittedItem({ step, index }: { step: ItemStep; index: number }) {
 }
 
 function ItemForm({ step, index }: { step: ItemStep; index: number }) {
-  const { view, api, steps, href, itemSaved, handleStale } = usePortal();
+  const { view, token, steps, href, itemSaved, handleStale } = usePortal();
   const navigate = useNavigate();
   const { process, item } = step;
   const place = useMemo<DraftPlace>(
@@ -123,7 +123,7 @@ function ItemForm({ step, index }: { step: ItemStep; index: number }) {
   );
 
   const saver = useItemSaver({
-    api,
+    token,
     place,
     schema: shape.schema,
     serverData: shape.serverData,
@@ -140,14 +140,14 @@ function ItemForm({ step, index }: { step: ItemStep; index: number }) {
   const upload = useCallback<PortalFormContext['upload']>(
     async (field, file, progress, signal) => {
       try {
-        return await api.upload(item.vulcanKey, field, file, progress, signal);
+        return await uploadFile({ token, vulcanKey: item.vulcanKey, field }, file, progress, signal);
       } catch (error) {
         // A link that stopped working, or answers submitted elsewhere, change the whole page.
         if (error instanceof ApiError) handleStale(error);
         throw error;
       }
     },
-    [api, item.vulcanKey, handleStale],
+    [token, item.vulcanKey, handleStale],
   );
   const uploaded = useCallback<PortalFormContext['uploaded']>(
     (answer) => {

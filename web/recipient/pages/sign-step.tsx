@@ -17,6 +17,7 @@ import { ProblemCallout, UnfinishedItems } from '../components/problem-callout.t
 import { DocumentPreview } from '../components/document-preview.tsx';
 import { BackLink, LinkButton, StepHeading } from '../components/step-page.tsx';
 import { formatDateTime, roleName } from '../format.ts';
+import { recipientApi } from '../api.ts';
 import { usePortal } from '../portal-state.tsx';
 import { findStep, leftToDo, signedBy, submitted, type Step } from '../steps.ts';
 import type { Process, SignableDocument } from '../types.ts';
@@ -190,7 +191,7 @@ const CONSENT_TEXT =
 
 /** The typed name, the consent, "Sign". */
 function SignForm({ document, single }: { document: SignableDocument; single: boolean }) {
-  const { view, api, reload, handleStale } = usePortal();
+  const { view, token, reload, handleStale } = usePortal();
   const form = useFormFields<'name', 'consent'>({ name: view.recipient.name });
   const [consent, setConsent] = useState(false);
   const action = useApiAction();
@@ -212,7 +213,10 @@ function SignForm({ document, single }: { document: SignableDocument; single: bo
     }
     await action.run(
       async () => {
-        await api.sign(document.key, { signedName: typed, consent: true });
+        await recipientApi('POST /recipient/:token/documents/:documentKey/signatures', {
+          params: { token, documentKey: document.key },
+          body: { signedName: typed, consent: true },
+        });
         await reload();
       },
       (error) => {

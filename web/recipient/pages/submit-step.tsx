@@ -14,6 +14,7 @@ import { CardSection } from '../components/card-section.tsx';
 import { BackLink, LinkButton, StepHeading } from '../components/step-page.tsx';
 import { forgetDrafts } from '../form/drafts.ts';
 import { formatDateTime, roleName } from '../format.ts';
+import { recipientApi } from '../api.ts';
 import { usePortal } from '../portal-state.tsx';
 import { documentsSignedBy, findStep, leftToDo, submitted, type Step } from '../steps.ts';
 import type { Item, SignableDocument } from '../types.ts';
@@ -53,7 +54,7 @@ function Missing({
 }
 
 function SubmitStepView({ step, index }: { step: SubmitStep; index: number }) {
-  const { view, api, steps, href, reload, handleStale } = usePortal();
+  const { view, token, steps, href, reload, handleStale } = usePortal();
   const navigate = useNavigate();
   const { process } = step;
   const role = view.recipient.role;
@@ -71,7 +72,9 @@ function SubmitStepView({ step, index }: { step: SubmitStep; index: number }) {
     }
     await action.run(
       async () => {
-        await api.submit(process.key);
+        await recipientApi('POST /recipient/:token/processes/:processKey/submit', {
+          params: { token, processKey: process.key },
+        });
         forgetDrafts(view.transaction.id);
         await reload();
         void navigate(href());

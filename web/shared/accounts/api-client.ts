@@ -2,26 +2,37 @@
 // session cookie rides along by itself (HttpOnly, never visible here); the CSRF token of the latest answer that
 // carried one goes in `x-csrf-token` on every request that changes something.
 
-import { ApiError, apiError, fetchJson } from '../api-error.ts';
+import type { TOptional, TString, TUnsafe } from '@sinclair/typebox';
+import type { accountRoutes } from '../../../src/http/signed-in/account-contract.ts';
+import { ApiError, apiError } from '../api-error.ts';
+import { contractClient, fetchJson, type ApiRequest, type ContractClient } from '../contract-client.ts';
 
 /**
- * Calls a JSON route and answers its body, or throws an {@link ApiError}: the route's own, or NETWORK_ERROR
- * when the server cannot be reached.
+ * The account routes of a surface whose session answer is `Answer` (src/http/signed-in/account-contract.ts), its
+ * sign-in naming the chosen tenant in a field of the surface's own.
  */
-export type Api = <T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: object) => Promise<T>;
+export type AccountRoutes<Answer> = ReturnType<
+  typeof accountRoutes<TUnsafe<Answer>, Record<string, TOptional<TString>>>
+>;
 
 /** The JSON routes of a surface, and who to tell when one says the session has ended. */
 export interface ApiClient {
-  api: Api;
+  /**
+   * The calls of the surface's routes, typed by a contract: the surface's own, or the account routes' for the
+   * shared account pages (see {@link ContractClient}).
+   */
+  routes: <Contract>() => ContractClient<Contract>;
   /** Who to tell when a route of a signed-in person answers 401: the session has ended (expired, signed out elsewhere). */
   whenSessionEnds: (callback: () => void) => void;
 }
 
 /**
- * The routes about the session itself (`accountRoutes`, src/http/account-contract.ts): their 401 is an answer
+ * The routes about the session itself (`accountRoutes`, src/http/signed-in/account-contract.ts): their 401 is an answer
  * about a sign-in, not a session that ended under a signed-in page.
  */
-const ACCOUNT_PATHS = ['/session', '/invitation', '/password-reset', '/password-reset/confirm'];
+const ACCOUNT_PATHS: ReadonlySet<string> = new Set<
+  AccountRoutes<unknown>[keyof AccountRoutes<unknown>]['url']
+>(['/session', '/invitation', '/password-reset', '/password-reset/confirm']);
 
 /** The words the pages show when the server says the session has ended. */
 export const SESSION_ENDED = 'Your session has ended. Sign in again to go on.';
@@ -39,22 +50,18 @@ function noOneSignedIn(answer: unknown): boolean {
  * The client of the JSON routes under `apiPath`, on the origin that served the page.
  *
  * @example
- * export const { api, whenSessionEnds } = createApiClient('/console/api');
- * const { people } = await api<TeamAnswer>('GET', '/team');
+ * export const client = createApiClient('/console/api');
+ * export const consoleApi = client.routes<ConsoleRoutes>();
+ * const { people } = await consoleApi('GET /team');
  */
 export function createApiClient(apiPath: string): ApiClient {
   let csrfToken: string | undefined;
   let onSessionEnded: (() => void) | undefined;
 
-  async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: object): Promise<T> {
+  async function send({ method, path, url, body }: ApiRequest): Promise<unknown> {
     const headers: Record<string, string> = {};
     if (method !== 'GET' && csrfToken !== undefined) headers['x-csrf-token'] = csrfToken;
-    const answer = await fetchJson(`${apiPath}${path}`, {
-      method,
-      headers,
-      body,
-      credentials: 'same-origin',
-    });
+    const answer = await fetchJson(url, { method, headers, body, credentials: 'same-origin' });
     const parsed = answer.body;
     if (
       parsed &&
@@ -66,13 +73,14 @@ export function createApiClient(apiPath: string): ApiClient {
     }
     if (!answer.ok) {
       const error = apiError(answer.status, parsed);
-      if (ACCOUNT_PATHS.includes(path) || !(await sessionHasEnded(error))) throw error;
+      if (ACCOUNT_PATHS.has(path) || !(await sessionHasEnded(error))) throw error;
       onSessionEnded?.();
       // Read beside the form it was sent from, before and after signing in again.
       throw new ApiError(401, 'UNAUTHENTICATED', NOT_SENT, error.requestId);
     }
-    return parsed as T;
+    return parsed;
   }
+  const accounts = contractClient<AccountRoutes<unknown>>(apiPath, send);
 
   /**
    * Whether a route's refusal means that the session has ended: UNAUTHENTICATED says so; CSRF_INVALID may, as a
@@ -83,14 +91,14 @@ export function createApiClient(apiPath: string): ApiClient {
     if (error.code === 'UNAUTHENTICATED') return true;
     if (error.code !== 'CSRF_INVALID') return false;
     try {
-      return noOneSignedIn(await api<unknown>('GET', '/session'));
+      return noOneSignedIn(await accounts('GET /session'));
     } catch {
       return false;
     }
   }
 
   return {
-    api,
+    routes: () => contractClient(apiPath, send),
     whenSessionEnds: (callback) => {
       onSessionEnded = callback;
     },

@@ -10,13 +10,17 @@ import { PageHeading } from '../page-heading.tsx';
 import { SubmitForm } from '../form/submit-form.tsx';
 import { useApiAction } from '../use-api-action.ts';
 import { useFormFields } from '../form/use-form-fields.ts';
-import type { Api } from './api-client.ts';
+import type { AccountSurface } from './surface.ts';
 
 /**
  * "Forgot your password?": mails a reset link to the address if it has an account. The answer is the same
  * either way, so the page says what happens *if* it has one.
  */
-export function ForgotPasswordPage({ surface }: { surface: { product: string; api: Api } }) {
+export function ForgotPasswordPage<Answer, User, Tenant>({
+  surface,
+}: {
+  surface: Pick<AccountSurface<Answer, User, Tenant>, 'product' | 'api'>;
+}) {
   const form = useFormFields({ email: '' });
   const [sentTo, setSentTo] = useState<string>();
   const action = useApiAction();
@@ -25,7 +29,7 @@ export function ForgotPasswordPage({ surface }: { surface: { product: string; ap
     const address = form.values.email.trim();
     if (!form.check({ email: emailProblem(address) })) return;
     await action.run(async () => {
-      await surface.api('POST', '/password-reset', { email: address });
+      await surface.api('POST /password-reset', { body: { email: address } });
       setSentTo(address);
     });
   };

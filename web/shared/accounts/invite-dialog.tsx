@@ -20,7 +20,7 @@ export interface Invitation<Role extends string> {
  *
  * @example
  * <InviteDialog roles={ROLES} initialRole="viewer" invite={async (invitation) => {
- *   const { person } = await api<InvitedAnswer>('POST', '/team', invitation);
+ *   const { person } = await consoleApi('POST /team', { body: invitation });
  * }} />
  */
 export function InviteDialog<Role extends string>({

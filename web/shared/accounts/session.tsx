@@ -1,5 +1,5 @@
 import { createContext, use, useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
-import { ApiError, SESSION_ENDED, type ApiClient } from './api-client.ts';
+import { ApiError, SESSION_ENDED, type AccountRoutes, type ApiClient } from './api-client.ts';
 
 /** Who is signed in, and to which tenant (the dashboard's instance, the console's organization). */
 export interface SignedIn<User, Tenant> {
@@ -57,7 +57,7 @@ export interface SessionKit<Answer, User, Tenant> {
 
 /**
  * The session of a surface people sign in to, on its JSON routes' `GET /session`, `POST /session` (and what
- * else signs in) and `DELETE /session` (src/http/account-contract.ts).
+ * else signs in) and `DELETE /session` (src/http/signed-in/account-contract.ts).
  *
  * @example
  * export const { SessionProvider, useSession, useSignedIn } = createSession<SessionAnswer, ConsoleUser, OrganizationSummary>({
@@ -69,7 +69,7 @@ export function createSession<Answer, User, Tenant>(
   options: SessionOptions<Answer, User, Tenant>,
 ): SessionKit<Answer, User, Tenant> {
   const { client, read } = options;
-  const { api } = client;
+  const api = client.routes<AccountRoutes<Answer>>();
   const SessionContext = createContext<SessionContextValue<Answer, User, Tenant> | undefined>(undefined);
 
   const stateOf = (answer: Answer, notice?: string): SessionState<User, Tenant> => {
@@ -82,7 +82,7 @@ export function createSession<Answer, User, Tenant>(
 
     const refresh = useCallback(async () => {
       try {
-        setSession(stateOf(await api<Answer>('GET', '/session')));
+        setSession(stateOf(await api('GET /session')));
       } catch (error) {
         setSession({
           status: 'unreachable',
@@ -101,7 +101,7 @@ export function createSession<Answer, User, Tenant>(
           : { status: 'signed-out', notice: SESSION_ENDED };
       client.whenSessionEnds(() => {
         // A fresh CSRF token for the sign-in form (and who is signed in, if another tab signed in again).
-        void api<Answer>('GET', '/session').then(
+        void api('GET /session').then(
           (answer) => {
             const signed = read(answer);
             setSession((state) => (signed ? { status: 'signed-in', ...signed } : ended(state)));
@@ -121,7 +121,7 @@ export function createSession<Answer, User, Tenant>(
           return read(answer);
         },
         signOut: async () => {
-          await api('DELETE', '/session');
+          await api('DELETE /session');
           setSession({ status: 'signed-out', notice: 'You have signed out.' });
         },
         refresh,

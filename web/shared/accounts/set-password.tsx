@@ -1,6 +1,6 @@
 import { Flex, Link as ThemeLink, Text } from '@radix-ui/themes';
 import { Link, useLocation, useNavigate } from 'react-router';
-import { ApiError } from '../api-error.ts';
+import { ApiError, type ApiErrorCode } from '../api-error.ts';
 import { AuthLayout } from '../auth-layout.tsx';
 import { ErrorCallout } from '../error-callout.tsx';
 import { personNameProblem } from '../form/checks.ts';
@@ -23,7 +23,6 @@ const PURPOSES = {
     intro: (noun: string) =>
       `Choose the name your colleagues see and a password. It is the password of every ${noun} you use with this address. Then you are signed in.`,
     button: 'Set password and sign in',
-    route: '/invitation',
     // The server's message says to ask an admin for a new invitation.
     newLink: undefined,
   },
@@ -32,13 +31,12 @@ const PURPOSES = {
     intro: (noun: string) =>
       `Your new password is the one of every ${noun} you use with this address, and signs you out everywhere else.`,
     button: 'Set new password',
-    route: '/password-reset/confirm',
     newLink: { to: '/forgot-password', label: 'Ask for a new reset link' },
   },
 } as const;
 
 /** The errors of a link that no longer works, or never did. */
-const LINK_ERRORS = new Set(['LINK_INVALID', 'LINK_USED', 'LINK_EXPIRED']);
+const LINK_ERRORS = new Set<ApiErrorCode>(['LINK_INVALID', 'LINK_USED', 'LINK_EXPIRED']);
 
 /**
  * The page of a mailed link (`/invitation#token=…`, `/reset-password#token=…`): the token rides in the
@@ -95,15 +93,14 @@ export function SetPasswordPage<Answer, User, Tenant>({
     if (!form.check(found)) return;
     await action.run(
       async () => {
-        const body =
-          purpose === 'invitation'
-            ? { token, password, ...(name.trim() === '' ? {} : { name }) }
-            : { token, password };
-        const answer = await surface.api<Answer>('POST', text.route, body);
         if (purpose === 'invitation') {
+          const answer = await surface.api('POST /invitation', {
+            body: { token, password, ...(name.trim() === '' ? {} : { name }) },
+          });
           const signed = signedIn(answer);
           if (signed) void navigate(surface.home(signed.tenant), { replace: true });
         } else {
+          await surface.api('POST /password-reset/confirm', { body: { token, password } });
           const state: NoticeState = { notice: 'Your password is changed. Sign in with it.' };
           void navigate('/sign-in', { replace: true, state });
         }

@@ -52,10 +52,12 @@ export function SignInForm<Answer, User, Tenant>({
     if (!form.check(found)) return;
     await action.run(
       async () => {
-        const answer = await surface.api<Answer>('POST', '/session', {
-          email: email.trim(),
-          password,
-          ...(tenant === undefined ? {} : { [field]: tenant }),
+        const answer = await surface.api('POST /session', {
+          body: {
+            email: email.trim(),
+            password,
+            ...(tenant === undefined ? {} : { [field]: tenant }),
+          },
         });
         onSignedIn(signedIn(answer));
       },

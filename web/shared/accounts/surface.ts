@@ -1,4 +1,6 @@
-import type { Api } from './api-client.ts';
+import type { ApiErrorCode } from '../api-error.ts';
+import type { ContractClient } from '../contract-client.ts';
+import type { AccountRoutes } from './api-client.ts';
 import type { SessionContextValue } from './session.tsx';
 
 /** A tenant one may choose at sign-in, when an address and password open several. */
@@ -15,7 +17,8 @@ export interface TenantChoice {
 export interface AccountSurface<Answer, User, Tenant> {
   /** How the surface names itself under the brand on its pages without a header, e.g. "Organization console". */
   product: string;
-  api: Api;
+  /** The calls of its account routes: `client.routes<AccountRoutes<SessionAnswer>>()` of the surface's client. */
+  api: ContractClient<AccountRoutes<Answer>>;
   useSession: () => SessionContextValue<Answer, User, Tenant>;
   /** Where a person goes after signing in, unless they came from a page. */
   home: (tenant: Tenant) => string;
@@ -28,7 +31,7 @@ export interface AccountSurface<Answer, User, Tenant> {
      * The sign-in's error code when the address and password open several tenants, the key of its details that
      * lists them, and the field of each that names it (e.g. `INSTANCE_CHOICE_REQUIRED`, `instances`, `slug`).
      */
-    choiceCode: string;
+    choiceCode: ApiErrorCode;
     choicesKey: string;
     idKey: string;
   };

@@ -1,4 +1,5 @@
 import type { Database, Queryable } from '../../../db/database.ts';
+import { AWAITS_RECIPIENT } from '../../recipients/turn.ts';
 import type { WorkflowDefinition } from '../../templates/schema.ts';
 import {
   checkQueueQuery,
@@ -20,9 +21,9 @@ import { decodeQueueCursor, encodeQueueCursor, listFingerprint, type QueuePositi
  * 0016's.
  *
  * A row is **stalled** when it is the primary recipient's turn and they have done nothing for `stalledAfterDays`
- * (7 by default): the transaction is neither complete nor in a final state, some process's latest revision is
- * not submitted (as for reminders, recipients/notices.ts), and neither entering the state nor the recipient's
- * last act (`recipient_active_at`, see recipients/activity.ts) is more recent than that.
+ * (7 by default): the transaction is not in a final state, the recipient has something to submit (as for
+ * reminders: {@link AWAITS_RECIPIENT}), and neither entering the state nor the recipient's last act
+ * (`recipient_active_at`, see recipients/activity.ts) is more recent than that.
  */
 
 /** A tab: a state of the organization's templates and how many transactions are in it (with the other filters). */
@@ -105,7 +106,6 @@ interface PageRow {
   assigneeName: string | null;
   sortTime: string;
   sequence: string;
-  completed: boolean;
   awaitsRecipient: boolean;
   idle: boolean;
 }
@@ -211,20 +211,14 @@ async function readRows(
   // The page is read first and only its rows are asked whether they are stalled: asked in the same select, the
   // planner may answer it for every process of the table at once.
   return db.query<PageRow>(
-    `select page.*,
-       page.completed is false and exists (
-         select 1 from transaction_processes p
-         where p.transaction_id = page.id and (
-           select r.committed_at is null from transaction_process_revisions r
-           where r.transaction_process_id = p.id order by r.number desc limit 1)
-       ) as "awaitsRecipient"
+    `select page.*, ${AWAITS_RECIPIENT('page')} as "awaitsRecipient"
      from (
        select t.id, t.template_id as "templateId", t.state, t.notice_name as "noticeName",
          t.notice_email as "noticeEmail", t.sender_entity_id as "senderEntityId", s.name as "senderEntityName",
          t.created_at as "createdAt", t.updated_at as "updatedAt", t.state_entered_at as "stateEnteredAt",
          t.recipient_active_at as "recipientActiveAt", u.id as "assigneeId", u.name as "assigneeName",
          to_char(t.${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as "sortTime", t.sequence,
-         t.completed_at is not null as completed,
+         t.completed_at, t.voided_at,
          greatest(t.state_entered_at, t.recipient_active_at) <= now() - make_interval(days => ${stalledAfter}::int)
            as idle
        from transactions t

@@ -1,10 +1,8 @@
-import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../../../db/database.ts';
 import type { ContractRoute } from '../../../http/contract-routes.ts';
-import type { ConsoleCaller } from '../caller.ts';
+import type { SignedInRouteContract } from '../../../http/signed-in/surface.ts';
 import { consoleRoutes as contract } from '../contract.ts';
-import type { ConsoleDeps } from '../deps.ts';
-import { requirePermission } from '../permissions.ts';
+import type { ConsoleCaller, ConsoleDeps } from '../deps.ts';
 import { assignInConsole } from './assignee.ts';
 import { readQueue } from './queue.ts';
 
@@ -35,9 +33,12 @@ async function queueOptionsOf(db: Queryable, organizationId: string) {
 }
 
 /** The work queue: a page of transactions with its tabs, what its filters offer, and assigning. */
-export function registerQueueRoutes(route: ContractRoute<ConsoleCaller>, deps: ConsoleDeps): void {
+export function registerQueueRoutes(
+  route: ContractRoute<ConsoleCaller, SignedInRouteContract>,
+  deps: ConsoleDeps,
+): void {
   const { db } = deps;
-  route('GET', '/queue', contract.queue, (caller, { query }) =>
+  route(contract.queue, (caller, { query }) =>
     readQueue(db, {
       organizationId: caller.organization.id,
       query: {
@@ -52,22 +53,14 @@ export function registerQueueRoutes(route: ContractRoute<ConsoleCaller>, deps: C
       },
     }),
   );
-  route('GET', '/queue/options', contract.queueOptions, (caller) =>
-    queueOptionsOf(db, caller.organization.id),
-  );
-  route(
-    'PUT',
-    '/transactions/:id/assignee',
-    contract.assign,
-    async (caller, { params, body }, request: FastifyRequest) => {
-      requirePermission(caller, 'operate', 'assign transactions');
-      const assignee = await assignInConsole(db, {
-        organizationId: caller.organization.id,
-        transactionId: params.id,
-        userId: body.userId,
-        actor: { type: 'user', id: caller.user.id, requestId: request.id },
-      });
-      return { assignee };
-    },
-  );
+  route(contract.queueOptions, (caller) => queueOptionsOf(db, caller.organization.id));
+  route(contract.assign, async (caller, { params, body }, request) => {
+    const assignee = await assignInConsole(db, {
+      organizationId: caller.organization.id,
+      transactionId: params.id,
+      userId: body.userId,
+      actor: { type: 'user', id: caller.user.id, requestId: request.id },
+    });
+    return { assignee };
+  });
 }

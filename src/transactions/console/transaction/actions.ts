@@ -1,9 +1,12 @@
 import type { Database, Transaction } from '../../../db/database.ts';
 import { AppError, notFound } from '../../../errors.ts';
 import type { Actor } from '../../actor.ts';
+import { signAsSender, type Countersignature } from '../../documents/countersign.ts';
 import { recordActivity } from '../../history/activity.ts';
-import { reminderSettings } from '../../recipients/notices.ts';
+import type { SignatureResult } from '../../recipients/actions.ts';
+import { reminderSettings } from '../../recipients/notice-sender.ts';
 import { resetTransmitToken } from '../../recipients/transmit-tokens.ts';
+import { AWAITS_RECIPIENT } from '../../recipients/turn.ts';
 import { resendDeliveries } from '../../../webhooks/endpoints.ts';
 import type { TemplateDefinition } from '../../templates/schema.ts';
 import { finalStates } from '../../workflow.ts';
@@ -54,11 +57,8 @@ export function remindNow(db: Database, target: ActionTarget): Promise<{ queuedA
     const transaction = await lockForAction(tx, target);
     const [notice] = await tx.query<{ sealed: boolean; remindersSent: number; awaits: boolean }>(
       `select n.token_sealed is not null as sealed, n.reminders_sent as "remindersSent",
-         exists (select 1 from transaction_processes p
-                 join lateral (select committed_at from transaction_process_revisions
-                               where transaction_process_id = p.id order by number desc limit 1) latest on true
-                 where p.transaction_id = n.transaction_id and latest.committed_at is null) as awaits
-       from recipient_notices n where n.transaction_id = $1`,
+         ${AWAITS_RECIPIENT('t')} as awaits
+       from recipient_notices n join transactions t on t.id = n.transaction_id where n.transaction_id = $1`,
       [target.transactionId],
     );
     if (!notice?.sealed || !transaction.hasLink) {
@@ -181,4 +181,12 @@ export function resendWebhook(
       },
     });
   });
+}
+
+/**
+ * Signs a document of a transaction as its sender (the organization's countersignature, documents/countersign.ts),
+ * from the console, by typed name with explicit consent (its route lets only those who operate call it).
+ */
+export async function signInConsole(db: Database, options: Countersignature): Promise<SignatureResult> {
+  return db.transaction((tx) => signAsSender(tx, options));
 }

@@ -1,6 +1,6 @@
 import type { ConsoleRole } from '../../../accounts/roles.ts';
 import type { Database, Queryable, Transaction } from '../../../db/database.ts';
-import { AppError, notFound } from '../../../errors.ts';
+import { AppError, notFound, secondPersonDecides } from '../../../errors.ts';
 import type { Actor } from '../../actor.ts';
 import { recordActivity } from '../../history/activity.ts';
 import type { TemplateDefinition } from '../../templates/schema.ts';
@@ -128,10 +128,7 @@ export async function decideApproval(
       organizationId: options.organizationId,
     });
     if (request.requestedBy === options.actor.id) {
-      throw new AppError(
-        'FORBIDDEN',
-        `You asked for ${request.eventKey}: a second person approves or declines it.`,
-      );
+      throw secondPersonDecides(request.eventKey);
     }
     options.checks.mayTrigger(subject, options.role, request.eventKey);
     const decide = async (outcome: 'approved' | 'declined' | 'stale', action: string) => {

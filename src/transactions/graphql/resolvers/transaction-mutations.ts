@@ -3,7 +3,7 @@ import { linkExpiry, signedLink } from '../../../files/file-links.ts';
 import type { Actor } from '../../actor.ts';
 import type { Caller } from '../../authenticate.ts';
 import { createTransaction, type CreateTransactionInput } from '../../create-transaction.ts';
-import { signAsSender } from '../../recipients/actions.ts';
+import { signAsSender } from '../../documents/countersign.ts';
 import { triggerTransactionEvent, type TriggeredEvent } from '../../transitions.ts';
 import { resetTransmitToken } from '../../recipients/transmit-tokens.ts';
 import { mutation, type Context } from '../context.ts';

@@ -3,8 +3,8 @@ import { useEffect, useRef, useState } from 'react';
 import type { ApiError } from '../../../shared/api-error.ts';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
 import { useApiAction } from '../../../shared/use-api-action.ts';
-import { api } from '../../api.ts';
-import type { EventPreview, EventRunAnswer, PreviewAnswer, WorkflowPanel } from '../../types.ts';
+import { consoleApi } from '../../api.ts';
+import type { EventPreview, EventRunAnswer, WorkflowPanel } from '../../types.ts';
 import { formatValue, label, words } from '../../words.ts';
 
 type PanelEvent = WorkflowPanel['events'][number];
@@ -92,11 +92,13 @@ export function EventDialog({
   const [message, setMessage] = useState('');
   const [messageError, setMessageError] = useState<string>();
   const started = useRef(false);
-  const path = `/transactions/${transactionId}/events`;
 
   useEffect(() => {
     void loading.run(async () => {
-      const answer = await api<PreviewAnswer>('POST', `${path}/preview`, { eventKey: event.key });
+      const answer = await consoleApi('POST /transactions/:id/events/preview', {
+        params: { id: transactionId },
+        body: { eventKey: event.key },
+      });
       setPreview(answer.preview);
       setPreviewVersion(version);
     });
@@ -114,10 +116,13 @@ export function EventDialog({
     started.current = true;
     await running.run(
       async () => {
-        const answer = await api<EventRunAnswer>('POST', path, {
-          eventKey: event.key,
-          version: previewVersion,
-          ...(message.trim() === '' ? {} : { message: message.trim() }),
+        const answer = await consoleApi('POST /transactions/:id/events', {
+          params: { id: transactionId },
+          body: {
+            eventKey: event.key,
+            version: previewVersion,
+            ...(message.trim() === '' ? {} : { message: message.trim() }),
+          },
         });
         onDone(answer);
       },

@@ -5,16 +5,9 @@ import { Field } from '../../../shared/form/field.tsx';
 import { ConfirmDialog } from '../../../shared/list/confirm-dialog.tsx';
 import { PageHeading } from '../../../shared/page-heading.tsx';
 import { useApiAction } from '../../../shared/use-api-action.ts';
-import { api } from '../../api.ts';
+import { consoleApi } from '../../api.ts';
 import { useResource } from '../../../shared/use-resource.ts';
-import type {
-  AssignAnswer,
-  LinkExpiryAnswer,
-  QueueOptions,
-  RemindAnswer,
-  ResetLinkAnswer,
-  TransactionDetail,
-} from '../../types.ts';
+import type { TransactionDetail } from '../../types.ts';
 import { formatDateTime, words } from '../../words.ts';
 
 /** A state as a badge: green when final, the accent while it moves. */
@@ -119,7 +112,7 @@ export function TransactionHeader({
  * change is in the timeline, and the queue shows it.
  */
 function Assignee({ transaction, onChanged }: { transaction: TransactionDetail; onChanged: () => void }) {
-  const options = useResource<QueueOptions>(api, '/queue/options');
+  const options = useResource(consoleApi, 'GET /queue/options');
   const action = useApiAction();
   const chosen = transaction.assignee?.id ?? '';
   const people = options.data?.people ?? (transaction.assignee ? [transaction.assignee] : []);
@@ -133,7 +126,10 @@ function Assignee({ transaction, onChanged }: { transaction: TransactionDetail; 
         onChange={(event) => {
           const userId = event.target.value === '' ? null : event.target.value;
           void action.run(async () => {
-            await api<AssignAnswer>('PUT', `/transactions/${transaction.id}/assignee`, { userId });
+            await consoleApi('PUT /transactions/:id/assignee', {
+              params: { id: transaction.id },
+              body: { userId },
+            });
             onChanged();
           });
         }}
@@ -176,7 +172,7 @@ function LinkActions({
     transaction.linkExpiresAt === null ? '' : inputDate(new Date(transaction.linkExpiresAt)),
   );
   const [dateError, setDateError] = useState<string>();
-  const path = `/transactions/${transaction.id}`;
+  const params = { id: transaction.id };
 
   const setExpiry = async () => {
     setDone(undefined);
@@ -191,8 +187,9 @@ function LinkActions({
     }
     setDateError(undefined);
     await expiry.run(async () => {
-      const answer = await api<LinkExpiryAnswer>('PUT', `${path}/link-expiry`, {
-        expiresAt: endOfDay.toISOString(),
+      const answer = await consoleApi('PUT /transactions/:id/link-expiry', {
+        params,
+        body: { expiresAt: endOfDay.toISOString() },
       });
       setDone(`The link now works until ${formatDateTime(answer.expiresAt)}.`);
       onChanged();
@@ -212,7 +209,7 @@ function LinkActions({
             onClick={() => {
               setDone(undefined);
               void remind.run(async () => {
-                const answer = await api<RemindAnswer>('POST', `${path}/remind`);
+                const answer = await consoleApi('POST /transactions/:id/remind', { params });
                 setDone(`A reminder is on its way (queued ${formatDateTime(answer.queuedAt)}).`);
                 onChanged();
               });
@@ -227,7 +224,7 @@ function LinkActions({
             confirm="Reset and mail the new link"
             onConfirm={async () => {
               setDone(undefined);
-              const answer = await api<ResetLinkAnswer>('POST', `${path}/reset-link`);
+              const answer = await consoleApi('POST /transactions/:id/reset-link', { params });
               setDone(
                 `A new link is mailed to the investor; it works until ${formatDateTime(answer.expiresAt)}.`,
               );

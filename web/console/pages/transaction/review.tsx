@@ -3,14 +3,8 @@ import { useState } from 'react';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
 import { useApiAction } from '../../../shared/use-api-action.ts';
 import type { Resource } from '../../../shared/use-resource.ts';
-import { api } from '../../api.ts';
-import type {
-  CommentAnswer,
-  ProcessReview,
-  ResolvedAnswer,
-  ReviewAnswer,
-  ReviewComment,
-} from '../../types.ts';
+import { consoleApi } from '../../api.ts';
+import type { ProcessReview, ReviewAnswer, ReviewComment } from '../../types.ts';
 import { formatDateTime, formatValue, label } from '../../words.ts';
 
 type Item = ProcessReview['items'][number];
@@ -49,7 +43,7 @@ function CommentRow({
           aria-label={`Resolve the comment “${comment.body.slice(0, 40)}”`}
           onClick={() => {
             void resolve.run(async () => {
-              await api<ResolvedAnswer>('POST', `/comments/${comment.id}/resolve`);
+              await consoleApi('POST /comments/:id/resolve', { params: { id: comment.id } });
               onChanged();
             });
           }}
@@ -105,10 +99,9 @@ function CommentForm({
         }
         setProblem(undefined);
         void send.run(async () => {
-          await api<CommentAnswer>('POST', `/transactions/${transactionId}/comments`, {
-            vulcanKey: item.vulcanKey,
-            field,
-            body: body.trim(),
+          await consoleApi('POST /transactions/:id/comments', {
+            params: { id: transactionId },
+            body: { vulcanKey: item.vulcanKey, field, body: body.trim() },
           });
           setBody('');
           setOpen(false);

@@ -3,8 +3,7 @@ import { useState } from 'react';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
 import { Field } from '../../../shared/form/field.tsx';
 import { errorsOfFields, useApiAction } from '../../../shared/use-api-action.ts';
-import { api } from '../../api.ts';
-import type { SignAnswer } from '../../types.ts';
+import { consoleApi } from '../../api.ts';
 import { label } from '../../words.ts';
 
 type Problems = Partial<Record<'signedName' | 'consent', string>>;
@@ -42,10 +41,9 @@ export function SignPanel({
     if (Object.keys(found).length > 0) return;
     await sign.run(
       async () => {
-        const answer = await api<SignAnswer>('POST', `/transactions/${transactionId}/sign`, {
-          documentKey,
-          signedName: signedName.trim(),
-          consent,
+        const answer = await consoleApi('POST /transactions/:id/sign', {
+          params: { id: transactionId },
+          body: { documentKey, signedName: signedName.trim(), consent },
         });
         setDone(
           answer.state === 'COMPLETED'

@@ -4,7 +4,7 @@ import { useSearchParams } from 'react-router';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
 import { useApiAction } from '../../../shared/use-api-action.ts';
 import type { Resource } from '../../../shared/use-resource.ts';
-import { api } from '../../api.ts';
+import { consoleApi } from '../../api.ts';
 import type { ActorType, TimelineAnswer, TimelineEntry, TimelineKind } from '../../types.ts';
 import { formatDateTime, formatValue, label, words } from '../../words.ts';
 
@@ -37,9 +37,6 @@ export function useTimelineFilters() {
   const kinds = search.getAll('kind').filter((kind): kind is TimelineKind => kind in KINDS);
   const actorParam = search.get('actor');
   const actor = actorParam !== null && actorParam in ACTORS ? (actorParam as ActorType) : undefined;
-  const query = new URLSearchParams();
-  for (const kind of kinds) query.append('kind', kind);
-  if (actor) query.set('actor', actor);
   const set = (next: { kinds: TimelineKind[]; actor: ActorType | undefined }) => {
     setSearch(
       (previous) => {
@@ -53,7 +50,7 @@ export function useTimelineFilters() {
       { replace: true, preventScrollReset: true },
     );
   };
-  return { kinds, actor, query: query.toString(), set };
+  return { kinds, actor, filtered: kinds.length > 0 || actor !== undefined, set };
 }
 
 /** What happened, in words. */
@@ -141,7 +138,7 @@ function ResendWebhook({ deliveryId, onResent }: { deliveryId: string; onResent:
         disabled={sent}
         onClick={() =>
           void action.run(async () => {
-            await api('POST', `/webhook-deliveries/${deliveryId}/resend`);
+            await consoleApi('POST /webhook-deliveries/:id/resend', { params: { id: deliveryId } });
             setSent(true);
             onResent();
           })
@@ -234,7 +231,7 @@ export function Timeline({
             )
           ) : entries.length === 0 ? (
             <Text size="2" color="gray">
-              Nothing {filters.query === '' ? 'yet' : 'of these kinds or by these actors'}.
+              Nothing {filters.filtered ? 'of these kinds or by these actors' : 'yet'}.
             </Text>
           ) : (
             <ol

@@ -4,17 +4,11 @@ import { useParams } from 'react-router';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
 import { PageHeading } from '../../../shared/page-heading.tsx';
 import { useResource } from '../../../shared/use-resource.ts';
-import { api } from '../../api.ts';
+import { consoleApi } from '../../api.ts';
 import { useLiveChanges } from '../../live.tsx';
 import { may } from '../../roles.ts';
 import { useSignedIn } from '../../session.tsx';
-import type {
-  ReviewAnswer,
-  TimelineAnswer,
-  TransactionAnswer,
-  TransactionDetail,
-  WorkflowAnswer,
-} from '../../types.ts';
+import type { TransactionDetail } from '../../types.ts';
 import { TransactionHeader } from './header.tsx';
 import { Files, Recipients } from './recipients.tsx';
 import { Review } from './review.tsx';
@@ -43,15 +37,15 @@ function toSign(transaction: TransactionDetail): string[] {
 export default function TransactionPage() {
   const { id = '' } = useParams();
   const { user } = useSignedIn();
-  const path = `/transactions/${id}`;
-  const transaction = useResource<TransactionAnswer>(api, path);
-  const workflow = useResource<WorkflowAnswer>(api, `${path}/workflow`);
-  const review = useResource<ReviewAnswer>(api, `${path}/review`);
+  const params = { id };
+  const transaction = useResource(consoleApi, 'GET /transactions/:id', { params });
+  const workflow = useResource(consoleApi, 'GET /transactions/:id/workflow', { params });
+  const review = useResource(consoleApi, 'GET /transactions/:id/review', { params });
   const filters = useTimelineFilters();
-  const timeline = useResource<TimelineAnswer>(
-    api,
-    `${path}/timeline${filters.query === '' ? '' : `?${filters.query}`}`,
-  );
+  const timeline = useResource(consoleApi, 'GET /transactions/:id/timeline', {
+    params,
+    query: { kind: filters.kinds, actor: filters.actor },
+  });
   const { reload: reloadTransaction } = transaction;
   const { reload: reloadWorkflow } = workflow;
   const { reload: reloadReview } = review;

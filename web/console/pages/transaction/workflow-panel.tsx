@@ -3,13 +3,8 @@ import { lazy, Suspense, useState } from 'react';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
 import type { Resource } from '../../../shared/use-resource.ts';
 import { useApiAction } from '../../../shared/use-api-action.ts';
-import { api } from '../../api.ts';
-import type {
-  ApproveAnswer,
-  PendingApproval,
-  WorkflowAnswer,
-  WorkflowPanel as Workflow,
-} from '../../types.ts';
+import { consoleApi } from '../../api.ts';
+import type { PendingApproval, WorkflowAnswer, WorkflowPanel as Workflow } from '../../types.ts';
 import { EventDialog, staleText } from './event-dialog.tsx';
 import { formatDateTime, label, words } from '../../words.ts';
 
@@ -204,10 +199,10 @@ function ApprovalRequest({
   const decide = (decision: 'approve' | 'decline') =>
     action.run(async () => {
       if (decision === 'approve') {
-        const answer = await api<ApproveAnswer>('POST', `/approvals/${approval.id}/approve`);
+        const answer = await consoleApi('POST /approvals/:id/approve', { params: { id: approval.id } });
         onDecided(`Approved: ${label(approval.eventKey)} moved it to ${words(answer.targetStateKey)}.`);
       } else {
-        await api('POST', `/approvals/${approval.id}/decline`);
+        await consoleApi('POST /approvals/:id/decline', { params: { id: approval.id } });
         onDecided(`Declined: ${label(approval.eventKey)} will not run.`);
       }
     });

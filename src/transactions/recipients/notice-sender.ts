@@ -1,9 +1,9 @@
-// Kept as one file: one mail queue (queue, claim, schedule, send, record) whose statements depend on each other's
-// columns and order.
+// Kept as one file: the sender's steps (claim, decide, send, record) read and write the same columns of a claimed
+// notice, and their order is what keeps the sender out of deadlocks with the events that queue mail.
 import type { Logger } from 'pino';
-import type { Database, Queryable, Transaction } from '../../db/database.ts';
+import type { Database, Transaction } from '../../db/database.ts';
 import { loadInstanceSecret } from '../../db/instance-secrets.ts';
-import { open, seal } from '../../keys/sealed-box.ts';
+import { open } from '../../keys/sealed-box.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { operatorMessage } from '../../errors.ts';
 import {
@@ -15,39 +15,31 @@ import {
   voidedMail,
   type RecipientMailFacts,
 } from './mail.ts';
+import { DUE_COLUMN, NOTICE_TOKEN_SECRET, type MessageKind } from './notice-queue.ts';
+import { AWAITS_RECIPIENT } from './turn.ts';
 import { DEFAULT_INVITATIONS, type TemplateDefinition } from '../templates/schema.ts';
 import { finalStates } from '../workflow.ts';
 
 /**
- * The mail of a transaction's primary recipient (the person at `noticeEmail`): an invitation with their link
- * when the transaction is created and whenever its transmit token is reset (saying the old link stopped
- * working), then reminders on the template's schedule (`invitations.reminders`, see {@link DEFAULT_INVITATIONS})
- * while they have something to submit; a mail with the sponsor's message when a revision is sent back to them
- * (a request for changes), one with the link to their signed copy when the transaction completes, and one with
- * the organization's reason when it is voided (the last message: nothing else goes after it).
- *
- * Nothing is lost: `queueInvitation`, `queueChangesRequested`, `queueSignedCopy` and `queueVoided` write the due
- * message in the
- * database transaction of its cause, and `sendDueNotices` sends it after that committed, retrying a failed send
- * with backoff. Each message that went is logged as a SYSTEM event of the transaction (`mail.<kind>`, see
- * {@link MAIL_EVENT_PREFIX}). Any number of nodes
+ * The sender of the recipient mail that notice-queue.ts queues. `sendDueNotices` sends each message after the
+ * database transaction that queued it committed, retrying a failed send with backoff. Each message that went is
+ * logged as a SYSTEM event of the transaction (`mail.<kind>`, see {@link MAIL_EVENT_PREFIX}). Any number of nodes
  * may run `sendDueNotices` side by side: each claims due rows with `FOR UPDATE SKIP LOCKED` by moving their due
  * time a few minutes on (committed at once, so no row lock is held while the SMTP server answers), sends, then
  * records what it sent in a short database transaction that locks the transaction before its notice, as events
  * do, and is tried again on a deadlock (see {@link record}). A node that dies mid-send leaves its claim to run
  * out; another then sends again (at-least-once).
  *
- * A reminder goes only while the recipient has something to do: the transaction is neither complete nor in a
- * final state, and some process's latest revision is not committed. Once they submitted, a due reminder is
- * skipped (not counted) and looked at again `everyDays` later; if the sponsor then requests changes (a new
- * revision), reminders resume at the next of those checks, up to `max` in all. The sealed token stays while
- * mail may still need the link (a request for changes or the signed copy may come after the last reminder): it
- * is dropped once the signed copy went, the transaction ends in a final state or the link expires (a row with
- * no more reminders is looked at again when its link expires, for that).
+ * A reminder goes on the template's schedule (`invitations.reminders`, see {@link DEFAULT_INVITATIONS}) only while
+ * the recipient has something to do: the transaction is not in a final state and they have something to submit
+ * ({@link AWAITS_RECIPIENT}). Once they submitted, a due reminder is skipped (not counted) and looked at again
+ * `everyDays` later; if the sponsor then requests changes (a new revision), reminders resume at the next of those
+ * checks, up to `max` in all. The sealed token stays while mail may still need the link (a request for changes or
+ * the signed copy may come after the last reminder): it is dropped once the signed copy went, the transaction
+ * ends in a final state or the link expires (a row with no more reminders is looked at again when its link
+ * expires, for that).
  */
 
-/** The instance secret the recipient's token is sealed under while mail may still repeat it. */
-const SECRET_NAME = 'recipient_links';
 const DAY_MS = 86_400_000;
 /** How long a failed send waits before its next try, by failures in a row: 1, 5, 15, then every 60 minutes. */
 export const NOTICE_RETRY_DELAYS_MS: readonly number[] = [1, 5, 15, 60].map((minutes) => minutes * 60_000);
@@ -58,18 +50,6 @@ export const NOTICE_RETRY_DELAYS_MS: readonly number[] = [1, 5, 15, 60].map((min
 const CLAIM_MS = 5 * 60_000;
 /** How many notices one claim takes (and sends side by side). */
 const BATCH_SIZE = 10;
-
-/** The messages a transaction's primary recipient gets. */
-export type MessageKind = 'invitation' | 'changes_requested' | 'signed_copy' | 'voided' | 'reminder';
-
-/** The column of `recipient_notices` that holds when each message is due. */
-const DUE_COLUMN = {
-  invitation: 'invitation_due_at',
-  changes_requested: 'changes_due_at',
-  signed_copy: 'signed_copy_due_at',
-  voided: 'voided_due_at',
-  reminder: 'next_reminder_at',
-} as const satisfies Record<MessageKind, string>;
 
 /**
  * The `eventKey` of the transaction event that logs a mail that went: `mail.invitation`, `mail.reminder`,
@@ -97,111 +77,6 @@ const COUNTED: Record<MessageKind, Exclude<keyof NoticeCounts, 'failed'>> = {
   signed_copy: 'signedCopies',
   voided: 'voids',
 };
-
-/**
- * Queues the invitation of a transaction's primary recipient, in the caller's database transaction: due at once,
- * with the token sealed (for the mail that repeats the link) and the reminders started over. Called when a
- * transaction is created and, with `linkReplaced`, when its transmit token is reset.
- */
-export async function queueInvitation(
-  tx: Transaction,
-  options: {
-    organizationId: string;
-    transactionId: string;
-    transmitToken: string;
-    linkReplaced?: boolean;
-    /** The request that queues it (as for each queue below): sending it logs it with the transaction id. */
-    requestId?: string | undefined;
-  },
-): Promise<void> {
-  const sealed = seal(options.transmitToken, await loadInstanceSecret(tx, SECRET_NAME));
-  // A request for changes or a signed copy still due goes too, with the new link (read when it is sent).
-  await tx.query(
-    `with queued as (
-       insert into recipient_notices
-         (transaction_id, organization_id, token_sealed, invitation_due_at, link_replaced, request_id)
-       values ($1, $2, $3, clock_timestamp(), $4, $5)
-       on conflict (transaction_id) do update set token_sealed = excluded.token_sealed,
-         request_id = excluded.request_id,
-         invitation_due_at = excluded.invitation_due_at, link_replaced = excluded.link_replaced,
-         next_reminder_at = null, reminders_sent = 0, failures = 0, last_failure = null,
-         updated_at = clock_timestamp()
-       returning transaction_id, organization_id)
-     insert into transaction_activity (organization_id, transaction_id, kind, action, actor_type, details)
-     select organization_id, transaction_id, 'mail', 'queued', 'system', jsonb_build_object('message', 'invitation')
-     from queued`,
-    [
-      options.transactionId,
-      options.organizationId,
-      sealed,
-      options.linkReplaced ?? false,
-      options.requestId ?? null,
-    ],
-  );
-}
-
-/**
- * Queues the mail of a request for changes (an event that sent a revision back to the recipient), in the
- * database transaction of that event: due at once, with what the sponsor said. A second request before the first
- * went replaces it: one mail, with the latest message. Nothing is queued when no link can be sent any more.
- */
-export async function queueChangesRequested(
-  tx: Transaction,
-  options: { transactionId: string; message: string | undefined; requestId?: string | undefined },
-): Promise<void> {
-  await tx.query(
-    `with queued as (
-       update recipient_notices set changes_due_at = clock_timestamp(), changes_message = $2,
-         request_id = $3, updated_at = clock_timestamp()
-       where transaction_id = $1 and token_sealed is not null returning transaction_id, organization_id)
-     insert into transaction_activity (organization_id, transaction_id, kind, action, actor_type, details)
-     select organization_id, transaction_id, 'mail', 'queued', 'system', jsonb_build_object('message', 'changes_requested')
-     from queued`,
-    [options.transactionId, options.message ?? null, options.requestId ?? null],
-  );
-}
-
-/**
- * Queues the mail with the link to the recipient's signed copy, in the database transaction that completed the
- * transaction: due at once. The sealed token stays until it went.
- */
-export async function queueSignedCopy(
-  tx: Transaction,
-  options: { transactionId: string; requestId?: string | undefined },
-): Promise<void> {
-  await tx.query(
-    `with queued as (
-       update recipient_notices set signed_copy_due_at = clock_timestamp(), request_id = $2,
-         updated_at = clock_timestamp()
-       where transaction_id = $1 and token_sealed is not null returning transaction_id, organization_id)
-     insert into transaction_activity (organization_id, transaction_id, kind, action, actor_type, details)
-     select organization_id, transaction_id, 'mail', 'queued', 'system', jsonb_build_object('message', 'signed_copy')
-     from queued`,
-    [options.transactionId, options.requestId ?? null],
-  );
-}
-
-/**
- * Queues the mail telling the recipient their transaction was voided, in the database transaction of the void:
- * due at once, with the reason read from the transaction when it is sent. Nothing else is due after it (no
- * invitation, reminder or request for changes: the link shows the void); a signed copy still due goes too.
- * Nothing is queued when no link can be sent any more.
- */
-export async function queueVoided(
-  tx: Transaction,
-  options: { transactionId: string; requestId?: string | undefined },
-): Promise<void> {
-  await tx.query(
-    `with queued as (
-       update recipient_notices set voided_due_at = clock_timestamp(), request_id = $2, invitation_due_at = null,
-         changes_due_at = null, changes_message = null, next_reminder_at = null, updated_at = clock_timestamp()
-       where transaction_id = $1 and token_sealed is not null returning transaction_id, organization_id)
-     insert into transaction_activity (organization_id, transaction_id, kind, action, actor_type, details)
-     select organization_id, transaction_id, 'mail', 'queued', 'system', jsonb_build_object('message', 'voided')
-     from queued`,
-    [options.transactionId, options.requestId ?? null],
-  );
-}
 
 /** A due notice, claimed, with what its mail says. */
 interface ClaimedNotice {
@@ -237,7 +112,7 @@ interface ClaimedNotice {
   contactName: string;
   contactEmail: string | null;
   processKeys: string[];
-  /** Some process's latest revision is not committed: the recipient has something to submit. */
+  /** The recipient has something to submit ({@link AWAITS_RECIPIENT}). */
   awaitsRecipient: boolean;
 }
 
@@ -309,20 +184,6 @@ function nextReminderAfter(notice: ClaimedNotice): Date | null {
 }
 
 /**
- * How many recipient mails are due and not yet sent (the mail queue, for metrics): the rows {@link claimDue}
- * would claim now, counted through the partial indexes of their due columns. A claimed row counts again once
- * its claim runs out unsent.
- */
-export async function countDueNotices(db: Queryable): Promise<number> {
-  const [row] = await db.query<{ due: string }>(
-    `select count(*) as due from recipient_notices
-     where token_sealed is not null and (invitation_due_at <= now() or changes_due_at <= now()
-       or signed_copy_due_at <= now() or voided_due_at <= now() or next_reminder_at <= now())`,
-  );
-  return Number(row?.due ?? 0);
-}
-
-/**
  * Claims up to `limit` due notices: their due time moves on by {@link CLAIM_MS}, committed at once. It locks
  * notices only, skipping those an event holds, and reads their transactions without a lock: it never waits, so
  * it cannot join a deadlock with an event (which locks the transaction, then the notice).
@@ -369,14 +230,7 @@ function claimDue(db: Database, now: Date | undefined, limit: number): Promise<C
        o.name as "organizationName", s.name as "contactName", s.email as "contactEmail",
        array(select p.key from transaction_processes p where p.transaction_id = t.id
              order by p.created_at, p.sequence) as "processKeys",
-       exists (
-         select 1 from transaction_processes p
-         cross join lateral (
-           select r.committed_at from transaction_process_revisions r
-           where r.transaction_process_id = p.id order by r.number desc limit 1
-         ) latest
-         where p.transaction_id = t.id and latest.committed_at is null
-       ) as "awaitsRecipient"`,
+       ${AWAITS_RECIPIENT('t')} as "awaitsRecipient"`,
     [now ?? null, limit, CLAIM_MS],
   );
 }
@@ -406,10 +260,10 @@ function isRetried(error: unknown, depth = 0): boolean {
  * activity, in the mail server's words.
  *
  * Locks are taken transaction first, then its notice, as every event that queues mail takes them
- * (`lockTransaction`, then a `queue…` above). The record's rows point at the transaction, and their foreign
- * keys take `FOR KEY SHARE` on its row at the end of the statement, after the notice's row is locked: alone,
- * the statement would hold the notice while waiting for an event that holds the transaction and waits for the
- * notice, a deadlock (issue 37). So the transaction's row is locked first, in a short database transaction of
+ * (`lockTransaction`, then a `queue…` of notice-queue.ts). The record's rows point at the transaction, and
+ * their foreign keys take `FOR KEY SHARE` on its row at the end of the statement, after the notice's row is
+ * locked: alone, the statement would hold the notice while waiting for an event that holds the transaction and
+ * waits for the notice, a deadlock (issue 37). So the transaction's row is locked first, in a short database transaction of
  * its own, which waits for an event under way to commit before it touches the notice. The mail has already
  * gone when this runs: a deadlock or serialization failure that still happens (with a writer that takes
  * another order) is tried again rather than left to roll the record back, which would send the message again
@@ -561,7 +415,7 @@ export async function sendDueNotices(
     // Every claim moves its notices' due time past `now`, so each batch holds new ones and the loop ends.
     const claimed = await claimDue(db, options.now, BATCH_SIZE);
     if (claimed.length === 0) return counts;
-    key ??= await loadInstanceSecret(db, SECRET_NAME);
+    key ??= await loadInstanceSecret(db, NOTICE_TOKEN_SECRET);
     const secret = key;
     const results = await Promise.allSettled(
       claimed.map(async (notice) => {

@@ -3,9 +3,9 @@ import fastifyCsrfProtection from '@fastify/csrf-protection';
 import fastifySession from '@fastify/session';
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { SESSION_IDLE_MS } from '../accounts/sessions.ts';
-import type { Database } from '../db/database.ts';
-import { loadInstanceSecret } from '../db/instance-secrets.ts';
+import { SESSION_IDLE_MS } from '../../accounts/sessions.ts';
+import type { Database } from '../../db/database.ts';
+import { loadInstanceSecret } from '../../db/instance-secrets.ts';
 import { databaseSessionStore } from './session-store.ts';
 
 export interface BrowserSessionOptions {

@@ -1,7 +1,7 @@
 import type { SessionStore } from '@fastify/session';
 import type { Session } from 'fastify';
-import { deleteSession, readSession, sessionWriter, type SessionData } from '../accounts/sessions.ts';
-import type { Queryable } from '../db/database.ts';
+import { deleteSession, readSession, sessionWriter, type SessionData } from '../../accounts/sessions.ts';
+import type { Queryable } from '../../db/database.ts';
 
 declare module 'fastify' {
   interface Session {

@@ -1,11 +1,12 @@
 import { Type, type TProperties, type TSchema } from '@sinclair/typebox';
-import { answers, Body, Empty } from './contract.ts';
+import { answers, Body, Empty } from '../contract.ts';
 
 /**
  * The contract of the routes a person uses before and around a session, the same on every page people sign in
  * to (the customer dashboard, the organization console): who is signed in, sign-in and sign-out, the mailed
- * invitation and password reset links. `SessionAnswer` is the surface's own (who is signed in, to which
- * tenant); `choice` the sign-in's way to name a tenant when one address and password open several.
+ * invitation and password reset links, open to anyone (`access: 'public'`). `SessionAnswer` is the surface's own
+ * (who is signed in, to which tenant); `choice` the sign-in's way to name a tenant when one address and password
+ * open several.
  *
  * @example
  * const routes = { ...accountRoutes(SessionAnswer, { instance: Type.Optional(Type.String()) }), … };
@@ -15,17 +16,23 @@ export function accountRoutes<Answer extends TSchema, Choice extends TProperties
   choice: Choice,
 ) {
   return {
-    /** GET /session: who is signed in, and a CSRF token. */
-    session: { response: answers({ 200: SessionAnswer }) },
-    /** POST /session: signs in (a CHOICE_REQUIRED code of the surface when several tenants open). */
+    /** Who is signed in, and a CSRF token. */
+    session: { method: 'GET', url: '/session', access: 'public', response: answers({ 200: SessionAnswer }) },
+    /** Signs in (a CHOICE_REQUIRED code of the surface when several tenants open). */
     signIn: {
+      method: 'POST',
+      url: '/session',
+      access: 'public',
       body: Body({ email: Email, password: Password, ...choice }),
       response: answers({ 200: SessionAnswer }),
     },
-    /** DELETE /session: signs out. */
-    signOut: { response: answers({ 200: CsrfAnswer }) },
-    /** POST /invitation: sets the invited person's password and signs them in. */
+    /** Signs out. */
+    signOut: { method: 'DELETE', url: '/session', access: 'public', response: answers({ 200: CsrfAnswer }) },
+    /** Sets the invited person's password and signs them in. */
     acceptInvitation: {
+      method: 'POST',
+      url: '/invitation',
+      access: 'public',
       body: Body({
         token: LinkToken,
         password: Password,
@@ -33,10 +40,19 @@ export function accountRoutes<Answer extends TSchema, Choice extends TProperties
       }),
       response: answers({ 200: SessionAnswer }),
     },
-    /** POST /password-reset: mails a reset link to the address when it has an account (202 either way). */
-    requestPasswordReset: { body: Body({ email: Email }), response: answers({ 202: Empty }) },
-    /** POST /password-reset/confirm: sets the new password; every session of the person ends. */
+    /** Mails a reset link to the address when it has an account (202 either way). */
+    requestPasswordReset: {
+      method: 'POST',
+      url: '/password-reset',
+      access: 'public',
+      body: Body({ email: Email }),
+      response: answers({ 202: Empty }),
+    },
+    /** Sets the new password; every session of the person ends. */
     confirmPasswordReset: {
+      method: 'POST',
+      url: '/password-reset/confirm',
+      access: 'public',
       body: Body({ token: LinkToken, password: Password }),
       response: answers({ 200: CsrfAnswer }),
     },

@@ -1,0 +1,222 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { mailPasswordResets, type AccountPages } from '../../accounts/people-mail.ts';
+import { TENANT_TABLES } from '../../accounts/tenant-tables.ts';
+import { checkCredentialsInAnyTenant, setPasswordWithLink } from '../../accounts/users.ts';
+import type { Database } from '../../db/database.ts';
+import { AppError } from '../../errors.ts';
+import { clientAddressKey, createAttemptLimits, type AttemptBudget } from '../attempt-limits.ts';
+import { schemaOf, type RouteContract } from '../contract-routes.ts';
+import type { accountRoutes } from './account-contract.ts';
+
+/** Failed sign-ins allowed in a window, per address typed and per client address. */
+const SIGN_IN_WINDOW_MS = 15 * 60_000;
+const FAILED_SIGN_INS_PER_ACCOUNT = 10;
+const FAILED_SIGN_INS_PER_CLIENT = 50;
+/** Password reset mails asked for in an hour, per address typed and per client address. */
+const RESETS_PER_ACCOUNT = 5;
+const RESETS_PER_CLIENT = 20;
+
+/** The address typed in a request's body, as users.email keeps it: what per-account budgets count by. */
+function typedAddress(request: FastifyRequest): string {
+  const { email } = (request.body ?? {}) as { email?: unknown };
+  return typeof email === 'string' ? email.trim().toLowerCase() : '';
+}
+
+/** Budgets per address typed and per client address, over one window. */
+function budgets(name: string, windowMs: number, perAccount: number, perClient: number): AttemptBudget[] {
+  return [
+    { name: `${name}:account`, max: perAccount, windowMs, by: typedAddress },
+    { name: `${name}:client`, max: perClient, windowMs, by: clientAddressKey },
+  ];
+}
+
+function required(value: string, what: string, field: string): string {
+  if (value.trim() === '') throw new AppError('BAD_USER_INPUT', `Enter ${what}.`, { field });
+  return value;
+}
+
+type AccountContract = ReturnType<typeof accountRoutes>;
+/** What a route's body is, as its contract entry declares it. */
+type BodyOf<Entry extends RouteContract> = Entry['body'] extends TSchema ? Static<Entry['body']> : undefined;
+/** A sign-in's body: the address, the password, and the surface's way to name a tenant. */
+type SignInBody = { email: string; password: string } & Record<string, unknown>;
+
+/** A tenant one address and password open, as the sign-in offers it to choose. */
+export interface TenantChoice {
+  handle: string;
+  name: string;
+}
+
+/** What one surface's account routes are made of (see {@link registerAccountRoutes}). */
+export interface AccountRoutesOptions {
+  db: Database;
+  /** The surface, as mail names it and links to it; its kind of tenant is the one people sign in to. */
+  pages: AccountPages;
+  /** Names the surface's attempt budgets, e.g. `dashboard` (`dashboard-sign-in:account`, …). */
+  name: string;
+  contract: AccountContract;
+  /** Who is signed in on the request's session, as the surface answers it (nulls when no one is). */
+  sessionAnswer: (request: FastifyRequest) => Promise<{ answer: object; signedIn: boolean }>;
+  /** The refusal when an address and password open several tenants and the sign-in named none. */
+  choiceRequired: (choices: TenantChoice[]) => AppError;
+}
+
+/**
+ * Sign-in, sign-out, the invitation and password reset links: what a person does before and around a session,
+ * on any surface people sign in to, registered beside its `browserSession`. Sign-in is rate-limited per address
+ * typed and per client, counting only failures; a person whose address and password open several tenants
+ * chooses one; a reset request answers the same whether or not the address has an account.
+ *
+ * @example
+ * registerAccountRoutes(api, { db, pages, name: 'console', contract, sessionAnswer, choiceRequired });
+ */
+export function registerAccountRoutes(api: FastifyInstance, options: AccountRoutesOptions): void {
+  const { db, pages, contract } = options;
+  const tenants = TENANT_TABLES[pages.kind];
+
+  // Counted before the password is checked, and given back when it was right: only failures stay counted.
+  const failedSignIns = createAttemptLimits(
+    db,
+    'failed sign-ins',
+    budgets(
+      `${options.name}-sign-in`,
+      SIGN_IN_WINDOW_MS,
+      FAILED_SIGN_INS_PER_ACCOUNT,
+      FAILED_SIGN_INS_PER_CLIENT,
+    ),
+  );
+  const resetRequests = createAttemptLimits(
+    db,
+    'password reset requests',
+    budgets(`${options.name}-reset`, 3600_000, RESETS_PER_ACCOUNT, RESETS_PER_CLIENT),
+  );
+
+  /** Starts a signed-in session for the user (a new session id: the one before sign-in is never reused). */
+  async function signIn(request: FastifyRequest, reply: FastifyReply, userId: string) {
+    await request.session.regenerate();
+    request.session.userId = userId;
+    request.session.signedInAt = Date.now();
+    const csrfToken = reply.generateCsrf();
+    return { csrfToken, ...(await options.sessionAnswer(request)).answer };
+  }
+
+  /** One route of the contract, open to anyone (these come before and around a session). */
+  const route = <Entry extends RouteContract>(
+    entry: Entry,
+    handler: (request: FastifyRequest<{ Body: BodyOf<Entry> }>, reply: FastifyReply) => Promise<unknown>,
+    extra: { onResponse?: (request: FastifyRequest, reply: FastifyReply, done: () => void) => void } = {},
+  ) => {
+    api.route<{ Body: BodyOf<Entry> }>({
+      ...extra,
+      method: entry.method,
+      url: entry.url,
+      schema: schemaOf(entry),
+      config: { access: 'public' },
+      handler,
+    });
+  };
+
+  route(contract.session, async (request, reply) => {
+    const { answer, signedIn } = await options.sessionAnswer(request);
+    if (!signedIn && request.session.userId !== undefined) {
+      // Past its limits, or the person has left: what remains is a session that signs no one in.
+      await request.session.regenerate();
+    }
+    return { csrfToken: reply.generateCsrf(), ...answer };
+  });
+
+  // Counted when the process reports metrics: a wrong address or password (401), or a sign-in refused by its
+  // limits (429).
+  const failures = api.metrics?.signInFailures;
+  const countFailure = (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    const reason = { 401: 'credentials', 429: 'limited' }[reply.statusCode];
+    if (reason !== undefined) failures?.inc({ surface: options.name, reason });
+    done();
+  };
+
+  const signInOptions = failures ? { onResponse: countFailure } : {};
+  route(
+    contract.signIn,
+    async (request, reply) => {
+      // The contract's body names the tenant by the surface's own word, which its type leaves open.
+      const body = request.body as SignInBody;
+      const { email, password } = body;
+      required(email, 'your e-mail address', 'email');
+      required(password, 'your password', 'password');
+      const attempt = await failedSignIns.reserve(request);
+      // A named tenant is the only one opened (an unknown handle opens none, after the same one check).
+      const chosen = body[pages.kind];
+      const handle = typeof chosen === 'string' ? chosen : undefined;
+      const named =
+        handle === undefined
+          ? undefined
+          : (
+              await db.query<{ id: string }>(`select id from ${tenants.table} where ${tenants.handle} = $1`, [
+                handle,
+              ])
+            ).map((row) => row.id);
+      const matches = await checkCredentialsInAnyTenant(
+        db,
+        pages.kind,
+        { email, password },
+        { tenantIds: named },
+      );
+      const opened = await db.query<TenantChoice & { id: string }>(
+        `select id, ${tenants.handle} as handle, name from ${tenants.table}
+       where id = any($1::uuid[]) order by name, ${tenants.handle}`,
+        [matches.map((match) => match.tenantId)],
+      );
+      const [only] = opened;
+      if (!only) throw new Error('a matched account without its tenant');
+      // The password was right: this attempt is not a failure, whatever comes next.
+      await attempt.release();
+      if (opened.length > 1)
+        throw options.choiceRequired(opened.map(({ handle: h, name }) => ({ handle: h, name })));
+      const match = matches.find((each) => each.tenantId === only.id);
+      if (!match) throw new Error('a matched tenant without its user');
+      return signIn(request, reply, match.user.id);
+    },
+    signInOptions,
+  );
+
+  route(contract.signOut, async (request, reply) => {
+    await request.session.regenerate();
+    return { csrfToken: reply.generateCsrf() };
+  });
+
+  route(contract.acceptInvitation, async (request, reply) => {
+    const user = await setPasswordWithLink(db, {
+      purpose: 'invitation',
+      tenantKind: pages.kind,
+      token: request.body.token,
+      password: request.body.password,
+      name: request.body.name,
+    });
+    return signIn(request, reply, user.id);
+  });
+
+  route(contract.requestPasswordReset, async (request, reply) => {
+    required(request.body.email, 'your e-mail address', 'email');
+    await resetRequests.reserve(request);
+    // Not awaited: the answer comes as soon whether or not the address has an account.
+    void mailPasswordResets(db, pages, request.log, request.body.email, request.id).catch(
+      (error: unknown) => {
+        request.log.error({ err: error }, 'password reset links could not be issued');
+      },
+    );
+    return reply.code(202).send({});
+  });
+
+  route(contract.confirmPasswordReset, async (request, reply) => {
+    await setPasswordWithLink(db, {
+      purpose: 'password_reset',
+      tenantKind: pages.kind,
+      token: request.body.token,
+      password: request.body.password,
+    });
+    // The person's sessions have ended; this browser signs in again too, with a fresh CSRF token.
+    await request.session.regenerate();
+    return { csrfToken: reply.generateCsrf() };
+  });
+}
