@@ -12,7 +12,7 @@ const require = createRequire(import.meta.url);
 const RUN_ALONE = [
   'test/transactions/abuse.test.ts',
   'test/accounts/sign-in-timing.test.ts',
-  'test/transactions/document-load.test.ts',
+  'test/transactions/documents/document-load.test.ts',
 ];
 /**
  * Files that drive Chromium: they run after the suite, two at a time, so that a browser on our two cores is not
@@ -79,14 +79,14 @@ const PURE = [
   'test/http/security-headers.test.ts',
   'test/web/graphiql-route.test.ts',
   'test/portfolio/openapi.test.ts',
-  'test/transactions/graphql-tooling.test.ts',
+  'test/transactions/graphql/graphql-tooling.test.ts',
   'test/keys/api-key.test.ts',
   'test/keys/api-key-cache.test.ts',
   'test/transactions/money.test.ts',
   'test/transactions/workflow.test.ts',
-  'test/transactions/revision-diff.test.ts',
-  'test/transactions/pdf-writer.test.ts',
-  'test/transactions/schema-relations.test.ts',
+  'test/transactions/review/revision-diff.test.ts',
+  'test/transactions/documents/pdf-writer.test.ts',
+  'test/transactions/graphql/schema-relations.test.ts',
   'test/webhooks/retry-schedule.test.ts',
   'test/webhooks/address-safety.test.ts',
   'test/files/file-links.test.ts',
@@ -121,12 +121,12 @@ const LONGEST_FIRST = [
   'test/http/fuzz.test.ts',
   'test/webhooks/worker-processes.test.ts',
   'test/db/database-faults.test.ts',
-  'test/transactions/graphql-tooling.test.ts',
+  'test/transactions/graphql/graphql-tooling.test.ts',
   'test/cli/served.test.ts',
   'test/http/https-only.test.ts',
   'test/http/connection-limits.test.ts',
-  'test/portfolio/dashboard-people.test.ts',
-  'test/transactions/console-api.test.ts',
+  'test/portfolio/dashboard/dashboard-people.test.ts',
+  'test/transactions/console/console-api.test.ts',
   'test/http/scale-out.test.ts',
   'test/observability/tracing.test.ts',
 ];
@@ -154,7 +154,7 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
   },
   test: {
-    // Migrates one PGlite template that each test file's database copies (test/support/pglite-template.ts).
+    // Migrates one PGlite template that each test file's database copies (test/support/db/pglite-template.ts).
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -11,7 +11,7 @@ import { migrate } from '../src/db/migrate.ts';
 import { createPostgresDatabase } from '../src/db/postgres-database.ts';
 import { loadExampleTemplate } from '../src/demo/seed.ts';
 import { readQueue, type QueueQuery } from '../src/transactions/console/queue/queue.ts';
-import { countingQueries } from '../test/support/database.ts';
+import { countingQueries } from '../test/support/db/database.ts';
 import { BENCH_DATABASE_URL } from './database.ts';
 import { printMarkdownTable, targetResult, type TargetResult } from './table.ts';
 

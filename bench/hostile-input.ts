@@ -8,7 +8,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Agent, request } from 'undici';
-import { compressionBombPdf } from '../test/support/fund-pdf.ts';
+import { compressionBombPdf } from '../test/support/data/fund-pdf.ts';
 import { freePort } from './startup.ts';
 import { printMarkdownTable, targetResult, type TargetResult } from './table.ts';
 

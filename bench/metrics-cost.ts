@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { REFERENCE_QUERY } from '../test/support/transactions.ts';
+import { REFERENCE_QUERY } from '../test/support/data/transactions.ts';
 import { BENCH_DATABASE_URL, type Dialect } from './database.ts';
 import { runLoad, type LoadResult } from './load.ts';
 import { answers, freePort } from './startup.ts';

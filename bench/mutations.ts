@@ -14,12 +14,12 @@ import { createTransaction } from '../src/transactions/create-transaction.ts';
 import { cpuPerRequest, cpuSnapshot, describeCpu, type CpuPerRequest } from './cpu.ts';
 import { openBenchDatabase } from './database.ts';
 import { post } from './https-client.ts';
-import { countingQueries } from '../test/support/database.ts';
+import { countingQueries } from '../test/support/db/database.ts';
 import { LOAD_HOOKS as hooks } from './load-hooks.ts';
 import { runLoad, type LoadOptions, type LoadResult } from './load.ts';
 import { profiled } from './profile.ts';
 import { printMarkdownTable, targetResult, type TargetResult } from './table.ts';
-import { CREATE_TRANSACTION, TRIGGER_TRANSACTION_EVENT } from '../test/support/transactions.ts';
+import { CREATE_TRANSACTION, TRIGGER_TRANSACTION_EVENT } from '../test/support/data/transactions.ts';
 import { isUuid } from '../src/validation/uuid.ts';
 
 export type Mutation = 'createTransaction' | 'triggerTransactionEvent';

@@ -14,7 +14,7 @@ import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContextOptions } from 'playwright-core';
 import { build } from 'vite';
-import { launchChromium } from '../test/support/browser.ts';
+import { launchChromium } from '../test/support/browser/browser.ts';
 import { writeCompressedCopies } from '../web/precompress.ts';
 import { answers, freePort } from './startup.ts';
 import { median, printMarkdownTable, verdict } from './table.ts';

@@ -5,10 +5,10 @@ import { defineConfig, type InlineConfig, type Plugin } from 'vite';
 import { unusedRadixRules } from './unused-radix-rules.ts';
 
 /**
- * The pages of the front end, one folder each (`web/<surface>/index.html` + `main.tsx`). Each is built on its
- * own into `web/dist/<surface>/` with its assets under `<path>/assets/` (see {@link surfacePath}), so a surface
- * is self-contained: the service that serves it (Transactions or Portfolio, deployable apart) needs no other
- * surface's files.
+ * The pages of the front end, one folder each (`web/<surface>/index.html`, a bare document, and `main.tsx`; the
+ * page's shell is in `PAGES`). Each is built on its own into `web/dist/<surface>/` with its assets under
+ * `<path>/assets/` (see {@link surfacePath}), so a surface is self-contained: the service that serves it
+ * (Transactions or Portfolio, deployable apart) needs no other surface's files.
  */
 export const SURFACES = ['graphiql', 'dashboard', 'key-delivery', 'recipient', 'console'] as const;
 export type Surface = (typeof SURFACES)[number];
@@ -26,20 +26,83 @@ const WEB_DIR = fileURLToPath(new URL('.', import.meta.url));
 /** Where `npm run build:web` writes the built pages; the services serve `<WEB_DIST_DIR>/<surface>/`. */
 export const WEB_DIST_DIR = join(WEB_DIR, 'dist');
 
+/** What one page says before its script runs: its title, what it needs without JavaScript, what it asks early. */
+interface PageShell {
+  title: string;
+  /** Shown when JavaScript is off. */
+  noscript: string;
+  /** The JSON route the page reads first, fetched while its script loads. */
+  preload?: string;
+  /** Pages reached by a secret link send no Referer, and the portal asks not to be indexed. */
+  meta?: Record<string, string>;
+}
+
+const PAGES: Record<Surface, PageShell> = {
+  graphiql: {
+    title: 'GraphiQL · Portico Transactions API',
+    noscript: 'GraphiQL needs JavaScript. The API itself answers POST /beta.',
+  },
+  dashboard: {
+    title: 'Portico · Portfolio dashboard',
+    noscript: 'The dashboard needs JavaScript. The Portfolio API at /v1/external works without it.',
+    preload: '/dashboard/api/session',
+  },
+  'key-delivery': {
+    title: 'Your API key · Portico',
+    noscript:
+      'This page needs JavaScript: it decrypts your key in the browser, so that no server ever sees it.',
+    meta: { referrer: 'no-referrer' },
+  },
+  recipient: {
+    title: 'Documents to complete · Portico',
+    noscript:
+      'This page needs JavaScript to show your forms and documents. Turn it on for this site, or open the link in another browser.',
+    meta: { referrer: 'no-referrer', robots: 'noindex, nofollow' },
+  },
+  console: {
+    title: 'Portico · Organization console',
+    noscript: 'The console needs JavaScript. The API at /beta works without it.',
+    preload: '/console/api/session',
+  },
+};
+
 /**
- * What the head of every page starts with, so that each index.html holds only its own (title, root element,
- * entry): UTF-8, the phone's width, light and dark, and no request for a favicon.
+ * Every page's shell, from {@link PAGES}, so that each `index.html` is the same bare document: the head (UTF-8,
+ * the phone's width, light and dark, no request for a favicon, then the page's own), and in the body the root
+ * element `#<surface>` and the entry script, which Vite then bundles as if written there.
  */
-function sharedHead(): Plugin {
-  const meta = (attrs: Record<string, string>) => ({ tag: 'meta', attrs, injectTo: 'head-prepend' as const });
+function pageShell(surface: Surface): Plugin {
+  const page = PAGES[surface];
+  const meta = (attrs: Record<string, string>) => ({ tag: 'meta', attrs, injectTo: 'head' as const });
   return {
-    name: 'portico:shared-head',
-    transformIndexHtml: () => [
-      meta({ charset: 'utf-8' }),
-      meta({ name: 'viewport', content: 'width=device-width, initial-scale=1' }),
-      meta({ name: 'color-scheme', content: 'light dark' }),
-      { tag: 'link', attrs: { rel: 'icon', href: 'data:,' }, injectTo: 'head-prepend' },
-    ],
+    name: 'portico:page-shell',
+    transformIndexHtml: {
+      order: 'pre',
+      handler: () => [
+        meta({ charset: 'utf-8' }),
+        meta({ name: 'viewport', content: 'width=device-width, initial-scale=1' }),
+        meta({ name: 'color-scheme', content: 'light dark' }),
+        { tag: 'link', attrs: { rel: 'icon', href: 'data:,' }, injectTo: 'head' },
+        ...Object.entries(page.meta ?? {}).map(([name, content]) => meta({ name, content })),
+        { tag: 'title', children: page.title, injectTo: 'head' },
+        ...(page.preload
+          ? [
+              {
+                tag: 'link',
+                attrs: { rel: 'preload', href: page.preload, as: 'fetch', crossorigin: 'anonymous' },
+                injectTo: 'head' as const,
+              },
+            ]
+          : []),
+        {
+          tag: 'div',
+          attrs: { id: surface },
+          children: [{ tag: 'noscript', children: page.noscript }],
+          injectTo: 'body',
+        },
+        { tag: 'script', attrs: { type: 'module', src: './main.tsx' }, injectTo: 'body' },
+      ],
+    },
   };
 }
 
@@ -65,7 +128,7 @@ export function surfaceConfig(surface: Surface): InlineConfig {
     base: `${surfacePath(surface)}/`,
     publicDir: false,
     // GraphiQL does not use Radix Themes.
-    plugins: [react(), sharedHead(), ...(surface === 'graphiql' ? [] : [unusedRadixRules()])],
+    plugins: [react(), pageShell(surface), ...(surface === 'graphiql' ? [] : [unusedRadixRules()])],
     resolve: surface === 'graphiql' ? {} : { alias: PAGE_ALIASES },
     // Monaco's language workers use code splitting, which classic (iife) workers cannot.
     worker: { format: 'es' },

@@ -14,8 +14,8 @@ import {
 import { insertTenant } from '../../src/db/tenants.ts';
 import { createInstance } from '../../src/portfolio/instances.ts';
 import { refusal } from '../support/refusal.ts';
-import { useTestDatabase } from '../support/use-test-database.ts';
-import { uniqueHandle } from '../support/transactions.ts';
+import { useTestDatabase } from '../support/db/use-test-database.ts';
+import { uniqueHandle } from '../support/data/transactions.ts';
 
 const PASSWORD = 'a long enough passphrase';
 

@@ -10,8 +10,8 @@ import {
   type AccountTenant,
 } from '../../src/accounts/users.ts';
 import { createInstance } from '../../src/portfolio/instances.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { uniqueHandle } from '../support/transactions.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db/database.ts';
+import { uniqueHandle } from '../support/data/transactions.ts';
 
 const PASSWORD = 'a long enough passphrase';
 const SAMPLES = 200;

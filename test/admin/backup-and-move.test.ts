@@ -18,7 +18,7 @@ import { createPostgresDatabase } from '../../src/db/postgres-database.ts';
 import { createLocalFileStore } from '../../src/files/local-file-store.ts';
 import { createMailer } from '../../src/mail/mailer.ts';
 import { runPortico } from '../support/cli.ts';
-import { TEST_DATABASE_URL } from '../support/database.ts';
+import { TEST_DATABASE_URL } from '../support/db/database.ts';
 import { askDeployment, seedDeployment, type SeededDeployment } from '../support/deployment-answers.ts';
 
 let root: string;

@@ -7,9 +7,9 @@ import pino from 'pino';
 import { BATCH_ROWS, cleanUp, startRetention, type RetentionResult } from '../../src/admin/retention.ts';
 import type { Database } from '../../src/db/database.ts';
 import { runPortico } from '../support/cli.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { createTestFileStore } from '../support/transactions.ts';
-import { organizationStory, type OrganizationStory } from '../support/stories.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db/database.ts';
+import { createTestFileStore } from '../support/data/transactions.ts';
+import { organizationStory, type OrganizationStory } from '../support/data/stories.ts';
 
 let testDb: TestDatabase;
 let db: Database;

@@ -14,8 +14,8 @@ import { apiKeys, createApiKey } from '../../src/keys/api-key-store.ts';
 import { buildPortfolioApp } from '../../src/portfolio/app.ts';
 import { createPortfolioKey, portfolioKeys } from '../../src/portfolio/instances.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
-import { stubDashboardBuild } from '../support/dashboard.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { stubDashboardBuild } from '../support/data/dashboard.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db/database.ts';
 import {
   createPortfolioInstance,
   importDocument,
@@ -25,10 +25,10 @@ import {
   newUpdate,
   updatesUrl,
   companiesUrl,
-} from '../support/portfolio.ts';
+} from '../support/data/portfolio.ts';
 import { routeName, routesOf } from '../support/routes.ts';
-import { createTransactionsTenant, type TransactionsTenant } from '../support/tenants.ts';
-import { createTestFileStore, transactionInput } from '../support/transactions.ts';
+import { createTransactionsTenant, type TransactionsTenant } from '../support/data/tenants.ts';
+import { createTestFileStore, transactionInput } from '../support/data/transactions.ts';
 
 /**
  * The shared auth suite (after Unkey's): every route and every GraphQL root field of both services, enumerated

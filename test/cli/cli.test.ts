@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_VARIABLES } from '../../src/config.ts';
 import { lockPath } from '../../src/db/data-dir-lock.ts';
 import { PORTS, runPortico } from '../support/cli.ts';
-import { seedEmbeddedDatabase } from '../support/pglite-template.ts';
-import { uniqueHandle } from '../support/transactions.ts';
+import { seedEmbeddedDatabase } from '../support/db/pglite-template.ts';
+import { uniqueHandle } from '../support/data/transactions.ts';
 
 const KEY = /sk_test_[0-9A-Za-z]{38}/;
 

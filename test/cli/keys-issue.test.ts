@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliOnTestDatabase, keysIssueArgs } from '../support/cli.ts';
-import { uniqueHandle } from '../support/transactions.ts';
+import { uniqueHandle } from '../support/data/transactions.ts';
 
 const { database, portico: run } = cliOnTestDatabase();
 let dataDir: string;

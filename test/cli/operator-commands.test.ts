@@ -13,15 +13,15 @@ import { createMailer } from '../../src/mail/mailer.ts';
 import { getInstanceBySlug } from '../../src/portfolio/instances.ts';
 import { createLogger } from '../../src/logger.ts';
 import { cliOnTestDatabase, runPortico } from '../support/cli.ts';
-import { organizationStory } from '../support/stories.ts';
-import { createTestFileStore } from '../support/transactions.ts';
+import { organizationStory } from '../support/data/stories.ts';
+import { createTestFileStore } from '../support/data/transactions.ts';
 import { expectSuccess, newInstance, uniqueSlug } from './portfolio-output.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { loadMigrations, migrate, migrationName } from '../../src/db/migrate.ts';
 import { createPostgresDatabase } from '../../src/db/postgres-database.ts';
-import { TEST_DATABASE_URL, createTestSchema } from '../support/database.ts';
-import { createPGliteFromTemplate } from '../support/pglite-template.ts';
+import { TEST_DATABASE_URL, createTestSchema } from '../support/db/database.ts';
+import { createPGliteFromTemplate } from '../support/db/pglite-template.ts';
 
 const { database, portico } = cliOnTestDatabase();
 

@@ -22,10 +22,10 @@ import {
   startServer,
   type RunningServer,
 } from '../support/cli.ts';
-import { expectDemoFacts } from '../support/demo-facts.ts';
-import { fundAgreementPdf, withAgreement } from '../support/fund-pdf.ts';
+import { expectDemoFacts } from '../support/data/demo-facts.ts';
+import { fundAgreementPdf, withAgreement } from '../support/data/fund-pdf.ts';
 import { request } from '../support/http-client.ts';
-import { uniqueHandle } from '../support/transactions.ts';
+import { uniqueHandle } from '../support/data/transactions.ts';
 import {
   CSV_FILES,
   expectSuccess,

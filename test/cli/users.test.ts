@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkCredentials, setPasswordWithLink } from '../../src/accounts/users.ts';
 import { getInstanceBySlug } from '../../src/portfolio/instances.ts';
 import { cliOnTestDatabase } from '../support/cli.ts';
-import { startSmtpServer, type TestSmtpServer } from '../support/smtp.ts';
+import { startSmtpServer, type TestSmtpServer } from '../support/peers/smtp.ts';
 import { inviteArgs, newInstance, uniqueSlug } from './portfolio-output.ts';
 
 const { database, portico } = cliOnTestDatabase();

@@ -2,7 +2,7 @@
 // organization.
 import { describe, expect, it } from 'vitest';
 import { cliOnTestDatabase } from '../support/cli.ts';
-import { uniqueHandle } from '../support/transactions.ts';
+import { uniqueHandle } from '../support/data/transactions.ts';
 
 const { portico } = cliOnTestDatabase();
 

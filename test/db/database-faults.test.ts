@@ -15,8 +15,8 @@ import { AppError } from '../../src/errors.ts';
 import { generateApiKey } from '../../src/keys/api-key.ts';
 import { startWebhookWorker } from '../../src/webhooks/delivery.ts';
 import { createEndpoint } from '../../src/webhooks/endpoints.ts';
-import { organizationStory, type OrganizationStory } from '../support/stories.ts';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
+import { organizationStory, type OrganizationStory } from '../support/data/stories.ts';
+import { startTcpProxy, type TcpProxy } from '../support/peers/tcp-proxy.ts';
 import {
   CREATE_TRANSACTION,
   REFERENCE_QUERY,
@@ -25,9 +25,9 @@ import {
   transactionsApp,
   type GraphQLResponse,
   transactionInput,
-} from '../support/transactions.ts';
+} from '../support/data/transactions.ts';
 import type { FileStore } from '../../src/files/file-store.ts';
-import { startWebhookReceiver } from '../support/webhook-receiver.ts';
+import { startWebhookReceiver } from '../support/peers/webhook-receiver.ts';
 
 // Faults are played on a PostgreSQL server (they are about pg's connections), whichever database the suite is
 // given, in a schema of their own: CI runs this file once, in its PostgreSQL pass (group ONCE, vitest.config.ts).

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadInstanceSecret } from '../../src/db/instance-secrets.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db/database.ts';
 
 describe('instance secrets', () => {
   let testDb: TestDatabase;

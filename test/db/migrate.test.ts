@@ -11,8 +11,8 @@ import {
   createTestDatabase,
   createTestSchema,
   type TestDatabase,
-} from '../support/database.ts';
-import { createPGliteFromTemplate } from '../support/pglite-template.ts';
+} from '../support/db/database.ts';
+import { createPGliteFromTemplate } from '../support/db/pglite-template.ts';
 import pg from 'pg';
 
 const cleanups: (() => Promise<void>)[] = [];

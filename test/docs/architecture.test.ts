@@ -25,10 +25,13 @@ const exists = (path: string) =>
     () => false,
   );
 
-/** The largest number of files a folder of src/ or web/ holds at its root before it wants sub-folders. */
+/** The largest number of files a folder of src/, web/ or test/ holds at its root before it wants sub-folders. */
 const MOST_FILES_IN_A_FOLDER = 16;
-/** Folders that are lists in order, not code to find one's way in: the migrations, one file per schema change. */
-const ORDERED_LISTS = ['src/db/migrations'];
+/**
+ * Folders that are lists, not code to find one's way in: the migrations (one file per schema change) and the
+ * test data files.
+ */
+const ORDERED_LISTS = ['src/db/migrations', 'test/fixtures/portfolio'];
 /** The longest a file of src/ or web/ may be without saying at its top why it stays one file. */
 const MOST_LINES = 400;
 /** What a long file says at its top (in its first 30 lines) to say why it stays one file. */
@@ -117,9 +120,9 @@ describe('the shape of the code, as docs/architecture.md draws it', () => {
     expect(marked).toEqual([]);
   });
 
-  it(`keeps at most ${MOST_FILES_IN_A_FOLDER} files at the root of each folder of src/ and web/`, async () => {
+  it(`keeps at most ${MOST_FILES_IN_A_FOLDER} files at the root of each folder of src/, web/ and test/`, async () => {
     const crowded: string[] = [];
-    for (const top of ['src', 'web']) {
+    for (const top of ['src', 'web', 'test']) {
       const { files, folders } = await walk(top);
       for (const folder of folders.filter((each) => !ORDERED_LISTS.includes(each))) {
         const count = files.filter((file) => dirname(file) === folder).length;
@@ -140,6 +143,24 @@ describe('the shape of the code, as docs/architecture.md draws it', () => {
       }
     }
     expect(unexplained).toEqual([]);
+  });
+
+  it("imports no other surface's files from a surface of web/: what two share lives in web/shared/", async () => {
+    const surfaces = (await readdir(join(ROOT, 'web'), { withFileTypes: true }))
+      .filter((entry) => entry.isDirectory() && !['dist', 'shared', 'node_modules'].includes(entry.name))
+      .map((entry) => entry.name);
+    expect(surfaces.length).toBeGreaterThan(3);
+    const crossing: string[] = [];
+    for (const surface of surfaces) {
+      for (const file of (await walk(`web/${surface}`)).files.filter((path) => /\.(ts|tsx)$/.test(path))) {
+        const text = await readFile(join(ROOT, file), 'utf8');
+        for (const [, target = ''] of text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
+          const [top, other] = join(dirname(file), target).split('/');
+          if (top === 'web' && other !== surface && other !== 'shared') crossing.push(`${file} → ${target}`);
+        }
+      }
+    }
+    expect(crossing).toEqual([]);
   });
 
   it('has no circle of imports in src/, type-only imports included', async () => {

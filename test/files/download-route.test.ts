@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { graphql } from '../support/transactions.ts';
-import { useTransactionsSuite } from '../support/transactions-suite.ts';
+import { graphql } from '../support/data/transactions.ts';
+import { useTransactionsSuite } from '../support/data/transactions-suite.ts';
 
 const suite = useTransactionsSuite();
 /** A genuine link's path, and its expiry and signature as they appear in its query; the tests only read it. */

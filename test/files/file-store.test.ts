@@ -10,7 +10,7 @@ import { createFileStore } from '../../src/files/create-file-store.ts';
 import type { FileStore } from '../../src/files/file-store.ts';
 import { createLocalFileStore } from '../../src/files/local-file-store.ts';
 import { createS3FileStore } from '../../src/files/s3-file-store.ts';
-import { S3RVER_CREDENTIALS, startS3Server, type TestS3Server } from '../support/s3.ts';
+import { S3RVER_CREDENTIALS, startS3Server, type TestS3Server } from '../support/peers/s3.ts';
 
 let s3: TestS3Server;
 const dirs: string[] = [];

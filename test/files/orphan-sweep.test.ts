@@ -9,9 +9,9 @@ import { createLocalFileStore } from '../../src/files/local-file-store.ts';
 import { ORPHAN_MIN_AGE_MS, startOrphanSweep, sweepOrphanFiles } from '../../src/files/orphan-sweep.ts';
 import { createS3FileStore } from '../../src/files/s3-file-store.ts';
 import { createOrganization } from '../../src/transactions/organizations.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { startS3Server, type TestS3Server } from '../support/s3.ts';
-import { uniqueHandle } from '../support/transactions.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db/database.ts';
+import { startS3Server, type TestS3Server } from '../support/peers/s3.ts';
+import { uniqueHandle } from '../support/data/transactions.ts';
 
 let testDb: TestDatabase;
 let s3: TestS3Server;

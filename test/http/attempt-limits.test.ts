@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { createAttemptLimits, type AttemptLimits } from '../../src/http/attempt-limits.ts';
-import { useTestDatabase } from '../support/use-test-database.ts';
+import { useTestDatabase } from '../support/db/use-test-database.ts';
 import { refusal } from '../support/refusal.ts';
 
 const test = useTestDatabase();

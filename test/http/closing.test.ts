@@ -3,8 +3,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpsOnlyServer, DEFAULT_CONNECTION_LIMITS } from '../../src/http/https-only-server.ts';
-import { openSocket, parseResponse, rawRequest } from '../support/raw-socket.ts';
-import { testTls } from '../support/tls-listener.ts';
+import { openSocket, parseResponse, rawRequest } from '../support/peers/raw-socket.ts';
+import { testTls } from '../support/peers/tls-listener.ts';
 
 /**
  * What closing a listener does to its connections (what Fastify's `close` and `portico serve`'s drain call):

@@ -2,9 +2,15 @@ import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectionLimits } from '../../src/http/https-only-server.ts';
 import { answerProblem } from '../support/documented-answers.ts';
-import { startListeningServices, type ListeningServices } from '../support/listening-services.ts';
-import type { Service } from '../support/service-apps.ts';
-import { exchange, openSocket, parseResponse, rawRequest, type Exchange } from '../support/raw-socket.ts';
+import { startListeningServices, type ListeningServices } from '../support/peers/listening-services.ts';
+import type { Service } from '../support/data/service-apps.ts';
+import {
+  exchange,
+  openSocket,
+  parseResponse,
+  rawRequest,
+  type Exchange,
+} from '../support/peers/raw-socket.ts';
 
 const LIMITS: ConnectionLimits = {
   // Also how long a test may hold a connection on which it has sent nothing yet.

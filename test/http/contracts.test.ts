@@ -8,9 +8,9 @@ import { buildTransactionsApp } from '../../src/transactions/app.ts';
 import { consoleRoutes } from '../../src/transactions/console/contract.ts';
 import { keyDeliveryRoutes } from '../../src/transactions/key-delivery/contract.ts';
 import { recipientRoutes } from '../../src/transactions/recipients/contract.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { smtpMailer } from '../support/dashboard.ts';
-import { createTestFileStore } from '../support/transactions.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db/database.ts';
+import { smtpMailer } from '../support/data/dashboard.ts';
+import { createTestFileStore } from '../support/data/transactions.ts';
 
 // One contract per surface: every JSON route behind a page takes and answers what its surface's contract module
 // declares, and the pages' types come from those modules, never from a copy written by hand.

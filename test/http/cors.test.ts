@@ -1,7 +1,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { answerProblem } from '../support/documented-answers.ts';
-import { useServiceApps, type Service } from '../support/service-apps.ts';
+import { useServiceApps, type Service } from '../support/data/service-apps.ts';
 
 const ALLOWED = 'https://app.example.com';
 

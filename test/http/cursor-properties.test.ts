@@ -16,12 +16,12 @@ import { CONSOLE_SESSION_COOKIE } from '../../src/transactions/console/console.t
 import { CONSOLE_API_PATH } from '../../src/transactions/console/links.ts';
 import { readDateTime } from '../../src/validation/date-time.ts';
 import { createEndpoint } from '../../src/webhooks/endpoints.ts';
-import { Browser, createPerson } from '../support/dashboard.ts';
-import { DIALECT } from '../support/database.ts';
+import { Browser, createPerson } from '../support/data/dashboard.ts';
+import { DIALECT } from '../support/db/database.ts';
 import { madeBeforeAll } from '../support/made-before-all.ts';
-import { companiesUrl, createTestPortfolio, investmentsUrl, updatesUrl } from '../support/portfolio.ts';
-import { organizationStory } from '../support/stories.ts';
-import { graphql, testDatabaseAndFiles } from '../support/transactions.ts';
+import { companiesUrl, createTestPortfolio, investmentsUrl, updatesUrl } from '../support/data/portfolio.ts';
+import { organizationStory } from '../support/data/stories.ts';
+import { graphql, testDatabaseAndFiles } from '../support/data/transactions.ts';
 
 const SEED =
   process.env.PROPERTY_SEED === undefined

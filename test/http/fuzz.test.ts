@@ -3,11 +3,11 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
 import { answerProblem, type Shape } from '../support/documented-answers.ts';
-import { startListeningServices, type ListeningServices } from '../support/listening-services.ts';
-import { createTestPortfolio } from '../support/portfolio.ts';
-import { exchange, parseResponse, rawRequest } from '../support/raw-socket.ts';
-import type { Service } from '../support/service-apps.ts';
-import { REFERENCE_QUERY } from '../support/transactions.ts';
+import { startListeningServices, type ListeningServices } from '../support/peers/listening-services.ts';
+import { createTestPortfolio } from '../support/data/portfolio.ts';
+import { exchange, parseResponse, rawRequest } from '../support/peers/raw-socket.ts';
+import type { Service } from '../support/data/service-apps.ts';
+import { REFERENCE_QUERY } from '../support/data/transactions.ts';
 
 /**
  * Both services under generated malformed requests, sent as raw bytes over real TLS connections to listening

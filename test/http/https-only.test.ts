@@ -8,10 +8,10 @@ import { DataDirLockedError, lockPath } from '../../src/db/data-dir-lock.ts';
 import { demoFactsPath, type DemoFacts } from '../../src/demo/demo-facts.ts';
 import { createLogger } from '../../src/logger.ts';
 import { serve, type RunningPortico, type ServeOptions } from '../../src/serve.ts';
-import { DIALECT, createTestDatabase } from '../support/database.ts';
-import { expectDemoFacts } from '../support/demo-facts.ts';
-import { seedEmbeddedDatabase } from '../support/pglite-template.ts';
-import { REFERENCE_QUERY } from '../support/transactions.ts';
+import { DIALECT, createTestDatabase } from '../support/db/database.ts';
+import { expectDemoFacts } from '../support/data/demo-facts.ts';
+import { seedEmbeddedDatabase } from '../support/db/pglite-template.ts';
+import { REFERENCE_QUERY } from '../support/data/transactions.ts';
 import { plainHttp, request } from '../support/http-client.ts';
 
 interface Started {

@@ -8,8 +8,8 @@ import { generateApiKey, generatePortfolioKey } from '../../src/keys/api-key.ts'
 import { createApiKey } from '../../src/keys/api-key-store.ts';
 import { createPortfolioKey } from '../../src/portfolio/instances.ts';
 import { answerProblem } from '../support/documented-answers.ts';
-import { useServiceApps, type Service } from '../support/service-apps.ts';
-import { CREATE_TRANSACTION, transactionInput } from '../support/transactions.ts';
+import { useServiceApps, type Service } from '../support/data/service-apps.ts';
+import { CREATE_TRANSACTION, transactionInput } from '../support/data/transactions.ts';
 
 const LIMIT = 5;
 const REDIS_URL = 'redis://127.0.0.1:6379';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createS3FileStore } from '../../src/files/s3-file-store.ts';
 import { CHECK_TIMEOUT_MS } from '../../src/http/health/readiness.ts';
-import { startS3Server, type TestS3Server } from '../support/s3.ts';
-import { useServiceApps } from '../support/service-apps.ts';
+import { startS3Server, type TestS3Server } from '../support/peers/s3.ts';
+import { useServiceApps } from '../support/data/service-apps.ts';
 
 const services = useServiceApps();
 

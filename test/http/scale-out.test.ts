@@ -11,8 +11,8 @@ import { readDemoFacts } from '../../src/demo/demo-facts.ts';
 import { registerServingNode } from '../../src/files/shared-storage-check.ts';
 import { createLogger } from '../../src/logger.ts';
 import { serve, type RunningPortico, type ServeOptions } from '../../src/serve.ts';
-import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../support/database.ts';
-import { testTls } from '../support/tls-listener.ts';
+import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../support/db/database.ts';
+import { testTls } from '../support/peers/tls-listener.ts';
 
 /** The warnings a node logged, as pino wrote them. */
 function warningsLog(): { logger: ReturnType<typeof createLogger>; messages: () => string[] } {

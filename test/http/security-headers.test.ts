@@ -22,19 +22,19 @@ import {
   instanceApi,
   signedInBrowser,
   stubDashboardBuild,
-} from '../support/dashboard.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { createPortfolioInstance, type PortfolioInstanceFixture } from '../support/portfolio.ts';
-import { exchange, parseResponse, rawRequest } from '../support/raw-socket.ts';
-import type { Service } from '../support/service-apps.ts';
-import { listenHttps, testTls } from '../support/tls-listener.ts';
+} from '../support/data/dashboard.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db/database.ts';
+import { createPortfolioInstance, type PortfolioInstanceFixture } from '../support/data/portfolio.ts';
+import { exchange, parseResponse, rawRequest } from '../support/peers/raw-socket.ts';
+import type { Service } from '../support/data/service-apps.ts';
+import { listenHttps, testTls } from '../support/peers/tls-listener.ts';
 import {
   CREATE_TRANSACTION,
   createTestFileStore,
   graphql,
   transactionInput,
-} from '../support/transactions.ts';
-import { organizationStory, type OrganizationStory } from '../support/stories.ts';
+} from '../support/data/transactions.ts';
+import { organizationStory, type OrganizationStory } from '../support/data/stories.ts';
 
 let testDb: TestDatabase;
 let story: OrganizationStory;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertTenant } from '../../src/db/tenants.ts';
 import { apiKeys, createApiKey } from '../../src/keys/api-key-store.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { uniqueHandle } from '../support/transactions.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db/database.ts';
+import { uniqueHandle } from '../support/data/transactions.ts';
 
 let test: TestDatabase;
 let organizationId: string;

@@ -8,7 +8,7 @@ import { AppError } from '../../src/errors.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createMailer, mailDir, type MailMessage } from '../../src/mail/mailer.ts';
 import { runPortico } from '../support/cli.ts';
-import { startSmtpServer, type TestSmtpServer } from '../support/smtp.ts';
+import { startSmtpServer, type TestSmtpServer } from '../support/peers/smtp.ts';
 
 const FROM = 'Acme Funds <no-reply@acme.example>';
 const LOGIN = { user: 'portico', password: 'correct horse battery staple' };

@@ -11,10 +11,10 @@ import { buildTransactionsApp } from '../../src/transactions/app.ts';
 import { sendDueNotices } from '../../src/transactions/recipients/notice-sender.ts';
 import { deliverDue, fanOutEvents } from '../../src/webhooks/delivery.ts';
 import { createEndpoint } from '../../src/webhooks/endpoints.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { startSmtpServer, type TestSmtpServer } from '../support/smtp.ts';
-import { organizationStory, type OrganizationStory } from '../support/stories.ts';
-import { createTestFileStore, graphql, transactionInput } from '../support/transactions.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db/database.ts';
+import { startSmtpServer, type TestSmtpServer } from '../support/peers/smtp.ts';
+import { organizationStory, type OrganizationStory } from '../support/data/stories.ts';
+import { createTestFileStore, graphql, transactionInput } from '../support/data/transactions.ts';
 
 /** A logger whose lines are kept, parsed, and as written. */
 function capturedLogger() {

@@ -12,12 +12,12 @@ import { startProcessMetrics, type ProcessMetrics } from '../../src/process-metr
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
 import { createEndpoint } from '../../src/webhooks/endpoints.ts';
 import { startConfiguredWebhookWorker } from '../../src/worker.ts';
-import { Browser, PASSWORD, stubDashboardBuild } from '../support/dashboard.ts';
+import { Browser, PASSWORD, stubDashboardBuild } from '../support/data/dashboard.ts';
 import { madeBeforeAll } from '../support/made-before-all.ts';
-import { createPortfolioInstance, type PortfolioInstanceFixture } from '../support/portfolio.ts';
-import { organizationStory, type OrganizationStory } from '../support/stories.ts';
-import { graphql, REFERENCE_QUERY, testDatabaseAndFiles } from '../support/transactions.ts';
-import { startWebhookReceiver } from '../support/webhook-receiver.ts';
+import { createPortfolioInstance, type PortfolioInstanceFixture } from '../support/data/portfolio.ts';
+import { organizationStory, type OrganizationStory } from '../support/data/stories.ts';
+import { graphql, REFERENCE_QUERY, testDatabaseAndFiles } from '../support/data/transactions.ts';
+import { startWebhookReceiver } from '../support/peers/webhook-receiver.ts';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
 const silent = pino({ level: 'silent' });

@@ -10,11 +10,11 @@ import { createLogger } from '../../src/logger.ts';
 import { startTracing } from '../../src/observability/tracing.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
 import { ROOT } from '../support/cli.ts';
-import { DIALECT, createTestDatabase } from '../support/database.ts';
-import { CLIENT, SERVER, startOtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.ts';
-import { seedEmbeddedDatabase } from '../support/pglite-template.ts';
-import { organizationStory, type OrganizationStory } from '../support/stories.ts';
-import { createTestFileStore, graphql, transactionInput } from '../support/transactions.ts';
+import { DIALECT, createTestDatabase } from '../support/db/database.ts';
+import { CLIENT, SERVER, startOtlpReceiver, type ReceivedSpan } from '../support/peers/otlp-receiver.ts';
+import { seedEmbeddedDatabase } from '../support/db/pglite-template.ts';
+import { organizationStory, type OrganizationStory } from '../support/data/stories.ts';
+import { createTestFileStore, graphql, transactionInput } from '../support/data/transactions.ts';
 
 const attribute = (span: ReceivedSpan, key: string) =>
   span.attributes.find((a) => a.key === key)?.value.stringValue;

@@ -19,12 +19,12 @@ import { PDFDocument } from 'pdf-lib';
 import { describe, expect, it, vi } from 'vitest';
 import { demoFactsPath, type DemoFacts } from '../../src/demo/demo-facts.ts';
 import { exited, launch, ROOT, sleep, spawnPortico } from '../support/cli.ts';
-import { createTestSchema, TEST_DATABASE_URL } from '../support/database.ts';
+import { createTestSchema, TEST_DATABASE_URL } from '../support/db/database.ts';
 import { request, type HttpAnswer, type RequestOptions } from '../support/http-client.ts';
 import { madeBeforeAll, type CloseAfterAll } from '../support/made-before-all.ts';
-import { SERVER, startOtlpReceiver } from '../support/otlp-receiver.ts';
-import { startS3Server, S3RVER_CREDENTIALS } from '../support/s3.ts';
-import { multipartBody } from '../support/uploads.ts';
+import { SERVER, startOtlpReceiver } from '../support/peers/otlp-receiver.ts';
+import { startS3Server, S3RVER_CREDENTIALS } from '../support/peers/s3.ts';
+import { multipartBody } from '../support/data/uploads.ts';
 
 const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((path) => existsSync(path));
 const TRANSACTIONS_HOST = 'transactions.example.com';

@@ -13,7 +13,7 @@ import { createLogger } from '../../src/logger.ts';
 import { serve } from '../../src/serve.ts';
 import { cliEnv, exited, launch, ROOT, sleep } from '../support/cli.ts';
 import { request } from '../support/http-client.ts';
-import { seedEmbeddedDatabase } from '../support/pglite-template.ts';
+import { seedEmbeddedDatabase } from '../support/db/pglite-template.ts';
 
 const dirs: string[] = [];
 const children: ChildProcess[] = [];

@@ -5,7 +5,7 @@ import { generateApiKey, generatePortfolioKey } from '../../src/keys/api-key.ts'
 import { buildPortfolioApp } from '../../src/portfolio/app.ts';
 import { createPortfolioKey, portfolioKeys } from '../../src/portfolio/instances.ts';
 import { INSTRUMENTS, INVESTMENT_STATUSES, VALUATION_TYPES } from '../../src/portfolio/records.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db/database.ts';
 import { UUID } from '../support/uuid.ts';
 import {
   ISO_TIMESTAMP,
@@ -28,7 +28,7 @@ import {
   type Query,
   type TestPortfolio,
   UPDATE_NULLS,
-} from '../support/portfolio.ts';
+} from '../support/data/portfolio.ts';
 
 // The spec's records (docs: ../shared/spec/portfolio-rest.md), field by field.
 const COMPANY_FIELDS = ['id', 'legalName', 'createdAt', 'funds'];

@@ -13,8 +13,8 @@ import {
   type ImportSummary,
 } from '../../src/portfolio/import/import.ts';
 import { createInstance, createPortfolioKey } from '../../src/portfolio/instances.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { INVESTMENT_NULLS, UPDATE_NULLS, newInvestment, newUpdate } from '../support/portfolio.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db/database.ts';
+import { INVESTMENT_NULLS, UPDATE_NULLS, newInvestment, newUpdate } from '../support/data/portfolio.ts';
 
 const FIXTURES = new URL('../fixtures/portfolio/', import.meta.url);
 

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPortfolioApp } from '../../src/portfolio/app.ts';
 import { OPENAPI_DOCUMENT_PATH, portfolioOpenApiDocument } from '../../src/portfolio/openapi-document.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db/database.ts';
 import {
   companiesUrl,
   createTestPortfolio,
@@ -21,7 +21,7 @@ import {
   type ApiResponse,
   type ListPage,
   type TestPortfolio,
-} from '../support/portfolio.ts';
+} from '../support/data/portfolio.ts';
 
 const DOCUMENT_ID = 'https://portico.example/portfolio.openapi.json';
 

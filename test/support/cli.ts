@@ -8,7 +8,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.ts';
 import type { Database } from '../../src/db/database.ts';
 import { demoFactsPath, type DemoFacts } from '../../src/demo/demo-facts.ts';
-import { createTestDatabase, type TestDatabase } from './database.ts';
+import { createTestDatabase, type TestDatabase } from './db/database.ts';
 import { request } from './http-client.ts';
 
 /** The repository root, where `bin/portico.js` is. */

@@ -8,7 +8,7 @@ import { buildPortfolioApp } from '../../src/portfolio/app.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
 import { seedPortfolioDemo } from '../../src/demo/portfolio-seed.ts';
 import { seedTransactionsDemo } from '../../src/demo/seed.ts';
-import { companiesUrl, investmentsUrl, updatesUrl } from './portfolio.ts';
+import { companiesUrl, investmentsUrl, updatesUrl } from './data/portfolio.ts';
 
 /** The demo's keys and ids, which the questions below ask with. */
 export interface SeededDeployment {

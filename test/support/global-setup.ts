@@ -1,6 +1,6 @@
 import pg from 'pg';
-import { DIALECT, TEST_DATABASE_URL } from './database.ts';
-import { ensurePGliteTemplate } from './pglite-template.ts';
+import { DIALECT, TEST_DATABASE_URL } from './db/database.ts';
+import { ensurePGliteTemplate } from './db/pglite-template.ts';
 
 /**
  * The catalogs that each test schema's tables, columns, constraints and triggers add rows to, and that dropping

@@ -10,11 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTlsMaterial } from '../../src/http/tls.ts';
 import { buildPortfolioApp } from '../../src/portfolio/app.ts';
 import { request, type HttpAnswer } from '../support/http-client.ts';
-import { chainQuery, fanOutQuery } from '../support/graphql-operations.ts';
-import { createPortfolioInstance } from '../support/portfolio.ts';
-import { CREATE_TRANSACTION, REFERENCE_QUERY, transactionInput } from '../support/transactions.ts';
-import type { OrganizationStory } from '../support/stories.ts';
-import { useTransactionsSuite } from '../support/transactions-suite.ts';
+import { chainQuery, fanOutQuery } from '../support/data/graphql-operations.ts';
+import { createPortfolioInstance } from '../support/data/portfolio.ts';
+import { CREATE_TRANSACTION, REFERENCE_QUERY, transactionInput } from '../support/data/transactions.ts';
+import type { OrganizationStory } from '../support/data/stories.ts';
+import { useTransactionsSuite } from '../support/data/transactions-suite.ts';
 
 /**
  * Both services listening over real TLS, sent requests meant to take them down: each must be refused with its

@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/keys/api-key.ts';
 import { apiKeys, createApiKey } from '../../src/keys/api-key-store.ts';
-import { graphql } from '../support/transactions.ts';
-import { useTransactionsSuite, type EmptyTenant } from '../support/transactions-suite.ts';
+import { graphql } from '../support/data/transactions.ts';
+import { useTransactionsSuite, type EmptyTenant } from '../support/data/transactions-suite.ts';
 
 const suite = useTransactionsSuite();
 /** A deployment that serves production keys, beside the suite's staging one. */

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createEntity, listEntities, updateEntity } from '../../src/transactions/entities.ts';
 import { createOrganization } from '../../src/transactions/organizations.ts';
 import { refusal } from '../support/refusal.ts';
-import { useTestDatabase } from '../support/use-test-database.ts';
-import { uniqueHandle } from '../support/transactions.ts';
+import { useTestDatabase } from '../support/db/use-test-database.ts';
+import { uniqueHandle } from '../support/data/transactions.ts';
 
 const database = useTestDatabase();
 

@@ -2,8 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.ts';
 import { createOrganization, getOrganizationByHandle } from '../../src/transactions/organizations.ts';
 import { checkEndpointUrl, eventTypeOf } from '../../src/webhooks/endpoints.ts';
-import { graphql } from '../support/transactions.ts';
-import { useTransactionsSuite, type EmptyTenant } from '../support/transactions-suite.ts';
+import { graphql } from '../support/data/transactions.ts';
+import { useTransactionsSuite, type EmptyTenant } from '../support/data/transactions-suite.ts';
 
 const suite = useTransactionsSuite();
 /** Every request here is refused before it writes anything, so the tests share one organization. */

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CREATE_TRANSACTION, graphql, triggerEvent, transactionInput } from '../support/transactions.ts';
-import { addEntity, useTransactionsSuite, type EmptyTenant } from '../support/transactions-suite.ts';
+import { CREATE_TRANSACTION, graphql, triggerEvent, transactionInput } from '../support/data/transactions.ts';
+import { addEntity, useTransactionsSuite, type EmptyTenant } from '../support/data/transactions-suite.ts';
 
 const suite = useTransactionsSuite();
 /** The organization of the running test: a fresh one each test, so counts and reads see only that test's rows. */

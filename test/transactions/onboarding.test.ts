@@ -4,14 +4,14 @@ import { simpleParser } from 'mailparser';
 import { expect, it } from 'vitest';
 import { secretProof } from '../../src/transactions/key-delivery/deliveries.ts';
 import { keysIssueArgs, ROOT, runPortico } from '../support/cli.ts';
-import { decryptRevealed, deliveryLinkIn, useKeyDeliveryApp } from '../support/key-delivery.ts';
+import { decryptRevealed, deliveryLinkIn, useKeyDeliveryApp } from '../support/data/key-delivery.ts';
 import {
   CREATE_TRANSACTION,
   graphql,
   TRIGGER_TRANSACTION_EVENT,
   uniqueHandle,
-} from '../support/transactions.ts';
-import { samplePdf, uploadThroughLink } from '../support/uploads.ts';
+} from '../support/data/transactions.ts';
+import { samplePdf, uploadThroughLink } from '../support/data/uploads.ts';
 
 // A brand-new organization, from nothing to a completed transaction, with nothing inserted by SQL: the operator's
 // commands (org create with its sender entity, template import, key delivery), the key holder's steps on the

@@ -5,9 +5,9 @@ import {
   graphql,
   TRIGGER_TRANSACTION_EVENT,
   transactionInput,
-} from '../support/transactions.ts';
-import { useTransactionsSuite, type EmptyTenant } from '../support/transactions-suite.ts';
-import { samplePdf, uploadThroughLink } from '../support/uploads.ts';
+} from '../support/data/transactions.ts';
+import { useTransactionsSuite, type EmptyTenant } from '../support/data/transactions-suite.ts';
+import { samplePdf, uploadThroughLink } from '../support/data/uploads.ts';
 
 const suite = useTransactionsSuite();
 /** Every test makes its own transaction and reads only that one; the organization around them is shared. */

@@ -3,8 +3,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { MailMessage, Mailer } from '../../src/mail/mailer.ts';
 import { sendDueNotices } from '../../src/transactions/recipients/notice-sender.ts';
 import { checkTemplate } from '../../src/transactions/templates/validation.ts';
-import { CREATE_TRANSACTION, graphql, transactionInput, triggerEvent } from '../support/transactions.ts';
-import { useTransactionsSuite, type EmptyTenant } from '../support/transactions-suite.ts';
+import { CREATE_TRANSACTION, graphql, transactionInput, triggerEvent } from '../support/data/transactions.ts';
+import { useTransactionsSuite, type EmptyTenant } from '../support/data/transactions-suite.ts';
 import { readFile } from 'node:fs/promises';
 
 const suite = useTransactionsSuite();

@@ -7,15 +7,20 @@ import { displayPrefix } from '../../src/keys/api-key.ts';
 import { createOrganization } from '../../src/transactions/organizations.ts';
 import { deliverDue, fanOutEvents } from '../../src/webhooks/delivery.ts';
 import { createEndpoint } from '../../src/webhooks/endpoints.ts';
-import { PHONE, useChromium } from '../support/browser.ts';
-import { acceptInvitation, consoleForBrowser, fillInvitation, signIn } from '../support/console-chromium.ts';
-import { countOf, createPerson, mailedLink, mailTo, uniqueEmail } from '../support/dashboard.ts';
+import { PHONE, useChromium } from '../support/browser/browser.ts';
+import {
+  acceptInvitation,
+  consoleForBrowser,
+  fillInvitation,
+  signIn,
+} from '../support/browser/console-chromium.ts';
+import { countOf, createPerson, mailedLink, mailTo, uniqueEmail } from '../support/data/dashboard.ts';
 import { madeBeforeAll } from '../support/made-before-all.ts';
-import { transactionStory } from '../support/stories.ts';
-import { CREATE_TRANSACTION, graphql, uniqueHandle } from '../support/transactions.ts';
-import { createEmptyTenant } from '../support/transactions-suite.ts';
-import { samplePdf, uploadThroughLink } from '../support/uploads.ts';
-import { startWebhookReceiver } from '../support/webhook-receiver.ts';
+import { transactionStory } from '../support/data/stories.ts';
+import { CREATE_TRANSACTION, graphql, uniqueHandle } from '../support/data/transactions.ts';
+import { createEmptyTenant } from '../support/data/transactions-suite.ts';
+import { samplePdf, uploadThroughLink } from '../support/data/uploads.ts';
+import { startWebhookReceiver } from '../support/peers/webhook-receiver.ts';
 
 /**
  * The organization console's story, end to end in one Chromium over real HTTPS (issue 25): an admin invites a

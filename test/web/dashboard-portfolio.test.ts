@@ -2,9 +2,9 @@
 // (page.evaluate's callbacks run in the page)
 import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DESKTOP, PHONE } from '../support/browser.ts';
-import { useDashboardInChromium, type DashboardWorld } from '../support/dashboard-chromium.ts';
-import { createTestPortfolio } from '../support/portfolio.ts';
+import { DESKTOP, PHONE } from '../support/browser/browser.ts';
+import { useDashboardInChromium, type DashboardWorld } from '../support/browser/dashboard-chromium.ts';
+import { createTestPortfolio } from '../support/data/portfolio.ts';
 
 /** Companies a page of the list shows. */
 const PAGE = 20;
@@ -16,7 +16,7 @@ async function chartsDrawn(page: Page): Promise<void> {
 const NAMES = ['Cedar', 'Harbor', 'Lumen', 'Orbit', 'Quartz'];
 
 /**
- * The customer dashboard in Chromium (test/support/dashboard-chromium.ts): the portfolio's pages, a phone, the
+ * The customer dashboard in Chromium (test/support/browser/dashboard-chromium.ts): the portfolio's pages, a phone, the
  * keyboard alone, the dark setting, and another instance's pages, with a screenshot of each page.
  */
 describe('the customer dashboard at /dashboard in Chromium: the portfolio, on a phone, by keyboard, in the dark', () => {

@@ -2,12 +2,18 @@
 // (page.evaluate's callbacks run in the page)
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createDashboardPerson, mailedLink, mailTo, PASSWORD, uniqueEmail } from '../support/dashboard.ts';
-import { useDashboardInChromium, type DashboardWorld } from '../support/dashboard-chromium.ts';
-import { createPortfolioInstance } from '../support/portfolio.ts';
+import {
+  createDashboardPerson,
+  mailedLink,
+  mailTo,
+  PASSWORD,
+  uniqueEmail,
+} from '../support/data/dashboard.ts';
+import { useDashboardInChromium, type DashboardWorld } from '../support/browser/dashboard-chromium.ts';
+import { createPortfolioInstance } from '../support/data/portfolio.ts';
 
 /**
- * The customer dashboard in Chromium (test/support/dashboard-chromium.ts): what a customer's people do there
+ * The customer dashboard in Chromium (test/support/browser/dashboard-chromium.ts): what a customer's people do there
  * about signing in, keys and people, step by step, with a screenshot of each page. Its portfolio pages are in
  * dashboard-portfolio.test.ts: two files, so that the two browser workers of CI share the work.
  */

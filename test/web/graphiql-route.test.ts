@@ -9,8 +9,8 @@ import {
   GRAPHIQL_CONTENT_SECURITY_POLICY,
   registerGraphiQL,
 } from '../../src/transactions/graphql/graphiql.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { createTestFileStore, transactionsApp } from '../support/transactions.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db/database.ts';
+import { createTestFileStore, transactionsApp } from '../support/data/transactions.ts';
 
 describe('GET /graphiql on the Transactions service', () => {
   let database: TestDatabase;

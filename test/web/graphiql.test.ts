@@ -1,11 +1,11 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
-import { DESKTOP, listenForBrowser, PHONE, useChromium } from '../support/browser.ts';
+import { DESKTOP, listenForBrowser, PHONE, useChromium } from '../support/browser/browser.ts';
 import { madeBeforeAll } from '../support/made-before-all.ts';
-import { organizationStory } from '../support/stories.ts';
-import { testTls } from '../support/tls-listener.ts';
-import { testDatabaseAndFiles } from '../support/transactions.ts';
+import { organizationStory } from '../support/data/stories.ts';
+import { testTls } from '../support/peers/tls-listener.ts';
+import { testDatabaseAndFiles } from '../support/data/transactions.ts';
 
 const HEADERS_EDITOR = '.monaco-editor[data-uri$="-request-headers.json"]';
 const RESULT = 'section[aria-label="Result Window"]';

@@ -4,12 +4,12 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { Environment } from '../../src/config.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
-import { DESKTOP, listenForBrowser, PHONE, useChromium } from '../support/browser.ts';
+import { DESKTOP, listenForBrowser, PHONE, useChromium } from '../support/browser/browser.ts';
 import { keysIssueArgs, runPortico } from '../support/cli.ts';
-import { mailTo, smtpWithMailer } from '../support/dashboard.ts';
+import { mailTo, smtpWithMailer } from '../support/data/dashboard.ts';
 import { madeBeforeAll } from '../support/made-before-all.ts';
-import { testTls } from '../support/tls-listener.ts';
-import { testDatabaseAndFiles, uniqueHandle } from '../support/transactions.ts';
+import { testTls } from '../support/peers/tls-listener.ts';
+import { testDatabaseAndFiles, uniqueHandle } from '../support/data/transactions.ts';
 
 /**
  * Key delivery in Chromium, for a staging and a production deployment of the Transactions service over real

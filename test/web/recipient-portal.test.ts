@@ -7,16 +7,16 @@ import { createLogger } from '../../src/logger.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
 import { createRecipientNotices } from '../../src/transactions/recipients/notice-sender.ts';
 import { startWebhookWorker } from '../../src/webhooks/delivery.ts';
-import { DESKTOP, listenForBrowser, PHONE, useChromium } from '../support/browser.ts';
-import { mailTo, smtpWithMailer } from '../support/dashboard.ts';
+import { DESKTOP, listenForBrowser, PHONE, useChromium } from '../support/browser/browser.ts';
+import { mailTo, smtpWithMailer } from '../support/data/dashboard.ts';
 import { madeBeforeAll } from '../support/made-before-all.ts';
 import { pdfText } from '../support/pdf-text.ts';
-import { testTls } from '../support/tls-listener.ts';
-import { CREATE_TRANSACTION, graphql, TRIGGER_TRANSACTION_EVENT } from '../support/transactions.ts';
-import { addEntity, createEmptyTenant } from '../support/transactions-suite.ts';
-import { testDatabaseAndFiles } from '../support/transactions.ts';
-import { EXECUTABLE, samplePdf } from '../support/uploads.ts';
-import { startWebhookReceiver } from '../support/webhook-receiver.ts';
+import { testTls } from '../support/peers/tls-listener.ts';
+import { CREATE_TRANSACTION, graphql, TRIGGER_TRANSACTION_EVENT } from '../support/data/transactions.ts';
+import { addEntity, createEmptyTenant } from '../support/data/transactions-suite.ts';
+import { testDatabaseAndFiles } from '../support/data/transactions.ts';
+import { EXECUTABLE, samplePdf } from '../support/data/uploads.ts';
+import { startWebhookReceiver } from '../support/peers/webhook-receiver.ts';
 
 /**
  * The recipient portal in Chromium, end to end: a transaction created through GraphQL, its invitation received

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.ts';
 import { checkDestination, isForbiddenAddress, type LookupAll } from '../../src/webhooks/address-safety.ts';
 import { safeDispatcher } from '../../src/webhooks/safe-dispatcher.ts';
-import { fakeLookup, fakeLookupAll } from '../support/dns.ts';
+import { fakeLookup, fakeLookupAll } from '../support/peers/dns.ts';
 
 /** Addresses a webhook may never reach, each with the range or form that forbids it. */
 const FORBIDDEN: [address: string, why: string][] = [

@@ -12,10 +12,10 @@ import { writeOutbox } from '../../src/webhooks/outbox.ts';
 import { safeDispatcher } from '../../src/webhooks/safe-dispatcher.ts';
 import { createEndpoint, rotateEndpointSecret } from '../../src/webhooks/endpoints.ts';
 import type { EventType } from '../../src/webhooks/event-types.ts';
-import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../support/database.ts';
-import { fakeLookup, fakeLookupAll } from '../support/dns.ts';
-import { organizationStory, type OrganizationStory } from '../support/stories.ts';
-import { createTestFileStore } from '../support/transactions.ts';
+import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../support/db/database.ts';
+import { fakeLookup, fakeLookupAll } from '../support/peers/dns.ts';
+import { organizationStory, type OrganizationStory } from '../support/data/stories.ts';
+import { createTestFileStore } from '../support/data/transactions.ts';
 
 interface Received {
   headers: IncomingHttpHeaders;

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { fakeLookupAll } from '../support/dns.ts';
-import { CREATE_TRANSACTION, graphql, transactionInput } from '../support/transactions.ts';
-import { useTransactionsSuite, type EmptyTenant } from '../support/transactions-suite.ts';
+import { fakeLookupAll } from '../support/peers/dns.ts';
+import { CREATE_TRANSACTION, graphql, transactionInput } from '../support/data/transactions.ts';
+import { useTransactionsSuite, type EmptyTenant } from '../support/data/transactions-suite.ts';
 
 const suite = useTransactionsSuite({
   // Public addresses for the example hosts, a private one for the host that must be refused.

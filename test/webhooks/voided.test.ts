@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { fanOutEvents } from '../../src/webhooks/delivery.ts';
-import { fakeLookupAll } from '../support/dns.ts';
-import { CREATE_TRANSACTION, graphql, transactionInput, triggerEvent } from '../support/transactions.ts';
-import { useTransactionsSuite } from '../support/transactions-suite.ts';
+import { fakeLookupAll } from '../support/peers/dns.ts';
+import { CREATE_TRANSACTION, graphql, transactionInput, triggerEvent } from '../support/data/transactions.ts';
+import { useTransactionsSuite } from '../support/data/transactions-suite.ts';
 
 const suite = useTransactionsSuite({
   webhookLookup: fakeLookupAll({ 'hooks.example.com': ['93.184.215.14'] }),

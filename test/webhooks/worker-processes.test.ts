@@ -22,10 +22,10 @@ import { safeDispatcher } from '../../src/webhooks/safe-dispatcher.ts';
 import { startWebhookWorker } from '../../src/webhooks/delivery.ts';
 import { createEndpoint } from '../../src/webhooks/endpoints.ts';
 import { exited, launch, sleep } from '../support/cli.ts';
-import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../support/database.ts';
-import { seedEmbeddedDatabase } from '../support/pglite-template.ts';
-import { organizationStory } from '../support/stories.ts';
-import { createTestFileStore } from '../support/transactions.ts';
+import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../support/db/database.ts';
+import { seedEmbeddedDatabase } from '../support/db/pglite-template.ts';
+import { organizationStory } from '../support/data/stories.ts';
+import { createTestFileStore } from '../support/data/transactions.ts';
 
 interface Arrival {
   /** The webhook-id header. */

@@ -1,6 +1,6 @@
 import { PRODUCT } from './product.ts';
 import { Skeleton } from '@radix-ui/themes';
-import { lazy, Suspense, type ReactNode } from 'react';
+import { lazy, Suspense, type ComponentType } from 'react';
 import { Navigate, Route, Routes, useLocation, useParams } from 'react-router';
 import { Loading, SessionPending } from '../shared/accounts/session-pending.tsx';
 import { AppShell } from '../shared/app/app-shell.tsx';
@@ -25,17 +25,25 @@ const load = {
   apiKeys: () => import('./pages/api-keys.tsx'),
   people: () => import('./pages/people.tsx'),
 };
-const CompanyPage = lazy(async () => ({ default: (await load.company()).CompanyPage }));
-const SettingsLayout = lazy(async () => ({ default: (await load.settings()).SettingsLayout }));
-const ApiKeysPage = lazy(async () => ({ default: (await load.apiKeys()).ApiKeysPage }));
-const PeoplePage = lazy(async () => ({ default: (await load.people()).PeoplePage }));
+
+/** A page of an instance, from its module (`loadPage`): its shell (header, tabs) stays while the module loads. */
+function lazyPage(loadPage: () => Promise<ComponentType>): ComponentType {
+  const Page = lazy(async () => ({ default: await loadPage() }));
+  return function InstancePage() {
+    return (
+      <Suspense fallback={<Skeleton height="320px" />}>
+        <Page />
+      </Suspense>
+    );
+  };
+}
+
+const CompanyPage = lazyPage(async () => (await load.company()).CompanyPage);
+const SettingsLayout = lazyPage(async () => (await load.settings()).SettingsLayout);
+const ApiKeysPage = lazyPage(async () => (await load.apiKeys()).ApiKeysPage);
+const PeoplePage = lazyPage(async () => (await load.people()).PeoplePage);
 /** Signing in, and the pages of the mailed links (web/shared/accounts/). */
 const ACCOUNT_ROUTES = accountRoutes(ACCOUNTS);
-
-/** A page of an instance: its shell (header, tabs) stays while the page's module loads. */
-function InstancePage({ children }: { children: ReactNode }) {
-  return <Suspense fallback={<Skeleton height="320px" />}>{children}</Suspense>;
-}
 
 /**
  * The dashboard's pages, under /dashboard: signing in and the mailed links' pages, then each instance's pages
@@ -47,6 +55,8 @@ export function App() {
     return <SessionPending session={session} refresh={refresh} product={PRODUCT} name="dashboard" />;
   }
   const home = session.status === 'signed-in' ? `/${session.tenant.slug}/companies` : '/sign-in';
+  // Said of an unknown address inside an instance (in its shell, to its people only) and of any other.
+  const notFound = <NotFoundPage home={home} homeLabel="Go to the dashboard" />;
   return (
     <Suspense fallback={<Loading />}>
       <Routes>
@@ -54,51 +64,16 @@ export function App() {
         {ACCOUNT_ROUTES}
         <Route path="/:slug" element={<InstancePages />}>
           <Route index element={<Navigate to="companies" replace />} />
-          <Route
-            path="companies"
-            element={
-              <InstancePage>
-                <CompaniesPage />
-              </InstancePage>
-            }
-          />
-          <Route
-            path="companies/:companyId"
-            element={
-              <InstancePage>
-                <CompanyPage />
-              </InstancePage>
-            }
-          />
-          <Route
-            path="settings"
-            element={
-              <InstancePage>
-                <SettingsLayout />
-              </InstancePage>
-            }
-          >
+          <Route path="companies" element={<CompaniesPage />} />
+          <Route path="companies/:companyId" element={<CompanyPage />} />
+          <Route path="settings" element={<SettingsLayout />}>
             <Route index element={<Navigate to="api-keys" replace />} />
-            <Route
-              path="api-keys"
-              element={
-                <InstancePage>
-                  <ApiKeysPage />
-                </InstancePage>
-              }
-            />
-            <Route
-              path="people"
-              element={
-                <InstancePage>
-                  <PeoplePage />
-                </InstancePage>
-              }
-            />
+            <Route path="api-keys" element={<ApiKeysPage />} />
+            <Route path="people" element={<PeoplePage />} />
           </Route>
-          <Route path="*" element={<NotFoundPage home={home} homeLabel="Go to the dashboard" />} />
+          <Route path="*" element={notFound} />
         </Route>
-        <Route path="*" element={<NotFoundPage home={home} homeLabel="Go to the dashboard" />} />
+        <Route path="*" element={notFound} />
       </Routes>
     </Suspense>
   );

@@ -22,11 +22,11 @@ import { PERMISSIONS as CONSOLE_PERMISSIONS } from '../../../src/transactions/co
 import { addReviewComment } from '../../../src/transactions/review/comments.ts';
 import { fanOutEvents } from '../../../src/webhooks/delivery.ts';
 import { createEndpoint } from '../../../src/webhooks/endpoints.ts';
-import { Browser, createPerson, type SignInSurface } from '../../support/dashboard.ts';
+import { Browser, createPerson, type SignInSurface } from '../../support/data/dashboard.ts';
 import { madeBeforeAll } from '../../support/made-before-all.ts';
-import { createTestPortfolio } from '../../support/portfolio.ts';
-import { organizationStory } from '../../support/stories.ts';
-import { testDatabaseAndFiles } from '../../support/transactions.ts';
+import { createTestPortfolio } from '../../support/data/portfolio.ts';
+import { organizationStory } from '../../support/data/stories.ts';
+import { testDatabaseAndFiles } from '../../support/data/transactions.ts';
 import { routesOf } from '../../support/routes.ts';
 
 /** A surface as the table tries it: its app, prefix, cookie and role table, its people and the other tenant's ids. */

@@ -1,9 +1,9 @@
-import { MagnifyingGlassIcon } from '@radix-ui/react-icons';
-import { Badge, Button, Flex, Link as ThemeLink, Skeleton, Table, Text, TextField } from '@radix-ui/themes';
+import { Badge, Button, Flex, Link as ThemeLink, Skeleton, Table, Text } from '@radix-ui/themes';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { ErrorCallout } from '../../shared/error-callout.tsx';
 import { EmptyState } from '../../shared/list/empty-state.tsx';
+import { SearchField, useTypedSearch } from '../../shared/list/search-field.tsx';
 import { PageHeading } from '../../shared/page-heading.tsx';
 import { useResource } from '../../shared/use-resource.ts';
 import { consoleApi } from '../api.ts';
@@ -13,8 +13,6 @@ import type { QueueRow, QueueTab } from '../types.ts';
 import { formatDate, label, words } from '../words.ts';
 import './queue.css';
 
-/** How long typing pauses before the search runs. */
-const SEARCH_DELAY_MS = 250;
 /** The shortest search the server takes (src/transactions/console/queue/queue-query.ts). */
 const MIN_SEARCH = 3;
 const DAY_MS = 24 * 3600 * 1000;
@@ -166,7 +164,6 @@ export function QueuePage() {
   const search = value('search');
   const state = value('state');
   const sort = (value('sort') || 'newest') as Sort;
-  const [typed, setTyped] = useState(search);
   const [tabs, setTabs] = useState<QueueTab[]>();
   const [now, setNow] = useState(() => Date.now());
 
@@ -184,28 +181,22 @@ export function QueuePage() {
     setParams(withChanges(changes), { replace: 'search' in changes });
   };
 
-  useEffect(() => {
-    setTyped(search);
-  }, [search]);
-  useEffect(() => {
-    if (typed === search) return;
-    if (typed.trim() !== '' && typed.trim().length < MIN_SEARCH) return;
-    const timer = setTimeout(() => {
+  const [typed, setTyped] = useTypedSearch(
+    search,
+    (text) => {
       setParams(
         (current) => {
           const next = new URLSearchParams(current);
-          if (typed.trim() === '') next.delete('search');
-          else next.set('search', typed.trim());
+          if (text.trim() === '') next.delete('search');
+          else next.set('search', text.trim());
           next.delete('after');
           return next;
         },
         { replace: true },
       );
-    }, SEARCH_DELAY_MS);
-    return () => {
-      clearTimeout(timer);
-    };
-  }, [typed, search, setParams]);
+    },
+    { minLength: MIN_SEARCH },
+  );
 
   // The address's filters go to the server as they are typed there: it refuses what it cannot read.
   const given = (name: (typeof FILTERS)[number]) => value(name) || undefined;
@@ -255,20 +246,13 @@ export function QueuePage() {
           <Text as="label" htmlFor="queue-search" size="1" color="gray">
             Search
           </Text>
-          <TextField.Root
+          <SearchField
             id="queue-search"
-            type="search"
             placeholder="Investor, e-mail, sender or id"
             value={typed}
             aria-describedby={typedTooShort ? 'queue-search-hint' : undefined}
-            onChange={(event) => {
-              setTyped(event.target.value);
-            }}
-          >
-            <TextField.Slot>
-              <MagnifyingGlassIcon aria-hidden />
-            </TextField.Slot>
-          </TextField.Root>
+            onType={setTyped}
+          />
           {typedTooShort ? (
             <Text id="queue-search-hint" size="1" color="gray" role="status">
               Type at least {MIN_SEARCH} characters.

@@ -1,10 +1,11 @@
-import { Badge, DataList, Flex, Heading, Link as ThemeLink, Text } from '@radix-ui/themes';
+import { Badge, DataList, Flex, Link as ThemeLink, Text } from '@radix-ui/themes';
 import { useEffect } from 'react';
 import { Link } from 'react-router';
 import { ErrorCallout } from '../../shared/error-callout.tsx';
 import { nameOf, PeopleList } from '../../shared/accounts/people-list.tsx';
 import { RoleBadge } from '../../shared/accounts/roles.tsx';
 import { dateFormatters } from '../../shared/format.ts';
+import { HeadedSection } from '../../shared/layout/headed-section.tsx';
 import { useResource } from '../../shared/use-resource.ts';
 import { consoleApi } from '../api.ts';
 import { may, ROLES } from '../roles.ts';
@@ -12,7 +13,7 @@ import { useSignedIn } from '../session.tsx';
 import type { TeamActivityEntry, TeamAnswer, TeamMember } from '../types.ts';
 import { words } from '../words.ts';
 
-const { formatDate, formatDateTime } = dateFormatters('short');
+const { formatDateTime } = dateFormatters('short');
 /** The most entries of the team's activity the page shows. */
 const ACTIVITY_SHOWN = 20;
 
@@ -56,10 +57,7 @@ function TeamActivity({ team }: { team: TeamAnswer | undefined }) {
   }, [team, reload]);
   const entries = activity.data?.entries.slice(0, ACTIVITY_SHOWN);
   return (
-    <section aria-labelledby="activity-heading">
-      <Heading as="h2" size="3" id="activity-heading" mb="3">
-        Recent activity
-      </Heading>
+    <HeadedSection id="activity-heading" title="Recent activity" size="3">
       <ErrorCallout error={activity.error} />
       {entries === undefined ? null : entries.length === 0 ? (
         <Text size="2" color="gray">
@@ -88,7 +86,7 @@ function TeamActivity({ team }: { team: TeamAnswer | undefined }) {
           </ul>
         </Flex>
       )}
-    </section>
+    </HeadedSection>
   );
 }
 
@@ -98,20 +96,18 @@ function TeamActivity({ team }: { team: TeamAnswer | undefined }) {
  * them (not themselves), others see the list.
  */
 export function TeamPage() {
-  const { user, tenant: organization } = useSignedIn();
+  const signedIn = useSignedIn();
+  const { user, tenant: organization } = signedIn;
   const team = useResource(consoleApi, 'GET /team');
 
   return (
     <Flex direction="column" gap="6">
       <PeopleList
         title="Team"
-        documentTitle={`Team · ${organization.name}`}
-        intro={<>Everyone here signs in to {organization.name}&apos;s console with their own password.</>}
+        signedIn={signedIn}
         people={team}
-        you={user.id}
         roles={ROLES}
         status={(person) => <StatusBadge person={person} />}
-        formatDate={formatDate}
         manage={
           may(user.role, 'managePeople')
             ? {
@@ -135,12 +131,11 @@ export function TeamPage() {
             : undefined
         }
         notAllowed="Only admins invite and deactivate people."
-      />
+      >
+        Everyone here signs in to {organization.name}&apos;s console with their own password.
+      </PeopleList>
       <TeamActivity team={team.data} />
-      <section aria-labelledby="roles-heading">
-        <Heading as="h2" size="3" id="roles-heading" mb="3">
-          What each role may do
-        </Heading>
+      <HeadedSection id="roles-heading" title="What each role may do" size="3">
         <DataList.Root orientation={{ initial: 'vertical', sm: 'horizontal' }}>
           {(Object.keys(ROLES) as (keyof typeof ROLES)[]).map((role) => (
             <DataList.Item key={role}>
@@ -151,7 +146,7 @@ export function TeamPage() {
             </DataList.Item>
           ))}
         </DataList.Root>
-      </section>
+      </HeadedSection>
     </Flex>
   );
 }

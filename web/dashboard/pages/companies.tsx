@@ -1,20 +1,10 @@
-import { ChevronLeftIcon, ChevronRightIcon, MagnifyingGlassIcon } from '@radix-ui/react-icons';
-import {
-  Badge,
-  Box,
-  Button,
-  Flex,
-  Link as ThemeLink,
-  Select,
-  Skeleton,
-  Table,
-  Text,
-  TextField,
-} from '@radix-ui/themes';
-import { useEffect, useState, type ReactNode } from 'react';
+import { ChevronLeftIcon, ChevronRightIcon } from '@radix-ui/react-icons';
+import { Badge, Box, Button, Flex, Link as ThemeLink, Select, Skeleton, Table, Text } from '@radix-ui/themes';
+import type { ReactNode } from 'react';
 import { Link, useSearchParams, type To } from 'react-router';
 import { ErrorCallout } from '../../shared/error-callout.tsx';
 import { EmptyState } from '../../shared/list/empty-state.tsx';
+import { SearchField, useTypedSearch } from '../../shared/list/search-field.tsx';
 import { PageHeading } from '../../shared/page-heading.tsx';
 import { formatCount, formatDate } from '../format.ts';
 import { useSignedIn } from '../session.tsx';
@@ -22,8 +12,6 @@ import { dashboardApi } from '../api.ts';
 import { useResource } from '../../shared/use-resource.ts';
 
 const PAGE_SIZE = 20;
-/** How long typing pauses before the search runs. */
-const SEARCH_DELAY_MS = 250;
 /** The funds a row names before "+n more". */
 const FUNDS_SHOWN = 2;
 
@@ -62,21 +50,10 @@ export function CompaniesPage() {
   const search = params.get('search') ?? '';
   const fund = params.get('fund') ?? '';
   const page = pageOf(params.get('page'));
-  const [typed, setTyped] = useState(search);
-
-  // What is typed reaches the address after a pause; the address reaches the field on back and forward.
-  useEffect(() => {
-    setTyped(search);
-  }, [search]);
-  useEffect(() => {
-    if (typed === search) return;
-    const timer = setTimeout(() => {
-      setParams(filters({ search: typed, fund }), { replace: true });
-    }, SEARCH_DELAY_MS);
-    return () => {
-      clearTimeout(timer);
-    };
-  }, [typed, search, fund, setParams]);
+  // What is typed reaches the address after a pause, from the first page.
+  const [typed, setTyped] = useTypedSearch(search, (text) => {
+    setParams(filters({ search: text, fund }), { replace: true });
+  });
 
   const slug = instance.slug;
   const companies = useResource(dashboardApi, 'GET /instances/:slug/companies', {
@@ -133,21 +110,14 @@ export function CompaniesPage() {
           <label htmlFor="company-search" className="visually-hidden">
             Search companies by legal name
           </label>
-          <TextField.Root
+          <SearchField
             id="company-search"
-            type="search"
             size="3"
             placeholder="Search by legal name"
             value={typed}
-            onChange={(event) => {
-              setTyped(event.target.value);
-            }}
+            onType={setTyped}
             maxLength={200}
-          >
-            <TextField.Slot>
-              <MagnifyingGlassIcon aria-hidden />
-            </TextField.Slot>
-          </TextField.Root>
+          />
         </Box>
         <Select.Root
           size="3"

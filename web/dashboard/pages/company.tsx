@@ -14,6 +14,7 @@ import {
 } from '@radix-ui/themes';
 import { Link, useParams } from 'react-router';
 import { ErrorCallout } from '../../shared/error-callout.tsx';
+import { HeadedSection } from '../../shared/layout/headed-section.tsx';
 import { PageHeading } from '../../shared/page-heading.tsx';
 import { TrendChart } from '../components/trend-chart.tsx';
 import {
@@ -137,16 +138,13 @@ function UpdatesSection({ updates }: { updates: CompanyUpdate[] }) {
   const before = updates.at(-2);
   if (!latest) {
     return (
-      <section aria-labelledby="updates-heading">
-        <Heading as="h2" size="5" id="updates-heading" mb="2">
-          Updates
-        </Heading>
+      <HeadedSection id="updates-heading" title="Updates" size="5" mb="2">
         <Box className="empty-state">
           <Text as="p" size="2" color="gray">
             The company has not reported an update yet.
           </Text>
         </Box>
-      </section>
+      </HeadedSection>
     );
   }
   // Charts compare like with like: cash in the latest update's currency.

@@ -2,7 +2,6 @@ import { Badge } from '@radix-ui/themes';
 import { nameOf, PeopleList } from '../../shared/accounts/people-list.tsx';
 import { useResource } from '../../shared/use-resource.ts';
 import { dashboardApi } from '../api.ts';
-import { formatDate } from '../format.ts';
 import { ROLES } from '../roles.ts';
 import { useSignedIn } from '../session.tsx';
 
@@ -11,17 +10,16 @@ import { useSignedIn } from '../session.tsx';
  * invitation; admins invite people by e-mail and remove them (not themselves).
  */
 export function PeoplePage() {
-  const { user, tenant: instance } = useSignedIn();
+  const signedIn = useSignedIn();
+  const { user, tenant: instance } = signedIn;
   const slug = instance.slug;
   const people = useResource(dashboardApi, 'GET /instances/:slug/people', { params: { slug } });
 
   return (
     <PeopleList
       title="People"
-      documentTitle={`People · ${instance.name}`}
-      intro={<>Everyone here signs in to {instance.name}&apos;s dashboard with their own password.</>}
+      signedIn={signedIn}
       people={people}
-      you={user.id}
       roles={ROLES}
       status={(person) =>
         person.active ? null : (
@@ -30,7 +28,6 @@ export function PeoplePage() {
           </Badge>
         )
       }
-      formatDate={formatDate}
       manage={
         user.role === 'admin'
           ? {
@@ -58,6 +55,8 @@ export function PeoplePage() {
           : undefined
       }
       notAllowed="Only admins invite and remove people."
-    />
+    >
+      Everyone here signs in to {instance.name}&apos;s dashboard with their own password.
+    </PeopleList>
   );
 }

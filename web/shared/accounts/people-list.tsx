@@ -1,12 +1,16 @@
 import { Box, Flex, Table, Text } from '@radix-ui/themes';
 import { useState, type ReactNode } from 'react';
-import type { DateFormatter } from '../format.ts';
+import { dateFormatters } from '../format.ts';
 import { ConfirmDialog } from '../list/confirm-dialog.tsx';
 import { ListPage } from '../list/list-page.tsx';
 import { Notice } from '../notice.tsx';
 import type { Resource } from '../use-resource.ts';
 import { InviteDialog, type Invitation } from './invite-dialog.tsx';
 import { RoleBadge, type RoleTexts } from './roles.tsx';
+import type { SignedIn } from './session.tsx';
+
+/** The "Since" column's dates: short months, as tables want. */
+const { formatDate } = dateFormatters('short');
 
 /** What a list of people shows of each: the fields the dashboard's people and the console's team share. */
 export interface ListedPerson<Role extends string> {
@@ -23,36 +27,34 @@ export function nameOf(person: { name: string; email: string }): string {
 }
 
 /**
- * The people of a tenant (the dashboard's Settings → People, the console's Team): each with their name (as text,
- * whatever it holds; "(you)" on one's own row), address, role and `status`, and since when. Those who manage
- * people (`manage`) invite them by e-mail and end their access (`end`: remove, deactivate) after a
- * confirmation, never their own; the others read `notAllowed`. What was done is announced in a live region.
+ * The people of the signed-in tenant (the dashboard's Settings → People, the console's Team), under what the
+ * page says of them (`children`): each with their name (as text, whatever it holds; "(you)" on one's own row),
+ * address, role and `status`, and since when. Those who manage people (`manage`) invite them by e-mail and end
+ * their access (`end`: remove, deactivate) after a confirmation, never their own; the others read `notAllowed`.
+ * What was done is announced in a live region.
  *
  * @example
- * <PeopleList title="Team" … people={team} you={user.id} roles={ROLES} manage={{ initialRole: 'viewer', invite, end }} />
+ * <PeopleList title="Team" signedIn={useSignedIn()} people={team} roles={ROLES} … manage={{ initialRole, invite, end }}>
+ *   Everyone here signs in to the console with their own password.
+ * </PeopleList>
  */
 export function PeopleList<Role extends string, Person extends ListedPerson<Role>>({
   title,
-  documentTitle,
-  intro,
+  signedIn,
   people,
-  you,
   roles,
   status,
-  formatDate,
   manage,
   notAllowed,
+  children,
 }: {
   title: string;
-  documentTitle: string;
-  intro: ReactNode;
+  /** Who reads the list, and the tenant whose people it lists. */
+  signedIn: SignedIn<{ id: string }, { name: string }>;
   people: Resource<{ people: Person[] }>;
-  /** The signed-in person's id. */
-  you: string;
   roles: RoleTexts<Role>;
   /** Badges beside the role: invited, deactivated. */
   status: (person: Person) => ReactNode;
-  formatDate: DateFormatter;
   /** For those who may manage people: how to invite, and how to end a person's access; undefined for others. */
   manage:
     | {
@@ -73,7 +75,9 @@ export function PeopleList<Role extends string, Person extends ListedPerson<Role
       }
     | undefined;
   notAllowed: string;
+  children: ReactNode;
 }) {
+  const you = signedIn.user.id;
   const [announcement, setAnnouncement] = useState<string>();
   const badges = (person: Person) => (
     <Flex gap="1" wrap="wrap">
@@ -85,8 +89,8 @@ export function PeopleList<Role extends string, Person extends ListedPerson<Role
   return (
     <ListPage
       title={title}
-      documentTitle={documentTitle}
-      intro={intro}
+      documentTitle={`${title} · ${signedIn.tenant.name}`}
+      intro={children}
       add={
         manage ? (
           <InviteDialog

@@ -71,16 +71,25 @@ export function DialogForm({
       </Dialog.Description>
       <ErrorCallout error={action.error} />
       {children}
-      <Flex gap="3" justify="end">
-        <Dialog.Close>
-          <Button type="button" variant="soft" color="gray">
-            Cancel
-          </Button>
-        </Dialog.Close>
+      <DialogButtons>
         <Button type="submit" loading={action.busy}>
           {submit}
         </Button>
-      </Flex>
+      </DialogButtons>
     </Form>
+  );
+}
+
+/** The foot of a dialog's form: Cancel, which closes the dialog, beside the button that sends the form. */
+export function DialogButtons({ children }: { children: ReactNode }) {
+  return (
+    <Flex gap="3" justify="end">
+      <Dialog.Close>
+        <Button type="button" variant="soft" color="gray">
+          Cancel
+        </Button>
+      </Dialog.Close>
+      {children}
+    </Flex>
   );
 }

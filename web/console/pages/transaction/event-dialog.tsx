@@ -2,6 +2,8 @@ import { Button, Callout, Dialog, Flex, Text, TextArea } from '@radix-ui/themes'
 import { useEffect, useRef, useState } from 'react';
 import type { ApiError } from '../../../shared/api-error.ts';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
+import { Form } from '../../../shared/form/submit-form.tsx';
+import { DialogButtons } from '../../../shared/list/form-dialog.tsx';
 import { useApiAction } from '../../../shared/use-api-action.ts';
 import { consoleApi } from '../../api.ts';
 import type { EventPreview, EventRunAnswer, WorkflowPanel } from '../../types.ts';
@@ -149,76 +151,63 @@ export function EventDialog({
       }}
     >
       <Dialog.Content maxWidth="520px">
-        <form
-          noValidate
-          onSubmit={(submitted) => {
-            submitted.preventDefault();
-            void run();
-          }}
-        >
-          <Flex direction="column" gap="4">
-            <Dialog.Title mb="0">{label(event.key)}?</Dialog.Title>
-            <Dialog.Description size="2" color="gray">
-              {event.description ?? `What ${words(event.key)} does, before it does it.`}
-            </Dialog.Description>
-            <ErrorCallout error={loading.error} />
-            {preview ? (
-              <PreviewText preview={preview} />
-            ) : loading.error ? null : (
-              <Text size="2" color="gray" role="status">
-                Reading what it would do…
+        <Form onSubmit={run}>
+          <Dialog.Title mb="0">{label(event.key)}?</Dialog.Title>
+          <Dialog.Description size="2" color="gray">
+            {event.description ?? `What ${words(event.key)} does, before it does it.`}
+          </Dialog.Description>
+          <ErrorCallout error={loading.error} />
+          {preview ? (
+            <PreviewText preview={preview} />
+          ) : loading.error ? null : (
+            <Text size="2" color="gray" role="status">
+              Reading what it would do…
+            </Text>
+          )}
+          <Flex direction="column" gap="1">
+            <Text as="label" htmlFor="event-message" size="2" weight="medium">
+              {required ? 'Reason (required)' : 'Message (optional)'}
+            </Text>
+            <TextArea
+              id="event-message"
+              value={message}
+              required={required}
+              aria-required={required}
+              aria-invalid={messageError === undefined ? undefined : true}
+              aria-describedby={
+                messageError === undefined ? 'event-message-hint' : 'event-message-hint event-message-error'
+              }
+              maxLength={2000}
+              onChange={(change) => {
+                setMessage(change.target.value);
+              }}
+            />
+            <Text id="event-message-hint" size="1" color="gray">
+              Kept in the timeline with the move.
+            </Text>
+            {messageError === undefined ? null : (
+              <Text id="event-message-error" size="2" color="red" role="alert">
+                {messageError}
               </Text>
             )}
-            <Flex direction="column" gap="1">
-              <Text as="label" htmlFor="event-message" size="2" weight="medium">
-                {required ? 'Reason (required)' : 'Message (optional)'}
-              </Text>
-              <TextArea
-                id="event-message"
-                value={message}
-                required={required}
-                aria-required={required}
-                aria-invalid={messageError === undefined ? undefined : true}
-                aria-describedby={
-                  messageError === undefined ? 'event-message-hint' : 'event-message-hint event-message-error'
-                }
-                maxLength={2000}
-                onChange={(change) => {
-                  setMessage(change.target.value);
-                }}
-              />
-              <Text id="event-message-hint" size="1" color="gray">
-                Kept in the timeline with the move.
-              </Text>
-              {messageError === undefined ? null : (
-                <Text id="event-message-error" size="2" color="red" role="alert">
-                  {messageError}
-                </Text>
-              )}
-            </Flex>
-            <ErrorCallout error={running.error} />
-            {running.error?.code === 'INVALID_EVENT' ? (
-              <Callout.Root color="gray" size="1">
-                <Callout.Text>Close this and look at the panel: it shows what can happen now.</Callout.Text>
-              </Callout.Root>
-            ) : null}
-            <Flex gap="3" justify="end">
-              <Dialog.Close>
-                <Button type="button" variant="soft" color="gray">
-                  Cancel
-                </Button>
-              </Dialog.Close>
-              <Button
-                type="submit"
-                loading={running.busy}
-                disabled={preview === undefined || running.busy}
-                color={required ? 'red' : undefined}
-              >
-                {label(event.key)}
-              </Button>
-            </Flex>
           </Flex>
-        </form>
+          <ErrorCallout error={running.error} />
+          {running.error?.code === 'INVALID_EVENT' ? (
+            <Callout.Root color="gray" size="1">
+              <Callout.Text>Close this and look at the panel: it shows what can happen now.</Callout.Text>
+            </Callout.Root>
+          ) : null}
+          <DialogButtons>
+            <Button
+              type="submit"
+              loading={running.busy}
+              disabled={preview === undefined || running.busy}
+              color={required ? 'red' : undefined}
+            >
+              {label(event.key)}
+            </Button>
+          </DialogButtons>
+        </Form>
       </Dialog.Content>
     </Dialog.Root>
   );

@@ -1,4 +1,5 @@
 import { Badge, Card, DataList, Flex, Heading, Link, Text } from '@radix-ui/themes';
+import { HeadedSection } from '../../../shared/layout/headed-section.tsx';
 import type { RecipientProgress, TransactionFile } from '../../types.ts';
 import { formatBytes, formatDateTime, label, words } from '../../words.ts';
 
@@ -50,10 +51,7 @@ function MailProgress({ mail }: { mail: NonNullable<RecipientProgress['mail']> }
 /** Each recipient and how far they have got: invited, mail sent or failed, link opened, share filled, submitted, signed. */
 export function Recipients({ recipients }: { recipients: RecipientProgress[] }) {
   return (
-    <section aria-labelledby="recipients-heading">
-      <Heading as="h2" size="4" id="recipients-heading" mb="3">
-        Recipients
-      </Heading>
+    <HeadedSection id="recipients-heading" title="Recipients">
       <Flex direction="column" gap="3">
         {recipients.map((recipient) => (
           <Card key={recipient.id} size="2">
@@ -107,17 +105,14 @@ export function Recipients({ recipients }: { recipients: RecipientProgress[] }) 
           </Card>
         ))}
       </Flex>
-    </section>
+    </HeadedSection>
   );
 }
 
 /** The transaction's files, signed copies and the investor's uploads, each with its (signed, expiring) link. */
 export function Files({ files }: { files: TransactionFile[] }) {
   return (
-    <section aria-labelledby="files-heading">
-      <Heading as="h2" size="4" id="files-heading" mb="3">
-        Files
-      </Heading>
+    <HeadedSection id="files-heading" title="Files">
       {files.length === 0 ? (
         <Text size="2" color="gray">
           No files yet: the investor&apos;s uploads and the signed documents appear here.
@@ -144,6 +139,6 @@ export function Files({ files }: { files: TransactionFile[] }) {
           </ul>
         </Flex>
       )}
-    </section>
+    </HeadedSection>
   );
 }

@@ -1,6 +1,7 @@
 import { Badge, Box, Button, Card, Flex, Heading, Text, TextArea } from '@radix-ui/themes';
 import { useState } from 'react';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
+import { HeadedSection } from '../../../shared/layout/headed-section.tsx';
 import { useApiAction } from '../../../shared/use-api-action.ts';
 import type { Resource } from '../../../shared/use-resource.ts';
 import { consoleApi } from '../../api.ts';
@@ -298,15 +299,19 @@ export function Review({
   const comments = review.data?.comments ?? [];
   const open = comments.filter((comment) => comment.resolvedAt === null).length;
   return (
-    <section aria-labelledby="review-heading">
-      <Heading as="h2" size="4" id="review-heading" mb="3">
-        Review{' '}
-        {comments.length === 0 ? null : (
-          <Text size="2" color="gray" weight="regular">
-            ({open} open comment{open === 1 ? '' : 's'})
-          </Text>
-        )}
-      </Heading>
+    <HeadedSection
+      id="review-heading"
+      title={
+        <>
+          Review{' '}
+          {comments.length === 0 ? null : (
+            <Text size="2" color="gray" weight="regular">
+              ({open} open comment{open === 1 ? '' : 's'})
+            </Text>
+          )}
+        </>
+      }
+    >
       <ErrorCallout error={review.error} />
       {processes === undefined ? (
         review.error ? null : (
@@ -332,6 +337,6 @@ export function Review({
           ))}
         </Flex>
       )}
-    </section>
+    </HeadedSection>
   );
 }

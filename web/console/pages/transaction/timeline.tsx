@@ -1,7 +1,8 @@
-import { Badge, Box, Button, Card, CheckboxGroup, Flex, Heading, RadioGroup, Text } from '@radix-ui/themes';
+import { Badge, Box, Button, Card, CheckboxGroup, Flex, RadioGroup, Text } from '@radix-ui/themes';
 import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
+import { HeadedSection } from '../../../shared/layout/headed-section.tsx';
 import { useApiAction } from '../../../shared/use-api-action.ts';
 import type { Resource } from '../../../shared/use-resource.ts';
 import { consoleApi } from '../../api.ts';
@@ -168,10 +169,7 @@ export function Timeline({
 }) {
   const entries = (timeline.data ?? timeline.previous)?.entries;
   return (
-    <section aria-labelledby="timeline-heading">
-      <Heading as="h2" size="4" id="timeline-heading" mb="3">
-        Timeline
-      </Heading>
+    <HeadedSection id="timeline-heading" title="Timeline">
       <Card size="2">
         <Flex direction="column" gap="4">
           <Flex gap="5" wrap="wrap" align="start">
@@ -266,6 +264,6 @@ export function Timeline({
           )}
         </Flex>
       </Card>
-    </section>
+    </HeadedSection>
   );
 }

@@ -1,6 +1,7 @@
 import { Badge, Box, Button, Callout, Card, Flex, Heading, Text } from '@radix-ui/themes';
 import { lazy, Suspense, useState } from 'react';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
+import { HeadedSection } from '../../../shared/layout/headed-section.tsx';
 import type { Resource } from '../../../shared/use-resource.ts';
 import { useApiAction } from '../../../shared/use-api-action.ts';
 import { consoleApi } from '../../api.ts';
@@ -77,10 +78,7 @@ export function WorkflowPanel({
   const event = panel?.events.find((each) => each.key === chosen);
 
   return (
-    <section aria-labelledby="workflow-heading">
-      <Heading as="h2" size="4" id="workflow-heading" mb="3">
-        Workflow
-      </Heading>
+    <HeadedSection id="workflow-heading" title="Workflow">
       <ErrorCallout error={workflow.error} />
       {panel ? (
         <Card size="2">
@@ -177,7 +175,7 @@ export function WorkflowPanel({
           }}
         />
       ) : null}
-    </section>
+    </HeadedSection>
   );
 }
 

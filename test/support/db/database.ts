@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { Database, Transaction } from '../../../src/db/database.ts';
+import { migrate } from '../../../src/db/migrate.ts';
+import { createPostgresDatabase } from '../../../src/db/postgres-database.ts';
+import { createPGliteFromTemplate } from './pglite-template.ts';
+
+/** `TEST_DATABASE_URL` selects PostgreSQL for the whole suite; without it every test file gets a PGlite. */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
+export const DIALECT = TEST_DATABASE_URL === undefined ? 'pglite' : 'postgres';
+
+export interface TestDatabase {
+  db: Database;
+  /** For PostgreSQL, the connection settings that reach this test database's schema (for child processes). */
+  connection?: { url: string; options: string };
+  close(): Promise<void>;
+}
+
+/**
+ * A fresh, migrated database for one test file: an in-memory PGlite (a copy of the migrated template, see
+ * `pglite-template.ts`), or on PostgreSQL a schema of its own (dropped on close), so test files never see each
+ * other's rows.
+ */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  if (TEST_DATABASE_URL === undefined) {
+    const db = await createPGliteFromTemplate();
+    return { db, close: () => db.close() };
+  }
+  const { options, drop } = await createTestSchema(TEST_DATABASE_URL);
+  const db = createPostgresDatabase({ connectionString: TEST_DATABASE_URL, connectionOptions: options });
+  await migrate(db);
+  return {
+    db,
+    connection: { url: TEST_DATABASE_URL, options },
+    async close() {
+      await db.close();
+      await drop();
+    },
+  };
+}
+
+/**
+ * A new, empty schema `test_<random>` on the PostgreSQL server of `url`: the connection options that reach it
+ * (`-c search_path=…`) and how to drop it with all it holds.
+ */
+export async function createTestSchema(url: string): Promise<{ options: string; drop: () => Promise<void> }> {
+  const schema = `test_${randomBytes(6).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create schema ${schema}`);
+  return { options: `-c search_path=${schema}`, drop: () => admin(`drop schema ${schema} cascade`) };
+}
+
+/**
+ * Wraps a database so a test (or the bench) can count the statements (round trips) it receives: outside
+ * transactions, and inside them with their BEGIN and COMMIT.
+ */
+export function countingQueries(db: Database): { db: Database; count: () => number; reset: () => void } {
+  let count = 0;
+  const counted = (tx: Transaction): Transaction => ({
+    ...tx,
+    query: (text, params) => {
+      count += 1;
+      return tx.query(text, params);
+    },
+  });
+  return {
+    db: {
+      ...db,
+      query: (text, params) => {
+        count += 1;
+        return db.query(text, params);
+      },
+      transaction: (work) => {
+        count += 2; // BEGIN, then COMMIT (or ROLLBACK)
+        return db.transaction((tx) => work(counted(tx)));
+      },
+    },
+    count: () => count,
+    reset: () => {
+      count = 0;
+    },
+  };
+}

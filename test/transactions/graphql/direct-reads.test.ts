@@ -1,0 +1,218 @@
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import { buildSchema, getNamedType, isObjectType, type GraphQLObjectType } from 'graphql';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../../src/db/database.ts';
+import { RELATIONS, RESOURCES, type ResourceName } from '../../../src/transactions/graphql/read-model.ts';
+import { REFERENCE_QUERY } from '../../support/data/transactions.ts';
+import type { OrganizationStory } from '../../support/data/stories.ts';
+import { useTransactionsSuite } from '../../support/data/transactions-suite.ts';
+
+/**
+ * Direct reads (direct-reads.ts) answer plannable queries without GraphQL's execution: each query here is asked of
+ * the suite's app (direct reads on) and of an app with them off, and the two answers must be the same bytes,
+ * status and media type. A recording database tells which path answered.
+ */
+
+const schema = buildSchema(
+  readFileSync(new URL('../../../src/transactions/graphql/schema.graphql', import.meta.url), 'utf8'),
+);
+
+/** Every column field of a type and, `depth` levels down, of its relations, with `__typename` at each level. */
+function everything(type: ResourceName, depth: number): string {
+  const graphqlType = schema.getType(type) as GraphQLObjectType;
+  const columns: Readonly<Record<string, string>> = RESOURCES[type].columns;
+  const parts = ['__typename'];
+  for (const field of Object.values(graphqlType.getFields())) {
+    const relation = RELATIONS[type]?.[field.name];
+    if (relation) {
+      if (depth > 0) parts.push(`${field.name} { ${everything(relation.resource, depth - 1)} }`);
+    } else if (!isObjectType(getNamedType(field.type)) && field.name in columns) {
+      parts.push(field.name);
+    }
+  }
+  return parts.join(' ');
+}
+
+const suite = useTransactionsSuite();
+let story: OrganizationStory;
+let other: OrganizationStory;
+let general: FastifyInstance;
+let direct: FastifyInstance;
+/** The statements the direct app sent, in order. */
+const sent: string[] = [];
+
+function recording(db: Database): Database {
+  return {
+    ...db,
+    query: (text, params) => {
+      sent.push(text);
+      return db.query(text, params);
+    },
+  };
+}
+
+async function ask(app: FastifyInstance, query: string, variables?: unknown, key = story.apiKey) {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/beta',
+    headers: { authorization: `Bearer ${key}` },
+    payload: { query, variables },
+  });
+  // Each answer with errors names its own request.
+  const body = response.body.replace(/"requestId":"req_[\w-]+"/g, '"requestId":"…"');
+  return { status: response.statusCode, type: response.headers['content-type'], body };
+}
+
+/** Asks both apps; expects the same answer, and says whether the direct app answered without GraphQL. */
+async function compare(query: string, variables?: unknown): Promise<{ body: string; directly: boolean }> {
+  sent.length = 0;
+  const fast = await ask(direct, query, variables);
+  const directly = sent.some((text) => text.includes('json_build_array'));
+  const slow = await ask(general, query, variables);
+  if (fast.body.includes('"errors"')) {
+    // Mercurius itself orders `data` and `errors` differently before and after it compiled a query: the two apps
+    // have seen this text a different number of times, so errors compare as JSON.
+    expect({ ...fast, body: JSON.parse(fast.body) as unknown }).toEqual({
+      ...slow,
+      body: JSON.parse(slow.body) as unknown,
+    });
+  } else {
+    expect(fast).toEqual(slow);
+  }
+  return { body: fast.body, directly };
+}
+
+let ids: { itemId: string; recipientId: string; fileId: string; signatureFileId: string; entityId: string };
+
+beforeAll(async () => {
+  // Three rounds of submission: revisions, voided and completed signatures, a file, two recipients.
+  story = await suite.tenant({ rounds: 3 });
+  other = await suite.tenant();
+  general = await suite.buildApp({ directReads: false });
+  direct = await suite.buildApp({ db: recording(suite.db) });
+  const { body } = await ask(
+    general,
+    `query ($id: uuid!) { transaction(id: $id) { transactionItems { id } transactionRecipients { id entity { id } }
+      transactionFiles { id } transactionSignatureFiles { id } } }`,
+    { id: story.transactionId },
+  );
+  const t = (
+    JSON.parse(body) as { data: { transaction: Record<string, { id: string; entity?: { id: string } }[]> } }
+  ).data.transaction;
+  ids = {
+    itemId: t.transactionItems?.[0]?.id ?? '',
+    recipientId: t.transactionRecipients?.[0]?.id ?? '',
+    entityId: t.transactionRecipients?.[0]?.entity?.id ?? '',
+    fileId: t.transactionFiles?.[0]?.id ?? '',
+    signatureFileId: t.transactionSignatureFiles?.[0]?.id ?? '',
+  };
+});
+
+describe('a query that only reads rows by id', () => {
+  it('is answered directly with the same bytes as GraphQL gives for the reference query', async () => {
+    const { body, directly } = await compare(REFERENCE_QUERY, { id: story.transactionId });
+    expect(directly).toBe(true);
+    expect(body).toContain('"transactionProcessRevisions":[{');
+  });
+
+  it('is answered directly with the same bytes for every column of a transaction and of its relations, three levels down', async () => {
+    const query = `query ($id: uuid!) { transaction(id: $id) { ${everything('Transaction', 3)} } }`;
+    const { body, directly } = await compare(query, { id: story.transactionId });
+    expect(directly).toBe(true);
+    expect(body).toContain('"__typename":"TransactionSignatureContainer"');
+  });
+
+  it('is answered directly with the same bytes for each root field that reads by id, several in one query', async () => {
+    const query = `query ($t: uuid!, $e: uuid!, $i: uuid!, $r: uuid!, $f: uuid!, $s: uuid!, $o: uuid!, $tpl: uuid!) {
+      transaction(id: $t) { id state isComplete }
+      entity(id: $e) { ${everything('Entity', 1)} }
+      transactionItem(id: $i) { ${everything('TransactionItem', 1)} }
+      transactionRecipient(id: $r) { ${everything('TransactionRecipient', 2)} }
+      transactionFile(id: $f) { ${everything('TransactionFile', 2)} }
+      transactionSignatureFile(id: $s) { ${everything('TransactionSignatureFile', 2)} }
+      organization(id: $o) { ${everything('Organization', 0)} }
+      template(id: $tpl) { id key version name description createdAt }
+    }`;
+    const { directly } = await compare(query, {
+      t: story.transactionId,
+      e: ids.entityId,
+      i: ids.itemId,
+      r: ids.recipientId,
+      f: ids.fileId,
+      s: ids.signatureFileId,
+      o: story.organizationId,
+      tpl: story.templateId,
+    });
+    expect(directly).toBe(true);
+  });
+
+  it('keeps aliases, fragments, literal ids and orderBy, in either order, the same as GraphQL', async () => {
+    const query = `query ($order: CreatedAtOrder!) {
+      first: transaction(id: "${story.transactionId.toUpperCase()}") { ...Parts later: transactionProcessRevisions(orderBy: $order) { id number } }
+      again: transaction(id: "${story.transactionId}") { ... on Transaction { state } events(orderBy: CREATED_AT_DESC) { eventKey } }
+    }
+    fragment Parts on Transaction { id recipients: transactionRecipients { vulcanKey } }`;
+    for (const order of ['CREATED_AT_ASC', 'CREATED_AT_DESC']) {
+      const { body, directly } = await compare(query, { order });
+      expect(directly).toBe(true);
+      expect(body).toContain('"first":{"id"');
+    }
+  });
+
+  it("answers null for an unknown id and for another organization's, as GraphQL does", async () => {
+    const query = 'query ($id: uuid!) { transaction(id: $id) { id } }';
+    for (const id of ['00000000-0000-4000-8000-000000000000', other.transactionId]) {
+      const { body, directly } = await compare(query, { id });
+      expect(directly).toBe(true);
+      expect(body).toBe('{"data":{"transaction":null}}');
+    }
+  });
+});
+
+describe('a request that direct reads cannot answer', () => {
+  it.each([
+    ['a computed field', 'query ($id: uuid!) { transaction(id: $id) { id availableEvents { key } } }'],
+    ['a connection', '{ viewer { transactions(first: 2) { totalCount nodes { id } } } }'],
+    ['a directive', 'query ($id: uuid!) { transaction(id: $id) { id state @include(if: false) } }'],
+    ['a response key asked twice', 'query ($id: uuid!) { transaction(id: $id) { id id } }'],
+    ['a file link', `{ file(id: "00000000-0000-4000-8000-000000000000") { id signedUrl } }`],
+    [
+      'a mutation',
+      'mutation { resetTransmitToken(input: { transactionId: "00000000-0000-4000-8000-000000000000" }) { transaction { id } } }',
+    ],
+    ['a syntax error', 'query { transaction(id: '],
+    ['an unknown field', 'query ($id: uuid!) { transaction(id: $id) { id nope } }'],
+  ])('goes on to GraphQL with %s, which answers as always', async (_, query) => {
+    const { directly } = await compare(query, { id: story.transactionId });
+    expect(directly).toBe(false);
+  });
+
+  it.each([
+    ['is not a UUID', { id: 'nope' }],
+    ['is missing', {}],
+    ['is null', { id: null }],
+  ])('goes on to GraphQL when a variable %s, which refuses it as always', async (_, variables) => {
+    const { body, directly } = await compare('query ($id: uuid!) { transaction(id: $id) { id } }', variables);
+    expect(directly).toBe(false);
+    expect(body).toContain('"errors"');
+  });
+
+  it('goes on to GraphQL when its statement fails, which reads again and answers', async () => {
+    let failures = 0;
+    const failing: Database = {
+      ...suite.db,
+      query: (text, params) => {
+        if (text.includes('json_build_array')) {
+          failures += 1;
+          return Promise.reject(new Error('the direct statement failed'));
+        }
+        return suite.db.query(text, params);
+      },
+    };
+    const app = await suite.buildApp({ db: failing });
+    const answer = await ask(app, REFERENCE_QUERY, { id: story.transactionId });
+    expect(failures).toBe(1);
+    expect(answer).toEqual(await ask(general, REFERENCE_QUERY, { id: story.transactionId }));
+  });
+});

@@ -1,0 +1,164 @@
+import { expect, it } from 'vitest';
+import type { Queryable } from '../../../src/db/database.ts';
+import { countingQueries } from '../../support/db/database.ts';
+import { graphql, REFERENCE_QUERY } from '../../support/data/transactions.ts';
+import { useTransactionsSuite, type EmptyTenant } from '../../support/data/transactions-suite.ts';
+
+const suite = useTransactionsSuite();
+
+async function insertId(db: Queryable, sql: string, params: unknown[]): Promise<string> {
+  const [row] = await db.query<{ id: string }>(`${sql} returning id`, params);
+  if (!row) throw new Error('no row');
+  return row.id;
+}
+
+/** A transaction of `tenant` with `recipients` recipients and `revisions` revisions of `items` items each. */
+async function bigTransaction(
+  db: Queryable,
+  tenant: EmptyTenant,
+  size: { recipients: number; revisions: number; items: number },
+): Promise<string> {
+  const { recipients, revisions, items } = size;
+  const org = tenant.organizationId;
+  const transactionId = await insertId(
+    db,
+    `insert into transactions (organization_id, template_id, sender_entity_id, state, notice_name, notice_email)
+     values ($1, $2, $3, 'in_progress', 'Big', 'big@example.com')`,
+    [org, tenant.templateId, tenant.senderEntityId],
+  );
+  for (let r = 0; r < recipients; r += 1) {
+    const entityId = await insertId(
+      db,
+      `insert into entities (organization_id, name, type) values ($1, $2, 'individual')`,
+      [org, `Investor ${r}`],
+    );
+    await db.query(
+      `insert into transaction_recipients (organization_id, transaction_id, entity_id, vulcan_key) values ($1, $2, $3, 'investor')`,
+      [org, transactionId, entityId],
+    );
+  }
+  const processId = await insertId(
+    db,
+    `insert into transaction_processes (organization_id, transaction_id, key) values ($1, $2, 'subscription')`,
+    [org, transactionId],
+  );
+  for (let n = 1; n <= revisions; n += 1) {
+    const revisionId = await insertId(
+      db,
+      `insert into transaction_process_revisions (organization_id, transaction_process_id, transaction_id, number)
+       values ($1, $2, $3, $4)`,
+      [org, processId, transactionId, n],
+    );
+    await db.query(
+      `insert into transaction_items (organization_id, transaction_process_revision_id, transaction_id, vulcan_key, data)
+       select $1, $2, $3, 'item_' || i, jsonb_build_object('i', i) from generate_series(1, $4::int) as i`,
+      [org, revisionId, transactionId, items],
+    );
+  }
+  return transactionId;
+}
+
+/** An app beside the suite's whose database counts the statements it is sent. */
+async function countingApp() {
+  const counting = countingQueries(suite.db);
+  // Key lookups reused for a minute, so that a slow read does not make the next request look the key up again.
+  return { counting, app: await suite.buildApp({ db: counting.db, apiKeyCacheMs: 60_000 }) };
+}
+
+it('answers the reference query in one SQL statement after the key lookup, whatever the number of records', async () => {
+  const tenant = await suite.emptyTenant();
+  const big = await bigTransaction(suite.db, tenant, { recipients: 3, revisions: 5, items: 20 });
+  const small = await bigTransaction(suite.db, tenant, { recipients: 1, revisions: 1, items: 1 });
+  const { counting, app } = await countingApp();
+  const counts: number[] = [];
+  for (const id of [big, small, big]) {
+    counting.reset();
+    const { body } = await graphql(app, tenant.apiKey, REFERENCE_QUERY, { id });
+    expect(body.errors).toBeUndefined();
+    counts.push(counting.count());
+    if (id === big) {
+      const revisions = body.data?.transaction.transactionProcessRevisions;
+      expect(revisions).toHaveLength(5);
+      expect(revisions.flatMap((r: { transactionItems: unknown[] }) => r.transactionItems)).toHaveLength(100);
+      expect(body.data?.transaction.transactionRecipients).toHaveLength(3);
+    }
+  }
+  // The key lookup (then reused for a moment), and one statement for the transaction and all under it.
+  expect(counts).toEqual([2, 1, 1]);
+});
+
+it('reads relations selected through fragments, inline fragments and aliases, still in one statement', async () => {
+  const story = await suite.tenant({ rounds: 3 });
+  const [complete] = story.transactions;
+  if (!complete) throw new Error('the story has a transaction');
+  const { counting, app } = await countingApp();
+  counting.reset();
+  const { body } = await graphql(
+    app,
+    story.apiKey,
+    `
+      query ($id: uuid!) {
+        transaction(id: $id) {
+          ...Parties
+          ... on Transaction {
+            oldest: transactionProcessRevisions {
+              number
+              transactionItems {
+                vulcanKey
+              }
+            }
+          }
+          newest: transactionProcessRevisions(orderBy: CREATED_AT_DESC) {
+            number
+          }
+          transactionProcesses {
+            transactionSignatureContainers {
+              transactionSignatures {
+                transactionRecipient {
+                  entity {
+                    name
+                  }
+                }
+              }
+              transactionSignatureFile {
+                file {
+                  mimeType
+                }
+              }
+            }
+          }
+        }
+      }
+      fragment Parties on Transaction {
+        transactionRecipients {
+          entity {
+            name
+          }
+        }
+        senderEntity {
+          name
+        }
+      }
+    `,
+    { id: story.transactionId },
+  );
+  expect(body.errors).toBeUndefined();
+  const t = body.data?.transaction;
+  const parties = [complete.investor.name, story.sender.name];
+  expect(t.transactionRecipients.map((r: { entity: { name: string } }) => r.entity.name)).toEqual(parties);
+  expect(t.senderEntity.name).toBe(story.sender.name);
+  const numbers = Array.from({ length: complete.revisions }, (_, index) => index + 1);
+  expect(t.oldest.map((r: { number: number }) => r.number)).toEqual(numbers);
+  expect(t.oldest[0].transactionItems).toHaveLength(complete.itemsPerRevision);
+  expect(t.newest.map((r: { number: number }) => r.number)).toEqual(numbers.toReversed());
+  const container = t.transactionProcesses[0].transactionSignatureContainers.find(
+    (c: { transactionSignatureFile: unknown }) => c.transactionSignatureFile !== null,
+  );
+  expect(
+    container.transactionSignatures.map(
+      (s: { transactionRecipient: { entity: { name: string } } }) => s.transactionRecipient.entity.name,
+    ),
+  ).toEqual(parties);
+  expect(container.transactionSignatureFile.file.mimeType).toBe('application/pdf');
+  expect(counting.count()).toBe(2);
+});
