@@ -40,6 +40,8 @@ export interface ServedAppsOptions {
   mail: OperationServices;
   recipientNotices?: RecipientNotices | undefined;
   documentWorkers?: DocumentWorkers | undefined;
+  /** The built front end. @default web/dist of this checkout */
+  webDistDir?: string | undefined;
   logger: Logger;
 }
 
@@ -64,6 +66,7 @@ export async function buildServedApps(options: ServedAppsOptions): Promise<Serve
       uploadMaxBytes: config.uploadMaxBytes,
       recipientNotices: options.recipientNotices,
       documentWorkers: options.documentWorkers,
+      webDistDir: options.webDistDir,
       // Files in S3 are what every node shares: a node that cannot reach them is not ready.
       ...(config.s3 ? { readiness: { required: { files: () => files.check() } } } : {}),
       logger: logger.child({ service: 'transactions' }),
@@ -74,7 +77,7 @@ export async function buildServedApps(options: ServedAppsOptions): Promise<Serve
     const app = await buildPortfolioApp({
       ...shared,
       publicUrl: config.portfolioUrl,
-      dashboard: { mail },
+      dashboard: { mail, distDir: options.webDistDir },
       logger: logger.child({ service: 'portfolio' }),
     });
     apps.push({ name: 'portfolio', app, port: config.portfolioPort, path: PORTFOLIO_BASE_PATH });

@@ -7,13 +7,13 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { buildSchema } from 'graphql';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
 import type { FileStore } from '../../src/files/file-store.ts';
 import { generateApiKey, generatePortfolioKey } from '../../src/keys/api-key.ts';
 import { createMailer, type Mailer } from '../../src/mail/mailer.ts';
 import { apiKeys, createApiKey } from '../../src/keys/api-key-store.ts';
-import { buildPortfolioApp } from '../../src/portfolio/app.ts';
 import { createPortfolioKey, portfolioKeys } from '../../src/portfolio/instances.ts';
-import { buildTransactionsApp } from '../../src/transactions/app.ts';
+import { buildServedApps } from '../../src/served-apps.ts';
 import { stubDashboardBuild } from '../support/data/dashboard.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db/database.ts';
 import {
@@ -60,23 +60,26 @@ beforeAll(async () => {
     { dataDir: mailDataDir, smtpUrl: undefined, mailFrom: 'Portico <no-reply@localhost>' },
     pino({ level: 'silent' }),
   );
-  transactions = await buildTransactionsApp({
-    db: testDb.db,
+  // The apps `portico serve` runs, every surface on; key lookups are not reused, so a key revoked a moment ago
+  // is refused at once.
+  const config = loadConfig({ PORTICO_DATA_DIR: mailDataDir, PORTICO_WEBHOOKS_ALLOW_INSECURE: 'true' });
+  const apps = await buildServedApps({
+    config,
+    shared: { db: testDb.db, apiKeyCacheMs: 0 },
     files,
-    environment: 'staging',
-    apiKeyCacheMs: 0,
-    webhooksAllowInsecure: true,
-    keyDelivery: { mailer, distDir: dashboardBuild.distDir },
+    mail: { mailer, transactionsUrl: 'https://localhost:4000', portfolioUrl: 'https://localhost:4001' },
+    webDistDir: dashboardBuild.distDir,
+    logger: pino({ level: 'silent' }),
   });
+  const appOf = (name: string) => {
+    const found = apps.find((each) => each.name === name)?.app;
+    if (!found) throw new Error(`portico serve built no ${name} app`);
+    return found;
+  };
+  transactions = appOf('transactions');
+  portfolio = appOf('portfolio');
   await transactions.ready();
-  portfolio = await buildPortfolioApp({
-    db: testDb.db,
-    apiKeyCacheMs: 0,
-    dashboard: {
-      mail: { mailer, portfolioUrl: 'https://localhost:4001' },
-      distDir: dashboardBuild.distDir,
-    },
-  });
+  await portfolio.ready();
 });
 
 afterAll(async () => {
@@ -102,6 +105,25 @@ const open = (url: string, status = 200): Pick<PublicRoute, 'request' | 'status'
   status,
 });
 
+/**
+ * A signed-in surface's page (static; its requests to `<path>/api` carry the session) and that page's paths,
+ * GET and HEAD. The JSON routes under `<path>/api` are the security table's of the signed-in surfaces
+ * (test/http/signed-in/security-table.test.ts), which reads them from these same apps.
+ */
+const signedInPage = (path: string): Record<string, PublicRoute> =>
+  Object.fromEntries(
+    [path, `${path}/`, `${path}/*`].flatMap((route) =>
+      ['GET', 'HEAD'].map((method) => [
+        `${method} ${route}`,
+        {
+          auth: `none: a static page; its requests to ${path}/api carry the session`,
+          request: { method, url: route.replace('*', 'no-session/somewhere') },
+          status: 200,
+        } satisfies PublicRoute,
+      ]),
+    ),
+  );
+
 const HEALTH: Record<string, PublicRoute> = {
   'GET /healthz': { auth: 'none: load balancers probe it', ...open('/healthz') },
   'HEAD /healthz': { auth: 'none: load balancers probe it', ...open('/healthz') },
@@ -119,6 +141,7 @@ const recipient = (method: InjectOptions['method'], path: string, payload?: obje
 
 const TRANSACTIONS_PUBLIC_ROUTES: Record<string, PublicRoute> = {
   ...HEALTH,
+  ...signedInPage('/console'),
   'GET /graphiql': { auth: 'none: a static page; its requests to /beta carry the key', ...open('/graphiql') },
   'HEAD /graphiql': {
     auth: 'none: a static page; its requests to /beta carry the key',
@@ -217,95 +240,6 @@ const portfolioWrites = (path: string): Record<string, PublicRoute> =>
     ]),
   );
 
-const DASHBOARD_PAGE = "none: the dashboard's static page; its requests to /dashboard/api carry the session";
-const DASHBOARD_SESSION = 'the dashboard session cookie, and the CSRF token on changes';
-/** A GET route of the dashboard and its HEAD, each answering `status` without a session. */
-const dashboardRead = (path: string, url: string, auth: string, status: number, code?: string) => ({
-  [`GET ${path}`]: { auth, request: { method: 'GET', url }, status, code },
-  [`HEAD ${path}`]: { auth, request: { method: 'HEAD', url }, status },
-});
-/** A route of the dashboard that changes something: refused without the CSRF token of a session. */
-const dashboardChange = (
-  name: string,
-  url: string,
-  payload?: object,
-  auth = DASHBOARD_SESSION,
-): Record<string, PublicRoute> => ({
-  [name]: {
-    auth,
-    request: { method: name.split(' ')[0], url, ...(payload ? { payload } : {}) },
-    status: 403,
-    code: 'CSRF_INVALID',
-  },
-});
-const DASHBOARD_INSTANCE = '/dashboard/api/instances/:slug';
-const dashboardInstance = (path: string) => `/dashboard/api/instances/no-session${path}`;
-
-/**
- * The customer dashboard takes no API key: its page is static, and its JSON routes take the session cookie that
- * signing in sets (401 UNAUTHENTICATED without one) and, on every change, the session's CSRF token (403
- * CSRF_INVALID without one, before anything else is read).
- */
-const DASHBOARD_ROUTES: Record<string, PublicRoute> = {
-  ...dashboardRead('/dashboard', '/dashboard', DASHBOARD_PAGE, 200),
-  ...dashboardRead('/dashboard/', '/dashboard/', DASHBOARD_PAGE, 200),
-  ...dashboardRead('/dashboard/*', '/dashboard/no-session/companies', DASHBOARD_PAGE, 200),
-  ...dashboardRead(
-    '/dashboard/api/session',
-    '/dashboard/api/session',
-    'the dashboard session cookie: without one it answers that no one is signed in',
-    200,
-  ),
-  ...dashboardChange(
-    'POST /dashboard/api/session',
-    '/dashboard/api/session',
-    { email: 'ada@example.com', password: 'a password' },
-    "an e-mail address and its password, with the CSRF token of the browser's session",
-  ),
-  ...dashboardChange('DELETE /dashboard/api/session', '/dashboard/api/session'),
-  ...dashboardChange(
-    'POST /dashboard/api/invitation',
-    '/dashboard/api/invitation',
-    { token: 'none', password: 'a long enough password' },
-    "the single-use token of the mailed invitation link, with the CSRF token of the browser's session",
-  ),
-  ...dashboardChange(
-    'POST /dashboard/api/password-reset',
-    '/dashboard/api/password-reset',
-    { email: 'ada@example.com' },
-    "none: it mails a link to the address's owner, if any (rate-limited), with the CSRF token of the session",
-  ),
-  ...dashboardChange(
-    'POST /dashboard/api/password-reset/confirm',
-    '/dashboard/api/password-reset/confirm',
-    { token: 'none', password: 'a long enough password' },
-    "the single-use token of the mailed reset link, with the CSRF token of the browser's session",
-  ),
-  ...Object.fromEntries(
-    ['/keys', '/people', '/companies', `/companies/${UNKNOWN_TOKEN}`, '/funds'].flatMap((path) =>
-      Object.entries(
-        dashboardRead(
-          `${DASHBOARD_INSTANCE}${path.replace(UNKNOWN_TOKEN, ':id')}`,
-          dashboardInstance(path),
-          DASHBOARD_SESSION,
-          401,
-          'UNAUTHENTICATED',
-        ),
-      ),
-    ),
-  ),
-  ...dashboardChange(`POST ${DASHBOARD_INSTANCE}/keys`, dashboardInstance('/keys'), { name: 'planted' }),
-  ...dashboardChange(`DELETE ${DASHBOARD_INSTANCE}/keys/:id`, dashboardInstance(`/keys/${UNKNOWN_TOKEN}`)),
-  ...dashboardChange(`POST ${DASHBOARD_INSTANCE}/people`, dashboardInstance('/people'), {
-    email: 'planted@example.com',
-    role: 'admin',
-  }),
-  ...dashboardChange(
-    `DELETE ${DASHBOARD_INSTANCE}/people/:id`,
-    dashboardInstance(`/people/${UNKNOWN_TOKEN}`),
-  ),
-};
-
 const PORTFOLIO_PUBLIC_ROUTES: Record<string, PublicRoute> = {
   ...HEALTH,
   'GET /v1/external/openapi.json': {
@@ -319,7 +253,7 @@ const PORTFOLIO_PUBLIC_ROUTES: Record<string, PublicRoute> = {
   ...portfolioWrites('/companies'),
   ...portfolioWrites('/company/:id/updates'),
   ...portfolioWrites('/company/:id/investments'),
-  ...DASHBOARD_ROUTES,
+  ...signedInPage('/dashboard'),
 };
 
 /** A table of public routes as the rows of `it.each`, each with its name. */
@@ -336,8 +270,12 @@ function itListsEveryRoute(
   covered: readonly string[],
   table: Record<string, PublicRoute>,
 ): void {
-  it('has no route that is neither covered by the key cases nor listed as public', () => {
-    expect(routesOf(app()).map(routeName).toSorted()).toEqual([...covered, ...Object.keys(table)].toSorted());
+  it('has no route that is neither covered by the key cases, nor listed as public, nor a signed-in surface’s', () => {
+    // A signed-in surface's JSON routes are tried by the security table of the signed-in surfaces.
+    const signedIn = app().signedInRoutes.map(routeName);
+    expect(routesOf(app()).map(routeName).toSorted()).toEqual(
+      [...covered, ...Object.keys(table), ...signedIn].toSorted(),
+    );
   });
 
   it.each(publicRoutes(table))('serves $name without a key, by $auth', async (route) => {
