@@ -356,6 +356,16 @@ describe('the organization console in Chromium', () => {
         'Countersign (greyed): countersign: 0 of 1 process complete',
         'Void (button)',
       ]);
+      // The investor has nothing left to submit: Remind now is greyed with the server's reason, the rest is live.
+      const remindNow = adminPage.getByRole('button', { name: 'Remind now' });
+      expect(await remindNow.isDisabled()).toBe(true);
+      const why = await remindNow.getAttribute('aria-describedby');
+      expect(await adminPage.locator(`#${why ?? 'none'}`).textContent()).toBe(
+        'Not now: The recipient has nothing to submit now: a reminder would ask them for nothing.',
+      );
+      const resetLink = adminPage.getByRole('button', { name: 'Reset link for the investor' });
+      expect(await resetLink.isDisabled()).toBe(false);
+      await chromium.screenshot(adminPage, 'link-actions');
       await adminPage.getByLabel('Your name, as you sign').fill('Ada Admin for Test Capital Fund I, L.P.');
       await adminPage.getByLabel(/I agree to sign this document electronically/).check();
       await adminPage.getByRole('button', { name: 'Sign for the organization' }).click();

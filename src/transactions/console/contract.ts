@@ -107,6 +107,9 @@ export const TransactionFile = Type.Object({
 });
 export type TransactionFile = Static<typeof TransactionFile>;
 
+/** Whether an action can be done now and, when it cannot, why, in the words its refusal says. */
+const Availability = Type.Object({ allowed: Type.Boolean(), reason: OrNull(Type.String()) });
+
 export const TransactionDetail = Type.Object({
   id: Type.String(),
   state: Type.String(),
@@ -126,6 +129,11 @@ export const TransactionDetail = Type.Object({
   assignee: OrNull(Type.Object({ id: Type.String(), name: Type.String() })),
   recipients: Type.Array(RecipientProgress),
   files: Type.Array(TransactionFile),
+  /**
+   * Whether each action on the recipient's link can be done now, and why not (the refusal it would get): the page
+   * greys what cannot work.
+   */
+  linkActions: Type.Object({ remind: Availability, resetLink: Availability, setLinkExpiry: Availability }),
   /** The template's documents, with the role through which the sender signs each (null: recipients alone). */
   documents: Type.Array(
     Type.Object({ key: Type.String(), title: OrNull(Type.String()), senderRole: OrNull(Type.String()) }),

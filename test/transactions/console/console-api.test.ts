@@ -709,6 +709,80 @@ describe('a transaction in the console', () => {
     ]);
   });
 
+  it('queues one reminder for two clicks at once, and refuses another within a minute saying when it can be asked', async () => {
+    const story = await organizationStory(world.db, world.files, { transactions: ['sent'] });
+    const operator = await createPerson(world.db, {
+      tenant: { kind: 'organization', id: story.organizationId },
+      role: 'operator',
+    });
+    const path = (rest: string) => api(`/transactions/${story.transactionId}${rest}`);
+    const page = await signedIn(operator);
+    const linkActions = async () =>
+      ((await page.get(path(''))).body as { transaction: TransactionDetail }).transaction.linkActions;
+    expect((await linkActions()).remind).toEqual({ allowed: true, reason: null });
+
+    const answers = await Promise.all([
+      page.request('POST', path('/remind')),
+      page.request('POST', path('/remind')),
+    ]);
+    expect(answers.map((answer) => answer.status).toSorted()).toEqual([200, 409]);
+    const refused = answers.find((answer) => answer.status === 409);
+    expect(refused?.body).toMatchObject({
+      error: {
+        code: 'CONFLICT',
+        message: expect.stringMatching(
+          /^A reminder was asked for \d+ seconds ago: another can be asked in \d+ seconds\.$/,
+        ),
+      },
+    });
+    const [count] = await world.db.query<{ n: number }>(
+      `select count(*)::int as n from transaction_activity where transaction_id = $1 and action = 'reminded'`,
+      [story.transactionId],
+    );
+    expect(count?.n).toBe(1);
+    // The page is told the same, before anyone clicks.
+    const after = await linkActions();
+    expect(after.remind).toEqual({
+      allowed: false,
+      reason: expect.stringMatching(/^A reminder was asked for/),
+    });
+    expect(after.resetLink).toEqual({ allowed: true, reason: null });
+
+    // A minute later, another may be asked for.
+    await world.db.query(
+      `update transaction_activity set created_at = created_at - interval '61 seconds'
+       where transaction_id = $1 and action = 'reminded'`,
+      [story.transactionId],
+    );
+    expect((await page.request('POST', path('/remind'))).status).toBe(200);
+  });
+
+  it('tells the page which link actions a complete transaction refuses, and why, as the actions answer', async () => {
+    const story = await organizationStory(world.db, world.files, { transactions: ['complete'] });
+    const operator = await createPerson(world.db, {
+      tenant: { kind: 'organization', id: story.organizationId },
+      role: 'operator',
+    });
+    const path = (rest: string) => api(`/transactions/${story.transactionId}${rest}`);
+    const page = await signedIn(operator);
+    const { transaction } = (await page.get(path(''))).body as { transaction: TransactionDetail };
+    const reason = 'This transaction is complete: its recipient has nothing more to do.';
+    expect(transaction.linkActions).toEqual({
+      remind: { allowed: false, reason },
+      resetLink: { allowed: false, reason },
+      setLinkExpiry: { allowed: false, reason },
+    });
+    const inAWeek = new Date(Date.now() + 7 * 24 * 3600 * 1000).toISOString();
+    for (const [method, url, body] of [
+      ['POST', path('/remind'), undefined],
+      ['POST', path('/reset-link'), undefined],
+      ['PUT', path('/link-expiry'), { expiresAt: inAWeek }],
+    ] as const) {
+      const answer = await page.request(method, url, body);
+      expect(answer.body, url).toMatchObject({ error: { code: 'CONFLICT', message: reason } });
+    }
+  });
+
   it('refuses a reminder when the recipient has nothing to submit, and any action on a voided transaction', async () => {
     const { people, path } = await inReview();
     const operator = await signedIn(people.operator);

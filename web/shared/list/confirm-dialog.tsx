@@ -14,6 +14,7 @@ export function ConfirmDialog({
   children,
   confirm,
   onConfirm,
+  unavailable,
 }: {
   /** The button's text, e.g. "Revoke". */
   trigger: string;
@@ -25,6 +26,8 @@ export function ConfirmDialog({
   /** The confirming button's text, e.g. "Revoke key". */
   confirm: string;
   onConfirm: () => Promise<void>;
+  /** When the action cannot be done now: the id of the text that says why; the button is then greyed. */
+  unavailable?: { reasonId: string } | undefined;
 }) {
   const [open, setOpen] = useState(false);
   const action = useApiAction();
@@ -37,7 +40,15 @@ export function ConfirmDialog({
       }}
     >
       <AlertDialog.Trigger>
-        <Button variant="soft" color="red" highContrast size="1" aria-label={triggerLabel}>
+        <Button
+          variant="soft"
+          color="red"
+          highContrast
+          size="1"
+          aria-label={triggerLabel}
+          disabled={unavailable !== undefined}
+          aria-describedby={unavailable?.reasonId}
+        >
           {trigger}
         </Button>
       </AlertDialog.Trigger>

@@ -1,4 +1,4 @@
-import type { Database, Transaction } from '../../../db/database.ts';
+import type { Database, Queryable } from '../../../db/database.ts';
 import { AppError, notFound } from '../../../errors.ts';
 import type { Actor } from '../../actor.ts';
 import { signAsSender, type Countersignature } from '../../documents/countersign.ts';
@@ -21,65 +21,118 @@ interface ActionTarget {
   actor: Actor;
 }
 
-/** A transaction of the organization, locked for the action, with what the actions need to know of it. */
-async function lockForAction(tx: Transaction, target: ActionTarget) {
-  const [row] = await tx.query<{
-    state: string;
-    definition: TemplateDefinition;
-    completed: boolean;
-    voided: boolean;
-    hasLink: boolean;
-    expiresAt: Date | null;
-  }>(
-    `select t.state, tp.definition, t.completed_at is not null as completed, t.voided_at is not null as voided,
-       t.transmit_token_hash is not null as "hasLink", t.transmit_token_expires_at as "expiresAt"
-     from transactions t join templates tp on tp.id = t.template_id
-     where t.id = $1 and t.organization_id = $2 for update of t`,
-    [target.transactionId, target.organizationId],
-  );
-  if (!row) throw notFound('transaction');
-  if (row.voided || row.completed || finalStates(row.definition.workflow).has(row.state)) {
-    throw new AppError(
-      'CONFLICT',
-      `This transaction is ${row.voided ? 'voided' : row.completed ? 'complete' : `in ${row.state}, a final state`}: its recipient has nothing more to do.`,
-    );
-  }
-  return row;
+/** How long after a reminder was asked for another may be: two clicks a moment apart send one mail. */
+export const REMIND_AGAIN_AFTER_MS = 60_000;
+
+/** The actions on the recipient's link the console offers. */
+export const LINK_ACTIONS = ['remind', 'resetLink', 'setLinkExpiry'] as const;
+export type LinkAction = (typeof LINK_ACTIONS)[number];
+
+/** What the link actions depend on, read in one statement. */
+interface LinkFacts {
+  state: string;
+  definition: TemplateDefinition;
+  completed: boolean;
+  voided: boolean;
+  hasLink: boolean;
+  expiresAt: Date | null;
+  /** Whether the recipient's notice holds their link sealed, so that a reminder can carry it. */
+  sealed: boolean;
+  remindersSent: number;
+  /** Whether the recipient has something to submit (recipients/turn.ts). */
+  awaits: boolean;
+  /** When someone last asked for a reminder from the console, and the database's now. */
+  lastRemindedAt: Date | null;
+  now: Date;
 }
 
 /**
- * Sends the primary recipient a reminder now (with their link), when they have something to submit and the
- * template's reminders are not used up; the mail goes out after commit, as every recipient mail. CONFLICT says
- * why not otherwise. Joins the timeline as `reminded`.
+ * The link facts of a transaction of the organization (NOT_FOUND for another's), locked for an action when
+ * `lock` is set, so that two actions at once take turns and the second sees the first.
+ */
+async function linkFactsOf(
+  tx: Queryable,
+  target: Omit<ActionTarget, 'actor'>,
+  lock: boolean,
+): Promise<LinkFacts> {
+  const [row] = await tx.query<LinkFacts>(
+    `select t.state, tp.definition, t.completed_at is not null as completed, t.voided_at is not null as voided,
+       t.transmit_token_hash is not null as "hasLink", t.transmit_token_expires_at as "expiresAt",
+       coalesce(n.token_sealed is not null, false) as sealed, coalesce(n.reminders_sent, 0) as "remindersSent",
+       ${AWAITS_RECIPIENT('t')} as awaits,
+       (select max(a.created_at) from transaction_activity a
+        where a.transaction_id = t.id and a.kind = 'console' and a.action = 'reminded') as "lastRemindedAt",
+       clock_timestamp() as now
+     from transactions t join templates tp on tp.id = t.template_id
+     left join recipient_notices n on n.transaction_id = t.id
+     where t.id = $1 and t.organization_id = $2${lock ? ' for update of t' : ''}`,
+    [target.transactionId, target.organizationId],
+  );
+  if (!row) throw notFound('transaction');
+  return row;
+}
+
+/** Why a link action cannot be done now, in the words its refusal says; null when it can. */
+function refusalOf(facts: LinkFacts, action: LinkAction): string | null {
+  if (facts.voided || facts.completed || finalStates(facts.definition.workflow).has(facts.state)) {
+    const what = facts.voided ? 'voided' : facts.completed ? 'complete' : `in ${facts.state}, a final state`;
+    return `This transaction is ${what}: its recipient has nothing more to do.`;
+  }
+  if (action === 'setLinkExpiry' && !facts.hasLink) {
+    return 'The recipient has no link: reset the link to send them a new one.';
+  }
+  if (action !== 'remind') return null;
+  if (!facts.sealed || !facts.hasLink) {
+    return 'The recipient has no link to mail: reset the link to send them a new one.';
+  }
+  if (!facts.awaits) return 'The recipient has nothing to submit now: a reminder would ask them for nothing.';
+  const { max } = reminderSettings(facts.definition);
+  if (facts.remindersSent >= max) {
+    return `Every reminder the template allows (${String(max)}) has gone: reset the link to send a new invitation.`;
+  }
+  const since =
+    facts.lastRemindedAt === null ? Infinity : facts.now.getTime() - facts.lastRemindedAt.getTime();
+  if (since < REMIND_AGAIN_AFTER_MS) {
+    const wait = Math.max(1, Math.ceil((REMIND_AGAIN_AFTER_MS - since) / 1000));
+    return `A reminder was asked for ${String(Math.floor(since / 1000))} seconds ago: another can be asked in ${String(wait)} seconds.`;
+  }
+  return null;
+}
+
+/** Throws CONFLICT with the reason when the action cannot be done now. */
+function checkLinkAction(facts: LinkFacts, action: LinkAction): void {
+  const refusal = refusalOf(facts, action);
+  if (refusal !== null) throw new AppError('CONFLICT', refusal);
+}
+
+/**
+ * Whether each link action can be done now, and why not: what the page shows beside its buttons, decided by the
+ * same rules the actions refuse by.
+ */
+export async function linkActionsOf(
+  db: Queryable,
+  target: Omit<ActionTarget, 'actor'>,
+): Promise<Record<LinkAction, { allowed: boolean; reason: string | null }>> {
+  const facts = await linkFactsOf(db, target, false);
+  const availability = (action: LinkAction) => {
+    const reason = refusalOf(facts, action);
+    return { allowed: reason === null, reason };
+  };
+  return {
+    remind: availability('remind'),
+    resetLink: availability('resetLink'),
+    setLinkExpiry: availability('setLinkExpiry'),
+  };
+}
+
+/**
+ * Sends the primary recipient a reminder now (with their link), when they have something to submit, the
+ * template's reminders are not used up and none was asked for in the last minute; the mail goes out after
+ * commit, as every recipient mail. CONFLICT says why not otherwise. Joins the timeline as `reminded`.
  */
 export function remindNow(db: Database, target: ActionTarget): Promise<{ queuedAt: Date }> {
   return db.transaction(async (tx) => {
-    const transaction = await lockForAction(tx, target);
-    const [notice] = await tx.query<{ sealed: boolean; remindersSent: number; awaits: boolean }>(
-      `select n.token_sealed is not null as sealed, n.reminders_sent as "remindersSent",
-         ${AWAITS_RECIPIENT('t')} as awaits
-       from recipient_notices n join transactions t on t.id = n.transaction_id where n.transaction_id = $1`,
-      [target.transactionId],
-    );
-    if (!notice?.sealed || !transaction.hasLink) {
-      throw new AppError(
-        'CONFLICT',
-        'The recipient has no link to mail: reset the link to send them a new one.',
-      );
-    }
-    if (!notice.awaits) {
-      throw new AppError(
-        'CONFLICT',
-        'The recipient has nothing to submit now: a reminder would ask them for nothing.',
-      );
-    }
-    const { max } = reminderSettings(transaction.definition);
-    if (notice.remindersSent >= max) {
-      throw new AppError(
-        'CONFLICT',
-        `Every reminder the template allows (${String(max)}) has gone: reset the link to send a new invitation.`,
-      );
-    }
+    checkLinkAction(await linkFactsOf(tx, target, true), 'remind');
     const [queued] = await tx.query<{ queuedAt: Date }>(
       `update recipient_notices set next_reminder_at = clock_timestamp(), updated_at = clock_timestamp()
        where transaction_id = $1 returning next_reminder_at as "queuedAt"`,
@@ -96,7 +149,7 @@ export function remindNow(db: Database, target: ActionTarget): Promise<{ queuedA
  */
 export function resetLink(db: Database, target: ActionTarget): Promise<{ expiresAt: Date }> {
   return db.transaction(async (tx) => {
-    await lockForAction(tx, target);
+    checkLinkAction(await linkFactsOf(tx, target, true), 'resetLink');
     await resetTransmitToken(tx, {
       organizationId: target.organizationId,
       transactionId: target.transactionId,
@@ -131,10 +184,8 @@ export function setLinkExpiry(
     });
   }
   return db.transaction(async (tx) => {
-    const transaction = await lockForAction(tx, target);
-    if (!transaction.hasLink) {
-      throw new AppError('CONFLICT', 'The recipient has no link: reset the link to send them a new one.');
-    }
+    const transaction = await linkFactsOf(tx, target, true);
+    checkLinkAction(transaction, 'setLinkExpiry');
     await tx.query(
       'update transactions set transmit_token_expires_at = $2, updated_at = clock_timestamp() where id = $1',
       [target.transactionId, target.expiresAt],

@@ -2,6 +2,7 @@ import type { Queryable } from '../../../db/database.ts';
 import { notFound } from '../../../errors.ts';
 import { linkExpiry, type FileLinks } from '../../../files/file-links.ts';
 import type { TemplateDefinition } from '../../templates/schema.ts';
+import { linkActionsOf, type LinkAction } from './actions.ts';
 
 /** A recipient of a transaction as the console shows them: how far they have got. */
 export interface RecipientProgress {
@@ -85,6 +86,8 @@ export interface TransactionDetail {
   files: TransactionFileLink[];
   /** The template's documents: the page offers the sender's signature while its role has one to sign. */
   documents: TransactionDocument[];
+  /** Whether each action on the recipient's link can be done now, and why not (actions.ts). */
+  linkActions: Record<LinkAction, { allowed: boolean; reason: string | null }>;
 }
 
 /**
@@ -98,7 +101,9 @@ export async function transactionDetail(
 ): Promise<TransactionDetail> {
   const ids = [options.transactionId, options.organizationId];
   const [row] = await db.query<
-    Omit<TransactionDetail, 'recipients' | 'files' | 'documents'> & { definition: TemplateDefinition }
+    Omit<TransactionDetail, 'recipients' | 'files' | 'documents' | 'linkActions'> & {
+      definition: TemplateDefinition;
+    }
   >(
     `select t.id, t.state, json_build_object('id', tp.id, 'key', tp.key, 'name', tp.name, 'version', tp.version) as template,
        json_build_object('id', s.id, 'name', s.name) as sender, t.notice_name as "noticeName",
@@ -175,5 +180,6 @@ export async function transactionDetail(
       downloadPath: options.links.pathFor(id, expiresAt),
     })),
     documents: documentsOf(definition),
+    linkActions: await linkActionsOf(db, options),
   };
 }

@@ -173,6 +173,18 @@ function LinkActions({
   );
   const [dateError, setDateError] = useState<string>();
   const params = { id: transaction.id };
+  const { linkActions } = transaction;
+  /**
+   * Why actions are greyed, each reason once (a complete transaction refuses all three alike), and for each
+   * greyed action the id of the line that says why.
+   */
+  const reasons = [
+    ...new Set(Object.values(linkActions).flatMap(({ reason }) => (reason === null ? [] : [reason]))),
+  ];
+  const reasonId = (action: keyof typeof linkActions) => {
+    const { reason } = linkActions[action];
+    return reason === null ? undefined : `link-action-reason-${String(reasons.indexOf(reason))}`;
+  };
 
   const setExpiry = async () => {
     setDone(undefined);
@@ -206,6 +218,8 @@ function LinkActions({
           <Button
             variant="soft"
             loading={remind.busy}
+            disabled={!linkActions.remind.allowed}
+            aria-describedby={reasonId('remind')}
             onClick={() => {
               setDone(undefined);
               void remind.run(async () => {
@@ -219,9 +233,12 @@ function LinkActions({
           </Button>
           <ConfirmDialog
             trigger="Reset link"
-            triggerLabel="Reset the investor's link"
+            triggerLabel="Reset link for the investor"
             title="Reset the investor's link?"
             confirm="Reset and mail the new link"
+            unavailable={
+              linkActions.resetLink.allowed ? undefined : { reasonId: reasonId('resetLink') ?? '' }
+            }
             onConfirm={async () => {
               setDone(undefined);
               const answer = await consoleApi('POST /transactions/:id/reset-link', { params });
@@ -240,6 +257,11 @@ function LinkActions({
               : `Last reminder: ${formatDateTime(lastReminderAt)}.`}
           </Text>
         </Flex>
+        {reasons.map((reason, index) => (
+          <Text as="p" size="2" color="gray" id={`link-action-reason-${String(index)}`} key={reason}>
+            Not now: {reason}
+          </Text>
+        ))}
         <ErrorCallout error={remind.error} />
         <form
           noValidate
@@ -262,7 +284,13 @@ function LinkActions({
                 error={dateError}
               />
             </Box>
-            <Button type="submit" variant="soft" loading={expiry.busy}>
+            <Button
+              type="submit"
+              variant="soft"
+              loading={expiry.busy}
+              disabled={!linkActions.setLinkExpiry.allowed}
+              aria-describedby={reasonId('setLinkExpiry')}
+            >
               Set expiry
             </Button>
           </Flex>
