@@ -48,13 +48,23 @@ interface LinkFacts {
 
 /**
  * The link facts of a transaction of the organization (NOT_FOUND for another's), locked for an action when
- * `lock` is set, so that two actions at once take turns and the second sees the first.
+ * `lock` is set, so that two actions at once take turns and the second sees what the first did.
  */
 async function linkFactsOf(
   tx: Queryable,
   target: Omit<ActionTarget, 'actor'>,
   lock: boolean,
 ): Promise<LinkFacts> {
+  if (lock) {
+    // The lock first, the facts after it in a statement of their own: on PostgreSQL a statement sees what was
+    // committed when it began, so facts read by the locking statement itself would miss what the action it
+    // waited for wrote (a reminder asked for a moment ago).
+    const [locked] = await tx.query(
+      'select 1 from transactions where id = $1 and organization_id = $2 for update',
+      [target.transactionId, target.organizationId],
+    );
+    if (!locked) throw notFound('transaction');
+  }
   const [row] = await tx.query<LinkFacts>(
     `select t.state, tp.definition, t.completed_at is not null as completed, t.voided_at is not null as voided,
        t.transmit_token_hash is not null as "hasLink", t.transmit_token_expires_at as "expiresAt",
@@ -65,7 +75,7 @@ async function linkFactsOf(
        clock_timestamp() as now
      from transactions t join templates tp on tp.id = t.template_id
      left join recipient_notices n on n.transaction_id = t.id
-     where t.id = $1 and t.organization_id = $2${lock ? ' for update of t' : ''}`,
+     where t.id = $1 and t.organization_id = $2`,
     [target.transactionId, target.organizationId],
   );
   if (!row) throw notFound('transaction');
