@@ -73,6 +73,38 @@ function answer(request: IncomingMessage, response: ServerResponse, code: ErrorC
   response.end(body);
 }
 
+/** A `Host` header that is a host name, IPv4 or bracketed IPv6 address, with an optional port: nothing else is echoed. */
+const SAFE_HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
+
+/**
+ * Where a plain-HTTP request is sent over HTTPS instead, or undefined when it gets the JSON refusal: only a
+ * browser asking for a page (GET or HEAD that accepts HTML) with no credential of an API, so that typing
+ * `localhost:4000/console` opens the console, while an API call in clear is told to rotate its key.
+ */
+function httpsLocation(request: IncomingMessage): string | undefined {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
+  if (request.headers.authorization !== undefined) return undefined;
+  if (!(request.headers.accept ?? '').includes('text/html')) return undefined;
+  const host = request.headers.host;
+  const path = request.url ?? '/';
+  if (host === undefined || !SAFE_HOST.test(host) || !path.startsWith('/') || path.startsWith('//')) {
+    return undefined;
+  }
+  return `https://${host}${path}`;
+}
+
+/** A 301 to the same address over HTTPS, with a request id like every other answer. */
+function redirectToHttps(request: IncomingMessage, response: ServerResponse, location: string): void {
+  response.writeHead(301, {
+    'x-request-id': requestIdFor(request),
+    location,
+    'content-length': 0,
+    'cache-control': 'no-store',
+    connection: 'close',
+  });
+  response.end();
+}
+
 const HEADERS_TIMEOUT: [ErrorCode, string] = [
   'REQUEST_TIMEOUT',
   'The request headers took too long to arrive.',
@@ -145,7 +177,8 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
 
 /**
  * A server for one port that speaks TLS, and answers a plain-HTTP request with a JSON 403 `HTTPS_REQUIRED`
- * instead of data or a TLS handshake error. With `trustProxy`, plain HTTP is accepted only from a proxy that
+ * instead of data or a TLS handshake error, but a browser's request for a page with a 301 to the same address
+ * over HTTPS (see `httpsLocation`). With `trustProxy`, plain HTTP is accepted only from a proxy that
  * forwards `X-Forwarded-Proto: https`. Slow, silent or too many connections from one address are cut off
  * (see {@link ConnectionLimits}); HTTP/2 and requests without `Host` get JSON refusals.
  */
@@ -164,6 +197,11 @@ export function createHttpsOnlyServer(options: HttpsOnlyOptions, handler: Reques
     if (request.httpVersionMajor === 2) {
       answer(request, response, 'BAD_USER_INPUT', 'HTTP/2 is not served here; use HTTP/1.1.');
     } else if (!arrivedOverHttps(request, options.trustProxy)) {
+      const location = httpsLocation(request);
+      if (location !== undefined) {
+        redirectToHttps(request, response, location);
+        return;
+      }
       answer(
         request,
         response,

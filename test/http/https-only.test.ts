@@ -183,6 +183,31 @@ describe('Portico served over HTTPS', () => {
     expect(answer.text).not.toContain(demo.transactions.transactionId);
   });
 
+  it("sends a browser's plain-HTTP request for a page to the same address over https:// (301), and nothing else", async () => {
+    const page = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+    for (const [service, path] of [
+      ['transactions', '/console/queue?state=in_review'],
+      ['portfolio', '/dashboard'],
+    ] as const) {
+      const url = plainHttp(`${portico().origins[service]}${path}`);
+      const answer = await request(url, { headers: page });
+      expect(answer.status, service).toBe(301);
+      expect(answer.headers.location, service).toBe(`https://${url.host}${path}`);
+      expect(answer.text, service).toBe('');
+    }
+    const consolePage = plainHttp(`${portico().origins.transactions}/console`);
+    // An API call, a change, a request with a key, or a Host that is no host keep the JSON refusal.
+    for (const [what, options] of [
+      ['a JSON request', { headers: { accept: 'application/json' } }],
+      ['a change', { headers: page, method: 'POST' }],
+      ['a request with a key', { headers: { ...page, authorization: 'Bearer sk_test_anything' } }],
+      ['a Host that is no host', { headers: { ...page, host: 'evil.example/phish?' } }],
+    ] as const) {
+      const answer = await request(consolePage, options);
+      expect([answer.status, answer.json().error.code], what).toEqual([403, 'HTTPS_REQUIRED']);
+    }
+  });
+
   it('ignores X-Forwarded-Proto: https on plain HTTP when no proxy is trusted', async () => {
     for (const service of SERVICES) {
       const answer = await request(plainHttp(`${portico().origins[service]}/healthz`), {
