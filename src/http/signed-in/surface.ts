@@ -113,14 +113,14 @@ export async function registerSignedInSurface<Kind extends TenantKind, Table ext
     if (access !== 'signedIn' && !(access in permissions)) {
       throw new Error(`${url} declares access "${access}", which is not a permission of the ${surface.name}`);
     }
-    const tenantParam = surface.tenantInPath && url.includes(`:${surface.tenantInPath.param}`);
+    const { tenantInPath } = surface;
+    const named = tenantInPath && url.includes(`:${tenantInPath.param}`) ? tenantInPath : undefined;
     return async (request) => {
       const person = await readSignedInPerson(db, kind, request.session);
       if (!person) throw notSignedIn();
       const tenant = tenantOf(person, kind);
-      if (tenantParam && surface.tenantInPath) {
-        const named = (request.params as Record<string, unknown>)[surface.tenantInPath.param];
-        if (named !== tenant.handle) throw surface.tenantInPath.refusal(person);
+      if (named && (request.params as Record<string, unknown>)[named.param] !== tenant.handle) {
+        throw named.refusal(person);
       }
       if (access !== 'signedIn' && !allows(permissions, person.user.role, access)) {
         const rule = permissions[access];

@@ -307,6 +307,17 @@ describe('the team', () => {
 });
 
 /** An organization with a transaction its investor has submitted, and a person of each role. */
+/** A transaction in `state` of an organization of its own, and an operator signed in to its console. */
+async function operatorOn(state: 'sent' | 'complete') {
+  const story = await organizationStory(world.db, world.files, { transactions: [state] });
+  const operator = await createPerson(world.db, {
+    tenant: { kind: 'organization', id: story.organizationId },
+    role: 'operator',
+  });
+  const path = (rest: string) => api(`/transactions/${story.transactionId}${rest}`);
+  return { story, path, page: await signedIn(operator) };
+}
+
 async function inReview() {
   const story = await organizationStory(world.db, world.files, { transactions: ['submitted'] });
   const people: Partial<Record<ConsoleRole, DashboardPerson>> = {};
@@ -710,13 +721,7 @@ describe('a transaction in the console', () => {
   });
 
   it('queues one reminder for two clicks at once, and refuses another within a minute saying when it can be asked', async () => {
-    const story = await organizationStory(world.db, world.files, { transactions: ['sent'] });
-    const operator = await createPerson(world.db, {
-      tenant: { kind: 'organization', id: story.organizationId },
-      role: 'operator',
-    });
-    const path = (rest: string) => api(`/transactions/${story.transactionId}${rest}`);
-    const page = await signedIn(operator);
+    const { story, path, page } = await operatorOn('sent');
     const linkActions = async () =>
       ((await page.get(path(''))).body as { transaction: TransactionDetail }).transaction.linkActions;
     expect((await linkActions()).remind).toEqual({ allowed: true, reason: null });
@@ -758,13 +763,7 @@ describe('a transaction in the console', () => {
   });
 
   it('tells the page which link actions a complete transaction refuses, and why, as the actions answer', async () => {
-    const story = await organizationStory(world.db, world.files, { transactions: ['complete'] });
-    const operator = await createPerson(world.db, {
-      tenant: { kind: 'organization', id: story.organizationId },
-      role: 'operator',
-    });
-    const path = (rest: string) => api(`/transactions/${story.transactionId}${rest}`);
-    const page = await signedIn(operator);
+    const { path, page } = await operatorOn('complete');
     const { transaction } = (await page.get(path(''))).body as { transaction: TransactionDetail };
     const reason = 'This transaction is complete: its recipient has nothing more to do.';
     expect(transaction.linkActions).toEqual({
