@@ -7,14 +7,8 @@ import { queueChangesRequested, queueVoided } from './recipients/notice-queue.ts
 import { applyWorkflowAction } from './revisions.ts';
 import type { Subject } from './subject.ts';
 import { hashTransmitToken } from './recipients/transmit-tokens.ts';
-import {
-  decide,
-  isVoidEvent,
-  previewEvent,
-  type Decision,
-  type EventPreview,
-  type WorkflowFacts,
-} from './workflow.ts';
+import { decide, isRecipientEvent, isVoidEvent, type Decision, type WorkflowFacts } from './workflow.ts';
+import { previewEvent, type EventPreview } from './workflow-preview.ts';
 
 /**
  * Transitions: moving a transaction through its workflow. A change locks the transaction's row first, so that
@@ -116,12 +110,13 @@ export async function lockOwnTransaction(
   return subject;
 }
 
-/** Stands for the facts when no guard will read them: an unguarded event allowed from the current state. */
+/** Stands for the facts when no rule will read them: an unguarded event allowed from the current state. */
 const UNREAD_FACTS: WorkflowFacts = { processes: [] };
 
 /**
- * What the workflow's guards know, read only when the decision on `eventKey` can depend on it: a guarded event,
- * or a refusal whose message lists the events allowed now (some of which may be guarded).
+ * What the workflow's rules know, read only when the decision on `eventKey` can depend on it: a guarded event,
+ * a recipient's event (it submits a revision, which must lack nothing), or a refusal whose message lists the
+ * events allowed now (some of which may be guarded).
  */
 async function factsFor(
   tx: Transaction,
@@ -129,8 +124,11 @@ async function factsFor(
   eventKey: string,
 ): Promise<WorkflowFacts> {
   const event = subject.definition.workflow.events.find((candidate) => candidate.key === eventKey);
-  const unguardedAndAllowed = event?.guard === undefined && event?.from.includes(subject.state) === true;
-  return unguardedAndAllowed ? UNREAD_FACTS : workflowFactsOf(tx, subject.id);
+  const unguardedAndAllowed =
+    event?.guard === undefined &&
+    event?.from.includes(subject.state) === true &&
+    !isRecipientEvent(subject.definition, eventKey);
+  return unguardedAndAllowed ? UNREAD_FACTS : workflowFactsOf(tx, subject);
 }
 
 /**
@@ -146,13 +144,41 @@ export async function eventAllowed(
     .ok;
 }
 
-/** INVALID_EVENT for a refused decision: its message, the current state, the events allowed, the reason. */
-function invalidEvent(state: string, decision: Extract<Decision, { ok: false }>): AppError {
-  return new AppError('INVALID_EVENT', decision.message, {
+/**
+ * The error of a refused decision: REVISION_INCOMPLETE when it submits a revision that lacks something, else
+ * INVALID_EVENT; either with its message, the current state, the events allowed and the reason.
+ */
+function refusedEvent(state: string, decision: Extract<Decision, { ok: false }>): AppError {
+  const code = decision.refusal === 'revision_incomplete' ? 'REVISION_INCOMPLETE' : 'INVALID_EVENT';
+  return new AppError(code, decision.message, {
     currentState: state,
     allowedEvents: decision.allowed,
     reason: decision.reason,
   });
+}
+
+/**
+ * Submits the open latest revisions of the processes a recipient's event submits: they are committed, as when
+ * the recipient submits them (the event is allowed only when they lack nothing, or by `submitRevision`, which
+ * commits first).
+ */
+async function commitSubmittedRevisions(
+  tx: Transaction,
+  subject: LockedTransaction,
+  eventKey: string,
+): Promise<void> {
+  const processes = subject.definition.processes
+    .filter((process) => process.submitEvent === eventKey)
+    .map((process) => process.key);
+  if (processes.length === 0) return;
+  await tx.query(
+    `update transaction_process_revisions r set committed_at = clock_timestamp()
+     from transaction_processes p
+     where p.transaction_id = $1 and p.key = any($2::text[]) and r.transaction_process_id = p.id
+       and r.committed_at is null
+       and r.number = (select max(number) from transaction_process_revisions where transaction_process_id = p.id)`,
+    [subject.id, processes],
+  );
 }
 
 /** Refuses an event that needs a message (a void: the reason, which the recipient is told) without one. */
@@ -199,9 +225,11 @@ async function recordVoid(
 /**
  * Applies a workflow event to a locked transaction: the transition, its log entry and outbox row, the actions of
  * the state it enters, the recipient's mail when they send a revision back (a request for changes, with the
- * event's message), a void's record, webhook and mail, and completion. Refused (INVALID_EVENT, with the current
- * state, the events allowed and the engine's reason) when the event is unknown, not allowed from the current
- * state or its guard does not hold; a void without a message is refused (BAD_USER_INPUT, field `message`).
+ * event's message), a void's record, webhook and mail, and completion. A recipient's event submits the revisions
+ * it stands for. Refused (INVALID_EVENT, with the current state, the events allowed and the engine's reason) when
+ * the event is unknown, not allowed from the current state or its guard does not hold; REVISION_INCOMPLETE when
+ * it submits a revision that lacks required answers, consents, uploads or signatures; a void without a message
+ * is refused (BAD_USER_INPUT, field `message`).
  */
 export async function applyEvent(
   tx: Transaction,
@@ -216,8 +244,9 @@ export async function applyEvent(
     eventKey,
     await factsFor(tx, subject, eventKey),
   );
-  if (!decision.ok) throw invalidEvent(subject.state, decision);
+  if (!decision.ok) throw refusedEvent(subject.state, decision);
   requireMessage(eventKey, message);
+  await commitSubmittedRevisions(tx, subject, eventKey);
   subject.state = decision.target;
   await recordTransition(tx, subject, {
     eventKey,
@@ -262,9 +291,9 @@ export async function previewLockedEvent(
     subject.definition,
     subject.state,
     eventKey,
-    await workflowFactsOf(tx, subject.id),
+    await workflowFactsOf(tx, subject),
   );
-  if (!preview.decision.ok) throw invalidEvent(subject.state, preview.decision);
+  if (!preview.decision.ok) throw refusedEvent(subject.state, preview.decision);
   if (message !== null) requireMessage(eventKey, message);
   return preview;
 }

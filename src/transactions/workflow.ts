@@ -1,5 +1,4 @@
 import { quote } from '../errors.ts';
-import type { EventType } from '../webhooks/event-types.ts';
 import type { TemplateDefinition, WorkflowAction, WorkflowDefinition } from './templates/schema.ts';
 
 /**
@@ -27,6 +26,64 @@ export interface WorkflowFacts {
    * absent, a preview cannot tell whether an event completes it.
    */
   transactionComplete?: boolean;
+  /**
+   * Each process a recipient submits (one with a `submitEvent`) that exists, with its latest revision: whether it
+   * was submitted and what it still lacks. Absent when not read: no recipient's event is asked about.
+   */
+  submissions?: readonly SubmissionFacts[];
+}
+
+/** A process a recipient submits, as its latest revision stands (read by `workflowFactsOf` in completion.ts). */
+export interface SubmissionFacts {
+  /** The process's key. */
+  process: string;
+  /** The event that submits it: the process's `submitEvent`, the recipient's event. */
+  event: string;
+  /** Whether its latest revision was submitted (committed): its event may then happen whatever it lacks. */
+  submitted: boolean;
+  /** What the latest revision still lacks before it can be submitted. */
+  missing: MissingParts;
+}
+
+/** What a revision lacks before it can be submitted, counted by kind, with the titles of where. */
+export interface MissingParts {
+  answers: number;
+  consents: number;
+  uploads: number;
+  /** Signatures of the recipient roles (the sender's come after the review). */
+  signatures: number;
+  /** The titles of the items and documents that lack them, in the template's order. */
+  where: string[];
+}
+
+/** Whether a revision lacks nothing. */
+export const lacksNothing = (missing: MissingParts): boolean =>
+  missing.answers + missing.consents + missing.uploads + missing.signatures === 0;
+
+/** `4 required answers and 1 upload missing in About you and Tax residency and forms`. */
+export function describeMissing(missing: MissingParts): string {
+  const counted = (count: number, one: string, many: string) =>
+    count === 0 ? [] : [`${String(count)} ${count === 1 ? one : many}`];
+  const parts = [
+    ...counted(missing.answers, 'required answer', 'required answers'),
+    ...counted(missing.consents, 'consent', 'consents'),
+    ...counted(missing.uploads, 'upload', 'uploads'),
+    ...counted(missing.signatures, 'signature', 'signatures'),
+  ];
+  return `${andList(parts)} missing in ${andList(missing.where)}`;
+}
+
+/** The processes whose recipient has not submitted what `eventKey` submits, and which still lack something. */
+function incompleteSubmissions(eventKey: string, facts: WorkflowFacts): SubmissionFacts[] {
+  return (facts.submissions ?? []).filter(
+    (submission) =>
+      submission.event === eventKey && !submission.submitted && !lacksNothing(submission.missing),
+  );
+}
+
+/** Whether `eventKey` is a recipient's event: some process's `submitEvent`. */
+export function isRecipientEvent(definition: TemplateDefinition, eventKey: string): boolean {
+  return definition.processes.some((process) => process.submitEvent === eventKey);
 }
 
 /**
@@ -37,13 +94,21 @@ export function allProcessesComplete(processes: readonly { isComplete: boolean }
   return processes.every((process) => process.isComplete);
 }
 
+/**
+ * Which rule refuses an event: it is unknown, the transaction is in a final state, the event does not leave the
+ * current state, its guard does not hold, or it submits a revision (a recipient's event) that still lacks
+ * required answers, consents, uploads or signatures.
+ */
+export type Refusal =
+  'unknown_event' | 'final_state' | 'not_allowed' | 'guard_failed' | 'revision_incomplete';
+
 /** The engine's answer to an event: the transition and its actions, or why it is refused. */
 export type Decision =
   | { ok: true; eventKey: string; source: string; target: string; actions: WorkflowAction[] }
   | {
       ok: false;
       /** Which rule refused it. */
-      refusal: 'unknown_event' | 'final_state' | 'not_allowed' | 'guard_failed';
+      refusal: Refusal;
       /** Why, for people, naming the event (as {@link explainEvents} says it): `approve: only from in_review`. */
       reason: string;
       /** The reason with the events allowed instead: what INVALID_EVENT says. */
@@ -119,7 +184,9 @@ export function eventsFrom(workflow: WorkflowDefinition, state: string): Event[]
 
 /** The events that can happen to a transaction in `state` now: allowed from it, with their guards holding. */
 export function allowedEvents(workflow: WorkflowDefinition, state: string, facts: WorkflowFacts): Event[] {
-  return eventsFrom(workflow, state).filter((event) => guardHolds(event, facts));
+  return eventsFrom(workflow, state).filter(
+    (event) => refusalOf(workflow, state, event, facts) === undefined,
+  );
 }
 
 /** What entering `state` does. */
@@ -140,13 +207,27 @@ const GUARD_REASONS: Record<NonNullable<Event['guard']>, (facts: WorkflowFacts) 
   },
 };
 
-function guardHolds(event: Event, facts: WorkflowFacts): boolean {
-  return event.guard === undefined || GUARDS[event.guard](facts);
-}
-
 /** `a`, `a or b`, `a, b or c`. */
 const orList = (keys: readonly string[]): string =>
   keys.length < 2 ? keys.join('') : `${keys.slice(0, -1).join(', ')} or ${keys.at(-1) ?? ''}`;
+
+/** `a`, `a and b`, `a, b and c`. */
+const andList = (words: readonly string[]): string =>
+  words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} and ${words.at(-1) ?? ''}`;
+
+/** The parts of processes that lack something, added up (one process: its own). */
+function summed(submissions: readonly SubmissionFacts[]): MissingParts {
+  return submissions.reduce<MissingParts>(
+    (sum, { missing }) => ({
+      answers: sum.answers + missing.answers,
+      consents: sum.consents + missing.consents,
+      uploads: sum.uploads + missing.uploads,
+      signatures: sum.signatures + missing.signatures,
+      where: [...sum.where, ...missing.where],
+    }),
+    { answers: 0, consents: 0, uploads: 0, signatures: 0, where: [] },
+  );
+}
 
 /** Why `event` cannot happen in `state` now, and which rule says so; undefined when it can. */
 function refusalOf(
@@ -154,7 +235,7 @@ function refusalOf(
   state: string,
   event: Event,
   facts: WorkflowFacts,
-): { refusal: 'final_state' | 'not_allowed' | 'guard_failed'; reason: string } | undefined {
+): { refusal: Exclude<Refusal, 'unknown_event'>; reason: string } | undefined {
   if (finalStates(workflow).has(state)) {
     return { refusal: 'final_state', reason: `${event.key}: the transaction is ${state}, a final state` };
   }
@@ -163,6 +244,10 @@ function refusalOf(
   }
   if (event.guard !== undefined && !GUARDS[event.guard](facts)) {
     return { refusal: 'guard_failed', reason: `${event.key}: ${GUARD_REASONS[event.guard](facts)}` };
+  }
+  const incomplete = incompleteSubmissions(event.key, facts);
+  if (incomplete.length > 0) {
+    return { refusal: 'revision_incomplete', reason: `${event.key}: ${describeMissing(summed(incomplete))}` };
   }
   return undefined;
 }
@@ -260,96 +345,6 @@ export function decide(
     target: event.to,
     actions: actionsOnEntering(workflow, event.to),
   };
-}
-
-/** A mail that running an event queues for the transaction's primary recipient (sent after commit). */
-export interface PreviewedMail {
-  /** Who gets it: the transaction's primary recipient (`noticeEmail`), of this recipient role. */
-  to: 'primary_recipient';
-  role: string;
-  /**
-   * `changes_requested`: a revision was sent back (an `openRevision` of an existing process), with the event's
-   * message; `voided`: the transaction was voided, with the reason; `signed_copy`: it completed.
-   */
-  kind: 'changes_requested' | 'voided' | 'signed_copy';
-}
-
-/** What running an event would do, as `applyEvent` does it; nothing is written to find out. */
-export interface EventPreview {
-  /** The engine's decision: the transition and the actions of the state entered, or why it is refused. */
-  decision: Decision;
-  /** Whether the event needs a message (the reason of a void); without one it is refused (BAD_USER_INPUT). */
-  messageRequired: boolean;
-  /** The mails it queues (none when refused). */
-  mails: PreviewedMail[];
-  /** The webhook events it writes to the outbox, in order (none when refused). */
-  webhooks: EventType[];
-  /**
-   * Whether it completes the transaction (a `transaction.completed` webhook and the signed copy's mail); null
-   * when the facts cannot tell (`transactionComplete` unknown).
-   */
-  completes: boolean | null;
-}
-
-/**
- * Previews `eventKey` on a transaction of `definition` in `state`: the decision, and what running it will do —
- * the state entered and its actions, the mails queued for the primary recipient, the webhooks written — as
- * `applyEvent` (transitions.ts) does it. Completion is promised only when the facts make it certain.
- *
- * @example
- * previewEvent(definition, 'in_review', 'request_changes', { processes: [{ key: 'subscription', isComplete: false }] });
- * // { decision: { ok: true, target: 'changes_requested', actions: [{ openRevision: 'subscription' }], … },
- * //   messageRequired: false, mails: [{ to: 'primary_recipient', role: 'investor', kind: 'changes_requested' }],
- * //   webhooks: ['transaction.state_changed'], completes: false }
- */
-export function previewEvent(
-  definition: TemplateDefinition,
-  state: string,
-  eventKey: string,
-  facts: WorkflowFacts,
-): EventPreview {
-  const decision = decide(definition.workflow, state, eventKey, facts);
-  const messageRequired = isVoidEvent(eventKey);
-  if (!decision.ok) return { decision, messageRequired, mails: [], webhooks: [], completes: false };
-  const role = definition.recipientRoles.find((candidate) => candidate.primary === true)?.key ?? '';
-  const mail = (kind: PreviewedMail['kind']): PreviewedMail => ({ to: 'primary_recipient', role, kind });
-  const existing = new Set(facts.processes.map((process) => process.key));
-  // An openRevision of an existing process sends it back (a request for changes): one mail per event.
-  const sendsBack = decision.actions.some(
-    (action) => 'openRevision' in action && existing.has(action.openRevision),
-  );
-  const completes = completesWith(decision.actions, facts, existing);
-  const mails: PreviewedMail[] = [];
-  const webhooks: EventType[] = ['transaction.state_changed'];
-  if (messageRequired) {
-    webhooks.push('transaction.voided');
-    mails.push(mail('voided'));
-  }
-  if (sendsBack) mails.push(mail('changes_requested'));
-  if (completes === true) {
-    webhooks.push('transaction.completed');
-    mails.push(mail('signed_copy'));
-  }
-  return { decision, messageRequired, mails, webhooks, completes };
-}
-
-/**
- * Whether an event whose state entered does `actions` completes the transaction: only if none of them opens a
- * process (a new revision or a new process is not complete), every existing process is complete and the
- * transaction was not complete before.
- */
-function completesWith(
-  actions: readonly WorkflowAction[],
-  facts: WorkflowFacts,
-  existing: ReadonlySet<string>,
-): boolean | null {
-  const opens = actions.some(
-    (action) =>
-      'openRevision' in action || ('createProcess' in action && !existing.has(action.createProcess)),
-  );
-  if (opens || facts.transactionComplete === true) return false;
-  if (facts.transactionComplete === undefined) return null;
-  return facts.processes.length > 0 && allProcessesComplete(facts.processes);
 }
 
 /**

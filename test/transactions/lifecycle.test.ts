@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CREATE_TRANSACTION, graphql, triggerEvent, transactionInput } from '../support/data/transactions.ts';
+import { readyToSubmit } from '../support/data/stories.ts';
 import { addEntity, useTransactionsSuite, type EmptyTenant } from '../support/data/transactions-suite.ts';
 
 const suite = useTransactionsSuite();
@@ -14,9 +15,13 @@ const READ = `query ($id: uuid!) {
     state isComplete
     availableEvents { key allowed reason }
     transactionRecipients { vulcanKey entity { id name email } }
-    transactionProcessRevisions { id number context transactionItems { id vulcanKey data completionPercentage } }
+    transactionProcessRevisions { id number context committedAt transactionItems { id vulcanKey data completionPercentage } }
     events { eventKey sourceStateKey targetStateKey actorType actorId }
   }
+}`;
+
+const DRY_RUN = `mutation ($input: TriggerTransactionEventInput!) {
+  triggerTransactionEvent(input: $input) { dryRun }
 }`;
 
 const WORKFLOW = `query ($id: uuid!) {
@@ -38,6 +43,17 @@ async function trigger(
   headers: Record<string, string> = {},
 ) {
   return triggerEvent(suite.app, key, { transactionId, eventKey }, headers);
+}
+
+/** The investor's revision answered and signed, as in the portal, so that `submit` may happen. */
+const ready = (id: string) =>
+  readyToSubmit(suite.db, suite.files, { id, organizationId: demo.organizationId });
+
+/** Sends the transaction, makes its revision ready and submits it through the API: it is then in review. */
+async function sendAndSubmit(id: string) {
+  expect((await trigger(id, 'send')).body.errors).toBeUndefined();
+  await ready(id);
+  expect((await trigger(id, 'submit')).body.errors).toBeUndefined();
 }
 
 async function read(id: string) {
@@ -81,7 +97,12 @@ describe('createTransaction', () => {
     expect(t.isComplete).toBe(false);
     expect(t.availableEvents).toEqual([
       { key: 'send', allowed: true, reason: null },
-      { key: 'submit', allowed: true, reason: null },
+      {
+        key: 'submit',
+        allowed: false,
+        reason:
+          'submit: 4 required answers, 1 consent, 1 upload and 1 signature missing in About you, Tax residency and forms, Accreditation and Subscription agreement',
+      },
       { key: 'void', allowed: true, reason: null },
     ]);
     expect(t.transactionRecipients).toEqual([
@@ -292,23 +313,23 @@ describe('triggerTransactionEvent', () => {
     expect(unknown.body.errors?.[0]?.extensions).toMatchObject({
       code: 'INVALID_EVENT',
       currentState: 'draft',
-      allowedEvents: ['send', 'submit', 'void'],
+      allowedEvents: ['send', 'void'],
       reason: 'unknown event "launch"',
     });
     expect(unknown.body.errors?.[0]?.message).toBe(
-      'unknown event "launch"; allowed from "draft": send, submit, void',
+      'unknown event "launch"; allowed from "draft": send, void',
     );
     const long = await trigger(id, `launch${'!'.repeat(10_000)}`);
     expect(long.body.errors?.[0]?.message).toBe(
-      `unknown event "launch${'!'.repeat(34)}…" (10006 characters); allowed from "draft": send, submit, void`,
+      `unknown event "launch${'!'.repeat(34)}…" (10006 characters); allowed from "draft": send, void`,
     );
     const wrongState = await trigger(id, 'approve');
     expect(wrongState.body.errors?.[0]?.message).toBe(
-      'approve: only from in_review; allowed from "draft": send, submit, void',
+      'approve: only from in_review; allowed from "draft": send, void',
     );
 
-    for (const event of ['send', 'submit', 'approve'])
-      expect((await trigger(id, event)).body.errors).toBeUndefined();
+    await sendAndSubmit(id);
+    expect((await trigger(id, 'approve')).body.errors).toBeUndefined();
     const guarded = await trigger(id, 'countersign');
     expect(guarded.body.errors?.[0]?.extensions).toMatchObject({
       code: 'INVALID_EVENT',
@@ -326,14 +347,44 @@ describe('triggerTransactionEvent', () => {
     expect(t.events.map((e: { eventKey: string }) => e.eventKey)).toEqual([
       'create',
       'send',
+      'consent.given.accreditation.confirmed',
       'submit',
       'approve',
     ]);
   });
 
+  it('refuses to submit a revision that lacks answers, as a dry run too, naming what is missing, and submits it once it lacks nothing', async () => {
+    const id = (await create()).body.data?.createTransaction.transactionId;
+    await trigger(id, 'send');
+    const missing =
+      'submit: 4 required answers, 1 consent, 1 upload and 1 signature missing in About you, Tax residency and forms, Accreditation and Subscription agreement';
+    const refused = await trigger(id, 'submit');
+    expect(refused.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'REVISION_INCOMPLETE',
+      currentState: 'in_progress',
+      allowedEvents: ['void'],
+      reason: missing,
+    });
+    const dry = await graphql(suite.app, demo.apiKey, DRY_RUN, {
+      input: { transactionId: id, eventKey: 'submit', dryRun: true },
+    });
+    expect(dry.body.errors?.[0]?.extensions).toMatchObject({ code: 'REVISION_INCOMPLETE', reason: missing });
+    expect((await read(id)).state).toBe('in_progress');
+
+    await ready(id);
+    expect((await read(id)).availableEvents).toContainEqual({ key: 'submit', allowed: true, reason: null });
+    expect((await trigger(id, 'submit')).body.errors).toBeUndefined();
+    const t = await read(id);
+    expect(t.state).toBe('in_review');
+    // The event submits the revision, as the investor's own submit would: it no longer changes.
+    expect(t.transactionProcessRevisions.map((r: { committedAt: string | null }) => r.committedAt)).toEqual([
+      expect.any(String),
+    ]);
+  });
+
   it('opens a new revision on request for changes: new items carrying the data forward, earlier ones untouched', async () => {
     const id = (await create()).body.data?.createTransaction.transactionId;
-    for (const event of ['send', 'submit']) await trigger(id, event);
+    await sendAndSubmit(id);
     const before = await read(id);
     await trigger(id, 'request_changes');
     const after = await read(id);
@@ -353,7 +404,8 @@ describe('triggerTransactionEvent', () => {
 
   it('adds the sender as countersigner when the workflow enters countersigning', async () => {
     const id = (await create()).body.data?.createTransaction.transactionId;
-    for (const event of ['send', 'submit', 'approve']) await trigger(id, event);
+    await sendAndSubmit(id);
+    await trigger(id, 'approve');
     const t = await read(id);
     expect(
       t.transactionRecipients.map((r: { vulcanKey: string; entity: { id: string } }) => [
@@ -375,7 +427,8 @@ describe('triggerTransactionEvent', () => {
 
   it('applies exactly one of 50 concurrent competing events and refuses the others clearly', async () => {
     const id = (await create()).body.data?.createTransaction.transactionId;
-    for (const event of ['send', 'submit']) await trigger(id, event);
+    await sendAndSubmit(id);
+    const before: number = (await read(id)).events.length;
     const events = Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? 'approve' : 'request_changes'));
     const answers = await Promise.all(events.map((event) => trigger(id, event)));
     const applied = answers.filter((answer) => answer.body.errors === undefined);
@@ -384,7 +437,7 @@ describe('triggerTransactionEvent', () => {
       expect(refused.body.errors?.[0]?.extensions.code).toBe('INVALID_EVENT');
     }
     const t = await read(id);
-    expect(t.events).toHaveLength(4);
+    expect(t.events).toHaveLength(before + 1);
     expect(t.state).toBe(applied[0]?.body.data?.triggerTransactionEvent.targetStateKey);
   });
 });

@@ -4,6 +4,7 @@ import type { MailMessage, Mailer } from '../../src/mail/mailer.ts';
 import { sendDueNotices } from '../../src/transactions/recipients/notice-sender.ts';
 import { checkTemplate } from '../../src/transactions/templates/validation.ts';
 import { CREATE_TRANSACTION, graphql, transactionInput, triggerEvent } from '../support/data/transactions.ts';
+import { readyToSubmit } from '../support/data/stories.ts';
 import { useTransactionsSuite, type EmptyTenant } from '../support/data/transactions-suite.ts';
 import { readFile } from 'node:fs/promises';
 
@@ -231,8 +232,9 @@ describe('a dry run', () => {
 
   it('previews a request for changes with the mail it sends back', async () => {
     const { transactionId } = await create();
-    for (const eventKey of ['send', 'submit'])
-      await triggerEvent(suite.app, tenant.apiKey, { transactionId, eventKey });
+    await triggerEvent(suite.app, tenant.apiKey, { transactionId, eventKey: 'send' });
+    await readyToSubmit(suite.db, suite.files, { id: transactionId, organizationId: tenant.organizationId });
+    await triggerEvent(suite.app, tenant.apiKey, { transactionId, eventKey: 'submit' });
     const { body } = await trigger({ transactionId, eventKey: 'request_changes', dryRun: true });
     expect(body.data?.triggerTransactionEvent.preview).toMatchObject({
       targetStateKey: 'changes_requested',

@@ -9,11 +9,12 @@ import {
   explainEvents,
   explainEventsFrom,
   finalStates,
-  previewEvent,
   reachableStates,
   statesThatCanFinish,
+  type SubmissionFacts,
   type WorkflowFacts,
 } from '../../src/transactions/workflow.ts';
+import { previewEvent } from '../../src/transactions/workflow-preview.ts';
 
 let definition: TemplateDefinition;
 let workflow: WorkflowDefinition;
@@ -146,6 +147,52 @@ describe('explaining events', () => {
         expect(decision.ok ? null : decision.reason).toBe(event.reason);
       }
     }
+  });
+});
+
+describe("a recipient's event", () => {
+  const lacking = (missing: Partial<SubmissionFacts['missing']>, submitted = false): WorkflowFacts => ({
+    processes: [{ key: 'subscription', isComplete: false }],
+    submissions: [
+      {
+        process: 'subscription',
+        event: 'submit',
+        submitted,
+        missing: { answers: 0, consents: 0, uploads: 0, signatures: 0, where: [], ...missing },
+      },
+    ],
+  });
+
+  it('is refused while its revision lacks something, naming how much is missing and where', () => {
+    const facts = lacking({ answers: 4, uploads: 1, where: ['About you', 'Tax residency and forms'] });
+    expect(decide(workflow, 'in_progress', 'submit', facts)).toMatchObject({
+      ok: false,
+      refusal: 'revision_incomplete',
+      reason: 'submit: 4 required answers and 1 upload missing in About you and Tax residency and forms',
+      allowed: ['void'],
+    });
+    const signature = lacking({ signatures: 1, where: ['Subscription agreement'] });
+    expect(
+      explainEvents(workflow, 'in_progress', signature).find((event) => event.key === 'submit'),
+    ).toMatchObject({
+      allowed: false,
+      reason: 'submit: 1 signature missing in Subscription agreement',
+    });
+  });
+
+  it('may happen once its revision lacks nothing, or once the recipient submitted it whatever it lacks', () => {
+    expect(decide(workflow, 'in_progress', 'submit', lacking({})).ok).toBe(true);
+    const onPaper = lacking({ answers: 2, where: ['About you'] }, true);
+    expect(decide(workflow, 'in_progress', 'submit', onPaper).ok).toBe(true);
+  });
+
+  it('is still refused from a state it does not leave first, for that reason', () => {
+    expect(
+      decide(workflow, 'in_review', 'submit', lacking({ answers: 1, where: ['About you'] })),
+    ).toMatchObject({
+      refusal: 'not_allowed',
+      reason: 'submit: only from draft, in_progress or changes_requested',
+    });
   });
 });
 

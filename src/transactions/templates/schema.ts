@@ -263,7 +263,8 @@ const Process = Type.Object(
     documents: Type.Optional(Type.Array(Document)),
     submitEvent: Type.Optional({
       ...Key,
-      description: 'The workflow event fired when a recipient submits a revision of this process.',
+      description:
+        "The recipient's event: fired when the recipient submits a revision of this process. Triggered otherwise (the API, the console), it submits the revision, and is refused while the revision lacks required answers, consents, uploads or the recipient's signatures.",
     }),
   },
   { additionalProperties: false, description: 'A set of items to fill in and documents to sign.' },

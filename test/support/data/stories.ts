@@ -1,7 +1,7 @@
 import type { TemplateDefinition } from '../../../src/transactions/templates/schema.ts';
 import { randomUUID } from 'node:crypto';
 import type { Environment } from '../../../src/config.ts';
-import type { Database, Queryable } from '../../../src/db/database.ts';
+import type { Database, Queryable, Transaction } from '../../../src/db/database.ts';
 import { loadExampleTemplate } from '../../../src/demo/seed.ts';
 import type { FileStore } from '../../../src/files/file-store.ts';
 import { createApiKey } from '../../../src/keys/api-key-store.ts';
@@ -213,23 +213,7 @@ export async function transactionStory(
       return made;
     }
 
-    const w9 = `W-9 ${investor.name}.pdf`;
-    const w9FileId = await storeUpload(tx, files, subject, signer, {
-      filename: w9,
-      vulcanKey: 'tax_forms.w9FileId',
-      content: await samplePdf(`Form W-9: ${investor.name}`),
-    });
-    made.files.push(w9);
-    await save({
-      investor_details: {
-        legalName: investor.name,
-        email: investor.email,
-        address: '12 Harbor Lane, Boston, MA 02110',
-        dateOfBirth: '1979-04-18',
-      },
-      tax_forms: { taxResidency: 'US', usPerson: true, w9FileId },
-      accreditation: { basis: ['net_worth'], confirmed: true },
-    });
+    made.files.push(await answerEveryItem(tx, files, subject, investor));
     for (let round = 1; round <= rounds; round += 1) {
       if (round > 1) {
         await applyEvent(tx, subject, 'request_changes', SYSTEM);
@@ -249,6 +233,77 @@ export async function transactionStory(
     await sign(countersigner, 'Alex Morgan for Test Capital Fund I, L.P.');
     await applyEvent(tx, subject, 'countersign', SYSTEM);
     return made;
+  });
+}
+
+/**
+ * Answers every item of the investor's open revision of a transaction of the example template, as the portal
+ * would (the W-9 uploaded): only the agreement's signature is then left before it can be submitted. Returns the
+ * W-9's file name.
+ */
+async function answerEveryItem(
+  tx: Transaction,
+  files: FileStore,
+  subject: LockedTransaction,
+  investor: { name: string; email: string },
+): Promise<string> {
+  const signer = await primaryRecipient(tx, subject);
+  const w9 = `W-9 ${investor.name}.pdf`;
+  const w9FileId = await storeUpload(tx, files, subject, signer, {
+    filename: w9,
+    vulcanKey: 'tax_forms.w9FileId',
+    content: await samplePdf(`Form W-9: ${investor.name}`),
+  });
+  const items = {
+    investor_details: {
+      legalName: investor.name,
+      email: investor.email,
+      address: '12 Harbor Lane, Boston, MA 02110',
+      dateOfBirth: '1979-04-18',
+    },
+    tax_forms: { taxResidency: 'US', usPerson: true, w9FileId },
+    accreditation: { basis: ['net_worth'], confirmed: true },
+  };
+  for (const [vulcanKey, data] of Object.entries(items)) await saveItem(tx, subject, { vulcanKey, data });
+  return w9;
+}
+
+/**
+ * Makes the investor's open revision of a transaction of the example template ready to submit, as the investor
+ * would in the portal: every item answered (the W-9 uploaded; the amount unless prefilled) and the agreement
+ * signed, nothing submitted. The
+ * revision then lacks nothing, so that the workflow's `submit` may happen.
+ */
+export async function readyToSubmit(
+  db: Database,
+  files: FileStore,
+  transaction: { id: string; organizationId: string },
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    const subject = await lockTransaction(tx, transaction);
+    if (!subject) throw new Error('no such transaction');
+    const investor = { name: 'Ada Lovelace', email: 'ada@example.com' };
+    await answerEveryItem(tx, files, subject, investor);
+    // The amount, when the sender did not prefill it.
+    const [amount] = await tx.query<{ complete: boolean }>(
+      `select i.completion_percentage = 100 as complete from transaction_items i
+       join transaction_process_revisions r on r.id = i.transaction_process_revision_id
+       where r.transaction_id = $1 and i.vulcan_key = 'subscription_amount'
+       order by r.number desc limit 1`,
+      [subject.id],
+    );
+    if (amount?.complete !== true) {
+      const data = { amount: { currency: 'USD', amount: FIRST_AMOUNT } };
+      await saveItem(tx, subject, { vulcanKey: 'subscription_amount', data });
+    }
+    await signDocument(tx, subject, {
+      signer: await primaryRecipient(tx, subject),
+      documentKey: 'subscription_agreement',
+      signedName: investor.name,
+      consent: true,
+      context: CONTEXT,
+      files,
+    });
   });
 }
 

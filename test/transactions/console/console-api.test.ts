@@ -33,7 +33,7 @@ import {
 import { madeBeforeAll } from '../../support/made-before-all.ts';
 import { fanOutEvents } from '../../../src/webhooks/delivery.ts';
 import { createEndpoint } from '../../../src/webhooks/endpoints.ts';
-import { organizationStory } from '../../support/data/stories.ts';
+import { organizationStory, type TransactionState } from '../../support/data/stories.ts';
 import { createTestDatabase } from '../../support/db/database.ts';
 import {
   CREATE_TRANSACTION,
@@ -318,8 +318,12 @@ async function operatorOn(state: 'sent' | 'complete') {
   return { story, path, page: await signedIn(operator) };
 }
 
-async function inReview() {
-  const story = await organizationStory(world.db, world.files, { transactions: ['submitted'] });
+/** A transaction in review, and a person of each role of its organization. */
+const inReview = () => withTeam('submitted');
+
+/** A transaction the story took to `state`, and a person of each role of its organization. */
+async function withTeam(state: TransactionState) {
+  const story = await organizationStory(world.db, world.files, { transactions: [state] });
   const people: Partial<Record<ConsoleRole, DashboardPerson>> = {};
   for (const role of ['admin', 'operator', 'reviewer', 'viewer'] as const) {
     people[role] = await createPerson(world.db, {
@@ -489,6 +493,33 @@ describe('a transaction in the console', () => {
       message: 'The fund closed.',
     });
     expect(voided.body).toEqual({ outcome: 'done', sourceStateKey: 'in_review', targetStateKey: 'voided' });
+  });
+
+  it("greys the investor's submit with what their form lacks, and refuses it as the API does, for an admin too", async () => {
+    const { people, path } = await withTeam('sent');
+    const admin = await signedIn(people.admin);
+    const { body } = await admin.get(path('/workflow'));
+    const { workflow } = body as { workflow: WorkflowPanel };
+    const missing =
+      'submit: 3 required answers, 1 consent, 1 upload and 1 signature missing in About you, Tax residency and forms, Accreditation and Subscription agreement';
+    expect(workflow.events.find((event) => event.key === 'submit')).toMatchObject({
+      allowed: false,
+      reason: missing,
+      mayTrigger: true,
+    });
+    const preview = await admin.request('POST', path('/events/preview'), { eventKey: 'submit' });
+    expect(preview.status).toBe(409);
+    expect(preview.body).toMatchObject({
+      error: { code: 'REVISION_INCOMPLETE', details: { reason: missing } },
+    });
+    const run = await admin.request('POST', path('/events'), {
+      eventKey: 'submit',
+      version: workflow.version,
+    });
+    expect(run.status).toBe(409);
+    expect(run.body).toMatchObject({ error: { code: 'REVISION_INCOMPLETE', details: { reason: missing } } });
+    const after = await admin.get(path('/workflow'));
+    expect((after.body as { workflow: WorkflowPanel }).workflow.state).toBe('in_progress');
   });
 
   it('lets reviewers comment on a field, refuses a field that does not exist and a viewer, and shows the comment in the review', async () => {

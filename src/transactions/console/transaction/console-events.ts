@@ -9,7 +9,7 @@ import {
   type LockedTransaction,
   type Transition,
 } from '../../transitions.ts';
-import type { EventPreview } from '../../workflow.ts';
+import type { EventPreview } from '../../workflow-preview.ts';
 import { mayTrigger } from '../permissions.ts';
 import { askApproval, needsSecondPerson, type PendingApproval } from './approvals.ts';
 import { pathOf, reviewEventsOf } from './workflow-panel.ts';

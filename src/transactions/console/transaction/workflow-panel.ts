@@ -86,7 +86,7 @@ export async function workflowPanelOf(
   if (!transaction) throw notFound('transaction');
   const { definition, state } = transaction;
   const workflow = effectiveWorkflow(definition.workflow);
-  const facts = await workflowFactsOf(db, options.transactionId);
+  const facts = await workflowFactsOf(db, { id: options.transactionId, definition });
   const review = reviewEventsOf(definition);
   const path = await pathOf(db, options.transactionId);
   return {

@@ -1,13 +1,14 @@
 import { linkExpiry, signedLink } from '../../../files/file-links.ts';
 import type { TemplateDefinition } from '../../templates/schema.ts';
-import { effectiveWorkflow, explainEventsFrom } from '../../workflow.ts';
+import { submissionsOf } from '../../completion.ts';
+import { effectiveWorkflow, eventsFrom, explainEventsFrom, isRecipientEvent } from '../../workflow.ts';
 import type { Context } from '../context.ts';
 import { relatedKey, type Row } from '../read-model.ts';
 
 /**
  * Fields computed from a row rather than read from a column: a template's (effective) workflow in the API's
- * shape, the events that leave a transaction's state with whether each can happen now and why not, a file's
- * download link. What they need is read with the row (see
+ * shape, the events that leave a transaction's state with whether each can happen now and why not (a
+ * recipient's event reads what its revision lacks), a file's download link. What they need is read with the row (see
  * `FIELD_NEEDS` in selection.ts).
  */
 export const computedFields = {
@@ -26,15 +27,21 @@ export const computedFields = {
     },
   },
   Transaction: {
-    availableEvents: (transaction: Row) => {
+    availableEvents: async (transaction: Row, _: unknown, { db }: Context) => {
       const template = transaction[relatedKey('template')] as Row;
       const processes = transaction[relatedKey('transactionProcesses')] as Row[];
-      const { workflow } = template.definition as TemplateDefinition;
-      return explainEventsFrom(workflow, transaction.state as string, {
+      const definition = template.definition as TemplateDefinition;
+      const state = transaction.state as string;
+      // A recipient's event leaving this state is allowed only once its revision lacks nothing: read what it lacks.
+      const asksRecipientEvent = eventsFrom(definition.workflow, state).some((event) =>
+        isRecipientEvent(definition, event.key),
+      );
+      return explainEventsFrom(definition.workflow, state, {
         processes: processes.map((process) => ({
           key: process.key as string,
           isComplete: process.isComplete === true,
         })),
+        submissions: asksRecipientEvent ? await submissionsOf(db, { id: transaction.id, definition }) : [],
       });
     },
   },

@@ -192,7 +192,7 @@ export function EventDialog({
             )}
           </Flex>
           <ErrorCallout error={running.error} />
-          {running.error?.code === 'INVALID_EVENT' ? (
+          {running.error?.code === 'INVALID_EVENT' || running.error?.code === 'REVISION_INCOMPLETE' ? (
             <Callout.Root color="gray" size="1">
               <Callout.Text>Close this and look at the panel: it shows what can happen now.</Callout.Text>
             </Callout.Root>
