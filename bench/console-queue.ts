@@ -71,6 +71,14 @@ const DOMAINS = (
   'harborwealth.example northbridge.example pinecrest-advisors.example lakeside-trust.example ' +
   'meridian-partners.example aol.com hey.com zoho.com gmx.net web.de orange.fr libero.it btinternet.com'
 ).split(' ');
+/** Investors that are companies: one of these words and one of the suffixes ("Larkspur Holdings LLC"). */
+const COMPANY_WORDS = (
+  'Larkspur Oakmont Bluestone Harrow Wexford Alder Cobalt Granite Juniper Marlow Northgate Osprey Pinewood ' +
+  'Quarry Riverbend Saltmarsh Thornbury Upland Vantage Willow Ashford Brightwater Cedarline Driftwood Eastlake ' +
+  'Foxhollow Glenmore Highcrest Ironwood Lindenwood Maplegrove Nettlebed Oxbow Primrose Redfern Silverleaf ' +
+  'Tidewater Westbrook Yarrow Ravenscroft'
+).split(' ');
+const COMPANY_SUFFIXES = ['Holdings LLC', 'Capital LP', 'Partners LLC', 'Investments Ltd'];
 const SENDERS = [
   'Harbor Growth Fund I, L.P.',
   'Northwind Ventures II, L.P.',
@@ -126,8 +134,10 @@ async function seed(
   for (const index of indexes) await client.query(`drop index ${index.name}`);
 
   // The tabs' counts are written once after the load, as migration 0016 writes them for existing rows, rather
-  // than by its trigger a million times.
+  // than by its trigger a million times; the investors' names are written with the transactions, as migration
+  // 0023's triggers would keep them.
   await client.query('alter table transactions disable trigger user');
+  await client.query('alter table transaction_recipients disable trigger user');
   await step(
     'organizations',
     `insert into organizations (handle, name)
@@ -178,14 +188,16 @@ async function seed(
      from users u join bench_orgs o on o.id = u.organization_id`,
   );
   // States: 15% draft, 30% in progress, 10% in review, 5% changes requested, 5% countersigning, 35% completed.
-  // Created over two years; updated and entered their state somewhere since; 30% assigned.
+  // Created over two years; updated and entered their state somewhere since; 30% assigned. Investors: half are
+  // people named as their notice name, a quarter their family's trust ("Martinez Family Trust"), a quarter a
+  // company ("Larkspur Holdings LLC", 40 words and 4 suffixes), every organization's alike.
   await step(
     'transactions',
     `with x as (
        select g, case when g <= $2 then 1 else 2 + (g - $2 - 1) % ($3 - 1) end as n,
          random() as r_state, random() as r_template, random() as r_sender, random() as r_first,
          random() as r_last, random() as r_domain, random() as r_age, random() as r_updated, random() as r_entered,
-         random() as r_active, random() as r_assignee
+         random() as r_active, random() as r_assignee, random() as r_kind, random() as r_word, random() as r_suffix
        from generate_series(1, $1) g
      ), y as (
        select x.*,
@@ -195,13 +207,17 @@ async function seed(
          ($4::text[])[1 + floor(r_first * array_length($4::text[], 1))::int] as first_name,
          ($5::text[])[1 + floor(r_last * array_length($5::text[], 1))::int] as last_name,
          ($6::text[])[1 + floor(r_domain * array_length($6::text[], 1))::int] as domain,
+         ($7::text[])[1 + floor(r_word * array_length($7::text[], 1))::int] || ' ' ||
+           ($8::text[])[1 + floor(r_suffix * array_length($8::text[], 1))::int] as company,
          now() - r_age * interval '730 days' as created
        from x
      )
      insert into transactions (organization_id, template_id, sender_entity_id, state, notice_name, notice_email,
-       created_at, updated_at, state_entered_at, recipient_active_at, completed_at, assignee_user_id)
+       investor_name, created_at, updated_at, state_entered_at, recipient_active_at, completed_at, assignee_user_id)
      select o.id, tp.id, e.id, y.state, y.first_name || ' ' || y.last_name,
        lower(replace(y.first_name || '.' || y.last_name, '''', '')) || (y.g % 89) || '@' || y.domain,
+       case when y.r_kind < 0.5 then y.first_name || ' ' || y.last_name
+            when y.r_kind < 0.75 then y.last_name || ' Family Trust' else y.company end,
        y.created, y.created + y.r_updated * (now() - y.created),
        case when y.state = 'draft' then y.created else y.created + y.r_entered * y.r_updated * (now() - y.created) end,
        case when y.state <> 'draft' and y.r_active < 0.8 then y.created + y.r_active * y.r_updated * (now() - y.created) end,
@@ -214,7 +230,16 @@ async function seed(
      join bench_entities e on e.n = y.n and e.slot = floor(y.r_sender * 5)::int
      left join bench_users u on u.n = y.n and y.r_assignee < 0.3 and u.slot = floor(y.r_assignee / 0.3 * 4)::int
      order by y.g`,
-    [settings.transactions, settings.largest, settings.organizations, FIRST_NAMES, LAST_NAMES, DOMAINS],
+    [
+      settings.transactions,
+      settings.largest,
+      settings.organizations,
+      FIRST_NAMES,
+      LAST_NAMES,
+      DOMAINS,
+      COMPANY_WORDS,
+      COMPANY_SUFFIXES,
+    ],
   );
   await step(
     'events',
@@ -244,17 +269,21 @@ async function seed(
        case when t.state in ('draft', 'in_progress', 'changes_requested') then null else t.state_entered_at end
      from transaction_processes p join transactions t on t.id = p.transaction_id`,
   );
-  // The largest organization's investors as entities and primary recipients (named as their invitations go), as
-  // a real organization's entities hold them: a search's fragment matches thousands of them.
+  // The largest organization's investors as entities and primary recipients (people, trusts and companies, by
+  // their legal names), as a real organization's entities hold them: a search's fragment matches thousands of
+  // them.
   await client.query(
     `create temp table bench_investors as
-     select t.id as transaction_id, t.organization_id, gen_random_uuid() as entity_id, t.notice_name, t.notice_email
+     select t.id as transaction_id, t.organization_id, gen_random_uuid() as entity_id, t.investor_name,
+       t.notice_email,
+       case when t.investor_name = t.notice_name then 'individual'
+            when t.investor_name like '% Family Trust' then 'trust' else 'company' end as type
      from transactions t join bench_orgs o on o.id = t.organization_id where o.n = 1`,
   );
   await step(
     'investor entities (largest organization)',
     `insert into entities (id, organization_id, name, email, type)
-     select entity_id, organization_id, notice_name, notice_email, 'individual' from bench_investors`,
+     select entity_id, organization_id, investor_name, notice_email, type from bench_investors`,
   );
   await step(
     'recipients (largest organization)',
@@ -268,6 +297,7 @@ async function seed(
      from transactions group by organization_id, template_id, sender_entity_id, state`,
   );
   await client.query('alter table transactions enable trigger user');
+  await client.query('alter table transaction_recipients enable trigger user');
   const started = performance.now();
   for (const index of indexes) await client.query(index.definition);
   log(
@@ -332,8 +362,8 @@ export async function benchConsoleQueue(options: {
   const floorRead = async () =>
     (
       await counting.db.query(
-        `select id, template_id, state, notice_name, notice_email, sender_entity_id, created_at, updated_at,
-           state_entered_at, recipient_active_at, assignee_user_id, sequence
+        `select id, template_id, state, investor_name, notice_name, notice_email, sender_entity_id, created_at,
+           updated_at, state_entered_at, recipient_active_at, assignee_user_id, sequence
          from transactions where organization_id = $1 order by created_at desc limit 50`,
         [organizationId],
       )
@@ -352,6 +382,11 @@ export async function benchConsoleQueue(options: {
       read: queue({ search: 'rtinez' }),
     },
     { name: 'search by name fragment "ander" + tab counts', targetMs: 100, read: queue({ search: 'ander' }) },
+    {
+      name: 'search by legal name fragment "larkspur" + tab counts',
+      targetMs: 100,
+      read: queue({ search: 'larkspur' }),
+    },
     {
       name: 'second page, every state (newest, cursor)',
       read: queue({ after: first.nextCursor ?? undefined }),

@@ -6,7 +6,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -14,6 +14,8 @@ import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContextOptions } from 'playwright-core';
 import { build } from 'vite';
+import { listMailFiles, readMailFile } from '../src/mail/mail-files.ts';
+import { mailDir } from '../src/mail/mailer.ts';
 import { launchChromium } from '../test/support/browser/browser.ts';
 import { writeCompressedCopies } from '../web/precompress.ts';
 import { answers, freePort } from './startup.ts';
@@ -124,14 +126,14 @@ async function keyDeliveryLink(dataDir: string): Promise<string> {
     { cwd: ROOT, env: { ...process.env, PORTICO_DATA_DIR: dataDir }, encoding: 'utf8' },
   );
   if (issued.status !== 0) throw new Error(`portico keys issue failed: ${issued.stderr}`);
-  const dir = join(dataDir, 'mail');
-  for (const name of await readdir(dir)) {
-    // Quoted-printable: soft line breaks and `=3D`.
-    const text = (await readFile(join(dir, name), 'utf8')).replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+  // Decoded as `portico mail show` decodes it: the mail may be quoted-printable or base64 (its "…" makes it so).
+  for (const { number, to } of await listMailFiles(dataDir)) {
+    if (to !== 'bench@example.com') continue;
+    const { text } = await readMailFile(dataDir, number);
     const link = /https:\/\/[^\s"<]+\/key-delivery\/[^\s"<]+/.exec(text)?.[0];
     if (link !== undefined) return link;
   }
-  throw new Error(`no key-delivery link in ${dir}`);
+  throw new Error(`no key-delivery link in ${mailDir(dataDir)}`);
 }
 
 const CONTENT_TYPES: Record<string, string> = {

@@ -337,6 +337,14 @@ export function hostDoesNotResolve(host: string, cause?: unknown): AppError {
   );
 }
 
+/**
+ * BAD_USER_INPUT for a password change whose current password is not the person's: it names the field, so that the
+ * form says it beside it, and is not INVALID_CREDENTIALS, whose 401 would read as a session that ended.
+ */
+export function wrongCurrentPassword(): AppError {
+  return new AppError('BAD_USER_INPUT', 'Your current password is not right.', { field: 'currentPassword' });
+}
+
 // ── INVALID_CREDENTIALS ──
 
 /**
@@ -376,11 +384,15 @@ export function notPermitted(options: {
 export function mayNotTrigger(
   eventKey: string,
   role: string,
-  review: { inReview: boolean; events: string[] },
+  review: { inReview: boolean; events: string[]; words: (key: string) => string },
 ): AppError {
+  const event = review.words(eventKey);
+  const theirs = review.events.map(review.words);
+  const or =
+    theirs.length < 2 ? theirs.join('') : `${theirs.slice(0, -1).join(', ')} or ${theirs.at(-1) ?? ''}`;
   const who = review.inReview
-    ? `Only admins, operators and reviewers trigger ${eventKey}`
-    : `Only admins and operators trigger ${eventKey}${review.events.length > 0 ? `; reviewers trigger ${review.events.join(', ')}` : ''}`;
+    ? `Only admins, operators and reviewers may ${event}`
+    : `Only admins and operators may ${event}${theirs.length > 0 ? `; reviewers may ${or}` : ''}`;
   return new AppError('FORBIDDEN', `${who}. You are a ${role}.`, { eventKey });
 }
 
@@ -636,6 +648,26 @@ export function pathPartTooLong(maxLength: number): AppError {
   return new AppError(
     'URI_TOO_LONG',
     `A part of the path is longer than this API reads (${String(maxLength)} characters).`,
+  );
+}
+
+// ── CONFLICT: a change to a tenant's people that cannot be made as things are ──
+
+/**
+ * CONFLICT for a change that would leave a tenant without an active admin (one who has set a password and is not
+ * deactivated): `person` is the admin it would remove or make something else (`'you'` for one's own change),
+ * `then` what to do once another person is admin.
+ *
+ * @example
+ * throw lastAdmin('ada@example.com', 'instance "acme"', 'make them member');
+ * // 'ada@example.com is the last admin of instance "acme": make another person admin first, then make them member, …'
+ */
+export function lastAdmin(person: string, tenant: string, then: string): AppError {
+  const who = person === 'you' ? 'You are' : `${person} is`;
+  return new AppError(
+    'CONFLICT',
+    `${who} the last admin of ${tenant}: make another person admin first, then ${then}, so that someone can still manage keys and people.`,
+    { reason: 'lastAdmin' },
   );
 }
 

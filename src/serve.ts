@@ -5,8 +5,8 @@ import { startProcessMetrics } from './process-metrics.ts';
 import type { Config } from './config.ts';
 import { openDatabase } from './db/open-database.ts';
 import { startTracing } from './observability/tracing.ts';
-import { demoBanner, demoFactsPath, type DemoFacts } from './demo/demo-facts.ts';
-import { demoFactsNow, seedDemoOnce } from './demo/serve-demo.ts';
+import type { DemoFacts } from './demo/demo-facts.ts';
+import { demoBannerNow, demoFactsNow, seedDemoOnce } from './demo/serve-demo.ts';
 import { createFileStore } from './files/create-file-store.ts';
 import { startOrphanSweep } from './files/orphan-sweep.ts';
 import { startRetention } from './admin/retention.ts';
@@ -327,8 +327,10 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
       linksTo: mail,
       caCertPath: tls.certPath,
     });
-    if ((seeded ?? seededPortfolio) && demo) print(demoBanner(demo, demoFactsPath(config.dataDir)));
-    else {
+    // Every start with demo facts prints them whole, its sign-ins as they are now; a deployment, where it runs.
+    if (demo) {
+      print(await demoBannerNow({ db, config, demo, seeded, seededPortfolio, metricsUrl: observed?.url }));
+    } else {
       print(
         [
           '',
@@ -336,7 +338,6 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
           ...Object.entries(urls).map(([name, url]) => `  ${name.padEnd(13)} ${url}`),
           `  CA certificate ${tls.certPath}`,
           ...(observed?.url ? [`  metrics       ${observed.url}`] : []),
-          ...(demo ? [`  Demo facts    ${demoFactsPath(config.dataDir)} (or: npx portico demo --json)`] : []),
           '',
         ].join('\n'),
       );

@@ -2,9 +2,16 @@ import type { MailMessage } from '../mail/mailer.ts';
 import { escapeHtml as html, formatWhen as when } from '../mail/message-text.ts';
 import { ROLE_DESCRIPTIONS, type Role } from './roles.ts';
 
+/** Who sent an invitation, as its mail names them. */
+export interface Inviter {
+  name: string;
+  email: string;
+}
+
 /**
- * The invitation to a tenant's pages: who invites (the tenant), as what, the link to set a password, and
- * until when it works. Text and HTML say the same.
+ * The invitation to a tenant's pages: who invites (the admin by name and address, when a person did; the operator's
+ * invitations name the tenant alone), to which tenant, as what, the link to set a password, and until when it
+ * works. Text and HTML say the same.
  */
 export function invitationMail(options: {
   to: string;
@@ -15,9 +22,14 @@ export function invitationMail(options: {
   role: Role;
   link: string;
   expiresAt: Date;
+  invitedBy?: Inviter | undefined;
 }): MailMessage {
-  const { tenantName, product, role, link, expiresAt } = options;
-  const intro = `You have been invited to ${tenantName} on ${product}, as ${ROLE_DESCRIPTIONS[role]}.`;
+  const { tenantName, product, role, link, expiresAt, invitedBy } = options;
+  const by =
+    invitedBy === undefined
+      ? 'You have been invited'
+      : `${invitedBy.name === '' ? invitedBy.email : `${invitedBy.name} (${invitedBy.email})`} invited you`;
+  const intro = `${by} to ${tenantName} on ${product}, as ${ROLE_DESCRIPTIONS[role]}.`;
   const action = 'Set your password to accept:';
   const expiry = `The link works once, until ${when(expiresAt)}. If you did not expect this invitation, ignore this message.`;
   return {

@@ -52,6 +52,40 @@ export async function issueLink(
 
 const WHAT: Record<LinkPurpose, string> = { invitation: 'invitation', password_reset: 'password reset link' };
 
+/** A link's row, as a check and a use read it. */
+interface LinkRow {
+  id: string;
+  userId: string;
+  expiresAt: Date;
+  used: boolean;
+  expired: boolean;
+}
+
+/**
+ * The link of `token` and `purpose` while it works, locked until the caller's transaction ends when `lock` is
+ * set; the errors of {@link redeemLink} otherwise.
+ */
+async function workingLink(
+  db: Queryable,
+  token: string,
+  purpose: LinkPurpose,
+  lock: boolean,
+): Promise<LinkRow> {
+  const [link] = await db.query<LinkRow>(
+    `select id, user_id as "userId", expires_at as "expiresAt", used_at is not null as used,
+       expires_at <= clock_timestamp() as expired
+     from user_links where token_hash = $1 and purpose = $2${lock ? ' for update' : ''}`,
+    [hashOf(token), purpose],
+  );
+  const what = WHAT[purpose];
+  if (!link) throw linkErrors.notValid(what);
+  if (link.used) throw linkErrors.used(what);
+  if (link.expired) {
+    throw purpose === 'invitation' ? linkErrors.invitationExpired() : linkErrors.resetExpired();
+  }
+  return link;
+}
+
 /**
  * Uses a link once, in the caller's transaction (the row stays locked until it ends, so two uses of one link
  * cannot both succeed), and answers whose it is. Throws LINK_INVALID for a token that names no link of this
@@ -62,17 +96,20 @@ export async function redeemLink(
   token: string,
   purpose: LinkPurpose,
 ): Promise<{ userId: string }> {
-  const [link] = await db.query<{ id: string; userId: string; used: boolean; expired: boolean }>(
-    `select id, user_id as "userId", used_at is not null as used, expires_at <= clock_timestamp() as expired
-     from user_links where token_hash = $1 and purpose = $2 for update`,
-    [hashOf(token), purpose],
-  );
-  const what = WHAT[purpose];
-  if (!link) throw linkErrors.notValid(what);
-  if (link.used) throw linkErrors.used(what);
-  if (link.expired) {
-    throw purpose === 'invitation' ? linkErrors.invitationExpired() : linkErrors.resetExpired();
-  }
+  const link = await workingLink(db, token, purpose, true);
   await db.query('update user_links set used_at = clock_timestamp() where id = $1', [link.id]);
   return { userId: link.userId };
+}
+
+/**
+ * Whether a link works now, without using it: whose it is and until when, or the errors of {@link redeemLink}.
+ * The page of a mailed link asks this before it shows its form.
+ */
+export async function checkLink(
+  db: Queryable,
+  token: string,
+  purpose: LinkPurpose,
+): Promise<{ userId: string; expiresAt: Date }> {
+  const { userId, expiresAt } = await workingLink(db, token, purpose, false);
+  return { userId, expiresAt };
 }

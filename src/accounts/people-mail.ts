@@ -2,10 +2,18 @@ import type { Logger } from 'pino';
 import type { Database } from '../db/database.ts';
 import { notMailed } from '../errors.ts';
 import type { Mailer, SentMail } from '../mail/mailer.ts';
-import { invitationMail, passwordResetMail } from './account-mail.ts';
+import { invitationMail, passwordResetMail, type Inviter } from './account-mail.ts';
+import { reissueInvitation } from './person-changes.ts';
 import type { Role } from './roles.ts';
 import { TENANT_TABLES } from './tenant-tables.ts';
-import { inviteUser, normalizeEmail, requestPasswordReset, type AccountTenant, type User } from './users.ts';
+import {
+  inviteUser,
+  normalizeEmail,
+  requestPasswordReset,
+  type AccountTenant,
+  type RecordChange,
+  type User,
+} from './users.ts';
 
 /**
  * The pages one kind of tenant's people sign in to (the customer dashboard, the organization console), as mail
@@ -22,9 +30,9 @@ export interface AccountPages {
 }
 
 /**
- * Invites a person to a tenant and mails them the link to set their password (see `inviteUser`). When the mail
- * cannot be sent the person stays invited and SERVICE_UNAVAILABLE says so: inviting them again mails a new link
- * and ends this one.
+ * Invites a person to a tenant and mails them the link to set their password (see `inviteUser`), naming the admin
+ * who invites them (`invitedBy`; the operator's invitations name none). When the mail cannot be sent the person
+ * stays invited and SERVICE_UNAVAILABLE says so: inviting them again mails a new link and ends this one.
  */
 export async function invitePersonByMail(
   db: Database,
@@ -34,7 +42,8 @@ export async function invitePersonByMail(
     email: string;
     role: Role;
     name?: string | undefined;
-    invitedBy?: string | undefined;
+    invitedBy?: (Inviter & { id: string }) | undefined;
+    record?: RecordChange | undefined;
   },
 ): Promise<{ user: User; expiresAt: Date; mail: SentMail }> {
   const { user, link } = await inviteUser(db, {
@@ -42,7 +51,8 @@ export async function invitePersonByMail(
     email: options.email,
     role: options.role,
     name: options.name,
-    invitedBy: options.invitedBy,
+    invitedBy: options.invitedBy?.id,
+    record: options.record,
   });
   const message = invitationMail({
     to: user.email,
@@ -51,12 +61,51 @@ export async function invitePersonByMail(
     role: user.role,
     link: pages.invitationLink(link.token),
     expiresAt: link.expiresAt,
+    invitedBy: options.invitedBy,
   });
   try {
     return { user, expiresAt: link.expiresAt, mail: await pages.mailer.send(message) };
   } catch (error) {
     throw notMailed(`${user.email} is invited, but the invitation`, error, 'invite them again');
   }
+}
+
+/**
+ * Mails a person who has not accepted their invitation a new one, from the admin `by` (see `reissueInvitation`:
+ * the older link stops working, and it is refused within a minute of the last). When the mail cannot be sent
+ * SERVICE_UNAVAILABLE says so, and the older link works no more: send it again once mail works.
+ */
+export async function resendInvitationByMail(
+  db: Database,
+  pages: AccountPages,
+  options: {
+    tenant: { id: string; name: string };
+    id: string;
+    by: Inviter & { id: string };
+    record?: RecordChange | undefined;
+  },
+): Promise<{ user: User; expiresAt: Date }> {
+  const { user, link } = await reissueInvitation(db, {
+    tenant: { kind: pages.kind, ...options.tenant },
+    id: options.id,
+    callerId: options.by.id,
+    record: options.record,
+  });
+  const message = invitationMail({
+    to: user.email,
+    tenantName: options.tenant.name,
+    product: pages.product,
+    role: user.role,
+    link: pages.invitationLink(link.token),
+    expiresAt: link.expiresAt,
+    invitedBy: options.by,
+  });
+  try {
+    await pages.mailer.send(message);
+  } catch (error) {
+    throw notMailed(`The new invitation to ${user.email}`, error, 'send it again');
+  }
+  return { user, expiresAt: link.expiresAt };
 }
 
 /**

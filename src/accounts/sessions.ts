@@ -82,6 +82,22 @@ export async function endSessionsOf(db: Queryable, userId: string): Promise<void
   await db.query('delete from user_sessions where user_id = $1', [userId]);
 }
 
+/**
+ * Ends every session of these users but the one of `keptSessionId` (a password changed from a signed-in page:
+ * the browser that changed it stays signed in), and answers how many ended.
+ */
+export async function endOtherSessionsOf(
+  db: Queryable,
+  userIds: readonly string[],
+  keptSessionId: string,
+): Promise<number> {
+  const ended = await db.query(
+    'delete from user_sessions where user_id = any($1::uuid[]) and id_hash <> $2 returning 1',
+    [userIds, hashOf(keptSessionId)],
+  );
+  return ended.length;
+}
+
 /** A session as something long-lived (a console's live stream) holds it: its id and whom it signed in. */
 export interface HeldSession {
   sessionId: string;

@@ -1,5 +1,5 @@
 import type { Database, Queryable } from '../db/database.ts';
-import { AppError, isNot, linkErrors, notFound, tooLong, wrongCredentials } from '../errors.ts';
+import { AppError, isNot, lastAdmin, linkErrors, notFound, tooLong, wrongCredentials } from '../errors.ts';
 import { issueLink, redeemLink, type IssuedLink, type LinkPurpose } from './links.ts';
 import { checkNewPassword, hashPassword, passwordMatches } from './passwords.ts';
 import { endSessionsOf } from './sessions.ts';
@@ -21,13 +21,19 @@ export interface User {
   createdAt: Date;
 }
 
+/**
+ * What a caller writes beside a change to a person (`before` it, when they were there), in the change's database
+ * transaction, so that both are kept or neither is: the console's team activity (transactions/history/).
+ */
+export type RecordChange = (tx: Queryable, person: User, before?: User) => Promise<void>;
+
 /** The column of `users` that holds the tenant of each kind: constants, never input. */
-const TENANT_COLUMN = {
+export const TENANT_COLUMN = {
   instance: TENANT_TABLES.instance.column,
   organization: TENANT_TABLES.organization.column,
 } as const;
 
-const USER_COLUMNS = `id, email, name, role, password_hash is not null as active,
+export const USER_COLUMNS = `id, email, name, role, password_hash is not null as active,
   deactivated_at as "deactivatedAt", created_at as "createdAt"`;
 
 /** A row of `users` as a {@link User}, without what was read beside it (a password hash, a tenant). */
@@ -84,6 +90,7 @@ export async function getUser(db: Queryable, tenant: AccountTenant, id: string):
  * Invites a person to the tenant with a role: a new user without a password, and an invitation link for the
  * caller to mail. Inviting someone who has not accepted yet issues a new link (the older one stops working)
  * and takes the new role; inviting someone deactivated brings them back, to set a password anew. CONFLICT if the address belongs to an active user of the tenant already.
+ * `record` writes what the caller keeps of the invitation, in its transaction.
  */
 export async function inviteUser(
   db: Database,
@@ -93,6 +100,7 @@ export async function inviteUser(
     role: Role;
     name?: string | undefined;
     invitedBy?: string | undefined;
+    record?: RecordChange | undefined;
   },
 ): Promise<{ user: User; link: IssuedLink }> {
   const email = normalizeEmail(options.email);
@@ -114,6 +122,7 @@ export async function inviteUser(
       purpose: 'invitation',
       createdBy: options.invitedBy,
     });
+    await options.record?.(tx, user);
     return { user, link };
   });
 }
@@ -188,19 +197,25 @@ export async function removeUser(db: Queryable, tenant: AccountTenant, id: strin
 /**
  * Deactivates a person of the tenant (an admin's act), ending their sessions and their unused links: they can no
  * longer sign in, and their name stays on what they did. NOT_FOUND as {@link getUser}; deactivating someone
- * deactivated already changes nothing.
+ * deactivated already changes nothing, and records nothing (`record`, as {@link inviteUser}'s).
  */
 export async function deactivateUser(
   db: Database,
   tenant: AccountTenant,
-  options: { id: string; by: string },
+  options: { id: string; by: string; record?: RecordChange | undefined },
 ): Promise<User> {
   return db.transaction(async (tx) => {
+    const column = TENANT_COLUMN[tenant.kind];
+    const [before] = await tx.query<User>(
+      `select ${USER_COLUMNS} from users where ${column} = $1 and id = $2 for update`,
+      [tenant.id, options.id],
+    );
+    if (!before) throw notFound('user');
+    if (before.deactivatedAt !== null) return before;
     const [user] = await tx.query<User>(
-      `update users set deactivated_at = coalesce(deactivated_at, clock_timestamp()),
-         deactivated_by = coalesce(deactivated_by, $3)
-       where ${TENANT_COLUMN[tenant.kind]} = $1 and id = $2 returning ${USER_COLUMNS}`,
-      [tenant.id, options.id, options.by],
+      `update users set deactivated_at = clock_timestamp(), deactivated_by = $2 where id = $1
+       returning ${USER_COLUMNS}`,
+      [before.id, options.by],
     );
     if (!user) throw notFound('user');
     await endSessionsOf(tx, user.id);
@@ -209,6 +224,7 @@ export async function deactivateUser(
        where user_id = $1 and used_at is null`,
       [user.id],
     );
+    await options.record?.(tx, user, before);
     return user;
   });
 }
@@ -280,34 +296,43 @@ export function setPasswordWithLink(
 }
 
 /**
- * The user of this address in the tenant, with the tenant's admins locked (FOR UPDATE) for the rest of the
- * transaction: two removals at once cannot each leave the other admin as the last one, then both go.
- * NOT_FOUND when the address has no user here.
+ * The user of this address (or id) in the tenant, with the tenant's admins locked (FOR UPDATE) for the rest of
+ * the transaction: two changes at once cannot each leave the other admin as the last one, then both go. Answers
+ * how many other admins the tenant has who are not deactivated (`otherAdmins`: the operator's count, who sets a
+ * tenant up before anyone has accepted an invitation) and how many of them have set a password too
+ * (`otherActiveAdmins`: a page's count, where someone must still be able to sign in and manage people). NOT_FOUND
+ * when the address or id has no user here.
  */
-async function userByEmailWithAdminsLocked(
+export async function personWithAdminsLocked(
   tx: Queryable,
   tenant: AccountTenant,
-  email: string,
-): Promise<{ user: User; otherAdmins: number }> {
+  which: { email: string } | { id: string },
+): Promise<{ user: User; otherAdmins: number; otherActiveAdmins: number }> {
   const column = TENANT_COLUMN[tenant.kind];
-  const admins = await tx.query<{ id: string }>(
-    `select id from users where ${column} = $1 and role = 'admin' and deactivated_at is null for update`,
+  const admins = await tx.query<{ id: string; active: boolean }>(
+    `select id, password_hash is not null and deactivated_at is null as active
+     from users where ${column} = $1 and role = 'admin' and deactivated_at is null for update`,
     [tenant.id],
   );
+  const byEmail = 'email' in which;
   const [user] = await tx.query<User>(
-    `select ${USER_COLUMNS} from users where ${column} = $1 and email = $2`,
-    [tenant.id, storedForm(email)],
+    `select ${USER_COLUMNS} from users where ${column} = $1 and ${byEmail ? 'email' : 'id'} = $2`,
+    [tenant.id, byEmail ? storedForm(which.email) : which.id],
   );
-  if (!user) throw notFound('user with the e-mail address', storedForm(email));
-  return { user, otherAdmins: admins.filter((admin) => admin.id !== user.id).length };
+  if (!user) {
+    throw byEmail ? notFound('user with the e-mail address', storedForm(which.email)) : notFound('user');
+  }
+  const others = admins.filter((admin) => admin.id !== user.id);
+  return {
+    user,
+    otherAdmins: others.length,
+    otherActiveAdmins: others.filter((admin) => admin.active).length,
+  };
 }
 
-/** CONFLICT: `user` is the tenant's last admin, whom the caller wanted to remove or make something else. */
-function lastAdmin(user: User, tenantLabel: string, act: string): AppError {
-  return new AppError(
-    'CONFLICT',
-    `${user.email} is the last admin of ${tenantLabel}: make another person admin first, then ${act}, so that someone can still manage keys and people.`,
-  );
+/** Whether taking `user` out of the admins (a removal, another role) would leave none of the `others` counted. */
+export function isLastAdmin(user: Pick<User, 'role' | 'deactivatedAt'>, others: number): boolean {
+  return user.role === 'admin' && user.deactivatedAt === null && others === 0;
 }
 
 /**
@@ -321,10 +346,8 @@ export function removeUserByEmail(
   options: { email: string; tenantLabel: string },
 ): Promise<User> {
   return db.transaction(async (tx) => {
-    const { user, otherAdmins } = await userByEmailWithAdminsLocked(tx, tenant, options.email);
-    if (user.role === 'admin' && user.deactivatedAt === null && otherAdmins === 0) {
-      throw lastAdmin(user, options.tenantLabel, 'remove them');
-    }
+    const { user, otherAdmins } = await personWithAdminsLocked(tx, tenant, { email: options.email });
+    if (isLastAdmin(user, otherAdmins)) throw lastAdmin(user.email, options.tenantLabel, 'remove them');
     // Their sessions go with them (user_sessions cascades), and a request still running cannot write one back.
     await endSessionsOf(tx, user.id);
     await tx.query('delete from users where id = $1', [user.id]);
@@ -342,14 +365,9 @@ export function changeRole(
   options: { email: string; role: Role; tenantLabel: string },
 ): Promise<User> {
   return db.transaction(async (tx) => {
-    const { user, otherAdmins } = await userByEmailWithAdminsLocked(tx, tenant, options.email);
-    if (
-      user.role === 'admin' &&
-      options.role !== 'admin' &&
-      user.deactivatedAt === null &&
-      otherAdmins === 0
-    ) {
-      throw lastAdmin(user, options.tenantLabel, `make them ${options.role}`);
+    const { user, otherAdmins } = await personWithAdminsLocked(tx, tenant, { email: options.email });
+    if (options.role !== 'admin' && isLastAdmin(user, otherAdmins)) {
+      throw lastAdmin(user.email, options.tenantLabel, `make them ${options.role}`);
     }
     const [changed] = await tx.query<User>(
       `update users set role = $2 where id = $1 returning ${USER_COLUMNS}`,

@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Database, Queryable } from '../db/database.ts';
+import type { DemoSignIn, DemoSignInNow } from './demo-sign-in.ts';
 import type { TransactionsDemo } from './seed.ts';
 
 /** `<data dir>/demo.json`, also printed by `portico demo --json`. */
@@ -94,41 +95,86 @@ export async function underDemoLock(db: Database, work: () => Promise<void>): Pr
   });
 }
 
-/** The banner `portico serve` prints: where the services are, the demo key, and a request that works. */
-export function demoBanner(facts: DemoFacts, factsPath: string): string {
+/** What the banner says beside the facts: what each demo sign-in is now, and what else this process serves. */
+export interface DemoBannerNow {
+  /**
+   * What each demo sign-in is now: `works` only for one this start seeded, else as `demoSignInNow` found it in
+   * the database, so that the banner never prints a password that no longer works.
+   */
+  signIns: { console: DemoSignInNow; dashboard: DemoSignInNow };
+  /** Where Prometheus scrapes this process (`PORTICO_METRICS_PORT`), when it listens. */
+  metricsUrl?: string | undefined;
+  /**
+   * How to read a password reset's mail when it is written to the data dir rather than sent (no
+   * `PORTICO_SMTP_URL`), e.g. `npx portico mail list`.
+   */
+  mailReadWith?: string | undefined;
+}
+
+/** Where each page that people sign in to asks for a reset link ("Forgot your password?"), under its address. */
+const FORGOT_PASSWORD_PATH = '/forgot-password';
+
+/** A line of the banner under a service: `label` in a column of its own, then `value`. */
+const item = (label: string, value: string) => `    ${label.padEnd(22)}${value}`;
+
+/**
+ * The lines of a page people sign in to: its address, then the demo person's sign-in while it works. A password
+ * changed since is never printed (nor known): the lines say where to reset it instead. A person who can no longer
+ * sign in is named with why.
+ */
+function pageLines(
+  name: string,
+  page: ({ url: string } & DemoSignIn) | null | undefined,
+  now: DemoSignInNow,
+  mailReadWith: string | undefined,
+): string[] {
+  if (!page) return [];
+  const address = item(name, page.url);
+  switch (now) {
+    case 'works':
+      return [address, item('sign in as', page.email), item('with the password', page.password)];
+    case 'changed':
+      return [
+        address,
+        item('sign in as', page.email),
+        item('password changed', `reset it at ${page.url}${FORGOT_PASSWORD_PATH}`),
+        ...(mailReadWith ? [item('', `(its link is written to the data dir: ${mailReadWith})`)] : []),
+      ];
+    case 'deactivated':
+      return [address, item('no demo sign-in', `${page.email} has been deactivated`)];
+    case 'removed':
+      return [address, item('no demo sign-in', `${page.email} has been removed`)];
+    case 'invited':
+      return [address, item('no demo sign-in', `${page.email} was invited again and has no password yet`)];
+  }
+}
+
+/**
+ * The banner `portico serve` prints at every start with demo facts: where the services and their pages are, the
+ * demo keys and sign-ins (those that still work, see {@link DemoBannerNow}), and a request that works.
+ */
+export function demoBanner(facts: DemoFacts, factsPath: string, now: DemoBannerNow): string {
   const query = JSON.stringify({
     query:
       'query ($id: uuid!) { transaction(id: $id) { id state transactionRecipients { vulcanKey entity { name } } } }',
     variables: { id: facts.transactions.transactionId },
   });
+  const { signIns, metricsUrl, mailReadWith } = now;
   return [
     '',
     'Portico is running with demo data.',
     '',
     `  Transactions (GraphQL)  ${facts.transactions.url}`,
-    `    demo API key          ${facts.transactions.apiKey}`,
-    `    GraphiQL              ${facts.transactions.url.replace(/\/beta$/, '/graphiql')}`,
-    ...(facts.transactions.recipientUrl
-      ? [`    Recipient portal      ${facts.transactions.recipientUrl}`]
-      : []),
-    ...(facts.transactions.console
-      ? [
-          `    Console               ${facts.transactions.console.url}`,
-          `    sign in as            ${facts.transactions.console.email}`,
-          `    with the password     ${facts.transactions.console.password}`,
-        ]
-      : []),
+    item('demo API key', facts.transactions.apiKey),
+    item('GraphiQL', facts.transactions.url.replace(/\/beta$/, '/graphiql')),
+    ...(facts.transactions.recipientUrl ? [item('Recipient portal', facts.transactions.recipientUrl)] : []),
+    ...pageLines('Console', facts.transactions.console, signIns.console, mailReadWith),
     `  Portfolio (REST)        ${facts.portfolio.url}`,
-    ...(facts.portfolio.apiKey ? [`    demo API key          ${facts.portfolio.apiKey}`] : []),
-    `    OpenAPI document      ${facts.portfolio.url}/openapi.json`,
-    ...(facts.portfolio.dashboard
-      ? [
-          `    Dashboard             ${facts.portfolio.dashboard.url}`,
-          `    sign in as            ${facts.portfolio.dashboard.email}`,
-          `    with the password     ${facts.portfolio.dashboard.password}`,
-        ]
-      : []),
+    ...(facts.portfolio.apiKey ? [item('demo API key', facts.portfolio.apiKey)] : []),
+    item('OpenAPI document', `${facts.portfolio.url}/openapi.json`),
+    ...pageLines('Dashboard', facts.portfolio.dashboard, signIns.dashboard, mailReadWith),
     `  CA certificate          ${facts.caCertPath}`,
+    ...(metricsUrl ? [`  Metrics                 ${metricsUrl}`] : []),
     `  These facts, as JSON    ${factsPath} (or: npx portico demo --json)`,
     '',
     'Try it:',

@@ -8,6 +8,8 @@ import { CONSOLE_PATH } from '../transactions/console/links.ts';
 import { recipientLink } from '../transactions/recipients/mail.ts';
 import type { Logger } from 'pino';
 import {
+  demoBanner,
+  demoFactsPath,
   keepDemoFacts,
   readDemoFacts,
   readKeptDemoFacts,
@@ -15,6 +17,7 @@ import {
   writeDemoFacts,
   type DemoFacts,
 } from './demo-facts.ts';
+import { demoSignInNow, type DemoSignIn, type DemoSignInNow } from './demo-sign-in.ts';
 import type { PortfolioDemo } from './portfolio-seed.ts';
 import type { SeededTransactionsDemo, TransactionsDemo } from './seed.ts';
 
@@ -134,4 +137,38 @@ export async function demoFactsNow(
   };
   await writeDemoFacts(config.dataDir, demo);
   return demo;
+}
+
+/**
+ * The banner of this start with demo facts, the first or any later one: the facts with each demo sign-in as it
+ * is now. A sign-in this start seeded works; any other (a restart, another node) is checked against the database,
+ * both at once (one argon2id check each, about 50 ms), so that a password changed since is left out and the banner
+ * says where to reset it instead, and a person deactivated or removed since is named as such.
+ */
+export async function demoBannerNow(
+  options: DemoSeeding & {
+    db: Database;
+    config: Config;
+    demo: DemoFacts;
+    /** Where Prometheus scrapes this process, when it listens. */
+    metricsUrl?: string | undefined;
+  },
+): Promise<string> {
+  const { db, config, demo, seeded, seededPortfolio } = options;
+  const now = (
+    kind: 'organization' | 'instance',
+    signIn: DemoSignIn | null | undefined,
+    seededHere: boolean,
+  ): Promise<DemoSignInNow> =>
+    !signIn || seededHere ? Promise.resolve('works') : demoSignInNow(db, kind, signIn);
+  const [consoleNow, dashboardNow] = await Promise.all([
+    now('organization', demo.transactions.console, seeded !== undefined),
+    now('instance', demo.portfolio.dashboard, seededPortfolio !== undefined),
+  ]);
+  return demoBanner(demo, demoFactsPath(config.dataDir), {
+    signIns: { console: consoleNow, dashboard: dashboardNow },
+    metricsUrl: options.metricsUrl,
+    // Without SMTP, a reset link is written to the data dir's mail, as every other.
+    mailReadWith: config.smtpUrl === undefined ? 'npx portico mail list' : undefined,
+  });
 }

@@ -95,7 +95,14 @@ export function createMailer(
   const folder = mailDir(config.dataDir);
   return {
     async send(message) {
-      const written = await (await files.get()).sendMail({ ...content(message), from: mailFrom });
+      // Base64 text parts, never quoted-printable: its soft line breaks and `=3D` cut a link copied from the file.
+      const written = await (
+        await files.get()
+      ).sendMail({
+        ...content(message),
+        from: mailFrom,
+        textEncoding: 'base64',
+      });
       const file = join(folder, `${fileStamp(new Date())}-${randomBytes(4).toString('hex')}.eml`);
       await mkdir(folder, { recursive: true, mode: 0o700 });
       // The links in it are as good as a password: only the owner of the data dir may read it.

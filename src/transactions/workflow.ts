@@ -1,4 +1,6 @@
 import { quote } from '../errors.ts';
+import { label, words } from './templates/key-words.ts';
+import { describeMissing, lacksNothing, summed, type SubmissionFacts } from './submissions.ts';
 import type { TemplateDefinition, WorkflowAction, WorkflowDefinition } from './templates/schema.ts';
 
 /**
@@ -33,46 +35,6 @@ export interface WorkflowFacts {
   submissions?: readonly SubmissionFacts[];
 }
 
-/** A process a recipient submits, as its latest revision stands (read by `workflowFactsOf` in completion.ts). */
-export interface SubmissionFacts {
-  /** The process's key. */
-  process: string;
-  /** The event that submits it: the process's `submitEvent`, the recipient's event. */
-  event: string;
-  /** Whether its latest revision was submitted (committed): its event may then happen whatever it lacks. */
-  submitted: boolean;
-  /** What the latest revision still lacks before it can be submitted. */
-  missing: MissingParts;
-}
-
-/** What a revision lacks before it can be submitted, counted by kind, with the titles of where. */
-export interface MissingParts {
-  answers: number;
-  consents: number;
-  uploads: number;
-  /** Signatures of the recipient roles (the sender's come after the review). */
-  signatures: number;
-  /** The titles of the items and documents that lack them, in the template's order. */
-  where: string[];
-}
-
-/** Whether a revision lacks nothing. */
-export const lacksNothing = (missing: MissingParts): boolean =>
-  missing.answers + missing.consents + missing.uploads + missing.signatures === 0;
-
-/** `4 required answers and 1 upload missing in About you and Tax residency and forms`. */
-export function describeMissing(missing: MissingParts): string {
-  const counted = (count: number, one: string, many: string) =>
-    count === 0 ? [] : [`${String(count)} ${count === 1 ? one : many}`];
-  const parts = [
-    ...counted(missing.answers, 'required answer', 'required answers'),
-    ...counted(missing.consents, 'consent', 'consents'),
-    ...counted(missing.uploads, 'upload', 'uploads'),
-    ...counted(missing.signatures, 'signature', 'signatures'),
-  ];
-  return `${andList(parts)} missing in ${andList(missing.where)}`;
-}
-
 /** The processes whose recipient has not submitted what `eventKey` submits, and which still lack something. */
 function incompleteSubmissions(eventKey: string, facts: WorkflowFacts): SubmissionFacts[] {
   return (facts.submissions ?? []).filter(
@@ -93,6 +55,18 @@ export function isRecipientEvent(definition: TemplateDefinition, eventKey: strin
 export function allProcessesComplete(processes: readonly { isComplete: boolean }[]): boolean {
   return processes.every((process) => process.isComplete);
 }
+
+/** How a refusal's reason names events and states: by their keys (the API's) or in words (the console's). */
+export interface WorkflowNames {
+  event: (key: string) => string;
+  state: (key: string) => string;
+}
+
+/** Events and states by their keys: `approve: only from in_review`, as the API says it. */
+export const BY_KEY: WorkflowNames = { event: (key) => key, state: (key) => key };
+
+/** Events and states in words: `Approve: only from in review`, as the console says it. */
+export const IN_WORDS: WorkflowNames = { event: label, state: words };
 
 /**
  * Which rule refuses an event: it is unknown, the transaction is in a final state, the event does not leave the
@@ -211,43 +185,30 @@ const GUARD_REASONS: Record<NonNullable<Event['guard']>, (facts: WorkflowFacts) 
 const orList = (keys: readonly string[]): string =>
   keys.length < 2 ? keys.join('') : `${keys.slice(0, -1).join(', ')} or ${keys.at(-1) ?? ''}`;
 
-/** `a`, `a and b`, `a, b and c`. */
-const andList = (words: readonly string[]): string =>
-  words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} and ${words.at(-1) ?? ''}`;
-
-/** The parts of processes that lack something, added up (one process: its own). */
-function summed(submissions: readonly SubmissionFacts[]): MissingParts {
-  return submissions.reduce<MissingParts>(
-    (sum, { missing }) => ({
-      answers: sum.answers + missing.answers,
-      consents: sum.consents + missing.consents,
-      uploads: sum.uploads + missing.uploads,
-      signatures: sum.signatures + missing.signatures,
-      where: [...sum.where, ...missing.where],
-    }),
-    { answers: 0, consents: 0, uploads: 0, signatures: 0, where: [] },
-  );
-}
-
 /** Why `event` cannot happen in `state` now, and which rule says so; undefined when it can. */
 function refusalOf(
   workflow: WorkflowDefinition,
   state: string,
   event: Event,
   facts: WorkflowFacts,
+  names: WorkflowNames = BY_KEY,
 ): { refusal: Exclude<Refusal, 'unknown_event'>; reason: string } | undefined {
+  const named = names.event(event.key);
   if (finalStates(workflow).has(state)) {
-    return { refusal: 'final_state', reason: `${event.key}: the transaction is ${state}, a final state` };
+    return {
+      refusal: 'final_state',
+      reason: `${named}: the transaction is ${names.state(state)}, a final state`,
+    };
   }
   if (!event.from.includes(state)) {
-    return { refusal: 'not_allowed', reason: `${event.key}: only from ${orList(event.from)}` };
+    return { refusal: 'not_allowed', reason: `${named}: only from ${orList(event.from.map(names.state))}` };
   }
   if (event.guard !== undefined && !GUARDS[event.guard](facts)) {
-    return { refusal: 'guard_failed', reason: `${event.key}: ${GUARD_REASONS[event.guard](facts)}` };
+    return { refusal: 'guard_failed', reason: `${named}: ${GUARD_REASONS[event.guard](facts)}` };
   }
   const incomplete = incompleteSubmissions(event.key, facts);
   if (incomplete.length > 0) {
-    return { refusal: 'revision_incomplete', reason: `${event.key}: ${describeMissing(summed(incomplete))}` };
+    return { refusal: 'revision_incomplete', reason: `${named}: ${describeMissing(summed(incomplete))}` };
   }
   return undefined;
 }
@@ -271,7 +232,7 @@ export interface ExplainedEvent {
 /**
  * Every event of the (effective) workflow, in its order, with whether it can happen to a transaction in `state`
  * now and why not: what the console shows as buttons, greyed with the reason when blocked. `decide` refuses with
- * the same reasons.
+ * the same reasons; `names` says them in words for the console ({@link IN_WORDS}) instead of by key.
  *
  * @example
  * explainEvents(workflow, 'countersigning', { processes: [{ key: 'subscription', isComplete: false }] })
@@ -282,9 +243,10 @@ export function explainEvents(
   workflow: WorkflowDefinition,
   state: string,
   facts: WorkflowFacts,
+  names: WorkflowNames = BY_KEY,
 ): ExplainedEvent[] {
   return effectiveWorkflow(workflow).events.map((event) => {
-    const refused = refusalOf(workflow, state, event, facts);
+    const refused = refusalOf(workflow, state, event, facts, names);
     return {
       key: event.key,
       description: event.description ?? null,

@@ -10,8 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword } from '../../src/accounts/passwords.ts';
 import { lockPath, type LockOwner } from '../../src/db/data-dir-lock.ts';
-import type { DemoFacts } from '../../src/demo/demo-facts.ts';
+import { openDatabase } from '../../src/db/open-database.ts';
+import { demoBanner, demoFactsPath, type DemoFacts } from '../../src/demo/demo-facts.ts';
+import { DEMO_ADMIN_EMAIL } from '../../src/demo/portfolio-seed.ts';
+import { DEMO_CONSOLE_ADMIN_EMAIL } from '../../src/demo/seed.ts';
 import {
   exited,
   keysIssueArgs,
@@ -248,6 +252,29 @@ describe('the demo recipient link', { timeout: 60_000 }, () => {
   });
 });
 
+describe('the demo banner', () => {
+  it('names a demo person deactivated or removed since instead of their sign-in, and prints no password of theirs', () => {
+    const banner = demoBanner(facts, demoFactsPath(dir), {
+      signIns: { console: 'deactivated', dashboard: 'removed' },
+    });
+    expect(banner).toContain(
+      [
+        `    Console               ${facts.transactions.console?.url ?? 'none'}`,
+        `    no demo sign-in       ${DEMO_CONSOLE_ADMIN_EMAIL} has been deactivated`,
+      ].join('\n'),
+    );
+    expect(banner).toContain(
+      [
+        `    Dashboard             ${facts.portfolio.dashboard?.url ?? 'none'}`,
+        `    no demo sign-in       ${DEMO_ADMIN_EMAIL} has been removed`,
+      ].join('\n'),
+    );
+    expect(banner).not.toContain('with the password');
+    expect(banner).not.toContain(facts.transactions.console?.password ?? 'none');
+    expect(banner).not.toContain(facts.portfolio.dashboard?.password ?? 'none');
+  });
+});
+
 describe('portico portfolio while `portico serve` holds the embedded database', { timeout: 60_000 }, () => {
   /** A GET on the running Portfolio service, over HTTPS, with `key` as the Authorization header. */
   const portfolioGet = (path: string, key: string) =>
@@ -409,5 +436,83 @@ describe('portico serve on SIGTERM', { timeout: 60_000 }, () => {
     await expect(request(new URL('/healthz', facts.transactions.url), { ca })).rejects.toMatchObject({
       code: 'ECONNREFUSED',
     });
+  });
+});
+
+// After the server above has stopped: the same data dir started again, as a second `npm start` would, with the
+// demo dashboard admin's password changed in the meantime (the console admin's is left as it was).
+describe('portico serve started again on the same data dir', { timeout: 60_000 }, () => {
+  let again: RunningServer;
+
+  beforeAll(async () => {
+    await running.stop();
+    const opened = await openDatabase({ dataDir: dir, databaseUrl: undefined });
+    try {
+      const changed = await opened.db.query(
+        'update users set password_hash = $1 where instance_id is not null and email = $2 returning id',
+        [await hashPassword('a password of their own'), DEMO_ADMIN_EMAIL],
+      );
+      expect(changed).toHaveLength(1);
+    } finally {
+      await opened.close();
+    }
+    again = await startServer({ PORTICO_DATA_DIR: dir, ...PORTS });
+  }, 120_000);
+
+  afterAll(() => again.stop());
+
+  /** A banner's lines, each service's origin (its port differs between starts) replaced by its name. */
+  const bannerLines = (server: RunningServer) => {
+    const origin = (url: string) => new RegExp(`${new URL(url).origin}(?!\\d)`, 'g');
+    return server
+      .stdout()
+      .replace(origin(server.facts.transactions.url), '<transactions>')
+      .replace(origin(server.facts.portfolio.url), '<portfolio>')
+      .split('\n');
+  };
+
+  it('prints the console and dashboard with their sign-ins, GraphiQL and the recipient link, as the first start did', () => {
+    const banner = again.stdout();
+    const { transactions } = again.facts;
+    expect(banner).toContain('Portico is running with demo data.');
+    expect(banner).toContain(`    GraphiQL              ${transactions.url.replace(/\/beta$/, '/graphiql')}`);
+    expect(banner).toContain(`    Recipient portal      ${transactions.recipientUrl ?? 'none'}`);
+    expect(banner).toContain(
+      [
+        `    Console               ${transactions.console?.url ?? 'none'}`,
+        `    sign in as            ${DEMO_CONSOLE_ADMIN_EMAIL}`,
+        `    with the password     ${facts.transactions.console?.password ?? 'none'}`,
+      ].join('\n'),
+    );
+    expect(banner).toContain(`  These facts, as JSON    ${demoFactsPath(dir)} (or: npx portico demo --json)`);
+
+    // Line for line the first start's banner, but for the dashboard's password, changed since.
+    const first = bannerLines(running);
+    const password = first.indexOf(
+      `    with the password     ${facts.portfolio.dashboard?.password ?? 'none'}`,
+    );
+    expect(password).toBeGreaterThan(0);
+    expect(bannerLines(again)).toEqual([
+      ...first.slice(0, password),
+      '    password changed      reset it at <portfolio>/dashboard/forgot-password',
+      '                          (its link is written to the data dir: npx portico mail list)',
+      ...first.slice(password + 1),
+    ]);
+  });
+
+  it('leaves out a demo password changed since, and says where to reset it instead', async () => {
+    const dashboard = again.facts.portfolio.dashboard;
+    expect(again.stdout()).not.toContain(facts.portfolio.dashboard?.password ?? 'none');
+    expect(again.stdout()).toContain(
+      [
+        `    Dashboard             ${dashboard?.url ?? 'none'}`,
+        `    sign in as            ${DEMO_ADMIN_EMAIL}`,
+        `    password changed      reset it at ${dashboard?.url ?? 'none'}/forgot-password`,
+      ].join('\n'),
+    );
+    // Where the dashboard's sign-in form sends "Forgot your password?".
+    const page = await request(`${dashboard?.url ?? 'none'}/forgot-password`, { ca });
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toContain('text/html');
   });
 });

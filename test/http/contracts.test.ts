@@ -36,6 +36,7 @@ const TYPE_SOURCES = [
 ];
 /** The pure modules the pages and the server share, so that a rule is written once: money, a schema's fields. */
 const SHARED_WITH_PAGES = [
+  'src/transactions/templates/key-words.ts',
   'src/transactions/money.ts',
   'src/transactions/templates/schema-properties.ts',
   'src/transactions/console/role-permissions.ts',

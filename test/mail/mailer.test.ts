@@ -136,7 +136,13 @@ describe('mail without PORTICO_SMTP_URL', () => {
     const { logger, lines } = capturedLogger();
     const mailer = createMailer({ smtpUrl: undefined, mailFrom: FROM, dataDir }, logger);
     const first = await mailer.send(message);
-    const second = await mailer.send({ ...message, to: 'grace@example.com', subject: 'Reset your password' });
+    const long = `${INVITE}?token=${'a1b2'.repeat(30)}`;
+    const second = await mailer.send({
+      ...message,
+      to: 'grace@example.com',
+      subject: 'Reset your password',
+      text: `Reset your password: ${long}`,
+    });
 
     if (first.via !== 'file' || second.via !== 'file') throw new Error('both were written to files');
     expect(first.file.startsWith(`${mailDir(dataDir)}/`)).toBe(true);
@@ -153,6 +159,11 @@ describe('mail without PORTICO_SMTP_URL', () => {
     expect(parsed.subject).toBe(message.subject);
     expect(parsed.text?.trim()).toBe(message.text);
     expect(parsed.html).toBe(message.html);
+    // A long link's text part in base64, never quoted-printable, whose soft breaks and `=3D` cut a copied link.
+    const raw = await readFile(second.file, 'utf8');
+    expect(raw).not.toMatch(/quoted-printable/i);
+    expect(raw).toMatch(/^Content-Transfer-Encoding: base64$/im);
+    expect((await simpleParser(raw)).text?.trim()).toBe(`Reset your password: ${long}`);
 
     expect(lines.filter((line) => line.msg === 'mail written to a file (no PORTICO_SMTP_URL)')).toMatchObject(
       [

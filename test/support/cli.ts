@@ -212,13 +212,15 @@ export async function startServer(
   for (;;) {
     if (server.exitCode !== null) throw new Error(`portico serve exited early: ${stderr}`);
     if (Date.now() > deadline) throw new Error(`portico serve did not start: ${stderr}`);
+    // Looked at before demo.json is read: a restart finds the last start's there until its banner is printed.
+    const printed = stdout.includes('Portico is running');
     try {
       const facts = JSON.parse(await readFile(demoFactsPath(env.PORTICO_DATA_DIR), 'utf8')) as DemoFacts;
       const ca = await readFile(facts.caCertPath, 'utf8');
       const answers = await Promise.all(
         [facts.transactions.url, facts.portfolio.url].map((url) => request(new URL('/healthz', url), { ca })),
       );
-      if (answers.every((answer) => answer.status === 200) && stdout.includes('Portico is running')) {
+      if (printed && answers.every((answer) => answer.status === 200)) {
         return {
           process: server,
           facts,

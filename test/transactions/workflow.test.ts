@@ -11,9 +11,9 @@ import {
   finalStates,
   reachableStates,
   statesThatCanFinish,
-  type SubmissionFacts,
   type WorkflowFacts,
 } from '../../src/transactions/workflow.ts';
+import type { SubmissionFacts } from '../../src/transactions/submissions.ts';
 import { previewEvent } from '../../src/transactions/workflow-preview.ts';
 
 let definition: TemplateDefinition;

@@ -17,7 +17,12 @@ import {
 import { countOf, createPerson, mailedLink, mailTo, uniqueEmail } from '../support/data/dashboard.ts';
 import { madeBeforeAll } from '../support/made-before-all.ts';
 import { transactionStory } from '../support/data/stories.ts';
-import { CREATE_TRANSACTION, graphql, uniqueHandle } from '../support/data/transactions.ts';
+import {
+  CREATE_TRANSACTION,
+  TRIGGER_TRANSACTION_EVENT,
+  graphql,
+  uniqueHandle,
+} from '../support/data/transactions.ts';
 import { createEmptyTenant } from '../support/data/transactions-suite.ts';
 import { samplePdf, uploadThroughLink } from '../support/data/uploads.ts';
 import { startWebhookReceiver } from '../support/peers/webhook-receiver.ts';
@@ -198,14 +203,32 @@ describe('the organization console in Chromium', () => {
       // The reviewer opens it from its row before the investor has submitted: nothing to review or approve yet.
       await row.getByRole('link', { name: 'Grace Hopper' }).click();
       await reviewerPage.getByRole('heading', { level: 1, name: 'Grace Hopper' }).waitFor();
+      // The investor's submit is blocked while their form lacks answers: in the panel, through GraphQL and the portal.
+      const missing =
+        '6 required answers, 1 consent, 1 upload and 1 signature missing in About you, Tax residency and forms, Accreditation, Subscription amount and Subscription agreement';
       await expectPanel(reviewerPage, 'draft', [
         'Send (no button)',
-        'Submit (no button)',
-        'Request changes (greyed): request_changes: only from in_review',
-        'Approve (greyed): approve: only from in_review',
-        'Countersign (no button): countersign: only from countersigning',
+        `Submit (no button): Submit: ${missing}`,
+        'Request changes (greyed): Request changes: only from in review',
+        'Approve (greyed): Approve: only from in review',
+        'Countersign (no button): Countersign: only from countersigning',
         'Void (no button)',
       ]);
+
+      const early = await graphql(app, tenant.apiKey, TRIGGER_TRANSACTION_EVENT, {
+        input: { transactionId, eventKey: 'submit' },
+      });
+      expect(early.body.errors?.[0]?.extensions).toMatchObject({
+        code: 'REVISION_INCOMPLETE',
+        reason: `submit: ${missing}`,
+      });
+      const portalSubmit = await app.inject({
+        method: 'POST',
+        url: `/recipient/${token}/processes/subscription/submit`,
+      });
+      expect(portalSubmit.statusCode).toBe(409);
+      expect(portalSubmit.json()).toMatchObject({ error: { code: 'REVISION_INCOMPLETE' } });
+      await chromium.screenshotPhoneAndDesktop(reviewerPage, 'submit-blocked');
 
       // 3. The investor fills in, signs and submits through their link's routes; the reviewer's page follows.
       await portal(token, 'PUT', '/items/investor_details', {
@@ -228,11 +251,11 @@ describe('the organization console in Chromium', () => {
       await signAndSubmit(token);
       // The reviewer's panel in review: the same again once the investor resubmits (5).
       const inReview = [
-        'Send (no button): send: only from draft',
-        'Submit (no button): submit: only from draft, in_progress or changes_requested',
+        'Send (no button): Send: only from draft',
+        'Submit (no button): Submit: only from draft, in progress or changes requested',
         'Request changes (button)',
         'Approve (button)',
-        'Countersign (no button): countersign: only from countersigning',
+        'Countersign (no button): Countersign: only from countersigning',
         'Void (no button)',
       ];
       await expectPanel(reviewerPage, 'in review', inReview);
@@ -242,11 +265,11 @@ describe('the organization console in Chromium', () => {
       await viewerPage.goto(`${origin}/console/transactions/${transactionId}`);
       await signIn(viewerPage, viewer);
       await expectPanel(viewerPage, 'in review', [
-        'Send (no button): send: only from draft',
-        'Submit (no button): submit: only from draft, in_progress or changes_requested',
+        'Send (no button): Send: only from draft',
+        'Submit (no button): Submit: only from draft, in progress or changes requested',
         'Request changes (no button)',
         'Approve (no button)',
-        'Countersign (no button): countersign: only from countersigning',
+        'Countersign (no button): Countersign: only from countersigning',
         'Void (no button)',
       ]);
       expect(await viewerPage.getByRole('button', { name: /^Comment on/ }).count()).toBe(0);
@@ -267,18 +290,47 @@ describe('the organization console in Chromium', () => {
         body: {
           error: {
             code: 'FORBIDDEN',
-            message: 'Only admins, operators and reviewers trigger approve. You are a viewer.',
+            message: 'Only admins, operators and reviewers may approve. You are a viewer.',
           },
         },
       });
 
-      // 4. The reviewer comments on the legal name and asks for changes through the preview.
-      await reviewerPage.getByRole('button', { name: /^Comment on Legal name/ }).click();
+      // The review speaks the template's words: titles for keys, answers in words, the W-9 a link by its name.
+      const review = reviewerPage.getByRole('region', { name: /^Review/ });
+      await review.getByText('Country of tax residence').waitFor();
+      await review.getByText('United States (US)').waitFor();
+      await review.getByRole('link', { name: 'W-9 Grace Hopper.pdf' }).waitFor();
+      await review
+        .getByText('Income over $200,000 ($300,000 jointly) in each of the last two years')
+        .waitFor();
+      for (const key of ['W9 file id', 'Legal name', 'Tax residency', 'w9FileId', 'income']) {
+        expect(await review.getByText(key, { exact: true }).count(), key).toBe(0);
+      }
+      await chromium.screenshotPhoneAndDesktop(reviewerPage, 'review-words');
+
+      // 4. The reviewer leaves an internal note on the address, comments for the investor on the legal name and
+      // asks for changes through the preview.
+      await reviewerPage
+        .getByRole('button', { name: /^Comment on Residential or registered address/ })
+        .click();
+      await reviewerPage.getByRole('radio', { name: 'Only my team (an internal note)' }).click();
+      const note = 'Checked against the utility bill.';
+      await reviewerPage.getByLabel(/^Your note on Residential or registered address/).fill(note);
+      await reviewerPage.getByRole('button', { name: 'Add note' }).click();
+      await review.getByText(note, { exact: true }).waitFor();
+      await reviewerPage.getByRole('button', { name: /^Comment on Full legal name/ }).click();
       // Markup in a comment is text, on the console's page and in the portal.
       const comment = 'Your legal name is spelt <i>Hopper</i>.';
-      await reviewerPage.getByLabel(/^Your comment on Legal name/).fill(comment);
+      await reviewerPage.getByLabel(/^Your comment on Full legal name/).fill(comment);
+      // Who reads it is asked each time: not chosen, nothing is sent.
       await reviewerPage.getByRole('button', { name: 'Add comment' }).click();
-      await reviewerPage.getByText(comment).waitFor();
+      await reviewerPage.getByText('Choose who reads it: the investor, or only your team.').waitFor();
+      await reviewerPage.getByRole('radio', { name: 'The investor' }).click();
+      await reviewerPage
+        .getByText('The investor will see this, beside this answer in their form, under your name.')
+        .waitFor();
+      await reviewerPage.getByRole('button', { name: 'Send to the investor' }).click();
+      await review.getByText(comment, { exact: true }).waitFor();
       expect(await reviewerPage.locator('main i, main b').count()).toBe(0);
       const beforeChanges = smtp.received.length;
       await runEvent(
@@ -296,12 +348,13 @@ describe('the organization console in Chromium', () => {
           [transactionId],
         ),
       ).toBe(1);
+      // The new revision carries the answers forward; only the agreement waits to be signed again.
       await expectPanel(reviewerPage, 'changes requested', [
-        'Send (no button): send: only from draft',
-        'Submit (no button)',
-        'Request changes (greyed): request_changes: only from in_review',
-        'Approve (greyed): approve: only from in_review',
-        'Countersign (no button): countersign: only from countersigning',
+        'Send (no button): Send: only from draft',
+        'Submit (no button): Submit: 1 signature missing in Subscription agreement',
+        'Request changes (greyed): Request changes: only from in review',
+        'Approve (greyed): Approve: only from in review',
+        'Countersign (no button): Countersign: only from countersigning',
         'Void (no button)',
       ]);
 
@@ -313,28 +366,34 @@ describe('the organization console in Chromium', () => {
         .filter({ hasText: `Rita Reviewer asks: ${comment}` })
         .waitFor();
       expect(await investorPage.locator('main i').count()).toBe(0);
+      // The internal note never reaches the investor.
+      expect(await investorPage.getByText(note).count()).toBe(0);
       await investorPage.getByLabel('Full legal name').fill('Grace Hopper');
       await investorPage.getByText(/Saved at/).waitFor();
       // Meanwhile the reviewer has begun another comment: the page follows the resubmission, the typing stays.
-      await reviewerPage.getByRole('button', { name: /^Comment on Address/ }).click();
-      await reviewerPage.getByLabel(/^Your comment on Address/).fill('Half typed');
+      await reviewerPage
+        .getByRole('button', { name: /^Comment on Residential or registered address/ })
+        .click();
+      await reviewerPage.getByLabel(/^Your comment on Residential or registered address/).fill('Half typed');
       await signAndSubmit(token);
 
       // 5. The reviewer sees what changed since revision 1 and approves.
       await expectPanel(reviewerPage, 'in review', inReview);
-      expect(await reviewerPage.getByLabel(/^Your comment on Address/).inputValue()).toBe('Half typed');
+      expect(
+        await reviewerPage.getByLabel(/^Your comment on Residential or registered address/).inputValue(),
+      ).toBe('Half typed');
       await reviewerPage.getByRole('button', { name: 'Cancel' }).click();
       const changes = reviewerPage.getByText('What changed since revision 1').locator('..');
-      await changes.getByText('Investor details · Legal name: Grace Hoper → Grace Hopper').waitFor();
+      await changes.getByText('About you · Full legal name: Grace Hoper → Grace Hopper').waitFor();
       // The portal's form gave the investor type its default on the second round: a field added, shown so.
-      await changes.getByText('Investor details · Investor type: added: individual').waitFor();
+      await changes.getByText('About you · Investing as: added: An individual').waitFor();
       await runEvent(reviewerPage, 'Approve', 'All in order.', 'in review', 'countersigning');
       await expectPanel(reviewerPage, 'countersigning', [
-        'Send (no button): send: only from draft',
-        'Submit (no button): submit: only from draft, in_progress or changes_requested',
-        'Request changes (greyed): request_changes: only from in_review',
-        'Approve (greyed): approve: only from in_review',
-        'Countersign (no button): countersign: 0 of 1 process complete',
+        'Send (no button): Send: only from draft',
+        'Submit (no button): Submit: only from draft, in progress or changes requested',
+        'Request changes (greyed): Request changes: only from in review',
+        'Approve (greyed): Approve: only from in review',
+        'Countersign (no button): Countersign: 0 of 1 process complete',
         'Void (no button)',
       ]);
       // From the top, so that the sticky header is drawn where it belongs in the whole page's picture.
@@ -346,14 +405,14 @@ describe('the organization console in Chromium', () => {
       // An admin signs for the organization; the countersign waits for that signature, then completes it.
       await adminPage.goto(`${origin}/console/transactions/${transactionId}`);
       const admins = [
-        'Send (greyed): send: only from draft',
-        'Submit (greyed): submit: only from draft, in_progress or changes_requested',
-        'Request changes (greyed): request_changes: only from in_review',
-        'Approve (greyed): approve: only from in_review',
+        'Send (greyed): Send: only from draft',
+        'Submit (greyed): Submit: only from draft, in progress or changes requested',
+        'Request changes (greyed): Request changes: only from in review',
+        'Approve (greyed): Approve: only from in review',
       ];
       await expectPanel(adminPage, 'countersigning', [
         ...admins,
-        'Countersign (greyed): countersign: 0 of 1 process complete',
+        'Countersign (greyed): Countersign: 0 of 1 process complete',
         'Void (button)',
       ]);
       // The investor has nothing left to submit: Remind now is greyed with the server's reason, the rest is live.
@@ -380,7 +439,7 @@ describe('the organization console in Chromium', () => {
         adminPage,
         'completed',
         ['Send', 'Submit', 'Request changes', 'Approve', 'Countersign', 'Void'].map(
-          (event) => `${event} (greyed): ${event.toLowerCase().replace(' ', '_')}: ${final}`,
+          (event) => `${event} (greyed): ${event}: ${final}`,
         ),
       );
 
@@ -419,6 +478,11 @@ describe('the organization console in Chromium', () => {
         ]),
       );
       expect(entries.filter((entry) => entry === 'Workflow: Submit (Grace Hopper)')).toHaveLength(2);
+      // A comment in the timeline: its text, its field by title and who reads it, never a key or an id.
+      await timeline.getByText(`Comment: ${comment}`).waitFor();
+      await timeline.getByText('On: Full legal name (About you)').waitFor();
+      await timeline.getByText('Read by: the investor').waitFor();
+      expect(await timeline.getByText(/Vulcan key|Comment id/).count()).toBe(0);
 
       // 9. Voiding the other transaction, with its reason, closes its investor's link: the link shows the reason.
       await adminPage.goto(`${origin}/console/transactions/${other.id}`);

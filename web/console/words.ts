@@ -1,24 +1,36 @@
 // How the console's pages write what the server names with keys and JSON values: states, events, fields and
 // answers as text a fund's operations team reads (never as markup: React writes strings as text).
+import { label } from '../../src/transactions/templates/key-words.ts';
 import { formatMoney, type Money } from '../../src/transactions/money.ts';
 import { dateFormatters, locale } from '../shared/format.ts';
+import type { QueueRow } from './types.ts';
+
+export { label, words } from '../../src/transactions/templates/key-words.ts';
 
 export const { formatDate, formatDateTime } = dateFormatters('short');
 
-/** `in_review` → "in review", `request_changes` → "request changes", `legalName` → "legal name". */
-export function words(key: string): string {
-  return key
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/[_.-]+/g, ' ')
-    .toLowerCase()
-    .trim();
+/**
+ * The contact person beside an investor: their name and address, or the address alone when the investor is the
+ * person (their entity bears their name).
+ */
+export function contactOf(subject: {
+  investorName: string;
+  noticeName: string;
+  noticeEmail: string;
+}): string {
+  return subject.noticeName === subject.investorName
+    ? subject.noticeEmail
+    : `${subject.noticeName} · ${subject.noticeEmail}`;
 }
 
-/** {@link words} with a capital first letter, for a label: "Legal name". */
-export function label(key: string): string {
-  const text = words(key);
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
+/** Where a transaction stands in its state (its stage, from the template's workflow), for a state's badge. */
+export const STAGE_WORDS: Record<QueueRow['stage'], string> = {
+  recipient: 'Waiting on the investor',
+  team: 'Waiting on the team',
+  completed: 'Completed',
+  voided: 'Voided',
+  other: 'A state its template no longer lists',
+};
 
 const isMoney = (value: unknown): value is Money =>
   typeof value === 'object' &&

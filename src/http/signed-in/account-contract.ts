@@ -1,10 +1,11 @@
 import { Type, type TProperties, type TSchema } from '@sinclair/typebox';
-import { answers, Body, Empty } from '../contract.ts';
+import { answers, Body, Empty, Timestamp } from '../contract.ts';
 
 /**
  * The contract of the routes a person uses before and around a session, the same on every page people sign in
  * to (the customer dashboard, the organization console): who is signed in, sign-in and sign-out, the mailed
- * invitation and password reset links, open to anyone (`access: 'public'`). `SessionAnswer` is the surface's own
+ * invitation and password reset links, open to anyone (`access: 'public'`), and one's own password, changed by
+ * the signed-in (`access: 'signedIn'`). `SessionAnswer` is the surface's own
  * (who is signed in, to which tenant); `choice` the sign-in's way to name a tenant when one address and password
  * open several.
  *
@@ -55,6 +56,38 @@ export function accountRoutes<Answer extends TSchema, Choice extends TProperties
       access: 'public',
       body: Body({ token: LinkToken, password: Password }),
       response: answers({ 200: CsrfAnswer }),
+    },
+    /**
+     * Whether a mailed link works, without using it: the page of the link asks before it shows its form
+     * (`LINK_*` otherwise; limited per client address).
+     */
+    checkLink: {
+      method: 'POST',
+      url: '/links/check',
+      access: 'public',
+      body: Body({
+        purpose: Type.Union([Type.Literal('invitation'), Type.Literal('password_reset')]),
+        token: LinkToken,
+      }),
+      response: answers({
+        200: Type.Object({
+          email: Type.String(),
+          name: Type.String(),
+          tenantName: Type.String(),
+          expiresAt: Timestamp(),
+        }),
+      }),
+    },
+    /**
+     * Changes the signed-in person's password, given their current one; their other sessions end, this one stays
+     * (failures limited per person).
+     */
+    changePassword: {
+      method: 'PUT',
+      url: '/password',
+      access: 'signedIn',
+      body: Body({ currentPassword: Password, password: Password }),
+      response: answers({ 200: Type.Object({ otherSessionsEnded: Type.Integer() }) }),
     },
   } as const;
 }

@@ -1,5 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { checkMailedLink } from '../../accounts/link-check.ts';
+import { changeOwnPassword } from '../../accounts/own-password.ts';
 import { mailPasswordResets, type AccountPages } from '../../accounts/people-mail.ts';
 import { TENANT_TABLES } from '../../accounts/tenant-tables.ts';
 import { checkCredentialsInAnyTenant, setPasswordWithLink } from '../../accounts/users.ts';
@@ -8,6 +10,7 @@ import { AppError } from '../../errors.ts';
 import { clientAddressKey, createAttemptLimits, type AttemptBudget } from '../attempt-limits.ts';
 import { schemaOf, type RouteContract } from '../contract-routes.ts';
 import type { accountRoutes } from './account-contract.ts';
+import { signedInPerson } from './person.ts';
 
 /** Failed sign-ins allowed in a window, per address typed and per client address. */
 const SIGN_IN_WINDOW_MS = 15 * 60_000;
@@ -16,6 +19,10 @@ const FAILED_SIGN_INS_PER_CLIENT = 50;
 /** Password reset mails asked for in an hour, per address typed and per client address. */
 const RESETS_PER_ACCOUNT = 5;
 const RESETS_PER_CLIENT = 20;
+/** Mailed links checked in 15 minutes per client address: a person opens a few; a guesser learns nothing faster. */
+const LINK_CHECKS_PER_CLIENT = 30;
+/** Wrong current passwords given in 15 minutes per signed-in person, when changing their password. */
+const WRONG_PASSWORDS_PER_PERSON = 10;
 
 /** The address typed in a request's body, as users.email keeps it: what per-account budgets count by. */
 function typedAddress(request: FastifyRequest): string {
@@ -66,7 +73,9 @@ export interface AccountRoutesOptions {
  * Sign-in, sign-out, the invitation and password reset links: what a person does before and around a session,
  * on any surface people sign in to, registered beside its `browserSession`. Sign-in is rate-limited per address
  * typed and per client, counting only failures; a person whose address and password open several tenants
- * chooses one; a reset request answers the same whether or not the address has an account.
+ * chooses one; a reset request answers the same whether or not the address has an account; a mailed link's page
+ * checks its link before its form, a few times per client. A signed-in person changes their own password, given
+ * their current one (wrong ones limited per person).
  *
  * @example
  * registerAccountRoutes(api, { db, pages, name: 'console', contract, sessionAnswer, choiceRequired });
@@ -91,6 +100,23 @@ export function registerAccountRoutes(api: FastifyInstance, options: AccountRout
     'password reset requests',
     budgets(`${options.name}-reset`, 3600_000, RESETS_PER_ACCOUNT, RESETS_PER_CLIENT),
   );
+  const linkChecks = createAttemptLimits(db, 'checks of mailed links', [
+    {
+      name: `${options.name}-link-check:client`,
+      max: LINK_CHECKS_PER_CLIENT,
+      windowMs: SIGN_IN_WINDOW_MS,
+      by: clientAddressKey,
+    },
+  ]);
+  // Counted before the current password is checked, and given back unless it was wrong.
+  const wrongPasswords = createAttemptLimits(db, 'wrong passwords', [
+    {
+      name: `${options.name}-password-change:account`,
+      max: WRONG_PASSWORDS_PER_PERSON,
+      windowMs: SIGN_IN_WINDOW_MS,
+      by: (request) => signedInPerson(request, pages.kind).user.id,
+    },
+  ]);
 
   /** Starts a signed-in session for the user (a new session id: the one before sign-in is never reused). */
   async function signIn(request: FastifyRequest, reply: FastifyReply, userId: string) {
@@ -101,8 +127,11 @@ export function registerAccountRoutes(api: FastifyInstance, options: AccountRout
     return { csrfToken, ...(await options.sessionAnswer(request)).answer };
   }
 
-  /** One route of the contract, open to anyone (these come before and around a session). */
-  const route = <Entry extends RouteContract>(
+  /**
+   * One route of the contract, with the access its entry declares: open to anyone (what comes before and around a
+   * session), or to the signed-in (the kit's guard reads who before the route runs).
+   */
+  const route = <Entry extends RouteContract & { access: string }>(
     entry: Entry,
     handler: (request: FastifyRequest<{ Body: BodyOf<Entry> }>, reply: FastifyReply) => Promise<unknown>,
     extra: { onResponse?: (request: FastifyRequest, reply: FastifyReply, done: () => void) => void } = {},
@@ -112,7 +141,7 @@ export function registerAccountRoutes(api: FastifyInstance, options: AccountRout
       method: entry.method,
       url: entry.url,
       schema: schemaOf(entry),
-      config: { access: 'public' },
+      config: { access: entry.access },
       handler,
     });
   };
@@ -218,5 +247,31 @@ export function registerAccountRoutes(api: FastifyInstance, options: AccountRout
     // The person's sessions have ended; this browser signs in again too, with a fresh CSRF token.
     await request.session.regenerate();
     return { csrfToken: reply.generateCsrf() };
+  });
+
+  route(contract.checkLink, async (request) => {
+    await linkChecks.reserve(request);
+    return checkMailedLink(db, { ...request.body, tenantKind: pages.kind });
+  });
+
+  route(contract.changePassword, async (request) => {
+    const { user } = signedInPerson(request, pages.kind);
+    required(request.body.currentPassword, 'your current password', 'currentPassword');
+    const attempt = await wrongPasswords.reserve(request);
+    try {
+      const changed = await changeOwnPassword(db, {
+        tenantKind: pages.kind,
+        userId: user.id,
+        currentPassword: request.body.currentPassword,
+        password: request.body.password,
+        keptSessionId: request.session.sessionId,
+      });
+      await attempt.release();
+      return changed;
+    } catch (error) {
+      // Only a wrong current password stays counted: a new password the rules refuse is not a guess.
+      if (!(error instanceof AppError && error.details?.field === 'currentPassword')) await attempt.release();
+      throw error;
+    }
   });
 }

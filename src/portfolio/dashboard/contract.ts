@@ -62,6 +62,21 @@ export const Person = Type.Object({
 });
 export type Person = Static<typeof Person>;
 
+/** Whether an action can be done now and, when it cannot, why, in the words its refusal says. */
+const Availability = Type.Object({ allowed: Type.Boolean(), reason: OrNull(Type.String()) });
+
+/**
+ * A person as Settings → People lists them, with whether each action on them can be done now by the caller, and
+ * why not: the page greys what cannot work.
+ */
+export const ListedPerson = Type.Composite([
+  Person,
+  Type.Object({
+    actions: Type.Object({ changeRole: Availability, resendInvitation: Availability, remove: Availability }),
+  }),
+]);
+export type ListedPerson = Static<typeof ListedPerson>;
+
 /** A fund and how many companies it holds. */
 export const FundSummary = Type.Object({
   id: Type.String(),
@@ -97,13 +112,13 @@ export const dashboardRoutes = {
     params: WithId,
     response: answers({ 200: Type.Object({ key: ApiKey }) }),
   },
-  /** Who may sign in to the instance. */
+  /** Who may sign in to the instance, with what can be done to each now. */
   listPeople: {
     method: 'GET',
     url: '/instances/:slug/people',
     access: 'read',
     params: Slug,
-    response: answers({ 200: Type.Object({ people: Type.Array(Person) }) }),
+    response: answers({ 200: Type.Object({ people: Type.Array(ListedPerson) }) }),
   },
   /** Invites a person by mail. */
   invitePerson: {
@@ -125,6 +140,23 @@ export const dashboardRoutes = {
     access: 'managePeople',
     params: WithId,
     response: answers({ 200: Type.Object({ person: Person }) }),
+  },
+  /** Gives a person another role (one's own too), never leaving the instance without an active admin. */
+  changePersonRole: {
+    method: 'PUT',
+    url: '/instances/:slug/people/:id/role',
+    access: 'managePeople',
+    params: WithId,
+    body: Body({ role: Role }),
+    response: answers({ 200: Type.Object({ person: Person }) }),
+  },
+  /** Mails a person who has not accepted a new invitation; the older link stops working. */
+  resendInvitation: {
+    method: 'POST',
+    url: '/instances/:slug/people/:id/invitation',
+    access: 'managePeople',
+    params: WithId,
+    response: answers({ 200: Type.Object({ person: Person, expiresAt: Timestamp() }) }),
   },
   /** The funds, by name. */
   listFunds: {

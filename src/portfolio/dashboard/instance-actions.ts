@@ -1,6 +1,12 @@
-import { listUsers, removeUser, type User } from '../../accounts/users.ts';
+import { removeUser, type User } from '../../accounts/users.ts';
+import {
+  changePersonRole,
+  checkEndingAccess,
+  peopleWithActions,
+  type PersonWithActions,
+} from '../../accounts/person-changes.ts';
 import type { DashboardRole } from '../../accounts/roles.ts';
-import { AppError, notFound } from '../../errors.ts';
+import { notFound } from '../../errors.ts';
 import {
   createPortfolioKey,
   listKeysWithCreators,
@@ -9,7 +15,7 @@ import {
 } from '../instances.ts';
 import { getCompany, listFunds, searchCompanies } from '../browse.ts';
 import { listPage, type ListRecords } from '../lists.ts';
-import { invitePersonByMail } from '../../accounts/people-mail.ts';
+import { invitePersonByMail, resendInvitationByMail } from '../../accounts/people-mail.ts';
 import { dashboardPages } from '../people.ts';
 import { MAX_LIMIT } from '../records.ts';
 import type { DashboardCaller, DashboardDeps } from './deps.ts';
@@ -52,15 +58,29 @@ export async function revokeKey(db: DashboardDeps['db'], caller: DashboardCaller
   return { key: shownKey(key) };
 }
 
-/** Who may sign in to the instance, in the order they were invited. */
+/** What an admin does to a person from Settings → People, besides inviting them (accounts/person-changes.ts). */
+const PEOPLE_ACTIONS = ['changeRole', 'resendInvitation', 'remove'] as const;
+
+/** The caller's instance, as the rules of a person's changes take it. */
+const tenantOf = (caller: DashboardCaller) => ({ kind: 'instance' as const, ...caller.instance });
+
+/**
+ * Who may sign in to the instance, in the order they were invited, each with whether each action of the page can
+ * be done to them now by the caller, and why not (the page greys what cannot work).
+ */
 export async function peopleOf(
   db: DashboardDeps['db'],
   caller: DashboardCaller,
-): Promise<{ people: User[] }> {
-  return { people: await listUsers(db, { kind: 'instance', id: caller.instance.id }) };
+): Promise<{ people: PersonWithActions<(typeof PEOPLE_ACTIONS)[number]>[] }> {
+  return {
+    people: await peopleWithActions(db, tenantOf(caller), {
+      callerId: caller.user.id,
+      actions: PEOPLE_ACTIONS,
+    }),
+  };
 }
 
-/** Invites a person to the instance by mail (an admin's act). */
+/** Invites a person to the instance by mail (an admin's act), in the mail's words from the caller. */
 export async function invite(
   deps: Pick<DashboardDeps, 'db' | 'mail'>,
   caller: DashboardCaller,
@@ -69,7 +89,7 @@ export async function invite(
   const { user } = await invitePersonByMail(deps.db, dashboardPages(deps.mail), {
     tenant: caller.instance,
     ...person,
-    invitedBy: caller.user.id,
+    invitedBy: caller.user,
   });
   return { person: user };
 }
@@ -80,8 +100,43 @@ export async function removePerson(
   caller: DashboardCaller,
   id: string,
 ): Promise<{ person: User }> {
-  if (id === caller.user.id) throw new AppError('CONFLICT', 'You cannot remove yourself: ask another admin.');
-  return { person: await removeUser(db, { kind: 'instance', id: caller.instance.id }, id) };
+  const tenant = tenantOf(caller);
+  await checkEndingAccess(db, { tenant, id, callerId: caller.user.id }, 'remove');
+  return { person: await removeUser(db, tenant, id) };
+}
+
+/**
+ * Gives a person of the instance another role (an admin's act, their own included), never leaving it without an
+ * active admin.
+ */
+export async function changeRoleOf(
+  db: DashboardDeps['db'],
+  caller: DashboardCaller,
+  change: { id: string; role: DashboardRole },
+): Promise<{ person: User }> {
+  const person = await changePersonRole(db, {
+    tenant: tenantOf(caller),
+    callerId: caller.user.id,
+    ...change,
+  });
+  return { person };
+}
+
+/**
+ * Mails a person who has not accepted their invitation a new one, from the caller (an admin's act): the older link
+ * stops working; not twice within a minute.
+ */
+export async function resendInvitation(
+  deps: Pick<DashboardDeps, 'db' | 'mail'>,
+  caller: DashboardCaller,
+  id: string,
+): Promise<{ person: User; expiresAt: Date }> {
+  const { user, expiresAt } = await resendInvitationByMail(deps.db, dashboardPages(deps.mail), {
+    tenant: caller.instance,
+    id,
+    by: caller.user,
+  });
+  return { person: user, expiresAt };
 }
 
 /**

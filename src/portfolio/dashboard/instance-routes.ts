@@ -3,6 +3,7 @@ import type { SignedInRouteContract } from '../../http/signed-in/surface.ts';
 import { dashboardRoutes as contract } from './contract.ts';
 import type { DashboardCaller, DashboardDeps } from './deps.ts';
 import {
+  changeRoleOf,
   companiesPage,
   companyOf,
   fundsOf,
@@ -11,6 +12,7 @@ import {
   keysOf,
   peopleOf,
   removePerson,
+  resendInvitation,
   revokeKey,
 } from './instance-actions.ts';
 
@@ -29,6 +31,10 @@ export function registerInstanceRoutes(
   route(contract.listPeople, (caller) => peopleOf(db, caller));
   route(contract.invitePerson, (caller, { body }) => invite(deps, caller, body));
   route(contract.removePerson, (caller, { params }) => removePerson(db, caller, params.id));
+  route(contract.changePersonRole, (caller, { params, body }) =>
+    changeRoleOf(db, caller, { id: params.id, role: body.role }),
+  );
+  route(contract.resendInvitation, (caller, { params }) => resendInvitation(deps, caller, params.id));
   route(contract.listFunds, (caller) => fundsOf(db, caller));
   route(contract.searchCompanies, (caller, { query }) => companiesPage(db, caller, query));
   route(contract.readCompany, (caller, { params }) => companyOf(deps, caller, params.id));

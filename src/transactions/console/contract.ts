@@ -13,6 +13,7 @@ import {
   type RouteMethod,
 } from '../../http/contract.ts';
 import { ACTOR_TYPES, TIMELINE_KINDS } from '../history/kinds.ts';
+import { STATE_STAGES } from './queue/queue.ts';
 import { MAX_QUEUE_PAGE, MAX_QUEUE_SEARCH, QUEUE_SORTS } from './queue/queue-query.ts';
 import type { Permission } from './role-permissions.ts';
 
@@ -110,9 +111,13 @@ export type TransactionFile = Static<typeof TransactionFile>;
 /** Whether an action can be done now and, when it cannot, why, in the words its refusal says. */
 const Availability = Type.Object({ allowed: Type.Boolean(), reason: OrNull(Type.String()) });
 
+/** Where a transaction stands in its state, from its template's workflow (`stageOf` in queue/queue.ts). */
+const StateStage = Type.Union(STATE_STAGES.map((stage) => Type.Literal(stage)));
+
 export const TransactionDetail = Type.Object({
   id: Type.String(),
   state: Type.String(),
+  stage: StateStage,
   template: Type.Object({
     id: Type.String(),
     key: Type.String(),
@@ -120,6 +125,9 @@ export const TransactionDetail = Type.Object({
     version: Type.Integer(),
   }),
   sender: Type.Object({ id: Type.String(), name: Type.String() }),
+  /** The investor (the page's heading): the primary recipient's entity's name. */
+  investorName: Type.String(),
+  /** The contact person, whom the mail goes to. */
   noticeName: Type.String(),
   noticeEmail: Type.String(),
   createdAt: Time,
@@ -159,20 +167,33 @@ export const ReviewComment = Type.Object({
   vulcanKey: Type.String(),
   field: Type.String(),
   body: Type.String(),
+  /** Whether the investor sees it (in the portal, beside the field); else an internal note of the team. */
+  forInvestor: Type.Boolean(),
   author: OrNull(Type.Object({ id: Type.String(), name: Type.String() })),
   createdAt: Time,
   resolvedAt: OrNullTime,
 });
 export type ReviewComment = Static<typeof ReviewComment>;
 
+/** A field that changed between two submissions, in the template's words. */
 const FieldChange = Type.Object({
   vulcanKey: Type.String(),
   field: Type.String(),
+  /** The item's and the field's titles. */
+  itemTitle: Type.String(),
+  label: Type.String(),
   change: Type.Union([Type.Literal('added'), Type.Literal('removed'), Type.Literal('changed')]),
-  // Absent on the empty side: an added field has no value before, a removed one none after (a required
-  // unknown made the serialiser refuse the whole review with a 500).
-  before: Type.Optional(Type.Unknown()),
-  after: Type.Optional(Type.Unknown()),
+  /** The answers in words; null on the empty side. */
+  before: OrNull(Type.String()),
+  after: OrNull(Type.String()),
+});
+
+/** A field of an item as the review shows it: its title, the answer in words, the file it names. */
+const ReviewField = Type.Object({
+  key: Type.String(),
+  label: Type.String(),
+  text: OrNull(Type.String()),
+  file: OrNull(Type.Object({ id: Type.String(), name: Type.String(), downloadPath: Type.String() })),
 });
 
 export const ProcessReview = Type.Object({
@@ -185,8 +206,8 @@ export const ProcessReview = Type.Object({
       vulcanKey: Type.String(),
       title: OrNull(Type.String()),
       completionPercentage: Type.Integer(),
-      data: AnyObject,
-      fields: Type.Array(Type.String()),
+      /** Every field the form asks, in the form's order. */
+      fields: Type.Array(ReviewField),
     }),
   ),
   changes: OrNull(Type.Object({ from: Type.Integer(), to: Type.Integer(), fields: Type.Array(FieldChange) })),
@@ -270,11 +291,28 @@ export const TeamActivityEntry = Type.Object({
   action: Type.String(),
   at: Time,
   actor: Type.Object({ id: Type.String(), label: Type.String() }),
-  transaction: OrNull(Type.Object({ id: Type.String(), noticeName: Type.String() })),
+  transaction: OrNull(Type.Object({ id: Type.String(), investorName: Type.String() })),
   person: OrNull(Type.Object({ id: Type.String(), label: Type.String() })),
   details: AnyObject,
 });
 export type TeamActivityEntry = Static<typeof TeamActivityEntry>;
+
+/**
+ * A person as the team page lists them, with whether each action on them can be done now by the caller, and why
+ * not (the refusal it would get): the page greys what cannot work.
+ */
+export const TeamListMember = Type.Composite([
+  TeamMember,
+  Type.Object({
+    actions: Type.Object({
+      changeRole: Availability,
+      reactivate: Availability,
+      resendInvitation: Availability,
+      deactivate: Availability,
+    }),
+  }),
+]);
+export type TeamListMember = Static<typeof TeamListMember>;
 
 export const QueueRow = Type.Object({
   id: Type.String(),
@@ -285,6 +323,9 @@ export const QueueRow = Type.Object({
     version: Type.Integer(),
   }),
   state: Type.String(),
+  stage: StateStage,
+  /** The investor: the primary recipient's entity's name; the notice name and address are the contact's. */
+  investorName: Type.String(),
   noticeName: Type.String(),
   noticeEmail: Type.String(),
   senderEntity: Type.Object({ id: Type.String(), name: Type.String() }),
@@ -302,12 +343,12 @@ export type QueueTab = Static<typeof QueueTab>;
 
 export const consoleRoutes = {
   ...accountRoutes(SessionAnswer, { organization: Type.Optional(Type.String({ maxLength: 63 })) }),
-  /** The organization's people, in the order they were invited. */
+  /** The organization's people, in the order they were invited, with what can be done to each now. */
   listTeam: {
     method: 'GET',
     url: '/team',
     access: 'read',
-    response: answers({ 200: Type.Object({ people: Type.Array(TeamMember) }) }),
+    response: answers({ 200: Type.Object({ people: Type.Array(TeamListMember) }) }),
   },
   /** Invites a person by mail. */
   invite: {
@@ -339,6 +380,31 @@ export const consoleRoutes = {
     access: 'managePeople',
     params: WithId,
     response: answers({ 200: Type.Object({ person: TeamMember }) }),
+  },
+  /** Gives a person another role (one's own too), never leaving the organization without an active admin. */
+  changeRole: {
+    method: 'PUT',
+    url: '/team/:id/role',
+    access: 'managePeople',
+    params: WithId,
+    body: Body({ role: Role }),
+    response: answers({ 200: Type.Object({ person: TeamMember }) }),
+  },
+  /** Gives a deactivated person their access back. */
+  reactivate: {
+    method: 'POST',
+    url: '/team/:id/reactivate',
+    access: 'managePeople',
+    params: WithId,
+    response: answers({ 200: Type.Object({ person: TeamMember }) }),
+  },
+  /** Mails a person who has not accepted a new invitation; the older link stops working. */
+  resendInvitation: {
+    method: 'POST',
+    url: '/team/:id/invitation',
+    access: 'managePeople',
+    params: WithId,
+    response: answers({ 200: Type.Object({ person: TeamMember, expiresAt: Time }) }),
   },
   /**
    * A page of the organization's transactions, searched, filtered and sorted, with the tabs' counts
@@ -416,13 +482,15 @@ export const consoleRoutes = {
       200: Type.Object({ processes: Type.Array(ProcessReview), comments: Type.Array(ReviewComment) }),
     }),
   },
-  /** A reviewer's comment on a field. */
+  /** A reviewer's comment on a field: for the investor, or an internal note of the team. */
   addComment: {
     ...ofTransaction('POST', '/comments', 'review'),
     body: Body({
       vulcanKey: Type.String({ maxLength: 200 }),
       field: Type.String({ maxLength: 200 }),
       body: Type.String({ maxLength: 10_000 }),
+      /** Whether the investor sees it: asked every time, so that no note reaches them by mistake. */
+      forInvestor: Type.Boolean(),
     }),
     response: answers({ 201: Type.Object({ comment: ReviewComment }) }),
   },

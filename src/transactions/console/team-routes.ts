@@ -4,11 +4,18 @@ import { consoleRoutes as contract } from './contract.ts';
 import type { ConsoleCaller, ConsoleDeps } from './deps.ts';
 import { clientDateTime } from '../../validation/date-time.ts';
 import { teamActivityOf } from '../history/team-activity.ts';
-import { deactivateMember, inviteToTeam, teamOf } from './team.ts';
+import {
+  changeMemberRole,
+  deactivateMember,
+  inviteToTeam,
+  reactivateMember,
+  resendTeamInvitation,
+  teamOf,
+} from './team.ts';
 
 /**
- * The team: who may sign in to the organization's console, invited and deactivated by admins (team.ts), and what
- * they did.
+ * The team: who may sign in to the organization's console, invited, given roles, deactivated and reactivated by
+ * admins (team.ts), and what they did.
  */
 export function registerTeamRoutes(
   route: ContractRoute<ConsoleCaller, SignedInRouteContract>,
@@ -16,7 +23,9 @@ export function registerTeamRoutes(
 ): void {
   const { db } = deps;
   route(contract.listTeam, (caller) => teamOf(db, caller));
-  route(contract.invite, (caller, { body }) => inviteToTeam(deps, caller, body));
+  route(contract.invite, (caller, { body }, request) =>
+    inviteToTeam(deps, caller, { ...body, requestId: request.id }),
+  );
   route(contract.teamActivity, async (caller, { query }) => ({
     entries: await teamActivityOf(db, {
       organizationId: caller.organization.id,
@@ -28,5 +37,16 @@ export function registerTeamRoutes(
           : clientDateTime(query.before, { name: 'before', part: 'query parameter' }),
     }),
   }));
-  route(contract.deactivate, (caller, { params }) => deactivateMember(db, caller, params.id));
+  route(contract.deactivate, (caller, { params }, request) =>
+    deactivateMember(db, caller, { id: params.id, requestId: request.id }),
+  );
+  route(contract.changeRole, (caller, { params, body }, request) =>
+    changeMemberRole(db, caller, { id: params.id, role: body.role, requestId: request.id }),
+  );
+  route(contract.reactivate, (caller, { params }, request) =>
+    reactivateMember(db, caller, { id: params.id, requestId: request.id }),
+  );
+  route(contract.resendInvitation, (caller, { params }, request) =>
+    resendTeamInvitation(deps, caller, { id: params.id, requestId: request.id }),
+  );
 }

@@ -4,16 +4,64 @@ import { IS_WORKFLOW_EVENT } from './timeline.ts';
 /** One thing a person of the organization did in the console. */
 export interface TeamActivityEntry {
   id: string;
-  /** `workflow` (an event), `console` (a comment, a reminder, a new link, …) or `team` (an invitation, a deactivation). */
+  /** `workflow` (an event), `console` (a comment, a reminder, a new link, …) or `team` (one of {@link TEAM_CHANGES}). */
   kind: 'workflow' | 'console' | 'team';
   action: string;
   at: Date;
   actor: { id: string; label: string };
-  /** The transaction it was done to, and whom it is for; null for the team's own changes. */
-  transaction: { id: string; noticeName: string } | null;
-  /** The person it was done to (an invitation, a deactivation); null otherwise. */
+  /** The transaction it was done to, named by its investor (the entity); null for the team's own changes. */
+  transaction: { id: string; investorName: string } | null;
+  /** The person it was done to (a change to the team); null otherwise. */
   person: { id: string; label: string } | null;
   details: Record<string, unknown>;
+}
+
+/**
+ * The changes admins make to the team from the console, as its activity names them (`action`), each in words.
+ * They are recorded as they are made, in the change's database transaction (`recordTeamChange`).
+ */
+export const TEAM_CHANGES = {
+  /** Invited a person by mail, as a role (`details.role`); inviting again someone who has not accepted too. */
+  invited: 'invited',
+  /** Mailed a person who has not accepted a new invitation: the older link stopped working. */
+  invitation_resent: 'sent a new invitation to',
+  /** Gave a person another role (`details.from`, `details.to`). */
+  role_changed: 'changed the role of',
+  /** Ended a person's access: their sessions ended, and they can no longer sign in. */
+  deactivated: 'deactivated',
+  /** Gave a deactivated person their access back. */
+  reactivated: 'reactivated',
+} as const;
+export type TeamChange = keyof typeof TEAM_CHANGES;
+
+/**
+ * Records a change an admin made to the team (`actorId`) for its activity, in the caller's transaction, so that
+ * the change and its record are kept together or not at all.
+ */
+export async function recordTeamChange(
+  tx: Queryable,
+  change: {
+    organizationId: string;
+    /** The person changed. */
+    userId: string;
+    actorId: string;
+    action: TeamChange;
+    details?: Record<string, unknown> | undefined;
+    requestId?: string | undefined;
+  },
+): Promise<void> {
+  await tx.query(
+    `insert into team_changes (organization_id, user_id, actor_id, action, details, request_id)
+     values ($1, $2, $3, $4, $5, $6)`,
+    [
+      change.organizationId,
+      change.userId,
+      change.actorId,
+      change.action,
+      JSON.stringify(change.details ?? {}),
+      change.requestId ?? null,
+    ],
+  );
 }
 
 /** The most entries one page holds. */
@@ -22,8 +70,8 @@ export const TEAM_ACTIVITY_PAGE = 100;
 /**
  * What the organization's people did in the console, newest first, a page at a time (`before`: the `at` of the
  * last entry of the page before): the workflow events they ran, what else they did to transactions (comments,
- * reminders, links, expiries), and the team's changes (invitations, deactivations). Narrowed to one person
- * with `userId`.
+ * reminders, links, expiries), and the team's changes ({@link TEAM_CHANGES}). Narrowed to one person with
+ * `userId`.
  */
 export async function teamActivityOf(
   db: Queryable,
@@ -34,7 +82,7 @@ export async function teamActivityOf(
       actorId: string;
       actorLabel: string;
       transactionId: string | null;
-      noticeName: string | null;
+      investorName: string | null;
       personId: string | null;
       personLabel: string | null;
     }
@@ -49,15 +97,11 @@ export async function teamActivityOf(
        select a.id, 'console', a.action, a.created_at, a.actor_id, a.transaction_id, null, a.details
        from transaction_activity a where a.organization_id = $1 and a.actor_type = 'user'
        union all
-       select l.id, 'team', 'invited', l.created_at, l.created_by::text, null, l.user_id, jsonb_build_object('role', u.role)
-       from user_links l join users u on u.id = l.user_id
-       where u.organization_id = $1 and l.purpose = 'invitation' and l.created_by is not null
-       union all
-       select u.id, 'team', 'deactivated', u.deactivated_at, u.deactivated_by::text, null, u.id, '{}'::jsonb
-       from users u where u.organization_id = $1 and u.deactivated_by is not null
+       select c.id, 'team', c.action, c.created_at, c.actor_id::text, null, c.user_id, c.details
+       from team_changes c where c.organization_id = $1 and c.actor_id is not null
      )
      select entries.*, coalesce(nullif(actor.name, ''), actor.email) as "actorLabel",
-       t.notice_name as "noticeName", coalesce(nullif(person.name, ''), person.email) as "personLabel"
+       coalesce(t.investor_name, t.notice_name) as "investorName", coalesce(nullif(person.name, ''), person.email) as "personLabel"
      from entries
      join users actor on actor.id::text = entries."actorId" and actor.organization_id = $1
      left join transactions t on t.id = entries."transactionId"
@@ -67,10 +111,12 @@ export async function teamActivityOf(
      limit ${String(TEAM_ACTIVITY_PAGE)}`,
     [options.organizationId, options.userId ?? null, options.before ?? null],
   );
-  return rows.map(({ actorId, actorLabel, transactionId, noticeName, personId, personLabel, ...entry }) => ({
-    ...entry,
-    actor: { id: actorId, label: actorLabel },
-    transaction: transactionId === null ? null : { id: transactionId, noticeName: noticeName ?? '' },
-    person: personId === null ? null : { id: personId, label: personLabel ?? '' },
-  }));
+  return rows.map(
+    ({ actorId, actorLabel, transactionId, investorName, personId, personLabel, ...entry }) => ({
+      ...entry,
+      actor: { id: actorId, label: actorLabel },
+      transaction: transactionId === null ? null : { id: transactionId, investorName: investorName ?? '' },
+      person: personId === null ? null : { id: personId, label: personLabel ?? '' },
+    }),
+  );
 }

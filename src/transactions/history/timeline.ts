@@ -1,5 +1,7 @@
 import type { Queryable } from '../../db/database.ts';
 import { notFound } from '../../errors.ts';
+import { fieldInWords } from '../templates/answer-text.ts';
+import type { TemplateDefinition } from '../templates/schema.ts';
 import type { ActorType, TimelineKind } from './kinds.ts';
 
 /** One thing that happened to a transaction. */
@@ -74,8 +76,9 @@ export async function timelineOf(
     actorType?: ActorType | undefined;
   },
 ): Promise<TimelineEntry[]> {
-  const [transaction] = await db.query<{ id: string }>(
-    'select id from transactions where id = $1 and organization_id = $2',
+  const [transaction] = await db.query<{ id: string; definition: TemplateDefinition }>(
+    `select t.id, tp.definition from transactions t join templates tp on tp.id = t.template_id
+     where t.id = $1 and t.organization_id = $2`,
     [options.transactionId, options.organizationId],
   );
   if (!transaction) throw notFound('transaction');
@@ -118,8 +121,89 @@ export async function timelineOf(
      limit ${String(TIMELINE_MAX)}`,
     [options.transactionId, options.kinds ?? null, options.actorType ?? null, options.organizationId],
   );
+  const comments = rows.some((row) => typeof row.details.commentId === 'string')
+    ? await db.query<CommentFacts>(
+        `select id, vulcan_key as "vulcanKey", field, body, for_investor as "forInvestor" from review_comments
+         where organization_id = $1 and transaction_id = $2`,
+        [options.organizationId, options.transactionId],
+      )
+    : [];
   return rows.map(({ actorType, actorId, actorLabel, ...entry }) => ({
-    ...entry,
+    ...inWords(entry, transaction.definition, comments),
     actor: namedActor({ actorType, actorId, actorLabel }),
   }));
+}
+
+/** A comment, as a timeline entry about it tells it. */
+interface CommentFacts {
+  id: string;
+  vulcanKey: string;
+  field: string;
+  body: string;
+  forInvestor: boolean;
+}
+
+/** An item's title, else its key. */
+function itemInWords(definition: TemplateDefinition, vulcanKey: string): string {
+  return (
+    definition.processes.flatMap((process) => process.items).find((item) => item.vulcanKey === vulcanKey)
+      ?.title ?? vulcanKey
+  );
+}
+
+/**
+ * The details of an entry that name the template's parts by key, in its words instead: an item, a field (`on`),
+ * a document, a process, by their titles; a comment with its text and who reads it. Ids the page cannot use
+ * (a comment's) are left out.
+ */
+function detailsInWords(
+  details: Record<string, unknown>,
+  definition: TemplateDefinition,
+  comments: readonly CommentFacts[],
+): Record<string, unknown> {
+  const { vulcanKey, field, documentKey, processKey, commentId, ...rest } = details;
+  const words: Record<string, unknown> = {};
+  const comment = comments.find((candidate) => candidate.id === commentId);
+  if (comment) {
+    words.on = fieldInWords(definition, comment.vulcanKey, comment.field);
+    words.comment = comment.body;
+  } else if (typeof vulcanKey === 'string') {
+    if (typeof field === 'string') words.on = fieldInWords(definition, vulcanKey, field);
+    else words.item = itemInWords(definition, vulcanKey);
+  }
+  if (typeof documentKey === 'string') {
+    const documents = definition.processes.flatMap((process) => process.documents ?? []);
+    words.document = documents.find((document) => document.key === documentKey)?.title ?? documentKey;
+  }
+  if (typeof processKey === 'string') {
+    words.process = definition.processes.find((process) => process.key === processKey)?.title ?? processKey;
+  }
+  return { ...words, ...rest };
+}
+
+/**
+ * An entry in the template's words: its details ({@link detailsInWords}); a comment's who reads it; a
+ * recipient's consent with the field it was given on.
+ */
+function inWords<Entry extends Omit<TimelineEntry, 'actor'>>(
+  entry: Entry,
+  definition: TemplateDefinition,
+  comments: readonly CommentFacts[],
+): Entry {
+  const consent = /^consent\.(given|withdrawn)\.([^.]+)\.(.+)$/.exec(entry.action);
+  if (entry.kind === 'recipient' && consent) {
+    const [, act = '', vulcanKey = '', field = ''] = consent;
+    return {
+      ...entry,
+      action: `consent ${act}`,
+      details: { to: fieldInWords(definition, vulcanKey, field) },
+    };
+  }
+  const details = detailsInWords(entry.details, definition, comments);
+  const comment = comments.find((candidate) => candidate.id === entry.details.commentId);
+  if (entry.action === 'commented' && comment) {
+    details.readBy = comment.forInvestor ? 'the investor' : 'your team only (an internal note)';
+    delete details.forInvestor;
+  }
+  return { ...entry, details };
 }

@@ -127,10 +127,12 @@ export async function recipientView(
      where t.id = $1`,
     [subject.id, signer.recipientId],
   );
+  // Only what the team wrote for the investor: an internal note never reaches the portal.
   const comments = await commentsOf(tx, {
     organizationId: subject.organizationId,
     transactionId: subject.id,
     open: true,
+    forInvestor: true,
   });
   const rows = await tx.query<ProcessRow>(
     `select p.key, r.number, r.created_at as "createdAt", r.committed_at as "committedAt",

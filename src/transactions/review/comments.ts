@@ -17,29 +17,35 @@ export interface ReviewComment {
   vulcanKey: string;
   field: string;
   body: string;
+  /** Whether the investor sees it (the portal shows it beside the field); else an internal note of the team. */
+  forInvestor: boolean;
   author: { id: string; name: string } | null;
   createdAt: Date;
   resolvedAt: Date | null;
 }
 
 const COMMENT_COLUMNS = `c.id, p.key as "processKey", r.number as revision, c.vulcan_key as "vulcanKey", c.field,
-  c.body, case when u.id is null then null else json_build_object('id', u.id, 'name', coalesce(nullif(u.name, ''), u.email)) end as author,
+  c.body, c.for_investor as "forInvestor", case when u.id is null then null else json_build_object('id', u.id, 'name', coalesce(nullif(u.name, ''), u.email)) end as author,
   c.created_at as "createdAt", c.resolved_at as "resolvedAt"`;
 const COMMENT_JOINS = `review_comments c
   join transaction_processes p on p.id = c.transaction_process_id
   join transaction_process_revisions r on r.id = c.revision_id
   left join users u on u.id = c.author_id`;
 
-/** The comments on a transaction, oldest first; `open` only those not resolved. */
+/**
+ * The comments on a transaction, oldest first; `open` only those not resolved; `forInvestor` only those the
+ * investor sees (what the portal shows: never an internal note).
+ */
 export function commentsOf(
   db: Queryable,
-  options: { organizationId: string; transactionId: string; open?: boolean },
+  options: { organizationId: string; transactionId: string; open?: boolean; forInvestor?: boolean },
 ): Promise<ReviewComment[]> {
   return db.query<ReviewComment>(
     `select ${COMMENT_COLUMNS} from ${COMMENT_JOINS}
      where c.organization_id = $1 and c.transaction_id = $2 and ($3::boolean is not true or c.resolved_at is null)
+       and ($4::boolean is not true or c.for_investor)
      order by c.created_at, c.sequence`,
-    [options.organizationId, options.transactionId, options.open ?? false],
+    [options.organizationId, options.transactionId, options.open ?? false, options.forInvestor ?? false],
   );
 }
 
@@ -70,8 +76,9 @@ export function fieldOf(
 }
 
 /**
- * A reviewer comments on a field of an item, on the latest revision of its process, and the comment joins the
- * transaction's activity. BAD_USER_INPUT for a field or item the template does not have, or an empty or too
+ * A reviewer comments on a field of an item, on the latest revision of its process, for the investor (the portal
+ * shows it beside the field) or as an internal note of the team, and the comment joins the transaction's
+ * activity. BAD_USER_INPUT for a field or item the template does not have, or an empty or too
  * long comment; NOT_FOUND for a transaction of another organization, or a process not created yet.
  */
 export async function addReviewComment(
@@ -82,6 +89,7 @@ export async function addReviewComment(
     vulcanKey: string;
     field: string;
     body: string;
+    forInvestor: boolean;
     actor: ActivityActor & { type: 'user'; id: string };
   },
 ): Promise<ReviewComment> {
@@ -112,8 +120,9 @@ export async function addReviewComment(
     const inserted = await oneRow<{ id: string }>(
       tx,
       `insert into review_comments
-         (organization_id, transaction_id, transaction_process_id, revision_id, vulcan_key, field, body, author_id)
-       values ($1, $2, $3, $4, $5, $6, $7, $8) returning id`,
+         (organization_id, transaction_id, transaction_process_id, revision_id, vulcan_key, field, body, author_id,
+          for_investor)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning id`,
       [
         options.organizationId,
         options.transactionId,
@@ -123,6 +132,7 @@ export async function addReviewComment(
         options.field,
         body,
         options.actor.id,
+        options.forInvestor,
       ],
     );
     await recordActivity(tx, {
@@ -131,7 +141,12 @@ export async function addReviewComment(
       kind: 'console',
       action: 'commented',
       actor: options.actor,
-      details: { vulcanKey: options.vulcanKey, field: options.field, commentId: inserted.id },
+      details: {
+        vulcanKey: options.vulcanKey,
+        field: options.field,
+        commentId: inserted.id,
+        forInvestor: options.forInvestor,
+      },
     });
     const [comment] = await tx.query<ReviewComment>(
       `select ${COMMENT_COLUMNS} from ${COMMENT_JOINS} where c.id = $1`,

@@ -117,6 +117,7 @@ const world = madeBeforeAll('the served apps and two tenants of each kind', asyn
     vulcanKey: 'investor_details',
     field: 'legalName',
     body: 'Spell it as on the passport.',
+    forInvestor: true,
     actor: { type: 'user', id: theirOperator.id },
   });
   await createEndpoint(db, {

@@ -27,7 +27,7 @@ const suite = useDashboardSuite();
 /** An instance route of the dashboard, and a request to it. */
 interface InstanceRoute {
   name: string;
-  method: 'GET' | 'HEAD' | 'POST' | 'DELETE';
+  method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';
   path: () => string;
   payload?: object;
 }
@@ -127,6 +127,17 @@ describe('tenant isolation', () => {
         payload: { email: 'planted@example.com', role: 'admin' },
       },
       { name: 'DELETE /people/:id', method: 'DELETE', path: () => `/people/${owned.personId}` },
+      {
+        name: 'PUT /people/:id/role',
+        method: 'PUT',
+        path: () => `/people/${owned.personId}/role`,
+        payload: { role: 'admin' },
+      },
+      {
+        name: 'POST /people/:id/invitation',
+        method: 'POST',
+        path: () => `/people/${owned.personId}/invitation`,
+      },
       { name: 'GET /companies', method: 'GET', path: () => `/companies?fund=${owned.fundId}` },
       { name: 'GET /companies/:id', method: 'GET', path: () => `/companies/${owned.companyId}` },
       { name: 'GET /funds', method: 'GET', path: () => '/funds' },

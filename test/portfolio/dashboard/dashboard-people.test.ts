@@ -1,6 +1,7 @@
 // The customer dashboard's people and their mailed links: invitations, removals and password resets. Mail goes
 // through a real SMTP server on loopback.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DASHBOARD_API_PATH } from '../../../src/portfolio/dashboard/dashboard.ts';
 import {
   Browser,
   PORTFOLIO_URL,
@@ -9,7 +10,9 @@ import {
   dashboardApp,
   instanceApi,
   linkToken,
+  PASSWORD,
   mailTo,
+  signedInBrowser,
   smtpMailer,
   uniqueEmail,
 } from '../../support/data/dashboard.ts';
@@ -83,7 +86,7 @@ describe('people', () => {
     });
     const people = await browser.get(peopleUrl());
     expect(people.status).toBe(200);
-    expect(people.body.people).toContainEqual({ ...person, active: true });
+    expect(people.body.people).toContainEqual({ ...person, active: true, actions: expect.any(Object) });
     // A member cannot invite.
     expectApiError(
       await browser.request('POST', peopleUrl(), { email: uniqueEmail(), role: 'member' }),
@@ -360,5 +363,124 @@ describe('password reset', () => {
       'This password reset link has expired: ask for a new one.',
     );
     expect((await browser.signIn({ email: person.email, password: person.password })).status).toBe(200);
+  });
+});
+
+describe('roles and invitations sent again', () => {
+  /** A new instance of the test's own, its admin signed in, and the URL of its people. */
+  async function instanceOfItsOwn() {
+    const { instance, admin } = await suite.instanceWithAdmin();
+    const browser = await signedInBrowser(suite.app, admin);
+    const peopleUrl = (path = '') => instanceApi(instance.slug, `/people${path}`);
+    return { instance, admin, browser, peopleUrl };
+  }
+
+  /** What the people list says can be done to one person, by id. */
+  async function actionsOf(browser: Browser, url: string, id: string) {
+    const { body } = await browser.get(url);
+    const people = body.people as { id: string; actions: Record<string, unknown> }[];
+    return people.find((person) => person.id === id)?.actions;
+  }
+
+  it("changes a member's role, and refuses the last admin's own, as the list says beside it", async () => {
+    const { instance, admin, browser, peopleUrl } = await instanceOfItsOwn();
+    const member = await createDashboardPerson(suite.db, { instanceId: instance.instanceId, role: 'member' });
+    const theirs = await signedInBrowser(suite.app, member);
+
+    const promoted = await browser.request('PUT', peopleUrl(`/${member.id}/role`), { role: 'admin' });
+    expect(promoted.status, promoted.text).toBe(200);
+    expect(promoted.body.person).toMatchObject({ id: member.id, role: 'admin' });
+    expect((await whoIsSignedIn(theirs)).user).toMatchObject({ role: 'admin' });
+    expect((await browser.request('PUT', peopleUrl(`/${member.id}/role`), { role: 'member' })).status).toBe(
+      200,
+    );
+
+    const reason = `You are the last admin of Instance ${instance.slug}: make another person admin first, then change your role, so that someone can still manage keys and people.`;
+    expect(await actionsOf(browser, peopleUrl(), admin.id)).toMatchObject({
+      changeRole: { allowed: false, reason },
+      remove: { allowed: false, reason: 'You cannot remove yourself: ask another admin.' },
+    });
+    const refused = await browser.request('PUT', peopleUrl(`/${admin.id}/role`), { role: 'member' });
+    expect(expectApiError(refused, 409, 'CONFLICT')).toBe(reason);
+    expectApiError(
+      await theirs.request('PUT', peopleUrl(`/${admin.id}/role`), { role: 'member' }),
+      403,
+      'FORBIDDEN',
+    );
+    expect((await whoIsSignedIn(browser)).user).toMatchObject({ role: 'admin' });
+  });
+
+  it('mails a pending person a new invitation from the admin, ending the old link, not twice within a minute', async () => {
+    const { admin, browser, peopleUrl, instance } = await instanceOfItsOwn();
+    const email = uniqueEmail('again');
+    const received = suite.smtp.received.length;
+    const invited = await browser.request('POST', peopleUrl(), { email, role: 'member' });
+    expect(invited.status).toBe(201);
+    const first = await mailTo(suite.smtp, email, { after: received });
+    expect(first.parsed.text).toContain(
+      `${admin.name} (${admin.email}) invited you to Instance ${instance.slug} on the Portfolio dashboard, as a member.`,
+    );
+    const id = invited.body.person.id as string;
+
+    expect((await actionsOf(browser, peopleUrl(), id))?.resendInvitation).toMatchObject({ allowed: false });
+    expectApiError(await browser.request('POST', peopleUrl(`/${id}/invitation`)), 429, 'RATE_LIMITED');
+    await suite.db.query(
+      `update user_links set created_at = created_at - interval '61 seconds' where user_id = $1`,
+      [id],
+    );
+    const again = suite.smtp.received.length;
+    const resent = await browser.request('POST', peopleUrl(`/${id}/invitation`));
+    expect(resent.status, resent.text).toBe(200);
+    const token = linkToken(await mailTo(suite.smtp, email, { after: again }), 'invitation');
+
+    const anonymous = await suite.anonymousBrowser();
+    const old = await anonymous.request('POST', INVITATION, {
+      token: linkToken(first, 'invitation'),
+      password: PASSWORD,
+    });
+    expectApiError(old, 410, 'LINK_EXPIRED');
+    expect((await anonymous.request('POST', INVITATION, { token, password: PASSWORD })).status).toBe(200);
+  });
+
+  it("checks an invitation's link before its form, without using it", async () => {
+    const { browser, peopleUrl, instance } = await instanceOfItsOwn();
+    const email = uniqueEmail('checked');
+    const received = suite.smtp.received.length;
+    await browser.request('POST', peopleUrl(), { email, role: 'member', name: 'Chuck' });
+    const token = linkToken(await mailTo(suite.smtp, email, { after: received }), 'invitation');
+    const anonymous = await suite.anonymousBrowser();
+    const check = `${DASHBOARD_API_PATH}/links/check`;
+    const works = await anonymous.request('POST', check, { purpose: 'invitation', token });
+    expect(works.body).toEqual({
+      email,
+      name: 'Chuck',
+      tenantName: `Instance ${instance.slug}`,
+      expiresAt: expect.stringMatching(ISO_TIMESTAMP),
+    });
+    expect((await anonymous.request('POST', INVITATION, { token, password: PASSWORD })).status).toBe(200);
+    expectApiError(
+      await anonymous.request('POST', check, { purpose: 'invitation', token }),
+      410,
+      'LINK_USED',
+    );
+  });
+
+  it('changes one’s own password, given the current one: the other sessions end, this one stays', async () => {
+    const { admin, browser } = await instanceOfItsOwn();
+    const other = await signedInBrowser(suite.app, admin);
+    const url = `${DASHBOARD_API_PATH}/password`;
+    expectApiError(
+      await browser.request('PUT', url, { currentPassword: 'wrong one', password: 'a new passphrase' }),
+      400,
+      'BAD_USER_INPUT',
+    );
+    const changed = await browser.request('PUT', url, {
+      currentPassword: admin.password,
+      password: 'a new passphrase',
+    });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body).toEqual({ otherSessionsEnded: 1 });
+    expect((await whoIsSignedIn(browser)).user).toMatchObject({ id: admin.id });
+    expect(await whoIsSignedIn(other)).toEqual({ user: null, instance: null });
   });
 });

@@ -7,8 +7,6 @@ import { describe, expect, it } from 'vitest';
 import { createPortfolioInstance } from '../../support/data/portfolio.ts';
 import type { ConsoleRole } from '../../../src/accounts/roles.ts';
 import { loadMigrations } from '../../../src/db/migrate.ts';
-import { buildTransactionsApp } from '../../../src/transactions/app.ts';
-import { CONSOLE_SESSION_COOKIE } from '../../../src/transactions/console/console.ts';
 import type {
   TeamActivityEntry,
   QueueRow,
@@ -17,78 +15,45 @@ import type {
   WorkflowPanel,
 } from '../../../src/transactions/console/contract.ts';
 import { CONSOLE_API_PATH } from '../../../src/transactions/console/links.ts';
-import { createOrganization } from '../../../src/transactions/organizations.ts';
 import {
   Browser,
   PASSWORD,
   createPerson,
   linkToken,
   mailTo,
-  smtpWithMailer,
-  stubDashboardBuild,
   uniqueEmail,
   type DashboardPerson,
-  type SignInSurface,
 } from '../../support/data/dashboard.ts';
 import { madeBeforeAll } from '../../support/made-before-all.ts';
+import {
+  CONSOLE,
+  api,
+  consoleApiWorld,
+  organizationWith as withPeople,
+  signedIn as signedInAs,
+  TRANSACTIONS_URL,
+} from '../../support/data/console-api.ts';
 import { fanOutEvents } from '../../../src/webhooks/delivery.ts';
 import { createEndpoint } from '../../../src/webhooks/endpoints.ts';
 import { organizationStory, type TransactionState } from '../../support/data/stories.ts';
-import { createTestDatabase } from '../../support/db/database.ts';
 import {
   CREATE_TRANSACTION,
   TRIGGER_TRANSACTION_EVENT,
-  createTestFileStore,
   graphql,
   transactionInput,
-  uniqueHandle,
 } from '../../support/data/transactions.ts';
 
-const TRANSACTIONS_URL = 'https://transactions.test';
-const CONSOLE: SignInSurface = { apiPath: CONSOLE_API_PATH, cookie: CONSOLE_SESSION_COOKIE };
-const api = (path: string) => `${CONSOLE_API_PATH}${path}`;
-
-const world = madeBeforeAll('the console', async (closeAfterAll) => {
-  const testDb = await createTestDatabase();
-  closeAfterAll(() => testDb.close());
-  const store = await createTestFileStore();
-  closeAfterAll(store.cleanup);
-  const build = await stubDashboardBuild();
-  closeAfterAll(build.cleanup);
-  const { smtp, mailer } = await smtpWithMailer(closeAfterAll);
-  const app = await buildTransactionsApp({
-    db: testDb.db,
-    files: store.files,
-    environment: 'staging',
-    trustProxy: true,
-    webDistDir: build.distDir,
-    console: { mailer, transactionsUrl: () => TRANSACTIONS_URL },
-  });
-  closeAfterAll(() => app.close());
-  return { db: testDb.db, files: store.files, smtp, app };
-});
+const world = madeBeforeAll('the console', consoleApiWorld);
 
 /** A new organization of its own, with a person of each role asked for (admin first). */
-async function organizationWith(roles: ConsoleRole[] = ['admin']) {
-  const handle = uniqueHandle('console');
-  const organization = await createOrganization(world.db, { handle, name: `Fund <${handle}>` });
-  const people: Partial<Record<ConsoleRole, DashboardPerson>> = {};
-  for (const role of roles) {
-    people[role] = await createPerson(world.db, {
-      tenant: { kind: 'organization', id: organization.id },
-      role,
-    });
-  }
-  return { organization, people, handle };
-}
+const organizationWith = (roles?: ConsoleRole[]) => withPeople(world, roles, 'console');
 
 function browser(): Browser {
   return new Browser(world.app, undefined, CONSOLE);
 }
 
-async function signedIn(person: DashboardPerson | undefined): Promise<Browser> {
-  if (!person) throw new Error('no such person in this organization');
-  return browser().signInOrThrow({ email: person.email, password: person.password });
+function signedIn(person: DashboardPerson | undefined): Promise<Browser> {
+  return signedInAs(world, person);
 }
 
 describe('signing in to the console', () => {
@@ -361,7 +326,7 @@ describe('a transaction in the console', () => {
     expect(transaction.files).toEqual([
       expect.objectContaining({
         kind: 'upload',
-        of: 'tax_forms.w9FileId',
+        of: 'W-9 (U.S. persons) or W-8BEN (others) (Tax residency and forms)',
         name: story.transactions[0]?.files[0],
       }),
     ]);
@@ -387,7 +352,7 @@ describe('a transaction in the console', () => {
     expect(byKey.request_changes).toMatchObject({ allowed: true, mayTrigger: true });
     expect(byKey.countersign).toMatchObject({
       allowed: false,
-      reason: 'countersign: only from countersigning',
+      reason: 'Countersign: only from countersigning',
       mayTrigger: false,
     });
     expect(byKey.void).toMatchObject({ allowed: true, mayTrigger: false, messageRequired: true });
@@ -466,7 +431,7 @@ describe('a transaction in the console', () => {
       error: {
         code: 'FORBIDDEN',
         message:
-          'Only admins and operators trigger void; reviewers trigger request_changes, approve. You are a reviewer.',
+          'Only admins and operators may void; reviewers may request changes or approve. You are a reviewer.',
       },
     });
     const operator = await signedIn(people.operator);
@@ -502,9 +467,10 @@ describe('a transaction in the console', () => {
     const { workflow } = body as { workflow: WorkflowPanel };
     const missing =
       'submit: 3 required answers, 1 consent, 1 upload and 1 signature missing in About you, Tax residency and forms, Accreditation and Subscription agreement';
+    // The panel says it in words; the refusals as the API does.
     expect(workflow.events.find((event) => event.key === 'submit')).toMatchObject({
       allowed: false,
-      reason: missing,
+      reason: `S${missing.slice(1)}`,
       mayTrigger: true,
     });
     const preview = await admin.request('POST', path('/events/preview'), { eventKey: 'submit' });
@@ -529,20 +495,30 @@ describe('a transaction in the console', () => {
       vulcanKey: 'investor_details',
       field: 'address',
       body: '<script>alert(1)</script> Is this the registered address?',
+      forInvestor: true,
     });
     expect(made.status).toBe(201);
     const missing = await reviewer.request('POST', path('/comments'), {
       vulcanKey: 'investor_details',
       field: 'nope',
       body: 'x',
+      forInvestor: true,
     });
     expect(missing.status).toBe(400);
     expect(missing.body).toMatchObject({ error: { code: 'BAD_USER_INPUT', details: { field: 'field' } } });
+    // Who reads it is asked every time: a comment that does not say is refused, never sent to the investor.
+    const unsaid = await reviewer.request('POST', path('/comments'), {
+      vulcanKey: 'investor_details',
+      field: 'address',
+      body: 'Checked.',
+    });
+    expect(unsaid.status).toBe(400);
     const viewer = await signedIn(people.viewer);
     const refused = await viewer.request('POST', path('/comments'), {
       vulcanKey: 'investor_details',
       field: 'address',
       body: 'x',
+      forInvestor: true,
     });
     expect(refused.status).toBe(403);
     const review = await viewer.get(path('/review'));
@@ -552,6 +528,7 @@ describe('a transaction in the console', () => {
         {
           field: 'address',
           body: '<script>alert(1)</script> Is this the registered address?',
+          forInvestor: true,
           resolvedAt: null,
         },
       ],
@@ -838,13 +815,14 @@ describe('a transaction in the console', () => {
     }
   });
 
-  it("lists what the organization's people did, newest first, and one person's alone, never another organization's", async () => {
-    const { people, path } = await inReview();
+  it("lists what the organization's people did, newest first, naming each transaction by its investor, and one person's alone, never another organization's", async () => {
+    const { story, people, path } = await inReview();
     const reviewer = await signedIn(people.reviewer);
     await reviewer.request('POST', path('/comments'), {
       vulcanKey: 'tax_forms',
       field: 'taxResidency',
       body: 'Sure?',
+      forInvestor: true,
     });
     const { body } = await reviewer.get(path('/workflow'));
     const { version } = (body as { workflow: { version: string } }).workflow;
@@ -856,6 +834,7 @@ describe('a transaction in the console', () => {
       vulcanKey: 'tax_forms',
       field: 'taxResidency',
       body: 'Theirs.',
+      forInvestor: true,
     });
 
     const admin = await signedIn(people.admin);
@@ -865,7 +844,10 @@ describe('a transaction in the console', () => {
       ['workflow', 'request_changes', people.reviewer?.name],
       ['console', 'commented', people.reviewer?.name],
     ]);
-    expect(entries[0]?.transaction).toMatchObject({ noticeName: expect.any(String) });
+    expect(entries[0]?.transaction).toEqual({
+      id: story.transactionId,
+      investorName: story.transactions[0]?.investor.name,
+    });
     const mine = await admin.get(api(`/team/activity?person=${people.admin?.id ?? ''}`));
     expect((mine.body as { entries: unknown[] }).entries).toEqual([]);
   });
@@ -1012,7 +994,7 @@ describe('a transaction in the console', () => {
     for (const [url, body] of [
       [other('/events'), { eventKey: 'approve', version: null }],
       [other('/events/preview'), { eventKey: 'approve' }],
-      [other('/comments'), { vulcanKey: 'investor_details', field: 'address', body: 'x' }],
+      [other('/comments'), { vulcanKey: 'investor_details', field: 'address', body: 'x', forInvestor: true }],
     ] as const) {
       expect((await page.request('POST', url, body)).status, url).toBe(404);
     }

@@ -5,6 +5,7 @@ import { createPostgresDatabase } from '../../../src/db/postgres-database.ts';
 import { inviteUser, removeUser } from '../../../src/accounts/users.ts';
 import { loadExampleTemplate } from '../../../src/demo/seed.ts';
 import { AppError } from '../../../src/errors.ts';
+import { createFileLinks } from '../../../src/files/file-links.ts';
 import type { FileStore } from '../../../src/files/file-store.ts';
 import { assignTransaction } from '../../../src/transactions/console/queue/assignee.ts';
 import {
@@ -13,7 +14,9 @@ import {
   type QueueRow,
   type QueueSort,
 } from '../../../src/transactions/console/queue/queue.ts';
+import { transactionDetail } from '../../../src/transactions/console/transaction/detail.ts';
 import { createTransaction } from '../../../src/transactions/create-transaction.ts';
+import { updateEntity } from '../../../src/transactions/entities.ts';
 import { primaryRecipient, saveItem, submitRevision } from '../../../src/transactions/recipients/actions.ts';
 import { importTemplate } from '../../../src/transactions/templates/templates.ts';
 import { applyEvent, lockOwnTransaction } from '../../../src/transactions/transitions.ts';
@@ -197,9 +200,28 @@ describe('a read of the queue', () => {
     expect(page.tabs?.find((tab) => tab.state === 'draft')?.count).toBe(1);
   });
 
-  it('does not search the name of a recipient’s entity, only the name the invitation went to', async () => {
+  it('names the investor by the primary recipient’s entity, with the contact person the mail goes to', async () => {
+    const { tenant, ada, grace } = world;
+    const rows = new Map((await read(tenant)).rows.map((row) => [row.id, row]));
+    expect(rows.get(ada)).toMatchObject({
+      investorName: 'Byron Family Trust',
+      noticeName: 'Ada Lovelace',
+      noticeEmail: 'ada@analytical.example',
+    });
+    // A new investor's entity is named as the invitation was.
+    expect(rows.get(grace)).toMatchObject({ investorName: 'Grace Hopper', noticeName: 'Grace Hopper' });
+  });
+
+  it('searches the investor’s entity by its legal name and the contact person by theirs', async () => {
     const { tenant, ada } = world;
-    expect((await read(tenant, { search: 'family tru' })).rows).toEqual([]);
+    const page = await read(tenant, { search: 'family tru' });
+    expect(ids(page.rows)).toEqual([ada]);
+    expect(page.tabs?.find((tab) => tab.state === 'draft')?.count).toBe(1);
+    expect(ids((await read(tenant, { search: 'BYRON FAMILY' })).rows)).toEqual([ada]);
+    // A tab without a match still has the search's counts.
+    const otherTab = await read(tenant, { search: 'family tru', state: 'in_review' });
+    expect(otherTab.rows).toEqual([]);
+    expect(otherTab.tabs).toEqual(page.tabs);
     expect(ids((await read(tenant, { search: 'ada lovelace' })).rows)).toEqual([ada]);
   });
 
@@ -251,6 +273,116 @@ describe('a read of the queue', () => {
   });
 });
 
+describe('the investor', () => {
+  /** An organization whose investor is a trust, reached through its trustee's address. */
+  async function withTrust(email: string): Promise<{ tenant: EmptyTenant; trustId: string; id: string }> {
+    const tenant = await createEmptyTenant(db());
+    const trustId = await addEntity(db(), tenant.organizationId, {
+      name: 'Redwood Family Trust',
+      email,
+      type: 'trust',
+    });
+    const id = await make(tenant, { name: 'Morgan Redwood', email });
+    return { tenant, trustId, id };
+  }
+
+  it('finds a legal name in the organization only, though another organization’s investor bears it too', async () => {
+    const ours = await withTrust('trustee@redwood.example');
+    const theirs = await withTrust('trustee@redwood-elsewhere.example');
+    const page = await read(ours.tenant, { search: 'redwood family' });
+    expect(ids(page.rows)).toEqual([ours.id]);
+    expect(page.rows[0]).toMatchObject({
+      investorName: 'Redwood Family Trust',
+      noticeName: 'Morgan Redwood',
+    });
+    expect(page.tabs?.reduce((sum, tab) => sum + tab.count, 0)).toBe(1);
+    expect(ids((await read(theirs.tenant, { search: 'Redwood Family Trust' })).rows)).toEqual([theirs.id]);
+  });
+
+  it('follows a rename of the investor’s entity in the row, the search and the transaction’s heading', async () => {
+    const { tenant, trustId, id } = await withTrust('trustee@redwood.example');
+    await updateEntity(db(), {
+      organizationId: tenant.organizationId,
+      id: trustId,
+      name: 'Redwood Trust 2019',
+    });
+    expect((await read(tenant)).rows[0]?.investorName).toBe('Redwood Trust 2019');
+    expect(ids((await read(tenant, { search: 'trust 2019' })).rows)).toEqual([id]);
+    expect((await read(tenant, { search: 'redwood family' })).rows).toEqual([]);
+    const detail = await transactionDetail(db(), {
+      organizationId: tenant.organizationId,
+      transactionId: id,
+      links: createFileLinks(Buffer.alloc(32, 1)),
+    });
+    expect(detail).toMatchObject({
+      investorName: 'Redwood Trust 2019',
+      noticeName: 'Morgan Redwood',
+      noticeEmail: 'trustee@redwood.example',
+    });
+  });
+
+  it('takes the name of a primary recipient written after its transaction, as a restore writes them', async () => {
+    const tenant = await createEmptyTenant(db());
+    const [row] = await db().query<{ id: string }>(
+      `insert into transactions (organization_id, template_id, sender_entity_id, state, notice_name, notice_email)
+       values ($1, $2, $3, 'draft', 'Morgan Redwood', 'morgan@redwood.example') returning id`,
+      [tenant.organizationId, tenant.templateId, tenant.senderEntityId],
+    );
+    const id = row?.id ?? '';
+    // No entity has the address yet: until its recipient is written, the investor is the contact.
+    expect((await read(tenant)).rows[0]?.investorName).toBe('Morgan Redwood');
+    const trustId = await addEntity(db(), tenant.organizationId, {
+      name: 'Redwood Family Trust',
+      email: 'morgan@redwood.example',
+      type: 'trust',
+    });
+    await db().query(
+      `insert into transaction_recipients (organization_id, transaction_id, entity_id, vulcan_key)
+       values ($1, $2, $3, 'investor')`,
+      [tenant.organizationId, id, trustId],
+    );
+    expect((await read(tenant)).rows[0]?.investorName).toBe('Redwood Family Trust');
+  });
+
+  it('stays the primary recipient’s when the sender joins as countersigner and is renamed', async () => {
+    const tenant = await createEmptyTenant(db());
+    const complete = await transactionStory(db(), files(), tenant, { state: 'complete' });
+    expect(complete.recipients).toEqual(['investor', 'countersigner']);
+    await updateEntity(db(), {
+      organizationId: tenant.organizationId,
+      id: tenant.senderEntityId,
+      name: 'Test Capital Fund I, L.P. (renamed)',
+    });
+    const [row] = (await read(tenant)).rows;
+    expect(row).toMatchObject({ investorName: complete.investor.name, stage: 'completed' });
+    expect(row?.senderEntity.name).toBe('Test Capital Fund I, L.P. (renamed)');
+  });
+});
+
+describe('the stages', () => {
+  it('says from the workflow whether a row waits on the recipient or the team, or is completed or voided', async () => {
+    const { tenant, ada, grace, submitted } = world;
+    const stages = new Map((await read(tenant)).rows.map((row) => [row.id, row.stage]));
+    // draft and in_progress: the recipient's submit leaves them; in_review: only the sponsor's events do.
+    expect([stages.get(ada), stages.get(grace), stages.get(submitted)]).toEqual([
+      'recipient',
+      'recipient',
+      'team',
+    ]);
+    const other = await createEmptyTenant(db());
+    const voided = await make(other, { name: 'Dorothy Vaughan', email: 'dv@langley.example' });
+    await trigger(other, voided, 'void', 'The fund closed.');
+    const [row] = (await read(other)).rows;
+    expect(row).toMatchObject({ state: 'voided', stage: 'voided' });
+    const detail = await transactionDetail(db(), {
+      organizationId: other.organizationId,
+      transactionId: voided,
+      links: createFileLinks(Buffer.alloc(32, 1)),
+    });
+    expect(detail.stage).toBe('voided');
+  });
+});
+
 describe('the sorts', () => {
   const SORTS: {
     sort: QueueSort;
@@ -299,6 +431,29 @@ describe('the sorts', () => {
       expect(walked).toEqual(expected.map((row) => row.id));
     });
   }
+});
+
+describe('a search in pages', () => {
+  it('walks the matches in pages that neither skip nor repeat a row, the counts on the first only', async () => {
+    const tenant = await createEmptyTenant(db());
+    const made: string[] = [];
+    for (let index = 0; index < 5; index += 1) {
+      made.push(
+        await make(tenant, { name: `Lark ${String(index)}`, email: `lark${String(index)}@example.com` }),
+      );
+    }
+    await make(tenant, { name: 'Someone Else', email: 'else@example.com' });
+    const walked: string[] = [];
+    let after: string | undefined;
+    for (let pages = 0; pages < 5; pages += 1) {
+      const page = await read(tenant, { search: 'lark', sort: 'oldest', first: 2, after });
+      expect(page.tabs === null).toBe(after !== undefined);
+      walked.push(...page.rows.map((row) => row.id));
+      if (page.nextCursor === null) break;
+      after = page.nextCursor;
+    }
+    expect(walked).toEqual(made);
+  });
 });
 
 describe('the times a row shows', () => {
@@ -510,6 +665,46 @@ describe('migration 0016', () => {
       [tenant.organizationId],
     );
     expect(left?.count).toBe(0);
+  });
+});
+
+describe('migration 0023', () => {
+  it('backfills each transaction’s investor with its primary recipient’s entity, not another recipient’s', async () => {
+    const { db: fresh, close } = await emptyDatabase();
+    try {
+      const all = await loadMigrations();
+      await migrate(
+        fresh,
+        all.filter((migration) => migration.version < 23),
+      );
+      const [row] = await fresh.query<{ id: string; org: string }>(
+        `with org as (insert into organizations (handle, name) values ('before-0023', 'Before') returning id),
+         tpl as (insert into templates (organization_id, key, version, name, definition)
+                 select id, 'subscription', 1, 'Fund subscription', $1::jsonb from org returning id),
+         fund as (insert into entities (organization_id, name, type) select id, 'Fund I', 'fund' from org returning id),
+         trust as (insert into entities (organization_id, name, email, type)
+                   select id, 'Redwood Family Trust', 'trustee@redwood.example', 'trust' from org returning id),
+         made as (
+           insert into transactions (organization_id, template_id, sender_entity_id, state, notice_name, notice_email)
+           select org.id, tpl.id, fund.id, 'countersigning', 'Morgan Redwood', 'trustee@redwood.example'
+           from org, tpl, fund returning id, organization_id),
+         recipients as (
+           insert into transaction_recipients (organization_id, transaction_id, entity_id, vulcan_key)
+           select made.organization_id, made.id, trust.id, 'investor' from made, trust
+           union all
+           select made.organization_id, made.id, fund.id, 'countersigner' from made, fund)
+         select id, organization_id as org from made`,
+        [JSON.stringify(await loadExampleTemplate())],
+      );
+      if (!row) throw new Error('no transaction');
+      await migrate(fresh, all);
+      const page = await readQueue(fresh, { organizationId: row.org, query: { search: 'redwood fam' } });
+      expect(page.rows.map((each) => [each.id, each.investorName, each.noticeName])).toEqual([
+        [row.id, 'Redwood Family Trust', 'Morgan Redwood'],
+      ]);
+    } finally {
+      await close();
+    }
   });
 });
 

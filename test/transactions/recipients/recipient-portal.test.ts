@@ -575,20 +575,20 @@ describe("the recipient's acts and the reviewer's comments", () => {
       transactionId,
       kinds: ['recipient'],
     });
-    const acts = timeline.map((entry) => entry.action).filter((action) => !action.startsWith('consent.'));
+    const acts = timeline.map((entry) => entry.action).filter((action) => !action.startsWith('consent '));
     expect(acts).toEqual(['opened', 'saved', 'saved', 'saved', 'uploaded', 'saved', 'signed', 'submitted']);
     expect(timeline[0]).toMatchObject({
       requestId: opened.headers['x-request-id'],
       actor: { type: 'recipient', label: expect.any(String) },
     });
+    // In the template's words, not its keys.
     expect(timeline.find((entry) => entry.action === 'uploaded')?.details).toEqual({
-      vulcanKey: 'tax_forms',
-      field: 'w9FileId',
+      on: 'W-9 (U.S. persons) or W-8BEN (others) (Tax residency and forms)',
       filename: 'W-9.pdf',
     });
   });
 
-  it("shows the reviewer's open comments beside their items, and no longer once resolved", async () => {
+  it("shows the reviewer's open comments for the investor beside their items, never an internal note, and no longer once resolved", async () => {
     const { transactionId, transmitToken } = await create();
     const reviewer = await createPerson(suite.db, {
       tenant: { kind: 'organization', id: tenant.organizationId },
@@ -601,6 +601,16 @@ describe("the recipient's acts and the reviewer's comments", () => {
       vulcanKey: 'investor_details',
       field: 'address',
       body: 'Your registered address, please.',
+      forInvestor: true,
+      actor: { type: 'user', id: reviewer.id },
+    });
+    await addReviewComment(suite.db, {
+      organizationId: tenant.organizationId,
+      transactionId,
+      vulcanKey: 'investor_details',
+      field: 'legalName',
+      body: 'Checked against the passport copy.',
+      forInvestor: false,
       actor: { type: 'user', id: reviewer.id },
     });
     const commentsOfItems = async () => {
@@ -612,9 +622,15 @@ describe("the recipient's acts and the reviewer's comments", () => {
         ]),
       );
     };
+    // Only the comment for the investor: the internal note on the legal name is not there.
     expect(await commentsOfItems()).toMatchObject({
       investor_details: [
-        { id: comment.id, field: 'address', body: 'Your registered address, please.', author: 'Rae Viewer' },
+        {
+          id: comment.id,
+          field: 'address',
+          body: 'Your registered address, please.',
+          author: 'Rae Viewer',
+        },
       ],
       tax_forms: [],
     });

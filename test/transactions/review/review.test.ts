@@ -9,6 +9,7 @@ import {
   commentsOf,
   resolveReviewComment,
 } from '../../../src/transactions/review/comments.ts';
+import { createFileLinks } from '../../../src/files/file-links.ts';
 import { reviewOf } from '../../../src/transactions/review/review.ts';
 import { timelineOf } from '../../../src/transactions/history/timeline.ts';
 import { deliverDue, fanOutEvents } from '../../../src/webhooks/delivery.ts';
@@ -19,6 +20,7 @@ import { madeBeforeAll } from '../../support/made-before-all.ts';
 import { organizationStory } from '../../support/data/stories.ts';
 import { testDatabaseAndFiles } from '../../support/data/transactions.ts';
 
+const links = createFileLinks(Buffer.alloc(32, 1));
 const world = madeBeforeAll('a database', (closeAfterAll) => testDatabaseAndFiles(closeAfterAll));
 
 /** An organization with one transaction submitted `rounds` times, and a reviewer of it. */
@@ -45,6 +47,7 @@ describe('comments on fields', () => {
       vulcanKey: 'investor_details',
       field: 'address',
       body: '  Please give the <b>full</b> address.  ',
+      forInvestor: true,
       actor,
     });
     expect(comment).toMatchObject({
@@ -73,7 +76,7 @@ describe('comments on fields', () => {
   it('refuses a field the item does not have, an item the template does not have, and an empty or too long comment, writing nothing', async () => {
     const { actor, ids } = await submitted();
     const add = (vulcanKey: string, field: string, body: string) =>
-      addReviewComment(world.db, { ...ids, vulcanKey, field, body, actor });
+      addReviewComment(world.db, { ...ids, vulcanKey, field, body, forInvestor: true, actor });
     await expect(add('investor_details', 'shoeSize', 'Why?')).rejects.toMatchObject({
       code: 'BAD_USER_INPUT',
       details: { field: 'field' },
@@ -104,6 +107,7 @@ describe('comments on fields', () => {
         vulcanKey: 'investor_details',
         field: 'address',
         body: 'Mine?',
+        forInvestor: true,
         actor: mine.actor,
       }),
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
@@ -112,6 +116,7 @@ describe('comments on fields', () => {
       vulcanKey: 'investor_details',
       field: 'address',
       body: 'Theirs.',
+      forInvestor: true,
       actor: theirs.actor,
     });
     for (const commentId of [comment.id, randomUUID()]) {
@@ -135,6 +140,7 @@ describe('comments on fields', () => {
       vulcanKey: 'tax_forms',
       field: 'taxResidency',
       body: 'Which country?',
+      forInvestor: true,
       actor,
     });
     const resolved = await resolveReviewComment(world.db, {
@@ -159,22 +165,47 @@ describe('comments on fields', () => {
 });
 
 describe('what a reviewer reads', () => {
-  it('shows the revisions, the latest items with their fields, and what changed between the last two submissions', async () => {
-    const { ids } = await submitted(2);
-    const review = await reviewOf(world.db, ids);
+  it("shows the revisions, the latest items' fields by their titles in the form's order with the answers in words, and what changed between the last two submissions", async () => {
+    const { story, ids } = await submitted(2);
+    const review = await reviewOf(world.db, { ...ids, links });
     expect(review.processes).toHaveLength(1);
     const [process] = review.processes;
     expect(process?.revisions.map((revision) => [revision.number, revision.committedAt !== null])).toEqual([
       [1, true],
       [2, true],
     ]);
-    expect(process?.items.map((item) => item.vulcanKey)).toEqual([
-      'investor_details',
-      'tax_forms',
-      'accreditation',
-      'subscription_amount',
+    expect(process?.items.map((item) => [item.vulcanKey, item.title])).toEqual([
+      ['investor_details', 'About you'],
+      ['tax_forms', 'Tax residency and forms'],
+      ['accreditation', 'Accreditation'],
+      ['subscription_amount', 'Subscription amount'],
     ]);
-    expect(process?.items[0]?.fields).toEqual(expect.arrayContaining(['legalName', 'address']));
+    const answers = (index: number) =>
+      process?.items[index]?.fields.map((field) => [field.label, field.text]);
+    // The portal's order (ui.order), titles for keys, words for values; the unasked phone stays listed.
+    expect(answers(0)).toEqual([
+      ['Investing as', null],
+      ['Full legal name', 'Investor 1'],
+      ['Date of birth', 'April 18, 1979'],
+      ['E-mail address', story.transactions[0]?.investor.email],
+      ['Phone number', null],
+      ['Residential or registered address', '12 Harbor Lane, Boston, MA 02110'],
+    ]);
+    expect(answers(1)).toEqual([
+      ['Country of tax residence', 'United States (US)'],
+      ['Taxpayer identification number', null],
+      ['I am a U.S. person for tax purposes', 'Yes'],
+      ['W-9 (U.S. persons) or W-8BEN (others)', 'W-9 Investor 1.pdf (uploaded file)'],
+    ]);
+    expect(process?.items[1]?.fields[3]?.file).toEqual({
+      id: expect.any(String),
+      name: 'W-9 Investor 1.pdf',
+      downloadPath: expect.stringMatching(/^\/files\/[0-9a-f-]{36}\?expires=\d+&signature=/),
+    });
+    expect(answers(2)?.[0]).toEqual([
+      'You qualify as an accredited investor by',
+      'Net worth over $1,000,000, excluding your home',
+    ]);
     expect(process?.changes).toEqual({
       from: 1,
       to: 2,
@@ -182,9 +213,11 @@ describe('what a reviewer reads', () => {
         {
           vulcanKey: 'subscription_amount',
           field: 'amount',
+          itemTitle: 'Subscription amount',
+          label: 'Amount',
           change: 'changed',
-          before: { currency: 'USD', amount: 25_000_000 },
-          after: { currency: 'USD', amount: 50_000_000 },
+          before: '$250,000.00',
+          after: '$500,000.00',
         },
       ],
     });
@@ -192,7 +225,7 @@ describe('what a reviewer reads', () => {
 
   it('has no changes to show before a second submission', async () => {
     const { ids } = await submitted(1);
-    const review = await reviewOf(world.db, ids);
+    const review = await reviewOf(world.db, { ...ids, links });
     expect(review.processes[0]?.changes).toBeNull();
   });
 });
@@ -220,6 +253,7 @@ describe('the timeline of a transaction', () => {
       vulcanKey: 'investor_details',
       field: 'address',
       body: 'Full address?',
+      forInvestor: true,
       actor,
     });
 
@@ -231,14 +265,23 @@ describe('the timeline of a transaction', () => {
       ['submit', 'recipient', 'in_review'],
     ]);
     expect(workflow[2]?.actor.label).toBe(story.transactions[0]?.investor.name);
-    expect(timeline.filter((entry) => entry.kind === 'recipient').map((entry) => entry.action)).toContain(
-      'consent.given.accreditation.confirmed',
+    // In the template's words: the consent's field, the comment's text and field, never their keys.
+    expect(timeline.filter((entry) => entry.kind === 'recipient')).toContainEqual(
+      expect.objectContaining({
+        action: 'consent given',
+        details: { to: 'I confirm that what I have given here is true and complete (Accreditation)' },
+      }),
     );
     expect(timeline.filter((entry) => entry.kind === 'console')).toEqual([
       expect.objectContaining({
         action: 'commented',
         requestId: 'req_test',
         actor: { type: 'user', id: reviewer.id, label: reviewer.name },
+        details: {
+          on: 'Residential or registered address (About you)',
+          comment: 'Full address?',
+          readBy: 'the investor',
+        },
       }),
     ]);
     const webhooks = timeline.filter((entry) => entry.kind === 'webhook');

@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkMoneyValues, moneyValueProblem } from '../../../src/transactions/templates/money-fields.ts';
-import { readAnswers } from '../../../src/transactions/documents/signed-document.ts';
+import { readAnswers } from '../../../src/transactions/templates/answer-text.ts';
 import { checkTemplate } from '../../../src/transactions/templates/validation.ts';
 import { describeProblems } from '../../../src/validation/problems.ts';
 import { refusal } from '../../support/refusal.ts';
@@ -132,9 +133,16 @@ describe('money fields of templates', () => {
     if (!checked.ok) throw new Error(JSON.stringify(checked.problems));
     const [process] = checked.definition.processes;
     if (!process) throw new Error('no process');
-    const { sections } = await readAnswers({ query: () => Promise.resolve([]) }, process, [
-      { vulcanKey: 'subscription_amount', data: { amount: { currency: 'USD', amount: 25_000_000 } } },
-    ]);
+    const { sections } = await readAnswers(
+      { query: () => Promise.resolve([]) },
+      {
+        organizationId: randomUUID(),
+        process,
+        items: [
+          { vulcanKey: 'subscription_amount', data: { amount: { currency: 'USD', amount: 25_000_000 } } },
+        ],
+      },
+    );
     expect(sections.find((section) => section.title === 'Subscription amount')?.fields).toEqual([
       { label: 'Amount', value: '$250,000.00' },
     ]);

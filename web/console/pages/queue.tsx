@@ -1,5 +1,5 @@
 import { Badge, Button, Flex, Link as ThemeLink, Skeleton, Table, Text } from '@radix-ui/themes';
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { ErrorCallout } from '../../shared/error-callout.tsx';
 import { EmptyState } from '../../shared/list/empty-state.tsx';
@@ -9,8 +9,9 @@ import { useResource } from '../../shared/use-resource.ts';
 import { consoleApi } from '../api.ts';
 import { useLiveChanges } from '../live.tsx';
 import { useSignedIn } from '../session.tsx';
+import { StateBadge } from '../state-badge.tsx';
 import type { QueueRow, QueueTab } from '../types.ts';
-import { formatDate, label, words } from '../words.ts';
+import { contactOf, formatDate, label } from '../words.ts';
 import './queue.css';
 
 /** The shortest search the server takes (src/transactions/console/queue/queue-query.ts). */
@@ -28,6 +29,18 @@ type Sort = keyof typeof SORTS;
 
 /** The address's filters that the server reads, by the names the address and the route share. */
 const FILTERS = ['search', 'template', 'state', 'sender', 'inStateForDays', 'sort', 'after'] as const;
+/** The filters of the menus that fold into one "Filters" button on a phone. */
+const MENU_FILTERS = ['template', 'sender', 'inStateForDays', 'sort'] as const;
+
+/** What a row's link hands a transaction's page in the history entry's state: the queue's query, if any. */
+type FromQueue = { queue?: string };
+
+/** Where a transaction's "← Work queue" goes: back to the tab, search, filters and page it came from, if any. */
+export function queueAddressFrom(state: unknown): string {
+  const queue = typeof state === 'object' && state !== null ? (state as FromQueue).queue : undefined;
+  // Only a query string of the queue's own: never another path.
+  return typeof queue === 'string' && queue.startsWith('?') ? `/queue${queue}` : '/queue';
+}
 
 /** "for 6 days", "for 3 hours", "since just now": how long a row has been in its state. */
 function forHowLong(since: string, now: number): string {
@@ -39,20 +52,17 @@ function forHowLong(since: string, now: number): string {
   return 'since just now';
 }
 
-/** A native menu: small, keyboard- and phone-friendly, labelled. */
-function Choice({
-  id,
-  label: text,
-  value,
-  onChange,
-  children,
-}: {
+/** A filter's menu: its element's id, its label and its choices (value and text; the first is "all"). */
+interface Menu {
+  name: (typeof MENU_FILTERS)[number];
   id: string;
   label: string;
-  value: string;
-  onChange: (value: string) => void;
-  children: ReactNode;
-}) {
+  choices: readonly (readonly [string, string])[];
+}
+
+/** A native menu: small, keyboard- and phone-friendly, labelled. */
+function Choice({ menu, value, onChange }: { menu: Menu; value: string; onChange: (value: string) => void }) {
+  const { id, label: text } = menu;
   return (
     <Flex direction="column" gap="1">
       <Text as="label" htmlFor={id} size="1" color="gray">
@@ -66,7 +76,11 @@ function Choice({
           onChange(event.target.value);
         }}
       >
-        {children}
+        {menu.choices.map(([choice, shown]) => (
+          <option key={choice} value={choice}>
+            {shown}
+          </option>
+        ))}
       </select>
     </Flex>
   );
@@ -104,17 +118,22 @@ function Tabs({ tabs, state, link }: { tabs: QueueTab[]; state: string; link: (s
   );
 }
 
-/** One transaction of the queue: whom it is for, where it is and for how long, whether it stalls, who has it. */
-function Row({ row, now }: { row: QueueRow; now: number }) {
+/**
+ * One transaction of the queue: its investor and contact, where it is and for how long, whether it stalls, who
+ * has it. Its link hands the transaction's page the queue's address (`from`), for the way back.
+ */
+function Row({ row, now, from }: { row: QueueRow; now: number; from: FromQueue }) {
   return (
     <Table.Row>
       <Table.RowHeaderCell>
         <Flex direction="column" gap="1">
           <ThemeLink asChild weight="medium">
-            <Link to={`/transactions/${row.id}`}>{row.noticeName}</Link>
+            <Link to={`/transactions/${row.id}`} state={from}>
+              {row.investorName}
+            </Link>
           </ThemeLink>
           <Text size="1" color="gray">
-            {row.noticeEmail}
+            {contactOf(row)}
           </Text>
           <Text size="1" color="gray" className="show-on-phone">
             {row.template.name} · {row.senderEntity.name}
@@ -123,7 +142,7 @@ function Row({ row, now }: { row: QueueRow; now: number }) {
       </Table.RowHeaderCell>
       <Table.Cell>
         <Flex direction="column" gap="1" align="start">
-          <Badge highContrast>{words(row.state)}</Badge>
+          <StateBadge state={row.state} stage={row.stage} />
           <Text size="1" color="gray">
             {forHowLong(row.stateEnteredAt, now)}
           </Text>
@@ -152,10 +171,11 @@ function Row({ row, now }: { row: QueueRow; now: number }) {
 
 /**
  * The work queue (`/console/queue`, the console's home): the organization's transactions with a tab per state
- * and its count, searched by investor, e-mail, sender or id, filtered by template, sender and time in state,
- * sorted, a page at a time. Everything chosen is in the address, so a reload, the back button or a link sent to
- * a colleague shows the same list. It follows changes made anywhere (the API, an investor, a colleague, another
- * node) within a second, without a reload.
+ * and its count, searched by investor (their entity's legal name), contact, e-mail, sender or id, filtered by
+ * template, sender and time in state, sorted, a page at a time. Everything chosen is in the address, so a reload,
+ * the back button or a link sent to a colleague shows the same list. It follows changes made anywhere (the API,
+ * an investor, a colleague, another node) within a second, without a reload. On a phone the four menus fold
+ * into one "Filters" button that says how many are set, so that the list starts on the first screen.
  */
 export function QueuePage() {
   const { tenant } = useSignedIn();
@@ -166,6 +186,8 @@ export function QueuePage() {
   const sort = (value('sort') || 'newest') as Sort;
   const [tabs, setTabs] = useState<QueueTab[]>();
   const [now, setNow] = useState(() => Date.now());
+  const [menusOpen, setMenusOpen] = useState(false);
+  const menusId = useId();
 
   /** The address with `changes` (an empty value leaves its filter out); a change of list starts at its first page. */
   const withChanges = (changes: Partial<Record<(typeof FILTERS)[number], string>>) => {
@@ -226,6 +248,40 @@ export function QueuePage() {
 
   const typedTooShort = typed.trim() !== '' && typed.trim().length < MIN_SEARCH;
   const filtered = FILTERS.some((name) => name !== 'sort' && name !== 'after' && value(name) !== '');
+  const menusSet = MENU_FILTERS.filter((name) => value(name) !== '').length;
+  const menus: Menu[] = [
+    {
+      name: 'template',
+      id: 'queue-template',
+      label: 'Template',
+      choices: [
+        ['', 'All templates'],
+        ...(options.data?.templates.map((each) => [each.key, each.name] as const) ?? []),
+      ],
+    },
+    {
+      name: 'sender',
+      id: 'queue-sender',
+      label: 'Sender',
+      choices: [
+        ['', 'All senders'],
+        ...(options.data?.senders.map((each) => [each.id, each.name] as const) ?? []),
+      ],
+    },
+    {
+      name: 'inStateForDays',
+      id: 'queue-age',
+      label: 'In their state',
+      choices: [
+        ['', 'Any time'],
+        ['3', '3 days or more'],
+        ['7', 'A week or more'],
+        ['30', 'A month or more'],
+      ],
+    },
+    { name: 'sort', id: 'queue-sort', label: 'Order', choices: Object.entries(SORTS) },
+  ];
+  const from: FromQueue = params.size === 0 ? {} : { queue: `?${params.toString()}` };
   const tabLink = (target: string) => {
     const text = withChanges({ state: target }).toString();
     return text === '' ? '/queue' : `/queue?${text}`;
@@ -248,7 +304,7 @@ export function QueuePage() {
           </Text>
           <SearchField
             id="queue-search"
-            placeholder="Investor, e-mail, sender or id"
+            placeholder="Investor, contact, e-mail, sender or id"
             value={typed}
             aria-describedby={typedTooShort ? 'queue-search-hint' : undefined}
             onType={setTyped}
@@ -259,63 +315,31 @@ export function QueuePage() {
             </Text>
           ) : null}
         </Flex>
-        <Choice
-          id="queue-template"
-          label="Template"
-          value={value('template')}
-          onChange={(picked) => {
-            change({ template: picked });
+        <Button
+          type="button"
+          variant="soft"
+          color="gray"
+          className="queue-filters-toggle"
+          aria-expanded={menusOpen}
+          aria-controls={menusId}
+          onClick={() => {
+            setMenusOpen((open) => !open);
           }}
         >
-          <option value="">All templates</option>
-          {options.data?.templates.map((template) => (
-            <option key={template.key} value={template.key}>
-              {template.name}
-            </option>
+          {menusSet === 0 ? 'Filters' : `Filters (${String(menusSet)} set)`}
+        </Button>
+        <div id={menusId} className="queue-filter-menus" data-open={String(menusOpen)}>
+          {menus.map((menu) => (
+            <Choice
+              key={menu.name}
+              menu={menu}
+              value={menu.name === 'sort' ? sort : value(menu.name)}
+              onChange={(picked) => {
+                change({ [menu.name]: menu.name === 'sort' && picked === 'newest' ? '' : picked });
+              }}
+            />
           ))}
-        </Choice>
-        <Choice
-          id="queue-sender"
-          label="Sender"
-          value={value('sender')}
-          onChange={(picked) => {
-            change({ sender: picked });
-          }}
-        >
-          <option value="">All senders</option>
-          {options.data?.senders.map((sender) => (
-            <option key={sender.id} value={sender.id}>
-              {sender.name}
-            </option>
-          ))}
-        </Choice>
-        <Choice
-          id="queue-age"
-          label="In their state"
-          value={value('inStateForDays')}
-          onChange={(picked) => {
-            change({ inStateForDays: picked });
-          }}
-        >
-          <option value="">Any time</option>
-          <option value="3">3 days or more</option>
-          <option value="7">A week or more</option>
-          <option value="30">A month or more</option>
-        </Choice>
-        <Choice
-          id="queue-sort"
-          label="Order"
-          value={sort}
-          onChange={(picked) => {
-            change({ sort: picked === 'newest' ? '' : picked });
-          }}
-        >
-          {Object.entries(SORTS).map(([key, text]) => (
-            <option key={key} value={key}>
-              {text}
-            </option>
-          ))}
-        </Choice>
+        </div>
       </Flex>
       <ErrorCallout error={queue.error} />
       <div ref={listOf} className="table-scroll" aria-live="polite" aria-busy={queue.loading}>
@@ -343,7 +367,7 @@ export function QueuePage() {
             </Table.Header>
             <Table.Body>
               {shown.rows.map((row) => (
-                <Row key={row.id} row={row} now={now} />
+                <Row key={row.id} row={row} now={now} from={from} />
               ))}
             </Table.Body>
           </Table.Root>

@@ -11,7 +11,7 @@ import { consoleApi } from '../api.ts';
 import { may, ROLES } from '../roles.ts';
 import { useSignedIn } from '../session.tsx';
 import type { TeamActivityEntry, TeamAnswer, TeamMember } from '../types.ts';
-import { words } from '../words.ts';
+import { label, words } from '../words.ts';
 
 const { formatDateTime } = dateFormatters('short');
 /** The most entries of the team's activity the page shows. */
@@ -37,21 +37,45 @@ function StatusBadge({ person }: { person: TeamMember }) {
   );
 }
 
+/** The changes to the team, in words before the person's name (src/transactions/history/team-activity.ts). */
+const TEAM_CHANGES: Record<string, string> = {
+  invited: 'invited',
+  invitation_resent: 'sent a new invitation to',
+  role_changed: 'changed the role of',
+  deactivated: 'deactivated',
+  reactivated: 'reactivated',
+};
+
 /** What an entry of the team's activity says was done, in words. */
 function didWhat(entry: TeamActivityEntry): string {
-  if (entry.kind === 'team') return entry.action === 'invited' ? 'invited' : 'deactivated';
-  if (entry.kind === 'workflow') return `ran ${words(entry.action)} on`;
+  if (entry.kind === 'team') return TEAM_CHANGES[entry.action] ?? words(entry.action);
+  if (entry.kind === 'workflow') return `chose ${label(entry.action)} on`;
   return `${words(entry.action)} on`;
+}
+
+/** What follows the investor's name in an entry about a transaction: where a workflow event moved it. */
+function whereTo(entry: TeamActivityEntry): string {
+  const { from, to } = entry.details;
+  if (entry.kind !== 'workflow' || typeof to !== 'string') return '';
+  return ` (${typeof from === 'string' ? words(from) : 'created'} → ${words(to)})`;
+}
+
+/** What follows the person's name in an entry of the team's activity: the role a change gave them. */
+function toWhat(entry: TeamActivityEntry): string {
+  const to = entry.details.to;
+  return entry.action === 'role_changed' && typeof to === 'string' && to in ROLES
+    ? ` to ${ROLES[to as keyof typeof ROLES].label.toLowerCase()}`
+    : '';
 }
 
 /**
  * What the team did lately, newest first: the events its people ran, their comments, reminders and other
- * actions on transactions, and the invitations and deactivations (GET /team/activity).
+ * actions on transactions, and the changes to the team (GET /team/activity).
  */
 function TeamActivity({ team }: { team: TeamAnswer | undefined }) {
   const activity = useResource(consoleApi, 'GET /team/activity');
   const { reload } = activity;
-  // An invitation or a deactivation made on this page is activity too: read it again once the team changed.
+  // A change to the team made on this page is activity too: read it again once the team changed.
   useEffect(() => {
     if (team) reload();
   }, [team, reload]);
@@ -72,11 +96,14 @@ function TeamActivity({ team }: { team: TeamAnswer | undefined }) {
                   <Text weight="medium">{entry.actor.label}</Text> {didWhat(entry)}{' '}
                   {entry.transaction ? (
                     <ThemeLink asChild>
-                      <Link to={`/transactions/${entry.transaction.id}`}>{entry.transaction.noticeName}</Link>
+                      <Link to={`/transactions/${entry.transaction.id}`}>
+                        {entry.transaction.investorName}
+                      </Link>
                     </ThemeLink>
                   ) : (
-                    (entry.person?.label ?? '')
+                    `${entry.person?.label ?? ''}${toWhat(entry)}`
                   )}
+                  {whereTo(entry)}
                 </Text>{' '}
                 <Text size="1" color="gray">
                   {formatDateTime(entry.at)}
@@ -92,8 +119,9 @@ function TeamActivity({ team }: { team: TeamAnswer | undefined }) {
 
 /**
  * The team: who may sign in to the organization's console, with their role and where they are (invited, active,
- * deactivated), what they did lately, and what each role may do; admins invite people by e-mail and deactivate
- * them (not themselves), others see the list.
+ * deactivated), what they did lately, and what each role may do; admins invite people by e-mail, change their
+ * roles, mail an invitation again, deactivate them (not themselves) and reactivate them, each greyed with the
+ * server's reason when it cannot work now (the last admin's own role); others see the list.
  */
 export function TeamPage() {
   const signedIn = useSignedIn();
@@ -113,10 +141,19 @@ export function TeamPage() {
             ? {
                 initialRole: 'viewer',
                 invite: async (invitation) => (await consoleApi('POST /team', { body: invitation })).person,
+                actions: ({ actions }) => ({ ...actions, end: actions.deactivate }),
+                changeRole: async (person, role) => {
+                  await consoleApi('PUT /team/:id/role', { params: { id: person.id }, body: { role } });
+                },
+                resendInvitation: async (person) => {
+                  await consoleApi('POST /team/:id/invitation', { params: { id: person.id } });
+                },
+                reactivate: async (person) => {
+                  await consoleApi('POST /team/:id/reactivate', { params: { id: person.id } });
+                },
                 end: {
                   verb: 'Deactivate',
                   done: 'deactivated',
-                  allowed: (person) => person.deactivatedAt === null,
                   consequences: (person) => (
                     <>
                       {nameOf(person)} is signed out at once and can no longer sign in to {organization.name}

@@ -7,7 +7,8 @@ import { useSignedIn } from '../session.tsx';
 
 /**
  * Settings → People: who can sign in to the instance, with their role and whether they accepted their
- * invitation; admins invite people by e-mail and remove them (not themselves).
+ * invitation; admins invite people by e-mail, change their roles, mail an invitation again and remove them (not
+ * themselves), each greyed with the server's reason when it cannot work now (the last admin's own role).
  */
 export function PeoplePage() {
   const signedIn = useSignedIn();
@@ -35,10 +36,21 @@ export function PeoplePage() {
               invite: async (invitation) =>
                 (await dashboardApi('POST /instances/:slug/people', { params: { slug }, body: invitation }))
                   .person,
+              actions: ({ actions }) => ({ ...actions, end: actions.remove }),
+              changeRole: async (person, role) => {
+                await dashboardApi('PUT /instances/:slug/people/:id/role', {
+                  params: { slug, id: person.id },
+                  body: { role },
+                });
+              },
+              resendInvitation: async (person) => {
+                await dashboardApi('POST /instances/:slug/people/:id/invitation', {
+                  params: { slug, id: person.id },
+                });
+              },
               end: {
                 verb: 'Remove',
                 done: 'removed',
-                allowed: () => true,
                 consequences: (person) => (
                   <>
                     {nameOf(person)} is signed out at once and can no longer sign in to {instance.name}. Keys

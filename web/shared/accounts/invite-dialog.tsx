@@ -1,11 +1,10 @@
-import { Flex, RadioCards, Text } from '@radix-ui/themes';
 import { useState } from 'react';
 import { emailProblem, personNameProblem } from '../form/checks.ts';
 import { EmailField, NameField } from '../form/person-fields.tsx';
 import { useFormFields } from '../form/use-form-fields.ts';
 import { DialogForm, FormDialog } from '../list/form-dialog.tsx';
 import { errorsOfFields, useApiAction } from '../use-api-action.ts';
-import type { RoleTexts } from './roles.tsx';
+import { RoleChoice, type RoleTexts } from './roles.tsx';
 
 /** What an invitation is sent with: the address, the role, and the name when one was typed. */
 export interface Invitation<Role extends string> {
@@ -36,7 +35,6 @@ export function InviteDialog<Role extends string>({
   const form = useFormFields({ email: '', name: '' });
   const [role, setRole] = useState<Role>(initialRole);
   const action = useApiAction();
-  const choices = Object.keys(roles) as Role[];
 
   const reset = () => {
     form.reset();
@@ -78,30 +76,7 @@ export function InviteDialog<Role extends string>({
           hint="Optional: they can set it themselves."
           {...form.field('name')}
         />
-        <Flex direction="column" gap="2">
-          <Text id="invite-role-label" size="2" weight="medium">
-            Role
-          </Text>
-          <RadioCards.Root
-            columns={{ initial: '1', sm: '2' }}
-            value={role}
-            onValueChange={(value) => {
-              setRole(choices.find((each) => each === value) ?? initialRole);
-            }}
-            aria-labelledby="invite-role-label"
-          >
-            {choices.map((each) => (
-              <RadioCards.Item key={each} value={each}>
-                <Flex direction="column" gap="1">
-                  <Text weight="medium">{roles[each].label}</Text>
-                  <Text size="1" color="gray">
-                    {roles[each].can}
-                  </Text>
-                </Flex>
-              </RadioCards.Item>
-            ))}
-          </RadioCards.Root>
-        </Flex>
+        <RoleChoice id="invite-role" roles={roles} value={role} onChange={setRole} />
       </DialogForm>
     </FormDialog>
   );

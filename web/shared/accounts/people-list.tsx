@@ -1,10 +1,12 @@
-import { Box, Flex, Table, Text } from '@radix-ui/themes';
+import { Box, Button, Flex, Table, Text } from '@radix-ui/themes';
 import { useState, type ReactNode } from 'react';
 import { dateFormatters } from '../format.ts';
 import { ConfirmDialog } from '../list/confirm-dialog.tsx';
 import { ListPage } from '../list/list-page.tsx';
 import { Notice } from '../notice.tsx';
+import { useApiAction } from '../use-api-action.ts';
 import type { Resource } from '../use-resource.ts';
+import { ChangeRoleDialog } from './change-role-dialog.tsx';
 import { InviteDialog, type Invitation } from './invite-dialog.tsx';
 import { RoleBadge, type RoleTexts } from './roles.tsx';
 import type { SignedIn } from './session.tsx';
@@ -18,7 +20,27 @@ export interface ListedPerson<Role extends string> {
   email: string;
   name: string;
   role: Role;
+  /** Whether they have set a password (accepted their invitation). */
+  active: boolean;
+  /** When their access was ended, where it can be given back (the console's deactivation). */
+  deactivatedAt?: string | null;
   createdAt: string;
+}
+
+/** Whether an action can be done to a person now and, when it cannot, why: the server's words. */
+export interface Availability {
+  allowed: boolean;
+  reason: string | null;
+}
+
+/** The actions of a person's row, as the server says each can be done now. */
+export interface PersonActions {
+  changeRole: Availability;
+  resendInvitation: Availability;
+  /** Ending their access (deactivate, remove). */
+  end: Availability;
+  /** Giving it back, where it can be (the console's). */
+  reactivate?: Availability;
 }
 
 /** What a person is called on a page: their name, or their address until they have one. */
@@ -26,15 +48,40 @@ export function nameOf(person: { name: string; email: string }): string {
   return person.name || person.email;
 }
 
+/** What those who manage people may do from the list, and how each is sent to the surface's routes. */
+export interface PeopleManagement<Role extends string, Person extends ListedPerson<Role>> {
+  initialRole: NoInfer<Role>;
+  /** Sends the invitation and answers the person invited. */
+  invite: (invitation: Invitation<Role>) => Promise<{ email: string }>;
+  /** Whether each action can be done to a person now, and why not, as the server said with the list. */
+  actions: (person: Person) => PersonActions;
+  changeRole: (person: Person, role: Role) => Promise<void>;
+  /** Mails a new invitation; the older link stops working. */
+  resendInvitation: (person: Person) => Promise<void>;
+  /** Gives a person whose access ended it back, where a surface keeps them (the console). */
+  reactivate?: ((person: Person) => Promise<void>) | undefined;
+  end: {
+    /** The button's verb, e.g. "Remove", "Deactivate". */
+    verb: string;
+    /** The past participle the announcement uses, e.g. "removed". */
+    done: string;
+    /** What follows from ending it, for the confirmation. */
+    consequences: (person: Person) => ReactNode;
+    send: (person: Person) => Promise<void>;
+  };
+}
+
 /**
  * The people of the signed-in tenant (the dashboard's Settings → People, the console's Team), under what the
- * page says of them (`children`): each with their name (as text, whatever it holds; "(you)" on one's own row),
- * address, role and `status`, and since when. Those who manage people (`manage`) invite them by e-mail and end
- * their access (`end`: remove, deactivate) after a confirmation, never their own; the others read `notAllowed`.
- * What was done is announced in a live region.
+ * page says of them (`children`): each with their name (as text, whatever it holds; "(you)" on one's own row;
+ * their address once, for someone invited without a name), address, role and `status`, and since when. Those who
+ * manage people (`manage`) invite them by e-mail, change their roles (their own too), mail an invitation again
+ * to someone who has not accepted, end their access (`end`: remove, deactivate) after a confirmation, never
+ * their own, and give it back (`reactivate`); each action the row offers is greyed, with the server's reason
+ * beside it, when it cannot work now. The others read `notAllowed`. What was done is announced in a live region.
  *
  * @example
- * <PeopleList title="Team" signedIn={useSignedIn()} people={team} roles={ROLES} … manage={{ initialRole, invite, end }}>
+ * <PeopleList title="Team" signedIn={useSignedIn()} people={team} roles={ROLES} … manage={{ initialRole, invite, … }}>
  *   Everyone here signs in to the console with their own password.
  * </PeopleList>
  */
@@ -55,25 +102,8 @@ export function PeopleList<Role extends string, Person extends ListedPerson<Role
   roles: RoleTexts<Role>;
   /** Badges beside the role: invited, deactivated. */
   status: (person: Person) => ReactNode;
-  /** For those who may manage people: how to invite, and how to end a person's access; undefined for others. */
-  manage:
-    | {
-        initialRole: NoInfer<Role>;
-        /** Sends the invitation and answers the person invited. */
-        invite: (invitation: Invitation<Role>) => Promise<Person>;
-        end: {
-          /** The button's verb, e.g. "Remove", "Deactivate". */
-          verb: string;
-          /** The past participle the announcement uses, e.g. "removed". */
-          done: string;
-          /** Whether the person's access can be ended (not one's own, not already ended). */
-          allowed: (person: Person) => boolean;
-          /** What follows from ending it, for the confirmation. */
-          consequences: (person: Person) => ReactNode;
-          send: (person: Person) => Promise<void>;
-        };
-      }
-    | undefined;
+  /** For those who may manage people: what they may do; undefined for others. */
+  manage: PeopleManagement<Role, Person> | undefined;
   notAllowed: string;
   children: ReactNode;
 }) {
@@ -85,6 +115,11 @@ export function PeopleList<Role extends string, Person extends ListedPerson<Role
       {status(person)}
     </Flex>
   );
+  /** Announces what was done, and reads the list again. */
+  const done = (what: string) => {
+    setAnnouncement(what);
+    people.reload();
+  };
 
   return (
     <ListPage
@@ -98,8 +133,7 @@ export function PeopleList<Role extends string, Person extends ListedPerson<Role
             initialRole={manage.initialRole}
             invite={async (invitation) => {
               const person = await manage.invite(invitation);
-              setAnnouncement(`Invitation mailed to ${person.email}. Its link works once, for 7 days.`);
-              people.reload();
+              done(`Invitation mailed to ${person.email}. Its link works once, for 7 days.`);
             }}
           />
         ) : null
@@ -133,38 +167,173 @@ export function PeopleList<Role extends string, Person extends ListedPerson<Role
                 {person.id === you ? <Text color="gray"> (you)</Text> : null}
               </Text>
               {/* On a phone, where their columns are hidden, the address and the role under the name. */}
-              <Text size="1" color="gray" className="show-on-phone">
-                {person.email}
-              </Text>
+              {person.name === '' ? null : (
+                <Text size="1" color="gray" className="show-on-phone">
+                  {person.email}
+                </Text>
+              )}
               <Box className="show-on-phone" mt="1">
                 {badges(person)}
               </Box>
             </Flex>
           </Table.RowHeaderCell>
-          <Table.Cell className="hide-on-phone">{person.email}</Table.Cell>
+          {/* Someone invited without a name is called by their address already: it is not said twice. */}
+          <Table.Cell className="hide-on-phone">{person.name === '' ? null : person.email}</Table.Cell>
           <Table.Cell className="hide-on-phone">{badges(person)}</Table.Cell>
           <Table.Cell className="hide-on-phone">
             <time dateTime={person.createdAt}>{formatDate(person.createdAt)}</time>
           </Table.Cell>
           <Table.Cell justify="end">
-            {manage && person.id !== you && manage.end.allowed(person) ? (
-              <ConfirmDialog
-                trigger={manage.end.verb}
-                triggerLabel={`${manage.end.verb} ${nameOf(person)}`}
-                title={`${manage.end.verb} ${nameOf(person)}?`}
-                confirm={manage.end.verb}
-                onConfirm={async () => {
-                  await manage.end.send(person);
-                  setAnnouncement(`${nameOf(person)} was ${manage.end.done}.`);
-                  people.reload();
-                }}
-              >
-                {manage.end.consequences(person)}
-              </ConfirmDialog>
+            {manage ? (
+              <RowActions
+                person={person}
+                self={person.id === you}
+                roles={roles}
+                manage={manage}
+                done={done}
+              />
             ) : null}
           </Table.Cell>
         </Table.Row>
       )}
     </ListPage>
+  );
+}
+
+/**
+ * The buttons of one person's row, for those who manage people: those that fit where the person is (invited,
+ * active, access ended), each greyed with the server's reason beside it when it cannot work now.
+ */
+function RowActions<Role extends string, Person extends ListedPerson<Role>>({
+  person,
+  self,
+  roles,
+  manage,
+  done,
+}: {
+  person: Person;
+  self: boolean;
+  roles: RoleTexts<Role>;
+  manage: PeopleManagement<Role, Person>;
+  done: (what: string) => void;
+}) {
+  const action = useApiAction();
+  const label = nameOf(person);
+  const ended = person.deactivatedAt !== undefined && person.deactivatedAt !== null;
+  const { reactivate } = manage;
+  const availability = manage.actions(person);
+  const offered = {
+    changeRole: !ended,
+    resendInvitation: !ended && !person.active,
+    end: !ended && !self,
+    reactivate: ended && reactivate !== undefined,
+  };
+  /** The reasons of the offered actions that cannot work now, each once, and the id of the text of each. */
+  const reasons = [
+    ...new Set(
+      (Object.keys(offered) as (keyof typeof offered)[]).flatMap((key) => {
+        const reason = offered[key] ? availability[key]?.reason : null;
+        return reason === null || reason === undefined ? [] : [reason];
+      }),
+    ),
+  ];
+  const unavailable = (key: keyof PersonActions) => {
+    const reason = availability[key]?.reason;
+    return availability[key]?.allowed !== false || reason === null || reason === undefined
+      ? undefined
+      : { reasonId: `person-${person.id}-reason-${String(reasons.indexOf(reason))}` };
+  };
+
+  return (
+    <Flex direction="column" align="end" gap="1">
+      <Flex gap="2" wrap="wrap" justify="end">
+        {offered.changeRole ? (
+          <ChangeRoleDialog
+            person={{ id: person.id, role: person.role, label }}
+            self={self}
+            roles={roles}
+            unavailable={unavailable('changeRole')}
+            change={async (role) => {
+              await manage.changeRole(person, role);
+              done(`${self ? 'You are' : `${label} is`} now ${roles[role].label.toLowerCase()}.`);
+            }}
+          />
+        ) : null}
+        {offered.resendInvitation ? (
+          <Button
+            variant="soft"
+            size="1"
+            aria-label={`Resend invitation to ${label}`}
+            disabled={unavailable('resendInvitation') !== undefined}
+            aria-describedby={unavailable('resendInvitation')?.reasonId}
+            loading={action.busy}
+            onClick={() =>
+              void action.run(async () => {
+                await manage.resendInvitation(person);
+                done(
+                  `A new invitation is mailed to ${person.email}; the link mailed before no longer works. The new one works once, for 7 days.`,
+                );
+              })
+            }
+          >
+            Resend invitation
+          </Button>
+        ) : null}
+        {offered.reactivate && reactivate ? (
+          <Button
+            variant="soft"
+            size="1"
+            aria-label={`Reactivate ${label}`}
+            disabled={unavailable('reactivate') !== undefined}
+            aria-describedby={unavailable('reactivate')?.reasonId}
+            loading={action.busy}
+            onClick={() =>
+              void action.run(async () => {
+                await reactivate(person);
+                done(
+                  person.active
+                    ? `${label} was reactivated: they sign in with their password again.`
+                    : `${label} was reactivated: resend their invitation, so that they can set a password.`,
+                );
+              })
+            }
+          >
+            Reactivate
+          </Button>
+        ) : null}
+        {offered.end ? (
+          <ConfirmDialog
+            trigger={manage.end.verb}
+            triggerLabel={`${manage.end.verb} ${label}`}
+            title={`${manage.end.verb} ${label}?`}
+            confirm={manage.end.verb}
+            unavailable={unavailable('end')}
+            onConfirm={async () => {
+              await manage.end.send(person);
+              done(`${label} was ${manage.end.done}.`);
+            }}
+          >
+            {manage.end.consequences(person)}
+          </ConfirmDialog>
+        ) : null}
+      </Flex>
+      {reasons.map((reason, index) => (
+        <Text
+          as="p"
+          size="1"
+          color="gray"
+          align="right"
+          key={reason}
+          id={`person-${person.id}-reason-${String(index)}`}
+        >
+          Not now: {reason}
+        </Text>
+      ))}
+      {action.error === undefined ? null : (
+        <Text as="p" size="1" color="red" align="right" role="alert">
+          {action.error.message}
+        </Text>
+      )}
+    </Flex>
   );
 }

@@ -32,6 +32,25 @@ export interface SessionContextValue<Answer, User, Tenant> {
   refresh: () => Promise<void>;
 }
 
+/**
+ * What a signed-in person does with their own account from any page of a surface's shell (its person's menu):
+ * change their password. The surface's session provides it (session.tsx), on its account routes.
+ */
+export interface AccountActions {
+  /** `PUT /password`: their other sessions end, this one stays; answers how many ended. */
+  changePassword: (body: {
+    currentPassword: string;
+    password: string;
+  }) => Promise<{ otherSessionsEnded: number }>;
+}
+
+export const AccountActionsContext = createContext<AccountActions | undefined>(undefined);
+
+/** The signed-in person's account actions; undefined outside a surface's session provider. */
+export function useAccountActions(): AccountActions | undefined {
+  return use(AccountActionsContext);
+}
+
 /** How a surface reads its session answers, and what its pages do when a session ends. */
 export interface SessionOptions<Answer, User, Tenant> {
   client: ApiClient;
@@ -47,7 +66,10 @@ export interface SessionOptions<Answer, User, Tenant> {
 
 /** What {@link createSession} makes: the provider and its hooks. */
 export interface SessionKit<Answer, User, Tenant> {
-  /** Knows who is signed in: asks the server once at start, then follows sign-in, sign-out and ended sessions. */
+  /**
+   * Knows who is signed in: asks the server once at start, then follows sign-in, sign-out and ended sessions; and
+   * gives the shell what a person does with their own account ({@link AccountActions}).
+   */
   SessionProvider: (props: { children: ReactNode }) => ReactNode;
   /** The session and what changes it; only inside `SessionProvider`. */
   useSession: () => SessionContextValue<Answer, User, Tenant>;
@@ -128,7 +150,15 @@ export function createSession<Answer, User, Tenant>(
       }),
       [session, refresh],
     );
-    return <SessionContext value={value}>{children}</SessionContext>;
+    const account = useMemo<AccountActions>(
+      () => ({ changePassword: (body) => api('PUT /password', { body }) }),
+      [],
+    );
+    return (
+      <SessionContext value={value}>
+        <AccountActionsContext value={account}>{children}</AccountActionsContext>
+      </SessionContext>
+    );
   }
 
   function useSession(): SessionContextValue<Answer, User, Tenant> {

@@ -1,7 +1,9 @@
-import { ExitIcon } from '@radix-ui/react-icons';
+import { ExitIcon, LockClosedIcon } from '@radix-ui/react-icons';
 import { Avatar, Box, Button, DropdownMenu, Flex, TabNav, Text } from '@radix-ui/themes';
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router';
+import { useAccountActions } from '../accounts/session.tsx';
+import { ChangePasswordDialog } from '../accounts/change-password-dialog.tsx';
 import { ErrorCallout } from '../error-callout.tsx';
 import { SiteHeader } from '../site-header.tsx';
 import { useApiAction } from '../use-api-action.ts';
@@ -26,8 +28,8 @@ export interface ShellSection {
 
 /**
  * The frame of every signed-in page: a skip link, the header (the tenant, its sections, the person's menu with
- * their role and Sign out) and the page (the route's `<Outlet>`) in `<main>`, with `children` after it (a
- * dialog above the page).
+ * their account, their role, "Change password" and Sign out) and the page (the route's `<Outlet>`) in `<main>`,
+ * with `children` after it (a dialog above the page).
  *
  * @example
  * <AppShell tenant={organization.name} user={user} role={<RoleBadge … />} sections={[{ to: '/team', label: 'Team' }]} signOut={signOut} />
@@ -52,6 +54,8 @@ export function AppShell({
   const navigate = useNavigate();
   const { pathname } = useLocation();
   const signingOut = useApiAction();
+  const account = useAccountActions();
+  const [changingPassword, setChangingPassword] = useState(false);
 
   const leave = () =>
     signingOut.run(async () => {
@@ -74,7 +78,13 @@ export function AppShell({
                 <DropdownMenu.TriggerIcon />
               </Button>
             </DropdownMenu.Trigger>
-            <DropdownMenu.Content align="end">
+            <DropdownMenu.Content
+              align="end"
+              onCloseAutoFocus={(event) => {
+                // The password's dialog takes the focus, not the menu's button.
+                if (changingPassword) event.preventDefault();
+              }}
+            >
               <DropdownMenu.Label>
                 <Flex direction="column">
                   <Text size="2" weight="medium" highContrast>
@@ -85,6 +95,15 @@ export function AppShell({
               </DropdownMenu.Label>
               <DropdownMenu.Label>{role}</DropdownMenu.Label>
               <DropdownMenu.Separator />
+              {account === undefined ? null : (
+                <DropdownMenu.Item
+                  onSelect={() => {
+                    setChangingPassword(true);
+                  }}
+                >
+                  <LockClosedIcon aria-hidden /> Change password
+                </DropdownMenu.Item>
+              )}
               <DropdownMenu.Item onSelect={() => void leave()}>
                 <ExitIcon aria-hidden /> Sign out
               </DropdownMenu.Item>
@@ -106,6 +125,7 @@ export function AppShell({
           <Outlet />
         </Box>
       </main>
+      <ChangePasswordDialog open={changingPassword} setOpen={setChangingPassword} email={user.email} />
       {children}
     </>
   );

@@ -1,14 +1,24 @@
 import { AppError, isNot, outOfRange, tooLong } from '../../../errors.ts';
+import { AWAITS_RECIPIENT } from '../../recipients/turn.ts';
 import { isUuid } from '../../../validation/uuid.ts';
+import type { QueuePosition } from './queue-cursor.ts';
 
 /**
- * What the console asks of its work queue (queue.ts): the query, its checks and defaults, and the filters it
- * makes of it, as SQL with numbered parameters.
+ * What the console asks of its work queue (queue.ts): the query, its checks and defaults, and the SQL it makes of
+ * it with numbered parameters: its filters, and the select of a page's rows.
  */
 
 /** The orders the queue can be read in. */
 export const QUEUE_SORTS = ['newest', 'oldest', 'longest_in_state', 'recently_updated'] as const;
 export type QueueSort = (typeof QUEUE_SORTS)[number];
+
+/** Each sort's column and direction; `sequence` follows in the same direction. Constants, never input. */
+export const SORTS: Record<QueueSort, { column: string; direction: 'asc' | 'desc' }> = {
+  newest: { column: 'created_at', direction: 'desc' },
+  oldest: { column: 'created_at', direction: 'asc' },
+  longest_in_state: { column: 'state_entered_at', direction: 'asc' },
+  recently_updated: { column: 'updated_at', direction: 'desc' },
+};
 
 /** The most rows a page holds, and how many it holds when the caller does not say. */
 export const MAX_QUEUE_PAGE = 100;
@@ -24,8 +34,9 @@ const MAX_DAYS = 3650;
 /** What the console asks of the queue. Every field is optional. */
 export interface QueueQuery {
   /**
-   * A fragment (3 to 100 characters, any case) of the investor's name or e-mail address or of the sender entity's
-   * name, or a transaction's id or the beginning of it.
+   * A fragment (3 to 100 characters, any case) of the investor's name (their entity's, e.g. a trust's legal name),
+   * of the contact person's name or e-mail address (the notice name and address), or of the sender entity's name;
+   * or a transaction's id or the beginning of it.
    */
   search?: string | undefined;
   /** A template's key: transactions of every version of it. */
@@ -157,13 +168,15 @@ export function sharedFilters(
     );
   }
   if (query.search !== undefined) {
-    // Each alternative is one index's (trigram GIN, the sender index, the primary key): a BitmapOr of them. The
-    // sender arm looks only at the organization's senders (the few the kept counts name): the name of an
-    // investor's entity would match thousands of them, each a probe of the sender index for nothing. A recipient's
-    // entity is not searched: it is named as the notice name when the transaction makes it, and an arm for it
-    // (thousands of primary-key probes for a common fragment) doubled a search's time over 200,000 rows.
+    // Each alternative is an index's (the organization's trigrams of three columns, migration 0023; the sender
+    // index; the primary key): a BitmapOr of them, each with the organization in its condition. The investor's
+    // entity is searched by the name its transaction keeps (`investor_name`): an arm through the recipients and
+    // their entities (thousands of primary-key probes for a common fragment) doubled a search's time over 200,000
+    // rows. The sender arm looks only at the organization's senders (the few the kept counts name): the name of an
+    // investor's entity would match thousands of them, each a probe of the sender index for nothing.
     const pattern = params.add(containing(query.search));
     const any = [
+      `t.investor_name ilike ${pattern}`,
       `t.notice_name ilike ${pattern}`,
       `t.notice_email ilike ${pattern}`,
       `t.sender_entity_id = any(array(
@@ -176,4 +189,73 @@ export function sharedFilters(
     where.push(`(${any.join(' or ')})`);
   }
   return where.join(' and ');
+}
+
+/**
+ * The filters of a page beyond the shared ones, over the `columns` it is read from (the transactions', or a
+ * search's gathered matches'): its tab (state) and where the cursor left off.
+ */
+export function pageFilters(
+  params: Parameters,
+  query: CheckedQuery,
+  position: QueuePosition | undefined,
+  columns: { state: string; time: string; sequence: string },
+): string[] {
+  const where: string[] = [];
+  if (query.state !== undefined) where.push(`${columns.state} = ${params.add(query.state)}`);
+  if (position !== undefined) {
+    const after = SORTS[query.sort].direction === 'desc' ? '<' : '>';
+    where.push(
+      `(${columns.time}, ${columns.sequence}) ${after} (${params.add(position.time)}::timestamptz, ${params.add(position.sequence)}::bigint)`,
+    );
+  }
+  return where;
+}
+
+/** A row of a page as {@link pageSelect} reads it. */
+export interface PageRow {
+  id: string;
+  templateId: string;
+  state: string;
+  investorName: string;
+  noticeName: string;
+  noticeEmail: string;
+  senderEntityId: string;
+  senderEntityName: string;
+  createdAt: Date;
+  updatedAt: Date;
+  stateEnteredAt: Date;
+  recipientActiveAt: Date | null;
+  assigneeId: string | null;
+  assigneeName: string | null;
+  sortTime: string;
+  sequence: string;
+  awaitsRecipient: boolean;
+  idle: boolean;
+}
+
+/**
+ * The select of a page's rows (`where` picks them, over `t`), and whether each stalls. The page is read first
+ * and only its rows are asked whether they are stalled: asked in the same select, the planner may answer it for
+ * every process of the table at once.
+ */
+export function pageSelect(params: Parameters, query: CheckedQuery, where: string): string {
+  const stalledAfter = params.add(query.stalledAfterDays);
+  const { column } = SORTS[query.sort];
+  return `select page.*, ${AWAITS_RECIPIENT('page')} as "awaitsRecipient"
+     from (
+       select t.id, t.template_id as "templateId", t.state,
+         coalesce(t.investor_name, t.notice_name) as "investorName", t.notice_name as "noticeName",
+         t.notice_email as "noticeEmail", t.sender_entity_id as "senderEntityId", s.name as "senderEntityName",
+         t.created_at as "createdAt", t.updated_at as "updatedAt", t.state_entered_at as "stateEnteredAt",
+         t.recipient_active_at as "recipientActiveAt", u.id as "assigneeId", u.name as "assigneeName",
+         to_char(t.${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as "sortTime", t.sequence,
+         t.completed_at, t.voided_at,
+         greatest(t.state_entered_at, t.recipient_active_at) <= now() - make_interval(days => ${stalledAfter}::int)
+           as idle
+       from transactions t
+       join entities s on s.id = t.sender_entity_id
+       left join users u on u.id = t.assignee_user_id and u.organization_id = t.organization_id
+       where ${where}
+     ) page`;
 }

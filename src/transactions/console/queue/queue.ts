@@ -1,24 +1,28 @@
 import type { Database, Queryable } from '../../../db/database.ts';
-import { AWAITS_RECIPIENT } from '../../recipients/turn.ts';
-import type { WorkflowDefinition } from '../../templates/schema.ts';
+import type { TemplateDefinition, WorkflowDefinition } from '../../templates/schema.ts';
+import { effectiveWorkflow, isVoidEvent } from '../../workflow.ts';
 import {
   checkQueueQuery,
+  pageFilters,
+  pageSelect,
   Parameters,
   sharedFilters,
+  SORTS,
   type CheckedQuery,
+  type PageRow,
   type QueueQuery,
-  type QueueSort,
 } from './queue-query.ts';
 import { decodeQueueCursor, encodeQueueCursor, listFingerprint, type QueuePosition } from './queue-cursor.ts';
 
 /**
  * The organization console's work queue: an organization's transactions, one page at a time, with a tab per
- * state of its templates and each tab's count. Searched by the investor's name or e-mail (the notice name and
- * address), the sender entity's name, or the transaction's id or a prefix of it (not a recipient entity's name:
- * see queue-query.ts); filtered by template (its key: every version), state, sender entity and time in state;
+ * state of its templates and each tab's count. A row names its investor (the primary recipient's entity, e.g.
+ * "Redwood Family Trust") and the contact person (the notice name and address, e.g. "Morgan Redwood"). Searched by
+ * the investor's name, the contact's name or e-mail, the sender entity's name, or the transaction's id or a prefix
+ * of it (see queue-query.ts); filtered by template (its key: every version), state, sender entity and time in state;
  * sorted newest, oldest, longest in state or recently updated, walked with keyset cursors (`sequence` breaks
  * ties). Every statement is scoped to the organization and every value is a parameter; the indexes are migration
- * 0016's.
+ * 0016's and 0023's (the investor's name).
  *
  * A row is **stalled** when it is the primary recipient's turn and they have done nothing for `stalledAfterDays`
  * (7 by default): the transaction is not in a final state, the recipient has something to submit (as for
@@ -34,11 +38,57 @@ export interface QueueTab {
   final: boolean;
 }
 
+/**
+ * Where a transaction in a state stands, as its template's workflow tells (see {@link stageOf}): waiting on the
+ * recipient, waiting on the organization's team, completed, voided, or a state its template does not list.
+ */
+export const STATE_STAGES = ['recipient', 'team', 'completed', 'voided', 'other'] as const;
+export type StateStage = (typeof STATE_STAGES)[number];
+
+/**
+ * Where a transaction in `state` stands, from its template's workflow (the effective one: the built-in void
+ * included) rather than from state keys: a final state is `voided` when a void event enters it and `completed`
+ * otherwise; a state that goes on is the `recipient`'s while an event that leaves it is a recipient's (a process's
+ * `submitEvent`: they have something to submit), and the `team`'s while only the organization moves it on (a
+ * review, a countersignature); a state the workflow does not have is `other`.
+ *
+ * @example
+ * stageOf(template, 'in_review'); // 'team' in the example template: only the sponsor's events leave it
+ */
+export function stageOf(
+  template: {
+    workflow: WorkflowDefinition;
+    processes: readonly Pick<TemplateDefinition['processes'][number], 'submitEvent'>[];
+  },
+  state: string,
+): StateStage {
+  const workflow = effectiveWorkflow(template.workflow);
+  const found = workflow.states.find((candidate) => candidate.key === state);
+  if (found === undefined) return 'other';
+  if (found.final === true) {
+    return workflow.events.some((event) => isVoidEvent(event.key) && event.to === state)
+      ? 'voided'
+      : 'completed';
+  }
+  const submits = new Set(template.processes.flatMap((process) => process.submitEvent ?? []));
+  return workflow.events.some((event) => event.from.includes(state) && submits.has(event.key))
+    ? 'recipient'
+    : 'team';
+}
+
 /** A row of the queue. */
 export interface QueueRow {
   id: string;
   template: { id: string; key: string; name: string; version: number };
   state: string;
+  /** Where the transaction stands in its state (see {@link stageOf}): the colour of its state's badge. */
+  stage: StateStage;
+  /**
+   * The investor: the name of the primary recipient's entity (a person's own name, or a trust's or a company's),
+   * kept on the transaction (migration 0023).
+   */
+  investorName: string;
+  /** The contact person: whom the invitation and the mail go to. */
   noticeName: string;
   noticeEmail: string;
   senderEntity: { id: string; name: string };
@@ -73,47 +123,22 @@ export {
 } from './queue-query.ts';
 export type { QueueQuery, QueueSort } from './queue-query.ts';
 
-/** Each sort's column and direction; `sequence` follows in the same direction. Constants, never input. */
-const SORTS: Record<QueueSort, { column: string; direction: 'asc' | 'desc' }> = {
-  newest: { column: 'created_at', direction: 'desc' },
-  oldest: { column: 'created_at', direction: 'asc' },
-  longest_in_state: { column: 'state_entered_at', direction: 'asc' },
-  recently_updated: { column: 'updated_at', direction: 'desc' },
-};
-
-/** A template of the organization, with what the tabs and `stalled` need of its workflow. */
+/** A template of the organization, with what the tabs, `stalled` and the stages need of its definition. */
 interface QueueTemplate {
   id: string;
   key: string;
   name: string;
   version: number;
-  states: WorkflowDefinition['states'];
-}
-
-interface PageRow {
-  id: string;
-  templateId: string;
-  state: string;
-  noticeName: string;
-  noticeEmail: string;
-  senderEntityId: string;
-  senderEntityName: string;
-  createdAt: Date;
-  updatedAt: Date;
-  stateEnteredAt: Date;
-  recipientActiveAt: Date | null;
-  assigneeId: string | null;
-  assigneeName: string | null;
-  sortTime: string;
-  sequence: string;
-  awaitsRecipient: boolean;
-  idle: boolean;
+  workflow: WorkflowDefinition;
+  /** Its processes' `submitEvent`s (the recipient's events), as {@link stageOf} reads them. */
+  processes: Pick<TemplateDefinition['processes'][number], 'submitEvent'>[];
 }
 
 /**
  * A page of the organization's work queue, with the tabs' counts on the first page (see {@link QueueQuery} for
  * what can be asked). Two or three statements: the organization's templates, then the page and, on the first
- * page, the counts, side by side (a search: in a transaction, one after the other, see `planned`).
+ * page, the counts, side by side; for a search, one statement that reads both (see `readPage`), in a transaction
+ * (see `planned`).
  * BAD_USER_INPUT for a query out of its limits (see {@link checkQueueQuery}), INVALID_CURSOR for a cursor of
  * another list.
  *
@@ -139,7 +164,9 @@ export async function readQueue(
   const position = query.after === undefined ? undefined : decodeQueueCursor(query.after, fingerprint);
 
   const templates = await db.query<QueueTemplate>(
-    `select id, key, name, version, definition -> 'workflow' -> 'states' as states
+    `select id, key, name, version, definition -> 'workflow' as workflow,
+       coalesce((select jsonb_agg(jsonb_build_object('submitEvent', p -> 'submitEvent'))
+                 from jsonb_array_elements(definition -> 'processes') p where p ? 'submitEvent'), '[]') as processes
      from templates where organization_id = $1 order by key, version desc`,
     [organizationId],
   );
@@ -148,11 +175,8 @@ export async function readQueue(
   );
   const templateIds = query.templateKey === undefined ? undefined : shown.map((template) => template.id);
 
-  const [rows, counts] = await planned(db, query, (reader) =>
-    Promise.all([
-      readRows(reader, { organizationId, query, templateIds, position }),
-      position === undefined ? countStates(reader, { organizationId, query, templateIds }) : undefined,
-    ]),
+  const { rows, counts } = await planned(db, query, (reader) =>
+    readPage(reader, { organizationId, query, templateIds, position }),
   );
 
   const byId = new Map(templates.map((template) => [template.id, template]));
@@ -169,11 +193,11 @@ export async function readQueue(
 }
 
 /**
- * Runs a read's page and counts: as they come, or for a search in a database transaction whose statements are
- * planned for their values. Every statement is prepared, and after a few runs PostgreSQL may plan a search for
+ * Runs a read's page and counts: as they come, or for a search in a database transaction whose statement is
+ * planned for its values. Every statement is prepared, and after a few runs PostgreSQL may plan a search for
  * any pattern: it then reads every row of the organization and tests the pattern on each (54 ms for 40,000 rows,
  * about 250 for 200,000) where the trigram indexes find the few that match (10 ms). The transaction costs two
- * round trips more and runs the two statements one after the other.
+ * round trips more.
  */
 function planned<T>(db: Database, query: CheckedQuery, read: (reader: Queryable) => Promise<T>): Promise<T> {
   if (query.search === undefined) return read(db);
@@ -191,43 +215,96 @@ interface ReadScope {
   templateIds: string[] | undefined;
 }
 
+/**
+ * A row as a search's statement reads it: on the first page with the tabs' counts, and when the page is empty one
+ * row of counts alone (its id null).
+ */
+interface SearchRow extends Omit<PageRow, 'id'> {
+  id: string | null;
+  counts?: Record<string, number>;
+}
+
+/**
+ * A page's rows (one more than asked: whether there is a next page) and, on the first page, the tabs' counts.
+ * Without a search, two statements side by side: the page walks its sort's index, the counts sum the kept ones
+ * (or count rows). A search is one statement: it gathers the organization's matches once (through its trigram
+ * index: as many rows as match), counts them by state and sorts them for the page. Left to order and limit the
+ * match, the planner may walk the organization's rows in order and test each until the page is full: a few
+ * thousand rows for a fragment of one row in a hundred, every row for one that matches nothing (110 ms where
+ * gathering took 12, and the counts read the matches a second time: bench/RESULTS.md, 2026-11-28).
+ */
+async function readPage(
+  db: Queryable,
+  options: ReadScope & { position: QueuePosition | undefined },
+): Promise<{ rows: PageRow[]; counts: Map<string, number> | undefined }> {
+  const { query, position } = options;
+  const first = position === undefined;
+  if (query.search === undefined) {
+    const [rows, counts] = await Promise.all([
+      readRows(db, options),
+      first ? countStates(db, options) : undefined,
+    ]);
+    return { rows, counts };
+  }
+  const params = new Parameters();
+  const shared = sharedFilters(params, options.organizationId, query, options.templateIds);
+  const { column, direction } = SORTS[query.sort];
+  const onPage = pageFilters(params, query, position, {
+    state: 'm.state',
+    time: 'm.at',
+    sequence: 'm.sequence',
+  });
+  const limit = params.add(query.first + 1);
+  // The first page's counts ride on each row (left joined: an empty page is one row of counts alone).
+  const counted = first
+    ? {
+        with: `, counted as (
+           select coalesce(json_object_agg(state, count), '{}') as counts
+           from (select state, count(*)::int as count from matched group by state) by_state)`,
+        select: 'counted.counts, ',
+        from: 'counted left join',
+        on: 'on true',
+      }
+    : { with: '', select: '', from: '', on: '' };
+  const listed = await db.query<SearchRow>(
+    `with matched as materialized (
+       select t.id, t.state, t.${column} as at, t.sequence from transactions t where ${shared}),
+     chosen as (
+       select m.id from matched m ${onPage.length === 0 ? '' : `where ${onPage.join(' and ')}`}
+       order by m.at ${direction}, m.sequence ${direction} limit ${limit})
+     ${counted.with}
+     select ${counted.select}listed.*
+     from ${counted.from} (${pageSelect(params, query, 't.id in (select id from chosen)')}) listed ${counted.on}
+     order by listed."sortTime" ${direction}, listed.sequence ${direction}`,
+    params.values,
+  );
+  const counts = first ? listed[0]?.counts : undefined;
+  return {
+    rows: listed.filter((row): row is SearchRow & PageRow => row.id !== null),
+    counts: counts === undefined ? undefined : new Map(Object.entries(counts)),
+  };
+}
+
+/** A page without a search: the organization's rows in the sort's order, through its index. */
 async function readRows(
   db: Queryable,
   options: ReadScope & { position: QueuePosition | undefined },
 ): Promise<PageRow[]> {
   const { query, position } = options;
   const params = new Parameters();
-  const stalledAfter = params.add(query.stalledAfterDays);
-  const where = [sharedFilters(params, options.organizationId, query, options.templateIds)];
-  if (query.state !== undefined) where.push(`t.state = ${params.add(query.state)}`);
   const { column, direction } = SORTS[query.sort];
-  if (position !== undefined) {
-    const after = direction === 'desc' ? '<' : '>';
-    where.push(
-      `(t.${column}, t.sequence) ${after} (${params.add(position.time)}::timestamptz, ${params.add(position.sequence)}::bigint)`,
-    );
-  }
+  const where = [
+    sharedFilters(params, options.organizationId, query, options.templateIds),
+    ...pageFilters(params, query, position, {
+      state: 't.state',
+      time: `t.${column}`,
+      sequence: 't.sequence',
+    }),
+  ];
   const limit = params.add(query.first + 1);
-  // The page is read first and only its rows are asked whether they are stalled: asked in the same select, the
-  // planner may answer it for every process of the table at once.
+  const order = `t.${column} ${direction}, t.sequence ${direction}`;
   return db.query<PageRow>(
-    `select page.*, ${AWAITS_RECIPIENT('page')} as "awaitsRecipient"
-     from (
-       select t.id, t.template_id as "templateId", t.state, t.notice_name as "noticeName",
-         t.notice_email as "noticeEmail", t.sender_entity_id as "senderEntityId", s.name as "senderEntityName",
-         t.created_at as "createdAt", t.updated_at as "updatedAt", t.state_entered_at as "stateEnteredAt",
-         t.recipient_active_at as "recipientActiveAt", u.id as "assigneeId", u.name as "assigneeName",
-         to_char(t.${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as "sortTime", t.sequence,
-         t.completed_at, t.voided_at,
-         greatest(t.state_entered_at, t.recipient_active_at) <= now() - make_interval(days => ${stalledAfter}::int)
-           as idle
-       from transactions t
-       join entities s on s.id = t.sender_entity_id
-       left join users u on u.id = t.assignee_user_id and u.organization_id = t.organization_id
-       where ${where.join(' and ')}
-       order by t.${column} ${direction}, t.sequence ${direction}
-       limit ${limit}
-     ) page
+    `${pageSelect(params, query, `${where.join(' and ')} order by ${order} limit ${limit}`)}
      order by page."sortTime" ${direction}, page.sequence ${direction}`,
     params.values,
   );
@@ -262,7 +339,7 @@ async function countStates(db: Queryable, options: ReadScope): Promise<Map<strin
 function tabsOf(templates: readonly QueueTemplate[], counts: ReadonlyMap<string, number>): QueueTab[] {
   const tabs = new Map<string, QueueTab>();
   for (const template of templates) {
-    for (const state of template.states) {
+    for (const state of template.workflow.states) {
       const tab = tabs.get(state.key) ?? {
         state: state.key,
         count: counts.get(state.key) ?? 0,
@@ -279,7 +356,8 @@ function tabsOf(templates: readonly QueueTemplate[], counts: ReadonlyMap<string,
 }
 
 function toQueueRow(row: PageRow, template: QueueTemplate | undefined): QueueRow {
-  const final = template?.states.some((state) => state.key === row.state && state.final === true) ?? false;
+  const stage = template === undefined ? 'other' : stageOf(template, row.state);
+  const final = stage === 'completed' || stage === 'voided';
   return {
     id: row.id,
     template: {
@@ -289,6 +367,8 @@ function toQueueRow(row: PageRow, template: QueueTemplate | undefined): QueueRow
       version: template?.version ?? 0,
     },
     state: row.state,
+    stage,
+    investorName: row.investorName,
     noticeName: row.noticeName,
     noticeEmail: row.noticeEmail,
     senderEntity: { id: row.senderEntityId, name: row.senderEntityName },

@@ -1,3 +1,4 @@
+import { words } from '../../templates/key-words.ts';
 import type { ConsoleRole } from '../../../accounts/roles.ts';
 import type { Database, Queryable, Transaction } from '../../../db/database.ts';
 import { AppError, mayNotTrigger } from '../../../errors.ts';
@@ -24,7 +25,7 @@ import { pathOf, reviewEventsOf } from './workflow-panel.ts';
 export function checkMayTrigger(subject: LockedTransaction, role: ConsoleRole, eventKey: string): void {
   const review = reviewEventsOf(subject.definition);
   if (mayTrigger(role, eventKey, review)) return;
-  throw mayNotTrigger(eventKey, role, { inReview: review.has(eventKey), events: [...review] });
+  throw mayNotTrigger(eventKey, role, { inReview: review.has(eventKey), events: [...review], words });
 }
 
 /**

@@ -1,7 +1,9 @@
 import type { Queryable } from '../../../db/database.ts';
 import { notFound } from '../../../errors.ts';
 import { linkExpiry, type FileLinks } from '../../../files/file-links.ts';
+import { fieldInWords } from '../../templates/answer-text.ts';
 import type { TemplateDefinition } from '../../templates/schema.ts';
+import { stageOf, type StateStage } from '../queue/queue.ts';
 import { linkActionsOf, type LinkAction } from './actions.ts';
 
 /** A recipient of a transaction as the console shows them: how far they have got. */
@@ -38,12 +40,23 @@ export interface TransactionFileLink {
   id: string;
   kind: 'upload' | 'signed';
   name: string;
-  /** The item field an upload answers, or the document a signed copy is of. */
+  /** What it is, in the template's words: the field an upload answers (`W-9 (Tax residency and forms)`), or
+   * the document a signed copy is of. */
   of: string;
   byteSize: number | null;
   createdAt: Date;
   /** A path on this service (`/files/<id>?expires=…&signature=…`). */
   downloadPath: string;
+}
+
+/** What a file is of, in the template's words: an upload's field (`item.field`), a signed copy's document. */
+function fileOfInWords(definition: TemplateDefinition, kind: 'upload' | 'signed', of: string): string {
+  if (kind === 'signed') {
+    const documents = definition.processes.flatMap((process) => process.documents ?? []);
+    return documents.find((document) => document.key === of)?.title ?? of;
+  }
+  const [vulcanKey = '', ...field] = of.split('.');
+  return field.length === 0 ? of : fieldInWords(definition, vulcanKey, field.join('.'));
 }
 
 /** A document of the template, and the role through which the sender signs it (null: recipients alone sign). */
@@ -71,8 +84,16 @@ function documentsOf(definition: TemplateDefinition): TransactionDocument[] {
 export interface TransactionDetail {
   id: string;
   state: string;
+  /** Where it stands in its state, from the template's workflow: the colour of the state's badge. */
+  stage: StateStage;
   template: { id: string; key: string; name: string; version: number };
   sender: { id: string; name: string };
+  /**
+   * The investor, who the page is about: the name of the primary recipient's entity, as the queue names it
+   * (`transactions.investor_name`, migration 0023).
+   */
+  investorName: string;
+  /** The contact person: whom the invitation and the mail go to. */
   noticeName: string;
   noticeEmail: string;
   createdAt: Date;
@@ -101,12 +122,13 @@ export async function transactionDetail(
 ): Promise<TransactionDetail> {
   const ids = [options.transactionId, options.organizationId];
   const [row] = await db.query<
-    Omit<TransactionDetail, 'recipients' | 'files' | 'documents' | 'linkActions'> & {
+    Omit<TransactionDetail, 'stage' | 'recipients' | 'files' | 'documents' | 'linkActions'> & {
       definition: TemplateDefinition;
     }
   >(
     `select t.id, t.state, json_build_object('id', tp.id, 'key', tp.key, 'name', tp.name, 'version', tp.version) as template,
-       json_build_object('id', s.id, 'name', s.name) as sender, t.notice_name as "noticeName",
+       json_build_object('id', s.id, 'name', s.name) as sender,
+       coalesce(t.investor_name, t.notice_name) as "investorName", t.notice_name as "noticeName",
        t.notice_email as "noticeEmail", t.created_at as "createdAt", t.updated_at as "updatedAt",
        t.completed_at as "completedAt",
        case when t.transmit_token_hash is null then null else t.transmit_token_expires_at end as "linkExpiresAt",
@@ -169,12 +191,13 @@ export async function transactionDetail(
   const expiresAt = linkExpiry();
   return {
     ...transaction,
+    stage: stageOf(definition, transaction.state),
     recipients,
     files: files.map(({ id, kind, name, of, byteSize, createdAt }) => ({
       id,
       kind,
       name,
-      of,
+      of: fileOfInWords(definition, kind, of),
       byteSize: byteSize === null ? null : Number(byteSize),
       createdAt,
       downloadPath: options.links.pathFor(id, expiresAt),

@@ -45,7 +45,9 @@ export function registerTransactionRoutes(
   route(contract.timeline, async (caller, { params, query }) => ({
     entries: await timelineOf(db, { ...of(caller, params.id), kinds: query.kind, actorType: query.actor }),
   }));
-  route(contract.review, (caller, { params }) => reviewOf(db, of(caller, params.id)));
+  route(contract.review, (caller, { params }) =>
+    reviewOf(db, { ...of(caller, params.id), links: deps.links }),
+  );
   route(contract.addComment, async (caller, { params, body }, request) => {
     return {
       comment: await addReviewComment(db, {

@@ -5,7 +5,13 @@ import type { Actor } from '../../actor.ts';
 import { workflowFactsOf } from '../../completion.ts';
 import { ACTOR_LABEL, IS_WORKFLOW_EVENT, namedActor } from '../../history/timeline.ts';
 import type { TemplateDefinition } from '../../templates/schema.ts';
-import { effectiveWorkflow, explainEvents, isVoidEvent, type ExplainedEvent } from '../../workflow.ts';
+import {
+  effectiveWorkflow,
+  explainEvents,
+  IN_WORDS,
+  isVoidEvent,
+  type ExplainedEvent,
+} from '../../workflow.ts';
 import { mayTrigger, reviewEvents } from '../permissions.ts';
 import { needsSecondPerson, pendingApprovalOf, type PendingApproval } from './approvals.ts';
 
@@ -98,7 +104,7 @@ export async function workflowPanelOf(
       description: each.description ?? null,
       final: each.final === true,
     })),
-    events: explainEvents(definition.workflow, state, facts).map((event) => ({
+    events: explainEvents(definition.workflow, state, facts, IN_WORDS).map((event) => ({
       ...event,
       mayTrigger: mayTrigger(options.role, event.key, review),
       messageRequired: isVoidEvent(event.key),

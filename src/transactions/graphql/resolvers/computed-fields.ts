@@ -1,6 +1,6 @@
 import { linkExpiry, signedLink } from '../../../files/file-links.ts';
 import type { TemplateDefinition } from '../../templates/schema.ts';
-import { submissionsOf } from '../../completion.ts';
+import { submissionsOf } from '../../submissions.ts';
 import { effectiveWorkflow, eventsFrom, explainEventsFrom, isRecipientEvent } from '../../workflow.ts';
 import type { Context } from '../context.ts';
 import { relatedKey, type Row } from '../read-model.ts';

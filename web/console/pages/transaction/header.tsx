@@ -1,5 +1,6 @@
-import { Badge, Box, Button, Card, DataList, Flex, Heading, Text } from '@radix-ui/themes';
+import { Box, Button, Card, DataList, Flex, Heading, Link as ThemeLink, Text } from '@radix-ui/themes';
 import { useState } from 'react';
+import { Link, useLocation } from 'react-router';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
 import { Field } from '../../../shared/form/field.tsx';
 import { ConfirmDialog } from '../../../shared/list/confirm-dialog.tsx';
@@ -7,47 +8,48 @@ import { PageHeading } from '../../../shared/page-heading.tsx';
 import { useApiAction } from '../../../shared/use-api-action.ts';
 import { consoleApi } from '../../api.ts';
 import { useResource } from '../../../shared/use-resource.ts';
+import { StateBadge } from '../../state-badge.tsx';
 import type { TransactionDetail } from '../../types.ts';
-import { formatDateTime, words } from '../../words.ts';
-
-/** A state as a badge: green when final, the accent while it moves. */
-export function StateBadge({ state, final = false }: { state: string; final?: boolean }) {
-  return (
-    <Badge size="2" color={final ? 'green' : undefined} highContrast>
-      {words(state)}
-    </Badge>
-  );
-}
+import { contactOf, formatDateTime } from '../../words.ts';
+import { queueAddressFrom } from '../queue.tsx';
 
 /**
- * The top of a transaction's page: its investor, its state, its template and sender, when it was made and
- * changed, until when the investor's link works; and, for operators, what they may do about the link.
+ * The top of a transaction's page: the way back to the work queue (with the filters it was opened from), its
+ * investor (the heading: their entity's name) and contact person, its state, its template and sender, when it was
+ * made and changed, until when the investor's link works; and, for operators, what they may do about the link.
+ * The state's badge is coloured by the stage the server reads from the workflow.
  */
 export function TransactionHeader({
   transaction,
-  final,
   operate,
   onChanged,
 }: {
   transaction: TransactionDetail;
-  final: boolean;
   operate: boolean;
   onChanged: () => void;
 }) {
   const primary = transaction.recipients.find((recipient) => recipient.primary);
+  const location = useLocation();
   return (
     <Flex direction="column" gap="4">
       <Flex direction="column" gap="2">
-        <Text size="2" color="gray">
-          Transaction
+        <Text size="2">
+          <ThemeLink asChild>
+            <Link to={queueAddressFrom(location.state)}>
+              <span aria-hidden="true">← </span>Work queue
+            </Link>
+          </ThemeLink>
         </Text>
         <PageHeading
-          title={transaction.noticeName}
-          documentTitle={`${transaction.noticeName} · ${transaction.template.name}`}
+          title={transaction.investorName}
+          documentTitle={`${transaction.investorName} · ${transaction.template.name}`}
         />
         <Flex gap="3" align="center" wrap="wrap">
-          <StateBadge state={transaction.state} final={final} />
-          <Text size="2">{transaction.noticeEmail}</Text>
+          <StateBadge state={transaction.state} stage={transaction.stage} size="2" />
+          <Text size="2">
+            <Text color="gray">Contact: </Text>
+            {contactOf(transaction)}
+          </Text>
         </Flex>
       </Flex>
       <DataList.Root orientation={{ initial: 'vertical', sm: 'horizontal' }} size="2">

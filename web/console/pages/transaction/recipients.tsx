@@ -130,7 +130,7 @@ export function Files({ files }: { files: TransactionFile[] }) {
                     {file.name}
                   </Link>
                   <Text size="1" color="gray">
-                    {words(file.of)}
+                    {file.of}
                     {file.byteSize === null ? '' : ` · ${formatBytes(file.byteSize)}`}
                   </Text>
                 </Flex>

@@ -1,14 +1,15 @@
-import { Badge, Box, Button, Card, Flex, Heading, Text, TextArea } from '@radix-ui/themes';
-import { useState } from 'react';
+import { Badge, Box, Button, Card, Flex, Heading, Link, Text } from '@radix-ui/themes';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
 import { HeadedSection } from '../../../shared/layout/headed-section.tsx';
 import { useApiAction } from '../../../shared/use-api-action.ts';
 import type { Resource } from '../../../shared/use-resource.ts';
 import { consoleApi } from '../../api.ts';
+import { CommentForm } from './comment-form.tsx';
 import type { ProcessReview, ReviewAnswer, ReviewComment } from '../../types.ts';
-import { formatDateTime, formatValue, label } from '../../words.ts';
+import { formatDateTime, label } from '../../words.ts';
 
 type Item = ProcessReview['items'][number];
+type Field = Item['fields'][number];
 type Change = NonNullable<ProcessReview['changes']>['fields'][number];
 
 /** A comment beside its field: who wrote it, when, on which revision, open or resolved (and the button to resolve). */
@@ -27,6 +28,9 @@ function CommentRow({
     <li className={open ? 'review-comment' : 'review-comment resolved'}>
       <Flex gap="2" align="center" wrap="wrap">
         <Badge color={open ? 'amber' : 'gray'}>{open ? 'open' : 'resolved'}</Badge>
+        <Badge color={comment.forInvestor ? 'blue' : 'gray'} variant="outline">
+          {comment.forInvestor ? 'for the investor' : 'internal note'}
+        </Badge>
         <Text size="1" color="gray">
           {comment.author?.name ?? 'Someone'}, {formatDateTime(comment.createdAt)}, on revision{' '}
           {comment.revision}
@@ -57,109 +61,14 @@ function CommentRow({
   );
 }
 
-/** A reviewer's comment on one field, in a small form under it. What was typed stays through live refreshes. */
-function CommentForm({
-  transactionId,
-  item,
-  field,
-  onDone,
-}: {
-  transactionId: string;
-  item: Item;
-  field: string;
-  onDone: () => void;
-}) {
-  const [open, setOpen] = useState(false);
-  const [body, setBody] = useState('');
-  const [problem, setProblem] = useState<string>();
-  const send = useApiAction();
-  const id = `comment-${item.vulcanKey}-${field}`;
-  const fieldName = `${label(field)} (${item.title ?? label(item.vulcanKey)})`;
-  if (!open) {
-    return (
-      <Button
-        size="1"
-        variant="ghost"
-        aria-label={`Comment on ${fieldName}`}
-        onClick={() => {
-          setOpen(true);
-        }}
-      >
-        Comment
-      </Button>
-    );
-  }
-  return (
-    <form
-      noValidate
-      onSubmit={(event) => {
-        event.preventDefault();
-        if (body.trim() === '') {
-          setProblem('Write the comment first: what should the investor change, or what did you check?');
-          return;
-        }
-        setProblem(undefined);
-        void send.run(async () => {
-          await consoleApi('POST /transactions/:id/comments', {
-            params: { id: transactionId },
-            body: { vulcanKey: item.vulcanKey, field, body: body.trim() },
-          });
-          setBody('');
-          setOpen(false);
-          onDone();
-        });
-      }}
-    >
-      <Flex direction="column" gap="2" mt="2">
-        <Text as="label" htmlFor={id} size="2" weight="medium">
-          Your comment on {fieldName}
-        </Text>
-        <TextArea
-          id={id}
-          value={body}
-          maxLength={10_000}
-          aria-invalid={problem === undefined ? undefined : true}
-          aria-describedby={problem === undefined ? undefined : `${id}-error`}
-          onChange={(event) => {
-            setBody(event.target.value);
-          }}
-        />
-        {problem === undefined ? null : (
-          <Text id={`${id}-error`} size="2" color="red" role="alert">
-            {problem}
-          </Text>
-        )}
-        <ErrorCallout error={send.error} />
-        <Flex gap="2">
-          <Button size="1" type="submit" loading={send.busy}>
-            Add comment
-          </Button>
-          <Button
-            size="1"
-            type="button"
-            variant="soft"
-            color="gray"
-            onClick={() => {
-              setOpen(false);
-              setProblem(undefined);
-            }}
-          >
-            Cancel
-          </Button>
-        </Flex>
-      </Flex>
-    </form>
-  );
-}
-
-/** What changed between two revisions: each field, before → after. */
+/** What changed between two revisions: each field by its title, before → after in words. */
 function Changes({ changes }: { changes: NonNullable<ProcessReview['changes']> }) {
   const text = (change: Change) =>
     change.change === 'added'
-      ? `added: ${formatValue(change.after)}`
+      ? `added: ${change.after ?? ''}`
       : change.change === 'removed'
-        ? `removed (was ${formatValue(change.before)})`
-        : `${formatValue(change.before)} → ${formatValue(change.after)}`;
+        ? `removed (was ${change.before ?? ''})`
+        : `${change.before ?? ''} → ${change.after ?? ''}`;
   return (
     <Box className="review-changes">
       <Heading as="h4" size="2" mb="2">
@@ -175,7 +84,7 @@ function Changes({ changes }: { changes: NonNullable<ProcessReview['changes']> }
             <li key={`${change.vulcanKey} ${change.field}`}>
               <Text size="2">
                 <strong>
-                  {label(change.vulcanKey)} · {label(change.field)}
+                  {change.itemTitle} · {change.label}
                 </strong>
                 : {text(change)}
               </Text>
@@ -185,6 +94,19 @@ function Changes({ changes }: { changes: NonNullable<ProcessReview['changes']> }
       )}
     </Box>
   );
+}
+
+/** An answer as the review shows it: in words, an uploaded file as a link, "Not answered" in grey. */
+function AnswerText({ field }: { field: Field }) {
+  if (field.file) {
+    return (
+      <Link href={field.file.downloadPath} download={field.file.name}>
+        {field.file.name}
+      </Link>
+    );
+  }
+  if (field.text === null) return <Text color="gray">Not answered</Text>;
+  return <>{field.text}</>;
 }
 
 /** One process: its revisions, what changed, then the latest items' fields with their comments. */
@@ -235,21 +157,21 @@ function ProcessCard({
             <dl className="review-fields">
               {item.fields.map((field) => {
                 const theirs = comments.filter(
-                  (comment) => comment.vulcanKey === item.vulcanKey && comment.field === field,
+                  (comment) => comment.vulcanKey === item.vulcanKey && comment.field === field.key,
                 );
                 return (
-                  <div key={field} className="review-field">
+                  <div key={field.key} className="review-field">
                     <dt>
                       <Text size="2" color="gray">
-                        {label(field)}
+                        {field.label}
                       </Text>
                     </dt>
                     <dd>
                       <Text as="p" size="2">
-                        {formatValue(item.data[field])}
+                        <AnswerText field={field} />
                       </Text>
                       {theirs.length === 0 ? null : (
-                        <ul className="plain-list review-comments" aria-label={`Comments on ${label(field)}`}>
+                        <ul className="plain-list review-comments" aria-label={`Comments on ${field.label}`}>
                           {theirs.map((comment) => (
                             <CommentRow
                               key={comment.id}
@@ -282,7 +204,8 @@ function ProcessCard({
 
 /**
  * The review: per process, its revisions, what changed since the one before, and the latest answers field by
- * field, each with its comments (open or resolved); reviewers and admins comment on a field and resolve comments.
+ * field in the template's words, each with its comments (open or resolved, for the investor or internal);
+ * reviewers and admins comment on a field and resolve comments.
  */
 export function Review({
   transactionId,

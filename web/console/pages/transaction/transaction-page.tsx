@@ -1,5 +1,5 @@
-import { Flex, Grid, Text } from '@radix-ui/themes';
-import { useCallback } from 'react';
+import { Box, Button, Flex, Grid, Text } from '@radix-ui/themes';
+import { useCallback, useEffect, useState, type MouseEvent } from 'react';
 import { useParams } from 'react-router';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
 import { PageHeading } from '../../../shared/page-heading.tsx';
@@ -28,11 +28,70 @@ function toSign(transaction: TransactionDetail): string[] {
     .map((document) => document.key);
 }
 
+/** A part of the page the jump links lead to: its heading's id, and its name. */
+interface PagePart {
+  id: string;
+  label: string;
+}
+
 /**
- * A transaction's page (`/console/transactions/:id`): who it is for and where it is, the investor's link, the
- * workflow with what can happen now, the review of the answers, the organization's signature when it is due, the
- * recipients, the files and the timeline. A change made anywhere (another person, the investor, the API) shows
- * within a second: the page reads its parts again in place, so what someone is typing stays.
+ * Scrolls to a part of the page, its heading just under the header that stays at the top of the window, and
+ * gives the heading the focus, so that the keyboard and a screen reader go on from there (a heading takes the
+ * focus from a script only, with `tabindex="-1"`). The address stays as it is: the router takes a followed
+ * fragment for a navigation (the browser's `popstate`) and renders the page again.
+ */
+function jumpTo(event: MouseEvent<HTMLAnchorElement>, id: string): void {
+  // A click that opens the link elsewhere (a new tab, a new window) keeps its usual meaning.
+  if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  event.preventDefault();
+  const heading = document.getElementById(id);
+  if (heading === null) return;
+  if (!heading.hasAttribute('tabindex')) heading.setAttribute('tabindex', '-1');
+  heading.focus({ preventScroll: true });
+  const covered = document.querySelector('header')?.getBoundingClientRect().bottom ?? 0;
+  window.scrollTo({ top: window.scrollY + heading.getBoundingClientRect().top - covered - 16 });
+}
+
+/**
+ * The jump links under the header: a link to each part's heading, in the order the page shows them (on a phone
+ * the page is five screens long or more; on a wide one the timeline starts below the review).
+ */
+function JumpLinks({ parts }: { parts: readonly PagePart[] }) {
+  return (
+    <nav aria-labelledby="jump-links-label">
+      <Text as="p" size="1" color="gray" id="jump-links-label" mb="2">
+        Jump to
+      </Text>
+      <Flex gap="2" wrap="wrap" asChild>
+        <ul className="plain-list">
+          {parts.map(({ id, label }) => (
+            <li key={id}>
+              <Button asChild variant="soft" radius="full">
+                <a
+                  href={`#${id}`}
+                  onClick={(event) => {
+                    jumpTo(event, id);
+                  }}
+                >
+                  {label}
+                </a>
+              </Button>
+            </li>
+          ))}
+        </ul>
+      </Flex>
+    </nav>
+  );
+}
+
+/**
+ * A transaction's page (`/console/transactions/:id`): who it is for and where it is, the investor's link, then
+ * jump links to its parts; the organization's signature when it is due and the recipients (how far the investor
+ * has got), the workflow with what can happen now, the review of the answers, the files and the timeline. On a
+ * phone the parts come one under the other in that order; from a wide screen on, the workflow and the review
+ * make the left column, and the signature, the recipients and the files the right one. A change made anywhere
+ * (another person, the investor, the API) shows within a second: the page reads its parts again in place, so
+ * what someone is typing stays.
  */
 export default function TransactionPage() {
   const { id = '' } = useParams();
@@ -59,6 +118,13 @@ export default function TransactionPage() {
   useLiveChanges(id, reload);
 
   const detail = transaction.data?.transaction;
+  // The header comes alone first, the parts below it in the next frame: on a phone's CPU, building them all with
+  // it held the header's first paint back by a second (bench/RESULTS.md, 2026-11-28).
+  const [below, setBelow] = useState(false);
+  const read = detail !== undefined;
+  useEffect(() => {
+    if (read) setBelow(true);
+  }, [read]);
   if (!detail) {
     return (
       <Flex direction="column" gap="4">
@@ -81,37 +147,53 @@ export default function TransactionPage() {
       </Flex>
     );
   }
-  const panel = workflow.data?.workflow;
-  const final = panel?.states.find((state) => state.key === detail.state)?.final ?? false;
   const operate = may(user.role, 'operate');
   const documents = operate ? toSign(detail) : [];
+  const parts: PagePart[] = [
+    ...(documents.length > 0 ? [{ id: 'sign-heading', label: 'Sign' }] : []),
+    { id: 'recipients-heading', label: 'Recipients' },
+    { id: 'workflow-heading', label: 'Workflow' },
+    { id: 'review-heading', label: 'Review' },
+    { id: 'files-heading', label: 'Files' },
+    { id: 'timeline-heading', label: 'Timeline' },
+  ];
+  // One order for every width, the phone's, so that reading and the keyboard follow what is seen; two columns
+  // from md on by grid placement: the workflow and the review span both rows on the left, the signature and the
+  // recipients take the first row on the right (as tall as they are), and the files the second, right under them.
   return (
     <Flex direction="column" gap="6" className="transaction-page">
-      <TransactionHeader transaction={detail} final={final} operate={operate} onChanged={reload} />
-      <Grid columns={{ initial: '1', md: '3fr 2fr' }} gap="6" align="start">
-        <Flex direction="column" gap="6" minWidth="0">
-          <WorkflowPanel transactionId={id} workflow={workflow} onChanged={reload} />
-          <Review
-            transactionId={id}
-            review={review}
-            mayReview={may(user.role, 'review')}
-            onChanged={reload}
-          />
-        </Flex>
-        <Flex direction="column" gap="6" minWidth="0">
-          {documents.length > 0 ? (
-            <SignPanel
-              transactionId={id}
-              sender={detail.sender.name}
-              documents={documents}
-              onSigned={reload}
-            />
-          ) : null}
-          <Recipients recipients={detail.recipients} />
-          <Files files={detail.files} />
-        </Flex>
-      </Grid>
-      <Timeline timeline={timeline} filters={filters} operate={operate} />
+      <TransactionHeader transaction={detail} operate={operate} onChanged={reload} />
+      <JumpLinks parts={parts} />
+      {below ? (
+        <>
+          <Grid columns={{ initial: '1', md: '3fr 2fr' }} rows={{ md: 'auto 1fr' }} gap="6" align="start">
+            <Flex direction="column" gap="6" minWidth="0" gridColumn={{ md: '2' }} gridRow={{ md: '1' }}>
+              {documents.length > 0 ? (
+                <SignPanel
+                  transactionId={id}
+                  sender={detail.sender.name}
+                  documents={documents}
+                  onSigned={reload}
+                />
+              ) : null}
+              <Recipients recipients={detail.recipients} />
+            </Flex>
+            <Flex direction="column" gap="6" minWidth="0" gridColumn={{ md: '1' }} gridRow={{ md: '1 / 3' }}>
+              <WorkflowPanel transactionId={id} workflow={workflow} onChanged={reload} />
+              <Review
+                transactionId={id}
+                review={review}
+                mayReview={may(user.role, 'review')}
+                onChanged={reload}
+              />
+            </Flex>
+            <Box minWidth="0" gridColumn={{ md: '2' }} gridRow={{ md: '2' }}>
+              <Files files={detail.files} />
+            </Box>
+          </Grid>
+          <Timeline timeline={timeline} filters={filters} operate={operate} />
+        </>
+      ) : null}
     </Flex>
   );
 }
