@@ -402,7 +402,13 @@ describe('the organization console in Chromium', () => {
       });
       await chromium.screenshotPhoneAndDesktop(reviewerPage, 'story-approved');
 
-      // An admin signs for the organization; the countersign waits for that signature, then completes it.
+      // An admin signs for the organization; the countersign waits for that signature, then completes it. The
+      // page, opened by its address, reads each of its parts once: those its entry started early are not sent again.
+      const reads: string[] = [];
+      const countRead = (request: { method: () => string; url: () => string }) => {
+        if (request.method() === 'GET') reads.push(new URL(request.url()).pathname);
+      };
+      adminPage.on('request', countRead);
       await adminPage.goto(`${origin}/console/transactions/${transactionId}`);
       const admins = [
         'Send (greyed): Send: only from draft',
@@ -415,6 +421,12 @@ describe('the organization console in Chromium', () => {
         'Countersign (greyed): Countersign: 0 of 1 process complete',
         'Void (button)',
       ]);
+      adminPage.off('request', countRead);
+      for (const part of ['', '/workflow', '/review', '/timeline']) {
+        expect(
+          reads.filter((path) => path === `/console/api/transactions/${transactionId}${part}`),
+        ).toHaveLength(1);
+      }
       // The investor has nothing left to submit: Remind now is greyed with the server's reason, the rest is live.
       const remindNow = adminPage.getByRole('button', { name: 'Remind now' });
       expect(await remindNow.isDisabled()).toBe(true);

@@ -3,9 +3,10 @@
 import { mountThemed } from '../shared/boot.tsx';
 import '../shared/app/app.css';
 import { BrowserRouter } from 'react-router';
-import { App } from './app.tsx';
+import { App, startOpenedPage } from './app.tsx';
 import { SessionProvider } from './session.tsx';
 
+startOpenedPage(window.location);
 mountThemed(
   'console',
   <BrowserRouter basename="/console">

@@ -1,0 +1,52 @@
+import type { ContractClient, InputArgs, JsonRouteName } from './contract-client.ts';
+
+/** A read a page's entry started before its components mounted, and its answer once it came. */
+interface EarlyRead {
+  answer: Promise<unknown>;
+  /** Set when the answer came and was a success. */
+  settled?: { data: unknown };
+}
+
+/** Early reads by address; each is taken once. */
+const started = new Map<string, EarlyRead>();
+
+/**
+ * Starts reading a GET route now, from a page's entry (by the address the page was opened at), so the read goes
+ * out beside the session's and the page's own chunk rather than after them: on a phone's network each of those
+ * is a round trip. The first `useResource` of the same address takes its answer: at once when it has come.
+ *
+ * @example
+ * readEarly(consoleApi, 'GET /transactions/:id', { params: { id } });
+ */
+export function readEarly<Contract, Name extends JsonRouteName<Contract> & `GET ${string}`>(
+  api: ContractClient<Contract>,
+  name: Name,
+  ...input: InputArgs<Contract, Name>
+): void {
+  const read: EarlyRead = { answer: api(name, ...input) };
+  read.answer.then(
+    (data) => {
+      read.settled = { data };
+    },
+    // Whoever takes it handles a failure; one that is never taken must not be reported as unhandled.
+    () => undefined,
+  );
+  started.set(api.urlOf(name, ...input), read);
+}
+
+/** The answer of an early read of `url` that has come, taken: a component can start with it. */
+export function takeEarlyAnswer(url: string): { data: unknown } | undefined {
+  const settled = started.get(url)?.settled;
+  if (settled) started.delete(url);
+  return settled;
+}
+
+/**
+ * The answer of an early read of `url` still on its way, taken. A read that fails (the person was signed out,
+ * say) is read again by `readAgain`, so an early refusal never outlives the moment it was true.
+ */
+export function takeEarly<T>(url: string, readAgain: () => Promise<T>): Promise<T> | undefined {
+  const read = started.get(url);
+  started.delete(url);
+  return (read?.answer as Promise<T> | undefined)?.catch(readAgain);
+}
