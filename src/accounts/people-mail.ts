@@ -3,6 +3,7 @@ import type { Database } from '../db/database.ts';
 import { notMailed } from '../errors.ts';
 import type { Mailer, SentMail } from '../mail/mailer.ts';
 import { invitationMail, passwordResetMail, type Inviter } from './account-mail.ts';
+import type { IssuedLink } from './links.ts';
 import { reissueInvitation } from './person-changes.ts';
 import type { Role } from './roles.ts';
 import { TENANT_TABLES } from './tenant-tables.ts';
@@ -54,20 +55,14 @@ export async function invitePersonByMail(
     invitedBy: options.invitedBy?.id,
     record: options.record,
   });
-  const message = invitationMail({
-    to: user.email,
+  const mail = await mailInvitation(pages, {
+    user,
+    link,
     tenantName: options.tenant.name,
-    product: pages.product,
-    role: user.role,
-    link: pages.invitationLink(link.token),
-    expiresAt: link.expiresAt,
     invitedBy: options.invitedBy,
+    unsent: { what: `${user.email} is invited, but the invitation`, then: 'invite them again' },
   });
-  try {
-    return { user, expiresAt: link.expiresAt, mail: await pages.mailer.send(message) };
-  } catch (error) {
-    throw notMailed(`${user.email} is invited, but the invitation`, error, 'invite them again');
-  }
+  return { user, expiresAt: link.expiresAt, mail };
 }
 
 /**
@@ -91,21 +86,46 @@ export async function resendInvitationByMail(
     callerId: options.by.id,
     record: options.record,
   });
+  await mailInvitation(pages, {
+    user,
+    link,
+    tenantName: options.tenant.name,
+    invitedBy: options.by,
+    unsent: { what: `The new invitation to ${user.email}`, then: 'send it again' },
+  });
+  return { user, expiresAt: link.expiresAt };
+}
+
+/**
+ * Mails `user` the invitation that `link` opens, to the tenant named `tenantName`, from `invitedBy` when an admin
+ * invites. When the mail cannot be sent it throws SERVICE_UNAVAILABLE (see `notMailed`), where `unsent` names what
+ * was not mailed and what to do once mail works: a first invitation and a resent one say it in their own words.
+ */
+async function mailInvitation(
+  pages: AccountPages,
+  options: {
+    user: User;
+    link: IssuedLink;
+    tenantName: string;
+    invitedBy?: Inviter | undefined;
+    unsent: { what: string; then: string };
+  },
+): Promise<SentMail> {
+  const { user, link, unsent } = options;
   const message = invitationMail({
     to: user.email,
-    tenantName: options.tenant.name,
+    tenantName: options.tenantName,
     product: pages.product,
     role: user.role,
     link: pages.invitationLink(link.token),
     expiresAt: link.expiresAt,
-    invitedBy: options.by,
+    invitedBy: options.invitedBy,
   });
   try {
-    await pages.mailer.send(message);
+    return await pages.mailer.send(message);
   } catch (error) {
-    throw notMailed(`The new invitation to ${user.email}`, error, 'send it again');
+    throw notMailed(unsent.what, error, unsent.then);
   }
-  return { user, expiresAt: link.expiresAt };
 }
 
 /**

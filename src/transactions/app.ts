@@ -185,6 +185,7 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
       db,
       links,
       files: deps.files,
+      uploadMaxBytes: deps.uploadMaxBytes,
       recipientNotices: deps.recipientNotices,
       documentWorkers: deps.documentWorkers,
       distDir: deps.webDistDir ?? deps.keyDelivery?.distDir,

@@ -38,7 +38,8 @@ export async function workflowFactsOf(
 
 /**
  * Brings completion up to date after a change: a process is complete when its latest revision is committed,
- * every item of it is at 100% and every document of the process is signed since that revision; a transaction
+ * every item of it is at 100% and every document of the process is signed since that revision, or when that
+ * revision was submitted on paper (the signed paper form stands for its answers and signatures); a transaction
  * once it has processes and all of them are. Completing a transaction writes its `transaction.completed`
  * outbox row and queues the recipient's mail with the link to their signed copy (recipients/notice-queue.ts).
  */
@@ -52,17 +53,19 @@ export async function refreshCompletion(
     key: string;
     wasComplete: boolean;
     done: boolean;
+    onPaper: boolean;
     signed: string[];
   }>(
     `select p.id, p.key, p.completed_at is not null as "wasComplete",
        coalesce(r.committed_at is not null and not exists (
          select 1 from transaction_items i where i.transaction_process_revision_id = r.id and i.completion_percentage < 100
        ), false) as done,
+       coalesce(r.committed_at is not null and r.paper_file_id is not null, false) as "onPaper",
        array(select c.document_key from transaction_signature_containers c
              where c.transaction_process_id = p.id and c.state = 'completed' and c.created_at >= r.created_at) as signed
      from transaction_processes p
      left join lateral (
-       select id, committed_at, created_at from transaction_process_revisions
+       select id, committed_at, created_at, paper_file_id from transaction_process_revisions
        where transaction_process_id = p.id order by number desc limit 1
      ) r on true
      where p.transaction_id = $1`,
@@ -71,7 +74,9 @@ export async function refreshCompletion(
   const now: { isComplete: boolean }[] = [];
   for (const process of processes) {
     const documents = subject.definition.processes.find((p) => p.key === process.key)?.documents ?? [];
-    const complete = process.done && documents.every((document) => process.signed.includes(document.key));
+    const complete =
+      process.onPaper ||
+      (process.done && documents.every((document) => process.signed.includes(document.key)));
     now.push({ isComplete: complete });
     if (complete === process.wasComplete) continue;
     await tx.query(

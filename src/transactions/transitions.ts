@@ -7,7 +7,14 @@ import { queueChangesRequested, queueVoided } from './recipients/notice-queue.ts
 import { applyWorkflowAction } from './revisions.ts';
 import type { Subject } from './subject.ts';
 import { hashTransmitToken } from './recipients/transmit-tokens.ts';
-import { decide, isRecipientEvent, isVoidEvent, type Decision, type WorkflowFacts } from './workflow.ts';
+import {
+  decide,
+  factsOnPaper,
+  isRecipientEvent,
+  isVoidEvent,
+  type Decision,
+  type WorkflowFacts,
+} from './workflow.ts';
 import { previewEvent, type EventPreview } from './workflow-preview.ts';
 
 /**
@@ -48,6 +55,8 @@ export async function recordTransition(
     actor: Actor;
     /** What the actor said with the event, shown to the recipient. */
     message?: string | undefined;
+    /** The paper form of an event run on the recipient's behalf. */
+    paperFileId?: string | undefined;
   },
 ): Promise<void> {
   // A transition of an existing transaction (a source state) moves its state in the same statement.
@@ -56,8 +65,8 @@ export async function recordTransition(
        update transactions set state = $5, updated_at = clock_timestamp(),
          state_entered_at = case when state = $5 then state_entered_at else clock_timestamp() end
        where id = $2 and $4::text is not null)
-     insert into transaction_events (organization_id, transaction_id, event_key, source_state, target_state, actor_type, actor_id, message, request_id)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+     insert into transaction_events (organization_id, transaction_id, event_key, source_state, target_state, actor_type, actor_id, message, request_id, paper_file_id)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
     [
       subject.organizationId,
       subject.id,
@@ -68,6 +77,7 @@ export async function recordTransition(
       change.actor.id,
       change.message ?? null,
       change.actor.requestId ?? null,
+      change.paperFileId ?? null,
     ],
   );
   await writeOutbox(tx, {
@@ -160,24 +170,25 @@ function refusedEvent(state: string, decision: Extract<Decision, { ok: false }>)
 /**
  * Submits the open latest revisions of the processes a recipient's event submits: they are committed, as when
  * the recipient submits them (the event is allowed only when they lack nothing, or by `submitRevision`, which
- * commits first).
+ * commits first), or on paper: naming the paper form that stands for them.
  */
 async function commitSubmittedRevisions(
   tx: Transaction,
   subject: LockedTransaction,
   eventKey: string,
+  paperFileId: string | undefined,
 ): Promise<void> {
   const processes = subject.definition.processes
     .filter((process) => process.submitEvent === eventKey)
     .map((process) => process.key);
   if (processes.length === 0) return;
   await tx.query(
-    `update transaction_process_revisions r set committed_at = clock_timestamp()
+    `update transaction_process_revisions r set committed_at = clock_timestamp(), paper_file_id = $3
      from transaction_processes p
      where p.transaction_id = $1 and p.key = any($2::text[]) and r.transaction_process_id = p.id
        and r.committed_at is null
        and r.number = (select max(number) from transaction_process_revisions where transaction_process_id = p.id)`,
-    [subject.id, processes],
+    [subject.id, processes, paperFileId ?? null],
   );
 }
 
@@ -222,14 +233,47 @@ async function recordVoid(
   await queueVoided(tx, { transactionId: subject.id, requestId: change.actor.requestId });
 }
 
+/** A recipient's event run by staff on the recipient's behalf: the paper form received, among the transaction's files. */
+export interface OnBehalf {
+  paperFormId: string;
+}
+
+/** Where a paper form is among a transaction's files (`transaction_files.vulcan_key`): it answers no item field. */
+export const PAPER_FORM_KEY = 'paper_form';
+
+/**
+ * Refuses to run `eventKey` on the recipient's behalf unless it is a recipient's event (BAD_USER_INPUT) and the
+ * paper form is one uploaded to this transaction (NOT_FOUND).
+ */
+async function checkPaperForm(
+  tx: Transaction,
+  subject: LockedTransaction,
+  eventKey: string,
+  onBehalf: OnBehalf,
+): Promise<void> {
+  if (!isRecipientEvent(subject.definition, eventKey)) {
+    throw new AppError(
+      'BAD_USER_INPUT',
+      `${eventKey} is not a recipient's event: only what a recipient submits is run on their behalf`,
+      { field: 'onBehalf' },
+    );
+  }
+  const [form] = await tx.query(
+    `select 1 from transaction_files where transaction_id = $1 and file_id = $2 and vulcan_key = $3`,
+    [subject.id, onBehalf.paperFormId, PAPER_FORM_KEY],
+  );
+  if (!form) throw notFound('paper form', onBehalf.paperFormId, { field: 'onBehalf.paperFormId' });
+}
+
 /**
  * Applies a workflow event to a locked transaction: the transition, its log entry and outbox row, the actions of
  * the state it enters, the recipient's mail when they send a revision back (a request for changes, with the
  * event's message), a void's record, webhook and mail, and completion. A recipient's event submits the revisions
  * it stands for. Refused (INVALID_EVENT, with the current state, the events allowed and the engine's reason) when
  * the event is unknown, not allowed from the current state or its guard does not hold; REVISION_INCOMPLETE when
- * it submits a revision that lacks required answers, consents, uploads or signatures; a void without a message
- * is refused (BAD_USER_INPUT, field `message`).
+ * it submits a revision that lacks required answers, consents, uploads or signatures, unless it is run on the
+ * recipient's behalf (`onBehalf`): the paper form they signed then stands for the revision; a void without a
+ * message is refused (BAD_USER_INPUT, field `message`).
  */
 export async function applyEvent(
   tx: Transaction,
@@ -237,16 +281,19 @@ export async function applyEvent(
   eventKey: string,
   actor: Actor,
   message?: string,
+  onBehalf?: OnBehalf,
 ): Promise<Transition> {
+  if (onBehalf !== undefined) await checkPaperForm(tx, subject, eventKey, onBehalf);
+  const facts = await factsFor(tx, subject, eventKey);
   const decision = decide(
     subject.definition.workflow,
     subject.state,
     eventKey,
-    await factsFor(tx, subject, eventKey),
+    onBehalf === undefined ? facts : factsOnPaper(facts, eventKey),
   );
   if (!decision.ok) throw refusedEvent(subject.state, decision);
   requireMessage(eventKey, message);
-  await commitSubmittedRevisions(tx, subject, eventKey);
+  await commitSubmittedRevisions(tx, subject, eventKey, onBehalf?.paperFormId);
   subject.state = decision.target;
   await recordTransition(tx, subject, {
     eventKey,
@@ -254,6 +301,7 @@ export async function applyEvent(
     target: decision.target,
     actor,
     message,
+    paperFileId: onBehalf?.paperFormId,
   });
   if (isVoidEvent(eventKey) && message !== undefined) {
     await recordVoid(tx, subject, {

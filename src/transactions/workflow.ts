@@ -49,6 +49,14 @@ export function isRecipientEvent(definition: TemplateDefinition, eventKey: strin
 }
 
 /**
+ * The facts as they are when a paper form the recipient signed stands for what `eventKey` submits (staff run it
+ * on the recipient's behalf): its submissions lack nothing.
+ */
+export function factsOnPaper(facts: WorkflowFacts, eventKey: string): WorkflowFacts {
+  return { ...facts, submissions: facts.submissions?.filter((submission) => submission.event !== eventKey) };
+}
+
+/**
  * The `all_processes_complete` fact: every process that exists is complete (processes never created do not
  * count, so a transaction without processes has them all complete). The one place it is computed.
  */

@@ -496,10 +496,34 @@ describe('the organization console in Chromium', () => {
       await timeline.getByText('Read by: the investor').waitFor();
       expect(await timeline.getByText(/Vulcan key|Comment id/).count()).toBe(0);
 
-      // 9. Voiding the other transaction, with its reason, closes its investor's link: the link shows the reason.
+      // 9. The other investor's form came by post: the admin submits it on their behalf, with the scan, which the
+      // timeline and the files then name. Voiding it, with its reason, closes its investor's link, which shows it.
       await adminPage.goto(`${origin}/console/transactions/${other.id}`);
       await adminPage.getByRole('heading', { level: 1, name: other.investor.name }).waitFor();
-      await runEvent(adminPage, 'Void', 'The fund closed before this subscription.', 'in progress', 'voided');
+      await workflowOf(adminPage).getByRole('button', { name: "Submit on the investor's behalf…" }).click();
+      const onBehalf = adminPage.getByRole('dialog', { name: "Submit on the investor's behalf" });
+      await onBehalf.getByLabel('Signed paper form (PDF)').setInputFiles({
+        name: 'signed-by-post.pdf',
+        mimeType: 'application/pdf',
+        buffer: await samplePdf('Subscription agreement, signed by post'),
+      });
+      const uploadAndSubmit = onBehalf.getByRole('button', { name: 'Upload and submit' });
+      expect(await uploadAndSubmit.isDisabled()).toBe(true);
+      await onBehalf
+        .getByRole('checkbox', { name: 'I received this form from the investor, signed by them' })
+        .click();
+      await chromium.screenshotPhoneAndDesktop(adminPage, 'on-behalf');
+      await uploadAndSubmit.click();
+      await adminPage.getByText('Done: Submit moved it from in progress to in review.').waitFor();
+      const otherTimeline = adminPage.getByRole('region', { name: 'Timeline' });
+      await otherTimeline.getByText("Submit · on the investor's behalf, with the paper form").waitFor();
+      const paperLink = otherTimeline.getByRole('link', { name: 'signed-by-post.pdf' });
+      const paperForm = await adminPage.request.get(
+        new URL((await paperLink.getAttribute('href')) ?? '', origin).href,
+      );
+      expect((await paperForm.body()).subarray(0, 5).toString()).toBe('%PDF-');
+      await adminPage.getByRole('region', { name: 'Files' }).getByText('paper form').waitFor();
+      await runEvent(adminPage, 'Void', 'The fund closed before this subscription.', 'in review', 'voided');
       await investorPage.goto(`${origin}/r/${other.transmitToken}`);
       await investorPage.getByRole('heading', { name: 'This transaction was voided' }).waitFor();
       await investorPage.getByText('“The fund closed before this subscription.”').waitFor();

@@ -8,3 +8,6 @@ export const client = createApiClient('/console/api');
 
 /** Calls a route of the console's contract, e.g. `await consoleApi('POST /transactions/:id/remind', { params: { id } })`. */
 export const consoleApi = client.routes<ConsoleRoutes>();
+
+/** Sends a file to a route of the console's contract that takes one, e.g. a paper form. */
+export const consoleUpload = client.uploads<ConsoleRoutes>();

@@ -6,7 +6,7 @@ import { RoleBadge } from '../shared/accounts/roles.tsx';
 import { Loading, SessionPending } from '../shared/accounts/session-pending.tsx';
 import { SignInAgainDialog } from '../shared/accounts/sign-in-again.tsx';
 import { NotFoundPage } from '../shared/app/not-found-page.tsx';
-import { readEarly } from '../shared/early-reads.ts';
+import { readEarly } from '../shared/app/early-reads.ts';
 import { consoleApi } from './api.ts';
 import { LiveProvider } from './live.tsx';
 import { QueuePage } from './pages/queue.tsx';

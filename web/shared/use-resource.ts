@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError } from './api-error.ts';
-import { takeEarly, takeEarlyAnswer } from './early-reads.ts';
+import { takeEarly, takeEarlyAnswer } from './app/early-reads.ts';
 import type { AnswerOf, ContractClient, InputArgs, JsonRouteName } from './contract-client.ts';
 
 /** What a page read from a JSON route: loading, its answer, or why it failed; and how to read it again. */

@@ -1,3 +1,5 @@
+import { DEFAULT_UPLOAD_MAX_BYTES } from '../recipients/routes.ts';
+import { registerPaperFormRoute } from './transaction/paper-form-route.ts';
 import type { FastifyInstance } from 'fastify';
 import { registerSignedInSurface } from '../../http/signed-in/surface.ts';
 import { consoleRoutes as contract } from './contract.ts';
@@ -53,6 +55,11 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
       registerTransactionRoutes(route, deps);
       registerQueueRoutes(route, deps);
       registerLiveRoute(api, live, streams);
+      registerPaperFormRoute(api, {
+        db,
+        files: deps.files,
+        maxBytes: deps.uploadMaxBytes ?? DEFAULT_UPLOAD_MAX_BYTES,
+      });
     },
   });
 }

@@ -99,7 +99,8 @@ export type RecipientProgress = Static<typeof RecipientProgress>;
 
 export const TransactionFile = Type.Object({
   id: Type.String(),
-  kind: Type.Union([Type.Literal('upload'), Type.Literal('signed')]),
+  /** An answer the recipient uploaded, a signed document, or a paper form staff received and uploaded. */
+  kind: Type.Union([Type.Literal('upload'), Type.Literal('signed'), Type.Literal('paper')]),
   name: Type.String(),
   of: Type.String(),
   byteSize: OrNull(Type.Integer()),
@@ -244,6 +245,11 @@ export const WorkflowPanel = Type.Object({
       mayTrigger: Type.Boolean(),
       messageRequired: Type.Boolean(),
       needsSecondPerson: Type.Boolean(),
+      /**
+       * Whether this person may run it on the recipient's behalf with a paper form they received: a recipient's
+       * event that would be allowed now but for what the revision it submits lacks, for a role that may trigger it.
+       */
+      onBehalf: Type.Boolean(),
     }),
   ),
   path: Type.Array(
@@ -523,6 +529,11 @@ export const consoleRoutes = {
       eventKey: EventKey,
       version: OrNull(Type.String({ maxLength: 100 })),
       message: Type.Optional(Type.String({ maxLength: 2000 })),
+      /**
+       * Runs a recipient's event on their behalf: the paper form staff received, uploaded first
+       * (`uploadPaperForm`), stands for the revision it submits, whatever that lacks.
+       */
+      onBehalf: Type.Optional(Type.Object({ paperFormId: Type.String({ format: 'uuid' }) })),
     }),
     response: answers({
       200: Type.Union([
@@ -533,6 +544,19 @@ export const consoleRoutes = {
         }),
         Type.Object({ outcome: Type.Literal('asked'), approval: PendingApproval }),
       ]),
+    }),
+  },
+  /**
+   * A paper form received from the recipient (a PDF, multipart part `file`), kept among the transaction's files,
+   * for an event run on their behalf (`runEvent`'s `onBehalf`).
+   */
+  uploadPaperForm: {
+    ...ofTransaction('POST', '/paper-forms', 'operate'),
+    consumes: ['multipart/form-data'],
+    response: answers({
+      201: Type.Object({
+        paperForm: Type.Object({ id: Type.String(), name: Type.String(), byteSize: Type.Integer() }),
+      }),
     }),
   },
   /** A second person runs the event asked for (not the one who asked). */

@@ -17,6 +17,8 @@ export interface ConsoleDeps {
   files: FileStore;
   /** The threads a countersignature's signed copy is made in. @default the process's (documents/document-workers.ts) */
   documentWorkers?: DocumentWorkers | undefined;
+  /** The largest paper form staff may upload, as a recipient's upload (PORTICO_UPLOAD_MAX_MB). @default DEFAULT_UPLOAD_MAX_BYTES */
+  uploadMaxBytes?: number | undefined;
   /** Signs the download links of a transaction's files. */
   links: FileLinks;
   /** The sender of recipients' mail, told when an action queued some (a reminder, a new link). */

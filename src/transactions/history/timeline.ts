@@ -1,5 +1,6 @@
 import type { Queryable } from '../../db/database.ts';
 import { notFound } from '../../errors.ts';
+import { linkExpiry, type FileLinks } from '../../files/file-links.ts';
 import { fieldInWords } from '../templates/answer-text.ts';
 import type { TemplateDefinition } from '../templates/schema.ts';
 import type { ActorType, TimelineKind } from './kinds.ts';
@@ -74,6 +75,8 @@ export async function timelineOf(
     transactionId: string;
     kinds?: readonly TimelineKind[] | undefined;
     actorType?: ActorType | undefined;
+    /** Signs the link of an event's paper form; without it, the form is named without one. */
+    links?: FileLinks | undefined;
   },
 ): Promise<TimelineEntry[]> {
   const [transaction] = await db.query<{ id: string; definition: TemplateDefinition }>(
@@ -93,6 +96,10 @@ export async function timelineOf(
          e.created_at as at, e.sequence, 1 as source, e.actor_type, e.actor_id, e.request_id,
          case when e.event_key like 'mail.%' then jsonb_build_object('message', substr(e.event_key, 6))
            when e.event_key like 'consent.%' then '{}'::jsonb
+           when e.paper_file_id is not null then jsonb_build_object('from', e.source_state, 'to', e.target_state,
+             'message', e.message, 'onBehalf', true, 'paperForm', (
+               select jsonb_build_object('id', f.id, 'name', coalesce(f.override_filename, f.original_filename))
+               from files f where f.id = e.paper_file_id))
            else jsonb_build_object('from', e.source_state, 'to', e.target_state, 'message', e.message) end as details
        from transaction_events e where e.transaction_id = $1 and e.organization_id = $4
        union all
@@ -128,10 +135,26 @@ export async function timelineOf(
         [options.organizationId, options.transactionId],
       )
     : [];
+  const expiresAt = linkExpiry();
   return rows.map(({ actorType, actorId, actorLabel, ...entry }) => ({
-    ...inWords(entry, transaction.definition, comments),
+    ...inWords(withPaperFormLink(entry, options.links, expiresAt), transaction.definition, comments),
     actor: namedActor({ actorType, actorId, actorLabel }),
   }));
+}
+
+/** An event run on the recipient's behalf with its paper form's download link (`downloadPath`) for its id. */
+function withPaperFormLink<Entry extends Omit<TimelineEntry, 'actor'>>(
+  entry: Entry,
+  links: FileLinks | undefined,
+  expiresAt: Date,
+): Entry {
+  const form = entry.details.paperForm as { id: string; name: string } | null | undefined;
+  if (!form) return entry;
+  const paperForm = {
+    name: form.name,
+    ...(links ? { downloadPath: links.pathFor(form.id, expiresAt) } : {}),
+  };
+  return { ...entry, details: { ...entry.details, paperForm } };
 }
 
 /** A comment, as a timeline entry about it tells it. */

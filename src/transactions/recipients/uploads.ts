@@ -58,7 +58,7 @@ export function describeSize(bytes: number): string {
 }
 
 /** The refusal of a file over its field's limit. */
-export function fileTooLarge(target: UploadField): AppError {
+export function fileTooLarge(target: Pick<UploadField, 'field' | 'maxBytes'>): AppError {
   return fileErrors.tooLarge(describeSize(target.maxBytes), {
     field: target.field,
     maxBytes: target.maxBytes,
@@ -99,7 +99,10 @@ export function describeTypes(types: readonly string[]): string {
  * The type of a file's content, when its field takes it: FILE_EMPTY for no content, FILE_TYPE_NOT_ALLOWED
  * (with what it is) for any other type, whatever the file's name says.
  */
-export async function checkContent(content: Uint8Array, target: UploadField): Promise<DetectedType> {
+export async function checkContent(
+  content: Uint8Array,
+  target: Pick<UploadField, 'field' | 'accept'>,
+): Promise<DetectedType> {
   if (content.byteLength === 0) {
     throw fileErrors.empty(target.field);
   }

@@ -13,6 +13,7 @@ import {
   type DashboardPerson,
   type SignInSurface,
 } from './dashboard.ts';
+import { organizationStory, type TransactionState } from './stories.ts';
 import { createTestFileStore, uniqueHandle } from './transactions.ts';
 
 /**
@@ -69,14 +70,36 @@ export async function organizationWith(
   return { organization, people, handle };
 }
 
+/** A new browser of the console, signed in as no one: no cookie yet, and a client address of its own. */
+export function browser(world: Pick<ConsoleApiWorld, 'app'>): Browser {
+  return new Browser(world.app, undefined, CONSOLE);
+}
+
 /** A browser of the console, signed in as `person`. */
 export async function signedIn(
   world: Pick<ConsoleApiWorld, 'app'>,
   person: DashboardPerson | undefined,
 ): Promise<Browser> {
   if (!person) throw new Error('no such person in this organization');
-  return new Browser(world.app, undefined, CONSOLE).signInOrThrow({
+  return browser(world).signInOrThrow({
     email: person.email,
     password: person.password,
   });
+}
+
+/** A transaction of a new organization's story, in `state`, with a person of each role of the organization. */
+export async function transactionWithTeam(
+  world: Pick<ConsoleApiWorld, 'db' | 'files'>,
+  state: TransactionState,
+) {
+  const story = await organizationStory(world.db, world.files, { transactions: [state] });
+  const people: Partial<Record<ConsoleRole, DashboardPerson>> = {};
+  for (const role of ['admin', 'operator', 'reviewer', 'viewer'] as const) {
+    people[role] = await createPerson(world.db, {
+      tenant: { kind: 'organization', id: story.organizationId },
+      role,
+    });
+  }
+  const path = (rest = '') => api(`/transactions/${story.transactionId}${rest}`);
+  return { story, people, path };
 }

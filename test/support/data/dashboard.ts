@@ -146,15 +146,16 @@ export class Browser {
 
   /**
    * Sends a request. `csrfToken` overrides the token sent (null sends none); by default POST and DELETE send
-   * the latest one.
+   * the latest one. `headers` go with it (a multipart body's content type).
    */
   async request(
     method: Method,
     url: string,
     payload?: object,
-    options: { csrfToken?: string | null } = {},
+    options: { csrfToken?: string | null; headers?: Record<string, string> } = {},
   ): Promise<ApiResponse> {
     const headers: Record<string, string> = {
+      ...options.headers,
       'x-forwarded-proto': 'https',
       'x-forwarded-for': this.clientAddress,
     };

@@ -16,7 +16,7 @@ import type {
 } from '../../../src/transactions/console/contract.ts';
 import { CONSOLE_API_PATH } from '../../../src/transactions/console/links.ts';
 import {
-  Browser,
+  type Browser,
   PASSWORD,
   createPerson,
   linkToken,
@@ -26,11 +26,12 @@ import {
 } from '../../support/data/dashboard.ts';
 import { madeBeforeAll } from '../../support/made-before-all.ts';
 import {
-  CONSOLE,
   api,
+  browser,
   consoleApiWorld,
   organizationWith as withPeople,
   signedIn as signedInAs,
+  transactionWithTeam,
   TRANSACTIONS_URL,
 } from '../../support/data/console-api.ts';
 import { fanOutEvents } from '../../../src/webhooks/delivery.ts';
@@ -47,10 +48,6 @@ const world = madeBeforeAll('the console', consoleApiWorld);
 
 /** A new organization of its own, with a person of each role asked for (admin first). */
 const organizationWith = (roles?: ConsoleRole[]) => withPeople(world, roles, 'console');
-
-function browser(): Browser {
-  return new Browser(world.app, undefined, CONSOLE);
-}
 
 function signedIn(person: DashboardPerson | undefined): Promise<Browser> {
   return signedInAs(world, person);
@@ -86,7 +83,7 @@ describe('signing in to the console', () => {
         email,
       });
     }
-    const page = browser();
+    const page = browser(world);
     const ask = await page.signIn({ email, password: PASSWORD });
     expect(ask.status).toBe(409);
     expect(ask.body).toMatchObject({
@@ -111,7 +108,7 @@ describe('signing in to the console', () => {
       tenant: { kind: 'instance', id: instance.instanceId },
       role: 'admin',
     });
-    const refused = await browser().signIn({ email: person.email, password: person.password });
+    const refused = await browser(world).signIn({ email: person.email, password: person.password });
     expect(refused.status).toBe(401);
     expect(refused.body).toMatchObject({ error: { code: 'INVALID_CREDENTIALS' } });
   });
@@ -149,7 +146,7 @@ describe('the team', () => {
     const mail = await mailTo(world.smtp, email, { after: received });
     expect(mail.parsed.subject).toBe(`You are invited to ${organization.name}`);
     const token = linkToken(mail, 'invitation', `${TRANSACTIONS_URL}/console`);
-    const theirs = browser();
+    const theirs = browser(world);
     await theirs.session();
     const accepted = await theirs.request('POST', api('/invitation'), { token, password: PASSWORD });
     expect(accepted.status).toBe(200);
@@ -208,7 +205,7 @@ describe('the team', () => {
     expect(done.status).toBe(200);
     expect(done.body).toMatchObject({ person: { id: operator?.id, deactivatedAt: expect.any(String) } });
     expect((await theirs.get(api('/team'))).status).toBe(401);
-    const again = await browser().signIn({ email: operator?.email ?? '', password: PASSWORD });
+    const again = await browser(world).signIn({ email: operator?.email ?? '', password: PASSWORD });
     expect(again.status).toBe(401);
 
     const received = world.smtp.received.length;
@@ -220,7 +217,7 @@ describe('the team', () => {
       'invitation',
       `${TRANSACTIONS_URL}/console`,
     );
-    const back = browser();
+    const back = browser(world);
     await back.session();
     expect(
       (await back.request('POST', api('/invitation'), { token, password: `${PASSWORD}!` })).body,
@@ -255,7 +252,7 @@ describe('the team', () => {
     const { people } = await organizationWith(['viewer']);
     const viewer = people.viewer;
     const old = await signedIn(viewer);
-    const page = browser();
+    const page = browser(world);
     await page.session();
     const received = world.smtp.received.length;
     expect((await page.request('POST', api('/password-reset'), { email: viewer?.email })).status).toBe(202);
@@ -267,7 +264,7 @@ describe('the team', () => {
     });
     expect(confirmed.status).toBe(200);
     expect((await old.get(api('/team'))).status).toBe(401);
-    await browser().signInOrThrow({ email: viewer?.email ?? '', password: 'a brand new passphrase' });
+    await browser(world).signInOrThrow({ email: viewer?.email ?? '', password: 'a brand new passphrase' });
   });
 });
 
@@ -287,18 +284,7 @@ async function operatorOn(state: 'sent' | 'complete') {
 const inReview = () => withTeam('submitted');
 
 /** A transaction the story took to `state`, and a person of each role of its organization. */
-async function withTeam(state: TransactionState) {
-  const story = await organizationStory(world.db, world.files, { transactions: [state] });
-  const people: Partial<Record<ConsoleRole, DashboardPerson>> = {};
-  for (const role of ['admin', 'operator', 'reviewer', 'viewer'] as const) {
-    people[role] = await createPerson(world.db, {
-      tenant: { kind: 'organization', id: story.organizationId },
-      role,
-    });
-  }
-  const path = (rest = '') => api(`/transactions/${story.transactionId}${rest}`);
-  return { story, people, path };
-}
+const withTeam = (state: TransactionState) => transactionWithTeam(world, state);
 
 describe('a transaction in the console', () => {
   it("shows the recipient's progress and the files, whose links download them", async () => {

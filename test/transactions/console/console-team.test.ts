@@ -9,7 +9,7 @@ import type { ConsoleRole } from '../../../src/accounts/roles.ts';
 import { inviteUser } from '../../../src/accounts/users.ts';
 import type { TeamActivityEntry, TeamListMember } from '../../../src/transactions/console/contract.ts';
 import {
-  Browser,
+  type Browser,
   PASSWORD,
   createPerson,
   linkToken,
@@ -20,8 +20,8 @@ import {
 import { createPortfolioInstance } from '../../support/data/portfolio.ts';
 import { madeBeforeAll } from '../../support/made-before-all.ts';
 import {
-  CONSOLE,
   api,
+  browser,
   consoleApiWorld,
   organizationWith as withPeople,
   signedIn as signedInAs,
@@ -32,10 +32,6 @@ const world = madeBeforeAll('the console', consoleApiWorld);
 
 /** A new organization of its own, with a person of each role asked for (admin first). */
 const organizationWith = (roles?: ConsoleRole[]) => withPeople(world, roles, 'team');
-
-function browser(): Browser {
-  return new Browser(world.app, undefined, CONSOLE);
-}
 
 function signedIn(person: DashboardPerson | undefined): Promise<Browser> {
   return signedInAs(world, person);
@@ -77,7 +73,7 @@ async function ageInvitations(userId: string, seconds: number): Promise<void> {
 
 /** Asks whether a mailed link works, from a new browser. */
 async function checkLink(purpose: 'invitation' | 'password_reset', token: string) {
-  const page = browser();
+  const page = browser(world);
   await page.session();
   return page.request('POST', api('/links/check'), { purpose, token });
 }
@@ -206,14 +202,14 @@ describe('deactivation and reactivation', () => {
         reason: `${operator.name} is deactivated: reactivate them first, then change their role.`,
       },
     });
-    expect((await browser().signIn({ email: operator.email, password: PASSWORD })).status).toBe(401);
+    expect((await browser(world).signIn({ email: operator.email, password: PASSWORD })).status).toBe(401);
 
     const back = await admin.request('POST', api(`/team/${operator.id}/reactivate`));
     expect(back.status, back.text).toBe(200);
     expect(back.body).toMatchObject({
       person: { id: operator.id, active: true, deactivatedAt: null, role: 'operator' },
     });
-    await browser().signInOrThrow({ email: operator.email, password: PASSWORD });
+    await browser(world).signInOrThrow({ email: operator.email, password: PASSWORD });
     const again = await admin.request('POST', api(`/team/${operator.id}/reactivate`));
     expect(again.status).toBe(409);
     expect(await activityOf(admin)).toEqual([
@@ -276,7 +272,7 @@ describe('invitations', () => {
     expect((await checkLink('invitation', first.token)).body).toMatchObject({
       error: { code: 'LINK_EXPIRED' },
     });
-    const theirs = browser();
+    const theirs = browser(world);
     await theirs.session();
     const accepted = await theirs.request('POST', api('/invitation'), { token, password: PASSWORD });
     expect(accepted.status).toBe(200);
@@ -359,7 +355,7 @@ describe('a mailed link, checked before its form', () => {
       },
     });
 
-    const theirs = browser();
+    const theirs = browser(world);
     await theirs.session();
     expect((await theirs.request('POST', api('/invitation'), { token, password: PASSWORD })).status).toBe(
       200,
@@ -386,7 +382,7 @@ describe('a mailed link, checked before its form', () => {
   it("checks a password reset link too, and refuses a link of a dashboard's invitation as not valid here", async () => {
     const { people, organization } = await organizationWith(['viewer']);
     const viewer = people.viewer;
-    const page = browser();
+    const page = browser(world);
     await page.session();
     const received = world.smtp.received.length;
     await page.request('POST', api('/password-reset'), { email: viewer?.email });
@@ -409,7 +405,7 @@ describe('a mailed link, checked before its form', () => {
   });
 
   it('checks at most 30 links in 15 minutes from one client address', async () => {
-    const page = browser();
+    const page = browser(world);
     await page.session();
     const answers: number[] = [];
     for (let check = 0; check < 31; check += 1) {
@@ -469,13 +465,13 @@ describe('one’s own password', () => {
     expect(changed.body).toEqual({ otherSessionsEnded: 1 });
     expect((await here.get(api('/team'))).status).toBe(200);
     expect((await elsewhere.get(api('/team'))).status).toBe(401);
-    expect((await browser().signIn({ email: operator.email, password: PASSWORD })).status).toBe(401);
-    await browser().signInOrThrow({ email: operator.email, password: 'a brand new passphrase' });
+    expect((await browser(world).signIn({ email: operator.email, password: PASSWORD })).status).toBe(401);
+    await browser(world).signInOrThrow({ email: operator.email, password: 'a brand new passphrase' });
   });
 
   it('refuses it without a session, and counts wrong current passwords: the 11th in 15 minutes gets 429', async () => {
     const { people } = await organizationWith(['viewer']);
-    const page = browser();
+    const page = browser(world);
     await page.session();
     const anonymous = await page.request('PUT', api('/password'), {
       currentPassword: PASSWORD,

@@ -4,8 +4,16 @@
 
 import type { TOptional, TString, TUnsafe } from '@sinclair/typebox';
 import type { accountRoutes } from '../../../src/http/signed-in/account-contract.ts';
-import { ApiError, apiError } from '../api-error.ts';
-import { contractClient, fetchJson, type ApiRequest, type ContractClient } from '../contract-client.ts';
+import { ApiError, apiError, networkError } from '../api-error.ts';
+import {
+  contractClient,
+  fetchJson,
+  type AnswerOf,
+  type ApiRequest,
+  type ContractClient,
+  type InputArgs,
+  type RouteName,
+} from '../contract-client.ts';
 
 /**
  * The account routes of a surface whose session answer is `Answer` (src/http/signed-in/account-contract.ts), its
@@ -15,6 +23,29 @@ export type AccountRoutes<Answer> = ReturnType<
   typeof accountRoutes<TUnsafe<Answer>, Record<string, TOptional<TString>>>
 >;
 
+/** The routes of `Contract` that take a file: their entry `consumes` multipart/form-data. */
+export type UploadRouteName<Contract> = {
+  [Key in keyof Contract]: Contract[Key] extends {
+    method: infer Method extends string;
+    url: infer Path extends string;
+    consumes: unknown;
+  }
+    ? `${Method} ${Path}`
+    : never;
+}[keyof Contract] &
+  RouteName<Contract>;
+
+/**
+ * Sends `file` to a route that takes one, as the one part `file` of a multipart/form-data body, with the session's
+ * CSRF token as every change has it; answers the route's 2xx answer, or throws an {@link ApiError} as the JSON
+ * calls do (an ended session too).
+ */
+export type UploadClient<Contract> = <Name extends UploadRouteName<Contract>>(
+  name: Name,
+  file: File,
+  ...input: InputArgs<Contract, Name>
+) => Promise<AnswerOf<Contract, Name>>;
+
 /** The JSON routes of a surface, and who to tell when one says the session has ended. */
 export interface ApiClient {
   /**
@@ -22,6 +53,14 @@ export interface ApiClient {
    * shared account pages (see {@link ContractClient}).
    */
   routes: <Contract>() => ContractClient<Contract>;
+  /**
+   * The uploads of the surface's routes that take a file, typed by its contract (see {@link UploadClient}).
+   *
+   * @example
+   * const consoleUpload = client.uploads<ConsoleRoutes>();
+   * const { paperForm } = await consoleUpload('POST /transactions/:id/paper-forms', file, { params: { id } });
+   */
+  uploads: <Contract>() => UploadClient<Contract>;
   /** Who to tell when a route of a signed-in person answers 401: the session has ended (expired, signed out elsewhere). */
   whenSessionEnds: (callback: () => void) => void;
 }
@@ -58,10 +97,45 @@ export function createApiClient(apiPath: string): ApiClient {
   let csrfToken: string | undefined;
   let onSessionEnded: (() => void) | undefined;
 
+  /** The CSRF token's header, on a request that changes something. */
+  function tokenHeader(method: string): Record<string, string> {
+    return method !== 'GET' && csrfToken !== undefined ? { 'x-csrf-token': csrfToken } : {};
+  }
+
   async function send({ method, path, url, body }: ApiRequest): Promise<unknown> {
-    const headers: Record<string, string> = {};
-    if (method !== 'GET' && csrfToken !== undefined) headers['x-csrf-token'] = csrfToken;
-    const answer = await fetchJson(url, { method, headers, body, credentials: 'same-origin' });
+    const headers = tokenHeader(method);
+    return settle(path, await fetchJson(url, { method, headers, body, credentials: 'same-origin' }));
+  }
+
+  /** POSTs a file as multipart/form-data, one part `file` (the browser writes the body's content-type). */
+  async function sendFile(path: string, url: string, file: File): Promise<unknown> {
+    const form = new FormData();
+    form.append('file', file, file.name);
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method: 'POST',
+        headers: { accept: 'application/json', ...tokenHeader('POST') },
+        body: form,
+        credentials: 'same-origin',
+        cache: 'no-store',
+      });
+    } catch {
+      throw networkError();
+    }
+    // An answer that is not JSON (a proxy's page, say) reads as one that gave no reason.
+    const body: unknown = await response.json().catch(() => undefined);
+    return settle(path, { ok: response.ok, status: response.status, body });
+  }
+
+  /**
+   * Takes in an answer: keeps the CSRF token it carries, and answers its body when it is ok, else throws its
+   * {@link ApiError} (after telling who listens when it says the session has ended).
+   */
+  async function settle(
+    path: string,
+    answer: { ok: boolean; status: number; body: unknown },
+  ): Promise<unknown> {
     const parsed = answer.body;
     if (
       parsed &&
@@ -97,8 +171,20 @@ export function createApiClient(apiPath: string): ApiClient {
     }
   }
 
+  /** A contract's uploads: each named as its JSON calls are, its address made as theirs is. */
+  function uploads<Contract>(): UploadClient<Contract> {
+    // `UploadClient` says what each name takes and answers; the contract, not this function, holds to it.
+    const { urlOf } = contractClient<Contract>(apiPath, send) as unknown as {
+      urlOf: (name: string, input?: object) => string;
+    };
+    const upload = (name: string, file: File, input?: object) =>
+      sendFile(name.split(' ')[1] ?? '', urlOf(name, input), file);
+    return upload as unknown as UploadClient<Contract>;
+  }
+
   return {
     routes: () => contractClient(apiPath, send),
+    uploads,
     whenSessionEnds: (callback) => {
       onSessionEnded = callback;
     },

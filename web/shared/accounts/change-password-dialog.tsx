@@ -1,11 +1,12 @@
 import { Button, Dialog, Flex } from '@radix-ui/themes';
 import { useState } from 'react';
+import { NewPasswordFields } from '../form/new-password-fields.tsx';
 import { PasswordField } from '../form/person-fields.tsx';
 import { useFormFields } from '../form/use-form-fields.ts';
 import { DialogForm } from '../list/form-dialog.tsx';
 import { errorsOfFields, useApiAction } from '../use-api-action.ts';
 import { useAccountActions } from './session.tsx';
-import { NEW_PASSWORD_HINT, newPasswordProblems } from './password-rules.ts';
+import { newPasswordProblems } from './password-rules.ts';
 
 /**
  * "Change your password", opened from the person's menu of a surface's shell: the current password, the new one
@@ -70,18 +71,9 @@ export function ChangePasswordDialog({
               label="Current password"
               {...form.field('currentPassword')}
             />
-            <PasswordField
-              id="changed-password"
-              label="New password"
-              hint={NEW_PASSWORD_HINT}
-              isNew
-              {...form.field('password')}
-            />
-            <PasswordField
-              id="changed-password-again"
-              label="Repeat the new password"
-              isNew
-              {...form.field('confirmation')}
+            <NewPasswordFields
+              form={form}
+              ids={{ password: 'changed-password', confirmation: 'changed-password-again' }}
             />
           </DialogForm>
         ) : (

@@ -5,12 +5,13 @@ import { ApiError, type ApiErrorCode } from '../api-error.ts';
 import { AuthLayout } from '../auth-layout.tsx';
 import { ErrorCallout } from '../error-callout.tsx';
 import { personNameProblem } from '../form/checks.ts';
-import { NameField, PasswordField } from '../form/person-fields.tsx';
+import { NewPasswordFields } from '../form/new-password-fields.tsx';
+import { NameField } from '../form/person-fields.tsx';
 import { PageHeading } from '../page-heading.tsx';
 import { SubmitForm } from '../form/submit-form.tsx';
 import { errorsOfFields, useApiAction } from '../use-api-action.ts';
 import { useFormFields } from '../form/use-form-fields.ts';
-import { NEW_PASSWORD_HINT, newPasswordProblems } from './password-rules.ts';
+import { newPasswordProblems } from './password-rules.ts';
 import type { NoticeState } from './sign-in.tsx';
 import type { AccountSurface } from './surface.ts';
 
@@ -244,18 +245,9 @@ export function SetPasswordPage<Answer, User, Tenant>({
             {purpose === 'invitation' ? (
               <NameField id="name" label="Your name" hint={surface.nameHint} own {...form.field('name')} />
             ) : null}
-            <PasswordField
-              id="new-password"
-              label="New password"
-              hint={NEW_PASSWORD_HINT}
-              isNew
-              {...form.field('password')}
-            />
-            <PasswordField
-              id="confirm-password"
-              label="Repeat the new password"
-              isNew
-              {...form.field('confirmation')}
+            <NewPasswordFields
+              form={form}
+              ids={{ password: 'new-password', confirmation: 'confirm-password' }}
             />
           </SubmitForm>
         </>

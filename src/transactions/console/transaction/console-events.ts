@@ -8,6 +8,7 @@ import {
   lockOwnTransaction,
   previewLockedEvent,
   type LockedTransaction,
+  type OnBehalf,
   type Transition,
 } from '../../transitions.ts';
 import type { EventPreview } from '../../workflow-preview.ts';
@@ -93,7 +94,9 @@ export type ConsoleEventOutcome =
  * STALE_STATE when someone moved it since, so a double click or two colleagues at once make one move; with
  * FORBIDDEN for a role that may not; as the engine refuses otherwise (INVALID_EVENT with the reason, a void
  * without its reason BAD_USER_INPUT). An event the template names in `workflow.secondPerson` is asked for
- * instead (approvals.ts), once it passes the same checks. Logged with the person and the request.
+ * instead (approvals.ts), once it passes the same checks. Logged with the person and the request. With
+ * `onBehalf`, a recipient's event is run on their behalf with the paper form staff received (transitions.ts);
+ * never one that waits for a second person, which would leave the paper form waiting with it.
  */
 export async function runConsoleEvent(
   db: Database,
@@ -105,13 +108,22 @@ export async function runConsoleEvent(
     version: string | null;
     role: ConsoleRole;
     actor: Actor;
+    onBehalf?: OnBehalf | undefined;
   },
 ): Promise<ConsoleEventOutcome> {
   return db.transaction(async (tx) => {
     const subject = await lockToTrigger(tx, options);
     await checkNotStale(tx, subject, options.version);
     const message = options.message?.trim() || undefined;
-    if (needsSecondPerson(subject.definition, options.eventKey)) {
+    const secondPerson = needsSecondPerson(subject.definition, options.eventKey);
+    if (secondPerson && options.onBehalf !== undefined) {
+      throw new AppError(
+        'BAD_USER_INPUT',
+        `${words(options.eventKey)} waits for a second person's approval, so it cannot be run on the recipient's behalf: ask the recipient to submit, or change the template`,
+        { field: 'onBehalf' },
+      );
+    }
+    if (secondPerson) {
       // Refused now as running it would be: a second person approves an event that can happen.
       await previewLockedEvent(tx, subject, options.eventKey, message);
       const approval = await askApproval(tx, subject, { ...options, message });
@@ -119,7 +131,7 @@ export async function runConsoleEvent(
     }
     return {
       outcome: 'done' as const,
-      ...(await applyEvent(tx, subject, options.eventKey, options.actor, message)),
+      ...(await applyEvent(tx, subject, options.eventKey, options.actor, message, options.onBehalf)),
     };
   });
 }

@@ -1,3 +1,4 @@
+import { PAPER_FORM_KEY } from '../../transitions.ts';
 import type { Queryable } from '../../../db/database.ts';
 import { notFound } from '../../../errors.ts';
 import { linkExpiry, type FileLinks } from '../../../files/file-links.ts';
@@ -38,7 +39,7 @@ export interface RecipientProgress {
 /** A file of a transaction, with a signed link to download it for the next quarter of an hour. */
 export interface TransactionFileLink {
   id: string;
-  kind: 'upload' | 'signed';
+  kind: 'upload' | 'signed' | 'paper';
   name: string;
   /** What it is, in the template's words: the field an upload answers (`W-9 (Tax residency and forms)`), or
    * the document a signed copy is of. */
@@ -49,8 +50,16 @@ export interface TransactionFileLink {
   downloadPath: string;
 }
 
-/** What a file is of, in the template's words: an upload's field (`item.field`), a signed copy's document. */
-function fileOfInWords(definition: TemplateDefinition, kind: 'upload' | 'signed', of: string): string {
+/**
+ * What a file is of, in the template's words: an upload's field (`item.field`), a signed copy's document; a
+ * paper form is the recipient's forms, received on paper.
+ */
+function fileOfInWords(
+  definition: TemplateDefinition,
+  kind: TransactionFileLink['kind'],
+  of: string,
+): string {
+  if (kind === 'paper') return 'The forms, signed on paper and received by staff';
   if (kind === 'signed') {
     const documents = definition.processes.flatMap((process) => process.documents ?? []);
     return documents.find((document) => document.key === of)?.title ?? of;
@@ -175,7 +184,8 @@ export async function transactionDetail(
   const files = await db.query<
     Omit<TransactionFileLink, 'downloadPath' | 'byteSize'> & { byteSize: string | null }
   >(
-    `select f.id, 'upload' as kind, coalesce(f.override_filename, f.original_filename) as name, tf.vulcan_key as of,
+    `select f.id, case when tf.vulcan_key = $3 then 'paper' else 'upload' end as kind,
+       coalesce(f.override_filename, f.original_filename) as name, tf.vulcan_key as of,
        f.byte_size as "byteSize", tf.created_at as "createdAt", tf.sequence
      from transaction_files tf join files f on f.id = tf.file_id
      where tf.transaction_id = $1 and tf.organization_id = $2 and f.storage_key is not null
@@ -186,7 +196,7 @@ export async function transactionDetail(
      join transaction_signature_containers c on c.id = sf.transaction_signature_container_id
      where sf.transaction_id = $1 and sf.organization_id = $2
      order by "createdAt", sequence`,
-    ids,
+    [...ids, PAPER_FORM_KEY],
   );
   const expiresAt = linkExpiry();
   return {

@@ -43,7 +43,12 @@ export function registerTransactionRoutes(
     transaction: await transactionDetail(db, { ...of(caller, params.id), links: deps.links }),
   }));
   route(contract.timeline, async (caller, { params, query }) => ({
-    entries: await timelineOf(db, { ...of(caller, params.id), kinds: query.kind, actorType: query.actor }),
+    entries: await timelineOf(db, {
+      ...of(caller, params.id),
+      kinds: query.kind,
+      actorType: query.actor,
+      links: deps.links,
+    }),
   }));
   route(contract.review, (caller, { params }) =>
     reviewOf(db, { ...of(caller, params.id), links: deps.links }),

@@ -6,11 +6,15 @@ import { workflowFactsOf } from '../../completion.ts';
 import { ACTOR_LABEL, IS_WORKFLOW_EVENT, namedActor } from '../../history/timeline.ts';
 import type { TemplateDefinition } from '../../templates/schema.ts';
 import {
+  decide,
   effectiveWorkflow,
   explainEvents,
+  factsOnPaper,
   IN_WORDS,
+  isRecipientEvent,
   isVoidEvent,
   type ExplainedEvent,
+  type WorkflowFacts,
 } from '../../workflow.ts';
 import { mayTrigger, reviewEvents } from '../permissions.ts';
 import { needsSecondPerson, pendingApprovalOf, type PendingApproval } from './approvals.ts';
@@ -23,6 +27,11 @@ export interface PanelEvent extends ExplainedEvent {
   messageRequired: boolean;
   /** Whether a person of the console only asks for it, and a second person approves (`workflow.secondPerson`). */
   needsSecondPerson: boolean;
+  /**
+   * Whether the person may run it on the recipient's behalf with a paper form they received: a recipient's event
+   * refused now only for what the revision it submits lacks, which they may trigger, and which waits for no one.
+   */
+  onBehalf: boolean;
 }
 
 /** One step of the path a transaction took, as its workflow events logged it. */
@@ -75,6 +84,19 @@ export async function pathOf(db: Queryable, transactionId: string): Promise<Path
   }));
 }
 
+/** Whether a recipient's event would be allowed now if a paper form stood for what it submits. */
+function allowedOnPaper(
+  definition: TemplateDefinition,
+  state: string,
+  facts: WorkflowFacts,
+  eventKey: string,
+): boolean {
+  return (
+    isRecipientEvent(definition, eventKey) &&
+    decide(definition.workflow, state, eventKey, factsOnPaper(facts, eventKey)).ok
+  );
+}
+
 /**
  * A transaction's workflow as its console panel draws it for a person of `role`: the states, every event with
  * whether it can happen now and the engine's reason when not, whether this person may trigger it, the path
@@ -104,12 +126,18 @@ export async function workflowPanelOf(
       description: each.description ?? null,
       final: each.final === true,
     })),
-    events: explainEvents(definition.workflow, state, facts, IN_WORDS).map((event) => ({
-      ...event,
-      mayTrigger: mayTrigger(options.role, event.key, review),
-      messageRequired: isVoidEvent(event.key),
-      needsSecondPerson: needsSecondPerson(definition, event.key),
-    })),
+    events: explainEvents(definition.workflow, state, facts, IN_WORDS).map((event) => {
+      const may = mayTrigger(options.role, event.key, review);
+      const secondPerson = needsSecondPerson(definition, event.key);
+      return {
+        ...event,
+        mayTrigger: may,
+        messageRequired: isVoidEvent(event.key),
+        needsSecondPerson: secondPerson,
+        onBehalf:
+          may && !secondPerson && !event.allowed && allowedOnPaper(definition, state, facts, event.key),
+      };
+    }),
     path,
     pendingApproval: await pendingApprovalOf(db, options.transactionId),
   };

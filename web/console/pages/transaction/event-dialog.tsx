@@ -1,5 +1,5 @@
 import { Button, Callout, Dialog, Flex, Text, TextArea } from '@radix-ui/themes';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type { ApiError } from '../../../shared/api-error.ts';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
 import { Form } from '../../../shared/form/submit-form.tsx';
@@ -66,27 +66,39 @@ export function staleText(error: ApiError, formatDateTime: (iso: string) => stri
   return `${who} moved it to ${where}${at}. The panel now shows where it is: look, then choose again.`;
 }
 
+/** A dialog of the workflow panel, open until `onClose` (Escape, a click outside, Cancel). */
+export function PanelDialog({ onClose, children }: { onClose: () => void; children: ReactNode }) {
+  return (
+    <Dialog.Root
+      open
+      onOpenChange={(open) => {
+        if (!open) onClose();
+      }}
+    >
+      <Dialog.Content maxWidth="520px">{children}</Dialog.Content>
+    </Dialog.Root>
+  );
+}
+
+/** What a dialog that runs an event of the panel is given, and what it tells the panel. */
+export interface EventDialogProps {
+  transactionId: string;
+  event: PanelEvent;
+  /** The workflow's version the panel shows: the event runs against it. */
+  version: string | null;
+  onClose: () => void;
+  onDone: (answer: EventRunAnswer) => void;
+  /** Someone moved the transaction since the panel showed it (STALE_STATE). */
+  onStale: (error: ApiError) => void;
+}
+
 /**
  * The dialog of one event: first what it would do (the server's preview), then a message (a void's reason is
  * required) and the button that runs it against the version of the workflow the preview was made on. The button
  * runs once however often it is clicked; a move made meanwhile by someone else is refused (STALE_STATE) and handed
  * to `onStale`, which closes the dialog and reloads the panel.
  */
-export function EventDialog({
-  transactionId,
-  event,
-  version,
-  onClose,
-  onDone,
-  onStale,
-}: {
-  transactionId: string;
-  event: PanelEvent;
-  version: string | null;
-  onClose: () => void;
-  onDone: (answer: EventRunAnswer) => void;
-  onStale: (error: ApiError) => void;
-}) {
+export function EventDialog({ transactionId, event, version, onClose, onDone, onStale }: EventDialogProps) {
   const [preview, setPreview] = useState<EventPreview>();
   const [previewVersion, setPreviewVersion] = useState(version);
   const loading = useApiAction();
@@ -144,71 +156,64 @@ export function EventDialog({
   };
 
   return (
-    <Dialog.Root
-      open
-      onOpenChange={(open) => {
-        if (!open) onClose();
-      }}
-    >
-      <Dialog.Content maxWidth="520px">
-        <Form onSubmit={run}>
-          <Dialog.Title mb="0">{label(event.key)}?</Dialog.Title>
-          <Dialog.Description size="2" color="gray">
-            {event.description ?? `What ${words(event.key)} does, before it does it.`}
-          </Dialog.Description>
-          <ErrorCallout error={loading.error} />
-          {preview ? (
-            <PreviewText preview={preview} />
-          ) : loading.error ? null : (
-            <Text size="2" color="gray" role="status">
-              Reading what it would do…
+    <PanelDialog onClose={onClose}>
+      <Form onSubmit={run}>
+        <Dialog.Title mb="0">{label(event.key)}?</Dialog.Title>
+        <Dialog.Description size="2" color="gray">
+          {event.description ?? `What ${words(event.key)} does, before it does it.`}
+        </Dialog.Description>
+        <ErrorCallout error={loading.error} />
+        {preview ? (
+          <PreviewText preview={preview} />
+        ) : loading.error ? null : (
+          <Text size="2" color="gray" role="status">
+            Reading what it would do…
+          </Text>
+        )}
+        <Flex direction="column" gap="1">
+          <Text as="label" htmlFor="event-message" size="2" weight="medium">
+            {required ? 'Reason (required)' : 'Message (optional)'}
+          </Text>
+          <TextArea
+            id="event-message"
+            value={message}
+            required={required}
+            aria-required={required}
+            aria-invalid={messageError === undefined ? undefined : true}
+            aria-describedby={
+              messageError === undefined ? 'event-message-hint' : 'event-message-hint event-message-error'
+            }
+            maxLength={2000}
+            onChange={(change) => {
+              setMessage(change.target.value);
+            }}
+          />
+          <Text id="event-message-hint" size="1" color="gray">
+            Kept in the timeline with the move.
+          </Text>
+          {messageError === undefined ? null : (
+            <Text id="event-message-error" size="2" color="red" role="alert">
+              {messageError}
             </Text>
           )}
-          <Flex direction="column" gap="1">
-            <Text as="label" htmlFor="event-message" size="2" weight="medium">
-              {required ? 'Reason (required)' : 'Message (optional)'}
-            </Text>
-            <TextArea
-              id="event-message"
-              value={message}
-              required={required}
-              aria-required={required}
-              aria-invalid={messageError === undefined ? undefined : true}
-              aria-describedby={
-                messageError === undefined ? 'event-message-hint' : 'event-message-hint event-message-error'
-              }
-              maxLength={2000}
-              onChange={(change) => {
-                setMessage(change.target.value);
-              }}
-            />
-            <Text id="event-message-hint" size="1" color="gray">
-              Kept in the timeline with the move.
-            </Text>
-            {messageError === undefined ? null : (
-              <Text id="event-message-error" size="2" color="red" role="alert">
-                {messageError}
-              </Text>
-            )}
-          </Flex>
-          <ErrorCallout error={running.error} />
-          {running.error?.code === 'INVALID_EVENT' || running.error?.code === 'REVISION_INCOMPLETE' ? (
-            <Callout.Root color="gray" size="1">
-              <Callout.Text>Close this and look at the panel: it shows what can happen now.</Callout.Text>
-            </Callout.Root>
-          ) : null}
-          <DialogButtons>
-            <Button
-              type="submit"
-              loading={running.busy}
-              disabled={preview === undefined || running.busy}
-              color={required ? 'red' : undefined}
-            >
-              {label(event.key)}
-            </Button>
-          </DialogButtons>
-        </Form>
-      </Dialog.Content>
-    </Dialog.Root>
+        </Flex>
+        <ErrorCallout error={running.error} />
+        {running.error?.code === 'INVALID_EVENT' || running.error?.code === 'REVISION_INCOMPLETE' ? (
+          <Callout.Root color="gray" size="1">
+            <Callout.Text>Close this and look at the panel: it shows what can happen now.</Callout.Text>
+          </Callout.Root>
+        ) : null}
+        <DialogButtons>
+          <Button
+            type="submit"
+            loading={running.busy}
+            disabled={preview === undefined || running.busy}
+            color={required ? 'red' : undefined}
+          >
+            {label(event.key)}
+          </Button>
+        </DialogButtons>
+      </Form>
+    </PanelDialog>
   );
 }

@@ -109,6 +109,13 @@ export function Recipients({ recipients }: { recipients: RecipientProgress[] }) 
   );
 }
 
+/** Each kind of file, as its badge names it: a paper form is one staff received from the investor and uploaded. */
+const FILE_KINDS: Record<TransactionFile['kind'], { words: string; color: 'green' | 'gray' | 'blue' }> = {
+  signed: { words: 'signed', color: 'green' },
+  upload: { words: 'upload', color: 'gray' },
+  paper: { words: 'paper form', color: 'blue' },
+};
+
 /** The transaction's files, signed copies and the investor's uploads, each with its (signed, expiring) link. */
 export function Files({ files }: { files: TransactionFile[] }) {
   return (
@@ -123,9 +130,7 @@ export function Files({ files }: { files: TransactionFile[] }) {
             {files.map((file) => (
               <li key={`${file.kind} ${file.id}`}>
                 <Flex gap="2" align="center" wrap="wrap">
-                  <Badge color={file.kind === 'signed' ? 'green' : 'gray'}>
-                    {file.kind === 'signed' ? 'signed' : 'upload'}
-                  </Badge>
+                  <Badge color={FILE_KINDS[file.kind].color}>{FILE_KINDS[file.kind].words}</Badge>
                   <Link href={file.downloadPath} download={file.name}>
                     {file.name}
                   </Link>

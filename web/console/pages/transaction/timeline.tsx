@@ -1,4 +1,4 @@
-import { Badge, Box, Button, Card, CheckboxGroup, Flex, RadioGroup, Text } from '@radix-ui/themes';
+import { Badge, Box, Button, Card, CheckboxGroup, Flex, Link, RadioGroup, Text } from '@radix-ui/themes';
 import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
@@ -68,6 +68,36 @@ function actionText(entry: TimelineEntry): string {
   return label(entry.action);
 }
 
+/** The paper form an event run on the investor's behalf names (`details.paperForm`), when it is one. */
+function paperFormOf(details: TimelineEntry['details']): { name: string; downloadPath: string } | undefined {
+  const { paperForm } = details;
+  if (typeof paperForm !== 'object' || paperForm === null) return undefined;
+  const { name, downloadPath } = paperForm as Record<string, unknown>;
+  return typeof name === 'string' && typeof downloadPath === 'string' ? { name, downloadPath } : undefined;
+}
+
+/**
+ * What a workflow entry adds to its action when staff ran it on the investor's behalf (`details.onBehalf`): that
+ * it was so, and the paper form it stands on, a link to the file.
+ */
+function OnBehalf({ entry }: { entry: TimelineEntry }) {
+  if (entry.kind !== 'workflow' || entry.details.onBehalf !== true) return null;
+  const paperForm = paperFormOf(entry.details);
+  return (
+    <>
+      {" · on the investor's behalf"}
+      {paperForm ? (
+        <>
+          , with the paper form{' '}
+          <Link href={paperForm.downloadPath} download={paperForm.name}>
+            {paperForm.name}
+          </Link>
+        </>
+      ) : null}
+    </>
+  );
+}
+
 /** The details of an entry that say more than its action: a move's states and message, a mail's failure, a webhook's attempt. */
 function Details({ entry }: { entry: TimelineEntry }) {
   const { details } = entry;
@@ -104,6 +134,11 @@ function Details({ entry }: { entry: TimelineEntry }) {
     }
   } else if (entry.kind === 'mail') {
     delete rest.message;
+  }
+  if (entry.kind === 'workflow') {
+    // Said beside the action (OnBehalf).
+    delete rest.onBehalf;
+    delete rest.paperForm;
   }
   for (const [key, value] of Object.entries(rest)) {
     if (value === null || value === undefined) continue;
@@ -243,6 +278,7 @@ export function Timeline({
                     <Badge color={KINDS[entry.kind].color}>{KINDS[entry.kind].label}</Badge>
                     <Text size="2" weight="medium">
                       {actionText(entry)}
+                      <OnBehalf entry={entry} />
                     </Text>
                   </Flex>
                   <Text as="p" size="1" color="gray">

@@ -5,8 +5,14 @@ import { HeadedSection } from '../../../shared/layout/headed-section.tsx';
 import type { Resource } from '../../../shared/use-resource.ts';
 import { useApiAction } from '../../../shared/use-api-action.ts';
 import { consoleApi } from '../../api.ts';
-import type { PendingApproval, WorkflowAnswer, WorkflowPanel as Workflow } from '../../types.ts';
+import type {
+  EventRunAnswer,
+  PendingApproval,
+  WorkflowAnswer,
+  WorkflowPanel as Workflow,
+} from '../../types.ts';
 import { EventDialog, staleText } from './event-dialog.tsx';
+import { OnBehalfDialog } from './on-behalf-dialog.tsx';
 import { formatDateTime, label, words } from '../../words.ts';
 
 /** The drawing (dagre and the SVG): a chunk of its own, after the panel's words. */
@@ -16,10 +22,19 @@ type PanelEvent = Workflow['events'][number];
 
 /**
  * One event of the workflow: a button when this person may trigger it and it can happen now; a greyed button
- * with the engine's reason when they may but it cannot; for someone who may not trigger it, its name and the
- * reason only (a viewer sees no buttons).
+ * with the engine's reason when they may but it cannot, and beside it, when the server says it may be run on the
+ * investor's behalf (only what their revision lacks holds it back), a button for that; for someone who may not
+ * trigger it, its name and the reason only (a viewer sees no buttons).
  */
-function EventRow({ event, onChoose }: { event: PanelEvent; onChoose: (event: PanelEvent) => void }) {
+function EventRow({
+  event,
+  onChoose,
+  onChooseOnBehalf,
+}: {
+  event: PanelEvent;
+  onChoose: (event: PanelEvent) => void;
+  onChooseOnBehalf: (event: PanelEvent) => void;
+}) {
   const reasonId = `event-${event.key}-reason`;
   const reason = event.allowed
     ? (event.description ?? `Moves it to ${words(event.to)}.`)
@@ -47,6 +62,17 @@ function EventRow({ event, onChoose }: { event: PanelEvent; onChoose: (event: Pa
         <Text size="1" color="gray">
           → {words(event.to)}
         </Text>
+        {event.onBehalf ? (
+          <Button
+            variant="outline"
+            aria-describedby={reasonId}
+            onClick={() => {
+              onChooseOnBehalf(event);
+            }}
+          >
+            {label(event.key)} on the investor&apos;s behalf…
+          </Button>
+        ) : null}
       </Flex>
       <Text as="p" size="2" color={event.allowed ? undefined : 'gray'} id={reasonId} mt="1">
         {event.allowed ? reason : `Not now: ${reason}`}
@@ -70,6 +96,8 @@ export function WorkflowPanel({
   onChanged: () => void;
 }) {
   const [chosen, setChosen] = useState<string>();
+  // The event itself, not its key: its dialog stays open while the panel reloads (after a STALE_STATE, say).
+  const [onBehalf, setOnBehalf] = useState<PanelEvent>();
   const [notice, setNotice] = useState<{ tone: 'done' | 'stale'; text: string; state: string }>();
   const panel = workflow.data?.workflow;
   // A notice is about the state it left the transaction in: once it moves on, the notice goes.
@@ -130,6 +158,10 @@ export function WorkflowPanel({
                         setNotice(undefined);
                         setChosen(picked.key);
                       }}
+                      onChooseOnBehalf={(picked) => {
+                        setNotice(undefined);
+                        setOnBehalf(picked);
+                      }}
                     />
                   ))}
                 </ul>
@@ -153,19 +185,7 @@ export function WorkflowPanel({
           }}
           onDone={(answer) => {
             setChosen(undefined);
-            setNotice(
-              answer.outcome === 'asked'
-                ? {
-                    tone: 'done',
-                    text: `Asked: a second person of your organization approves ${label(event.key)} before it runs.`,
-                    state: panel.state,
-                  }
-                : {
-                    tone: 'done',
-                    text: `Done: ${label(event.key)} moved it from ${words(answer.sourceStateKey ?? '')} to ${words(answer.targetStateKey)}.`,
-                    state: answer.targetStateKey,
-                  },
-            );
+            setNotice(doneNotice(event, answer, panel.state));
             onChanged();
           }}
           onStale={(error) => {
@@ -175,8 +195,43 @@ export function WorkflowPanel({
           }}
         />
       ) : null}
+      {onBehalf && panel ? (
+        <OnBehalfDialog
+          transactionId={transactionId}
+          event={onBehalf}
+          version={panel.version}
+          onClose={() => {
+            setOnBehalf(undefined);
+          }}
+          onDone={(answer) => {
+            setOnBehalf(undefined);
+            setNotice(doneNotice(onBehalf, answer, panel.state));
+            onChanged();
+          }}
+          onStale={onChanged}
+        />
+      ) : null}
     </HeadedSection>
   );
+}
+
+/** What the panel says once an event ran, or was asked for (a second person approves it first). */
+function doneNotice(
+  event: PanelEvent,
+  answer: EventRunAnswer,
+  state: string,
+): { tone: 'done'; text: string; state: string } {
+  return answer.outcome === 'asked'
+    ? {
+        tone: 'done',
+        text: `Asked: a second person of your organization approves ${label(event.key)} before it runs.`,
+        state,
+      }
+    : {
+        tone: 'done',
+        text: `Done: ${label(event.key)} moved it from ${words(answer.sourceStateKey ?? '')} to ${words(answer.targetStateKey)}.`,
+        state: answer.targetStateKey,
+      };
 }
 
 /**

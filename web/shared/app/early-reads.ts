@@ -1,4 +1,4 @@
-import type { ContractClient, InputArgs, JsonRouteName } from './contract-client.ts';
+import type { ContractClient, InputArgs, JsonRouteName } from '../contract-client.ts';
 
 /** A read a page's entry started before its components mounted, and its answer once it came. */
 interface EarlyRead {
