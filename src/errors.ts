@@ -666,7 +666,7 @@ export function lastAdmin(person: string, tenant: string, then: string): AppErro
   const who = person === 'you' ? 'You are' : `${person} is`;
   return new AppError(
     'CONFLICT',
-    `${who} the last admin of ${tenant}: make another person admin first, then ${then}, so that someone can still manage keys and people.`,
+    `${who} the last admin of ${tenant}: make another person admin first, then ${then}, so that someone can still do what only an admin may.`,
     { reason: 'lastAdmin' },
   );
 }

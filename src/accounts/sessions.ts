@@ -91,11 +91,15 @@ export async function endOtherSessionsOf(
   userIds: readonly string[],
   keptSessionId: string,
 ): Promise<number> {
-  const ended = await db.query(
-    'delete from user_sessions where user_id = any($1::uuid[]) and id_hash <> $2 returning 1',
+  // Every other row goes; only those that still signed someone in count (an expired one ended already).
+  const [ended] = await db.query<{ live: number }>(
+    `with ended as (
+       delete from user_sessions where user_id = any($1::uuid[]) and id_hash <> $2
+       returning expires_at > clock_timestamp() as live)
+     select count(*) filter (where live)::int as live from ended`,
     [userIds, hashOf(keptSessionId)],
   );
-  return ended.length;
+  return ended?.live ?? 0;
 }
 
 /** A session as something long-lived (a console's live stream) holds it: its id and whom it signed in. */

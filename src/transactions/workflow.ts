@@ -73,8 +73,36 @@ export interface WorkflowNames {
 /** Events and states by their keys: `approve: only from in_review`, as the API says it. */
 export const BY_KEY: WorkflowNames = { event: (key) => key, state: (key) => key };
 
-/** Events and states in words: `Approve: only from in review`, as the console says it. */
-export const IN_WORDS: WorkflowNames = { event: label, state: words };
+/** The titles a workflow gives its states and events (the built-in void's included), by key. */
+export interface WorkflowTitles {
+  states: Record<string, string>;
+  events: Record<string, string>;
+}
+
+/** The titles of each workflow read, by the workflow: a queue's rows share their template's. */
+const titled = new WeakMap<WorkflowDefinition, WorkflowTitles>();
+
+/** Each state's and event's title: the template's, else its key in words ("in review", "Request changes"). */
+export function workflowTitles(workflow: WorkflowDefinition): WorkflowTitles {
+  const known = titled.get(workflow);
+  if (known) return known;
+  const effective = effectiveWorkflow(workflow);
+  const titles = {
+    states: Object.fromEntries(effective.states.map((state) => [state.key, state.title ?? words(state.key)])),
+    events: Object.fromEntries(effective.events.map((event) => [event.key, event.title ?? label(event.key)])),
+  };
+  titled.set(workflow, titles);
+  return titles;
+}
+
+/** Events and states by their titles: `Approve: only from in review`, as the console says it. */
+export function inWords(workflow: WorkflowDefinition): WorkflowNames {
+  const titles = workflowTitles(workflow);
+  return {
+    event: (key) => (Object.hasOwn(titles.events, key) ? titles.events[key] : undefined) ?? label(key),
+    state: (key) => (Object.hasOwn(titles.states, key) ? titles.states[key] : undefined) ?? words(key),
+  };
+}
 
 /**
  * Which rule refuses an event: it is unknown, the transaction is in a final state, the event does not leave the
@@ -240,7 +268,7 @@ export interface ExplainedEvent {
 /**
  * Every event of the (effective) workflow, in its order, with whether it can happen to a transaction in `state`
  * now and why not: what the console shows as buttons, greyed with the reason when blocked. `decide` refuses with
- * the same reasons; `names` says them in words for the console ({@link IN_WORDS}) instead of by key.
+ * the same reasons; `names` says them in words for the console ({@link inWords}) instead of by key.
  *
  * @example
  * explainEvents(workflow, 'countersigning', { processes: [{ key: 'subscription', isComplete: false }] })

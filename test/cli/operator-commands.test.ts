@@ -119,7 +119,7 @@ describe('portico portfolio users role and remove', () => {
     ]);
     expect(demoted.code).toBe(1);
     expect(demoted.stderr.trim()).toBe(
-      `portico: grace@example.com is the last admin of instance "${slug}": make another person admin first, then make them member, so that someone can still manage keys and people.`,
+      `portico: grace@example.com is the last admin of instance "${slug}": make another person admin first, then make them member, so that someone can still do what only an admin may.`,
     );
     const removed = await portico(['portfolio', 'users', 'remove', 'grace@example.com', '--instance', slug]);
     expect(removed.code).toBe(1);

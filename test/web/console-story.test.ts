@@ -40,8 +40,11 @@ import { startWebhookReceiver } from '../support/peers/webhook-receiver.ts';
  * each step needing the one before, with as few page loads as the story allows. Screenshots go to
  * test/web/screenshots/ as `console-<database>-story-…png`.
  *
- * Beside it, in an organization of its own whose names hold markup: an admin invites a reviewer through a
- * session that ends mid-invitation (screenshots `console-<database>-team…png`, `…-sign-in-again.png`).
+ * Beside it, in an organization of its own whose names hold markup, the team page's actions: an admin invites a
+ * reviewer through a session that ends mid-invitation, makes her an operator, mails her invitation again (from
+ * whom the mail says), deactivates and reactivates her once she has accepted, and changes their own password, with
+ * which they sign in again; the invitee lands on the team without its buttons (screenshots
+ * `console-<database>-team…png`, `…-sign-in-again.png`).
  */
 describe('the organization console in Chromium', () => {
   const chromium = useChromium('console');
@@ -129,6 +132,14 @@ describe('the organization console in Chromium', () => {
     await expect.poll(() => panelEvents(page)).toEqual(events);
   }
 
+  /** What a person's row of the team shows of them: their role and status badges, and the row's buttons. */
+  async function shownIn(row: Locator): Promise<{ badges: string[]; buttons: string[] }> {
+    return {
+      badges: await row.locator('.rt-Badge').filter({ visible: true }).allTextContents(),
+      buttons: await row.getByRole('button').allTextContents(),
+    };
+  }
+
   /** Runs an event through its preview dialog, with a message, and waits for the panel to say it moved. */
   async function runEvent(page: Page, event: string, message: string, from: string, to: string) {
     await workflowOf(page).getByRole('button', { name: event, exact: true }).click();
@@ -141,7 +152,7 @@ describe('the organization console in Chromium', () => {
   }
 
   it(
-    'takes a transaction from an invited reviewer through comments, changes, approval and countersigning to its webhook, shows a viewer no buttons, and voids another',
+    'takes a transaction from an invited reviewer through comments, changes, approval and countersigning to its webhook, shows a viewer no buttons, and submits another on its investor’s behalf with a paper form, then voids it',
     // About 15 s alone on a fast machine; 35 s alone and 90 s beside another browser and ESLint on a slow one.
     { timeout: 240_000 },
     async () => {
@@ -530,7 +541,7 @@ describe('the organization console in Chromium', () => {
     },
   );
 
-  it('lets an admin invite a reviewer by e-mail, through a session that ends mid-invitation, and the reviewer lands on the team without its buttons', async () => {
+  it('lets an admin invite a reviewer through a session that ends mid-invitation, make her an operator, mail her invitation again, deactivate and reactivate her, and change their own password; the invitee lands on the team without its buttons', async () => {
     const { db, smtp, origin, kestrel: organization, kestrelAdmin: admin } = world;
     const page = await chromium.newPage(origin);
     await page.goto(`${origin}/console`);
@@ -578,17 +589,115 @@ describe('the organization console in Chromium', () => {
       .getByText(/invited\s+Rita Reviewer/)
       .waitFor();
     await chromium.screenshotPhoneAndDesktop(page, 'team');
+    // Arrived, so that the mail counted next is the one sent again.
+    await mailTo(smtp, reviewer, { after: received });
 
-    const mail = await mailTo(smtp, reviewer, { after: received });
-    const { link } = mailedLink(mail, 'invitation', `${origin}/console`);
+    // Another invitation cannot follow within a minute of the first: greyed, with the server's reason.
+    const rita = page.getByRole('row', { name: /Rita Reviewer/ });
+    const resend = rita.getByRole('button', { name: 'Resend invitation to Rita Reviewer' });
+    expect(await resend.isDisabled()).toBe(true);
+    const why = await resend.getAttribute('aria-describedby');
+    expect(await page.locator(`#${why ?? 'none'}`).textContent()).toMatch(
+      /^Not now: An invitation went to Rita Reviewer \d+ seconds ago: another can be sent in \d+ seconds\.$/,
+    );
+    // A minute later (the invitation's time moved back), the admin makes her an operator through its dialog.
+    await db.query(
+      `update user_links set created_at = created_at - interval '2 minutes'
+       where purpose = 'invitation' and user_id = (select id from users where email = $1)`,
+      [reviewer],
+    );
+    await rita.getByRole('button', { name: 'Change role of Rita Reviewer' }).click();
+    const changeRole = page.getByRole('dialog', { name: 'Change the role of Rita Reviewer' });
+    expect(await changeRole.getByRole('radio', { name: /^Reviewer/ }).getAttribute('aria-checked')).toBe(
+      'true',
+    );
+    await changeRole.getByRole('radio', { name: /^Operator/ }).click();
+    await changeRole.getByRole('button', { name: 'Change role' }).click();
+    await changeRole.waitFor({ state: 'detached' });
+    await page.getByText('Rita Reviewer is now operator.').waitFor();
+    await expect
+      .poll(() => shownIn(rita))
+      .toEqual({
+        badges: ['Operator', 'Invited'],
+        buttons: ['Change role', 'Resend invitation', 'Deactivate'],
+      });
+    // The list read again knows the minute has passed: a new invitation goes, from the admin, for the new role.
+    const resent = smtp.received.length;
+    await resend.click();
+    await page
+      .getByText(`A new invitation is mailed to ${reviewer}; the link mailed before no longer works.`)
+      .waitFor();
+    const invitation = await mailTo(smtp, reviewer, { after: resent });
+    expect(invitation.parsed.text).toContain(
+      `${admin.name} (${admin.email}) invited you to ${organization.name} on the Portico console, as an operator`,
+    );
+    const activity = page.getByRole('region', { name: 'Recent activity' });
+    await activity.getByText(/changed the role of\s+Rita Reviewer to operator/).waitFor();
+    await activity.getByText(/sent a new invitation to\s+Rita Reviewer/).waitFor();
+
+    // She accepts the new invitation: the team without its buttons, her names and the organization's as text.
+    const { link } = mailedLink(invitation, 'invitation', `${origin}/console`);
     const theirs = await chromium.newPage(origin);
     await acceptInvitation(theirs, link, 'Rita Reviewer');
     await theirs.getByText('Only admins invite and deactivate people.').waitFor();
     expect(await theirs.getByRole('button', { name: 'Invite someone' }).count()).toBe(0);
     expect(await theirs.getByRole('button', { name: /^Deactivate/ }).count()).toBe(0);
-    await chromium.screenshot(theirs, 'team-reviewer');
+    await chromium.screenshot(theirs, 'team-operator');
     // The organization's name and the people's names are text, never markup.
     expect(await theirs.locator('header').textContent()).toContain('Kestrel <b>Growth</b> Fund');
     expect(await theirs.locator('main b, main i').count()).toBe(0);
+
+    // The admin deactivates her, after a confirmation, and gives her access back: the list says so each time.
+    await rita.getByRole('button', { name: 'Deactivate Rita Reviewer' }).click();
+    const deactivate = page.getByRole('alertdialog', { name: 'Deactivate Rita Reviewer?' });
+    await deactivate
+      .getByText(
+        `Rita Reviewer is signed out at once and can no longer sign in to ${organization.name}'s console.`,
+      )
+      .waitFor();
+    await deactivate.getByRole('button', { name: 'Deactivate', exact: true }).click();
+    await deactivate.waitFor({ state: 'detached' });
+    await page.getByText('Rita Reviewer was deactivated.').waitFor();
+    await expect
+      .poll(() => shownIn(rita))
+      .toEqual({ badges: ['Operator', 'Deactivated'], buttons: ['Reactivate'] });
+    await rita.getByRole('button', { name: 'Reactivate Rita Reviewer' }).click();
+    await page.getByText('Rita Reviewer was reactivated: they sign in with their password again.').waitFor();
+    await expect
+      .poll(() => shownIn(rita))
+      .toEqual({ badges: ['Operator', 'Active'], buttons: ['Change role', 'Deactivate'] });
+    await activity.getByText(/^Ada <i>Admin<\/i> deactivated\s+Rita Reviewer/).waitFor();
+    await activity.getByText(/reactivated\s+Rita Reviewer/).waitFor();
+    await chromium.screenshotPhoneAndDesktop(page, 'team-actions');
+
+    // The admin changes their own password from their menu: a wrong current one is refused in the dialog.
+    const newPassword = 'a longer passphrase of my own';
+    const menu = page.getByRole('button', { name: /account menu$/ });
+    await menu.click();
+    await page.getByRole('menuitem', { name: 'Change password' }).click();
+    const changePassword = page.getByRole('dialog', { name: 'Change your password' });
+    const current = changePassword.getByLabel('Current password');
+    await current.fill('not my password at all');
+    await changePassword.getByLabel('New password', { exact: true }).fill(newPassword);
+    await changePassword.getByLabel('Repeat the new password').fill(newPassword);
+    await changePassword.getByRole('button', { name: 'Change password' }).click();
+    await changePassword.getByText('Your current password is not right.').waitFor();
+    expect(await current.getAttribute('aria-invalid')).toBe('true');
+    await current.fill(admin.password);
+    await changePassword.getByRole('button', { name: 'Change password' }).click();
+    const changed = page.getByRole('dialog', { name: 'Your password is changed' });
+    await changed
+      .getByText('Use it from now on. This browser stays signed in; you were signed in nowhere else.')
+      .waitFor();
+    await changed.getByRole('button', { name: 'Close' }).click();
+    await changed.waitFor({ state: 'detached' });
+    // Signed out, the old password no longer signs them in; the new one does.
+    await menu.click();
+    await page.getByRole('menuitem', { name: 'Sign out' }).click();
+    await page.getByText('You have signed out.').waitFor();
+    await signIn(page, admin);
+    await page.getByText('The e-mail address or the password is not right.').waitFor();
+    await signIn(page, { email: admin.email, password: newPassword });
+    await page.getByRole('heading', { name: 'Work queue' }).waitFor();
   });
 });

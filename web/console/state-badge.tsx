@@ -26,14 +26,17 @@ export function StateBadge({
   state,
   stage,
   size = '1',
+  title,
 }: {
   state: string;
   stage: StateStage;
   size?: '1' | '2';
+  /** The state as its template titles it. @default the key in words */
+  title?: string | undefined;
 }) {
   return (
     <Badge size={size} color={COLORS[stage]} highContrast title={STAGE_WORDS[stage]}>
-      {words(state)}
+      {title ?? words(state)}
     </Badge>
   );
 }

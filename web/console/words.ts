@@ -5,7 +5,7 @@ import { formatMoney, type Money } from '../../src/transactions/money.ts';
 import { dateFormatters, locale } from '../shared/format.ts';
 import type { QueueRow } from './types.ts';
 
-export { label, words } from '../../src/transactions/templates/key-words.ts';
+export { capitalized, label, words } from '../../src/transactions/templates/key-words.ts';
 
 export const { formatDate, formatDateTime } = dateFormatters('short');
 

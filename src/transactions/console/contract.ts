@@ -147,6 +147,11 @@ export const TransactionDetail = Type.Object({
   documents: Type.Array(
     Type.Object({ key: Type.String(), title: OrNull(Type.String()), senderRole: OrNull(Type.String()) }),
   ),
+  /** How the page names the workflow's states and events: the template's titles, else the keys in words. */
+  workflowTitles: Type.Object({
+    states: Type.Record(Type.String(), Type.String()),
+    events: Type.Record(Type.String(), Type.String()),
+  }),
 });
 export type TransactionDetail = Static<typeof TransactionDetail>;
 
@@ -329,6 +334,8 @@ export const QueueRow = Type.Object({
     version: Type.Integer(),
   }),
   state: Type.String(),
+  /** The state as its template titles it, else its key in words. */
+  stateTitle: Type.String(),
   stage: StateStage,
   /** The investor: the primary recipient's entity's name; the notice name and address are the contact's. */
   investorName: Type.String(),
@@ -344,7 +351,13 @@ export const QueueRow = Type.Object({
 });
 export type QueueRow = Static<typeof QueueRow>;
 
-export const QueueTab = Type.Object({ state: Type.String(), count: Type.Integer(), final: Type.Boolean() });
+export const QueueTab = Type.Object({
+  state: Type.String(),
+  /** The state as the newest template that has it titles it, else its key in words. */
+  title: Type.String(),
+  count: Type.Integer(),
+  final: Type.Boolean(),
+});
 export type QueueTab = Static<typeof QueueTab>;
 
 export const consoleRoutes = {

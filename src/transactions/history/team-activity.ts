@@ -1,3 +1,5 @@
+import type { WorkflowDefinition } from '../templates/schema.ts';
+import { inWords } from '../workflow.ts';
 import type { Queryable } from '../../db/database.ts';
 import { IS_WORKFLOW_EVENT } from './timeline.ts';
 
@@ -85,6 +87,7 @@ export async function teamActivityOf(
       investorName: string | null;
       personId: string | null;
       personLabel: string | null;
+      workflow: WorkflowDefinition | null;
     }
   >(
     `with entries as (
@@ -101,10 +104,12 @@ export async function teamActivityOf(
        from team_changes c where c.organization_id = $1 and c.actor_id is not null
      )
      select entries.*, coalesce(nullif(actor.name, ''), actor.email) as "actorLabel",
-       coalesce(t.investor_name, t.notice_name) as "investorName", coalesce(nullif(person.name, ''), person.email) as "personLabel"
+       coalesce(t.investor_name, t.notice_name) as "investorName", coalesce(nullif(person.name, ''), person.email) as "personLabel",
+       case when entries.kind = 'workflow' then tp.definition -> 'workflow' end as workflow
      from entries
      join users actor on actor.id::text = entries."actorId" and actor.organization_id = $1
      left join transactions t on t.id = entries."transactionId"
+     left join templates tp on tp.id = t.template_id
      left join users person on person.id = entries."personId"
      where ($2::text is null or entries."actorId" = $2) and ($3::timestamptz is null or entries.at < $3)
      order by entries.at desc, entries.id
@@ -112,11 +117,33 @@ export async function teamActivityOf(
     [options.organizationId, options.userId ?? null, options.before ?? null],
   );
   return rows.map(
-    ({ actorId, actorLabel, transactionId, investorName, personId, personLabel, ...entry }) => ({
+    ({ actorId, actorLabel, transactionId, investorName, personId, personLabel, workflow, ...entry }) => ({
       ...entry,
+      details: workflow === null ? entry.details : withTitles(entry, workflow),
       actor: { id: actorId, label: actorLabel },
       transaction: transactionId === null ? null : { id: transactionId, investorName: investorName ?? '' },
       person: personId === null ? null : { id: personId, label: personLabel ?? '' },
     }),
   );
+}
+
+/**
+ * A workflow entry's details with the titles its template gives the event and the states it moved between
+ * (`titles: { event, from, to }`; `from` null on creation), so that the page names them as the transaction's page
+ * does.
+ */
+function withTitles(
+  entry: Pick<TeamActivityEntry, 'action' | 'details'>,
+  workflow: WorkflowDefinition,
+): Record<string, unknown> {
+  const names = inWords(workflow);
+  const { from, to } = entry.details;
+  return {
+    ...entry.details,
+    titles: {
+      event: names.event(entry.action),
+      from: typeof from === 'string' ? names.state(from) : null,
+      to: typeof to === 'string' ? names.state(to) : null,
+    },
+  };
 }

@@ -15,6 +15,10 @@ export function words(key: string): string {
 
 /** {@link words} with a capital first letter, for a label or a button: "Request changes". */
 export function label(key: string): string {
-  const text = words(key);
+  return capitalized(words(key));
+}
+
+/** A text with a capital first letter, for a label or a tab: "in review" → "In review". */
+export function capitalized(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -313,6 +313,14 @@ const Action = Type.Union(
 const State = Type.Object(
   {
     key: { ...Key, description: 'The state key, unique in the workflow.' },
+    title: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description:
+          'How people read it ("In review"), in the console and its refusals; the key in words when absent.',
+      }),
+    ),
     description: Type.Optional(Type.String()),
     final: Type.Optional(
       Type.Boolean({ description: 'The workflow ends here. At least one state is final.' }),
@@ -330,6 +338,14 @@ const Event = Type.Object(
       ...Key,
       description: 'The event key clients send to triggerTransactionEvent, unique in the workflow.',
     },
+    title: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description:
+          'How people read it ("Request changes"), on buttons and in refusals; the key in words when absent.',
+      }),
+    ),
     description: Type.Optional(Type.String()),
     from: Type.Array(Key, { minItems: 1, uniqueItems: true, description: 'The states the event may leave.' }),
     to: { ...Key, description: 'The state the event enters.' },

@@ -395,7 +395,7 @@ describe('roles and invitations sent again', () => {
       200,
     );
 
-    const reason = `You are the last admin of Instance ${instance.slug}: make another person admin first, then change your role, so that someone can still manage keys and people.`;
+    const reason = `You are the last admin of Instance ${instance.slug}: make another person admin first, then change your role, so that someone can still do what only an admin may.`;
     expect(await actionsOf(browser, peopleUrl(), admin.id)).toMatchObject({
       changeRole: { allowed: false, reason },
       remove: { allowed: false, reason: 'You cannot remove yourself: ask another admin.' },

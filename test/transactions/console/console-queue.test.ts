@@ -134,13 +134,14 @@ describe('a read of the queue', () => {
     const { tenant } = world;
     const page = await read(tenant);
     expect(page.tabs).toEqual([
-      // The side letter (key order first) has the same states; each state is one tab.
-      { state: 'draft', count: 3, final: false },
-      { state: 'in_progress', count: 1, final: false },
-      { state: 'in_review', count: 1, final: false },
-      { state: 'changes_requested', count: 0, final: false },
-      { state: 'countersigning', count: 0, final: false },
-      { state: 'completed', count: 0, final: true },
+      // The side letter (key order first) has the same states; each state is one tab, named in words (the
+      // templates give no titles).
+      { state: 'draft', title: 'draft', count: 3, final: false },
+      { state: 'in_progress', title: 'in progress', count: 1, final: false },
+      { state: 'in_review', title: 'in review', count: 1, final: false },
+      { state: 'changes_requested', title: 'changes requested', count: 0, final: false },
+      { state: 'countersigning', title: 'countersigning', count: 0, final: false },
+      { state: 'completed', title: 'completed', count: 0, final: true },
     ]);
     expect(page.rows).toHaveLength(5);
   });

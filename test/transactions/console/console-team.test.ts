@@ -105,7 +105,7 @@ describe('roles', () => {
     const admin = people.admin;
     if (!admin) throw new Error('no admin');
     const page = await signedIn(admin);
-    const reason = `You are the last admin of ${organization.name}: make another person admin first, then change your role, so that someone can still manage keys and people.`;
+    const reason = `You are the last admin of ${organization.name}: make another person admin first, then change your role, so that someone can still do what only an admin may.`;
 
     expect((await teamOf(page)).get(admin.id)?.actions.changeRole).toEqual({ allowed: false, reason });
     const refused = await page.request('PUT', api(`/team/${admin.id}/role`), { role: 'viewer' });

@@ -11,7 +11,7 @@ import { useLiveChanges } from '../live.tsx';
 import { useSignedIn } from '../session.tsx';
 import { StateBadge } from '../state-badge.tsx';
 import type { QueueRow, QueueTab } from '../types.ts';
-import { contactOf, formatDate, label } from '../words.ts';
+import { capitalized, contactOf, formatDate } from '../words.ts';
 import './queue.css';
 
 /** The shortest search the server takes (src/transactions/console/queue/queue-query.ts). */
@@ -89,7 +89,7 @@ function Choice({ menu, value, onChange }: { menu: Menu; value: string; onChange
 /** The tabs: every state of the organization's templates with its count, and all of them. */
 function Tabs({ tabs, state, link }: { tabs: QueueTab[]; state: string; link: (state: string) => string }) {
   const total = tabs.reduce((sum, tab) => sum + tab.count, 0);
-  const all = [{ state: '', count: total, final: false }, ...tabs];
+  const all = [{ state: '', title: 'All', count: total, final: false }, ...tabs];
   return (
     <nav aria-label="States">
       <Flex gap="2" wrap="wrap" asChild>
@@ -104,7 +104,7 @@ function Tabs({ tabs, state, link }: { tabs: QueueTab[]; state: string; link: (s
                 highContrast
               >
                 <Link to={link(tab.state)} aria-current={tab.state === state ? 'page' : undefined}>
-                  {tab.state === '' ? 'All' : label(tab.state)}
+                  {capitalized(tab.title)}
                   <Badge variant="surface" radius="full" ml="1">
                     {tab.count}
                   </Badge>
@@ -142,7 +142,7 @@ function Row({ row, now, from }: { row: QueueRow; now: number; from: FromQueue }
       </Table.RowHeaderCell>
       <Table.Cell>
         <Flex direction="column" gap="1" align="start">
-          <StateBadge state={row.state} stage={row.stage} />
+          <StateBadge state={row.state} stage={row.stage} title={row.stateTitle} />
           <Text size="1" color="gray">
             {forHowLong(row.stateEnteredAt, now)}
           </Text>

@@ -46,10 +46,19 @@ const TEAM_CHANGES: Record<string, string> = {
   reactivated: 'reactivated',
 };
 
-/** What an entry of the team's activity says was done, in words. */
+/** The titles the server gives a workflow entry's event and states (`details.titles`), each when it is there. */
+function titlesOf(entry: TeamActivityEntry): { event?: string; from?: string; to?: string } {
+  const { titles } = entry.details;
+  if (typeof titles !== 'object' || titles === null) return {};
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  const { event, from, to } = titles as Record<string, unknown>;
+  return { event: text(event), from: text(from), to: text(to) };
+}
+
+/** What an entry of the team's activity says was done, in words: a workflow event by its template's title. */
 function didWhat(entry: TeamActivityEntry): string {
   if (entry.kind === 'team') return TEAM_CHANGES[entry.action] ?? words(entry.action);
-  if (entry.kind === 'workflow') return `chose ${label(entry.action)} on`;
+  if (entry.kind === 'workflow') return `chose ${titlesOf(entry).event ?? label(entry.action)} on`;
   return `${words(entry.action)} on`;
 }
 
@@ -57,7 +66,9 @@ function didWhat(entry: TeamActivityEntry): string {
 function whereTo(entry: TeamActivityEntry): string {
   const { from, to } = entry.details;
   if (entry.kind !== 'workflow' || typeof to !== 'string') return '';
-  return ` (${typeof from === 'string' ? words(from) : 'created'} → ${words(to)})`;
+  const titles = titlesOf(entry);
+  const source = typeof from === 'string' ? (titles.from ?? words(from)) : 'created';
+  return ` (${source} → ${titles.to ?? words(to)})`;
 }
 
 /** What follows the person's name in an entry of the team's activity: the role a change gave them. */

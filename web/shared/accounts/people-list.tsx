@@ -180,7 +180,8 @@ export function PeopleList<Role extends string, Person extends ListedPerson<Role
           {/* Someone invited without a name is called by their address already: it is not said twice. */}
           <Table.Cell className="hide-on-phone">{person.name === '' ? null : person.email}</Table.Cell>
           <Table.Cell className="hide-on-phone">{badges(person)}</Table.Cell>
-          <Table.Cell className="hide-on-phone">
+          {/* A date on one line: "Nov 28, 2026" broken in two reads as two facts. */}
+          <Table.Cell className="hide-on-phone" style={{ whiteSpace: 'nowrap' }}>
             <time dateTime={person.createdAt}>{formatDate(person.createdAt)}</time>
           </Table.Cell>
           <Table.Cell justify="end">

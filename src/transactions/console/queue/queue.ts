@@ -1,6 +1,7 @@
 import type { Database, Queryable } from '../../../db/database.ts';
 import type { TemplateDefinition, WorkflowDefinition } from '../../templates/schema.ts';
-import { effectiveWorkflow, isVoidEvent } from '../../workflow.ts';
+import { words } from '../../templates/key-words.ts';
+import { effectiveWorkflow, inWords, isVoidEvent } from '../../workflow.ts';
 import {
   checkQueueQuery,
   pageFilters,
@@ -33,6 +34,8 @@ import { decodeQueueCursor, encodeQueueCursor, listFingerprint, type QueuePositi
 /** A tab: a state of the organization's templates and how many transactions are in it (with the other filters). */
 export interface QueueTab {
   state: string;
+  /** The state as the newest template that has it titles it, else its key in words. */
+  title: string;
   count: number;
   /** Whether the workflow ends in this state (in a template that has it). */
   final: boolean;
@@ -81,6 +84,8 @@ export interface QueueRow {
   id: string;
   template: { id: string; key: string; name: string; version: number };
   state: string;
+  /** The state as its template titles it, else its key in words. */
+  stateTitle: string;
   /** Where the transaction stands in its state (see {@link stageOf}): the colour of its state's badge. */
   stage: StateStage;
   /**
@@ -342,6 +347,7 @@ function tabsOf(templates: readonly QueueTemplate[], counts: ReadonlyMap<string,
     for (const state of template.workflow.states) {
       const tab = tabs.get(state.key) ?? {
         state: state.key,
+        title: inWords(template.workflow).state(state.key),
         count: counts.get(state.key) ?? 0,
         final: false,
       };
@@ -350,7 +356,7 @@ function tabsOf(templates: readonly QueueTemplate[], counts: ReadonlyMap<string,
     }
   }
   for (const [state, count] of counts) {
-    if (!tabs.has(state)) tabs.set(state, { state, count, final: false });
+    if (!tabs.has(state)) tabs.set(state, { state, title: words(state), count, final: false });
   }
   return [...tabs.values()];
 }
@@ -367,6 +373,7 @@ function toQueueRow(row: PageRow, template: QueueTemplate | undefined): QueueRow
       version: template?.version ?? 0,
     },
     state: row.state,
+    stateTitle: template === undefined ? words(row.state) : inWords(template.workflow).state(row.state),
     stage,
     investorName: row.investorName,
     noticeName: row.noticeName,

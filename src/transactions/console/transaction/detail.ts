@@ -1,3 +1,4 @@
+import { workflowTitles, type WorkflowTitles } from '../../workflow.ts';
 import { PAPER_FORM_KEY } from '../../transitions.ts';
 import type { Queryable } from '../../../db/database.ts';
 import { notFound } from '../../../errors.ts';
@@ -114,6 +115,8 @@ export interface TransactionDetail {
   assignee: { id: string; name: string } | null;
   recipients: RecipientProgress[];
   files: TransactionFileLink[];
+  /** How the page names the workflow's states and events (workflow.ts). */
+  workflowTitles: WorkflowTitles;
   /** The template's documents: the page offers the sender's signature while its role has one to sign. */
   documents: TransactionDocument[];
   /** Whether each action on the recipient's link can be done now, and why not (actions.ts). */
@@ -131,7 +134,10 @@ export async function transactionDetail(
 ): Promise<TransactionDetail> {
   const ids = [options.transactionId, options.organizationId];
   const [row] = await db.query<
-    Omit<TransactionDetail, 'stage' | 'recipients' | 'files' | 'documents' | 'linkActions'> & {
+    Omit<
+      TransactionDetail,
+      'stage' | 'recipients' | 'files' | 'documents' | 'linkActions' | 'workflowTitles'
+    > & {
       definition: TemplateDefinition;
     }
   >(
@@ -213,6 +219,7 @@ export async function transactionDetail(
       downloadPath: options.links.pathFor(id, expiresAt),
     })),
     documents: documentsOf(definition),
+    workflowTitles: workflowTitles(definition.workflow),
     linkActions: await linkActionsOf(db, options),
   };
 }

@@ -10,7 +10,7 @@ import {
   effectiveWorkflow,
   explainEvents,
   factsOnPaper,
-  IN_WORDS,
+  inWords,
   isRecipientEvent,
   isVoidEvent,
   type ExplainedEvent,
@@ -126,7 +126,7 @@ export async function workflowPanelOf(
       description: each.description ?? null,
       final: each.final === true,
     })),
-    events: explainEvents(definition.workflow, state, facts, IN_WORDS).map((event) => {
+    events: explainEvents(definition.workflow, state, facts, inWords(definition.workflow)).map((event) => {
       const may = mayTrigger(options.role, event.key, review);
       const secondPerson = needsSecondPerson(definition, event.key);
       return {

@@ -8,6 +8,7 @@ import { useApiAction } from '../../../shared/use-api-action.ts';
 import { consoleApi } from '../../api.ts';
 import type { EventPreview, EventRunAnswer, WorkflowPanel } from '../../types.ts';
 import { formatValue, label, words } from '../../words.ts';
+import { useWorkflowNames, type WorkflowNames } from './workflow-names.tsx';
 
 type PanelEvent = WorkflowPanel['events'][number];
 
@@ -20,12 +21,14 @@ function actionText(action: Record<string, unknown>): string {
 
 /** What running an event will do, as the server's dry run says: the state it enters, actions, mails, webhooks. */
 function PreviewText({ preview }: { preview: EventPreview }) {
+  const names = useWorkflowNames();
   return (
     <Flex direction="column" gap="2" asChild>
       <ul className="plain-list">
         <li>
           <Text size="2">
-            Moves it from <strong>{words(preview.from)}</strong> to <strong>{words(preview.to)}</strong>
+            Moves it from <strong>{names.state(preview.from)}</strong> to{' '}
+            <strong>{names.state(preview.to)}</strong>
             {preview.completes === true ? ', which completes it' : ''}.
           </Text>
         </li>
@@ -58,10 +61,14 @@ function PreviewText({ preview }: { preview: EventPreview }) {
 }
 
 /** Who moved the transaction since the page showed it, from a STALE_STATE refusal's details. */
-export function staleText(error: ApiError, formatDateTime: (iso: string) => string): string {
+export function staleText(
+  error: ApiError,
+  formatDateTime: (iso: string) => string,
+  names: WorkflowNames,
+): string {
   const { movedBy, movedAt, state } = error.details;
   const who = typeof movedBy === 'string' ? movedBy : 'Someone';
-  const where = typeof state === 'string' ? words(state) : 'another state';
+  const where = typeof state === 'string' ? names.state(state) : 'another state';
   const at = typeof movedAt === 'string' ? ` at ${formatDateTime(movedAt)}` : '';
   return `${who} moved it to ${where}${at}. The panel now shows where it is: look, then choose again.`;
 }
@@ -99,6 +106,7 @@ export interface EventDialogProps {
  * to `onStale`, which closes the dialog and reloads the panel.
  */
 export function EventDialog({ transactionId, event, version, onClose, onDone, onStale }: EventDialogProps) {
+  const names = useWorkflowNames();
   const [preview, setPreview] = useState<EventPreview>();
   const [previewVersion, setPreviewVersion] = useState(version);
   const loading = useApiAction();
@@ -158,9 +166,9 @@ export function EventDialog({ transactionId, event, version, onClose, onDone, on
   return (
     <PanelDialog onClose={onClose}>
       <Form onSubmit={run}>
-        <Dialog.Title mb="0">{label(event.key)}?</Dialog.Title>
+        <Dialog.Title mb="0">{names.event(event.key)}?</Dialog.Title>
         <Dialog.Description size="2" color="gray">
-          {event.description ?? `What ${words(event.key)} does, before it does it.`}
+          {event.description ?? `What ${names.event(event.key).toLowerCase()} does, before it does it.`}
         </Dialog.Description>
         <ErrorCallout error={loading.error} />
         {preview ? (
@@ -210,7 +218,7 @@ export function EventDialog({ transactionId, event, version, onClose, onDone, on
             disabled={preview === undefined || running.busy}
             color={required ? 'red' : undefined}
           >
-            {label(event.key)}
+            {names.event(event.key)}
           </Button>
         </DialogButtons>
       </Form>

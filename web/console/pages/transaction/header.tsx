@@ -9,6 +9,7 @@ import { useApiAction } from '../../../shared/use-api-action.ts';
 import { consoleApi } from '../../api.ts';
 import { useResource } from '../../../shared/use-resource.ts';
 import { StateBadge } from '../../state-badge.tsx';
+import { useWorkflowNames } from './workflow-names.tsx';
 import type { TransactionDetail } from '../../types.ts';
 import { contactOf, formatDateTime } from '../../words.ts';
 import { queueAddressFrom } from '../queue.tsx';
@@ -30,6 +31,7 @@ export function TransactionHeader({
 }) {
   const primary = transaction.recipients.find((recipient) => recipient.primary);
   const location = useLocation();
+  const names = useWorkflowNames();
   return (
     <Flex direction="column" gap="4">
       <Flex direction="column" gap="2">
@@ -45,7 +47,12 @@ export function TransactionHeader({
           documentTitle={`${transaction.investorName} · ${transaction.template.name}`}
         />
         <Flex gap="3" align="center" wrap="wrap">
-          <StateBadge state={transaction.state} stage={transaction.stage} size="2" />
+          <StateBadge
+            state={transaction.state}
+            stage={transaction.stage}
+            size="2"
+            title={names.state(transaction.state)}
+          />
           <Text size="2">
             <Text color="gray">Contact: </Text>
             {contactOf(transaction)}

@@ -5,8 +5,8 @@ import { Form } from '../../../shared/form/submit-form.tsx';
 import { DialogButtons } from '../../../shared/list/form-dialog.tsx';
 import { useApiAction } from '../../../shared/use-api-action.ts';
 import { consoleApi, consoleUpload } from '../../api.ts';
-import { label } from '../../words.ts';
 import { PanelDialog, type EventDialogProps } from './event-dialog.tsx';
+import { useWorkflowNames } from './workflow-names.tsx';
 
 /** The paper form uploaded for this dialog, and the file it came from: a second try reuses it. */
 interface Uploaded {
@@ -30,7 +30,8 @@ export function OnBehalfDialog({
   onDone,
   onStale,
 }: EventDialogProps) {
-  const title = `${label(event.key)} on the investor's behalf`;
+  const names = useWorkflowNames();
+  const title = `${names.event(event.key)} on the investor's behalf`;
   const [file, setFile] = useState<File>();
   const [received, setReceived] = useState(false);
   const [uploaded, setUploaded] = useState<Uploaded>();
@@ -142,7 +143,7 @@ export function OnBehalfDialog({
             disabled={!ready || running.busy}
             aria-describedby={ready ? undefined : 'on-behalf-missing'}
           >
-            Upload and {label(event.key).toLowerCase()}
+            Upload and {names.event(event.key).toLowerCase()}
           </Button>
         </DialogButtons>
       </Form>

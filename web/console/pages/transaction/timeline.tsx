@@ -8,6 +8,7 @@ import type { Resource } from '../../../shared/use-resource.ts';
 import { consoleApi } from '../../api.ts';
 import type { ActorType, TimelineAnswer, TimelineEntry, TimelineKind } from '../../types.ts';
 import { formatDateTime, formatValue, label, words } from '../../words.ts';
+import { useWorkflowNames, type WorkflowNames } from './workflow-names.tsx';
 
 /** Each kind of entry, as the filter and the badges name it. */
 const KINDS: Record<
@@ -55,9 +56,9 @@ export function useTimelineFilters() {
 }
 
 /** What happened, in words. */
-function actionText(entry: TimelineEntry): string {
+function actionText(entry: TimelineEntry, names: WorkflowNames): string {
   const { details } = entry;
-  if (entry.kind === 'workflow') return label(entry.action);
+  if (entry.kind === 'workflow') return names.event(entry.action);
   // Queued, sent or failed: each its own entry, named as it is (a queued mail is not yet sent).
   if (entry.kind === 'mail' && typeof details.message === 'string')
     return `Mail ${entry.action}: ${words(details.message)}`;
@@ -100,12 +101,13 @@ function OnBehalf({ entry }: { entry: TimelineEntry }) {
 
 /** The details of an entry that say more than its action: a move's states and message, a mail's failure, a webhook's attempt. */
 function Details({ entry }: { entry: TimelineEntry }) {
+  const names = useWorkflowNames();
   const { details } = entry;
   const lines: string[] = [];
   const rest = { ...details };
   if (entry.kind === 'workflow' && typeof details.to === 'string') {
     lines.push(
-      `${typeof details.from === 'string' ? words(details.from) : 'created'} → ${words(details.to)}`,
+      `${typeof details.from === 'string' ? names.state(details.from) : 'created'} → ${names.state(details.to)}`,
     );
     if (typeof details.message === 'string') lines.push(`“${details.message}”`);
     delete rest.from;
@@ -202,6 +204,7 @@ export function Timeline({
   /** Whether this person may send a webhook again (operators and admins). */
   operate: boolean;
 }) {
+  const names = useWorkflowNames();
   const entries = (timeline.data ?? timeline.previous)?.entries;
   return (
     <HeadedSection id="timeline-heading" title="Timeline">
@@ -277,7 +280,7 @@ export function Timeline({
                   <Flex gap="2" align="center" wrap="wrap">
                     <Badge color={KINDS[entry.kind].color}>{KINDS[entry.kind].label}</Badge>
                     <Text size="2" weight="medium">
-                      {actionText(entry)}
+                      {actionText(entry, names)}
                       <OnBehalf entry={entry} />
                     </Text>
                   </Flex>

@@ -5,6 +5,7 @@ import { ErrorCallout } from '../../../shared/error-callout.tsx';
 import { PageHeading } from '../../../shared/page-heading.tsx';
 import { useResource } from '../../../shared/use-resource.ts';
 import { consoleApi } from '../../api.ts';
+import { WorkflowTitlesProvider } from './workflow-names.tsx';
 import { useLiveChanges } from '../../live.tsx';
 import { may } from '../../roles.ts';
 import { useSignedIn } from '../../session.tsx';
@@ -161,39 +162,47 @@ export default function TransactionPage() {
   // from md on by grid placement: the workflow and the review span both rows on the left, the signature and the
   // recipients take the first row on the right (as tall as they are), and the files the second, right under them.
   return (
-    <Flex direction="column" gap="6" className="transaction-page">
-      <TransactionHeader transaction={detail} operate={operate} onChanged={reload} />
-      <JumpLinks parts={parts} />
-      {below ? (
-        <>
-          <Grid columns={{ initial: '1', md: '3fr 2fr' }} rows={{ md: 'auto 1fr' }} gap="6" align="start">
-            <Flex direction="column" gap="6" minWidth="0" gridColumn={{ md: '2' }} gridRow={{ md: '1' }}>
-              {documents.length > 0 ? (
-                <SignPanel
+    <WorkflowTitlesProvider titles={detail.workflowTitles}>
+      <Flex direction="column" gap="6" className="transaction-page">
+        <TransactionHeader transaction={detail} operate={operate} onChanged={reload} />
+        <JumpLinks parts={parts} />
+        {below ? (
+          <>
+            <Grid columns={{ initial: '1', md: '3fr 2fr' }} rows={{ md: 'auto 1fr' }} gap="6" align="start">
+              <Flex direction="column" gap="6" minWidth="0" gridColumn={{ md: '2' }} gridRow={{ md: '1' }}>
+                {documents.length > 0 ? (
+                  <SignPanel
+                    transactionId={id}
+                    sender={detail.sender.name}
+                    documents={documents}
+                    onSigned={reload}
+                  />
+                ) : null}
+                <Recipients recipients={detail.recipients} />
+              </Flex>
+              <Flex
+                direction="column"
+                gap="6"
+                minWidth="0"
+                gridColumn={{ md: '1' }}
+                gridRow={{ md: '1 / 3' }}
+              >
+                <WorkflowPanel transactionId={id} workflow={workflow} onChanged={reload} />
+                <Review
                   transactionId={id}
-                  sender={detail.sender.name}
-                  documents={documents}
-                  onSigned={reload}
+                  review={review}
+                  mayReview={may(user.role, 'review')}
+                  onChanged={reload}
                 />
-              ) : null}
-              <Recipients recipients={detail.recipients} />
-            </Flex>
-            <Flex direction="column" gap="6" minWidth="0" gridColumn={{ md: '1' }} gridRow={{ md: '1 / 3' }}>
-              <WorkflowPanel transactionId={id} workflow={workflow} onChanged={reload} />
-              <Review
-                transactionId={id}
-                review={review}
-                mayReview={may(user.role, 'review')}
-                onChanged={reload}
-              />
-            </Flex>
-            <Box minWidth="0" gridColumn={{ md: '2' }} gridRow={{ md: '2' }}>
-              <Files files={detail.files} />
-            </Box>
-          </Grid>
-          <Timeline timeline={timeline} filters={filters} operate={operate} />
-        </>
-      ) : null}
-    </Flex>
+              </Flex>
+              <Box minWidth="0" gridColumn={{ md: '2' }} gridRow={{ md: '2' }}>
+                <Files files={detail.files} />
+              </Box>
+            </Grid>
+            <Timeline timeline={timeline} filters={filters} operate={operate} />
+          </>
+        ) : null}
+      </Flex>
+    </WorkflowTitlesProvider>
   );
 }

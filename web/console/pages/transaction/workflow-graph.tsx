@@ -5,7 +5,7 @@ import { graphlib, layout } from '@dagrejs/dagre';
 import { curveBasis, line } from 'd3-shape';
 import { useId, useMemo } from 'react';
 import type { WorkflowPanel } from '../../types.ts';
-import { words } from '../../words.ts';
+import { useWorkflowNames } from './workflow-names.tsx';
 
 interface Point {
   x: number;
@@ -63,19 +63,23 @@ function edgesOf(workflow: WorkflowPanel) {
  */
 export default function WorkflowGraph({ workflow }: { workflow: WorkflowPanel }) {
   const id = useId();
+  const names = useWorkflowNames();
   const drawing = useMemo(() => {
     const graph = new graphlib.Graph({ multigraph: true });
     graph.setGraph({ rankdir: 'TB', nodesep: 28, ranksep: 30, edgesep: 14, marginx: 8, marginy: 8 });
     graph.setDefaultEdgeLabel(() => ({}));
     for (const state of workflow.states) {
-      graph.setNode(state.key, { width: Math.max(90, widthOf(words(state.key)) + 16), height: NODE_HEIGHT });
+      graph.setNode(state.key, {
+        width: Math.max(90, widthOf(names.state(state.key)) + 16),
+        height: NODE_HEIGHT,
+      });
     }
     const edges = edgesOf(workflow);
     for (const edge of edges) {
       graph.setEdge(
         edge.from,
         edge.to,
-        { width: widthOf(words(edge.event)), height: 14, labelpos: 'c' },
+        { width: widthOf(names.event(edge.event)), height: 14, labelpos: 'c' },
         `${edge.event} ${edge.from}`,
       );
     }
@@ -101,7 +105,7 @@ export default function WorkflowGraph({ workflow }: { workflow: WorkflowPanel })
       nodes: workflow.states.map((state) => ({ state, ...(graph.node(state.key) as Point) })),
       edges: [...drawn.filter((edge) => !edge.lit), ...drawn.filter((edge) => edge.lit)],
     };
-  }, [workflow]);
+  }, [workflow, names]);
 
   const visited = new Set(workflow.path.flatMap((step) => [step.from ?? '', step.to]));
   const arrow = `${id}-arrow`;
@@ -122,12 +126,12 @@ export default function WorkflowGraph({ workflow }: { workflow: WorkflowPanel })
           <g key={edge.id} className={edge.lit ? 'workflow-edge lit' : 'workflow-edge'}>
             <path d={curve(edge.points) ?? ''} markerEnd={`url(#${edge.lit ? litArrow : arrow})`} />
             <text x={edge.label.x} y={edge.label.y} textAnchor="middle" dominantBaseline="middle">
-              {words(edge.event)}
+              {names.event(edge.event)}
             </text>
           </g>
         ))}
         {drawing.nodes.map(({ state, x, y }) => {
-          const width = Math.max(90, widthOf(words(state.key)) + 16);
+          const width = Math.max(90, widthOf(names.state(state.key)) + 16);
           const classes = [
             'workflow-state',
             state.key === workflow.state ? 'current' : visited.has(state.key) ? 'visited' : '',
@@ -144,15 +148,15 @@ export default function WorkflowGraph({ workflow }: { workflow: WorkflowPanel })
                 <rect className="inner" x="3" y="3" width={width - 6} height={NODE_HEIGHT - 6} rx="6" />
               ) : null}
               <text x={width / 2} y={NODE_HEIGHT / 2} textAnchor="middle" dominantBaseline="central">
-                {words(state.key)}
+                {names.state(state.key)}
               </text>
             </g>
           );
         })}
       </svg>
       <figcaption id={`${id}-caption`}>
-        The workflow drawn: now {words(workflow.state)}; the path taken so far is lit, final states have a
-        double border. The lists below say the same in words.
+        The workflow drawn: now {names.state(workflow.state)}; the path taken so far is lit, final states have
+        a double border. The lists below say the same in words.
       </figcaption>
     </figure>
   );

@@ -13,7 +13,8 @@ import type {
 } from '../../types.ts';
 import { EventDialog, staleText } from './event-dialog.tsx';
 import { OnBehalfDialog } from './on-behalf-dialog.tsx';
-import { formatDateTime, label, words } from '../../words.ts';
+import { formatDateTime } from '../../words.ts';
+import { useWorkflowNames, type WorkflowNames } from './workflow-names.tsx';
 
 /** The drawing (dagre and the SVG): a chunk of its own, after the panel's words. */
 const WorkflowGraph = lazy(() => import('./workflow-graph.tsx'));
@@ -35,9 +36,10 @@ function EventRow({
   onChoose: (event: PanelEvent) => void;
   onChooseOnBehalf: (event: PanelEvent) => void;
 }) {
+  const names = useWorkflowNames();
   const reasonId = `event-${event.key}-reason`;
   const reason = event.allowed
-    ? (event.description ?? `Moves it to ${words(event.to)}.`)
+    ? (event.description ?? `Moves it to ${names.state(event.to)}.`)
     : (event.reason ?? 'Not now.');
   return (
     <li>
@@ -52,15 +54,15 @@ function EventRow({
               onChoose(event);
             }}
           >
-            {label(event.key)}
+            {names.event(event.key)}
           </Button>
         ) : (
           <Text weight="medium" color={event.allowed ? undefined : 'gray'}>
-            {label(event.key)}
+            {names.event(event.key)}
           </Text>
         )}
         <Text size="1" color="gray">
-          → {words(event.to)}
+          → {names.state(event.to)}
         </Text>
         {event.onBehalf ? (
           <Button
@@ -70,7 +72,7 @@ function EventRow({
               onChooseOnBehalf(event);
             }}
           >
-            {label(event.key)} on the investor&apos;s behalf…
+            {names.event(event.key)} on the investor&apos;s behalf…
           </Button>
         ) : null}
       </Flex>
@@ -95,6 +97,7 @@ export function WorkflowPanel({
   workflow: Resource<WorkflowAnswer>;
   onChanged: () => void;
 }) {
+  const names = useWorkflowNames();
   const [chosen, setChosen] = useState<string>();
   // The event itself, not its key: its dialog stays open while the panel reloads (after a STALE_STATE, say).
   const [onBehalf, setOnBehalf] = useState<PanelEvent>();
@@ -112,7 +115,7 @@ export function WorkflowPanel({
         <Card size="2">
           <Flex direction="column" gap="4">
             <Text size="2">
-              Now <Badge highContrast>{words(panel.state)}</Badge>{' '}
+              Now <Badge highContrast>{names.state(panel.state)}</Badge>{' '}
               {panel.states.find((state) => state.key === panel.state)?.description ?? ''}
             </Text>
             {shown ? (
@@ -185,12 +188,12 @@ export function WorkflowPanel({
           }}
           onDone={(answer) => {
             setChosen(undefined);
-            setNotice(doneNotice(event, answer, panel.state));
+            setNotice(doneNotice(event, answer, panel.state, names));
             onChanged();
           }}
           onStale={(error) => {
             setChosen(undefined);
-            setNotice({ tone: 'stale', text: staleText(error, formatDateTime), state: '' });
+            setNotice({ tone: 'stale', text: staleText(error, formatDateTime, names), state: '' });
             onChanged();
           }}
         />
@@ -205,7 +208,7 @@ export function WorkflowPanel({
           }}
           onDone={(answer) => {
             setOnBehalf(undefined);
-            setNotice(doneNotice(onBehalf, answer, panel.state));
+            setNotice(doneNotice(onBehalf, answer, panel.state, names));
             onChanged();
           }}
           onStale={onChanged}
@@ -220,16 +223,17 @@ function doneNotice(
   event: PanelEvent,
   answer: EventRunAnswer,
   state: string,
+  names: WorkflowNames,
 ): { tone: 'done'; text: string; state: string } {
   return answer.outcome === 'asked'
     ? {
         tone: 'done',
-        text: `Asked: a second person of your organization approves ${label(event.key)} before it runs.`,
+        text: `Asked: a second person of your organization approves ${names.event(event.key)} before it runs.`,
         state,
       }
     : {
         tone: 'done',
-        text: `Done: ${label(event.key)} moved it from ${words(answer.sourceStateKey ?? '')} to ${words(answer.targetStateKey)}.`,
+        text: `Done: ${names.event(event.key)} moved it from ${names.state(answer.sourceStateKey ?? '')} to ${names.state(answer.targetStateKey)}.`,
         state: answer.targetStateKey,
       };
 }
@@ -248,22 +252,25 @@ function ApprovalRequest({
   mayDecide: boolean;
   onDecided: (text: string) => void;
 }) {
+  const names = useWorkflowNames();
   const action = useApiAction();
   const decide = (decision: 'approve' | 'decline') =>
     action.run(async () => {
       if (decision === 'approve') {
         const answer = await consoleApi('POST /approvals/:id/approve', { params: { id: approval.id } });
-        onDecided(`Approved: ${label(approval.eventKey)} moved it to ${words(answer.targetStateKey)}.`);
+        onDecided(
+          `Approved: ${names.event(approval.eventKey)} moved it to ${names.state(answer.targetStateKey)}.`,
+        );
       } else {
         await consoleApi('POST /approvals/:id/decline', { params: { id: approval.id } });
-        onDecided(`Declined: ${label(approval.eventKey)} will not run.`);
+        onDecided(`Declined: ${names.event(approval.eventKey)} will not run.`);
       }
     });
   return (
     <Callout.Root color="amber" role="status">
       <Callout.Text>
         <Text weight="medium">
-          {approval.requestedBy.label} asks to {label(approval.eventKey).toLowerCase()}
+          {approval.requestedBy.label} asks to {names.event(approval.eventKey).toLowerCase()}
         </Text>{' '}
         ({formatDateTime(approval.requestedAt)}){approval.message === null ? '.' : `: “${approval.message}”`}{' '}
         A second person approves before it runs.
@@ -272,7 +279,7 @@ function ApprovalRequest({
       {mayDecide ? (
         <Flex gap="2" mt="2">
           <Button loading={action.busy} onClick={() => void decide('approve')}>
-            Approve {label(approval.eventKey).toLowerCase()}
+            Approve {names.event(approval.eventKey).toLowerCase()}
           </Button>
           <Button variant="soft" color="gray" disabled={action.busy} onClick={() => void decide('decline')}>
             Decline
@@ -285,6 +292,7 @@ function ApprovalRequest({
 
 /** The text alternative of the drawing: every state (now, visited, final) and the path taken, step by step. */
 function WorkflowInWords({ workflow }: { workflow: Workflow }) {
+  const names = useWorkflowNames();
   const visited = new Set(workflow.path.flatMap((step) => [step.from ?? '', step.to]));
   return (
     <Flex direction="column" gap="4">
@@ -296,7 +304,7 @@ function WorkflowInWords({ workflow }: { workflow: Workflow }) {
           {workflow.states.map((state) => (
             <li key={state.key}>
               <Text size="2" weight={state.key === workflow.state ? 'bold' : undefined}>
-                {words(state.key)}
+                {names.state(state.key)}
               </Text>
               {state.key === workflow.state ? <Badge ml="2">now</Badge> : null}
               {state.key !== workflow.state && visited.has(state.key) ? (
@@ -324,15 +332,15 @@ function WorkflowInWords({ workflow }: { workflow: Workflow }) {
         </Heading>
         {workflow.path.length === 0 ? (
           <Text size="2" color="gray">
-            Nothing has happened yet: it is where it started, {words(workflow.initialState)}.
+            Nothing has happened yet: it is where it started, {names.state(workflow.initialState)}.
           </Text>
         ) : (
           <ol className="plain-list workflow-path">
             {workflow.path.map((step) => (
               <li key={step.id}>
                 <Text size="2">
-                  {label(step.eventKey)}: {step.from === null ? 'created' : words(step.from)} →{' '}
-                  {words(step.to)}, by {step.actor.label}, {formatDateTime(step.at)}
+                  {names.event(step.eventKey)}: {step.from === null ? 'created' : names.state(step.from)} →{' '}
+                  {names.state(step.to)}, by {step.actor.label}, {formatDateTime(step.at)}
                 </Text>
                 {step.message === null ? null : (
                   <Text size="2" color="gray" as="p">
