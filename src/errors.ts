@@ -216,6 +216,18 @@ function clip(text: string, max: number): string {
 }
 
 /**
+ * Words listed as a sentence says them: `a`, `a or b`, `a, b or c` (with `and`: `a, b and c`).
+ *
+ * @example
+ * listed(['draft', 'in progress', 'changes requested'], 'or'); // 'draft, in progress or changes requested'
+ */
+export function listed(words: readonly string[], conjunction: 'and' | 'or'): string {
+  return words.length < 2
+    ? words.join('')
+    : `${words.slice(0, -1).join(', ')} ${conjunction} ${words.at(-1) ?? ''}`;
+}
+
+/**
  * A client's value as an error message may show it: JSON-quoted, at most `max` characters of it, control
  * characters and unpaired surrogates escaped. Messages never echo what a client sent whole.
  *
@@ -388,8 +400,7 @@ export function mayNotTrigger(
 ): AppError {
   const event = review.words(eventKey);
   const theirs = review.events.map(review.words);
-  const or =
-    theirs.length < 2 ? theirs.join('') : `${theirs.slice(0, -1).join(', ')} or ${theirs.at(-1) ?? ''}`;
+  const or = listed(theirs, 'or');
   const who = review.inReview
     ? `Only admins, operators and reviewers may ${event}`
     : `Only admins and operators may ${event}${theirs.length > 0 ? `; reviewers may ${or}` : ''}`;

@@ -1,3 +1,4 @@
+import { listed } from '../errors.ts';
 import type { Queryable } from '../db/database.ts';
 import { itemRules } from './templates/item-data.ts';
 import type { ProcessDefinition, TemplateDefinition } from './templates/schema.ts';
@@ -46,12 +47,8 @@ export function describeMissing(missing: MissingParts): string {
     ...counted(missing.uploads, 'upload', 'uploads'),
     ...counted(missing.signatures, 'signature', 'signatures'),
   ];
-  return `${andList(parts)} missing in ${andList(missing.where)}`;
+  return `${listed(parts, 'and')} missing in ${listed(missing.where, 'and')}`;
 }
-
-/** `a`, `a and b`, `a, b and c`. */
-export const andList = (words: readonly string[]): string =>
-  words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} and ${words.at(-1) ?? ''}`;
 
 /** The parts of processes that lack something, added up (one process: its own). */
 export function summed(submissions: readonly SubmissionFacts[]): MissingParts {

@@ -1,4 +1,4 @@
-import { quote } from '../errors.ts';
+import { listed, quote } from '../errors.ts';
 import { label, words } from './templates/key-words.ts';
 import { describeMissing, lacksNothing, summed, type SubmissionFacts } from './submissions.ts';
 import type { TemplateDefinition, WorkflowAction, WorkflowDefinition } from './templates/schema.ts';
@@ -217,10 +217,6 @@ const GUARD_REASONS: Record<NonNullable<Event['guard']>, (facts: WorkflowFacts) 
   },
 };
 
-/** `a`, `a or b`, `a, b or c`. */
-const orList = (keys: readonly string[]): string =>
-  keys.length < 2 ? keys.join('') : `${keys.slice(0, -1).join(', ')} or ${keys.at(-1) ?? ''}`;
-
 /** Why `event` cannot happen in `state` now, and which rule says so; undefined when it can. */
 function refusalOf(
   workflow: WorkflowDefinition,
@@ -237,7 +233,10 @@ function refusalOf(
     };
   }
   if (!event.from.includes(state)) {
-    return { refusal: 'not_allowed', reason: `${named}: only from ${orList(event.from.map(names.state))}` };
+    return {
+      refusal: 'not_allowed',
+      reason: `${named}: only from ${listed(event.from.map(names.state), 'or')}`,
+    };
   }
   if (event.guard !== undefined && !GUARDS[event.guard](facts)) {
     return { refusal: 'guard_failed', reason: `${named}: ${GUARD_REASONS[event.guard](facts)}` };

@@ -4,6 +4,7 @@
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { displayPrefix } from '../../src/keys/api-key.ts';
+import { createEntity } from '../../src/transactions/entities.ts';
 import { createOrganization } from '../../src/transactions/organizations.ts';
 import { deliverDue, fanOutEvents } from '../../src/webhooks/delivery.ts';
 import { createEndpoint } from '../../src/webhooks/endpoints.ts';
@@ -152,7 +153,7 @@ describe('the organization console in Chromium', () => {
   }
 
   it(
-    'takes a transaction from an invited reviewer through comments, changes, approval and countersigning to its webhook, shows a viewer no buttons, and submits another on its investor’s behalf with a paper form, then voids it',
+    'takes a transaction from an invited reviewer through comments, changes, approval and countersigning to its webhook, shows a viewer no buttons, submits another on its investor’s behalf with a paper form, then voids it, and finds a trust’s transaction by the trust’s name',
     // About 15 s alone on a fast machine; 35 s alone and 90 s beside another browser and ESLint on a slow one.
     { timeout: 240_000 },
     async () => {
@@ -538,6 +539,32 @@ describe('the organization console in Chromium', () => {
       await investorPage.goto(`${origin}/r/${other.transmitToken}`);
       await investorPage.getByRole('heading', { name: 'This transaction was voided' }).waitFor();
       await investorPage.getByText('“The fund closed before this subscription.”').waitFor();
+
+      // 10. The queue names the investor, not the contact: a trust's transaction, mailed to its trustee, is found
+      // by the trust's legal name, beside the trustee's, and its page is headed by it.
+      const trusteeEmail = uniqueEmail('trustee');
+      await createEntity(db, {
+        organizationId: tenant.organizationId,
+        type: 'trust',
+        name: 'Redwood Family Trust',
+        email: trusteeEmail,
+      });
+      const trust = await graphql(app, tenant.apiKey, CREATE_TRANSACTION, {
+        input: {
+          templateId: tenant.templateId,
+          senderEntityId: tenant.senderEntityId,
+          noticeName: 'Morgan Redwood',
+          noticeEmail: trusteeEmail,
+        },
+      });
+      expect(trust.body.errors).toBeUndefined();
+      await adminPage.goto(`${origin}/console/queue`);
+      await adminPage.getByLabel('Search').fill('Redwood Family');
+      const trustRow = adminPage.getByRole('row', { name: /Redwood Family Trust/ });
+      await trustRow.waitFor();
+      expect(await trustRow.textContent()).toContain('Morgan Redwood');
+      await trustRow.getByRole('link', { name: 'Redwood Family Trust' }).click();
+      await adminPage.getByRole('heading', { level: 1, name: 'Redwood Family Trust' }).waitFor();
     },
   );
 

@@ -145,7 +145,13 @@ export const TransactionDetail = Type.Object({
   linkActions: Type.Object({ remind: Availability, resetLink: Availability, setLinkExpiry: Availability }),
   /** The template's documents, with the role through which the sender signs each (null: recipients alone). */
   documents: Type.Array(
-    Type.Object({ key: Type.String(), title: OrNull(Type.String()), senderRole: OrNull(Type.String()) }),
+    Type.Object({
+      key: Type.String(),
+      title: OrNull(Type.String()),
+      senderRole: OrNull(Type.String()),
+      /** Submitted on paper: the paper form stands for its signatures, the sender's too. */
+      onPaper: Type.Boolean(),
+    }),
   ),
   /** How the page names the workflow's states and events: the template's titles, else the keys in words. */
   workflowTitles: Type.Object({

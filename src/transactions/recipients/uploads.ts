@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/database.ts';
-import { fileErrors, notFound, quote, type AppError } from '../../errors.ts';
+import { fileErrors, listed, notFound, quote, type AppError } from '../../errors.ts';
 import { isUuid } from '../../validation/uuid.ts';
 import type { ItemDefinition } from '../templates/schema.ts';
 
@@ -91,8 +91,10 @@ const TYPE_NAMES: Record<string, string> = {
 
 /** "PDF, PNG or JPEG". */
 export function describeTypes(types: readonly string[]): string {
-  const names = types.map((type) => TYPE_NAMES[type] ?? type);
-  return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} or ${names.at(-1) ?? ''}`;
+  return listed(
+    types.map((type) => TYPE_NAMES[type] ?? type),
+    'or',
+  );
 }
 
 /**

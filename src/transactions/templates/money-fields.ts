@@ -1,4 +1,4 @@
-import { AppError, moneyInvalid, quote } from '../../errors.ts';
+import { AppError, listed, moneyInvalid, quote } from '../../errors.ts';
 import { formatMoney, isCurrency, minorDigits, parseMoney, type Money } from '../money.ts';
 
 /**
@@ -131,9 +131,7 @@ export function moneySchema(
 
 /** "USD, EUR or GBP". */
 function choiceOf(currencies: string[]): string {
-  return currencies.length < 2
-    ? (currencies[0] ?? '')
-    : `${currencies.slice(0, -1).join(', ')} or ${currencies.at(-1) ?? ''}`;
+  return listed(currencies, 'or');
 }
 
 /**

@@ -318,7 +318,12 @@ describe('a transaction in the console', () => {
     ]);
     // The agreement is the investor's and the sender's (the countersigner role): the page offers the latter's signature.
     expect(transaction.documents).toEqual([
-      { key: 'subscription_agreement', title: 'Subscription agreement', senderRole: 'countersigner' },
+      {
+        key: 'subscription_agreement',
+        title: 'Subscription agreement',
+        senderRole: 'countersigner',
+        onPaper: false,
+      },
     ]);
     const download = await world.app.inject({ method: 'GET', url: transaction.files[0]?.downloadPath ?? '' });
     expect(download.statusCode).toBe(200);

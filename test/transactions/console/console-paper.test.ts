@@ -78,6 +78,10 @@ describe("submitting on the investor's behalf", () => {
     const { transaction } = (await reviewer.get(path())).body as { transaction: TransactionDetail };
     const file = transaction.files.find((each) => each.id === paperForm.id);
     expect(file).toMatchObject({ kind: 'paper', name: 'signed-by-post.pdf' });
+    // Its agreement is signed on paper: the page offers no signature for it.
+    expect(transaction.documents).toEqual([
+      expect.objectContaining({ key: 'subscription_agreement', onPaper: true }),
+    ]);
     const download = await world.app.inject({ method: 'GET', url: file?.downloadPath ?? '' });
     expect(download.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
 

@@ -74,20 +74,32 @@ export interface TransactionDocument {
   key: string;
   title: string | null;
   senderRole: string | null;
+  /**
+   * Whether its process's latest revision was submitted on paper: the paper form stands for its signatures, the
+   * sender's too, so nothing is signed here.
+   */
+  onPaper: boolean;
 }
 
-/** The documents of a template, each with the sender's role among its signers, if any (to countersign). */
-function documentsOf(definition: TemplateDefinition): TransactionDocument[] {
+/**
+ * The documents of a template, each with the sender's role among its signers, if any (to countersign), and
+ * whether its process was submitted on paper (`paperProcesses`, by key).
+ */
+function documentsOf(
+  definition: TemplateDefinition,
+  paperProcesses: ReadonlySet<string>,
+): TransactionDocument[] {
   const senderRoles = new Set(
     definition.recipientRoles.filter((role) => role.sender === true).map((role) => role.key),
   );
-  return definition.processes
-    .flatMap((process) => process.documents ?? [])
-    .map((document) => ({
+  return definition.processes.flatMap((process) =>
+    (process.documents ?? []).map((document) => ({
       key: document.key,
       title: document.title ?? null,
       senderRole: document.signedBy.find((role) => senderRoles.has(role)) ?? null,
-    }));
+      onPaper: paperProcesses.has(process.key),
+    })),
+  );
 }
 
 /** What the console's transaction page shows above its workflow, review and timeline. */
@@ -204,6 +216,16 @@ export async function transactionDetail(
      order by "createdAt", sequence`,
     [...ids, PAPER_FORM_KEY],
   );
+  // The processes whose latest revision was submitted on paper.
+  const onPaper = await db.query<{ key: string }>(
+    `select p.key from transaction_processes p
+     join lateral (
+       select paper_file_id from transaction_process_revisions
+       where transaction_process_id = p.id order by number desc limit 1
+     ) r on r.paper_file_id is not null
+     where p.transaction_id = $1 and p.organization_id = $2`,
+    ids,
+  );
   const expiresAt = linkExpiry();
   return {
     ...transaction,
@@ -218,7 +240,7 @@ export async function transactionDetail(
       createdAt,
       downloadPath: options.links.pathFor(id, expiresAt),
     })),
-    documents: documentsOf(definition),
+    documents: documentsOf(definition, new Set(onPaper.map((process) => process.key))),
     workflowTitles: workflowTitles(definition.workflow),
     linkActions: await linkActionsOf(db, options),
   };

@@ -18,13 +18,18 @@ import { Timeline, useTimelineFilters } from './timeline.tsx';
 import { WorkflowPanel } from './workflow-panel.tsx';
 import './transaction.css';
 
-/** The documents the sender signs now: those whose sender role has a recipient who has not signed yet. */
+/**
+ * The documents the sender signs now: those whose sender role has a recipient who has not signed yet, unless
+ * their process was submitted on paper (the paper form holds the signatures).
+ */
 function toSign(transaction: TransactionDetail): string[] {
   return transaction.documents
-    .filter((document) =>
-      transaction.recipients.some(
-        (recipient) => recipient.role === document.senderRole && recipient.signedAt === null,
-      ),
+    .filter(
+      (document) =>
+        !document.onPaper &&
+        transaction.recipients.some(
+          (recipient) => recipient.role === document.senderRole && recipient.signedAt === null,
+        ),
     )
     .map((document) => document.key);
 }
