@@ -565,6 +565,18 @@ describe('the organization console in Chromium', () => {
       expect(await trustRow.textContent()).toContain('Morgan Redwood');
       await trustRow.getByRole('link', { name: 'Redwood Family Trust' }).click();
       await adminPage.getByRole('heading', { level: 1, name: 'Redwood Family Trust' }).waitFor();
+
+      // 11. The team's activity tells each comment by its text, an internal note as one, and each event by its
+      // title with where it moved the transaction.
+      await adminPage.getByRole('link', { name: 'Team' }).click();
+      const activity = adminPage.getByRole('region', { name: 'Recent activity' });
+      await activity.getByText(`Rita Reviewer commented on Grace Hopper: “${comment}”`).waitFor();
+      await activity
+        .getByText(`Rita Reviewer commented on Grace Hopper: “${note}” (internal note)`)
+        .waitFor();
+      await activity
+        .getByText('Rita Reviewer chose Request changes on Grace Hopper (in review → changes requested)')
+        .waitFor();
     },
   );
 

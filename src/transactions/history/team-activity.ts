@@ -15,6 +15,10 @@ export interface TeamActivityEntry {
   transaction: { id: string; investorName: string } | null;
   /** The person it was done to (a change to the team); null otherwise. */
   person: { id: string; label: string } | null;
+  /**
+   * What else is known: a workflow event's states and their `titles`; a comment's text (`comment`) and whether
+   * the investor reads it (`forInvestor`); a change to the team's roles.
+   */
   details: Record<string, unknown>;
 }
 
@@ -97,7 +101,10 @@ export async function teamActivityOf(
        from transaction_events e
        where e.organization_id = $1 and e.actor_type = 'user' and ${IS_WORKFLOW_EVENT('e')}
        union all
-       select a.id, 'console', a.action, a.created_at, a.actor_id, a.transaction_id, null, a.details
+       select a.id, 'console', a.action, a.created_at, a.actor_id, a.transaction_id, null,
+         case when a.details ? 'commentId' then a.details || coalesce((
+           select jsonb_build_object('comment', c.body, 'forInvestor', c.for_investor) from review_comments c
+           where c.organization_id = $1 and c.id::text = a.details ->> 'commentId'), '{}') else a.details end
        from transaction_activity a where a.organization_id = $1 and a.actor_type = 'user'
        union all
        select c.id, 'team', c.action, c.created_at, c.actor_id::text, null, c.user_id, c.details

@@ -806,7 +806,7 @@ describe('a transaction in the console', () => {
     }
   });
 
-  it("lists what the organization's people did, newest first, naming each transaction by its investor, and one person's alone, never another organization's", async () => {
+  it("lists what the organization's people did, newest first, naming each transaction by its investor and each comment by its text, and one person's alone, never another organization's", async () => {
     const { story, people, path } = await inReview();
     const reviewer = await signedIn(people.reviewer);
     await reviewer.request('POST', path('/comments'), {
@@ -838,6 +838,11 @@ describe('a transaction in the console', () => {
     expect(entries[0]?.transaction).toEqual({
       id: story.transactionId,
       investorName: story.transactions[0]?.investor.name,
+    });
+    // A comment is told with its text and who reads it; an event with its template's titles.
+    expect(entries[1]?.details).toMatchObject({ comment: 'Sure?', forInvestor: true });
+    expect(entries[0]?.details).toMatchObject({
+      titles: { event: 'Request changes', from: 'in review', to: 'changes requested' },
     });
     const mine = await admin.get(api(`/team/activity?person=${people.admin?.id ?? ''}`));
     expect((mine.body as { entries: unknown[] }).entries).toEqual([]);

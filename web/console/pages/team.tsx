@@ -37,6 +37,9 @@ function StatusBadge({ person }: { person: TeamMember }) {
   );
 }
 
+/** How much of a comment the activity shows: the rest is on the transaction's page. */
+const COMMENT_SHOWN = 120;
+
 /** The changes to the team, in words before the person's name (src/transactions/history/team-activity.ts). */
 const TEAM_CHANGES: Record<string, string> = {
   invited: 'invited',
@@ -69,6 +72,14 @@ function whereTo(entry: TeamActivityEntry): string {
   const titles = titlesOf(entry);
   const source = typeof from === 'string' ? (titles.from ?? words(from)) : 'created';
   return ` (${source} → ${titles.to ?? words(to)})`;
+}
+
+/** What follows the investor's name in an entry about a comment: its text, and that it is internal when it is. */
+function whatSaid(entry: TeamActivityEntry): string {
+  const { comment, forInvestor } = entry.details;
+  if (typeof comment !== 'string') return '';
+  const text = comment.length > COMMENT_SHOWN ? `${comment.slice(0, COMMENT_SHOWN)}…` : comment;
+  return `: “${text}”${forInvestor === false ? ' (internal note)' : ''}`;
 }
 
 /** What follows the person's name in an entry of the team's activity: the role a change gave them. */
@@ -115,6 +126,7 @@ function TeamActivity({ team }: { team: TeamAnswer | undefined }) {
                     `${entry.person?.label ?? ''}${toWhat(entry)}`
                   )}
                   {whereTo(entry)}
+                  {whatSaid(entry)}
                 </Text>{' '}
                 <Text size="1" color="gray">
                   {formatDateTime(entry.at)}
