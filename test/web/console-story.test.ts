@@ -35,16 +35,21 @@ import { startWebhookReceiver } from '../support/peers/webhook-receiver.ts';
  * it and submits again; the reviewer sees what changed and approves; an admin countersigns for the organization
  * and completes it; the timeline shows each step with who acted, the mail and the completion webhook a real
  * receiver got; the workflow panel lists what can and cannot happen, with the engine's reasons, at every step; a
- * viewer gets no event buttons and is refused by the route; and voiding another transaction with a reason shows
- * its investor the reason instead of the portal. Along the way: a double click runs an event once, markup in a
- * comment stays text, and a comment being typed stays while the page follows a change made elsewhere. One test,
+ * viewer gets no event buttons and is refused by the route, and on a phone jumps to each part and folds the
+ * queue's menus; another transaction's paper form is submitted on its investor's behalf, and voiding it with a
+ * reason shows its investor the reason instead of the portal; a trust's transaction is found by the trust's name;
+ * the team's activity tells each comment and event in words. Along the way: the investor's empty form cannot be
+ * submitted (panel, GraphQL, portal), a double click runs an event once, markup in a comment stays text, an
+ * internal note never reaches the investor, and a comment being typed stays while the page follows a change
+ * made elsewhere. One test,
  * each step needing the one before, with as few page loads as the story allows. Screenshots go to
  * test/web/screenshots/ as `console-<database>-story-…png`.
  *
  * Beside it, in an organization of its own whose names hold markup, the team page's actions: an admin invites a
  * reviewer through a session that ends mid-invitation, makes her an operator, mails her invitation again (from
- * whom the mail says), deactivates and reactivates her once she has accepted, and changes their own password, with
- * which they sign in again; the invitee lands on the team without its buttons (screenshots
+ * whom the mail says; the first link then says it is not valid before it asks for a password), deactivates and
+ * reactivates her once she has accepted, and changes their own password, with which they sign in again; the
+ * invitee lands on the team without its buttons (screenshots
  * `console-<database>-team…png`, `…-sign-in-again.png`).
  */
 describe('the organization console in Chromium', () => {
@@ -306,6 +311,28 @@ describe('the organization console in Chromium', () => {
           },
         },
       });
+      // On a phone the page jumps to each part, and leads back to the work queue, whose four menus fold behind
+      // one button until it is opened.
+      const jumps = viewerPage.getByRole('navigation', { name: 'Jump to' });
+      expect(await jumps.getByRole('link').allTextContents()).toEqual([
+        'Recipients',
+        'Workflow',
+        'Review',
+        'Files',
+        'Timeline',
+      ]);
+      await jumps.getByRole('link', { name: 'Timeline' }).click();
+      await expect
+        .poll(() => viewerPage.evaluate(() => document.activeElement?.textContent))
+        .toBe('Timeline');
+      await viewerPage.getByRole('main').getByRole('link', { name: 'Work queue' }).click();
+      await viewerPage.getByRole('heading', { name: 'Work queue' }).waitFor();
+      const template = viewerPage.getByLabel('Template');
+      expect(await template.isVisible()).toBe(false);
+      await viewerPage.getByRole('button', { name: 'Filters' }).click();
+      await template.waitFor();
+      await viewerPage.goBack();
+      await viewerPage.getByRole('heading', { level: 1, name: 'Grace Hopper' }).waitFor();
 
       // The review speaks the template's words: titles for keys, answers in words, the W-9 a link by its name.
       const review = reviewerPage.getByRole('region', { name: /^Review/ });
@@ -629,7 +656,7 @@ describe('the organization console in Chromium', () => {
       .waitFor();
     await chromium.screenshotPhoneAndDesktop(page, 'team');
     // Arrived, so that the mail counted next is the one sent again.
-    await mailTo(smtp, reviewer, { after: received });
+    const firstInvitation = await mailTo(smtp, reviewer, { after: received });
 
     // Another invitation cannot follow within a minute of the first: greyed, with the server's reason.
     const rita = page.getByRole('row', { name: /Rita Reviewer/ });
@@ -675,8 +702,12 @@ describe('the organization console in Chromium', () => {
     await activity.getByText(/sent a new invitation to\s+Rita Reviewer/).waitFor();
 
     // She accepts the new invitation: the team without its buttons, her names and the organization's as text.
-    const { link } = mailedLink(invitation, 'invitation', `${origin}/console`);
+    // The first link, replaced by the new one, says so before it asks for any password.
     const theirs = await chromium.newPage(origin);
+    await theirs.goto(mailedLink(firstInvitation, 'invitation', `${origin}/console`).link);
+    await theirs.getByRole('heading', { name: 'This link is not valid any more' }).waitFor();
+    expect(await theirs.getByLabel(/password/i).count()).toBe(0);
+    const { link } = mailedLink(invitation, 'invitation', `${origin}/console`);
     await acceptInvitation(theirs, link, 'Rita Reviewer');
     await theirs.getByText('Only admins invite and deactivate people.').waitFor();
     expect(await theirs.getByRole('button', { name: 'Invite someone' }).count()).toBe(0);
