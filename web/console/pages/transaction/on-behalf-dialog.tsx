@@ -88,7 +88,9 @@ export function OnBehalfDialog({
             id="paper-form-file"
             type="file"
             accept="application/pdf"
-            className="paper-form-input"
+            // The dialog's type, never wider than a phone's dialog: inline, as the page's style sheets are at
+            // their budget on a phone (bench/pages.ts).
+            style={{ maxWidth: '100%', font: 'inherit', fontSize: 'var(--font-size-2)' }}
             required
             aria-invalid={uploadRefused ? true : undefined}
             aria-describedby={uploadRefused ? 'on-behalf-refusal' : undefined}
