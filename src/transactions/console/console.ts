@@ -1,4 +1,4 @@
-import { DEFAULT_UPLOAD_MAX_BYTES } from '../recipients/routes.ts';
+import { DEFAULT_UPLOAD_MAX_BYTES } from '../recipients/uploads.ts';
 import { registerPaperFormRoute } from './transaction/paper-form-route.ts';
 import type { FastifyInstance } from 'fastify';
 import { registerSignedInSurface } from '../../http/signed-in/surface.ts';

@@ -26,10 +26,13 @@ import { attachUpload } from './attach-upload.ts';
 import { recipientRoutes as contract } from './contract.ts';
 import { documentJob, makeDocument } from '../documents/signed-document.ts';
 import type { DocumentWorkers } from '../documents/document-workers.ts';
-import { checkContent, checkFilename, fileTooLarge, uploadFieldOf } from './uploads.ts';
-
-/** The largest file a recipient may upload when the deployment does not say (PORTICO_UPLOAD_MAX_MB). */
-export const DEFAULT_UPLOAD_MAX_BYTES = 25 * 1024 * 1024;
+import {
+  checkContent,
+  checkFilename,
+  DEFAULT_UPLOAD_MAX_BYTES,
+  fileTooLarge,
+  uploadFieldOf,
+} from './uploads.ts';
 
 export interface RecipientRoutesDeps {
   db: Database;

@@ -23,6 +23,9 @@ export interface DetectedType {
 }
 
 const MEGABYTE = 1024 * 1024;
+
+/** The largest file a recipient may upload when the deployment does not say (PORTICO_UPLOAD_MAX_MB). */
+export const DEFAULT_UPLOAD_MAX_BYTES = 25 * MEGABYTE;
 /** The longest file name kept (most file systems' limit). */
 const MAX_FILENAME_LENGTH = 255;
 // Control characters, and the bidirectional overrides that make "invoice\u202Efdp.exe" read as "invoiceexe.pdf".
