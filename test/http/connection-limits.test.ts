@@ -1,5 +1,5 @@
-import type { Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ConnectionLimits } from '../../src/http/https-only-server.ts';
 import { answerProblem } from '../support/documented-answers.ts';
 import { startListeningServices, type ListeningServices } from '../support/peers/listening-services.ts';
@@ -155,6 +155,21 @@ describe.each(SERVICES)('connection limits of the %s service', (service) => {
     }
     // Closed connections no longer count.
     for (let i = 0; i < LIMITS.maxConnectionsPerAddress + 2; i += 1) expect(await health(service)).toBe(200);
+  });
+
+  it("turns Nagle's algorithm off on each connection, so an answer written in pieces is not held for an ACK", async () => {
+    const setNoDelay = vi.spyOn(Socket.prototype, 'setNoDelay');
+    try {
+      expect(await health(service)).toBe(200);
+      // What was asked of each connection the service accepted (Node sets `server` on an accepted socket).
+      const asked = setNoDelay.mock.calls.filter(
+        (_, index) =>
+          (setNoDelay.mock.contexts[index] as { server?: unknown }).server === services.apps[service].server,
+      );
+      expect(asked).toEqual([[true]]);
+    } finally {
+      setNoDelay.mockRestore();
+    }
   });
 
   it('still serves normal requests after slow, silent and surplus clients', async () => {
