@@ -27,6 +27,7 @@ const BROWSER = [
   'test/web/recipient-portal.test.ts',
   'test/web/graphiql.test.ts',
   'test/web/console-story.test.ts',
+  'test/web/closing-story.test.ts',
 ];
 /**
  * Files that run Portico as processes (two `portico serve` nodes and a worker behind nginx, on PostgreSQL; servers
@@ -114,6 +115,7 @@ const LONGEST_FIRST = [
   'test/web/recipient-portal.test.ts',
   'test/web/dashboard.test.ts',
   'test/web/console-story.test.ts',
+  'test/web/closing-story.test.ts',
   'test/web/dashboard-portfolio.test.ts',
   'test/web/key-delivery.test.ts',
   'test/web/graphiql.test.ts',

@@ -87,13 +87,15 @@ const SENDERS = [
   'Summit Lane Secondary Fund IV',
 ];
 
-function withDatabase(url: string, name: string): string {
+/** The address of database `name` on the server of `url`. */
+export function withDatabase(url: string, name: string): string {
   const parsed = new URL(url);
   parsed.pathname = `/${name}`;
   return parsed.toString();
 }
 
-async function admin(sql: string): Promise<void> {
+/** Runs `sql` on the bench's server (BENCH_DATABASE_URL): making and dropping a suite's database. */
+export async function admin(sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: BENCH_DATABASE_URL });
   await client.connect();
   try {

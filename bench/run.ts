@@ -1,11 +1,13 @@
 /**
- * `npm run bench`: nine suites, each beside its floor. The spec's reference query through the Transactions
+ * `npm run bench`: eleven suites, each beside its floor. The spec's reference query through the Transactions
  * GraphQL endpoint, side by side with one hand-written SQL statement behind a bare route on the same TLS setup,
  * on PostgreSQL and on PGlite (here); then, on PostgreSQL, the createTransaction and triggerTransactionEvent
  * mutations (mutations.ts), the Portfolio API's companies list over 1,000,000 companies (portfolio.ts), webhook
  * delivery from the outbox to a local receiver (webhooks.ts), the console's queue (console-queue.ts) and its live
- * updates (console-live.ts); then start-up (startup.ts), the cost of metrics (metrics-cost.ts) and
- * what hostile input costs the server (hostile-input.ts). See bench/README.md.
+ * updates (console-live.ts); then, on each database, the console's export of its queue (console-export.ts), and on
+ * PostgreSQL a closing of 1,000 investors checked and made (console-closings.ts); then
+ * start-up (startup.ts), the cost of metrics (metrics-cost.ts) and what hostile input costs the server
+ * (hostile-input.ts). See bench/README.md.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -35,6 +37,8 @@ import { benchWebhooks, printWebhookReport } from './webhooks.ts';
 import { benchStartup, printStartupReport } from './startup.ts';
 import { benchConsoleQueue, printQueueReport } from './console-queue.ts';
 import { benchConsoleLive, printLiveReport } from './console-live.ts';
+import { benchConsoleExport, printExportReport } from './console-export.ts';
+import { benchConsoleClosings, printClosingsReport } from './console-closings.ts';
 import { benchMetricsCost, printMetricsCostReport } from './metrics-cost.ts';
 import { benchHostileInput, printHostileReport } from './hostile-input.ts';
 
@@ -55,8 +59,21 @@ const TARGETS: Record<Shape, { ratio: number; postgresMsBefore: number; postgres
 
 /** The floors that answer with GraphQL's exact bytes: the ratio is taken to the fastest of them. */
 const SAME_BYTES: readonly FloorShape[] = ['keyed', 'positional'];
-type Suite =
-  'reference' | 'mutations' | 'portfolio' | 'webhooks' | 'queue' | 'live' | 'startup' | 'metrics' | 'hostile';
+/** The suites, in the order they run; all of them unless BENCH_SUITES names some. */
+const SUITES = [
+  'reference',
+  'mutations',
+  'portfolio',
+  'webhooks',
+  'queue',
+  'live',
+  'export',
+  'closings',
+  'startup',
+  'metrics',
+  'hostile',
+] as const;
+type Suite = (typeof SUITES)[number];
 
 const SHAPES: Record<Shape, { revisions: number; items: number; label: string }> = {
   demo: { revisions: 3, items: 4, label: 'demo (2 recipients, 3 revisions x 4 items)' },
@@ -102,11 +119,7 @@ const settings = {
   shapes: list<Shape>('BENCH_SHAPES', ['demo'], ['demo', 'large']),
   rounds: Math.round(positiveNumber('BENCH_ROUNDS', 3)),
   floors: list<FloorShape>('BENCH_FLOORS', ['positional'], Object.keys(FLOOR_SHAPES) as FloorShape[]),
-  suites: list<Suite>(
-    'BENCH_SUITES',
-    ['reference', 'mutations', 'portfolio', 'webhooks', 'queue', 'live', 'startup', 'metrics', 'hostile'],
-    ['reference', 'mutations', 'portfolio', 'webhooks', 'queue', 'live', 'startup', 'metrics', 'hostile'],
-  ),
+  suites: list<Suite>('BENCH_SUITES', [...SUITES], SUITES),
   startupRuns: Math.round(positiveNumber('BENCH_STARTUP_RUNS', 5)),
   mutationClients: clientCounts('BENCH_MUTATION_CLIENTS', [1, 10]),
   portfolioCompanies: Math.round(positiveNumber('BENCH_PORTFOLIO_COMPANIES', 1_000_000)),
@@ -120,6 +133,8 @@ const settings = {
   queueTransactions: Math.round(positiveNumber('BENCH_QUEUE_TRANSACTIONS', 1_000_000)),
   queueIterations: Math.round(positiveNumber('BENCH_QUEUE_ITERATIONS', 200)),
   liveChanges: Math.round(positiveNumber('BENCH_LIVE_CHANGES', 300)),
+  exportTransactions: Math.round(positiveNumber('BENCH_EXPORT_TRANSACTIONS', 20_000)),
+  closingRows: Math.round(positiveNumber('BENCH_CLOSING_ROWS', 1000)),
   hostileCharacters: clientCounts('BENCH_HOSTILE_CHARACTERS', [2000, 8000, 1_048_576]),
   hostileBombMegabytes: Math.round(positiveNumber('BENCH_HOSTILE_BOMB_MB', 100)),
 };
@@ -443,6 +458,10 @@ async function main(): Promise<void> {
   const queue = settings.suites.includes('queue') && settings.dialects.includes('postgres');
   // And the console live suite (another process commits: an embedded database belongs to one).
   const live = settings.suites.includes('live') && settings.dialects.includes('postgres');
+  // The console export: on each database of BENCH_DIALECTS.
+  const exported = settings.suites.includes('export');
+  // The console's closings: a list checked, then made by the job while the queue is read (PostgreSQL).
+  const closings = settings.suites.includes('closings') && settings.dialects.includes('postgres');
   // Start-up runs `npm start` itself: the embedded database, whatever BENCH_DIALECTS says.
   const startup = settings.suites.includes('startup');
   // Metrics on and off: two `portico serve` processes on the first dialect of BENCH_DIALECTS.
@@ -468,6 +487,8 @@ async function main(): Promise<void> {
       : 0) +
     (queue ? QUEUE_BUDGET_SECONDS : 0) +
     (live ? 60 + settings.liveChanges / 20 : 0) +
+    (exported ? settings.dialects.length * (120 + settings.exportTransactions / 100) : 0) +
+    (closings ? 60 + settings.closingRows / 10 : 0) +
     (startup ? (settings.startupRuns + 1) * 2 * 30 : 0) +
     (metrics ? 4 * (settings.warmupSeconds + settings.rounds * settings.measureSeconds) + 300 : 0) +
     (hostile ? (settings.hostileCharacters.length + 1) * 240 : 0);
@@ -528,6 +549,12 @@ async function main(): Promise<void> {
     );
   } else if (settings.suites.includes('queue')) {
     console.log('Portico bench: queue skipped (PostgreSQL only, and BENCH_DIALECTS leaves it out)');
+  }
+  if (exported) {
+    console.log(
+      `Portico bench: the console's export of its queue, ${settings.exportTransactions.toLocaleString('en-US')} ` +
+        `transactions as CSV and XLSX to a null stream, beside csv-stringify alone, on ${settings.dialects.join(' and ')}`,
+    );
   }
   if (metrics) {
     console.log(
@@ -649,6 +676,32 @@ async function main(): Promise<void> {
         targets.push(...printLiveReport(await benchConsoleLive(bench, settings.liveChanges)));
       } finally {
         await bench.close();
+      }
+    }
+    if (exported) {
+      for (const dialect of settings.dialects) {
+        const report = await benchConsoleExport(dialect, {
+          transactions: settings.exportTransactions,
+          rounds: settings.rounds,
+        });
+        targets.push(...printExportReport(report));
+      }
+    }
+    if (closings) {
+      console.log(
+        `\nPortico bench: a closing of ${settings.closingRows.toLocaleString('en-US')} investors checked and made on PostgreSQL, ` +
+          'beside csv-parse alone and createTransaction in a loop, while the work queue is read',
+      );
+      const cleanups: (() => Promise<unknown>)[] = [];
+      try {
+        const report = await benchConsoleClosings({
+          settings: { rows: settings.closingRows, preflights: 5, database: 'portico_bench_closings' },
+          defer: (cleanup) => cleanups.push(cleanup),
+        });
+        printClosingsReport(report, settings.closingRows);
+        targets.push(...report.targets);
+      } finally {
+        for (const cleanup of cleanups.reverse()) await cleanup();
       }
     }
     if (startup) targets.push(...printStartupReport(await benchStartup(settings.startupRuns)));

@@ -14,6 +14,8 @@ import { loadTlsMaterial } from './http/tls.ts';
 import type { OperationServices } from './admin/operations.ts';
 import { expireDeliveries } from './transactions/key-delivery/deliveries.ts';
 import { createRecipientNotices, type RecipientNotices } from './transactions/recipients/notice-sender.ts';
+import { createClosingRuns } from './transactions/console/closings/closing-runs.ts';
+import type { KickedRuns } from './jobs/kicked-runs.ts';
 import { createDocumentWorkers } from './transactions/documents/document-workers.ts';
 import type { ServedApp, ServiceName } from './served-apps.ts';
 
@@ -210,6 +212,7 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
     };
     // Recipients' invitations and reminders: sent every minute, and at once after the mutation that queued one.
     let recipientNotices: RecipientNotices | undefined;
+    let closingRuns: KickedRuns<unknown> | undefined;
     if (options.only !== 'portfolio') {
       const notices = createRecipientNotices({
         db,
@@ -219,6 +222,17 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
       });
       recipientNotices = notices;
       closers.push({ what: "recipients' invitations and reminders", close: () => notices.stop() });
+      // Closings' rows: created every few seconds (a closing another node left running too), and at once when
+      // a closing is run here; each transaction made sends its invitation now.
+      const closings = createClosingRuns({
+        db,
+        logger: logger.child({ service: 'transactions' }),
+        onCreated: () => {
+          notices.kick();
+        },
+      });
+      closingRuns = closings;
+      closers.push({ what: 'the closings being run', close: () => closings.stop() });
     }
     const apps: ServedApp[] = [];
     // PDFs are made and read in worker threads of this node's own (documents/document-workers.ts).
@@ -231,6 +245,7 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
         files,
         mail,
         recipientNotices,
+        closingRuns,
         documentWorkers,
         logger,
       })),

@@ -7,6 +7,7 @@ import { buildPortfolioApp, PORTFOLIO_BASE_PATH, type PortfolioAppDeps } from '.
 import { buildTransactionsApp, GRAPHQL_PATH } from './transactions/app.ts';
 import type { DocumentWorkers } from './transactions/documents/document-workers.ts';
 import type { RecipientNotices } from './transactions/recipients/notice-sender.ts';
+import type { KickedRuns } from './jobs/kicked-runs.ts';
 
 export type ServiceName = 'transactions' | 'portfolio';
 
@@ -39,6 +40,8 @@ export interface ServedAppsOptions {
   files: FileStore;
   mail: OperationServices;
   recipientNotices?: RecipientNotices | undefined;
+  /** The runner of closings' rows, kicked when a closing is run. */
+  closingRuns?: KickedRuns<unknown> | undefined;
   documentWorkers?: DocumentWorkers | undefined;
   /** The built front end. @default web/dist of this checkout */
   webDistDir?: string | undefined;
@@ -62,7 +65,11 @@ export async function buildServedApps(options: ServedAppsOptions): Promise<Serve
       graphqlLimits: config.graphqlLimits,
       publicUrl: config.transactionsUrl,
       keyDelivery: { mailer: mail.mailer },
-      console: { mailer: mail.mailer, transactionsUrl: () => mail.transactionsUrl },
+      console: {
+        mailer: mail.mailer,
+        transactionsUrl: () => mail.transactionsUrl,
+        closingRuns: options.closingRuns,
+      },
       uploadMaxBytes: config.uploadMaxBytes,
       recipientNotices: options.recipientNotices,
       documentWorkers: options.documentWorkers,

@@ -120,6 +120,24 @@ const PAGE_ALIASES = [
   { find: /^markdown-to-jsx\/react$/, replacement: join(WEB_DIR, 'recipient/form/no-markdown.tsx') },
 ];
 
+/**
+ * The console's first chunk beside its entry: the libraries and the shared code every page of it runs on (but the
+ * workflow drawing's dagre and d3, which only a transaction's page loads, after its words). Left to itself, the
+ * bundler splits what its lazy pages share into a dozen small chunks by which pages use them, each a request and
+ * each compressed apart: 11 KiB more on a transaction's first load than one chunk.
+ */
+const CONSOLE_CHUNKS = {
+  groups: [
+    {
+      name: 'app',
+      test: (id: string) =>
+        (/node_modules/.test(id) && !/node_modules\/(@dagrejs|d3-)/.test(id)) ||
+        /\/web\/(shared|react-on-preact)/.test(id) ||
+        /\/web\/console\/[^/]+\.tsx?$/.test(id),
+    },
+  ],
+};
+
 /** The Vite configuration of one surface, served under {@link surfacePath}. */
 export function surfaceConfig(surface: Surface): InlineConfig {
   return {
@@ -140,6 +158,7 @@ export function surfaceConfig(surface: Surface): InlineConfig {
       chunkSizeWarningLimit: 5000,
       reportCompressedSize: false,
       rolldownOptions: {
+        ...(surface === 'console' ? { output: { codeSplitting: CONSOLE_CHUNKS } } : {}),
         onLog(level, log, handler) {
           // GraphiQL's React Compiler output marks modules "use no memo", which bundling drops harmlessly.
           if (log.code === 'MODULE_LEVEL_DIRECTIVE') return;

@@ -11,6 +11,7 @@ import type { TemplateDefinition } from './templates/schema.ts';
 import { recordTransition } from './transitions.ts';
 import { linkValidDays, newTransmitToken } from './recipients/transmit-tokens.ts';
 import { actionsOnEntering } from './workflow.ts';
+import type { EntityType } from './entity-types.ts';
 
 /** What an integrator sends to create a transaction (`createTransaction`'s input). */
 export interface CreateTransactionInput {
@@ -20,6 +21,23 @@ export interface CreateTransactionInput {
   noticeName: string;
   inputData?: unknown;
 }
+
+/** What the console adds to an integrator's input when a person starts a transaction. */
+export interface StartedByPerson {
+  /** What kind of party a new investor entity is. @default 'individual' (an entity found by address keeps its own) */
+  noticeEntityType?: EntityType | undefined;
+  /** Days the investor's link works, instead of the template's `invitations.linkValidDays`. */
+  linkValidDays?: number | undefined;
+  /** A personal line quoted in the invitation mail. */
+  invitationNote?: string | undefined;
+  /** The closing the transaction is made for (console/closings). */
+  closingId?: string | undefined;
+}
+
+/** The longest personal line an invitation quotes. */
+export const MAX_INVITATION_NOTE_LENGTH = 1000;
+/** The most days a link may be made to work for (as a template's `invitations.linkValidDays`). */
+export const MAX_LINK_VALID_DAYS = 365;
 
 /** The longest e-mail address SMTP carries (RFC 5321: a 256-octet path, less its angle brackets). */
 const MAX_EMAIL_LENGTH = 254;
@@ -40,8 +58,11 @@ function shownKey(key: string): string {
   return VULCAN_KEY.test(key) ? key : quote(key);
 }
 
-/** Checks inputData against the template's items: an object keyed by item vulcanKey, each value valid so far. */
-function inputDataProblems(definition: TemplateDefinition, inputData: unknown): string[] {
+/**
+ * Checks inputData against the template's items: an object keyed by item vulcanKey, each value valid so far.
+ * Each problem reads `inputData.<vulcanKey>.<field>…: <what is wrong>`.
+ */
+export function inputDataProblems(definition: TemplateDefinition, inputData: unknown): string[] {
   if (inputData === undefined || inputData === null) return [];
   if (typeof inputData !== 'object' || Array.isArray(inputData)) {
     return ['inputData: must be an object keyed by item vulcanKey'];
@@ -53,8 +74,15 @@ function inputDataProblems(definition: TemplateDefinition, inputData: unknown): 
   for (const [vulcanKey, data] of Object.entries(inputData as Record<string, unknown>)) {
     const item = items.get(vulcanKey);
     if (item) {
-      for (const problem of itemRules(item).problems(data))
-        problems.push(`inputData.${vulcanKey}.${problem}`);
+      // A money field's own check says a bound in the currency's words ("at least $1,000.00"), not the
+      // schema's ("must be >= 100000", in cents): the schema's bounds of it are left to that.
+      const money = Object.keys(item.money ?? {});
+      const moneyBound = (problem: string) =>
+        money.some((field) => problem.startsWith(`${field}.amount: must be `)) &&
+        /: must be [<>]=? /.test(problem);
+      for (const problem of itemRules(item).problems(data)) {
+        if (!moneyBound(problem)) problems.push(`inputData.${vulcanKey}.${problem}`);
+      }
       for (const field of Object.keys(item.uploads ?? {})) {
         if (typeof data === 'object' && data !== null && Object.hasOwn(data, field)) {
           problems.push(`inputData.${vulcanKey}.${field}: is answered by the recipient's upload`);
@@ -84,7 +112,10 @@ function inputDataProblems(definition: TemplateDefinition, inputData: unknown): 
 }
 
 /** The notice name and e-mail address as stored (trimmed), or BAD_USER_INPUT naming the field. */
-function checkNotice(input: CreateTransactionInput): { noticeName: string; email: string } {
+export function checkNotice(input: Pick<CreateTransactionInput, 'noticeName' | 'noticeEmail'>): {
+  noticeName: string;
+  email: string;
+} {
   const noticeName = input.noticeName.trim();
   if (noticeName === '') throw blank('noticeName', { field: 'noticeName' });
   if (noticeName.length > MAX_NOTICE_NAME_LENGTH) {
@@ -96,6 +127,56 @@ function checkNotice(input: CreateTransactionInput): { noticeName: string; email
     throw tooLong('noticeEmail', MAX_EMAIL_LENGTH, { field: 'noticeEmail' });
   if (!EMAIL.test(email)) throw isNot(email, 'an e-mail address', { field: 'noticeEmail' });
   return { noticeName, email };
+}
+
+/** The personal line as stored (trimmed; null when blank), or BAD_USER_INPUT naming the field. */
+function checkNote(note: string | undefined): string | null {
+  const trimmed = note?.trim() ?? '';
+  if (trimmed.length > MAX_INVITATION_NOTE_LENGTH) {
+    throw tooLong('invitationNote', MAX_INVITATION_NOTE_LENGTH, { field: 'invitationNote' });
+  }
+  return trimmed === '' ? null : trimmed;
+}
+
+/** The days a link works, as asked, or BAD_USER_INPUT naming the field. */
+function checkLinkDays(days: number | undefined, definition: TemplateDefinition): number {
+  if (days === undefined) return linkValidDays(definition);
+  if (!Number.isInteger(days) || days < 1 || days > MAX_LINK_VALID_DAYS) {
+    throw new AppError(
+      'BAD_USER_INPUT',
+      `linkValidDays must be a whole number of days from 1 to ${String(MAX_LINK_VALID_DAYS)}.`,
+      {
+        field: 'linkValidDays',
+      },
+    );
+  }
+  return days;
+}
+
+/**
+ * Checks what `createTransaction` would check, writing nothing: the notice's name and address, both ids, the
+ * answers prefilled, the link's days and the personal line. Returns what the transaction would be made of.
+ */
+export async function checkCreateInput(
+  tx: Transaction,
+  options: { organizationId: string; input: CreateTransactionInput & StartedByPerson },
+): Promise<{
+  noticeName: string;
+  email: string;
+  definition: TemplateDefinition;
+  linkValidDays: number;
+  invitationNote: string | null;
+}> {
+  const { input } = options;
+  const notice = checkNotice(input);
+  const invitationNote = checkNote(input.invitationNote);
+  const definition = await checkReferences(tx, options.organizationId, input);
+  return {
+    ...notice,
+    definition,
+    linkValidDays: checkLinkDays(input.linkValidDays, definition),
+    invitationNote,
+  };
 }
 
 /** The template's definition, once both ids are known to be the organization's and inputData fits. */
@@ -130,11 +211,11 @@ async function checkReferences(
  */
 export async function createTransaction(
   tx: Transaction,
-  options: { organizationId: string; actor: Actor; input: CreateTransactionInput },
+  options: { organizationId: string; actor: Actor; input: CreateTransactionInput & StartedByPerson },
 ): Promise<{ transactionId: string; transmitToken: string }> {
   const { organizationId, input } = options;
-  const { noticeName, email } = checkNotice(input);
-  const definition = await checkReferences(tx, organizationId, input);
+  const checked = await checkCreateInput(tx, options);
+  const { noticeName, email, definition, invitationNote } = checked;
 
   const initial = definition.workflow.initialState;
   const { transmitToken, hash } = newTransmitToken();
@@ -146,15 +227,15 @@ export async function createTransaction(
     `with made_transaction as (
        insert into transactions
          (organization_id, template_id, sender_entity_id, state, input_data, notice_name, notice_email,
-          transmit_token_hash, transmit_token_expires_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, clock_timestamp() + make_interval(days => $9))
+          transmit_token_hash, transmit_token_expires_at, invitation_note, closing_id)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, clock_timestamp() + make_interval(days => $9), $11, $13)
        returning id),
      known as (
        select id from entities where organization_id = $1 and lower(email) = lower($7)
        order by created_at, sequence limit 1),
      made_entity as (
        insert into entities (organization_id, name, email, type)
-       select $1, $6, $7, 'individual' where not exists (select 1 from known) returning id),
+       select $1, $6, $7, $12 where not exists (select 1 from known) returning id),
      recipient as (
        insert into transaction_recipients (organization_id, transaction_id, entity_id, vulcan_key)
        select $1, made_transaction.id, entity.id, $10
@@ -169,8 +250,11 @@ export async function createTransaction(
       noticeName,
       email,
       hash,
-      linkValidDays(definition),
+      checked.linkValidDays,
       primaryRole,
+      invitationNote,
+      input.noticeEntityType ?? 'individual',
+      input.closingId ?? null,
     ],
   );
   const transactionId = created.id;

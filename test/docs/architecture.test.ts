@@ -78,7 +78,7 @@ const LAYERS: { name: string; holds: (file: string) => boolean }[] = [
     name: 'shared',
     holds: (file) =>
       /^src\/(config|errors|logger)\.ts$/.test(file) ||
-      /^src\/(db|http|keys|files|mail|validation|accounts|observability)\//.test(file),
+      /^src\/(db|http|keys|files|mail|validation|accounts|observability|jobs)\//.test(file),
   },
   { name: 'domain', holds: (file) => /^src\/(transactions|portfolio|webhooks)\//.test(file) },
   { name: 'top', holds: () => true },

@@ -1,5 +1,5 @@
 import { Navigate, Route, Routes, useLocation } from 'react-router';
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { accountRoutes } from '../shared/accounts/account-routes.tsx';
 import { AppShell, type ShellSection } from '../shared/app/app-shell.tsx';
 import { RoleBadge } from '../shared/accounts/roles.tsx';
@@ -17,6 +17,7 @@ import { ACCOUNTS, useSession } from './session.tsx';
 /** The sections of the console's navigation, each a page under `/console`; the first is the home. */
 export const SECTIONS: readonly ShellSection[] = [
   { to: '/queue', label: 'Work queue' },
+  { to: '/closings', label: 'Closings' },
   { to: '/team', label: 'Team' },
 ];
 
@@ -26,17 +27,53 @@ const ACCOUNT_ROUTES = accountRoutes(ACCOUNTS);
 /** A transaction's page, with its workflow drawn: a chunk of its own, loaded when one is opened. */
 const loadTransactionPage = () => import('./pages/transaction/transaction-page.tsx');
 const TransactionPage = lazy(loadTransactionPage);
+/** "New transaction", the form that starts one: a chunk of its own too, loaded when it is opened. */
+const loadStartPage = () => import('./pages/start/start-page.tsx');
+const StartPage = lazy(loadStartPage);
+/** The closings: their list, "New closing" and a closing's page, each a chunk of its own. */
+const loadClosingsPage = () => import('./pages/closings/closings-page.tsx');
+const ClosingsPage = lazy(loadClosingsPage);
+const loadNewClosingPage = () => import('./pages/closings/new-closing-page.tsx');
+const NewClosingPage = lazy(loadNewClosingPage);
+const loadClosingPage = () => import('./pages/closings/closing-page.tsx');
+const ClosingPage = lazy(loadClosingPage);
 
 /**
  * Starts what the page the console was opened at needs first, before the session is known: the work queue's
- * first page (at its plain address: the home, where sign-in lands), or a transaction's chunk and its reads above
- * the fold (the transaction, its workflow and its review). A phone then waits one round trip for them rather than
- * three in a row (bench/RESULTS.md, 2026-11-28).
+ * first page (at its plain address: the home, where sign-in lands), "New transaction"'s chunk and what its form
+ * offers, a transaction's chunk and its reads above the fold (the transaction, its workflow and its review), or a
+ * closings page's chunk and what it reads first (the closings, what "New closing" offers, or the closing). A phone
+ * then waits one round trip for them rather than three in a row (bench/RESULTS.md, 2026-11-28).
  */
 export function startOpenedPage({ pathname, search }: { pathname: string; search: string }): void {
   if (/^\/console\/?$|^\/console\/queue\/?$/.test(pathname) && search === '') {
     readEarly(consoleApi, 'GET /queue', { query: {} });
     readEarly(consoleApi, 'GET /queue/options');
+    return;
+  }
+  if (/^\/console\/transactions\/new\/?$/.test(pathname)) {
+    void loadStartPage();
+    readEarly(consoleApi, 'GET /start/options');
+    return;
+  }
+  if (/^\/console\/closings\/?$/.test(pathname)) {
+    void loadClosingsPage();
+    readEarly(consoleApi, 'GET /closings');
+    return;
+  }
+  if (/^\/console\/closings\/new\/?$/.test(pathname)) {
+    void loadNewClosingPage();
+    readEarly(consoleApi, 'GET /start/options');
+    return;
+  }
+  const closing = /^\/console\/closings\/([^/]+)\/?$/.exec(pathname)?.[1];
+  if (closing !== undefined) {
+    void loadClosingPage();
+    try {
+      readEarly(consoleApi, 'GET /closings/:id', { params: { id: decodeURIComponent(closing) } });
+    } catch {
+      // Not an address the page can read: it says so itself.
+    }
     return;
   }
   const opened = /^\/console\/transactions\/([^/]+)\/?$/.exec(pathname)?.[1];
@@ -72,6 +109,17 @@ export function App() {
         <Route element={<SignedInPages />}>
           <Route path="/queue" element={<QueuePage />} />
           <Route path="/team" element={<TeamPage />} />
+          <Route
+            path="/transactions/new"
+            element={
+              <Suspense fallback={<Loading />}>
+                <StartPage />
+              </Suspense>
+            }
+          />
+          <Route path="/closings" element={<Lazily page={<ClosingsPage />} />} />
+          <Route path="/closings/new" element={<Lazily page={<NewClosingPage />} />} />
+          <Route path="/closings/:id" element={<Lazily page={<ClosingPage />} />} />
           <Route
             path="/transactions/:id"
             element={
@@ -113,4 +161,9 @@ function SignedInPages() {
       </AppShell>
     </LiveProvider>
   );
+}
+
+/** A page of a chunk of its own, "Loading" until its chunk is there, in the shell. */
+function Lazily({ page }: { page: ReactNode }) {
+  return <Suspense fallback={<Loading />}>{page}</Suspense>;
 }

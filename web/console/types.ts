@@ -1,6 +1,7 @@
 // What the console's JSON routes take and answer, from their contract (src/transactions/console/contract.ts)
 // through type-only imports: no server code enters the bundle. Times are ISO 8601 strings.
 
+import type { Static } from '@sinclair/typebox';
 import type { SuccessOf } from '../../src/http/contract.ts';
 import type { ConsoleRoutes, ConsoleUser } from '../../src/transactions/console/contract.ts';
 
@@ -29,6 +30,8 @@ export type {
 } from '../../src/transactions/console/contract.ts';
 
 export type WorkflowAnswer = SuccessOf<ConsoleRoutes['workflow']>;
+/** GET /queue/export's filters and format. */
+export type ExportQuery = Static<ConsoleRoutes['exportQueue']['querystring']>;
 /** POST /transactions/:id/events: the move made. */
 export type EventRunAnswer = SuccessOf<ConsoleRoutes['runEvent']>;
 export type { PendingApproval } from '../../src/transactions/console/contract.ts';

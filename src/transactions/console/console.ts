@@ -9,6 +9,10 @@ import { createLiveChanges } from './live.ts';
 import { registerLiveRoute } from './live-route.ts';
 import { createLiveStreams, HEARTBEAT_MS, STREAMS_PER_PERSON } from './live-streams.ts';
 import { registerQueueRoutes } from './queue/routes.ts';
+import { registerExportRoute } from './export/export-route.ts';
+import { registerStartRoutes } from './start/routes.ts';
+import { registerClosingRoutes } from './closings/routes.ts';
+import { registerClosingListRoute } from './closings/list-route.ts';
 import { PERMISSIONS } from './role-permissions.ts';
 import { consolePages } from './team.ts';
 import { registerTeamRoutes } from './team-routes.ts';
@@ -54,7 +58,11 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
       registerTeamRoutes(route, deps);
       registerTransactionRoutes(route, deps);
       registerQueueRoutes(route, deps);
+      registerStartRoutes(route, deps);
+      registerClosingRoutes(route, deps);
+      registerClosingListRoute(api, { db, documentWorkers: deps.documentWorkers });
       registerLiveRoute(api, live, streams);
+      registerExportRoute(api, deps);
       registerPaperFormRoute(api, {
         db,
         files: deps.files,

@@ -14,7 +14,10 @@ import {
 } from '../../http/contract.ts';
 import { ACTOR_TYPES, TIMELINE_KINDS } from '../history/kinds.ts';
 import { STATE_STAGES } from './queue/queue.ts';
+import { ENTITY_TYPES } from '../entity-types.ts';
+import { MAX_INVITATION_NOTE_LENGTH, MAX_LINK_VALID_DAYS } from '../create-transaction.ts';
 import { MAX_QUEUE_PAGE, MAX_QUEUE_SEARCH, QUEUE_SORTS } from './queue/queue-query.ts';
+import { EXPORT_FORMATS } from './export/export-formats.ts';
 import type { Permission } from './role-permissions.ts';
 
 /**
@@ -314,6 +317,110 @@ export const TeamActivityEntry = Type.Object({
 });
 export type TeamActivityEntry = Static<typeof TeamActivityEntry>;
 
+const EntityTypeValue = Type.Union(ENTITY_TYPES.map((type) => Type.Literal(type)));
+
+/** An answer the template lets the sender fill in when starting a transaction (start/start.ts). */
+export const PrefillAnswer = Type.Object({
+  answer: Type.String(),
+  title: Type.String(),
+  itemTitle: Type.String(),
+  kind: Type.Union(
+    (['text', 'number', 'integer', 'boolean', 'choice', 'money', 'date'] as const).map((kind) =>
+      Type.Literal(kind),
+    ),
+  ),
+  choices: Type.Optional(
+    Type.Array(Type.Object({ value: Type.Union([Type.String(), Type.Number()]), title: Type.String() })),
+  ),
+  money: Type.Optional(
+    Type.Object({
+      currencies: Type.Array(Type.String()),
+      minimum: Type.Optional(Type.Integer()),
+      maximum: Type.Optional(Type.Integer()),
+    }),
+  ),
+  maxLength: Type.Optional(Type.Integer()),
+});
+export type PrefillAnswer = Static<typeof PrefillAnswer>;
+
+/** What a person fills in to start a transaction: checked as `createTransaction`'s input is. */
+const StartFields = {
+  templateId: Type.String({ format: 'uuid' }),
+  senderEntityId: Type.String({ format: 'uuid' }),
+  investor: Type.Object(
+    {
+      name: Type.String({ maxLength: 1000 }),
+      email: Type.String({ maxLength: 1000 }),
+      entityType: EntityTypeValue,
+    },
+    { additionalProperties: false },
+  ),
+  /** Answers by `<item vulcanKey>.<field>`, each one the template's `prefill` lists. */
+  answers: Type.Record(Type.String({ maxLength: 200 }), Type.Unknown(), { maxProperties: 50 }),
+  linkValidDays: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LINK_VALID_DAYS })),
+  note: Type.Optional(Type.String({ maxLength: MAX_INVITATION_NOTE_LENGTH })),
+};
+
+/** How a column of a closing's list is read (closings/preflight.ts). */
+const ColumnRoleSchema = OrNull(
+  Type.Union([
+    Type.Object({ kind: Type.Literal('name') }),
+    Type.Object({ kind: Type.Literal('email') }),
+    Type.Object({ kind: Type.Literal('entityType') }),
+    Type.Object({ kind: Type.Literal('answer'), answer: Type.String() }),
+    Type.Object({ kind: Type.Literal('currency'), answer: Type.String() }),
+  ]),
+);
+const RowStatus = Type.Union(
+  (['ready', 'problem', 'dropped', 'created', 'failed'] as const).map((status) => Type.Literal(status)),
+);
+const ClosingStatus = Type.Union(
+  (['draft', 'running', 'finished', 'stopped'] as const).map((status) => Type.Literal(status)),
+);
+
+/** A row of a closing's list: as the file had it, the investor read from it, its problems and what became of it. */
+export const ClosingRow = Type.Object({
+  id: Type.String(),
+  row: Type.Integer(),
+  cells: Type.Record(Type.String(), Type.String()),
+  investor: Type.Object({ name: Type.String(), email: Type.String(), entityType: Type.String() }),
+  status: RowStatus,
+  problems: Type.Array(Type.Object({ column: OrNull(Type.String()), message: Type.String() })),
+  transactionId: OrNull(Type.String()),
+  failure: OrNull(Type.String()),
+});
+export type ClosingRow = Static<typeof ClosingRow>;
+
+/** A closing with where it stands (closings/closings.ts). */
+export const ClosingDetail = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  status: ClosingStatus,
+  stopReason: OrNull(Type.String()),
+  template: Type.Object({ id: Type.String(), name: Type.String(), version: Type.Integer() }),
+  sender: Type.Object({ id: Type.String(), name: Type.String() }),
+  linkValidDays: OrNull(Type.Integer()),
+  note: OrNull(Type.String()),
+  columns: Type.Array(Type.Object({ name: Type.String(), role: ColumnRoleSchema })),
+  columnProblems: Type.Array(Type.String()),
+  createdAt: Timestamp(),
+  startedAt: OrNull(Timestamp()),
+  finishedAt: OrNull(Timestamp()),
+  rowCounts: Type.Record(Type.String(), Type.Integer()),
+  states: Type.Array(Type.Object({ state: Type.String(), title: Type.String(), count: Type.Integer() })),
+  committed: Type.Array(Type.Object({ currency: Type.String(), amount: Type.Integer() })),
+  notOpened: Type.Integer(),
+  stalled: Type.Integer(),
+  rows: Type.Array(ClosingRow),
+});
+export type ClosingDetail = Static<typeof ClosingDetail>;
+
+const OfClosing = Type.Object({ id: Type.String({ format: 'uuid' }) });
+const OfClosingRow = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  rowId: Type.String({ format: 'uuid' }),
+});
+
 /**
  * A person as the team page lists them, with whether each action on them can be done now by the caller, and why
  * not (the refusal it would get): the page greys what cannot work.
@@ -444,6 +551,7 @@ export const consoleRoutes = {
       template: Type.Optional(Type.String({ maxLength: 100 })),
       state: Type.Optional(Type.String({ maxLength: 100 })),
       sender: Type.Optional(Type.String({ maxLength: 100 })),
+      closing: Type.Optional(Type.String({ maxLength: 100 })),
       inStateForDays: Type.Optional(Type.Integer({ minimum: 0, maximum: 3650 })),
       sort: Type.Optional(Type.Union(QUEUE_SORTS.map((sort) => Type.Literal(sort)))),
       first: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_QUEUE_PAGE })),
@@ -454,6 +562,31 @@ export const consoleRoutes = {
         rows: Type.Array(QueueRow),
         nextCursor: OrNull(Type.String()),
         tabs: OrNull(Type.Array(QueueTab)),
+      }),
+    }),
+  },
+  /**
+   * The queue's transactions as filtered (the `queue` route's filters, no pages), with their current answers, as
+   * a CSV or XLSX download (`format`, CSV by default); see src/transactions/console/export/export.ts.
+   */
+  exportQueue: {
+    method: 'GET',
+    url: '/queue/export',
+    access: 'read',
+    querystring: Body({
+      format: Type.Optional(Type.Union(EXPORT_FORMATS.map((format) => Type.Literal(format)))),
+      search: Type.Optional(Type.String({ maxLength: MAX_QUEUE_SEARCH })),
+      template: Type.Optional(Type.String({ maxLength: 100 })),
+      state: Type.Optional(Type.String({ maxLength: 100 })),
+      sender: Type.Optional(Type.String({ maxLength: 100 })),
+      closing: Type.Optional(Type.String({ maxLength: 100 })),
+      inStateForDays: Type.Optional(Type.Integer({ minimum: 0, maximum: 3650 })),
+      sort: Type.Optional(Type.Union(QUEUE_SORTS.map((sort) => Type.Literal(sort)))),
+    }),
+    response: answers({
+      200: Type.String({
+        description:
+          'A spreadsheet, as an attachment: text/csv (UTF-8 with a byte order mark) or XLSX, with two header rows.',
       }),
     }),
   },
@@ -469,6 +602,139 @@ export const consoleRoutes = {
         people: Type.Array(Type.Object({ id: Type.String(), name: Type.String() })),
       }),
     }),
+  },
+  /** What the "New transaction" form offers: the templates' versions, the senders, the entity types. */
+  startOptions: {
+    method: 'GET',
+    url: '/start/options',
+    access: 'operate',
+    response: answers({
+      200: Type.Object({
+        templates: Type.Array(
+          Type.Object({
+            id: Type.String(),
+            key: Type.String(),
+            name: Type.String(),
+            version: Type.Integer(),
+            latest: Type.Boolean(),
+            linkValidDays: Type.Integer(),
+            prefill: Type.Array(PrefillAnswer),
+            commitment: OrNull(Type.String()),
+          }),
+        ),
+        senders: Type.Array(Type.Object({ id: Type.String(), name: Type.String() })),
+        entityTypes: Type.Array(Type.Object({ value: EntityTypeValue, title: Type.String() })),
+        limits: Type.Object({ maxLinkValidDays: Type.Integer(), maxNoteLength: Type.Integer() }),
+      }),
+    }),
+  },
+  /** The invitation mail as the investor will get it (nothing is written). */
+  previewInvitation: {
+    method: 'POST',
+    url: '/start/invitation',
+    access: 'operate',
+    body: Body(StartFields),
+    response: answers({
+      200: Type.Object({
+        mail: Type.Object({ to: Type.String(), subject: Type.String(), text: Type.String() }),
+      }),
+    }),
+  },
+  /**
+   * Starts a transaction, as GraphQL's `createTransaction` does; one for one `idempotencyKey` (the form makes
+   * one when it opens, so a double click or a retry starts one).
+   */
+  startTransaction: {
+    method: 'POST',
+    url: '/transactions',
+    access: 'operate',
+    body: Body({ ...StartFields, idempotencyKey: Type.String({ minLength: 1, maxLength: 255 }) }),
+    response: answers({ 201: Type.Object({ transaction: Type.Object({ id: Type.String() }) }) }),
+  },
+  /** The organization's closings, newest first, with how far each is. */
+  listClosings: {
+    method: 'GET',
+    url: '/closings',
+    access: 'read',
+    response: answers({
+      200: Type.Object({
+        closings: Type.Array(
+          Type.Object({
+            id: Type.String(),
+            name: Type.String(),
+            status: ClosingStatus,
+            templateName: Type.String(),
+            createdAt: Timestamp(),
+            rows: Type.Integer(),
+            created: Type.Integer(),
+          }),
+        ),
+      }),
+    }),
+  },
+  /** Makes a draft closing (its list comes next, `uploadClosingList`). */
+  createClosing: {
+    method: 'POST',
+    url: '/closings',
+    access: 'operate',
+    body: Body({
+      name: Type.String({ maxLength: 1000 }),
+      templateId: Type.String({ format: 'uuid' }),
+      senderEntityId: Type.String({ format: 'uuid' }),
+      linkValidDays: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LINK_VALID_DAYS })),
+      note: Type.Optional(Type.String({ maxLength: MAX_INVITATION_NOTE_LENGTH })),
+    }),
+    response: answers({ 201: Type.Object({ closing: Type.Object({ id: Type.String() }) }) }),
+  },
+  /** A closing, its counts and its rows. */
+  readClosing: {
+    method: 'GET',
+    url: '/closings/:id',
+    access: 'read',
+    params: OfClosing,
+    response: answers({ 200: Type.Object({ closing: ClosingDetail }) }),
+  },
+  /**
+   * A draft closing's list of investors (multipart part `file`: CSV or XLSX, or pasted rows sent as a CSV file),
+   * read and checked row by row, in place of the list it had.
+   */
+  uploadClosingList: {
+    method: 'POST',
+    url: '/closings/:id/list',
+    access: 'operate',
+    params: OfClosing,
+    consumes: ['multipart/form-data'],
+    response: answers({ 200: Type.Object({ closing: ClosingDetail }) }),
+  },
+  /** A row of a draft closing fixed on the page (its cells by column), checked again. */
+  editClosingRow: {
+    method: 'PUT',
+    url: '/closings/:id/rows/:rowId',
+    access: 'operate',
+    params: OfClosingRow,
+    body: Body({
+      cells: Type.Record(Type.String({ maxLength: 200 }), Type.String({ maxLength: 2000 }), {
+        maxProperties: 100,
+      }),
+    }),
+    response: answers({ 200: Type.Object({ row: ClosingRow }) }),
+  },
+  /** Drops a row of a draft closing (it is not created), or brings it back. */
+  dropClosingRow: {
+    method: 'PUT',
+    url: '/closings/:id/rows/:rowId/dropped',
+    access: 'operate',
+    params: OfClosingRow,
+    body: Body({ dropped: Type.Boolean() }),
+    response: answers({ 200: Type.Object({ status: RowStatus }) }),
+  },
+  /** Runs a draft closing whose rows are all ready (or dropped): each row's transaction is created, once. */
+  runClosing: {
+    method: 'POST',
+    url: '/closings/:id/run',
+    access: 'operate',
+    params: OfClosing,
+    response: answers({ 200: Type.Object({ status: ClosingStatus, rows: Type.Integer() }) }),
   },
   /** Assigns it to a person of the organization, or unassigns it (null). */
   assign: {

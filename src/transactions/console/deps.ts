@@ -5,6 +5,7 @@ import type { SignedInPerson } from '../../http/signed-in/person.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import type { RecipientNotices } from '../recipients/notice-sender.ts';
 import type { DocumentWorkers } from '../documents/document-workers.ts';
+import type { KickedRuns } from '../../jobs/kicked-runs.ts';
 
 /** What the organization console's routes are built with (`registerConsole`, and each routes file). */
 export interface ConsoleDeps {
@@ -21,6 +22,8 @@ export interface ConsoleDeps {
   uploadMaxBytes?: number | undefined;
   /** Signs the download links of a transaction's files. */
   links: FileLinks;
+  /** The runner of closings' rows, told when a closing is run (closings/closing-runs.ts). */
+  closingRuns?: Pick<KickedRuns<unknown>, 'kick'> | undefined;
   /** The sender of recipients' mail, told when an action queued some (a reminder, a new link). */
   recipientNotices?: Pick<RecipientNotices, 'kick'> | undefined;
   /** The live streams' heartbeat and cap (live-streams.ts); tests shorten the heartbeat. */

@@ -3,7 +3,10 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { documentTooComplex, documentWorkersBusy } from '../../errors.ts';
 import type { PdfInspection } from './agreement-pdf.ts';
-import type { DocumentTask, RenderJob } from './document-tasks.ts';
+import type { DocumentTask, PreflightOutcome, RenderJob } from './document-tasks.ts';
+import { AppError } from '../../errors.ts';
+import type { Preflight } from '../console/closings/preflight.ts';
+import type { TemplateDefinition } from '../templates/schema.ts';
 
 /**
  * The threads that make and read PDFs, off the event loop: a document laid out from a hostile answer, or a fund's
@@ -19,6 +22,12 @@ export interface DocumentWorkers {
    * problems.
    */
   inspect(bytes: Uint8Array): Promise<PdfInspection>;
+  /**
+   * Reads a closing's list of investors (a CSV or XLSX file) and checks each row against the template
+   * (console/closings/preflight.ts); the file's refusals as AppErrors, DOCUMENT_TOO_COMPLEX past the time limit
+   * or the memory.
+   */
+  preflight(definition: TemplateDefinition, bytes: Uint8Array): Promise<Preflight>;
   /**
    * How long one task may run, in milliseconds, before its thread is terminated and replaced. Tests change it
    * on a pool of their own. @default DOCUMENT_TIME_LIMIT_MS
@@ -144,6 +153,27 @@ export function createDocumentWorkers(
         }
         throw error;
       }
+    },
+    async preflight(definition, bytes) {
+      let outcome: PreflightOutcome;
+      try {
+        outcome = (await run({ kind: 'preflight', definition, bytes })) as PreflightOutcome;
+      } catch (error) {
+        if (closed) throw documentWorkersBusy(RETRY_AFTER_SECONDS);
+        const limit = isAbort(error)
+          ? shownLimit(workers.timeLimitMs)
+          : isOutOfMemory(error)
+            ? `the ${String(DOCUMENT_WORKER_HEAP_MB)} MB of memory allowed`
+            : undefined;
+        if (limit === undefined) throw error;
+        throw new AppError(
+          'DOCUMENT_TOO_COMPLEX',
+          `The list could not be read within ${limit}: split it into smaller files.`,
+          { limit },
+        );
+      }
+      if (!outcome.ok) throw new AppError(outcome.code, outcome.message, outcome.details);
+      return outcome.preflight;
     },
     async close(closing = {}) {
       if (closed) return;

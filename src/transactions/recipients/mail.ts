@@ -34,7 +34,8 @@ export interface RecipientMailFacts {
 
 /**
  * The mail inviting a transaction's primary recipient: who asks what of them, their link, until when it works,
- * and whom to ask. The link is its only secret; it is also given as `links`, so that without an SMTP server the
+ * and whom to ask, with the personal line of the person who started the transaction (`note`), quoted as text. The
+ * link is its only secret; it is also given as `links`, so that without an SMTP server the
  * operator finds it in the log (as with the dashboard's invitations). After a reset of the link
  * (`linkReplaced`), it says so and that the old link no longer works.
  *
@@ -43,7 +44,7 @@ export interface RecipientMailFacts {
  */
 export function invitationMail(
   facts: RecipientMailFacts,
-  options: { linkReplaced?: boolean } = {},
+  options: { linkReplaced?: boolean; note?: string | null } = {},
 ): MailMessage {
   const subject = `${facts.organizationName} asks you to complete: ${facts.templateName}`;
   if (options.linkReplaced === true) {
@@ -54,7 +55,13 @@ export function invitationMail(
     });
   }
   const intro = `${facts.organizationName} asks you to complete ${quoted(facts.templateName)} through Portico.`;
-  return recipientMail(facts, { subject, intro, action: 'Start' });
+  const { note } = options;
+  return recipientMail(facts, {
+    subject,
+    intro,
+    action: 'Start',
+    quote: note ? { says: `${facts.organizationName} writes:`, text: note } : undefined,
+  });
 }
 
 /**

@@ -19,6 +19,7 @@ import { DUE_COLUMN, NOTICE_TOKEN_SECRET, type MessageKind } from './notice-queu
 import { AWAITS_RECIPIENT } from './turn.ts';
 import { DEFAULT_INVITATIONS, type TemplateDefinition } from '../templates/schema.ts';
 import { finalStates } from '../workflow.ts';
+import { createKickedRuns, type KickedRuns } from '../../jobs/kicked-runs.ts';
 
 /**
  * The sender of the recipient mail that notice-queue.ts queues. `sendDueNotices` sends each message after the
@@ -96,6 +97,8 @@ interface ClaimedNotice {
   voidedDue: boolean;
   /** Why the organization voided the transaction (null while it is not voided). */
   voidReason: string | null;
+  /** The personal line the first invitation quotes (see create-transaction.ts). */
+  invitationNote: string | null;
   nextReminderAt: Date | null;
   remindersSent: number;
   failures: number;
@@ -223,7 +226,7 @@ function claimDue(db: Database, now: Date | undefined, limit: number): Promise<C
      returning n.transaction_id as "transactionId", n.request_id as "requestId", due.kind, n.token_sealed as "tokenSealed",
        n.link_replaced as "linkReplaced", n.changes_message as "changesMessage",
        n.signed_copy_due_at is not null as "signedCopyDue", n.voided_due_at is not null as "voidedDue",
-       t.void_reason as "voidReason", n.next_reminder_at as "nextReminderAt",
+       t.void_reason as "voidReason", t.invitation_note as "invitationNote", n.next_reminder_at as "nextReminderAt",
        n.reminders_sent as "remindersSent", n.failures, clock.now, t.notice_email as "noticeEmail",
        t.notice_name as "noticeName", t.state, t.completed_at is not null as completed,
        t.transmit_token_expires_at as "expiresAt", tp.name as "templateName", tp.definition,
@@ -350,7 +353,8 @@ function mailOf(notice: ClaimedNotice, key: Buffer, transactionsUrl: string) {
       notice.expiresAt ?? new Date(notice.now.getTime() + DEFAULT_INVITATIONS.linkValidDays * DAY_MS),
   };
   const mail = {
-    invitation: () => invitationMail(facts, { linkReplaced: notice.linkReplaced }),
+    invitation: () =>
+      invitationMail(facts, { linkReplaced: notice.linkReplaced, note: notice.invitationNote }),
     reminder: () => reminderMail(facts),
     changes_requested: () => changesRequestedMail(facts, { message: notice.changesMessage }),
     signed_copy: () => signedCopyMail(facts),
@@ -464,17 +468,11 @@ export async function sendDueNotices(
 }
 
 /** The sender of recipient mail in a running service. */
-export interface RecipientNotices {
-  /**
-   * Sends what is due soon, without waiting: called after a mutation that may have queued mail committed.
-   * Kicks during a run make one more run after it. Failures are logged, not thrown.
-   */
-  kick(): void;
-  /** Sends what is due at `now` (default: the database's clock) and says what went; throws on failure. */
-  runDue(now?: Date): Promise<NoticeCounts>;
-  /** Stops the timer and kicks, and waits for the runs under way. */
-  stop(): Promise<void>;
-}
+/**
+ * The sender of recipient mail: `kick()` after a mutation that may have queued mail committed; `runDue(now)`
+ * sends what is due at `now` (default: the database's clock) and says what went.
+ */
+export type RecipientNotices = KickedRuns<NoticeCounts>;
 
 /** What a {@link RecipientNotices} sends with. */
 export interface RecipientNoticesOptions {
@@ -500,52 +498,12 @@ export interface RecipientNoticesOptions {
 export function createRecipientNotices(options: RecipientNoticesOptions): RecipientNotices {
   const { db, mailer, logger } = options;
   const url = options.transactionsUrl;
-  const runs = new Set<Promise<unknown>>();
-  const runDue = (now?: Date): Promise<NoticeCounts> => {
-    const run = sendDueNotices(db, {
-      mailer,
-      transactionsUrl: typeof url === 'function' ? url() : url,
-      logger,
-      now,
-    });
-    runs.add(run);
-    const forget = () => runs.delete(run);
-    void run.then(forget, forget);
-    return run;
-  };
-
-  let stopped = false;
-  /** Kicks so far, and the run they started: kicks during a run make one more run after it. */
-  let kicks = 0;
-  let kicked: Promise<void> | undefined;
-  const drain = async () => {
-    let seen: number;
-    do {
-      seen = kicks;
-      try {
-        await runDue();
-      } catch (error) {
-        logger?.warn({ err: error }, 'sending recipient mail failed; trying again in a minute');
-      }
-    } while (kicks !== seen && !stopped);
-    kicked = undefined;
-  };
-  const kick = () => {
-    if (stopped) return;
-    kicks += 1;
-    kicked ??= drain();
-  };
-
-  const intervalMs = options.intervalMs ?? 60_000;
-  const timer = intervalMs > 0 ? setInterval(kick, intervalMs) : undefined;
-  timer?.unref();
-  return {
-    kick,
-    runDue,
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await Promise.allSettled([kicked, ...runs]);
+  return createKickedRuns({
+    run: (now) =>
+      sendDueNotices(db, { mailer, transactionsUrl: typeof url === 'function' ? url() : url, logger, now }),
+    intervalMs: options.intervalMs ?? 60_000,
+    onError: (error) => {
+      logger?.warn({ err: error }, 'sending recipient mail failed; trying again in a minute');
     },
-  };
+  });
 }

@@ -11,7 +11,8 @@ import type { ItemDefinition, ProcessDefinition, TemplateDefinition } from './sc
  * and what the console's review shows.
  */
 
-interface PropertySchema {
+/** The part of a field's JSON schema that answers in words read: its title, type, format, choices and parts. */
+export interface PropertySchema {
   title?: string;
   type?: string;
   format?: string;
@@ -21,7 +22,11 @@ interface PropertySchema {
 }
 
 /** A value as a signer reads it: choices by their titles, yes/no, uploaded files by their names. */
-function shown(value: unknown, schema: PropertySchema | undefined, fileNames: Map<string, string>): string {
+export function shown(
+  value: unknown,
+  schema: PropertySchema | undefined,
+  fileNames: ReadonlyMap<string, string>,
+): string {
   const titleOf = (choice: unknown, of: PropertySchema | undefined) =>
     of?.oneOf?.find((option) => option.const === choice)?.title ?? String(choice);
   if (typeof value === 'boolean') return value ? 'Yes' : 'No';
@@ -54,7 +59,7 @@ function dateText(value: string): string {
 const countryNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'code' });
 
 /** A country by its name in English, from its ISO 3166-1 alpha-2 code. */
-function countryName(code: string): string {
+export function countryName(code: string): string {
   try {
     return countryNames.of(code) ?? code;
   } catch {
@@ -63,13 +68,13 @@ function countryName(code: string): string {
 }
 
 /** A money field's value, when it is one (money-fields.ts); saved data always is. */
-function asMoney(value: unknown): Money | undefined {
+export function asMoney(value: unknown): Money | undefined {
   const { currency, amount } = (value ?? {}) as { currency?: unknown; amount?: unknown };
   return typeof currency === 'string' && typeof amount === 'number' ? { currency, amount } : undefined;
 }
 
 /** The fields of an item in the order its form shows them (`ui.order`, then the schema's). */
-function orderedFields(item: ItemDefinition): string[] {
+export function orderedFields(item: ItemDefinition): string[] {
   const properties = Object.keys(declaredProperties(item.schema));
   const order = item.ui?.order ?? [];
   const listed = order.filter((field) => field !== '*' && properties.includes(field));

@@ -412,6 +412,19 @@ export const TemplateSchema = Type.Object(
         },
       ),
     ),
+    prefill: Type.Optional(
+      Type.Array(AnswerReference, {
+        uniqueItems: true,
+        maxItems: 50,
+        description:
+          "The answers the sender may fill in when starting a transaction (the console's form, a closing's CSV columns), each a top-level field of an item as `<item vulcanKey>.<field>`; checked like `createTransaction`'s `inputData`. Not an upload or a consent: only the recipient gives those.",
+      }),
+    ),
+    commitment: Type.Optional({
+      ...AnswerReference,
+      description:
+        'The money answer that is what the investor commits, as `<item vulcanKey>.<field>` (a money field), e.g. `subscription_amount.amount`; a closing sums it per currency.',
+    }),
     workflow: Type.Object(
       {
         initialState: Key,

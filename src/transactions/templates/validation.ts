@@ -17,7 +17,7 @@ import {
   reachableStates,
   statesThatCanFinish,
 } from '../workflow.ts';
-import { itemSchemaValidator } from './item-data.ts';
+import { consentFields, itemSchemaValidator } from './item-data.ts';
 import { onFirstUse } from '../../validation/json-schema.ts';
 import { moneyFieldProblems, moneySchema } from './money-fields.ts';
 import { declaredProperties } from './schema-properties.ts';
@@ -163,6 +163,93 @@ function entityDefaultProblems(
     }));
 }
 
+/**
+ * The item and top-level field an answer reference (`<item vulcanKey>.<field>`) names, or what is wrong with it: a
+ * nested field, an item no process has or more than one has, a field not of the item schema's own `properties`.
+ * `role` says what the reference is for, in the messages ("prefilled", "the commitment").
+ */
+function resolveAnswer(
+  items: ReadonlyMap<string, { item: ItemDefinition; processes: number }>,
+  reference: string,
+  role: string,
+): { item: ItemDefinition; field: string } | { problem: string } {
+  const [vulcanKey = '', ...fields] = reference.split('.');
+  const [field] = fields;
+  if (field === undefined || fields.length > 1) {
+    return {
+      problem: `"${reference}" names a nested field: only a top-level field of an item can be ${role}, as <item vulcanKey>.<field>`,
+    };
+  }
+  const found = items.get(vulcanKey);
+  if (found === undefined) {
+    return { problem: `no item "${vulcanKey}" in the template (its items: ${[...items.keys()].join(', ')})` };
+  }
+  if (found.processes > 1) {
+    return {
+      problem: `"${vulcanKey}" is an item of ${found.processes} processes, so "${reference}" could name either: give the items different vulcanKeys`,
+    };
+  }
+  const { item } = found;
+  const own = (item.schema as PropertySchema).properties ?? {};
+  if (!Object.hasOwn(own, field)) {
+    const conditional = Object.hasOwn(declaredProperties(item.schema), field);
+    return {
+      problem: conditional
+        ? `"${field}" of item "${vulcanKey}" is declared under a condition: only a field of the schema's own \`properties\` can be ${role}`
+        : `item "${vulcanKey}" has no field "${field}" (its fields: ${Object.keys(own).join(', ')})`,
+    };
+  }
+  return { item, field };
+}
+
+/**
+ * The mistakes of the template's `prefill` and `commitment`: each must name a top-level field of one item; a
+ * prefilled one not an upload or a consent (only the recipient gives those), the commitment a money field.
+ */
+function answerChoiceProblems(template: TemplateDefinition): { path: PathSegment[]; message: string }[] {
+  const problems: { path: PathSegment[]; message: string }[] = [];
+  // Each item by its vulcanKey, with how many processes have one so keyed (an item defined twice in one process
+  // is reported as that).
+  const items = new Map<string, { item: ItemDefinition; processes: number }>();
+  for (const process of template.processes) {
+    for (const vulcanKey of new Set(process.items.map((item) => item.vulcanKey))) {
+      const known = items.get(vulcanKey);
+      const item = known?.item ?? process.items.find((candidate) => candidate.vulcanKey === vulcanKey);
+      if (item) items.set(vulcanKey, { item, processes: (known?.processes ?? 0) + 1 });
+    }
+  }
+  (template.prefill ?? []).forEach((reference, index) => {
+    const path = ['prefill', index];
+    const resolved = resolveAnswer(items, reference, 'prefilled');
+    if ('problem' in resolved) {
+      problems.push({ path, message: resolved.problem });
+    } else if (resolved.item.uploads?.[resolved.field] !== undefined) {
+      problems.push({
+        path,
+        message: `"${reference}" is an upload field: only the recipient uploads its file, so it cannot be prefilled`,
+      });
+    } else if (consentFields(resolved.item.schema).includes(resolved.field)) {
+      problems.push({
+        path,
+        message: `"${reference}" is a consent: only the recipient gives it, so it cannot be prefilled`,
+      });
+    }
+  });
+  if (template.commitment !== undefined) {
+    const path = ['commitment'];
+    const resolved = resolveAnswer(items, template.commitment, 'the commitment');
+    if ('problem' in resolved) {
+      problems.push({ path, message: resolved.problem });
+    } else if (resolved.item.money?.[resolved.field] === undefined) {
+      problems.push({
+        path,
+        message: `"${template.commitment}" is not a money field: the commitment must be one declared in its item's \`money\``,
+      });
+    }
+  }
+  return problems;
+}
+
 /** The mistakes of meaning that a schema cannot see: unknown names, duplicates, unreachable states… */
 function semanticProblems(template: TemplateDefinition): { path: PathSegment[]; message: string }[] {
   const problems: { path: PathSegment[]; message: string }[] = [];
@@ -251,6 +338,8 @@ function semanticProblems(template: TemplateDefinition): { path: PathSegment[]; 
       flag(['processes', p, 'submitEvent'], `${isVoidEvent(submit) ? 'void' : 'unknown'} event "${submit}"`);
     }
   });
+
+  for (const problem of answerChoiceProblems(template)) flag(problem.path, problem.message);
 
   if (!states.has(workflow.initialState)) {
     flag(['workflow', 'initialState'], `unknown state "${workflow.initialState}"`);

@@ -238,6 +238,97 @@ describe('template files', () => {
     ]);
   });
 
+  it('takes the answers the sender may prefill and the commitment, keeping them in the definition', () => {
+    const checked = checkTemplate(
+      example.replace(
+        'prefill: [subscription_amount.amount]',
+        'prefill: [subscription_amount.amount, investor_details.legalName, tax_forms.taxResidency]',
+      ),
+    );
+    if (!checked.ok) throw new Error(JSON.stringify(checked.problems));
+    expect(checked.definition.prefill).toEqual([
+      'subscription_amount.amount',
+      'investor_details.legalName',
+      'tax_forms.taxResidency',
+    ]);
+    expect(checked.definition.commitment).toBe('subscription_amount.amount');
+  });
+
+  it.each([
+    [
+      'an unknown item',
+      'prefill: [subscription_amount.amount, investor.legalName]',
+      'prefill[1]: no item "investor" in the template (its items: investor_details, tax_forms, accreditation, subscription_amount)',
+    ],
+    [
+      'an unknown field',
+      'prefill: [investor_details.fullName]',
+      'prefill[0]: item "investor_details" has no field "fullName" (its fields: investorType, legalName, email, phone, address)',
+    ],
+    [
+      'a field declared under a condition',
+      'prefill: [investor_details.dateOfBirth]',
+      'prefill[0]: "dateOfBirth" of item "investor_details" is declared under a condition: only a field of the schema\'s own `properties` can be prefilled',
+    ],
+    [
+      'a nested field',
+      'prefill: [subscription_amount.amount.currency]',
+      'prefill[0]: "subscription_amount.amount.currency" names a nested field: only a top-level field of an item can be prefilled, as <item vulcanKey>.<field>',
+    ],
+    [
+      'an upload field',
+      'prefill: [tax_forms.w9FileId]',
+      'prefill[0]: "tax_forms.w9FileId" is an upload field: only the recipient uploads its file, so it cannot be prefilled',
+    ],
+    [
+      'a consent',
+      'prefill: [accreditation.confirmed]',
+      'prefill[0]: "accreditation.confirmed" is a consent: only the recipient gives it, so it cannot be prefilled',
+    ],
+    [
+      'a commitment that is not a money field',
+      'commitment: investor_details.legalName',
+      'commitment: "investor_details.legalName" is not a money field: the commitment must be one declared in its item\'s `money`',
+    ],
+    [
+      'a commitment naming a nested field',
+      'commitment: subscription_amount.amount.amount',
+      'commitment: "subscription_amount.amount.amount" names a nested field: only a top-level field of an item can be the commitment, as <item vulcanKey>.<field>',
+    ],
+    [
+      'a commitment naming an unknown field',
+      'commitment: subscription_amount.total',
+      'commitment: item "subscription_amount" has no field "total" (its fields: amount)',
+    ],
+  ])('refuses %s among the prefilled answers or as the commitment, saying where', (_, line, expected) => {
+    const key = line.split(':')[0] ?? '';
+    const original = example.split('\n').find((text) => text.startsWith(`${key}:`)) ?? '';
+    const lineNumber = example.split('\n').indexOf(original) + 1;
+    expect(problemsAfter(original, line)).toEqual([`t.yaml:${String(lineNumber)}: ${expected}`]);
+  });
+
+  it('refuses a prefilled answer or commitment whose item is in two processes, since it could name either', () => {
+    const item = `      - vulcanKey: subscription_amount
+        title: Subscription amount
+        schema:
+          type: object
+          properties:
+            amount: { title: Amount }
+        money:
+          amount: { currency: USD }
+`;
+    const lines = problemsAfter(
+      '\n# The answers the sender',
+      `  - key: top_up\n    items:\n${item}\n# The answers the sender`,
+    );
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^t\.yaml:\d+: prefill\[0\]: "subscription_amount" is an item of 2 processes, so "subscription_amount\.amount" could name either: give the items different vulcanKeys$/,
+      ),
+      expect.stringMatching(/^t\.yaml:\d+: commitment: "subscription_amount" is an item of 2 processes/),
+    ]);
+  });
+
   it('refuses a state that cannot be reached, and one from which the workflow cannot complete', () => {
     const unreachable = problemsAfter('    - key: completed\n', '    - key: limbo\n    - key: completed\n');
     expect(unreachable).toEqual([
@@ -314,6 +405,32 @@ describe('importing templates', () => {
       [transaction?.id],
     );
     expect(kept?.templateId).toBe(created.id);
+  });
+
+  it('stores the answers the sender may prefill and the commitment, and refuses a commitment that is no money field with BAD_USER_INPUT', async () => {
+    const source = example.replace(
+      'prefill: [subscription_amount.amount]',
+      'prefill: [subscription_amount.amount, investor_details.legalName]',
+    );
+    const imported = await importTemplateSource(suite.db, { organizationId, source, filename: 'fund.yaml' });
+    const [stored] = await suite.db.query<{ prefill: string[]; commitment: string }>(
+      `select definition->'prefill' as prefill, definition->>'commitment' as commitment from templates where id = $1`,
+      [imported.id],
+    );
+    expect(stored).toEqual({
+      prefill: ['subscription_amount.amount', 'investor_details.legalName'],
+      commitment: 'subscription_amount.amount',
+    });
+
+    const wrong = example.replace(
+      'commitment: subscription_amount.amount',
+      'commitment: investor_details.email',
+    );
+    const attempt = importTemplateSource(suite.db, { organizationId, source: wrong, filename: 'wrong.yaml' });
+    await expect(attempt).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
+    await expect(attempt).rejects.toThrow(
+      /^wrong\.yaml:\d+: commitment: "investor_details\.email" is not a money field/,
+    );
   });
 
   it('refuses a file with mistakes, listing each with its place, and stores nothing', async () => {

@@ -1,4 +1,4 @@
-import { Badge, Button, Flex, Link as ThemeLink, Skeleton, Table, Text } from '@radix-ui/themes';
+import { Badge, Button, Flex, Skeleton, Table, Text } from '@radix-ui/themes';
 import { useEffect, useId, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { ErrorCallout } from '../../shared/error-callout.tsx';
@@ -8,15 +8,18 @@ import { PageHeading } from '../../shared/page-heading.tsx';
 import { useResource } from '../../shared/use-resource.ts';
 import { consoleApi } from '../api.ts';
 import { useLiveChanges } from '../live.tsx';
+import { NewButton } from '../new-button.tsx';
+import { ExportLinks } from './export-links.tsx';
+import { may } from '../roles.ts';
 import { useSignedIn } from '../session.tsx';
-import { StateBadge } from '../state-badge.tsx';
-import type { QueueRow, QueueTab } from '../types.ts';
-import { capitalized, contactOf, formatDate } from '../words.ts';
+import type { QueueTab } from '../types.ts';
+import { capitalized } from '../words.ts';
+import { ClosingFilter } from './closings/closing-filter.tsx';
+import { Row, type FromQueue } from './queue-row.tsx';
 import './queue.css';
 
 /** The shortest search the server takes (src/transactions/console/queue/queue-query.ts). */
 const MIN_SEARCH = 3;
-const DAY_MS = 24 * 3600 * 1000;
 
 /** The queue's orders, as the sort menu names them. */
 const SORTS = {
@@ -28,28 +31,24 @@ const SORTS = {
 type Sort = keyof typeof SORTS;
 
 /** The address's filters that the server reads, by the names the address and the route share. */
-const FILTERS = ['search', 'template', 'state', 'sender', 'inStateForDays', 'sort', 'after'] as const;
+const FILTERS = [
+  'search',
+  'template',
+  'state',
+  'sender',
+  'closing',
+  'inStateForDays',
+  'sort',
+  'after',
+] as const;
 /** The filters of the menus that fold into one "Filters" button on a phone. */
 const MENU_FILTERS = ['template', 'sender', 'inStateForDays', 'sort'] as const;
-
-/** What a row's link hands a transaction's page in the history entry's state: the queue's query, if any. */
-type FromQueue = { queue?: string };
 
 /** Where a transaction's "← Work queue" goes: back to the tab, search, filters and page it came from, if any. */
 export function queueAddressFrom(state: unknown): string {
   const queue = typeof state === 'object' && state !== null ? (state as FromQueue).queue : undefined;
   // Only a query string of the queue's own: never another path.
   return typeof queue === 'string' && queue.startsWith('?') ? `/queue${queue}` : '/queue';
-}
-
-/** "for 6 days", "for 3 hours", "since just now": how long a row has been in its state. */
-function forHowLong(since: string, now: number): string {
-  const ms = Math.max(0, now - new Date(since).getTime());
-  const days = Math.floor(ms / DAY_MS);
-  if (days >= 1) return `for ${String(days)} ${days === 1 ? 'day' : 'days'}`;
-  const hours = Math.floor(ms / 3600_000);
-  if (hours >= 1) return `for ${String(hours)} ${hours === 1 ? 'hour' : 'hours'}`;
-  return 'since just now';
 }
 
 /** A filter's menu: its element's id, its label and its choices (value and text; the first is "all"). */
@@ -119,66 +118,16 @@ function Tabs({ tabs, state, link }: { tabs: QueueTab[]; state: string; link: (s
 }
 
 /**
- * One transaction of the queue: its investor and contact, where it is and for how long, whether it stalls, who
- * has it. Its link hands the transaction's page the queue's address (`from`), for the way back.
- */
-function Row({ row, now, from }: { row: QueueRow; now: number; from: FromQueue }) {
-  return (
-    <Table.Row>
-      <Table.RowHeaderCell>
-        <Flex direction="column" gap="1">
-          <ThemeLink asChild weight="medium">
-            <Link to={`/transactions/${row.id}`} state={from}>
-              {row.investorName}
-            </Link>
-          </ThemeLink>
-          <Text size="1" color="gray">
-            {contactOf(row)}
-          </Text>
-          <Text size="1" color="gray" className="show-on-phone">
-            {row.template.name} · {row.senderEntity.name}
-          </Text>
-        </Flex>
-      </Table.RowHeaderCell>
-      <Table.Cell>
-        <Flex direction="column" gap="1" align="start">
-          <StateBadge state={row.state} stage={row.stage} title={row.stateTitle} />
-          <Text size="1" color="gray">
-            {forHowLong(row.stateEnteredAt, now)}
-          </Text>
-          {row.stalled ? (
-            <Badge color="amber" title="The investor has done nothing for a week while it is their turn.">
-              Stalled
-            </Badge>
-          ) : null}
-        </Flex>
-      </Table.Cell>
-      <Table.Cell className="hide-on-phone">
-        <Text size="2">{row.template.name}</Text>
-        <Text as="div" size="1" color="gray">
-          {row.senderEntity.name}
-        </Text>
-      </Table.Cell>
-      <Table.Cell className="hide-on-phone">
-        {row.assignee ? <Text size="2">{row.assignee.name}</Text> : <Text color="gray">No one</Text>}
-      </Table.Cell>
-      <Table.Cell className="hide-on-phone">
-        <time dateTime={row.updatedAt}>{formatDate(row.updatedAt)}</time>
-      </Table.Cell>
-    </Table.Row>
-  );
-}
-
-/**
  * The work queue (`/console/queue`, the console's home): the organization's transactions with a tab per state
  * and its count, searched by investor (their entity's legal name), contact, e-mail, sender or id, filtered by
- * template, sender and time in state, sorted, a page at a time. Everything chosen is in the address, so a reload,
- * the back button or a link sent to a colleague shows the same list. It follows changes made anywhere (the API,
- * an investor, a colleague, another node) within a second, without a reload. On a phone the four menus fold
- * into one "Filters" button that says how many are set, so that the list starts on the first screen.
+ * template, sender, closing (from a closing's page, shown as a chip that removes it) and time in state, sorted, a
+ * page at a time. Everything chosen is in the address, so a reload, the back button or a link sent to a colleague
+ * shows the same list. It follows changes made anywhere (the API, an investor, a colleague, another node) within a
+ * second, without a reload. On a phone the four menus fold into one "Filters" button that says how many are set,
+ * so that the list starts on the first screen.
  */
 export function QueuePage() {
-  const { tenant } = useSignedIn();
+  const { tenant, user } = useSignedIn();
   const [params, setParams] = useSearchParams();
   const value = (name: (typeof FILTERS)[number]) => params.get(name) ?? '';
   const search = value('search');
@@ -222,17 +171,16 @@ export function QueuePage() {
 
   // The address's filters go to the server as they are typed there: it refuses what it cannot read.
   const given = (name: (typeof FILTERS)[number]) => value(name) || undefined;
-  const queue = useResource(consoleApi, 'GET /queue', {
-    query: {
-      search: given('search'),
-      template: given('template'),
-      state: given('state'),
-      sender: given('sender'),
-      inStateForDays: given('inStateForDays') === undefined ? undefined : Number(value('inStateForDays')),
-      sort: given('sort') as Sort | undefined,
-      after: given('after'),
-    },
-  });
+  const exportQuery = {
+    search: given('search'),
+    template: given('template'),
+    state: given('state'),
+    sender: given('sender'),
+    closing: given('closing'),
+    inStateForDays: given('inStateForDays') === undefined ? undefined : Number(value('inStateForDays')),
+    sort: given('sort') as Sort | undefined,
+  };
+  const queue = useResource(consoleApi, 'GET /queue', { query: { ...exportQuery, after: given('after') } });
   const options = useResource(consoleApi, 'GET /queue/options');
   const { reload } = queue;
   useLiveChanges(undefined, () => {
@@ -282,19 +230,33 @@ export function QueuePage() {
     { name: 'sort', id: 'queue-sort', label: 'Order', choices: Object.entries(SORTS) },
   ];
   const from: FromQueue = params.size === 0 ? {} : { queue: `?${params.toString()}` };
-  const tabLink = (target: string) => {
-    const text = withChanges({ state: target }).toString();
+  /** The queue's address with `changes`. */
+  const queueWith = (changes: Partial<Record<(typeof FILTERS)[number], string>>) => {
+    const text = withChanges(changes).toString();
     return text === '' ? '/queue' : `/queue?${text}`;
   };
+  const tabLink = (target: string) => queueWith({ state: target });
   const listOf = useRef<HTMLDivElement>(null);
 
   return (
     <Flex direction="column" gap="4">
-      <Flex direction="column" gap="1">
-        <PageHeading title="Work queue" documentTitle={`Work queue · ${tenant.name}`} />
-        <Text size="2" color="gray">
-          Every transaction of {tenant.name}, where it is and for how long. It updates by itself.
-        </Text>
+      <Flex justify="between" align="start" gap="3" wrap="wrap">
+        <Flex direction="column" gap="1">
+          <PageHeading title="Work queue" documentTitle={`Work queue · ${tenant.name}`} />
+          <Text size="2" color="gray">
+            Every transaction of {tenant.name}, where it is and for how long. It updates by itself.
+          </Text>
+        </Flex>
+        <Flex gap="2" wrap="wrap" align="start">
+          <ExportLinks query={exportQuery} />
+          <NewButton
+            to="/transactions/new"
+            label="New transaction"
+            allowed={may(user.role, 'operate')}
+            reasonId="new-transaction-reason"
+            reason="Only admins and operators start transactions."
+          />
+        </Flex>
       </Flex>
       {tabs ? <Tabs tabs={tabs} state={state} link={tabLink} /> : <Skeleton height="32px" />}
       <Flex gap="3" wrap="wrap" align="end" className="queue-filters">
@@ -341,6 +303,9 @@ export function QueuePage() {
           ))}
         </div>
       </Flex>
+      {value('closing') === '' ? null : (
+        <ClosingFilter id={value('closing')} removed={queueWith({ closing: '' })} />
+      )}
       <ErrorCallout error={queue.error} />
       <div ref={listOf} className="table-scroll" aria-live="polite" aria-busy={queue.loading}>
         {shown === undefined ? (
@@ -351,7 +316,7 @@ export function QueuePage() {
             hint={
               filtered
                 ? 'Try part of a name or an address, another tab, or fewer filters.'
-                : 'Transactions appear here as soon as they are created, through the API or the CLI.'
+                : 'Transactions appear here as soon as they are started: with New transaction, through the API or the CLI.'
             }
           />
         ) : (

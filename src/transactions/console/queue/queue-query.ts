@@ -44,6 +44,8 @@ export interface QueueQuery {
   /** One state (a tab); the tabs' counts leave this filter out. */
   state?: string | undefined;
   senderEntityId?: string | undefined;
+  /** Only the transactions of one closing (console/closings). */
+  closingId?: string | undefined;
   /** Only transactions in their state for at least this many days (0 to 3650). */
   inStateForDays?: number | undefined;
   /** @default 'newest' */
@@ -62,6 +64,7 @@ export interface CheckedQuery {
   templateKey: string | undefined;
   state: string | undefined;
   senderEntityId: string | undefined;
+  closingId: string | undefined;
   inStateForDays: number | undefined;
   sort: QueueSort;
   first: number;
@@ -99,6 +102,10 @@ export function checkQueueQuery(query: QueueQuery): CheckedQuery {
   if (senderEntityId !== undefined && !isUuid(senderEntityId)) {
     throw isNot(senderEntityId, 'an entity id', { field: 'senderEntityId' });
   }
+  const closingId = query.closingId || undefined;
+  if (closingId !== undefined && !isUuid(closingId)) {
+    throw isNot(closingId, 'a closing id', { field: 'closingId' });
+  }
   const sort = query.sort ?? 'newest';
   if (!QUEUE_SORTS.includes(sort)) throw isNot(sort, 'a sort of the queue', { field: 'sort' }, QUEUE_SORTS);
   return {
@@ -106,6 +113,7 @@ export function checkQueueQuery(query: QueueQuery): CheckedQuery {
     templateKey: key(query.templateKey, 'templateKey'),
     state: key(query.state, 'state'),
     senderEntityId,
+    closingId,
     inStateForDays: wholeNumber(query.inStateForDays, 'inStateForDays', 0, MAX_DAYS),
     sort,
     first: wholeNumber(query.first, 'first', 1, MAX_QUEUE_PAGE) ?? DEFAULT_QUEUE_PAGE,
@@ -162,6 +170,7 @@ export function sharedFilters(
   if (templateIds !== undefined) where.push(`t.template_id = any(${params.add(templateIds)}::uuid[])`);
   if (query.senderEntityId !== undefined)
     where.push(`t.sender_entity_id = ${params.add(query.senderEntityId)}`);
+  if (query.closingId !== undefined) where.push(`t.closing_id = ${params.add(query.closingId)}`);
   if (query.inStateForDays !== undefined) {
     where.push(
       `t.state_entered_at <= now() - make_interval(days => ${params.add(query.inStateForDays)}::int)`,

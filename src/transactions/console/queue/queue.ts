@@ -164,6 +164,7 @@ export async function readQueue(
     query.templateKey ?? null,
     query.state ?? null,
     query.senderEntityId ?? null,
+    query.closingId ?? null,
     query.inStateForDays ?? null,
   ]);
   const position = query.after === undefined ? undefined : decodeQueueCursor(query.after, fingerprint);
@@ -317,7 +318,7 @@ async function readRows(
 
 async function countStates(db: Queryable, options: ReadScope): Promise<Map<string, number>> {
   const { query, organizationId, templateIds } = options;
-  if (query.search === undefined && query.inStateForDays === undefined) {
+  if (query.search === undefined && query.inStateForDays === undefined && query.closingId === undefined) {
     // Filters the kept counts have: their sum (transaction_state_counts, migration 0016).
     const kept = await db.query<{ state: string; count: number }>(
       `select state, sum(count)::int as count from transaction_state_counts

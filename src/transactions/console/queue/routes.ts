@@ -46,6 +46,7 @@ export function registerQueueRoutes(
         templateKey: query.template,
         state: query.state,
         senderEntityId: query.sender,
+        closingId: query.closing,
         inStateForDays: query.inStateForDays,
         sort: query.sort,
         first: query.first,
