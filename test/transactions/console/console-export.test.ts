@@ -252,6 +252,15 @@ describe('the CSV export of the queue', () => {
     const format = await data.operator.get(exportPath({ format: 'pdf' }));
     expect(format.status).toBe(400);
   });
+
+  it('answers a HEAD with the download’s headers and no file', async () => {
+    const head = await data.operator.request('HEAD', exportPath({ format: 'csv' }));
+    expect(head.status).toBe(200);
+    expect(head.headers['content-disposition']).toMatch(
+      /^attachment; filename="transactions-\d{4}-\d{2}-\d{2}\.csv"$/,
+    );
+    expect(head.text).toBe('');
+  });
 });
 
 describe('the XLSX export of the queue', () => {

@@ -34,18 +34,21 @@ export function registerExportRoute(api: FastifyInstance, deps: { db: Database }
         organizationId: caller.organization.id,
         filters: { ...filters, templateKey: template, senderEntityId: sender, closingId: closing },
       });
+      const headers = {
+        'content-type': EXPORT_CONTENT_TYPES[format],
+        'content-disposition': `attachment; filename="${exportFileName(format)}"`,
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+      };
+      // A HEAD asks for the headers alone: the export, checked and counted above, is not written.
+      if (request.method === 'HEAD') return reply.headers(headers).send();
       const body = new PassThrough();
       writeQueueExport(deps.db, plan, { format, output: body }).catch((error: unknown) => {
         // The head is sent: a broken stream is all the reader can be told (no last chunk, a failed download).
         request.log.error({ err: error }, 'the export of the queue failed while streaming');
         body.destroy(error instanceof Error ? error : new Error(String(error)));
       });
-      return reply
-        .header('content-type', EXPORT_CONTENT_TYPES[format])
-        .header('content-disposition', `attachment; filename="${exportFileName(format)}"`)
-        .header('cache-control', 'no-store')
-        .header('x-content-type-options', 'nosniff')
-        .send(body);
+      return reply.headers(headers).send(body);
     },
   });
 }
