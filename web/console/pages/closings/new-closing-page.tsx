@@ -9,11 +9,10 @@ import { locale } from '../../../shared/format.ts';
 import { Notice } from '../../../shared/notice.tsx';
 import { PageHeading } from '../../../shared/page-heading.tsx';
 import { useApiAction } from '../../../shared/use-api-action.ts';
-import { useResource } from '../../../shared/use-resource.ts';
 import { consoleApi } from '../../api.ts';
 import { may } from '../../roles.ts';
 import { useSignedIn } from '../../session.tsx';
-import { NoteField, SelectField, TemplateOptions } from '../start/sending-fields.tsx';
+import { NoteField, SelectField, TemplateOptions, WithStartOptions } from '../start/sending-fields.tsx';
 import { chosenOf, type StartOptions } from '../start/start-draft.ts';
 import { isRecord, useStoredState } from './stored-state.ts';
 
@@ -88,37 +87,14 @@ export default function NewClosingPage() {
         </Text>
       </Flex>
       {may(user.role, 'operate') ? (
-        <NewClosingForm />
+        <WithStartOptions doing="make a closing">
+          {(options) => <ClosingFields options={options} />}
+        </WithStartOptions>
       ) : (
         <Notice tone="aside">Only admins and operators make closings.</Notice>
       )}
     </Flex>
   );
-}
-
-/** The form, once what it offers (the templates' versions, the senders) is read. */
-function NewClosingForm() {
-  const options = useResource(consoleApi, 'GET /start/options');
-  if (options.data === undefined) {
-    return options.error ? (
-      <ErrorCallout error={options.error} />
-    ) : (
-      <Text color="gray" role="status">
-        Reading your templates…
-      </Text>
-    );
-  }
-  const { templates, senders } = options.data;
-  if (templates.length === 0 || senders.length === 0) {
-    return (
-      <Notice tone="aside">
-        {templates.length === 0
-          ? 'Your organization has no template yet: an admin imports one (npx portico templates import) before anyone can make a closing.'
-          : 'Your organization has no entity to send from yet: an admin adds one (npx portico entities create) before anyone can make a closing.'}
-      </Notice>
-    );
-  }
-  return <ClosingFields options={options.data} />;
 }
 
 /** The fields, what is wrong beside each, and "Create closing", which opens the new closing's page. */

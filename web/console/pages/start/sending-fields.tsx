@@ -5,7 +5,11 @@
 import { Flex, Text, TextArea } from '@radix-ui/themes';
 import type { ComponentProps, ReactNode } from 'react';
 import { locale } from '../../../shared/format.ts';
-import type { StartableTemplate } from './start-draft.ts';
+import { ErrorCallout } from '../../../shared/error-callout.tsx';
+import { Notice } from '../../../shared/notice.tsx';
+import { useResource } from '../../../shared/use-resource.ts';
+import { consoleApi } from '../../api.ts';
+import type { StartableTemplate, StartOptions } from './start-draft.ts';
 import './start.css';
 
 /** The ids of a field's hint and error for `aria-describedby`, or undefined when it has neither. */
@@ -153,4 +157,39 @@ export function NoteField({
       )}
     </Flex>
   );
+}
+
+/**
+ * What "New transaction" and "New closing" offer (the templates' versions, the senders), read; until then that
+ * it is being read, or why it could not be; and, when the organization has no template or no sender yet, what an
+ * admin does first. `doing` finishes the sentence "before anyone can …".
+ */
+export function WithStartOptions({
+  doing,
+  children,
+}: {
+  doing: string;
+  children: (options: StartOptions) => ReactNode;
+}) {
+  const options = useResource(consoleApi, 'GET /start/options');
+  if (options.data === undefined) {
+    return options.error ? (
+      <ErrorCallout error={options.error} />
+    ) : (
+      <Text color="gray" role="status">
+        Reading your templates…
+      </Text>
+    );
+  }
+  const { templates, senders } = options.data;
+  if (templates.length === 0 || senders.length === 0) {
+    return (
+      <Notice tone="aside">
+        {templates.length === 0
+          ? `Your organization has no template yet: an admin imports one (npx portico templates import) before anyone can ${doing}.`
+          : `Your organization has no entity to send from yet: an admin adds one (npx portico entities create) before anyone can ${doing}.`}
+      </Notice>
+    );
+  }
+  return children(options.data);
 }

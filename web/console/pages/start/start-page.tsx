@@ -8,13 +8,12 @@ import { Form } from '../../../shared/form/submit-form.tsx';
 import { Notice } from '../../../shared/notice.tsx';
 import { PageHeading } from '../../../shared/page-heading.tsx';
 import { useApiAction } from '../../../shared/use-api-action.ts';
-import { useResource } from '../../../shared/use-resource.ts';
 import { consoleApi } from '../../api.ts';
 import { may } from '../../roles.ts';
 import { useSignedIn } from '../../session.tsx';
 import { InvitationPreview, type InvitationMail } from './invitation-preview.tsx';
 import { PrefillFields } from './prefill-fields.tsx';
-import { NoteField, SelectField, TemplateOptions } from './sending-fields.tsx';
+import { NoteField, SelectField, TemplateOptions, WithStartOptions } from './sending-fields.tsx';
 import {
   chosenOf,
   fieldId,
@@ -89,37 +88,14 @@ export default function StartPage() {
         </Text>
       </Flex>
       {may(user.role, 'operate') ? (
-        <StartForm />
+        <WithStartOptions doing="start a transaction">
+          {(options) => <StartFields options={options} />}
+        </WithStartOptions>
       ) : (
         <Notice tone="aside">Only admins and operators start transactions.</Notice>
       )}
     </Flex>
   );
-}
-
-/** The form, once what it offers is read. */
-function StartForm() {
-  const options = useResource(consoleApi, 'GET /start/options');
-  if (options.data === undefined) {
-    return options.error ? (
-      <ErrorCallout error={options.error} />
-    ) : (
-      <Text color="gray" role="status">
-        Reading your templates…
-      </Text>
-    );
-  }
-  const { templates, senders } = options.data;
-  if (templates.length === 0 || senders.length === 0) {
-    return (
-      <Notice tone="aside">
-        {templates.length === 0
-          ? 'Your organization has no template yet: an admin imports one (npx portico templates import) before anyone can start a transaction.'
-          : 'Your organization has no entity to send from yet: an admin adds one (npx portico entities create) before anyone can start a transaction.'}
-      </Notice>
-    );
-  }
-  return <StartFields options={options.data} />;
 }
 
 /**
