@@ -210,25 +210,29 @@ describe('a closing in the organization console, in Chromium', () => {
   );
 
   it(
-    'lets an operator make a closing from a list of 30 investors, see the two bad rows named, fix one and drop the other, and run it; an admin sees the 29 transactions arrive in the work queue without a reload, each investor is mailed, the closing shows them created with the money committed, and its list downloads as CSV and Excel',
+    'lets an operator make a closing from a list of 30 investors, see the two bad rows named, fix one and drop the other, and run it; an admin sees the 29 transactions arrive in the work queue without a reload, each investor is mailed, the closing shows them created with the money committed, and its list downloads as CSV and Excel with a name written as a formula given back as text',
     { timeout: 180_000 },
     async () => {
       const { db, smtp, origin, tenant, operator, admin } = world;
       // 28 good rows with amounts, one with an address that is not one (row 8), one with an amount written as a
       // European spreadsheet writes it (row 21); the header is row 1, as the spreadsheet numbers it.
+      // One investor is named as a spreadsheet formula (row 6): the export must give it back as text.
+      const FORMULA = 4;
+      const formulaName = '=HYPERLINK("https://example.com","Limited Partner 05")';
       const investors = Array.from({ length: 30 }, (_, index) => ({
-        name: `Limited Partner ${String(index + 1).padStart(2, '0')}`,
+        name: index === FORMULA ? formulaName : `Limited Partner ${String(index + 1).padStart(2, '0')}`,
         email: uniqueEmail(`lp${String(index + 1)}`),
         dollars: 100_000 + (index + 1) * 1_000,
       }));
       const BAD_EMAIL = 6;
       const BAD_AMOUNT = 19;
+      const quoted = (cell: string) => `"${cell.replaceAll('"', '""')}"`;
       const csv = [
         'Name,E-mail,Amount',
         ...investors.map((investor, index) => {
           const email = index === BAD_EMAIL ? 'lp7-at-example.com' : investor.email;
           const amount = index === BAD_AMOUNT ? '1.000,00' : investor.dollars.toLocaleString('en-US');
-          return `${investor.name},${email},"${amount}"`;
+          return [investor.name, email, amount].map(quoted).join(',');
         }),
       ].join('\r\n');
       const created = investors.filter((_, index) => index !== BAD_AMOUNT);
@@ -433,9 +437,23 @@ describe('a closing in the organization console, in Chromium', () => {
       const records: string[][] = parse(await downloaded('Export CSV'), { bom: true });
       expect(records).toHaveLength(2 + 29);
       expect(records[1]).toContain('subscription_amount.amount');
+      // The formula comes back as text: a ' before it in the CSV, a string cell in the workbook.
+      expect(records.flat()).toContain(`'${formulaName}`);
+      expect(records.flat()).not.toContain(formulaName);
       const book = new ExcelJS.Workbook();
       await book.xlsx.load((await downloaded('Export Excel')) as unknown as ExcelJS.Buffer);
-      expect(book.worksheets[0]?.rowCount).toBe(2 + 29);
+      const sheet = book.worksheets[0];
+      expect(sheet?.rowCount).toBe(2 + 29);
+      const cells: ExcelJS.Cell[] = [];
+      sheet?.eachRow((row) => {
+        row.eachCell((cell) => cells.push(cell));
+      });
+      const formulaCells = cells.filter((cell) => cell.text === formulaName);
+      expect(formulaCells.length).toBeGreaterThan(0);
+      for (const cell of formulaCells) {
+        expect(cell.type).toBe(ExcelJS.ValueType.String);
+        expect(cell.formula).toBeUndefined();
+      }
       await page.getByRole('link', { name: 'Remove the filter Closing: Fund I, first close' }).click();
       await expect.poll(() => new URL(page.url()).search).toBe('');
       await expect.poll(() => page.locator('tbody tr').count()).toBe(before + 29);

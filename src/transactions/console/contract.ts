@@ -672,12 +672,16 @@ export const consoleRoutes = {
       }),
     }),
   },
-  /** Makes a draft closing (its list comes next, `uploadClosingList`). */
+  /**
+   * Makes a draft closing (its list comes next, `uploadClosingList`); one for one `idempotencyKey` (the form makes
+   * one as it is sent, so a retry makes one draft).
+   */
   createClosing: {
     method: 'POST',
     url: '/closings',
     access: 'operate',
     body: Body({
+      idempotencyKey: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
       name: Type.String({ maxLength: 1000 }),
       templateId: Type.String({ format: 'uuid' }),
       senderEntityId: Type.String({ format: 'uuid' }),
@@ -717,16 +721,17 @@ export const consoleRoutes = {
         maxProperties: 100,
       }),
     }),
-    response: answers({ 200: Type.Object({ row: ClosingRow }) }),
+    /** `checkedAgain`: the other rows that shared its address before the fix or share it now, checked again. */
+    response: answers({ 200: Type.Object({ row: ClosingRow, checkedAgain: Type.Array(ClosingRow) }) }),
   },
-  /** Drops a row of a draft closing (it is not created), or brings it back. */
+  /** Drops a row of a draft closing (it is not created), or brings it back; `checkedAgain` as for a fix. */
   dropClosingRow: {
     method: 'PUT',
     url: '/closings/:id/rows/:rowId/dropped',
     access: 'operate',
     params: OfClosingRow,
     body: Body({ dropped: Type.Boolean() }),
-    response: answers({ 200: Type.Object({ status: RowStatus }) }),
+    response: answers({ 200: Type.Object({ status: RowStatus, checkedAgain: Type.Array(ClosingRow) }) }),
   },
   /** Runs a draft closing whose rows are all ready (or dropped): each row's transaction is created, once. */
   runClosing: {

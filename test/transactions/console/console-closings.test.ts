@@ -104,7 +104,7 @@ describe('a closing', () => {
     const dropped = await operator.request('PUT', api(`/closings/${closingId}/rows/${amount.id}/dropped`), {
       dropped: true,
     });
-    expect(dropped.body).toEqual({ status: 'dropped' });
+    expect(dropped.body).toEqual({ status: 'dropped', checkedAgain: [] });
 
     const run = await operator.request('POST', api(`/closings/${closingId}/run`));
     expect(run.body).toEqual({ status: 'running', rows: 29 });
@@ -201,6 +201,75 @@ describe('a closing', () => {
     const broken = await uploadList(operator, closingId, 'Name,E-mail\n"Ada\nLovelace",ada@example.com\n');
     expect(broken.body).toMatchObject({ error: { code: 'TABLE_INVALID', details: { row: 2 } } });
     expect((await detailOf(operator, closingId)).rowCounts).toMatchObject({ ready: 2 });
+  });
+
+  it('checks again the rows that share an address when one of them is fixed, dropped or brought back', async () => {
+    const { story, operator } = await organization();
+    const closingId = await draftOf(operator, story);
+    const twice = `twice-${randomUUID()}@example.com`;
+    await uploadList(
+      operator,
+      closingId,
+      investorsCsv(5, { 3: `First,${twice},Individual,"10,000"`, 5: `Second,${twice},Individual,"10,000"` }),
+    );
+    const rows = (await detailOf(operator, closingId)).rows;
+    const [first, second] = [rows.find((row) => row.row === 3), rows.find((row) => row.row === 5)] as [
+      ClosingRow,
+      ClosingRow,
+    ];
+    expect(second.problems).toEqual([
+      { column: 'E-mail', message: 'The same investor as row 3: each investor is in a closing once.' },
+    ]);
+    const statusOf = (body: unknown, id: string) =>
+      (body as { checkedAgain: ClosingRow[] }).checkedAgain.find((row) => row.id === id)?.status;
+
+    // The first row given another address: the second is the investor's only row now.
+    const moved = await operator.request('PUT', api(`/closings/${closingId}/rows/${first.id}`), {
+      cells: { ...first.cells, 'E-mail': `moved-${randomUUID()}@example.com` },
+    });
+    expect(moved.body).toMatchObject({ row: { status: 'ready' } });
+    expect(statusOf(moved.body, second.id)).toBe('ready');
+    // Given the address back, it is the first again and the second is the same investor once more.
+    const back = await operator.request('PUT', api(`/closings/${closingId}/rows/${first.id}`), {
+      cells: { ...first.cells, 'E-mail': twice.toUpperCase() },
+    });
+    expect(back.body).toMatchObject({ row: { status: 'ready' } });
+    expect(statusOf(back.body, second.id)).toBe('problem');
+    // Dropped, the first leaves the second alone; brought back, it is the first again.
+    const dropped = await operator.request('PUT', api(`/closings/${closingId}/rows/${first.id}/dropped`), {
+      dropped: true,
+    });
+    expect(dropped.body).toMatchObject({ status: 'dropped' });
+    expect(statusOf(dropped.body, second.id)).toBe('ready');
+    const restored = await operator.request('PUT', api(`/closings/${closingId}/rows/${first.id}/dropped`), {
+      dropped: false,
+    });
+    expect(restored.body).toMatchObject({ status: 'ready' });
+    expect(statusOf(restored.body, second.id)).toBe('problem');
+    expect((await detailOf(operator, closingId)).rowCounts).toMatchObject({ ready: 4, problem: 1 });
+  });
+
+  it('makes one draft for one idempotency key, and refuses the key again with other settings', async () => {
+    const { story, operator } = await organization();
+    const idempotencyKey = randomUUID();
+    const settings = {
+      idempotencyKey,
+      name: 'Fund II, first close',
+      templateId: story.templateId,
+      senderEntityId: story.senderEntityId,
+    };
+    const first = await operator.request('POST', api('/closings'), settings);
+    const again = await operator.request('POST', api('/closings'), settings);
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual(first.body);
+    const listed = (await operator.get(api('/closings'))).body as { closings: { name: string }[] };
+    expect(listed.closings.filter((closing) => closing.name === 'Fund II, first close')).toHaveLength(1);
+    const renamed = await operator.request('POST', api('/closings'), {
+      ...settings,
+      name: 'Fund II, second close',
+    });
+    expect(renamed.body).toMatchObject({ error: { code: 'IDEMPOTENCY_KEY_REUSED' } });
   });
 
   it('is the organization’s own, and made or changed only by those who may operate', async () => {

@@ -93,12 +93,7 @@ export async function closingDetail(
   const closing = await closingRow(db, organizationId, closingId);
   const [vulcanKey, field] = (closing.definition.commitment ?? '').split('.');
   const [rows, states, committed, progress] = await Promise.all([
-    db.query<ClosingRow & { entityType: string; name: string; email: string }>(
-      `select id, row_number as row, cells, investor_name as name, investor_email as email,
-         entity_type as "entityType", status, problems, transaction_id as "transactionId", failure
-       from closing_rows where closing_id = $1 and organization_id = $2 order by row_number`,
-      [closingId, organizationId],
-    ),
+    closingRows(db, { organizationId, closingId }),
     db.query<{ state: string; count: number }>(
       `select state, count(*)::int as count from transactions
        where closing_id = $1 and organization_id = $2 group by state order by state`,
@@ -156,17 +151,28 @@ export async function closingDetail(
     committed: committed.map((sum) => ({ currency: sum.currency, amount: Number(sum.amount) })),
     notOpened: progress[0]?.notOpened ?? 0,
     stalled: progress[0]?.stalled ?? 0,
-    rows: rows.map((row) => ({
-      id: row.id,
-      row: row.row,
-      cells: row.cells,
-      investor: { name: row.name, email: row.email, entityType: row.entityType },
-      status: row.status,
-      problems: row.problems,
-      transactionId: row.transactionId,
-      failure: row.failure,
-    })),
+    rows,
   };
+}
+
+/** A closing's rows in list order: all of them, or those of `ids`. */
+export async function closingRows(
+  db: Queryable,
+  options: { organizationId: string; closingId: string; ids?: readonly string[] },
+): Promise<ClosingRow[]> {
+  const rows = await db.query<
+    Omit<ClosingRow, 'investor'> & { entityType: string; name: string; email: string }
+  >(
+    `select id, row_number as row, cells, investor_name as name, investor_email as email,
+       entity_type as "entityType", status, problems, transaction_id as "transactionId", failure
+     from closing_rows where closing_id = $1 and organization_id = $2 and ($3::uuid[] is null or id = any($3::uuid[]))
+     order by row_number`,
+    [options.closingId, options.organizationId, options.ids ?? null],
+  );
+  return rows.map(({ name, email, entityType, ...row }) => ({
+    ...row,
+    investor: { name, email, entityType },
+  }));
 }
 
 /** The organization's closings, newest first, with how far each is. */

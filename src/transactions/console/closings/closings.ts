@@ -2,9 +2,10 @@ import type { Database, Queryable } from '../../../db/database.ts';
 import { oneRow } from '../../../db/one-row.ts';
 import { AppError, notFound } from '../../../errors.ts';
 import { checkCreateInput, MAX_INVITATION_NOTE_LENGTH } from '../../create-transaction.ts';
+import { idempotent } from '../../idempotency.ts';
 import type { TemplateDefinition } from '../../templates/schema.ts';
 import { checkRowAgain, type Preflight } from './preflight.ts';
-import type { ClosingRow, ClosingStatus, RowStatus } from './closing-detail.ts';
+import { closingRows, type ClosingRow, type ClosingStatus, type RowStatus } from './closing-detail.ts';
 
 /**
  * A closing: a named group of transactions of one template version and sender, made from a list of investors.
@@ -26,11 +27,17 @@ export const MAX_CLOSING_NAME_LENGTH = 200;
 
 /**
  * Makes a draft closing: its name, template, sender and invitation settings, checked as a transaction's would
- * be. Its list of investors comes next (`replaceClosingList`); nothing is sent.
+ * be. Its list of investors comes next (`replaceClosingList`); nothing is sent. One draft for one
+ * `idempotencyKey` (the form makes one, so a retry whose first answer was lost makes no second draft).
  */
 export async function createClosing(
   db: Database,
-  options: { organizationId: string; userId: string; input: ClosingInput },
+  options: {
+    organizationId: string;
+    userId: string;
+    input: ClosingInput;
+    idempotencyKey?: string | undefined;
+  },
 ): Promise<{ id: string }> {
   const { organizationId, input } = options;
   const name = input.name.trim();
@@ -41,7 +48,8 @@ export async function createClosing(
       { field: 'name' },
     );
   }
-  return db.transaction(async (tx) => {
+  const once = { organizationId, key: options.idempotencyKey, operation: 'console.createClosing', input };
+  return idempotent(db, once, async (tx) => {
     // The settings as a transaction of it would have them: a template and sender of the organization, the link's
     // days and the personal line within bounds.
     const checked = await checkCreateInput(tx, {
@@ -147,8 +155,14 @@ function cellsByColumn(
   return Object.fromEntries(columns.map((column, index) => [column.name, cells[index] ?? '']));
 }
 
+/** A draft closing as its changes check its rows: its columns and its template's definition. */
+interface DraftClosing {
+  columns: Preflight['columns'];
+  definition: TemplateDefinition;
+}
+
 /** A draft closing locked for a change, or NOT_FOUND / CONFLICT once it has run. */
-async function lockedDraft(db: Queryable, organizationId: string, closingId: string) {
+async function lockedDraft(db: Queryable, organizationId: string, closingId: string): Promise<DraftClosing> {
   const [closing] = await db.query<{
     status: ClosingStatus;
     columns: Preflight['columns'];
@@ -166,18 +180,63 @@ async function lockedDraft(db: Queryable, organizationId: string, closingId: str
 }
 
 /**
+ * Checks again, in list order, the rows not dropped whose address is one of `addresses` (lower case): a fix or a
+ * drop may end a row's being the same investor as another, or begin it. As in the preflight, only the first row
+ * of an address goes without that problem. The ids of the rows checked.
+ */
+async function checkSharingAgain(
+  tx: Queryable,
+  closing: DraftClosing,
+  closingId: string,
+  addresses: readonly string[],
+): Promise<string[]> {
+  const wanted = [...new Set(addresses.filter((address) => address !== ''))];
+  if (wanted.length === 0) return [];
+  const rows = await tx.query<{ id: string; row: number; cells: Record<string, string> }>(
+    `select id, row_number as row, cells from closing_rows
+     where closing_id = $1 and status <> 'dropped' and lower(investor_email) = any($2::text[])
+     order by row_number`,
+    [closingId, wanted],
+  );
+  const earlier: { email: string; row: number }[] = [];
+  for (const row of rows) {
+    const cells = closing.columns.map((column) => row.cells[column.name] ?? '');
+    const checked = checkRowAgain(closing.definition, closing.columns, { row: row.row, cells }, earlier);
+    const email = checked.investor.email.trim().toLowerCase();
+    if (!earlier.some((before) => before.email === email)) earlier.push({ email, row: row.row });
+    await tx.query(
+      `update closing_rows set problems = $2, status = $3, updated_at = clock_timestamp() where id = $1`,
+      [row.id, JSON.stringify(checked.problems), checked.problems.length === 0 ? 'ready' : 'problem'],
+    );
+  }
+  return rows.map((row) => row.id);
+}
+
+/** The rows of a closing checked again beside the one changed, as the page shows them. */
+async function partnersOf(
+  tx: Queryable,
+  options: { organizationId: string; closingId: string; rowId: string },
+  checked: readonly string[],
+): Promise<ClosingRow[]> {
+  const ids = checked.filter((id) => id !== options.rowId);
+  return ids.length === 0 ? [] : closingRows(tx, { ...options, ids });
+}
+
+/**
  * Changes a row of a draft closing, as fixed on the page (its cells by column), and checks it again, with the
- * other rows' addresses for a duplicate. NOT_FOUND for a row not of the closing.
+ * other rows' addresses for a duplicate; the rows that shared its address before or share it now are checked
+ * again too (`checkedAgain`). NOT_FOUND for a row not of the closing.
  */
 export async function editClosingRow(
   db: Database,
   options: { organizationId: string; closingId: string; rowId: string; cells: Record<string, string> },
-): Promise<ClosingRow> {
+): Promise<{ row: ClosingRow; checkedAgain: ClosingRow[] }> {
   const { organizationId, closingId } = options;
   return db.transaction(async (tx) => {
     const closing = await lockedDraft(tx, organizationId, closingId);
-    const [row] = await tx.query<{ row: number }>(
-      'select row_number as row from closing_rows where id = $1 and closing_id = $2',
+    const [row] = await tx.query<{ row: number; address: string }>(
+      `select row_number as row, lower(investor_email) as address from closing_rows
+       where id = $1 and closing_id = $2`,
       [options.rowId, closingId],
     );
     if (row === undefined) throw notFound('row', options.rowId);
@@ -206,35 +265,37 @@ export async function editClosingRow(
         status,
       ],
     );
-    return {
-      id: options.rowId,
-      row: row.row,
-      cells: cellsByColumn(closing.columns, cells),
-      investor: checked.investor,
-      status,
-      problems: checked.problems,
-      transactionId: null,
-      failure: null,
-    };
+    const again = await checkSharingAgain(tx, closing, closingId, [
+      row.address,
+      checked.investor.email.trim().toLowerCase(),
+    ]);
+    const [edited] = await closingRows(tx, { organizationId, closingId, ids: [options.rowId] });
+    if (edited === undefined) throw new Error('a row edited was not read back');
+    return { row: edited, checkedAgain: await partnersOf(tx, options, again) };
   });
 }
 
-/** Drops a row of a draft closing (it is not run), or brings a dropped one back, checked again. */
+/**
+ * Drops a row of a draft closing (it is not run), or brings a dropped one back; it and the rows that share its
+ * address are checked again (`checkedAgain`): the investor may now be in the closing once, or twice.
+ */
 export async function dropClosingRow(
   db: Database,
   options: { organizationId: string; closingId: string; rowId: string; dropped: boolean },
-): Promise<{ status: RowStatus }> {
+): Promise<{ status: RowStatus; checkedAgain: ClosingRow[] }> {
   return db.transaction(async (tx) => {
-    await lockedDraft(tx, options.organizationId, options.closingId);
-    const [row] = await tx.query<{ status: RowStatus }>(
+    const closing = await lockedDraft(tx, options.organizationId, options.closingId);
+    const [row] = await tx.query<{ status: RowStatus; address: string }>(
       `update closing_rows set status = case when $3 then 'dropped'
            when jsonb_array_length(problems) = 0 then 'ready' else 'problem' end,
          updated_at = clock_timestamp()
-       where id = $1 and closing_id = $2 returning status`,
+       where id = $1 and closing_id = $2 returning status, lower(investor_email) as address`,
       [options.rowId, options.closingId, options.dropped],
     );
     if (row === undefined) throw notFound('row', options.rowId);
-    return row;
+    const again = await checkSharingAgain(tx, closing, options.closingId, [row.address]);
+    const [after] = await closingRows(tx, { ...options, ids: [options.rowId] });
+    return { status: after?.status ?? row.status, checkedAgain: await partnersOf(tx, options, again) };
   });
 }
 

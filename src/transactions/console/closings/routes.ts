@@ -18,19 +18,20 @@ export function registerClosingRoutes(
   route(contract.listClosings, async (caller) => ({
     closings: await listClosings(db, caller.organization.id),
   }));
-  route(contract.createClosing, async (caller, { body }) => ({
+  route(contract.createClosing, async (caller, { body: { idempotencyKey, ...input } }) => ({
     closing: await createClosing(db, {
       organizationId: caller.organization.id,
       userId: caller.user.id,
-      input: body,
+      input,
+      idempotencyKey,
     }),
   }));
   route(contract.readClosing, async (caller, { params }) => ({
     closing: await closingDetail(db, of(caller, params.id)),
   }));
-  route(contract.editClosingRow, async (caller, { params, body }) => ({
-    row: await editClosingRow(db, { ...of(caller, params.id), rowId: params.rowId, cells: body.cells }),
-  }));
+  route(contract.editClosingRow, (caller, { params, body }) =>
+    editClosingRow(db, { ...of(caller, params.id), rowId: params.rowId, cells: body.cells }),
+  );
   route(contract.dropClosingRow, (caller, { params, body }) =>
     dropClosingRow(db, { ...of(caller, params.id), rowId: params.rowId, dropped: body.dropped }),
   );

@@ -28,9 +28,21 @@ interface ClosingDraft {
   /** The link's days as typed; null until typed (the template's own). */
   days: string | null;
   note: string;
+  /**
+   * The key of the send, made as it is first sent and kept until an edit: a retry whose first answer was lost
+   * makes no second closing. '' until sent.
+   */
+  idempotencyKey: string;
 }
 
-const FRESH: ClosingDraft = { name: '', templateId: '', senderEntityId: '', days: null, note: '' };
+const FRESH: ClosingDraft = {
+  name: '',
+  templateId: '',
+  senderEntityId: '',
+  days: null,
+  note: '',
+  idempotencyKey: '',
+};
 
 /** A stored draft, each field taken when it is text. */
 function readDraft(stored: unknown): ClosingDraft | undefined {
@@ -45,6 +57,7 @@ function readDraft(stored: unknown): ClosingDraft | undefined {
     senderEntityId: text('senderEntityId') ?? '',
     days: text('days') ?? null,
     note: text('note') ?? '',
+    idempotencyKey: text('idempotencyKey') ?? '',
   };
 }
 
@@ -115,7 +128,7 @@ function ClosingFields({ options }: { options: StartOptions }) {
   const { limits } = options;
 
   const edit = (changes: Partial<ClosingDraft>, ...fields: FormField[]) => {
-    setDraft((before) => ({ ...before, ...changes }));
+    setDraft((before) => ({ ...before, ...changes, idempotencyKey: '' }));
     setProblems((before) =>
       Object.fromEntries(Object.entries(before).filter(([key]) => !fields.includes(key as FormField))),
     );
@@ -160,10 +173,13 @@ function ClosingFields({ options }: { options: StartOptions }) {
     setProblems({});
     inFlight.current = true;
     const note = draft.note.trim();
+    const idempotencyKey = draft.idempotencyKey || crypto.randomUUID();
+    setDraft((before) => ({ ...before, idempotencyKey }));
     await creating.run(async () => {
       try {
         const { closing } = await consoleApi('POST /closings', {
           body: {
+            idempotencyKey,
             name: draft.name.trim(),
             templateId: template.id,
             senderEntityId: senderId,

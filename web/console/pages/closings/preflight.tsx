@@ -95,13 +95,21 @@ export function Preflight({
       return next;
     });
   };
-  /** Puts a row as the server answered it in the closing. */
-  const replaceRow = (id: string, next: (row: ClosingRow) => ClosingRow) => {
+  /**
+   * Puts a row as the server answered it in the closing, with the rows it checked again beside it (those sharing
+   * its address, whose problem of being the same investor may have ended or begun).
+   */
+  const replaceRow = (
+    id: string,
+    next: (row: ClosingRow) => ClosingRow,
+    checkedAgain: readonly ClosingRow[] = [],
+  ) => {
+    const again = new Map(checkedAgain.map((row) => [row.id, row]));
     change((before) => ({
       ...before,
-      rows: before.rows.map((row) => (row.id === id ? next(row) : row)),
+      rows: before.rows.map((row) => (row.id === id ? next(row) : (again.get(row.id) ?? row))),
     }));
-    setTouched((before) => new Set(before).add(id));
+    setTouched((before) => new Set([...before, id, ...again.keys()]));
   };
   const focusLater = (id: string) => {
     setTimeout(() => document.getElementById(id)?.focus(), 0);
@@ -127,11 +135,11 @@ export function Preflight({
     save() {
       if (fix === null || fixed === undefined || saving.busy) return;
       void saving.run(async () => {
-        const { row } = await consoleApi('PUT /closings/:id/rows/:rowId', {
+        const { row, checkedAgain } = await consoleApi('PUT /closings/:id/rows/:rowId', {
           params: { id: closing.id, rowId: fix.rowId },
           body: { cells: fix.cells },
         });
-        replaceRow(row.id, () => row);
+        replaceRow(row.id, () => row, checkedAgain);
         if (row.status === 'ready') {
           forgetFix();
           setSaid(`Row ${String(row.row)} is ready.`);
@@ -147,11 +155,11 @@ export function Preflight({
       setDroppingRow(row.id);
       void dropping.run(async () => {
         try {
-          const { status } = await consoleApi('PUT /closings/:id/rows/:rowId/dropped', {
+          const { status, checkedAgain } = await consoleApi('PUT /closings/:id/rows/:rowId/dropped', {
             params: { id: closing.id, rowId: row.id },
             body: { dropped: drop },
           });
-          replaceRow(row.id, (before) => ({ ...before, status }));
+          replaceRow(row.id, (before) => ({ ...before, status }), checkedAgain);
           if (fix?.rowId === row.id) forgetFix();
           setSaid(
             drop
