@@ -186,12 +186,20 @@ async function checkReferences(
   input: CreateTransactionInput,
 ): Promise<TemplateDefinition> {
   // One statement checks both ids against the caller's organization.
-  const [found] = await tx.query<{ definition: TemplateDefinition | null; sender: boolean }>(
+  const [found] = await tx.query<{
+    definition: TemplateDefinition | null;
+    sender: boolean;
+    archived: { key: string; name: string } | null;
+  }>(
     `select (select definition from templates where id = $1 and organization_id = $3) as definition,
-       exists (select 1 from entities where id = $2 and organization_id = $3) as sender`,
+       exists (select 1 from entities where id = $2 and organization_id = $3) as sender,
+       (select json_build_object('key', t.key, 'name', t.name) from templates t
+          join template_archives a on a.organization_id = t.organization_id and a.key = t.key
+        where t.id = $1 and t.organization_id = $3) as archived`,
     [input.templateId, input.senderEntityId, organizationId],
   );
   if (!found?.definition) throw unknownReference('template', input.templateId, 'templateId');
+  if (found.archived) throw templateArchived(found.archived);
   if (!found.sender) throw unknownReference('entity', input.senderEntityId, 'senderEntityId');
   const problems = inputDataProblems(found.definition, input.inputData);
   if (problems.length > 0) {
@@ -202,6 +210,18 @@ async function checkReferences(
     );
   }
   return found.definition;
+}
+
+/**
+ * TEMPLATE_ARCHIVED: an admin archived the template (every version of its key) in the console, so it starts no new
+ * transaction; those made before go on.
+ */
+export function templateArchived(template: { key: string; name: string }): AppError {
+  return new AppError(
+    'TEMPLATE_ARCHIVED',
+    `The template ${quote(template.name)} is archived: it starts no new transaction. An admin may restore it in the console's Templates.`,
+    { field: 'templateId', templateKey: template.key },
+  );
 }
 
 /**

@@ -6,6 +6,7 @@ import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { createClosingRuns } from '../../src/transactions/console/closings/closing-runs.ts';
+import { createTransaction } from '../../src/transactions/create-transaction.ts';
 import { formatMoney } from '../../src/transactions/money.ts';
 import { createRecipientNotices } from '../../src/transactions/recipients/notice-sender.ts';
 import { PHONE, useChromium } from '../support/browser/browser.ts';
@@ -468,6 +469,94 @@ describe('a closing in the organization console, in Chromium', () => {
       expect(await listed.textContent()).toContain('29 of 29 created');
       expect(await listed.textContent()).toContain('Finished');
       await chromium.screenshotPhoneAndDesktop(page, 'closing-list');
+    },
+  );
+
+  it(
+    'an admin imports a template with an error and sees it on its line, then imports the fixed version and sees the diff',
+    { timeout: 120_000 },
+    async () => {
+      const { db, origin, tenant, admin } = world;
+      const example = await readFile(
+        new URL('../../templates/examples/subscription.yaml', import.meta.url),
+        'utf8',
+      );
+      const first = example
+        .replace('key: subscription\n', 'key: fund_two\n')
+        .replace(/^name: .*$/m, 'name: Fund II subscription');
+      const page = await chromium.newPage(origin);
+      await page.goto(`${origin}/console/templates`);
+      await signIn(page, admin);
+      await page.getByRole('heading', { level: 1, name: 'Templates' }).waitFor();
+      await page.getByRole('link', { name: 'Import a template' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Import a template' }).waitFor();
+
+      // The first version, from a file: a new template, and its page with its workflow drawn by titles.
+      await page.getByLabel('Choose a YAML or JSON file').setInputFiles({
+        name: 'fund-two.yaml',
+        mimeType: 'application/yaml',
+        buffer: Buffer.from(first),
+      });
+      await page.getByText('Imported: a new template.').waitFor();
+      await page.getByRole('heading', { level: 1, name: 'Fund II subscription' }).waitFor();
+      await page.getByRole('img', { name: /The workflow drawn/ }).waitFor();
+      expect(await page.getByText('in_review').count()).toBe(0);
+      // A transaction runs on it, so a change makes the next version.
+      const [template] = await db.query<{ id: string }>(
+        "select id from templates where organization_id = $1 and key = 'fund_two'",
+        [tenant.organizationId],
+      );
+      await db.transaction((tx) =>
+        createTransaction(tx, {
+          organizationId: tenant.organizationId,
+          actor: { type: 'system', id: null },
+          input: {
+            templateId: template?.id ?? '',
+            senderEntityId: tenant.senderEntityId,
+            noticeName: 'Grace Hopper',
+            noticeEmail: uniqueEmail('grace'),
+          },
+        }),
+      );
+
+      // A pasted change with a mistake: refused, the mistake marked on its line with the CLI's code.
+      const fixed = first
+        .replace('    - key: in_review\n', '    - key: in_review\n      title: Under review\n')
+        .replace('            minimum: 1000\n', '            minimum: 5000\n');
+      const broken = fixed.replace('      to: changes_requested\n', '      to: changes_requestd\n');
+      const line = broken.split('\n').findIndex((text) => text.includes('changes_requestd')) + 1;
+      await page.goto(`${origin}/console/templates/import`);
+      await page.getByLabel('Or paste its text').fill(broken);
+      await page.getByRole('button', { name: 'Import the pasted text' }).click();
+      await page.getByText(/Not imported: 1 problem in pasted.yaml/).waitFor();
+      await page.getByText('BAD_USER_INPUT').waitFor();
+      const marked = page.locator(`#problem-line-${String(line)}`);
+      await marked.waitFor();
+      expect(await marked.textContent()).toContain('changes_requestd');
+      expect(await marked.textContent()).toContain('workflow.events[2].to');
+      await marked.scrollIntoViewIfNeeded();
+      await chromium.screenshotPhoneAndDesktop(page, 'templates-import-problem');
+
+      // The fixed text: a new version, as a transaction uses the previous, and the changes in words.
+      await page.getByLabel('Or paste its text').fill(fixed);
+      await page.getByRole('button', { name: 'Import the pasted text' }).click();
+      await page.getByText(/Imported as a new version, v2: transactions use the previous one/).waitFor();
+      await page.getByText('State Under review: title was in review, now Under review.').waitFor();
+      await page
+        .getByText(/Field Amount, in Subscription amount: smallest amount was 1000, now 5000\./)
+        .waitFor();
+      await chromium.screenshotPhoneAndDesktop(page, 'templates-diff');
+
+      // The list: both versions, with their use.
+      await page
+        .getByRole('navigation', { name: 'Sections' })
+        .getByRole('link', { name: 'Templates' })
+        .click();
+      const row = page.getByRole('row', { name: /Fund II subscription/ });
+      await row.waitFor();
+      expect(await row.textContent()).toContain('v1');
+      expect(await row.textContent()).toContain('1 transaction');
+      await chromium.screenshotPhoneAndDesktop(page, 'templates-list');
     },
   );
 });

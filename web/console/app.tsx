@@ -18,6 +18,7 @@ import { ACCOUNTS, useSession } from './session.tsx';
 export const SECTIONS: readonly ShellSection[] = [
   { to: '/queue', label: 'Work queue' },
   { to: '/closings', label: 'Closings' },
+  { to: '/templates', label: 'Templates' },
   { to: '/team', label: 'Team' },
 ];
 
@@ -37,6 +38,10 @@ const loadNewClosingPage = () => import('./pages/closings/new-closing-page.tsx')
 const NewClosingPage = lazy(loadNewClosingPage);
 const loadClosingPage = () => import('./pages/closings/closing-page.tsx');
 const ClosingPage = lazy(loadClosingPage);
+/** The templates: their list, the import and a template's page (with its workflow drawn), chunks of their own. */
+const TemplatesPage = lazy(() => import('./pages/templates/templates-page.tsx'));
+const ImportTemplatePage = lazy(() => import('./pages/templates/import-page.tsx'));
+const TemplatePage = lazy(() => import('./pages/templates/template-page.tsx'));
 
 /**
  * Starts what the page the console was opened at needs first, before the session is known: the work queue's
@@ -120,6 +125,9 @@ export function App() {
           <Route path="/closings" element={<Lazily page={<ClosingsPage />} />} />
           <Route path="/closings/new" element={<Lazily page={<NewClosingPage />} />} />
           <Route path="/closings/:id" element={<Lazily page={<ClosingPage />} />} />
+          <Route path="/templates" element={<Lazily page={<TemplatesPage />} />} />
+          <Route path="/templates/import" element={<Lazily page={<ImportTemplatePage />} />} />
+          <Route path="/templates/:key" element={<Lazily page={<TemplatePage />} />} />
           <Route
             path="/transactions/:id"
             element={

@@ -13,6 +13,7 @@ import { registerExportRoute } from './export/export-route.ts';
 import { registerStartRoutes } from './start/routes.ts';
 import { registerClosingRoutes } from './closings/routes.ts';
 import { registerClosingListRoute } from './closings/list-route.ts';
+import { registerTemplateRoutes } from './templates/routes.ts';
 import { PERMISSIONS } from './role-permissions.ts';
 import { consolePages } from './team.ts';
 import { registerTeamRoutes } from './team-routes.ts';
@@ -61,6 +62,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
       registerStartRoutes(route, deps);
       registerClosingRoutes(route, deps);
       registerClosingListRoute(api, { db, documentWorkers: deps.documentWorkers });
+      registerTemplateRoutes(route, api, deps);
       registerLiveRoute(api, live, streams);
       registerExportRoute(api, deps);
       registerPaperFormRoute(api, {

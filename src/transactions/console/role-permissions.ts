@@ -16,6 +16,7 @@ export const PERMISSIONS = {
   },
   review: { roles: ['admin', 'reviewer'], does: "comment on recipients' answers and resolve comments" },
   managePeople: { roles: ['admin'], does: 'invite and deactivate people' },
+  manageTemplates: { roles: ['admin'], does: 'import templates, and archive or restore them' },
 } as const satisfies RoleTable<ConsoleRole>;
 
 export type Permission = keyof typeof PERMISSIONS;

@@ -38,11 +38,12 @@ export type UploadRouteName<Contract> = {
 /**
  * Sends `file` to a route that takes one, as the one part `file` of a multipart/form-data body, with the session's
  * CSRF token as every change has it; answers the route's 2xx answer, or throws an {@link ApiError} as the JSON
- * calls do (an ended session too).
+ * calls do (an ended session too). Files sent beside it (a template's fund PDFs: `[template, ...pdfs]`) follow as
+ * parts `attachment`.
  */
 export type UploadClient<Contract> = <Name extends UploadRouteName<Contract>>(
   name: Name,
-  file: File,
+  file: File | readonly [File, ...File[]],
   ...input: InputArgs<Contract, Name>
 ) => Promise<AnswerOf<Contract, Name>>;
 
@@ -108,9 +109,11 @@ export function createApiClient(apiPath: string): ApiClient {
   }
 
   /** POSTs a file as multipart/form-data, one part `file` (the browser writes the body's content-type). */
-  async function sendFile(path: string, url: string, file: File): Promise<unknown> {
+  async function sendFile(path: string, url: string, file: File | readonly File[]): Promise<unknown> {
     const form = new FormData();
-    form.append('file', file, file.name);
+    const [first, ...attachments]: readonly File[] = file instanceof File ? [file] : file;
+    if (first !== undefined) form.append('file', first, first.name);
+    for (const attachment of attachments) form.append('attachment', attachment, attachment.name);
     let response: Response;
     try {
       response = await fetch(url, {
@@ -177,7 +180,7 @@ export function createApiClient(apiPath: string): ApiClient {
     const { urlOf } = contractClient<Contract>(apiPath, send) as unknown as {
       urlOf: (name: string, input?: object) => string;
     };
-    const upload = (name: string, file: File, input?: object) =>
+    const upload = (name: string, file: File | readonly File[], input?: object) =>
       sendFile(name.split(' ')[1] ?? '', urlOf(name, input), file);
     return upload as unknown as UploadClient<Contract>;
   }

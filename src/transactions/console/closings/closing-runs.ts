@@ -6,6 +6,7 @@ import { createTransaction } from '../../create-transaction.ts';
 import type { EntityType } from '../../entity-types.ts';
 import type { TemplateDefinition } from '../../templates/schema.ts';
 import { inputDataOf } from '../start/start.ts';
+import { stopClosingsOfArchived } from '../templates/templates-admin.ts';
 
 /**
  * Running closings: each ready row of a running closing becomes its transaction, once. A row is claimed with
@@ -90,6 +91,12 @@ async function createNextRow(
     // The row's database transaction is gone with its work; the refusal is kept on the row, once. What is not the
     // domain's refusal is ours: logged, and said without its internals.
     if (!(error instanceof AppError)) onUnexpected(error, row);
+    // Its template was archived meanwhile: the closing stops, its rows left listed as not created.
+    if (error instanceof AppError && error.code === 'TEMPLATE_ARCHIVED') {
+      const key = error.details?.templateKey;
+      if (typeof key === 'string')
+        await stopClosingsOfArchived(db, { organizationId: row.organizationId, key });
+    }
     await db.query(
       `update closing_rows set status = 'failed', failure = $2, updated_at = clock_timestamp()
        where id = $1 and status = 'ready'`,

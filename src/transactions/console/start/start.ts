@@ -148,8 +148,11 @@ export function prefillAnswers(definition: TemplateDefinition): PrefillAnswer[] 
 export async function startOptions(db: Queryable, organizationId: string): Promise<StartOptions> {
   const [templates, senders] = await Promise.all([
     db.query<{ id: string; key: string; name: string; version: number; definition: TemplateDefinition }>(
-      `select id, key, name, version, definition from templates
-       where organization_id = $1 order by name, key, version desc`,
+      // An archived template (console, Templates) starts no new transaction: it is not offered.
+      `select id, key, name, version, definition from templates t
+       where organization_id = $1
+         and not exists (select 1 from template_archives a where a.organization_id = $1 and a.key = t.key)
+       order by name, key, version desc`,
       [organizationId],
     ),
     db.query<{ id: string; name: string }>(

@@ -61,7 +61,14 @@ function edgesOf(workflow: WorkflowPanel) {
  * The workflow as a graph: the states as boxes (the current one filled, those visited outlined in the accent, the
  * final ones with a double border), the events as arrows labelled with their names, the path taken so far lit.
  */
-export default function WorkflowGraph({ workflow }: { workflow: WorkflowPanel }) {
+export default function WorkflowGraph({
+  workflow,
+  caption,
+}: {
+  workflow: WorkflowPanel;
+  /** What the caption says instead of the transaction's (a template's page draws a workflow no one is in). */
+  caption?: string;
+}) {
   const id = useId();
   const names = useWorkflowNames();
   const drawing = useMemo(() => {
@@ -155,8 +162,12 @@ export default function WorkflowGraph({ workflow }: { workflow: WorkflowPanel })
         })}
       </svg>
       <figcaption id={`${id}-caption`}>
-        The workflow drawn: now {names.state(workflow.state)}; the path taken so far is lit, final states have
-        a double border. The lists below say the same in words.
+        {caption ?? (
+          <>
+            The workflow drawn: now {names.state(workflow.state)}; the path taken so far is lit, final states
+            have a double border. The lists below say the same in words.
+          </>
+        )}
       </figcaption>
     </figure>
   );
