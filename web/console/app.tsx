@@ -19,6 +19,7 @@ export const SECTIONS: readonly ShellSection[] = [
   { to: '/queue', label: 'Work queue' },
   { to: '/closings', label: 'Closings' },
   { to: '/team', label: 'Team' },
+  { to: '/alerts', label: 'Alerts' },
 ];
 
 /** Signing in, and the pages of the mailed links (web/shared/accounts/). */
@@ -37,6 +38,8 @@ const loadNewClosingPage = () => import('./pages/closings/new-closing-page.tsx')
 const NewClosingPage = lazy(loadNewClosingPage);
 const loadClosingPage = () => import('./pages/closings/closing-page.tsx');
 const ClosingPage = lazy(loadClosingPage);
+/** The person's mail alerts: a chunk of its own. */
+const AlertsPage = lazy(() => import('./pages/alerts.tsx'));
 
 /**
  * Starts what the page the console was opened at needs first, before the session is known: the work queue's
@@ -120,6 +123,7 @@ export function App() {
           <Route path="/closings" element={<Lazily page={<ClosingsPage />} />} />
           <Route path="/closings/new" element={<Lazily page={<NewClosingPage />} />} />
           <Route path="/closings/:id" element={<Lazily page={<ClosingPage />} />} />
+          <Route path="/alerts" element={<Lazily page={<AlertsPage />} />} />
           <Route
             path="/transactions/:id"
             element={
