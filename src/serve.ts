@@ -15,6 +15,7 @@ import type { OperationServices } from './admin/operations.ts';
 import { expireDeliveries } from './transactions/key-delivery/deliveries.ts';
 import { createRecipientNotices, type RecipientNotices } from './transactions/recipients/notice-sender.ts';
 import { createClosingRuns } from './transactions/console/closings/closing-runs.ts';
+import { createAlertDigests } from './transactions/console/alerts/digest-job.ts';
 import type { KickedRuns } from './jobs/kicked-runs.ts';
 import { createDocumentWorkers } from './transactions/documents/document-workers.ts';
 import type { ServedApp, ServiceName } from './served-apps.ts';
@@ -233,6 +234,14 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
       });
       closingRuns = closings;
       closers.push({ what: 'the closings being run', close: () => closings.stop() });
+      // The console's alert digests: looked for every minute, at most one per person per quarter of an hour.
+      const digests = createAlertDigests({
+        db,
+        mailer,
+        transactionsUrl: () => mail.transactionsUrl,
+        logger: logger.child({ service: 'transactions' }),
+      });
+      closers.push({ what: "the console's alert digests", close: () => digests.stop() });
     }
     const apps: ServedApp[] = [];
     // PDFs are made and read in worker threads of this node's own (documents/document-workers.ts).

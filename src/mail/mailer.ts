@@ -22,6 +22,11 @@ export interface MailMessage {
    * the transaction it is about (`{ requestId, transactionId }`). Never a secret: it is logged as it is.
    */
   log?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Headers of the message besides those every message has, e.g. RFC 8058's `List-Unsubscribe` and
+   * `List-Unsubscribe-Post` of the console's alerts.
+   */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** Where a message went. */
@@ -132,7 +137,8 @@ function once<T>(make: () => Promise<T>): { get(): Promise<T>; readonly made: Pr
 }
 
 function content(message: MailMessage) {
-  return { to: message.to, subject: message.subject, text: message.text, html: message.html };
+  const { to, subject, text, html, headers } = message;
+  return { to, subject, text, html, ...(headers && { headers: { ...headers } }) };
 }
 
 /** `2026-11-23T19-40-05-123Z`: sorts by time, and is a valid file name everywhere. */

@@ -162,6 +162,16 @@ const TRANSACTIONS_PUBLIC_ROUTES: Record<string, PublicRoute> = {
     request: { method: 'HEAD', url: `/files/${UNKNOWN_TOKEN}?expires=4102444800&signature=forged` },
     status: 403,
   },
+  ...Object.fromEntries(
+    (['GET', 'HEAD', 'POST'] as const).map((method) => [
+      `${method} /console/alerts/stop/:token`,
+      {
+        auth: "the token of an alert digest's stop link in the path, kept as its hash, which names one person; a page, not JSON",
+        request: { method, url: `/console/alerts/stop/${'A'.repeat(43)}` },
+        status: 404,
+      } satisfies PublicRoute,
+    ]),
+  ),
   'GET /recipient/:token': recipient('GET', ''),
   'HEAD /recipient/:token': { ...recipient('HEAD', ''), code: undefined },
   'PUT /recipient/:token/items/:vulcanKey': recipient('PUT', '/items/amount', { data: {} }),

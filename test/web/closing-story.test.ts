@@ -9,11 +9,13 @@ import { createClosingRuns } from '../../src/transactions/console/closings/closi
 import { createTransaction } from '../../src/transactions/create-transaction.ts';
 import { formatMoney } from '../../src/transactions/money.ts';
 import { createRecipientNotices } from '../../src/transactions/recipients/notice-sender.ts';
+import { createAlertDigests } from '../../src/transactions/console/alerts/digest-job.ts';
 import { PHONE, useChromium } from '../support/browser/browser.ts';
 import { consoleForBrowser, signIn } from '../support/browser/console-chromium.ts';
 import { countOf, createPerson, mailTo, smtpMailer, uniqueEmail } from '../support/data/dashboard.ts';
 import { createEmptyTenant } from '../support/data/transactions-suite.ts';
 import { madeBeforeAll } from '../support/made-before-all.ts';
+import { transactionStory } from '../support/data/stories.ts';
 
 /**
  * The story of a closing in the organization console, end to end in one Chromium over real HTTPS, on an
@@ -21,13 +23,14 @@ import { madeBeforeAll } from '../support/made-before-all.ts';
  * "New transaction" (the form kept through a reload, the invitation previewed, sent once for a double click,
  * mailed by real SMTP with the operator's personal line), and a viewer shown the button greyed with why; then a
  * closing made from a list of 30 investors, checked row by row, fixed, run, and followed live by an admin in the
- * work queue, its invitations mailed by real SMTP. Screenshots go to test/web/screenshots/ as
- * `console-<database>-start-…png` and `console-<database>-closing-…png`.
+ * work queue, its invitations mailed by real SMTP; and a reviewer's mail alerts, picked on the page, mailed as one
+ * digest for several submissions, and stopped by the digest's link. Screenshots go to test/web/screenshots/ as
+ * `console-<database>-start-…png`, `console-<database>-closing-…png` and `console-<database>-alerts-…png`.
  */
 describe('a closing in the organization console, in Chromium', () => {
   const chromium = useChromium('console');
   const world = madeBeforeAll('the closing story', async (closeAfterAll) => {
-    const { db, smtp, origin } = await consoleForBrowser(closeAfterAll);
+    const { db, files, smtp, origin } = await consoleForBrowser(closeAfterAll);
     const tenant = await createEmptyTenant(db);
     const people = { kind: 'organization' as const, id: tenant.organizationId };
     const operator = await createPerson(db, { tenant: people, role: 'operator', name: 'Olive Operator' });
@@ -50,7 +53,7 @@ describe('a closing in the organization console, in Chromium', () => {
       },
     });
     closeAfterAll(() => closingRuns.stop());
-    return { db, smtp, origin, tenant, operator, viewer, admin };
+    return { db, files, smtp, origin, tenant, operator, viewer, admin };
   });
 
   it(
@@ -557,6 +560,89 @@ describe('a closing in the organization console, in Chromium', () => {
       expect(await row.textContent()).toContain('v1');
       expect(await row.textContent()).toContain('1 transaction');
       await chromium.screenshotPhoneAndDesktop(page, 'templates-list');
+    },
+  );
+
+  it(
+    'a reviewer picks alerts and gets one digest for several submissions',
+    { timeout: 120_000 },
+    async () => {
+      const { db, files, smtp, origin } = world;
+      // An organization of its own, so that nothing another story did shows in the digest.
+      const tenant = await createEmptyTenant(db);
+      const reviewer = await createPerson(db, {
+        tenant: { kind: 'organization', id: tenant.organizationId },
+        role: 'reviewer',
+        name: 'Rita Reviewer',
+      });
+
+      // The reviewer picks "submitted" on the page, and it says what was saved.
+      const page = await chromium.newPage(origin);
+      await page.goto(`${origin}/console`);
+      await signIn(page, reviewer);
+      await page.getByRole('heading', { name: 'Work queue' }).waitFor();
+      await page.getByRole('button', { name: 'account menu' }).click();
+      await page.getByRole('menuitem', { name: 'Mail alerts' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Mail alerts' }).waitFor();
+      const submitted = page.getByRole('checkbox', { name: 'An investor submitted a transaction' });
+      expect(await submitted.getAttribute('aria-checked')).toBe('false');
+      await submitted.click();
+      await page.getByRole('button', { name: 'Save alerts' }).click();
+      await page
+        .getByRole('status')
+        .getByText('Saved: you get this alert by mail, at most once every 15 minutes.')
+        .waitFor();
+      await chromium.screenshotPhoneAndDesktop(page, 'alerts-picked');
+
+      // Three investors submit; the digest job runs as a node would, and one mail lists them all.
+      const made = [];
+      for (const index of [0, 1, 2]) {
+        made.push(await transactionStory(db, files, tenant, { state: 'submitted', index: 20 + index }));
+      }
+      const mailer = smtpMailer(smtp.url());
+      const digests = createAlertDigests({
+        db,
+        mailer,
+        transactionsUrl: () => origin,
+        intervalMs: 0,
+        settleMs: 0,
+      });
+      const mailed = smtp.received.length;
+      await digests.runDue();
+      await digests.runDue();
+      await digests.stop();
+      mailer.close();
+      const toReviewer = smtp.received
+        .slice(mailed)
+        .filter((mail) => mail.envelope.to.includes(reviewer.email.toLowerCase()));
+      expect(toReviewer).toHaveLength(1);
+      const digest = await mailTo(smtp, reviewer.email, { after: mailed });
+      const text = digest.parsed.text ?? '';
+      expect(digest.parsed.subject).toBe('Test Capital: 3 submitted');
+      for (const transaction of made) {
+        expect(text).toContain(`- ${transaction.investor.name} — Fund subscription`);
+        expect(text).toContain(`${origin}/console/transactions/${transaction.id}`);
+      }
+
+      // Its stop link asks first, then stops, and leads back to the alerts, none picked.
+      const stop = /Stop these alerts: (\S+)/.exec(text)?.[1] ?? '';
+      expect(stop.startsWith(`${origin}/console/alerts/stop/`)).toBe(true);
+      await page.goto(stop);
+      await page.getByRole('heading', { level: 1, name: 'Stop mail alerts?' }).waitFor();
+      await page.getByText(reviewer.email).waitFor();
+      await chromium.screenshotPhoneAndDesktop(page, 'alerts-stop-asked');
+      await page.getByRole('button', { name: 'Stop these alerts' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Alerts stopped' }).waitFor();
+      await chromium.screenshotPhoneAndDesktop(page, 'alerts-stopped');
+      await page.getByRole('link', { name: 'Choose which alerts you get' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Mail alerts' }).waitFor();
+      await expect
+        .poll(() =>
+          page
+            .getByRole('checkbox', { name: 'An investor submitted a transaction' })
+            .getAttribute('aria-checked'),
+        )
+        .toBe('false');
     },
   );
 });

@@ -22,6 +22,9 @@ export const SECTIONS: readonly ShellSection[] = [
   { to: '/team', label: 'Team' },
 ];
 
+/** The person's own pages, in their menu. */
+const PERSONAL: readonly ShellSection[] = [{ to: '/alerts', label: 'Mail alerts' }];
+
 /** Signing in, and the pages of the mailed links (web/shared/accounts/). */
 const ACCOUNT_ROUTES = accountRoutes(ACCOUNTS);
 
@@ -42,6 +45,8 @@ const ClosingPage = lazy(loadClosingPage);
 const TemplatesPage = lazy(() => import('./pages/templates/templates-page.tsx'));
 const ImportTemplatePage = lazy(() => import('./pages/templates/import-page.tsx'));
 const TemplatePage = lazy(() => import('./pages/templates/template-page.tsx'));
+/** The person's mail alerts: a chunk of its own. */
+const AlertsPage = lazy(() => import('./pages/alerts.tsx'));
 
 /**
  * Starts what the page the console was opened at needs first, before the session is known: the work queue's
@@ -128,6 +133,7 @@ export function App() {
           <Route path="/templates" element={<Lazily page={<TemplatesPage />} />} />
           <Route path="/templates/import" element={<Lazily page={<ImportTemplatePage />} />} />
           <Route path="/templates/:key" element={<Lazily page={<TemplatePage />} />} />
+          <Route path="/alerts" element={<Lazily page={<AlertsPage />} />} />
           <Route
             path="/transactions/:id"
             element={
@@ -163,6 +169,7 @@ function SignedInPages() {
         user={user}
         role={<RoleBadge role={user.role} roles={ROLES} />}
         sections={SECTIONS}
+        personal={PERSONAL}
         signOut={signOut}
       >
         <SignInAgainDialog surface={ACCOUNTS} />

@@ -44,3 +44,5 @@ export type ActorType = TimelineAnswer['entries'][number]['actor']['type'];
 
 export type { QueueRow, QueueTab } from '../../src/transactions/console/contract.ts';
 export type { TeamActivityEntry } from '../../src/transactions/console/contract.ts';
+/** GET and PUT /alerts: the person's own mail alerts. */
+export type AlertsAnswer = SuccessOf<ConsoleRoutes['readAlerts']>;

@@ -18,6 +18,8 @@ import { PERMISSIONS } from './role-permissions.ts';
 import { consolePages } from './team.ts';
 import { registerTeamRoutes } from './team-routes.ts';
 import { registerTransactionRoutes } from './transaction/routes.ts';
+import { registerAlertRoutes } from './alerts/routes.ts';
+import { registerAlertStopRoute } from './alerts/stop-route.ts';
 
 /** The console's session cookie: sent only to its JSON routes, never read by the page's scripts. */
 export const CONSOLE_SESSION_COOKIE = 'portico_console_session';
@@ -36,6 +38,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
     heartbeatMs: deps.live?.heartbeatMs ?? HEARTBEAT_MS,
     streamsPerPerson: deps.live?.streamsPerPerson ?? STREAMS_PER_PERSON,
   });
+  await registerAlertStopRoute(app, deps);
   await registerSignedInSurface(app, {
     name: 'console',
     kind: 'organization',
@@ -61,6 +64,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
       registerQueueRoutes(route, deps);
       registerStartRoutes(route, deps);
       registerClosingRoutes(route, deps);
+      registerAlertRoutes(route, deps);
       registerClosingListRoute(api, { db, documentWorkers: deps.documentWorkers });
       registerTemplateRoutes(route, api, deps);
       registerLiveRoute(api, live, streams);

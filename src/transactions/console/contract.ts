@@ -20,6 +20,7 @@ import { MAX_QUEUE_PAGE, MAX_QUEUE_SEARCH, QUEUE_SORTS } from './queue/queue-que
 import { EXPORT_FORMATS } from './export/export-formats.ts';
 import type { Permission } from './role-permissions.ts';
 import { templateRoutes } from './templates/templates-contract.ts';
+import { alertsRoutes } from './alerts/alerts-contract.ts';
 
 /**
  * The contract of the organization console's JSON routes (`/console/api`): what each takes and answers (see
@@ -477,6 +478,7 @@ export type QueueTab = Static<typeof QueueTab>;
 export const consoleRoutes = {
   ...accountRoutes(SessionAnswer, { organization: Type.Optional(Type.String({ maxLength: 63 })) }),
   ...templateRoutes,
+  ...alertsRoutes,
   /** The organization's people, in the order they were invited, with what can be done to each now. */
   listTeam: {
     method: 'GET',

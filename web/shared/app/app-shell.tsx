@@ -28,7 +28,7 @@ export interface ShellSection {
 
 /**
  * The frame of every signed-in page: a skip link, the header (the tenant, its sections, the person's menu with
- * their account, their role, "Change password" and Sign out) and the page (the route's `<Outlet>`) in `<main>`,
+ * their account, their role, their own pages, "Change password" and Sign out) and the page (the route's `<Outlet>`) in `<main>`,
  * with `children` after it (a dialog above the page).
  *
  * @example
@@ -39,6 +39,7 @@ export function AppShell({
   user,
   role,
   sections,
+  personal = [],
   signOut,
   children,
 }: {
@@ -48,6 +49,8 @@ export function AppShell({
   /** The person's role, as a badge. */
   role: ReactNode;
   sections: readonly ShellSection[];
+  /** The person's own pages (their mail alerts), linked from their menu rather than the sections. */
+  personal?: readonly ShellSection[];
   signOut: () => Promise<void>;
   children?: ReactNode;
 }) {
@@ -95,6 +98,11 @@ export function AppShell({
               </DropdownMenu.Label>
               <DropdownMenu.Label>{role}</DropdownMenu.Label>
               <DropdownMenu.Separator />
+              {personal.map((page) => (
+                <DropdownMenu.Item key={page.to} asChild>
+                  <Link to={page.to}>{page.label}</Link>
+                </DropdownMenu.Item>
+              ))}
               {account === undefined ? null : (
                 <DropdownMenu.Item
                   onSelect={() => {
