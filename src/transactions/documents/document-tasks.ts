@@ -5,6 +5,7 @@ import { AppError, type ErrorCode } from '../../errors.ts';
 import { preflight, type Preflight } from '../console/closings/preflight.ts';
 import { readTable } from '../console/closings/table-file.ts';
 import type { TemplateDefinition } from '../templates/schema.ts';
+import { checkTemplate, type TemplateCheck } from '../templates/validation.ts';
 
 export type { RenderJob } from './document-pdf.ts';
 
@@ -12,7 +13,8 @@ export type { RenderJob } from './document-pdf.ts';
 export type DocumentTask =
   | { kind: 'render'; job: RenderJob }
   | { kind: 'inspect'; bytes: Uint8Array }
-  | { kind: 'preflight'; definition: TemplateDefinition; bytes: Uint8Array };
+  | { kind: 'preflight'; definition: TemplateDefinition; bytes: Uint8Array }
+  | { kind: 'checkTemplate'; source: string };
 
 /**
  * A closing's list read and checked, or the refusal of its file as it crosses back to the main thread (an
@@ -34,11 +36,12 @@ async function preflightTask(definition: TemplateDefinition, bytes: Uint8Array):
 
 /**
  * Runs one task in a document worker: a PDF made (moved back to the main thread, not copied), a fund's PDF read,
- * or a closing's list of investors read and checked.
+ * a closing's list of investors read and checked, or a template file read and checked.
  */
 export async function runDocumentTask(
   task: DocumentTask,
-): Promise<Uint8Array | PdfInspection | PreflightOutcome> {
+): Promise<Uint8Array | PdfInspection | PreflightOutcome | TemplateCheck> {
+  if (task.kind === 'checkTemplate') return checkTemplate(task.source);
   if (task.kind === 'inspect') return inspectPdf(task.bytes);
   if (task.kind === 'preflight') return preflightTask(task.definition, task.bytes);
   const pdf = await makeDocumentPdf(task.job);

@@ -7,6 +7,7 @@ import type { DocumentTask, PreflightOutcome, RenderJob } from './document-tasks
 import { AppError } from '../../errors.ts';
 import type { Preflight } from '../console/closings/preflight.ts';
 import type { TemplateDefinition } from '../templates/schema.ts';
+import type { TemplateCheck } from '../templates/validation.ts';
 
 /**
  * The threads that make and read PDFs, off the event loop: a document laid out from a hostile answer, or a fund's
@@ -28,6 +29,11 @@ export interface DocumentWorkers {
    * or the memory.
    */
   preflight(definition: TemplateDefinition, bytes: Uint8Array): Promise<Preflight>;
+  /**
+   * Reads a template file and checks it (templates/validation.ts `checkTemplate`): its YAML read and every rule
+   * checked take seconds for a large hostile file. DOCUMENT_TOO_COMPLEX past the time limit or the memory.
+   */
+  checkTemplate(source: string): Promise<TemplateCheck>;
   /**
    * How long one task may run, in milliseconds, before its thread is terminated and replaced. Tests change it
    * on a pool of their own. @default DOCUMENT_TIME_LIMIT_MS
@@ -118,6 +124,25 @@ export function createDocumentWorkers(
     }
   }
 
+  /**
+   * Runs a task that reads what a client sent: past the time limit or the memory, DOCUMENT_TOO_COMPLEX in the
+   * words `refusal` gives the limit.
+   */
+  async function readWithin(task: DocumentTask, refusal: (limit: string) => string): Promise<unknown> {
+    try {
+      return await run(task);
+    } catch (error) {
+      if (closed) throw documentWorkersBusy(RETRY_AFTER_SECONDS);
+      const limit = isAbort(error)
+        ? shownLimit(workers.timeLimitMs)
+        : isOutOfMemory(error)
+          ? `the ${String(DOCUMENT_WORKER_HEAP_MB)} MB of memory allowed`
+          : undefined;
+      if (limit === undefined) throw error;
+      throw new AppError('DOCUMENT_TOO_COMPLEX', refusal(limit), { limit });
+    }
+  }
+
   const workers: DocumentWorkers = {
     timeLimitMs: options.timeLimitMs ?? DOCUMENT_TIME_LIMIT_MS,
     async render(job) {
@@ -155,25 +180,18 @@ export function createDocumentWorkers(
       }
     },
     async preflight(definition, bytes) {
-      let outcome: PreflightOutcome;
-      try {
-        outcome = (await run({ kind: 'preflight', definition, bytes })) as PreflightOutcome;
-      } catch (error) {
-        if (closed) throw documentWorkersBusy(RETRY_AFTER_SECONDS);
-        const limit = isAbort(error)
-          ? shownLimit(workers.timeLimitMs)
-          : isOutOfMemory(error)
-            ? `the ${String(DOCUMENT_WORKER_HEAP_MB)} MB of memory allowed`
-            : undefined;
-        if (limit === undefined) throw error;
-        throw new AppError(
-          'DOCUMENT_TOO_COMPLEX',
-          `The list could not be read within ${limit}: split it into smaller files.`,
-          { limit },
-        );
-      }
+      const outcome = (await readWithin(
+        { kind: 'preflight', definition, bytes },
+        (limit) => `The list could not be read within ${limit}: split it into smaller files.`,
+      )) as PreflightOutcome;
       if (!outcome.ok) throw new AppError(outcome.code, outcome.message, outcome.details);
       return outcome.preflight;
+    },
+    async checkTemplate(source) {
+      return (await readWithin(
+        { kind: 'checkTemplate', source },
+        (limit) => `The template could not be checked within ${limit}: it is far larger than a template is.`,
+      )) as TemplateCheck;
     },
     async close(closing = {}) {
       if (closed) return;

@@ -23,6 +23,7 @@ import { moneyFieldProblems, moneySchema } from './money-fields.ts';
 import { declaredProperties } from './schema-properties.ts';
 import { maxLengthProblems } from './answer-bounds.ts';
 import { agreementProblems, checkAgreementFiles, type AgreementFile } from '../documents/agreement-check.ts';
+import { documentWorkers, type DocumentWorkers } from '../documents/document-workers.ts';
 
 /** One mistake in a template file: where it is and what is wrong. */
 export type TemplateProblem = LocatedProblem;
@@ -413,6 +414,23 @@ function readSource(source: string) {
   return { document, locate };
 }
 
+/** The most problems a check lists: a file with more is wrong throughout, and the first hundred say how. */
+export const MAX_LISTED_PROBLEMS = 100;
+
+/**
+ * The first {@link MAX_LISTED_PROBLEMS} problems, each with its line, and one more saying how many are left out.
+ * Finding a line walks the file, so a file with tens of thousands of problems would take minutes to list.
+ */
+function listed(
+  problems: readonly { path: PathSegment[]; message: string }[],
+  locate: (problem: { path: PathSegment[]; message: string }) => TemplateProblem,
+): TemplateProblem[] {
+  const shown = problems.slice(0, MAX_LISTED_PROBLEMS).map(locate);
+  const more = problems.length - shown.length;
+  if (more <= 0) return shown;
+  return [...shown, { path: '', message: `and ${String(more)} more problems: fix these first` }];
+}
+
 /**
  * Reads a template file (YAML, or JSON which is YAML too) and checks it: its structure against
  * `docs/template.schema.json`, then its meaning (names that must exist, duplicates, a workflow whose every state
@@ -424,7 +442,7 @@ export function checkTemplate(source: string): TemplateCheck {
   if (document.errors.length > 0) {
     return {
       ok: false,
-      problems: document.errors.map((error) => ({
+      problems: document.errors.slice(0, MAX_LISTED_PROBLEMS).map((error) => ({
         path: '',
         line: error.linePos?.[0].line,
         message: error.message.split('\n')[0] ?? error.message,
@@ -434,32 +452,33 @@ export function checkTemplate(source: string): TemplateCheck {
   const value: unknown = document.toJS();
   const validate = validateStructure();
   if (!validate(value)) {
-    return { ok: false, problems: structureProblems(validate.errors ?? []).map(locate) };
+    return { ok: false, problems: listed(structureProblems(validate.errors ?? []), locate) };
   }
-  const problems = semanticProblems(value).map(locate);
+  const problems = listed(semanticProblems(value), locate);
   return problems.length > 0
     ? { ok: false, problems }
     : { ok: true, definition: withMoneySchemas(withFieldOrder(value)) };
 }
 
 /**
- * Checks a template file as `checkTemplate` does and then the fund PDFs it names, from `files` (by the name the
- * template gives, beside it): the definition to store has each PDF's SHA-256 written in, and `files` the PDFs to
- * store with it.
+ * Checks a template file as `checkTemplate` does, in a document worker (off the event loop, within its time
+ * limit), and then the fund PDFs it names, from `files` (by the name the template gives, beside it): the
+ * definition to store has each PDF's SHA-256 written in, and `files` the PDFs to store with it.
  */
 export async function checkTemplateWithFiles(
   source: string,
   files: ReadonlyMap<string, Uint8Array>,
+  workers: DocumentWorkers = documentWorkers(),
 ): Promise<
   | { ok: true; definition: TemplateDefinition; files: AgreementFile[] }
   | { ok: false; problems: TemplateProblem[]; agreement: boolean }
 > {
-  const checked = checkTemplate(source);
+  const checked = await workers.checkTemplate(source);
   if (!checked.ok) {
     const agreement = checked.problems.every((problem) => /\.agreement(\.|$)/.test(problem.path));
     return { ok: false, problems: checked.problems, agreement };
   }
-  const { problems, definition, stored } = await checkAgreementFiles(checked.definition, files);
+  const { problems, definition, stored } = await checkAgreementFiles(checked.definition, files, workers);
   if (problems.length > 0)
     return { ok: false, problems: problems.map(readSource(source).locate), agreement: true };
   return { ok: true, definition, files: stored };

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { deflateSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -8,6 +9,7 @@ import { inflatedSize } from '../../../src/transactions/documents/pdf-inflation.
 import { pdfText } from '../../support/pdf-text.ts';
 import { useTransactionsSuite } from '../../support/data/transactions-suite.ts';
 
+const EXAMPLE_TEMPLATE = new URL('../../../templates/examples/subscription.yaml', import.meta.url);
 const suite = useTransactionsSuite();
 // A pool of the test's own, so that its time limit can be shortened without touching the process's.
 const workers = createDocumentWorkers({ threads: 1 });
@@ -38,6 +40,21 @@ describe('documents made in worker threads', () => {
     const next = await preview();
     expect(next.statusCode).toBe(200);
     expect(pdfText(next.rawPayload)).toContain('PREVIEW - NOT SIGNED');
+  });
+
+  it('checks a template file in a worker, and refuses one whose check passes the time limit with DOCUMENT_TOO_COMPLEX', async () => {
+    const example = await readFile(EXAMPLE_TEMPLATE, 'utf8');
+    expect(await workers.checkTemplate(example)).toMatchObject({ ok: true });
+    // Tens of thousands of keys: seconds of reading on the thread, none on the event loop.
+    const huge = Array.from({ length: 20_000 }, (_, index) => `k${String(index)}: x`).join('\n');
+    workers.timeLimitMs = 50;
+    const late = workers.checkTemplate(huge);
+    await expect(late).rejects.toMatchObject({
+      code: 'DOCUMENT_TOO_COMPLEX',
+      message: 'The template could not be checked within 50 ms: it is far larger than a template is.',
+    });
+    workers.timeLimitMs = DOCUMENT_TIME_LIMIT_MS;
+    expect(await workers.checkTemplate(example)).toMatchObject({ ok: true });
   });
 
   it('refuses what is asked of closed workers with SERVICE_UNAVAILABLE and Retry-After', async () => {

@@ -6,7 +6,7 @@ import {
   TEMPLATE_SCHEMA_PATH,
   templateSchemaDocument,
 } from '../../../src/transactions/templates/schema-document.ts';
-import { checkTemplate } from '../../../src/transactions/templates/validation.ts';
+import { checkTemplate, MAX_LISTED_PROBLEMS } from '../../../src/transactions/templates/validation.ts';
 import { boundedSchema } from '../../../src/transactions/templates/answer-bounds.ts';
 import { describeProblems } from '../../../src/validation/problems.ts';
 import { importTemplate, importTemplateSource } from '../../../src/transactions/templates/templates.ts';
@@ -44,6 +44,16 @@ describe('template files', () => {
 
   it('publishes the JSON Schema it checks with, and the published copy is current', async () => {
     expect(await readFile(TEMPLATE_SCHEMA_PATH, 'utf8')).toBe(templateSchemaDocument());
+  });
+
+  it('lists the first 100 problems of a file wrong throughout, each with its line, and says how many more there are', () => {
+    const keys = Array.from({ length: 250 }, (_, index) => `unknown_${String(index)}: x`).join('\n');
+    const checked = checkTemplate(`${example}\n${keys}\n`);
+    if (checked.ok) throw new Error('a file with 250 unknown keys was accepted');
+    expect(checked.problems).toHaveLength(MAX_LISTED_PROBLEMS + 1);
+    expect(checked.problems[0]).toMatchObject({ path: 'unknown_0', message: 'is not a known field' });
+    expect(checked.problems[0]?.line).toBe(example.split('\n').length + 1);
+    expect(checked.problems.at(-1)).toEqual({ path: '', message: 'and 150 more problems: fix these first' });
   });
 
   it('names the line of a syntax error', () => {
