@@ -46,16 +46,15 @@ const EXTRA_PART = new Set([
  * send; the plugin's other refusals carry a 4xx status (a body cut off by a closed connection) that the error
  * handler answers as they are.
  */
-function asClientError(error: unknown, partName: string): unknown {
+function asClientError(
+  error: unknown,
+  partName: string,
+  whatToSend = `send the file alone, in one part named "${partName}": this upload takes no other part or field`,
+): unknown {
   if (error instanceof AppError) return error;
   const { statusCode: status, code } = (error ?? {}) as { statusCode?: unknown; code?: unknown };
   if (typeof code === 'string' && EXTRA_PART.has(code)) {
-    return new AppError(
-      'PAYLOAD_TOO_LARGE',
-      `send the file alone, in one part named "${partName}": this upload takes no other part or field`,
-      { field: partName },
-      { cause: error },
-    );
+    return new AppError('PAYLOAD_TOO_LARGE', whatToSend, { field: partName }, { cause: error });
   }
   // A part named like a property of every object (`constructor`, `__proto__`): the parser refuses its name.
   if (code === 'FST_PROTO_VIOLATION') return wrongPart(partName);
@@ -148,4 +147,57 @@ export async function receiveFilePart(
     if (refusal instanceof AppError && refusal.status === 413) closeAfterAnswer(request, reply);
     throw refusal;
   }
+}
+
+/**
+ * Reads a file and the files sent beside it (a template and the fund PDFs it names): the first part must be
+ * `file.partName`, each further one `beside.partName`, at most `beside.maxCount` of them, each refused the moment
+ * it passes its own limit. Refused as {@link receiveFilePart} refuses, and a part past the count with
+ * PAYLOAD_TOO_LARGE.
+ */
+export async function receiveFileWithOthers(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  file: FilePartOptions,
+  beside: FilePartOptions & { maxCount: number },
+): Promise<{ file: ReceivedFile; beside: ReceivedFile[] }> {
+  if (!request.isMultipart()) {
+    throw new AppError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `send the file as multipart/form-data, in a part named "${file.partName}"`,
+    );
+  }
+  const whatToSend = `send the file in a part named "${file.partName}" and at most ${String(beside.maxCount)} more in parts named "${beside.partName}"`;
+  let first: ReceivedFile | undefined;
+  const others: ReceivedFile[] = [];
+  try {
+    const largest = Math.max(file.maxBytes, beside.maxBytes);
+    for await (const part of request.files({ limits: { fileSize: largest } })) {
+      const options = first === undefined ? file : beside;
+      if (others.length === beside.maxCount) {
+        part.file.resume();
+        throw new AppError('PAYLOAD_TOO_LARGE', whatToSend, { field: beside.partName });
+      }
+      if (part.fieldname !== options.partName) {
+        part.file.resume();
+        throw wrongPart(options.partName);
+      }
+      let filename: string;
+      try {
+        filename = options.checkFilename(part.filename);
+      } catch (error) {
+        part.file.resume();
+        throw error;
+      }
+      const received = { filename, content: await readContent(part.file, options) };
+      if (first === undefined) first = received;
+      else others.push(received);
+    }
+  } catch (error) {
+    const refusal = asClientError(error, file.partName, whatToSend);
+    if (refusal instanceof AppError && refusal.status === 413) closeAfterAnswer(request, reply);
+    throw refusal;
+  }
+  if (first === undefined) throw wrongPart(file.partName);
+  return { file: first, beside: others };
 }

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../../../db/database.ts';
 import { AppError, fileErrors } from '../../../errors.ts';
 import { schemaOf } from '../../../http/contract-routes.ts';
+import { receiveFileWithOthers } from '../../../http/multipart-file.ts';
 import { signedInPerson } from '../../../http/signed-in/person.ts';
 import { checkFilename } from '../../recipients/uploads.ts';
 import { MAX_AGREEMENT_MEGABYTES } from '../../templates/schema.ts';
@@ -17,85 +18,38 @@ const MAX_PDF_BYTES = MAX_AGREEMENT_MEGABYTES * 1024 * 1024;
 const MAX_ATTACHMENTS = 10;
 
 /** FILE_TOO_LARGE for a part past its limit, in the words of what it is. */
-const tooLarge = (what: string, maxBytes: number, field: string) =>
+const tooLarge = (what: string, maxBytes: number, field: string) => () =>
   new AppError(
     'FILE_TOO_LARGE',
     `The ${what} is larger than ${String(maxBytes / 1024 / 1024)} MB, the most an import takes.`,
     { field, maxBytes },
   );
 
-/** A part's content, refused the moment it passes `maxBytes`. */
-async function readPart(
-  file: AsyncIterable<unknown> & { truncated?: boolean },
-  maxBytes: number,
-  refuse: () => AppError,
-): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of file) {
-      size += (chunk as Buffer).byteLength;
-      if (size > maxBytes) throw refuse();
-      chunks.push(chunk as Buffer);
-    }
-  } catch (error) {
-    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw refuse();
-    throw error;
-  }
-  if (file.truncated === true) throw refuse();
-  return Buffer.concat(chunks, size);
-}
-
 /** The template file (part `file`, first) and the fund PDFs beside it (parts `attachment`), by their names. */
-async function receiveImport(
-  request: FastifyRequest,
-): Promise<{ filename: string; source: string; files: Map<string, Uint8Array> }> {
-  if (!request.isMultipart()) {
-    throw new AppError(
-      'UNSUPPORTED_MEDIA_TYPE',
-      'send the template as multipart/form-data, in a part named "file"',
-    );
-  }
-  let template: { filename: string; source: string } | undefined;
-  const files = new Map<string, Uint8Array>();
-  for await (const part of request.files({ limits: { fileSize: MAX_PDF_BYTES } })) {
-    const name = checkFilename(part.filename);
-    if (template === undefined) {
-      if (part.fieldname !== 'file') {
-        part.file.resume();
-        throw new AppError('BAD_USER_INPUT', 'send the template first, in a part named "file"', {
-          field: 'file',
-        });
-      }
-      const content = await readPart(part.file, MAX_TEMPLATE_BYTES, () =>
-        tooLarge('template file', MAX_TEMPLATE_BYTES, 'file'),
-      );
-      if (content.byteLength === 0) throw fileErrors.empty('file');
-      template = { filename: name, source: content.toString('utf8') };
-      continue;
-    }
-    if (part.fieldname !== 'attachment') {
-      part.file.resume();
-      throw new AppError('BAD_USER_INPUT', 'send each fund PDF in a part named "attachment"', {
-        field: 'attachment',
-      });
-    }
-    files.set(
-      name,
-      await readPart(part.file, MAX_PDF_BYTES, () => tooLarge(`PDF ${name}`, MAX_PDF_BYTES, 'attachment')),
-    );
-  }
-  if (template === undefined) {
-    throw new AppError('BAD_USER_INPUT', 'send the template in a part named "file"', { field: 'file' });
-  }
-  return { ...template, files };
-}
-
-/** Ends the connection with a 413 instead of reading the rest of a body nobody wants. */
-function closeAfterAnswer(request: FastifyRequest, reply: FastifyReply): void {
-  request.raw.unpipe();
-  request.raw.pause();
-  void reply.header('connection', 'close');
+async function receiveImport(request: FastifyRequest, reply: FastifyReply) {
+  const { file, beside } = await receiveFileWithOthers(
+    request,
+    reply,
+    {
+      partName: 'file',
+      maxBytes: MAX_TEMPLATE_BYTES,
+      tooLarge: tooLarge('template file', MAX_TEMPLATE_BYTES, 'file'),
+      checkFilename,
+    },
+    {
+      partName: 'attachment',
+      maxBytes: MAX_PDF_BYTES,
+      maxCount: MAX_ATTACHMENTS,
+      tooLarge: tooLarge('fund PDF', MAX_PDF_BYTES, 'attachment'),
+      checkFilename,
+    },
+  );
+  if (file.content.byteLength === 0) throw fileErrors.empty('file');
+  return {
+    filename: file.filename,
+    source: file.content.toString('utf8'),
+    files: new Map<string, Uint8Array>(beside.map((pdf) => [pdf.filename, pdf.content])),
+  };
 }
 
 /**
@@ -125,24 +79,7 @@ export function registerTemplateImportRoute(api: FastifyInstance, deps: { db: Da
       config: { access: entry.access },
       handler: async (request, reply) => {
         const caller = signedInPerson(request, 'organization');
-        let received;
-        try {
-          received = await receiveImport(request);
-        } catch (error) {
-          if (error instanceof AppError && error.status === 413) closeAfterAnswer(request, reply);
-          if (error instanceof AppError) throw error;
-          const { statusCode: status, code } = (error ?? {}) as { statusCode?: unknown; code?: unknown };
-          if (code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
-            throw new AppError(
-              'PAYLOAD_TOO_LARGE',
-              `send the template and at most ${String(MAX_ATTACHMENTS)} PDFs, each a file part`,
-              { field: 'attachment' },
-              { cause: error },
-            );
-          }
-          if (typeof status === 'number' && status < 500) throw error;
-          throw fileErrors.multipartInvalid(error);
-        }
+        const received = await receiveImport(request, reply);
         const template = await importTemplateSource(deps.db, {
           organizationId: caller.organization.id,
           source: received.source,
