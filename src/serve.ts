@@ -15,6 +15,7 @@ import type { OperationServices } from './admin/operations.ts';
 import { expireDeliveries } from './transactions/key-delivery/deliveries.ts';
 import { createRecipientNotices, type RecipientNotices } from './transactions/recipients/notice-sender.ts';
 import { createClosingRuns } from './transactions/console/closings/closing-runs.ts';
+import { createBulkRuns } from './transactions/console/bulk/bulk-runs.ts';
 import type { KickedRuns } from './jobs/kicked-runs.ts';
 import { createDocumentWorkers } from './transactions/documents/document-workers.ts';
 import type { ServedApp, ServiceName } from './served-apps.ts';
@@ -213,6 +214,7 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
     // Recipients' invitations and reminders: sent every minute, and at once after the mutation that queued one.
     let recipientNotices: RecipientNotices | undefined;
     let closingRuns: KickedRuns<unknown> | undefined;
+    let bulkRuns: KickedRuns<unknown> | undefined;
     if (options.only !== 'portfolio') {
       const notices = createRecipientNotices({
         db,
@@ -233,6 +235,17 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
       });
       closingRuns = closings;
       closers.push({ what: 'the closings being run', close: () => closings.stop() });
+      // Bulk actions: run every few seconds (a job another node left running too), and at once when one is made
+      // here; each batch done sends the mail it queued (reminders) now.
+      const bulk = createBulkRuns({
+        db,
+        logger: logger.child({ service: 'transactions' }),
+        onBatch: () => {
+          notices.kick();
+        },
+      });
+      bulkRuns = bulk;
+      closers.push({ what: 'the bulk actions being run', close: () => bulk.stop() });
     }
     const apps: ServedApp[] = [];
     // PDFs are made and read in worker threads of this node's own (documents/document-workers.ts).
@@ -246,6 +259,7 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
         mail,
         recipientNotices,
         closingRuns,
+        bulkRuns,
         documentWorkers,
         logger,
       })),

@@ -37,6 +37,9 @@ const loadNewClosingPage = () => import('./pages/closings/new-closing-page.tsx')
 const NewClosingPage = lazy(loadNewClosingPage);
 const loadClosingPage = () => import('./pages/closings/closing-page.tsx');
 const ClosingPage = lazy(loadClosingPage);
+/** A bulk action: its preflight before it runs, and its page after; a chunk each. */
+const NewBulkPage = lazy(() => import('./pages/bulk/new-bulk-page.tsx'));
+const BulkPage = lazy(() => import('./pages/bulk/bulk-page.tsx'));
 
 /**
  * Starts what the page the console was opened at needs first, before the session is known: the work queue's
@@ -120,6 +123,8 @@ export function App() {
           <Route path="/closings" element={<Lazily page={<ClosingsPage />} />} />
           <Route path="/closings/new" element={<Lazily page={<NewClosingPage />} />} />
           <Route path="/closings/:id" element={<Lazily page={<ClosingPage />} />} />
+          <Route path="/bulk/new" element={<Lazily page={<NewBulkPage />} />} />
+          <Route path="/bulk/:id" element={<Lazily page={<BulkPage />} />} />
           <Route
             path="/transactions/:id"
             element={

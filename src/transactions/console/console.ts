@@ -13,6 +13,7 @@ import { registerExportRoute } from './export/export-route.ts';
 import { registerStartRoutes } from './start/routes.ts';
 import { registerClosingRoutes } from './closings/routes.ts';
 import { registerClosingListRoute } from './closings/list-route.ts';
+import { registerBulkRoutes } from './bulk/routes.ts';
 import { PERMISSIONS } from './role-permissions.ts';
 import { consolePages } from './team.ts';
 import { registerTeamRoutes } from './team-routes.ts';
@@ -60,6 +61,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
       registerQueueRoutes(route, deps);
       registerStartRoutes(route, deps);
       registerClosingRoutes(route, deps);
+      registerBulkRoutes(route, deps);
       registerClosingListRoute(api, { db, documentWorkers: deps.documentWorkers });
       registerLiveRoute(api, live, streams);
       registerExportRoute(api, deps);

@@ -19,6 +19,7 @@ import { MAX_INVITATION_NOTE_LENGTH, MAX_LINK_VALID_DAYS } from '../create-trans
 import { MAX_QUEUE_PAGE, MAX_QUEUE_SEARCH, QUEUE_SORTS } from './queue/queue-query.ts';
 import { EXPORT_FORMATS } from './export/export-formats.ts';
 import type { Permission } from './role-permissions.ts';
+import { bulkRoutes } from './bulk/bulk-contract.ts';
 
 /**
  * The contract of the organization console's JSON routes (`/console/api`): what each takes and answers (see
@@ -475,6 +476,7 @@ export type QueueTab = Static<typeof QueueTab>;
 
 export const consoleRoutes = {
   ...accountRoutes(SessionAnswer, { organization: Type.Optional(Type.String({ maxLength: 63 })) }),
+  ...bulkRoutes,
   /** The organization's people, in the order they were invited, with what can be done to each now. */
   listTeam: {
     method: 'GET',
