@@ -39,6 +39,7 @@ import { benchConsoleQueue, printQueueReport } from './console-queue.ts';
 import { benchConsoleLive, printLiveReport } from './console-live.ts';
 import { benchConsoleExport, printExportReport } from './console-export.ts';
 import { benchConsoleClosings, printClosingsReport } from './console-closings.ts';
+import { benchConsoleBulk, printBulkReport, type BulkReport } from './console-bulk.ts';
 import { benchMetricsCost, printMetricsCostReport } from './metrics-cost.ts';
 import { benchHostileInput, printHostileReport } from './hostile-input.ts';
 
@@ -69,6 +70,7 @@ const SUITES = [
   'live',
   'export',
   'closings',
+  'bulk',
   'startup',
   'metrics',
   'hostile',
@@ -135,6 +137,7 @@ const settings = {
   liveChanges: Math.round(positiveNumber('BENCH_LIVE_CHANGES', 300)),
   exportTransactions: Math.round(positiveNumber('BENCH_EXPORT_TRANSACTIONS', 20_000)),
   closingRows: Math.round(positiveNumber('BENCH_CLOSING_ROWS', 1000)),
+  bulkRows: Math.round(positiveNumber('BENCH_BULK_ROWS', 10_000)),
   hostileCharacters: clientCounts('BENCH_HOSTILE_CHARACTERS', [2000, 8000, 1_048_576]),
   hostileBombMegabytes: Math.round(positiveNumber('BENCH_HOSTILE_BOMB_MB', 100)),
 };
@@ -462,6 +465,8 @@ async function main(): Promise<void> {
   const exported = settings.suites.includes('export');
   // The console's closings: a list checked, then made by the job while the queue is read (PostgreSQL).
   const closings = settings.suites.includes('closings') && settings.dialects.includes('postgres');
+  // The console's bulk actions: a bulk reminder, preflight and job, on each database of BENCH_DIALECTS.
+  const bulk = settings.suites.includes('bulk');
   // Start-up runs `npm start` itself: the embedded database, whatever BENCH_DIALECTS says.
   const startup = settings.suites.includes('startup');
   // Metrics on and off: two `portico serve` processes on the first dialect of BENCH_DIALECTS.
@@ -489,6 +494,7 @@ async function main(): Promise<void> {
     (live ? 60 + settings.liveChanges / 20 : 0) +
     (exported ? settings.dialects.length * (120 + settings.exportTransactions / 100) : 0) +
     (closings ? 60 + settings.closingRows / 10 : 0) +
+    (bulk ? settings.dialects.length * (60 + settings.bulkRows / 20) : 0) +
     (startup ? (settings.startupRuns + 1) * 2 * 30 : 0) +
     (metrics ? 4 * (settings.warmupSeconds + settings.rounds * settings.measureSeconds) + 300 : 0) +
     (hostile ? (settings.hostileCharacters.length + 1) * 240 : 0);
@@ -703,6 +709,17 @@ async function main(): Promise<void> {
       } finally {
         for (const cleanup of cleanups.reverse()) await cleanup();
       }
+    }
+    if (bulk) {
+      console.log(
+        `\nPortico bench: a bulk reminder of ${settings.bulkRows.toLocaleString('en-US')} transactions, preflight and job, ` +
+          `on ${settings.dialects.join(' and ')}, beside the floor of a minute`,
+      );
+      const reports: BulkReport[] = [];
+      for (const dialect of settings.dialects) {
+        reports.push(await benchConsoleBulk({ dialect, rows: settings.bulkRows }));
+      }
+      targets.push(...printBulkReport(reports));
     }
     if (startup) targets.push(...printStartupReport(await benchStartup(settings.startupRuns)));
     if (metrics) {

@@ -16,6 +16,7 @@ import { expireDeliveries } from './transactions/key-delivery/deliveries.ts';
 import { createRecipientNotices, type RecipientNotices } from './transactions/recipients/notice-sender.ts';
 import { createClosingRuns } from './transactions/console/closings/closing-runs.ts';
 import { createAlertDigests } from './transactions/console/alerts/digest-job.ts';
+import { createBulkRuns } from './transactions/console/bulk/bulk-runs.ts';
 import type { KickedRuns } from './jobs/kicked-runs.ts';
 import { createDocumentWorkers } from './transactions/documents/document-workers.ts';
 import type { ServedApp, ServiceName } from './served-apps.ts';
@@ -214,6 +215,7 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
     // Recipients' invitations and reminders: sent every minute, and at once after the mutation that queued one.
     let recipientNotices: RecipientNotices | undefined;
     let closingRuns: KickedRuns<unknown> | undefined;
+    let bulkRuns: KickedRuns<unknown> | undefined;
     if (options.only !== 'portfolio') {
       const notices = createRecipientNotices({
         db,
@@ -242,6 +244,17 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
         logger: logger.child({ service: 'transactions' }),
       });
       closers.push({ what: "the console's alert digests", close: () => digests.stop() });
+      // Bulk actions: run every few seconds (a job another node left running too), and at once when one is made
+      // here; each batch done sends the mail it queued (reminders) now.
+      const bulk = createBulkRuns({
+        db,
+        logger: logger.child({ service: 'transactions' }),
+        onBatch: () => {
+          notices.kick();
+        },
+      });
+      bulkRuns = bulk;
+      closers.push({ what: 'the bulk actions being run', close: () => bulk.stop() });
     }
     const apps: ServedApp[] = [];
     // PDFs are made and read in worker threads of this node's own (documents/document-workers.ts).
@@ -255,6 +268,7 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
         mail,
         recipientNotices,
         closingRuns,
+        bulkRuns,
         documentWorkers,
         logger,
       })),

@@ -42,6 +42,8 @@ export interface ServedAppsOptions {
   recipientNotices?: RecipientNotices | undefined;
   /** The runner of closings' rows, kicked when a closing is run. */
   closingRuns?: KickedRuns<unknown> | undefined;
+  /** The runner of bulk actions, kicked when one is made. */
+  bulkRuns?: KickedRuns<unknown> | undefined;
   documentWorkers?: DocumentWorkers | undefined;
   /** The built front end. @default web/dist of this checkout */
   webDistDir?: string | undefined;
@@ -69,6 +71,7 @@ export async function buildServedApps(options: ServedAppsOptions): Promise<Serve
         mailer: mail.mailer,
         transactionsUrl: () => mail.transactionsUrl,
         closingRuns: options.closingRuns,
+        bulkRuns: options.bulkRuns,
       },
       uploadMaxBytes: config.uploadMaxBytes,
       recipientNotices: options.recipientNotices,

@@ -6,6 +6,10 @@ import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { createClosingRuns } from '../../src/transactions/console/closings/closing-runs.ts';
+import { createBulkRuns } from '../../src/transactions/console/bulk/bulk-runs.ts';
+import { remindNow } from '../../src/transactions/console/transaction/actions.ts';
+import { runConsoleEvent } from '../../src/transactions/console/transaction/console-events.ts';
+import { pathOf } from '../../src/transactions/console/transaction/workflow-panel.ts';
 import { createTransaction } from '../../src/transactions/create-transaction.ts';
 import { formatMoney } from '../../src/transactions/money.ts';
 import { createRecipientNotices } from '../../src/transactions/recipients/notice-sender.ts';
@@ -23,9 +27,11 @@ import { transactionStory } from '../support/data/stories.ts';
  * "New transaction" (the form kept through a reload, the invitation previewed, sent once for a double click,
  * mailed by real SMTP with the operator's personal line), and a viewer shown the button greyed with why; then a
  * closing made from a list of 30 investors, checked row by row, fixed, run, and followed live by an admin in the
- * work queue, its invitations mailed by real SMTP; and a reviewer's mail alerts, picked on the page, mailed as one
- * digest for several submissions, and stopped by the digest's link. Screenshots go to test/web/screenshots/ as
- * `console-<database>-start-…png`, `console-<database>-closing-…png` and `console-<database>-alerts-…png`.
+ * work queue, its invitations mailed by real SMTP, its export read back as CSV and Excel; an admin importing a
+ * template with a mistake shown at its line, then the fixed version and the changes between them; a reviewer's
+ * mail alerts, picked on the page, mailed as one digest for several submissions, and stopped by the digest's link;
+ * and a bulk reminder on transactions selected in the work queue, checked before it runs. Screenshots go to
+ * test/web/screenshots/ as `console-<database>-<step>-…png` (start, closing, templates, alerts, bulk).
  */
 describe('a closing in the organization console, in Chromium', () => {
   const chromium = useChromium('console');
@@ -643,6 +649,130 @@ describe('a closing in the organization console, in Chromium', () => {
             .getAttribute('aria-checked'),
         )
         .toBe('false');
+    },
+  );
+
+  it(
+    "lets an operator select transactions in the work queue, see in a bulk remind's preflight which are blocked and why, run it once for a double click and see each result",
+    { timeout: 120_000 },
+    async () => {
+      const { db, origin, tenant, operator } = world;
+      // Six investors of their own, found by a name no other step uses: four waiting for the investor, one
+      // voided, one reminded a moment ago.
+      const names = Array.from({ length: 6 }, (_, index) => `Quillfeather Partner ${String(index + 1)}`);
+      const ids: string[] = [];
+      for (const name of names) {
+        const { transactionId } = await db.transaction((tx) =>
+          createTransaction(tx, {
+            organizationId: tenant.organizationId,
+            actor: { type: 'user', id: operator.id },
+            input: {
+              templateId: tenant.templateId,
+              senderEntityId: tenant.senderEntityId,
+              noticeName: name,
+              noticeEmail: uniqueEmail('quillfeather'),
+              inputData: {},
+            },
+          }),
+        );
+        ids.push(transactionId);
+      }
+      const actor = { type: 'user' as const, id: operator.id };
+      const [voided = '', reminded = ''] = ids.slice(4);
+      await runConsoleEvent(db, {
+        organizationId: tenant.organizationId,
+        transactionId: voided,
+        eventKey: 'void',
+        message: 'Sent to the wrong fund.',
+        version: (await pathOf(db, voided)).at(-1)?.id ?? null,
+        role: 'operator',
+        actor,
+      });
+      await remindNow(db, { organizationId: tenant.organizationId, transactionId: reminded, actor });
+      // The bulk job runs as another node would run it: it looks for work every few hundred milliseconds.
+      const bulkRuns = createBulkRuns({ db, intervalMs: 300 });
+      try {
+        const page = await chromium.newPage(origin);
+        await page.goto(`${origin}/console/queue?search=Quillfeather`);
+        await signIn(page, operator);
+        await page.getByRole('heading', { name: 'Work queue' }).waitFor();
+        await expect.poll(() => page.locator('tbody tr').count()).toBe(6);
+
+        // Two boxes by hand, then every row the search keeps, kept through a reload.
+        await page.getByRole('checkbox', { name: 'Select Quillfeather Partner 1' }).click();
+        await page.getByRole('checkbox', { name: 'Select Quillfeather Partner 2' }).click();
+        await page.getByText('2 selected').waitFor();
+        await page.getByRole('button', { name: 'Select all 6 matching these filters' }).click();
+        await page.getByText('All 6 matching selected').waitFor();
+        await page.reload();
+        await page.getByText('All 6 matching selected').waitFor();
+        await chromium.screenshotPhoneAndDesktop(page, 'bulk-queue');
+        expect(await page.getByRole('checkbox', { name: 'Select Quillfeather Partner 5' }).isChecked()).toBe(
+          true,
+        );
+        await page.getByRole('link', { name: 'Act on selection…' }).click();
+
+        // The preflight of a reminder: four eligible, two blocked, each with its reason in words.
+        await page.getByRole('heading', { level: 1, name: 'Act on 6 transactions' }).waitFor();
+        expect(await page.getByLabel('Action').inputValue()).toBe('remind');
+        await page.getByRole('heading', { name: 'Remind: what it would do' }).waitFor();
+        const status = page.getByRole('status').filter({ hasText: 'eligible' });
+        await expect.poll(() => status.textContent()).toContain('4 eligible');
+        expect(await status.textContent()).toContain('2 blocked');
+        const reasons = page.locator('.bulk-reasons li');
+        await expect.poll(() => reasons.count()).toBe(2);
+        const reasonTexts = (await reasons.allTextContents()).join('\n');
+        expect(reasonTexts).toContain('This transaction is voided');
+        expect(reasonTexts).toMatch(/A reminder was asked for \d+ seconds ago/);
+        const voidedRow = page.getByRole('row', { name: /Quillfeather Partner 5/ });
+        expect(await voidedRow.textContent()).toContain('Voided');
+        expect(await voidedRow.textContent()).toContain('Blocked');
+        expect(await page.getByRole('row', { name: /Quillfeather Partner 1/ }).textContent()).toContain(
+          'Eligible',
+        );
+        // Words, never keys or ids.
+        expect(await page.locator('main').textContent()).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
+        await chromium.screenshotPhoneAndDesktop(page, 'bulk-preflight');
+
+        // Run, clicked twice: one job, whose page follows it to the end.
+        await page.getByRole('button', { name: 'Run on 4 eligible' }).dblclick();
+        await page.waitForURL(/\/console\/bulk\/[0-9a-f-]{36}$/);
+        await page.getByRole('heading', { level: 1, name: 'Remind: 6 transactions' }).waitFor();
+        await page.getByText('Finished', { exact: true }).waitFor({ timeout: 20_000 });
+        await expect
+          .poll(() => page.getByRole('status').filter({ hasText: 'done' }).textContent())
+          .toContain('4 done');
+        for (const name of names.slice(0, 4)) {
+          const row = page.getByRole('row', { name: new RegExp(name) });
+          expect(await row.textContent()).toContain('Done');
+          expect(await row.getByRole('link', { name }).getAttribute('href')).toMatch(
+            /\/console\/transactions\//,
+          );
+        }
+        expect(await page.getByRole('row', { name: /Quillfeather Partner 5/ }).textContent()).toContain(
+          'Blocked',
+        );
+        await chromium.screenshotPhoneAndDesktop(page, 'bulk-results');
+
+        const jobs = await db.query<{ count: number }>(
+          'select count(*)::int as count from bulk_jobs where organization_id = $1',
+          [tenant.organizationId],
+        );
+        expect(jobs[0]?.count).toBe(1);
+        const timeline = await db.query<{ transactionId: string }>(
+          `select transaction_id as "transactionId" from transaction_activity
+           where transaction_id = any($1::uuid[]) and kind = 'console' and action = 'reminded'`,
+          [ids],
+        );
+        // Each of the four reminded once; the one reminded before, once, by hand.
+        expect(timeline.map((entry) => ids.indexOf(entry.transactionId)).sort()).toEqual([0, 1, 2, 3, 5]);
+        // The queue lets go of the selection once it ran.
+        await page.goto(`${origin}/console/queue?search=Quillfeather`);
+        await expect.poll(() => page.locator('tbody tr').count()).toBe(6);
+        expect(await page.getByText(/selected/).count()).toBe(0);
+      } finally {
+        await bulkRuns.stop();
+      }
     },
   );
 });

@@ -47,6 +47,9 @@ const ImportTemplatePage = lazy(() => import('./pages/templates/import-page.tsx'
 const TemplatePage = lazy(() => import('./pages/templates/template-page.tsx'));
 /** The person's mail alerts: a chunk of its own. */
 const AlertsPage = lazy(() => import('./pages/alerts.tsx'));
+/** A bulk action: its preflight before it runs, and its page after; a chunk each. */
+const NewBulkPage = lazy(() => import('./pages/bulk/new-bulk-page.tsx'));
+const BulkPage = lazy(() => import('./pages/bulk/bulk-page.tsx'));
 
 /**
  * Starts what the page the console was opened at needs first, before the session is known: the work queue's
@@ -134,6 +137,8 @@ export function App() {
           <Route path="/templates/import" element={<Lazily page={<ImportTemplatePage />} />} />
           <Route path="/templates/:key" element={<Lazily page={<TemplatePage />} />} />
           <Route path="/alerts" element={<Lazily page={<AlertsPage />} />} />
+          <Route path="/bulk/new" element={<Lazily page={<NewBulkPage />} />} />
+          <Route path="/bulk/:id" element={<Lazily page={<BulkPage />} />} />
           <Route
             path="/transactions/:id"
             element={

@@ -14,6 +14,7 @@ import { registerStartRoutes } from './start/routes.ts';
 import { registerClosingRoutes } from './closings/routes.ts';
 import { registerClosingListRoute } from './closings/list-route.ts';
 import { registerTemplateRoutes } from './templates/routes.ts';
+import { registerBulkRoutes } from './bulk/routes.ts';
 import { PERMISSIONS } from './role-permissions.ts';
 import { consolePages } from './team.ts';
 import { registerTeamRoutes } from './team-routes.ts';
@@ -65,6 +66,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
       registerStartRoutes(route, deps);
       registerClosingRoutes(route, deps);
       registerAlertRoutes(route, deps);
+      registerBulkRoutes(route, deps);
       registerClosingListRoute(api, { db, documentWorkers: deps.documentWorkers });
       registerTemplateRoutes(route, api, deps);
       registerLiveRoute(api, live, streams);

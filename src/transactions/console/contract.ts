@@ -21,6 +21,7 @@ import { EXPORT_FORMATS } from './export/export-formats.ts';
 import type { Permission } from './role-permissions.ts';
 import { templateRoutes } from './templates/templates-contract.ts';
 import { alertsRoutes } from './alerts/alerts-contract.ts';
+import { bulkRoutes } from './bulk/bulk-contract.ts';
 
 /**
  * The contract of the organization console's JSON routes (`/console/api`): what each takes and answers (see
@@ -479,6 +480,7 @@ export const consoleRoutes = {
   ...accountRoutes(SessionAnswer, { organization: Type.Optional(Type.String({ maxLength: 63 })) }),
   ...templateRoutes,
   ...alertsRoutes,
+  ...bulkRoutes,
   /** The organization's people, in the order they were invited, with what can be done to each now. */
   listTeam: {
     method: 'GET',

@@ -24,6 +24,8 @@ export interface ConsoleDeps {
   links: FileLinks;
   /** The runner of closings' rows, told when a closing is run (closings/closing-runs.ts). */
   closingRuns?: Pick<KickedRuns<unknown>, 'kick'> | undefined;
+  /** The runner of bulk actions, told when one is made (bulk/bulk-runs.ts). */
+  bulkRuns?: Pick<KickedRuns<unknown>, 'kick'> | undefined;
   /** The sender of recipients' mail, told when an action queued some (a reminder, a new link). */
   recipientNotices?: Pick<RecipientNotices, 'kick'> | undefined;
   /** The live streams' heartbeat and cap (live-streams.ts); tests shorten the heartbeat. */

@@ -52,6 +52,40 @@ export async function recordActivity(
   );
 }
 
+/**
+ * Appends the same entry to many transactions' activity in one statement (a bulk reminder's batch), in the
+ * caller's database transaction: one row per transaction, as {@link recordActivity} writes it for one.
+ */
+export async function recordActivities(
+  db: Queryable,
+  entries: readonly {
+    organizationId: string;
+    transactionId: string;
+    kind: ActivityKind;
+    action: string;
+    actor: ActivityActor;
+    details?: Record<string, unknown>;
+  }[],
+): Promise<void> {
+  if (entries.length === 0) return;
+  await db.query(
+    `insert into transaction_activity
+       (organization_id, transaction_id, kind, action, actor_type, actor_id, request_id, details)
+     select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+       $8::jsonb[])`,
+    [
+      entries.map((entry) => entry.organizationId),
+      entries.map((entry) => entry.transactionId),
+      entries.map((entry) => entry.kind),
+      entries.map((entry) => entry.action),
+      entries.map((entry) => entry.actor.type),
+      entries.map((entry) => entry.actor.id),
+      entries.map((entry) => entry.actor.requestId ?? null),
+      entries.map((entry) => JSON.stringify(entry.details ?? {})),
+    ],
+  );
+}
+
 /** What a recipient did through their link, for the transaction's activity. */
 export interface RecipientAct {
   action: 'opened' | 'saved' | 'uploaded' | 'signed' | 'submitted';

@@ -21,6 +21,7 @@ import { CONSOLE_SESSION_COOKIE } from '../../../src/transactions/console/consol
 import { PERMISSIONS as CONSOLE_PERMISSIONS } from '../../../src/transactions/console/role-permissions.ts';
 import { addReviewComment } from '../../../src/transactions/review/comments.ts';
 import { createClosing } from '../../../src/transactions/console/closings/closings.ts';
+import { createBulkJob } from '../../../src/transactions/console/bulk/bulk-jobs.ts';
 import { fanOutEvents } from '../../../src/webhooks/delivery.ts';
 import { createEndpoint } from '../../../src/webhooks/endpoints.ts';
 import { Browser, createPerson, type SignInSurface } from '../../support/data/dashboard.ts';
@@ -144,6 +145,16 @@ const world = madeBeforeAll('the served apps and two tenants of each kind', asyn
     },
   });
 
+  const theirBulk = await createBulkJob(db, {
+    organizationId: theirs.organizationId,
+    userId: theirOperator.id,
+    role: 'operator',
+    selection: { ids: [theirs.transactionId] },
+    action: { kind: 'remind' },
+    checkedAt: new Date(),
+    idempotencyKey: randomUUID(),
+  });
+
   // The dashboard: an instance with a person of each role, and another with a key, a person and a company.
   const ourInstance = await createTestPortfolio(db, { companies: 1, funds: 1 });
   const theirInstance = await createTestPortfolio(db, { companies: 1, funds: 1 });
@@ -182,6 +193,7 @@ const world = madeBeforeAll('the served apps and two tenants of each kind', asyn
         comments: comment.id,
         'webhook-deliveries': delivery.id,
         closings: theirClosing.id,
+        bulk: theirBulk.id,
       },
       otherParams: {},
     },

@@ -1,4 +1,4 @@
-import { Badge, Flex, Link as ThemeLink, Table, Text } from '@radix-ui/themes';
+import { Badge, Checkbox, Flex, Link as ThemeLink, Table, Text } from '@radix-ui/themes';
 import { Link } from 'react-router';
 import { StateBadge } from '../state-badge.tsx';
 import type { QueueRow } from '../types.ts';
@@ -19,13 +19,43 @@ function forHowLong(since: string, now: number): string {
   return 'since just now';
 }
 
+/** A row's box for a bulk action: whether it is chosen, fixed while "all matching" is, and its change. */
+export interface RowSelect {
+  checked: boolean;
+  fixed: boolean;
+  onChange: (checked: boolean) => void;
+}
+
 /**
  * One transaction of the queue: its investor and contact, where it is and for how long, whether it stalls, who
- * has it. Its link hands the transaction's page the queue's address (`from`), for the way back.
+ * has it; for those who may act on it, its box for a bulk action (`select`). Its link hands the transaction's page
+ * the queue's address (`from`), for the way back.
  */
-export function Row({ row, now, from }: { row: QueueRow; now: number; from: FromQueue }) {
+export function Row({
+  row,
+  now,
+  from,
+  select,
+}: {
+  row: QueueRow;
+  now: number;
+  from: FromQueue;
+  select?: RowSelect | undefined;
+}) {
   return (
     <Table.Row>
+      {select === undefined ? null : (
+        <Table.Cell className="queue-select">
+          <Checkbox
+            aria-label={`Select ${row.investorName}`}
+            checked={select.checked}
+            disabled={select.fixed}
+            onCheckedChange={(checked) => {
+              select.onChange(checked === true);
+            }}
+          />
+        </Table.Cell>
+      )}
       <Table.RowHeaderCell>
         <Flex direction="column" gap="1">
           <ThemeLink asChild weight="medium">

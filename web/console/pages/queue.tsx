@@ -16,6 +16,8 @@ import type { QueueTab } from '../types.ts';
 import { capitalized } from '../words.ts';
 import { ClosingFilter } from './closings/closing-filter.tsx';
 import { Row, type FromQueue } from './queue-row.tsx';
+import { PageCheckbox, SelectionBar, useQueueSelection } from './queue-selection.tsx';
+import { filterOf } from './bulk/selection.ts';
 import './queue.css';
 
 /** The shortest search the server takes (src/transactions/console/queue/queue-query.ts). */
@@ -237,6 +239,10 @@ export function QueuePage() {
   };
   const tabLink = (target: string) => queueWith({ state: target });
   const listOf = useRef<HTMLDivElement>(null);
+  // Operators and admins choose rows for a bulk action; the others see no boxes.
+  const operate = may(user.role, 'operate');
+  const selection = useQueueSelection(filterOf(withChanges({ after: '' })));
+  const matching = tabs?.reduce((sum, tab) => sum + (state === '' || tab.state === state ? tab.count : 0), 0);
 
   return (
     <Flex direction="column" gap="4">
@@ -307,6 +313,7 @@ export function QueuePage() {
         <ClosingFilter id={value('closing')} removed={queueWith({ closing: '' })} />
       )}
       <ErrorCallout error={queue.error} />
+      {operate ? <SelectionBar selection={selection} matching={matching} /> : null}
       <div ref={listOf} className="table-scroll" aria-live="polite" aria-busy={queue.loading}>
         {shown === undefined ? (
           <Skeleton height="240px" />
@@ -323,6 +330,11 @@ export function QueuePage() {
           <Table.Root variant="surface" size="2">
             <Table.Header>
               <Table.Row>
+                {operate ? (
+                  <Table.ColumnHeaderCell className="queue-select">
+                    <PageCheckbox selection={selection} ids={shown.rows.map((row) => row.id)} />
+                  </Table.ColumnHeaderCell>
+                ) : null}
                 <Table.ColumnHeaderCell>Investor</Table.ColumnHeaderCell>
                 <Table.ColumnHeaderCell>State</Table.ColumnHeaderCell>
                 <Table.ColumnHeaderCell className="hide-on-phone">Template and sender</Table.ColumnHeaderCell>
@@ -332,7 +344,23 @@ export function QueuePage() {
             </Table.Header>
             <Table.Body>
               {shown.rows.map((row) => (
-                <Row key={row.id} row={row} now={now} from={from} />
+                <Row
+                  key={row.id}
+                  row={row}
+                  now={now}
+                  from={from}
+                  select={
+                    operate
+                      ? {
+                          checked: selection.isChosen(row.id),
+                          fixed: selection.all,
+                          onChange: (on) => {
+                            selection.toggle(row.id, on);
+                          },
+                        }
+                      : undefined
+                  }
+                />
               ))}
             </Table.Body>
           </Table.Root>

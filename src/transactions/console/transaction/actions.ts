@@ -47,6 +47,23 @@ interface LinkFacts {
 }
 
 /**
+ * The select of {@link LinkFacts} over `t` (transactions), its where clause to follow; `definition` is the
+ * template's column (`tp.definition`), or null where the caller reads each template once.
+ */
+const linkFacts = (
+  definition: string,
+) => `select t.id, t.state, ${definition} as definition, t.template_id as "templateId", t.completed_at is not null as completed,
+       t.voided_at is not null as voided, t.transmit_token_hash is not null as "hasLink",
+       t.transmit_token_expires_at as "expiresAt", coalesce(n.token_sealed is not null, false) as sealed,
+       coalesce(n.reminders_sent, 0) as "remindersSent", ${AWAITS_RECIPIENT('t')} as awaits,
+       (select max(a.created_at) from transaction_activity a
+        where a.transaction_id = t.id and a.kind = 'console' and a.action = 'reminded') as "lastRemindedAt",
+       clock_timestamp() as now
+     from transactions t join templates tp on tp.id = t.template_id
+     left join recipient_notices n on n.transaction_id = t.id`;
+const LINK_FACTS = linkFacts('tp.definition');
+
+/**
  * The link facts of a transaction of the organization (NOT_FOUND for another's), locked for an action when
  * `lock` is set, so that two actions at once take turns and the second sees what the first did.
  */
@@ -65,19 +82,10 @@ async function linkFactsOf(
     );
     if (!locked) throw notFound('transaction');
   }
-  const [row] = await tx.query<LinkFacts>(
-    `select t.state, tp.definition, t.completed_at is not null as completed, t.voided_at is not null as voided,
-       t.transmit_token_hash is not null as "hasLink", t.transmit_token_expires_at as "expiresAt",
-       coalesce(n.token_sealed is not null, false) as sealed, coalesce(n.reminders_sent, 0) as "remindersSent",
-       ${AWAITS_RECIPIENT('t')} as awaits,
-       (select max(a.created_at) from transaction_activity a
-        where a.transaction_id = t.id and a.kind = 'console' and a.action = 'reminded') as "lastRemindedAt",
-       clock_timestamp() as now
-     from transactions t join templates tp on tp.id = t.template_id
-     left join recipient_notices n on n.transaction_id = t.id
-     where t.id = $1 and t.organization_id = $2`,
-    [target.transactionId, target.organizationId],
-  );
+  const [row] = await tx.query<LinkFacts>(`${LINK_FACTS} where t.id = $1 and t.organization_id = $2`, [
+    target.transactionId,
+    target.organizationId,
+  ]);
   if (!row) throw notFound('transaction');
   return row;
 }
@@ -133,6 +141,33 @@ export async function linkActionsOf(
     resetLink: availability('resetLink'),
     setLinkExpiry: availability('setLinkExpiry'),
   };
+}
+
+/**
+ * Why a reminder cannot be sent now to each of the organization's `transactionIds` (null when it can), by the
+ * rules {@link remindNow} refuses by, read in one statement: a bulk reminder's preflight (console/bulk). Ids of
+ * another organization are left out.
+ */
+export async function remindRefusals(
+  db: Queryable,
+  options: { organizationId: string; transactionIds: readonly string[] },
+): Promise<Map<string, string | null>> {
+  // Each template read once: thousands of transactions share a few definitions.
+  const rows = await db.query<Omit<LinkFacts, 'definition'> & { id: string; templateId: string }>(
+    `${linkFacts('null')} where t.id = any($1::uuid[]) and t.organization_id = $2`,
+    [options.transactionIds, options.organizationId],
+  );
+  const templates = await db.query<{ id: string; definition: TemplateDefinition }>(
+    'select id, definition from templates where id = any($1::uuid[])',
+    [[...new Set(rows.map((row) => row.templateId))]],
+  );
+  const definitions = new Map(templates.map((template) => [template.id, template.definition]));
+  return new Map(
+    rows.flatMap((row) => {
+      const definition = definitions.get(row.templateId);
+      return definition === undefined ? [] : [[row.id, refusalOf({ ...row, definition }, 'remind')] as const];
+    }),
+  );
 }
 
 /**

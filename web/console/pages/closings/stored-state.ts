@@ -19,7 +19,7 @@ function readStored<T>(key: string, read: ReadStored<T>): T | undefined {
 /**
  * A page's state kept in sessionStorage under `key` (one per organization and person, and per closing where it is
  * of one): restored when the page opens, stored at each change (as the page is drawn, so that a reload right after
- * a keystroke keeps it), removed while it is `initial`. `forget` sets it back to `initial`.
+ * a keystroke keeps it), removed while it is `initial`. `forget` sets it back to `initial` and removes it at once.
  */
 export function useStoredState<T>(
   key: string,
@@ -38,7 +38,13 @@ export function useStoredState<T>(
   }, [key, value]);
   const forget = useCallback(() => {
     setValue(first.current);
-  }, []);
+    // At once too: a page that forgets and then leaves is not drawn again to remove it.
+    try {
+      sessionStorage.removeItem(key);
+    } catch {
+      // Storage off: nothing was kept.
+    }
+  }, [key]);
   return [value, setValue, forget];
 }
 
