@@ -25,6 +25,13 @@ export interface FilePartOptions {
   checkFilename: (name: string | undefined) => string;
 }
 
+/** UNSUPPORTED_MEDIA_TYPE for a body that is not multipart/form-data. */
+const notMultipart = (partName: string) =>
+  new AppError(
+    'UNSUPPORTED_MEDIA_TYPE',
+    `send the file as multipart/form-data, in a part named "${partName}"`,
+  );
+
 /** BAD_USER_INPUT for a body whose file is not in the part the route reads. */
 const wrongPart = (partName: string) =>
   new AppError('BAD_USER_INPUT', `send the file in a part named "${partName}"`, { field: partName });
@@ -122,12 +129,7 @@ export async function receiveFilePart(
   options: FilePartOptions,
 ): Promise<ReceivedFile> {
   const { partName } = options;
-  if (!request.isMultipart()) {
-    throw new AppError(
-      'UNSUPPORTED_MEDIA_TYPE',
-      `send the file as multipart/form-data, in a part named "${partName}"`,
-    );
-  }
+  if (!request.isMultipart()) throw notMultipart(partName);
   try {
     const part = await request.file({ limits: { fileSize: options.maxBytes } });
     if (!part || part.fieldname !== partName) {
@@ -161,12 +163,7 @@ export async function receiveFileWithOthers(
   file: FilePartOptions,
   beside: FilePartOptions & { maxCount: number },
 ): Promise<{ file: ReceivedFile; beside: ReceivedFile[] }> {
-  if (!request.isMultipart()) {
-    throw new AppError(
-      'UNSUPPORTED_MEDIA_TYPE',
-      `send the file as multipart/form-data, in a part named "${file.partName}"`,
-    );
-  }
+  if (!request.isMultipart()) throw notMultipart(file.partName);
   const whatToSend = `send the file in a part named "${file.partName}" and at most ${String(beside.maxCount)} more in parts named "${beside.partName}"`;
   let first: ReceivedFile | undefined;
   const others: ReceivedFile[] = [];

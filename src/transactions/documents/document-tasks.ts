@@ -1,28 +1,13 @@
 import { Piscina } from 'piscina';
 import { inspectPdf, type PdfInspection } from './agreement-pdf.ts';
-import { makeDocumentPdf, type RenderJob } from './document-pdf.ts';
-import { AppError, type ErrorCode } from '../../errors.ts';
-import { preflight, type Preflight } from '../console/closings/preflight.ts';
+import { makeDocumentPdf } from './document-pdf.ts';
+import type { DocumentTask, PreflightOutcome } from './document-workers.ts';
+import { AppError } from '../../errors.ts';
+import { preflight } from '../console/closings/preflight.ts';
 import { readTable } from '../console/closings/table-file.ts';
 import type { TemplateDefinition } from '../templates/schema.ts';
-import { checkTemplate, type TemplateCheck } from '../templates/validation.ts';
-
-export type { RenderJob } from './document-pdf.ts';
-
-/** What a document worker is asked to do (document-workers.ts). */
-export type DocumentTask =
-  | { kind: 'render'; job: RenderJob }
-  | { kind: 'inspect'; bytes: Uint8Array }
-  | { kind: 'preflight'; definition: TemplateDefinition; bytes: Uint8Array }
-  | { kind: 'checkTemplate'; source: string };
-
-/**
- * A closing's list read and checked, or the refusal of its file as it crosses back to the main thread (an
- * AppError arrives there as a plain Error).
- */
-export type PreflightOutcome =
-  | { ok: true; preflight: Preflight }
-  | { ok: false; code: ErrorCode; message: string; details: Record<string, unknown> | undefined };
+import { checkTemplate } from '../templates/validation.ts';
+import type { TemplateCheck } from '../templates/template-check.ts';
 
 /** Reads and checks a closing's list (console/closings): the table of its file, then each row. */
 async function preflightTask(definition: TemplateDefinition, bytes: Uint8Array): Promise<PreflightOutcome> {

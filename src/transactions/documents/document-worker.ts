@@ -3,7 +3,7 @@
 // bundle. It registers tsx in the thread before importing the task module, whose imports (pdf-writer.ts's
 // parameter properties) Node's type stripping cannot run.
 import { register } from 'tsx/esm/api';
-import type { DocumentTask } from './document-tasks.ts';
+import type { DocumentTask } from './document-workers.ts';
 
 register();
 const tasks = import('./document-tasks.ts');

@@ -3,11 +3,26 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { documentTooComplex, documentWorkersBusy } from '../../errors.ts';
 import type { PdfInspection } from './agreement-pdf.ts';
-import type { DocumentTask, PreflightOutcome, RenderJob } from './document-tasks.ts';
-import { AppError } from '../../errors.ts';
+import type { RenderJob } from './document-pdf.ts';
+import { AppError, type ErrorCode } from '../../errors.ts';
 import type { Preflight } from '../console/closings/preflight.ts';
 import type { TemplateDefinition } from '../templates/schema.ts';
-import type { TemplateCheck } from '../templates/validation.ts';
+import type { TemplateCheck } from '../templates/template-check.ts';
+
+/** What a document worker is asked to do (document-tasks.ts runs it in the thread). */
+export type DocumentTask =
+  | { kind: 'render'; job: RenderJob }
+  | { kind: 'inspect'; bytes: Uint8Array }
+  | { kind: 'preflight'; definition: TemplateDefinition; bytes: Uint8Array }
+  | { kind: 'checkTemplate'; source: string };
+
+/**
+ * A closing's list read and checked, or the refusal of its file as it crosses back to the main thread (an
+ * AppError arrives there as a plain Error).
+ */
+export type PreflightOutcome =
+  | { ok: true; preflight: Preflight }
+  | { ok: false; code: ErrorCode; message: string; details: Record<string, unknown> | undefined };
 
 /**
  * The threads that make and read PDFs, off the event loop: a document laid out from a hostile answer, or a fund's

@@ -2,13 +2,7 @@
 // problem an operator can make is found, and located, by one pass in one place.
 import { isDeepStrictEqual } from 'node:util';
 import { LineCounter, parseDocument } from 'yaml';
-import {
-  formatPath,
-  lineOf,
-  structureProblems,
-  type LocatedProblem,
-  type PathSegment,
-} from '../../validation/problems.ts';
+import { formatPath, lineOf, structureProblems, type PathSegment } from '../../validation/problems.ts';
 import { TemplateSchema, type ItemDefinition, type TemplateDefinition, type UiWidget } from './schema.ts';
 import {
   effectiveWorkflow,
@@ -26,10 +20,9 @@ import { agreementProblems, checkAgreementFiles, type AgreementFile } from '../d
 import { documentWorkers, type DocumentWorkers } from '../documents/document-workers.ts';
 
 /** One mistake in a template file: where it is and what is wrong. */
-export type TemplateProblem = LocatedProblem;
+import type { TemplateCheck, TemplateProblem } from './template-check.ts';
 
-export type TemplateCheck =
-  { ok: true; definition: TemplateDefinition } | { ok: false; problems: TemplateProblem[] };
+export type { TemplateCheck, TemplateProblem };
 
 const validateStructure = onFirstUse(() => itemSchemaValidator().compile<TemplateDefinition>(TemplateSchema));
 
