@@ -163,11 +163,31 @@ function refuseConnection(
   });
 }
 
+/** What each connection had sent when its last answer was finished: more since then is a request on its way. */
+const readAtLastAnswer = new WeakMap<Socket, number>();
+
+/**
+ * Whether a connection has sent no byte of a request since its last answer (or since its handshake): one a
+ * browser opened ahead of need, or kept for its next request. Such a connection is closed without a word at a
+ * timeout: a 408 written onto it could be read as the answer to the request the browser sends on it at that
+ * moment (Chromium's download of an export was cut off so, under load), whereas a connection closed before its
+ * request is answered is one a browser opens again.
+ */
+function sentNothingSinceLastAnswer(socket: Socket): boolean {
+  return socket.bytesRead === (readAtLastAnswer.get(socket) ?? 0);
+}
+
 /**
  * What Node's HTTP parser could not parse (or a request that timed out) gets a JSON answer in the documented
- * shape, with a request id, and the connection is closed. Fastify's `clientErrorHandler`.
+ * shape, with a request id, and the connection is closed. Fastify's `clientErrorHandler`. A timeout on a
+ * connection that sent nothing since its last answer closes it without one (see sentNothingSinceLastAnswer).
  */
 export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'ERR_HTTP_HEADERS_TIMEOUT';
+  if (timedOut && sentNothingSinceLastAnswer(socket)) {
+    socket.destroy();
+    return;
+  }
   const [code, message] = CLIENT_ERRORS[error.code ?? ''] ?? [
     'BAD_USER_INPUT',
     'This is not an HTTP/1.1 request this server can read.',
@@ -192,6 +212,7 @@ export function createHttpsOnlyServer(options: HttpsOnlyOptions, handler: Reques
     clearTimeout(firstRequestDeadlines.get(request.socket));
     firstRequestDeadlines.delete(request.socket);
     response.once('finish', () => {
+      readAtLastAnswer.set(request.socket, request.socket.bytesRead);
       if (stopping) request.socket.end();
     });
     if (request.httpVersionMajor === 2) {
@@ -244,10 +265,12 @@ export function createHttpsOnlyServer(options: HttpsOnlyOptions, handler: Reques
   inner.emit('listening');
   // Node's headers timeout starts with a request's first byte: a TLS connection that sends nothing after its
   // handshake would be held until the idle timeout. Its first request must arrive within the headers timeout of
-  // the handshake, or it gets the 408 of headers that came too slowly.
+  // the handshake: a connection that sent nothing by then is closed, one with part of a request gets the 408 of
+  // headers that came too slowly.
   server.on('secureConnection', (socket: TLSSocket) => {
     const deadline = setTimeout(() => {
-      refuseConnection(socket, ...HEADERS_TIMEOUT);
+      if (sentNothingSinceLastAnswer(socket)) socket.destroy();
+      else refuseConnection(socket, ...HEADERS_TIMEOUT);
     }, limits.headersTimeoutMs);
     deadline.unref();
     firstRequestDeadlines.set(socket, deadline);

@@ -92,8 +92,19 @@ describe.each(SERVICES)('connection limits of the %s service', (service) => {
     expect(result.received.length).toBe(0);
   });
 
-  it('answers a TLS connection that sends no request after the handshake with a 408 at the headers timeout', async () => {
+  it('closes a TLS connection that sends no request after the handshake at the headers timeout, writing nothing a browser could take for the answer to its next request', async () => {
     const result = await exchange({ port: ports[service], ca, chunks: [], timeoutMs: GIVE_UP_MS });
+    expect(result.closedByServer, 'the server closed the connection').toBe(true);
+    expect(result.received.length).toBe(0);
+  });
+
+  it('answers a TLS connection that sent part of its request line with a 408 at the headers timeout', async () => {
+    const result = await exchange({
+      port: ports[service],
+      ca,
+      chunks: [Buffer.from('GET /hea')],
+      timeoutMs: GIVE_UP_MS,
+    });
     expect(result.closedByServer, 'the server closed the connection').toBe(true);
     expectTimeoutAnswer(result);
   });
