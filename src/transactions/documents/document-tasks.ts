@@ -6,7 +6,6 @@ import { AppError } from '../../errors.ts';
 import { preflight } from '../console/closings/preflight.ts';
 import { readTable } from '../console/closings/table-file.ts';
 import type { TemplateDefinition } from '../templates/schema.ts';
-import { checkTemplate } from '../templates/validation.ts';
 import type { TemplateCheck } from '../templates/template-check.ts';
 
 /** Reads and checks a closing's list (console/closings): the table of its file, then each row. */
@@ -26,7 +25,11 @@ async function preflightTask(definition: TemplateDefinition, bytes: Uint8Array):
 export async function runDocumentTask(
   task: DocumentTask,
 ): Promise<Uint8Array | PdfInspection | PreflightOutcome | TemplateCheck> {
-  if (task.kind === 'checkTemplate') return checkTemplate(task.source);
+  if (task.kind === 'checkTemplate') {
+    // Loaded on a thread's first template check: a thread that only makes PDFs starts without the checker.
+    const { checkTemplate } = await import('../templates/validation.ts');
+    return checkTemplate(task.source);
+  }
   if (task.kind === 'inspect') return inspectPdf(task.bytes);
   if (task.kind === 'preflight') return preflightTask(task.definition, task.bytes);
   const pdf = await makeDocumentPdf(task.job);
