@@ -18,7 +18,7 @@ import { createPostgresDatabase } from '../../src/db/postgres-database.ts';
 import { createLocalFileStore } from '../../src/files/local-file-store.ts';
 import { createMailer } from '../../src/mail/mailer.ts';
 import { runPortico } from '../support/cli.ts';
-import { TEST_DATABASE_URL } from '../support/db/database.ts';
+import { DROP_DATABASE_TIMEOUT_MS, dropDatabases, TEST_DATABASE_URL } from '../support/db/database.ts';
 import { askDeployment, seedDeployment, type SeededDeployment } from '../support/deployment-answers.ts';
 
 let root: string;
@@ -193,9 +193,9 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('moving to PostgreSQL', { timeo
     url = await scratchDatabase();
   });
   afterAll(async () => {
-    for (const name of made) await admin.query(`drop database if exists ${name} with (force)`);
     await admin.close();
-  });
+    await dropDatabases(TEST_DATABASE_URL ?? '', made);
+  }, DROP_DATABASE_TIMEOUT_MS);
 
   it('moves the embedded deployment into PostgreSQL, which answers every question as the original did', async () => {
     const ran = await inDir(original, ['migrate-to', '--database-url', url]);

@@ -15,6 +15,7 @@ import { AppError } from '../../src/errors.ts';
 import { generateApiKey } from '../../src/keys/api-key.ts';
 import { startWebhookWorker } from '../../src/webhooks/delivery.ts';
 import { createEndpoint } from '../../src/webhooks/endpoints.ts';
+import { DROP_DATABASE_TIMEOUT_MS, dropDatabases } from '../support/db/database.ts';
 import { organizationStory, type OrganizationStory } from '../support/data/stories.ts';
 import { startTcpProxy, type TcpProxy } from '../support/peers/tcp-proxy.ts';
 import {
@@ -369,10 +370,14 @@ describe('a PostgreSQL server that ends or refuses connections', () => {
 });
 
 describe('a PostgreSQL database that does not allow connections (ALLOW_CONNECTIONS false)', () => {
+  const made: string[] = [];
+  afterAll(() => dropDatabases(SERVER_URL, made), DROP_DATABASE_TIMEOUT_MS);
+
   it('answers 503 with Retry-After, readyz too, stops a start in one line, and answers again once it allows them', async () => {
     // A database of its own: ALLOW_CONNECTIONS is a property of a database, not of a schema.
     const name = `portico_refusing_${randomBytes(4).toString('hex')}`;
     await withAdmin((client) => client.query(`create database ${name}`));
+    made.push(name);
     const url = new URL(SERVER_URL);
     url.pathname = `/${name}`;
     // A throwaway database: its migrations need not wait for the disk.
@@ -430,7 +435,6 @@ describe('a PostgreSQL database that does not allow connections (ALLOW_CONNECTIO
     } finally {
       await app?.close();
       await db.close();
-      await withAdmin((client) => client.query(`drop database if exists ${name} with (force)`));
     }
   });
 });
