@@ -4,15 +4,11 @@
  * each eligible one once (bulk/bulk-runs.ts), beside the floor "under 60 s". On each database of BENCH_DIALECTS.
  */
 import { randomUUID } from 'node:crypto';
-import { loadExampleTemplate } from '../src/demo/seed.ts';
 import { createBulkJob, preflightBulk } from '../src/transactions/console/bulk/bulk-jobs.ts';
 import { runDueBulkJobs } from '../src/transactions/console/bulk/bulk-runs.ts';
 import { createTransaction } from '../src/transactions/create-transaction.ts';
-import { createEntity } from '../src/transactions/entities.ts';
-import { createOrganization } from '../src/transactions/organizations.ts';
-import { importTemplate } from '../src/transactions/templates/templates.ts';
-import { createPerson } from '../test/support/data/dashboard.ts';
 import { openBenchDatabase, type Dialect } from './database.ts';
+import { seedConsoleOrganization } from './seed.ts';
 import { printMarkdownTable, targetResult, type TargetResult } from './table.ts';
 
 /** The floor: a bulk reminder over 10,000 transactions, preflight and job, within a minute. */
@@ -36,33 +32,16 @@ export async function benchConsoleBulk(options: { dialect: Dialect; rows: number
   try {
     const { db } = bench;
     console.log(`\nconsole bulk on ${bench.description}: ${rows.toLocaleString('en-US')} transactions`);
-    const organization = await createOrganization(db, {
-      handle: `bench-${randomUUID().slice(0, 8)}`,
-      name: 'Bench Capital',
-    });
-    const sender = await createEntity(db, {
-      organizationId: organization.id,
-      type: 'fund',
-      name: 'Bench Capital Fund I, L.P.',
-      email: 'operations@bench-capital.example',
-    });
-    const template = await importTemplate(db, {
-      organizationId: organization.id,
-      definition: await loadExampleTemplate(),
-    });
-    const operator = await createPerson(db, {
-      tenant: { kind: 'organization', id: organization.id },
-      role: 'operator',
-    });
+    const { organizationId, senderEntityId, templateId, userId } = await seedConsoleOrganization(db);
     for (let made = 0; made < rows; made += SEED_BATCH) {
       await db.transaction(async (tx) => {
         for (let index = made; index < Math.min(rows, made + SEED_BATCH); index += 1) {
           await createTransaction(tx, {
-            organizationId: organization.id,
+            organizationId,
             actor: { type: 'system', id: null },
             input: {
-              templateId: template.id,
-              senderEntityId: sender.id,
+              templateId,
+              senderEntityId,
               noticeName: `Investor ${String(index)}`,
               noticeEmail: `investor-${String(index)}@example.com`,
               inputData: {},
@@ -73,7 +52,7 @@ export async function benchConsoleBulk(options: { dialect: Dialect; rows: number
     }
 
     const request = {
-      organizationId: organization.id,
+      organizationId,
       role: 'operator' as const,
       selection: { filter: {} },
       action: { kind: 'remind' as const },
@@ -86,7 +65,7 @@ export async function benchConsoleBulk(options: { dialect: Dialect; rows: number
     started = performance.now();
     await createBulkJob(db, {
       ...request,
-      userId: operator.id,
+      userId,
       checkedAt: preflight.checkedAt,
       idempotencyKey: randomUUID(),
     });

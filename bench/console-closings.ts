@@ -21,12 +21,9 @@ import { runDueClosings } from '../src/transactions/console/closings/closing-run
 import { readQueue } from '../src/transactions/console/queue/queue.ts';
 import { createTransaction } from '../src/transactions/create-transaction.ts';
 import { createDocumentWorkers } from '../src/transactions/documents/document-workers.ts';
-import { createEntity } from '../src/transactions/entities.ts';
-import { createOrganization } from '../src/transactions/organizations.ts';
-import { importTemplate } from '../src/transactions/templates/templates.ts';
-import { createPerson } from '../test/support/data/dashboard.ts';
 import { admin, withDatabase } from './console-queue.ts';
 import { BENCH_DATABASE_URL } from './database.ts';
+import { seedConsoleOrganization } from './seed.ts';
 import { median, printMarkdownTable, targetResult, type TargetResult } from './table.ts';
 
 export interface ClosingsBenchSettings {
@@ -55,34 +52,6 @@ function investorList(rows: number): Uint8Array {
       `Investor ${String(index)},investor-${String(index)}-${randomUUID()}@example.com,Individual,"${String(10 + (index % 900))},000"`,
   );
   return new TextEncoder().encode(['Name,E-mail,Entity type,Amount', ...lines].join('\n'));
-}
-
-/** An organization with the example template, a sender and an operator. */
-async function organizationOf(db: Database) {
-  const organization = await createOrganization(db, {
-    handle: `bench-${randomUUID().slice(0, 8)}`,
-    name: 'Bench Capital',
-  });
-  const sender = await createEntity(db, {
-    organizationId: organization.id,
-    type: 'fund',
-    name: 'Bench Capital Fund I, L.P.',
-    email: 'operations@bench-capital.example',
-  });
-  const template = await importTemplate(db, {
-    organizationId: organization.id,
-    definition: await loadExampleTemplate(),
-  });
-  const operator = await createPerson(db, {
-    tenant: { kind: 'organization', id: organization.id },
-    role: 'operator',
-  });
-  return {
-    organizationId: organization.id,
-    senderEntityId: sender.id,
-    templateId: template.id,
-    userId: operator.id,
-  };
 }
 
 /** Reads the organization's first queue page every 50 ms until `until` settles; each read's time in ms. */
@@ -138,7 +107,7 @@ export async function benchConsoleClosings(options: {
 
   // A closing of the list created by the job, while the queue is read; then the floor, the same rows made by
   // createTransaction in a loop, for another organization.
-  const ours = await organizationOf(db);
+  const ours = await seedConsoleOrganization(db);
   const closing = await createClosing(db, {
     organizationId: ours.organizationId,
     userId: ours.userId,
@@ -157,7 +126,7 @@ export async function benchConsoleClosings(options: {
   const createSeconds = (performance.now() - started) / 1000;
   if (counts.created !== settings.rows) throw new Error(`the closing made ${String(counts.created)} rows`);
 
-  const floor = await organizationOf(db);
+  const floor = await seedConsoleOrganization(db);
   const checked = await workers.preflight(definition, list);
   started = performance.now();
   for (const row of checked.rows) {

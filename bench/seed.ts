@@ -1,5 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import type { Database, Queryable } from '../src/db/database.ts';
-import type { TransactionsDemo } from '../src/demo/seed.ts';
+import { loadExampleTemplate, type TransactionsDemo } from '../src/demo/seed.ts';
+import { createEntity } from '../src/transactions/entities.ts';
+import { createOrganization } from '../src/transactions/organizations.ts';
+import { importTemplate } from '../src/transactions/templates/templates.ts';
+import { createPerson } from '../test/support/data/dashboard.ts';
 
 async function insertReturningId(db: Queryable, sql: string, params: unknown[]): Promise<string> {
   const [row] = await db.query<{ id: string }>(`${sql} returning id`, params);
@@ -82,4 +87,32 @@ export async function seedLargeTransaction(
     }
     return transactionId;
   });
+}
+
+/** An organization with the example template, a sender and an operator. */
+export async function seedConsoleOrganization(db: Database) {
+  const organization = await createOrganization(db, {
+    handle: `bench-${randomUUID().slice(0, 8)}`,
+    name: 'Bench Capital',
+  });
+  const sender = await createEntity(db, {
+    organizationId: organization.id,
+    type: 'fund',
+    name: 'Bench Capital Fund I, L.P.',
+    email: 'operations@bench-capital.example',
+  });
+  const template = await importTemplate(db, {
+    organizationId: organization.id,
+    definition: await loadExampleTemplate(),
+  });
+  const operator = await createPerson(db, {
+    tenant: { kind: 'organization', id: organization.id },
+    role: 'operator',
+  });
+  return {
+    organizationId: organization.id,
+    senderEntityId: sender.id,
+    templateId: template.id,
+    userId: operator.id,
+  };
 }

@@ -653,7 +653,7 @@ describe('a closing in the organization console, in Chromium', () => {
   );
 
   it(
-    "lets an operator select transactions in the work queue, see in a bulk remind's preflight which are blocked and why, run it once for a double click and see each result",
+    "lets an operator select transactions in the work queue, see in a bulk remind's preflight which are blocked and why, run it once for a double click and a reload after a lost answer, and see each result",
     { timeout: 120_000 },
     async () => {
       const { db, origin, tenant, operator } = world;
@@ -734,8 +734,19 @@ describe('a closing in the organization console, in Chromium', () => {
         expect(await page.locator('main').textContent()).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
         await chromium.screenshotPhoneAndDesktop(page, 'bulk-preflight');
 
-        // Run, clicked twice: one job, whose page follows it to the end.
+        // Run, clicked twice, with its answer lost on the way back: the job is made, the page cannot know it.
+        // After a reload the page sends the run again as it was, and follows the one job to the end.
+        await page.route(
+          (url) => url.pathname === '/console/api/bulk',
+          async (route) => {
+            await route.fetch();
+            await route.abort('connectionreset');
+          },
+          { times: 1 },
+        );
         await page.getByRole('button', { name: 'Run on 4 eligible' }).dblclick();
+        await page.getByText('Portico could not be reached').waitFor();
+        await page.reload();
         await page.waitForURL(/\/console\/bulk\/[0-9a-f-]{36}$/);
         await page.getByRole('heading', { level: 1, name: 'Remind: 6 transactions' }).waitFor();
         await page.getByText('Finished', { exact: true }).waitFor({ timeout: 20_000 });

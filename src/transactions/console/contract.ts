@@ -400,7 +400,12 @@ export const ClosingDetail = Type.Object({
   name: Type.String(),
   status: ClosingStatus,
   stopReason: OrNull(Type.String()),
-  template: Type.Object({ id: Type.String(), name: Type.String(), version: Type.Integer() }),
+  template: Type.Object({
+    id: Type.String(),
+    name: Type.String(),
+    version: Type.Integer(),
+    archived: Type.Boolean(),
+  }),
   sender: Type.Object({ id: Type.String(), name: Type.String() }),
   linkValidDays: OrNull(Type.Integer()),
   note: OrNull(Type.String()),
@@ -409,11 +414,18 @@ export const ClosingDetail = Type.Object({
   createdAt: Timestamp(),
   startedAt: OrNull(Timestamp()),
   finishedAt: OrNull(Timestamp()),
-  rowCounts: Type.Record(Type.String(), Type.Integer()),
+  rowCounts: Type.Object({
+    ready: Type.Integer(),
+    problem: Type.Integer(),
+    dropped: Type.Integer(),
+    created: Type.Integer(),
+    failed: Type.Integer(),
+  }),
   states: Type.Array(Type.Object({ state: Type.String(), title: Type.String(), count: Type.Integer() })),
   committed: Type.Array(Type.Object({ currency: Type.String(), amount: Type.Integer() })),
   notOpened: Type.Integer(),
   stalled: Type.Integer(),
+  /** A draft's rows; once run, those not created. */
   rows: Type.Array(ClosingRow),
 });
 export type ClosingDetail = Static<typeof ClosingDetail>;

@@ -178,7 +178,14 @@ describe('a bulk action', () => {
       run(operator, body, checked.checkedAt),
       run(operator, body, checked.checkedAt),
     ]);
-    const jobIds = jobs.map((answer) => (answer.body as { job: { id: string } }).job.id);
+    // Made at once, so either may be the first: the runner takes them in the order they were made.
+    const jobIds = (
+      await world.db.query<{ id: string }>(
+        'select id from bulk_jobs where id = any($1::uuid[]) order by created_at, sequence',
+        [jobs.map((answer) => (answer.body as { job: { id: string } }).job.id)],
+      )
+    ).map((job) => job.id);
+    expect(jobIds).toHaveLength(2);
     // Both jobs' items in one batch: the first reminds, the second is refused by the one-minute rule.
     await runDueBulkJobs(world.db);
     const [first, second] = await Promise.all(jobIds.map((id) => jobOf(operator, id)));
@@ -210,6 +217,10 @@ describe('a bulk action', () => {
       [ids],
     );
     expect(waiting).toHaveLength(2);
+    // Asked again while those wait: each is blocked, naming who asked, rather than failing at the run.
+    const again = await preflight(operator, body);
+    expect(again).toMatchObject({ eligible: 0, blocked: 2, asks: 0 });
+    expect(again.items[0]?.reason).toMatch(/^Approve: .+ asked for Approve already, which a second person/);
   });
 
   it('skips a transaction that moved after the preflight, or after the job was made, saying it changed', async () => {

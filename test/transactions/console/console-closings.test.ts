@@ -123,6 +123,8 @@ describe('a closing', () => {
       states: [{ state: 'draft', title: 'draft', count: 29 }],
       notOpened: 29,
       stalled: 0,
+      // Once run, its rows are those not created: the others are its transactions, in the work queue.
+      rows: [],
     });
     // Rows 2–31 but 9: 12,000 to 41,000, less the dropped row's 19,000, and the fixed row's 20,000 for its 15,000.
     const total = Array.from({ length: 30 }, (_, index) => index + 2)

@@ -211,28 +211,34 @@ describe('templates in the console', () => {
     ]);
   });
 
-  it('archives a template: no new transaction from the console or GraphQL, and a running closing stops with its rows listed', async () => {
+  it('archives a template: no new transaction from the console or GraphQL, a running closing stops with its rows listed, and a draft one does not run', async () => {
     const { story, admin, operator } = await organization();
-    const closing = await operator.request('POST', api('/closings'), {
-      name: 'Fund I, first close',
-      templateId: story.templateId,
-      senderEntityId: story.senderEntityId,
-    });
-    const closingId = (closing.body as { closing: { id: string } }).closing.id;
-    const csv = [
-      'Name,E-mail,Entity type,Amount',
-      ...[1, 2, 3].map(
-        (n) => `Investor ${String(n)},i${String(n)}-${randomUUID()}@example.com,Individual,"20,000"`,
-      ),
-    ].join('\n');
-    const { payload, headers } = multipartBody({
-      filename: 'investors.csv',
-      content: Buffer.from(csv),
-      contentType: 'text/csv',
-    });
-    expect(
-      (await operator.request('POST', api(`/closings/${closingId}/list`), payload, { headers })).status,
-    ).toBe(200);
+    /** A closing of the template with a list of three investors, ready to run. */
+    const listedClosing = async (name: string) => {
+      const closing = await operator.request('POST', api('/closings'), {
+        name,
+        templateId: story.templateId,
+        senderEntityId: story.senderEntityId,
+      });
+      const id = (closing.body as { closing: { id: string } }).closing.id;
+      const csv = [
+        'Name,E-mail,Entity type,Amount',
+        ...[1, 2, 3].map(
+          (n) => `Investor ${String(n)},i${String(n)}-${randomUUID()}@example.com,Individual,"20,000"`,
+        ),
+      ].join('\n');
+      const { payload, headers } = multipartBody({
+        filename: 'investors.csv',
+        content: Buffer.from(csv),
+        contentType: 'text/csv',
+      });
+      expect((await operator.request('POST', api(`/closings/${id}/list`), payload, { headers })).status).toBe(
+        200,
+      );
+      return id;
+    };
+    const closingId = await listedClosing('Fund I, first close');
+    const draftId = await listedClosing('Fund I, second close');
     expect((await operator.request('POST', api(`/closings/${closingId}/run`))).status).toBe(200);
 
     const archived = await admin.request('PUT', api('/templates/subscription/archived'), { archived: true });
@@ -249,6 +255,15 @@ describe('templates in the console', () => {
     expect(detail.rows.map((row) => [row.status, row.failure])).toEqual(
       Array.from({ length: 3 }, () => ['failed', detail.stopReason]),
     );
+    // The draft says so, and its run is refused: it would create nothing.
+    const draft = ((await operator.get(api(`/closings/${draftId}`))).body as { closing: ClosingDetail })
+      .closing;
+    expect(draft).toMatchObject({ status: 'draft', template: { archived: true } });
+    const refusedRun = await operator.request('POST', api(`/closings/${draftId}/run`));
+    expect([refusedRun.status, (refusedRun.body as { error: { code: string } }).error.code]).toEqual([
+      409,
+      'TEMPLATE_ARCHIVED',
+    ]);
 
     const started = await operator.request('POST', api('/transactions'), {
       templateId: story.templateId,
@@ -277,6 +292,10 @@ describe('templates in the console', () => {
 
     const restored = await admin.request('PUT', api('/templates/subscription/archived'), { archived: false });
     expect(restored.body).toMatchObject({ archived: null, stoppedClosings: 0 });
+    expect((await operator.request('POST', api(`/closings/${draftId}/run`))).body).toEqual({
+      status: 'running',
+      rows: 3,
+    });
     const again = await graphql(
       world.app,
       story.apiKey,

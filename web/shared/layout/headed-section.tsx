@@ -1,5 +1,5 @@
-import { Heading } from '@radix-ui/themes';
-import type { ComponentProps, ReactNode } from 'react';
+import { Card, Heading } from '@radix-ui/themes';
+import { useId, type ComponentProps, type ReactNode } from 'react';
 
 /**
  * A part of a page under its h2, which names it for screen readers (`aria-labelledby`): a transaction's
@@ -30,5 +30,25 @@ export function HeadedSection({
       </Heading>
       {children}
     </section>
+  );
+}
+
+/**
+ * A part of a page in a card, under its h2: a closing's progress, a template's versions.
+ *
+ * @example
+ * <CardSection title="Versions">…</CardSection>
+ */
+export function CardSection({ title, children }: { title: ReactNode; children: ReactNode }) {
+  const id = useId();
+  return (
+    <Card size="2" asChild>
+      <section aria-labelledby={id}>
+        <Heading as="h2" size="4" id={id} mb="3">
+          {title}
+        </Heading>
+        {children}
+      </section>
+    </Card>
   );
 }

@@ -100,6 +100,13 @@ export async function checkEligibility(
           transactionIds: selected.map((row) => row.id),
         })
       : undefined;
+  const waiting =
+    action.kind === 'event'
+      ? await waitingApprovals(db, {
+          organizationId: options.organizationId,
+          transactionIds: selected.map((row) => row.id),
+        })
+      : undefined;
   const items: CheckedItem[] = [];
   for (const row of selected) {
     const template = templates.get(row.templateId);
@@ -118,6 +125,7 @@ export async function checkEligibility(
         template,
         role: options.role,
         eventKey: action.eventKey,
+        waiting: waiting?.get(row.id),
       }));
     }
     items.push({
@@ -134,12 +142,42 @@ export async function checkEligibility(
   return items;
 }
 
-/** Why `eventKey` cannot be run on one transaction now, as the engine and the role check say. */
+/** A request for a second person's approval waiting on a transaction: who asked, for which event. */
+interface WaitingApproval {
+  eventKey: string;
+  requestedBy: string;
+}
+
+/** The request waiting on each of the transactions that has one (one at most waits on each). */
+async function waitingApprovals(
+  db: Queryable,
+  options: { organizationId: string; transactionIds: readonly string[] },
+): Promise<Map<string, WaitingApproval>> {
+  const rows = await db.query<WaitingApproval & { transactionId: string }>(
+    `select a.transaction_id as "transactionId", a.event_key as "eventKey",
+       coalesce(nullif(u.name, ''), u.email, 'Someone') as "requestedBy"
+     from event_approvals a left join users u on u.id = a.requested_by
+     where a.organization_id = $1 and a.transaction_id = any($2::uuid[]) and a.decided_at is null`,
+    [options.organizationId, options.transactionIds],
+  );
+  return new Map(rows.map(({ transactionId, ...waiting }) => [transactionId, waiting]));
+}
+
+/**
+ * Why `eventKey` cannot be run on one transaction now, as the engine and the role check say, and for an event a
+ * second person approves, while another request waits on it (`askApproval` refuses a second one).
+ */
 async function eventRefusal(
   db: Queryable,
-  options: { row: Selected; template: SelectedTemplate; role: ConsoleRole; eventKey: string },
+  options: {
+    row: Selected;
+    template: SelectedTemplate;
+    role: ConsoleRole;
+    eventKey: string;
+    waiting: WaitingApproval | undefined;
+  },
 ): Promise<{ reason: string | null; asks: boolean }> {
-  const { row, template, eventKey } = options;
+  const { row, template, eventKey, waiting } = options;
   const { definition } = template;
   const names = inWords(definition.workflow);
   const event = effectiveWorkflow(definition.workflow).events.find((each) => each.key === eventKey);
@@ -162,7 +200,15 @@ async function eventRefusal(
   const explained = explainEvents(definition.workflow, row.state, facts, names).find(
     (each) => each.key === eventKey,
   );
-  return { reason: explained?.reason ?? null, asks: needsSecondPerson(definition, eventKey) };
+  const reason = explained?.reason ?? null;
+  const asks = needsSecondPerson(definition, eventKey);
+  if (reason === null && asks && waiting !== undefined) {
+    return {
+      reason: `${names.event(eventKey)}: ${waiting.requestedBy} asked for ${names.event(waiting.eventKey)} already, which a second person approves or declines first.`,
+      asks: false,
+    };
+  }
+  return { reason, asks };
 }
 
 /** An action as the route takes it: its kind and the fields of that kind. */

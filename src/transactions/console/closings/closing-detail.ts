@@ -28,7 +28,8 @@ export interface ClosingDetail {
   name: string;
   status: ClosingStatus;
   stopReason: string | null;
-  template: { id: string; name: string; version: number };
+  /** Its template; `archived` while an admin has archived it, so that it starts no new transaction. */
+  template: { id: string; name: string; version: number; archived: boolean };
   sender: { id: string; name: string };
   linkValidDays: number | null;
   note: string | null;
@@ -47,6 +48,10 @@ export interface ClosingDetail {
   notOpened: number;
   /** Transactions stalled as the queue says it: the investor's turn, and nothing done for a week. */
   stalled: number;
+  /**
+   * A draft's rows, each being checked and fixed; once run, only those not created (with why): the others are its
+   * transactions, which the work queue lists. Read again every few seconds while it runs, so kept small.
+   */
   rows: ClosingRow[];
 }
 
@@ -60,6 +65,7 @@ async function closingRow(db: Queryable, organizationId: string, closingId: stri
     templateId: string;
     templateName: string;
     templateVersion: number;
+    templateArchived: boolean;
     definition: TemplateDefinition;
     senderId: string;
     senderName: string;
@@ -72,7 +78,10 @@ async function closingRow(db: Queryable, organizationId: string, closingId: stri
     finishedAt: Date | null;
   }>(
     `select c.id, c.name, c.status, c.stop_reason as "stopReason", t.id as "templateId", t.name as "templateName",
-       t.version as "templateVersion", t.definition, s.id as "senderId", s.name as "senderName",
+       t.version as "templateVersion",
+       exists (select 1 from template_archives a where a.organization_id = t.organization_id and a.key = t.key)
+         as "templateArchived",
+       t.definition, s.id as "senderId", s.name as "senderName",
        c.link_valid_days as "linkValidDays", c.invitation_note as note, c.columns,
        c.column_problems as "columnProblems", c.created_at as "createdAt", c.started_at as "startedAt",
        c.finished_at as "finishedAt"
@@ -92,8 +101,17 @@ export async function closingDetail(
   const { organizationId, closingId } = options;
   const closing = await closingRow(db, organizationId, closingId);
   const [vulcanKey, field] = (closing.definition.commitment ?? '').split('.');
-  const [rows, states, committed, progress] = await Promise.all([
-    closingRows(db, { organizationId, closingId }),
+  const [rows, counted, states, committed, progress] = await Promise.all([
+    closingRows(db, {
+      organizationId,
+      closingId,
+      ...(closing.status === 'draft' ? {} : { status: 'failed' as const }),
+    }),
+    db.query<{ status: RowStatus; count: number }>(
+      `select status, count(*)::int as count from closing_rows
+       where closing_id = $1 and organization_id = $2 group by status`,
+      [closingId, organizationId],
+    ),
     db.query<{ state: string; count: number }>(
       `select state, count(*)::int as count from transactions
        where closing_id = $1 and organization_id = $2 group by state order by state`,
@@ -128,13 +146,18 @@ export async function closingDetail(
     ),
   ]);
   const rowCounts: Record<RowStatus, number> = { ready: 0, problem: 0, dropped: 0, created: 0, failed: 0 };
-  for (const row of rows) rowCounts[row.status] += 1;
+  for (const { status, count } of counted) rowCounts[status] = count;
   return {
     id: closing.id,
     name: closing.name,
     status: closing.status,
     stopReason: closing.stopReason,
-    template: { id: closing.templateId, name: closing.templateName, version: closing.templateVersion },
+    template: {
+      id: closing.templateId,
+      name: closing.templateName,
+      version: closing.templateVersion,
+      archived: closing.templateArchived,
+    },
     sender: { id: closing.senderId, name: closing.senderName },
     linkValidDays: closing.linkValidDays,
     note: closing.note,
@@ -155,10 +178,10 @@ export async function closingDetail(
   };
 }
 
-/** A closing's rows in list order: all of them, or those of `ids`. */
+/** A closing's rows in list order: all of them, those of `ids`, or those of a `status`. */
 export async function closingRows(
   db: Queryable,
-  options: { organizationId: string; closingId: string; ids?: readonly string[] },
+  options: { organizationId: string; closingId: string; ids?: readonly string[]; status?: RowStatus },
 ): Promise<ClosingRow[]> {
   const rows = await db.query<
     Omit<ClosingRow, 'investor'> & { entityType: string; name: string; email: string }
@@ -166,8 +189,9 @@ export async function closingRows(
     `select id, row_number as row, cells, investor_name as name, investor_email as email,
        entity_type as "entityType", status, problems, transaction_id as "transactionId", failure
      from closing_rows where closing_id = $1 and organization_id = $2 and ($3::uuid[] is null or id = any($3::uuid[]))
+       and ($4::text is null or status = $4)
      order by row_number`,
-    [options.closingId, options.organizationId, options.ids ?? null],
+    [options.closingId, options.organizationId, options.ids ?? null, options.status ?? null],
   );
   return rows.map(({ name, email, entityType, ...row }) => ({
     ...row,

@@ -1,7 +1,7 @@
 import type { Database, Queryable } from '../../../db/database.ts';
 import { oneRow } from '../../../db/one-row.ts';
 import { AppError, notFound } from '../../../errors.ts';
-import { checkCreateInput, MAX_INVITATION_NOTE_LENGTH } from '../../create-transaction.ts';
+import { checkCreateInput, MAX_INVITATION_NOTE_LENGTH, templateArchived } from '../../create-transaction.ts';
 import { idempotent } from '../../idempotency.ts';
 import type { TemplateDefinition } from '../../templates/schema.ts';
 import { checkRowAgain, type Preflight } from './preflight.ts';
@@ -159,6 +159,8 @@ function cellsByColumn(
 interface DraftClosing {
   columns: Preflight['columns'];
   definition: TemplateDefinition;
+  /** Its template's key and name while an admin has archived it. */
+  archived: { key: string; name: string } | null;
 }
 
 /** A draft closing locked for a change, or NOT_FOUND / CONFLICT once it has run. */
@@ -167,8 +169,12 @@ async function lockedDraft(db: Queryable, organizationId: string, closingId: str
     status: ClosingStatus;
     columns: Preflight['columns'];
     definition: TemplateDefinition;
+    archived: { key: string; name: string } | null;
   }>(
-    `select c.status, c.columns, t.definition from closings c join templates t on t.id = c.template_id
+    `select c.status, c.columns, t.definition,
+       (select json_build_object('key', t.key, 'name', t.name) from template_archives a
+        where a.organization_id = t.organization_id and a.key = t.key) as archived
+     from closings c join templates t on t.id = c.template_id
      where c.id = $1 and c.organization_id = $2 for update of c`,
     [closingId, organizationId],
   );
@@ -301,14 +307,16 @@ export async function dropClosingRow(
 
 /**
  * Runs a draft closing: from now on its ready rows are created (closing-runs.ts). CONFLICT while a column or a
- * row has a problem (each must be fixed or dropped first), or when no row is left to create.
+ * row has a problem (each must be fixed or dropped first), or when no row is left to create; TEMPLATE_ARCHIVED
+ * when an admin archived its template since it was made.
  */
 export async function runClosing(
   db: Database,
   options: { organizationId: string; closingId: string; userId: string },
 ): Promise<{ status: ClosingStatus; rows: number }> {
   return db.transaction(async (tx) => {
-    await lockedDraft(tx, options.organizationId, options.closingId);
+    const draft = await lockedDraft(tx, options.organizationId, options.closingId);
+    if (draft.archived !== null) throw templateArchived(draft.archived);
     const [counts] = await tx.query<{ ready: number; problem: number; columnProblems: number }>(
       `select count(*) filter (where status = 'ready')::int as ready,
          count(*) filter (where status = 'problem')::int as problem,

@@ -10,6 +10,7 @@ import { count } from '../closings/closing-words.ts';
 import { ITEM_STATUS, type BulkJob, type ItemStatus } from './bulk-words.ts';
 import { Paging } from './preflight-view.tsx';
 import './bulk.css';
+import { BackLink } from '../../../shared/layout/back-link.tsx';
 
 /** How often a running job is read again. */
 const RUNNING_READ_MS = 2000;
@@ -55,13 +56,7 @@ export default function BulkPage() {
 
   return (
     <Flex direction="column" gap="4">
-      <Text size="2">
-        <ThemeLink asChild>
-          <Link to="/queue">
-            <span aria-hidden="true">← </span>Work queue
-          </Link>
-        </ThemeLink>
-      </Text>
+      <BackLink to="/queue">Work queue</BackLink>
       <ErrorCallout error={read.error} />
       {job === undefined ? null : (
         <>
@@ -107,7 +102,7 @@ export default function BulkPage() {
               ))}
             </ul>
           </nav>
-          <div className="table-scroll bulk-table">
+          <div className="table-scroll bulk-table table-cards">
             <Table.Root variant="surface" size="2">
               <Table.Header>
                 <Table.Row>

@@ -1,8 +1,10 @@
-import { Button, Card, Flex, Link as ThemeLink, Text, TextArea } from '@radix-ui/themes';
+import { Button, Card, Flex, Text, TextArea } from '@radix-ui/themes';
 import { useEffect, useMemo, useState } from 'react';
-import { Link, useNavigate, useSearchParams } from 'react-router';
+import { useNavigate, useSearchParams } from 'react-router';
+import { ApiError } from '../../../shared/api-error.ts';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
 import { EmptyState } from '../../../shared/list/empty-state.tsx';
+import { Notice } from '../../../shared/notice.tsx';
 import { PageHeading } from '../../../shared/page-heading.tsx';
 import { useApiAction } from '../../../shared/use-api-action.ts';
 import { useResource } from '../../../shared/use-resource.ts';
@@ -14,12 +16,16 @@ import type { BulkPreflight } from './bulk-words.ts';
 import {
   chosenCount,
   readSelection,
+  readSentRun,
   selectionBody,
   selectionKey,
+  sentRunKey,
   type ChosenSelection,
+  type SentRun,
 } from './selection.ts';
 import { PreflightView } from './preflight-view.tsx';
 import './bulk.css';
+import { BackLink } from '../../../shared/layout/back-link.tsx';
 
 /** The action the address names (`action`, `event`, `to`), as the routes take it; the reason of a void aside. */
 function actionOf(params: URLSearchParams): {
@@ -44,7 +50,8 @@ const choiceOf = (action: ReturnType<typeof actionOf>) =>
  * reason, an assignment to a person), in the address; the server's preflight of it (how many eligible, blocked and
  * asking a second person, the blocked grouped by reason, each transaction a page of 100 at a time); and "Run on 4
  * eligible", greyed with why when none is. The run is made once per preflight, however often it is clicked, and
- * its page follows it.
+ * its page follows it; a run whose answer was lost (the connection dropped, the page was reloaded) is kept in
+ * sessionStorage and sent again as it was when the page opens, so that the server makes its job once.
  */
 export default function NewBulkPage() {
   const { tenant, user } = useSignedIn();
@@ -54,6 +61,11 @@ export default function NewBulkPage() {
     selectionKey(tenant.handle, user.id),
     null,
     readSelection,
+  );
+  const [sent, setSent, forgetSent] = useStoredState<SentRun | null>(
+    sentRunKey(tenant.handle, user.id),
+    null,
+    readSentRun,
   );
   const action = actionOf(params);
   const offset = Math.max(0, Math.floor(Number(params.get('offset') ?? '0')) || 0);
@@ -87,6 +99,26 @@ export default function NewBulkPage() {
   }, [requestText]);
   // One job per preflight and reason: a double click, or a retry, makes one.
   const idempotencyKey = useMemo(() => crypto.randomUUID(), [preflight?.checkedAt, reason]);
+
+  const send = (body: SentRun) =>
+    running.run(async () => {
+      setSent(body);
+      try {
+        const { job } = await consoleApi('POST /bulk', { body });
+        forget();
+        forgetSent();
+        void navigate(`/bulk/${job.id}`);
+      } catch (error) {
+        // An answer settles the run (a refusal made no job); a lost connection leaves it to be sent again.
+        if (!(error instanceof ApiError && error.code === 'NETWORK_ERROR')) forgetSent();
+        throw error;
+      }
+    });
+  // A run sent before a reload, whose answer never came: sent again, as it was, once.
+  const [resending] = useState(() => sent);
+  useEffect(() => {
+    if (resending !== null) void send(resending);
+  }, [resending]);
 
   const setAction = (changes: Record<string, string | null>) => {
     setParams(
@@ -122,17 +154,11 @@ export default function NewBulkPage() {
       return;
     }
     setReasonError(undefined);
-    void running.run(async () => {
-      const { job } = await consoleApi('POST /bulk', {
-        body: {
-          selection: request.selection,
-          action: { ...action, ...(reason.trim() === '' ? {} : { message: reason.trim() }) },
-          checkedAt: preflight.checkedAt,
-          idempotencyKey,
-        },
-      });
-      forget();
-      void navigate(`/bulk/${job.id}`);
+    void send({
+      selection: request.selection,
+      action: { ...action, ...(reason.trim() === '' ? {} : { message: reason.trim() }) },
+      checkedAt: preflight.checkedAt,
+      idempotencyKey,
     });
   };
   const total = chosenCount(chosen);
@@ -150,6 +176,11 @@ export default function NewBulkPage() {
         title={`Act on ${count(total, 'transaction')}`}
         documentTitle={`Bulk action · ${tenant.name}`}
       />
+      {resending !== null && running.busy ? (
+        <Notice tone="info" role="status">
+          Sending again the run made before the page reloaded: it starts once, whether or not it arrived.
+        </Notice>
+      ) : null}
       <Card>
         <Flex direction="column" gap="3">
           <Flex gap="3" wrap="wrap" align="end">
@@ -271,13 +302,5 @@ export default function NewBulkPage() {
 }
 
 function BackToQueue() {
-  return (
-    <Text size="2">
-      <ThemeLink asChild>
-        <Link to="/queue">
-          <span aria-hidden="true">← </span>Work queue
-        </Link>
-      </ThemeLink>
-    </Text>
-  );
+  return <BackLink to="/queue">Work queue</BackLink>;
 }

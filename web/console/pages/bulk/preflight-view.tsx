@@ -63,7 +63,7 @@ export function PreflightView({
       <Heading as="h3" size="3">
         Each transaction
       </Heading>
-      <div className="table-scroll bulk-table">
+      <div className="table-scroll bulk-table table-cards">
         <Table.Root variant="surface" size="2">
           <Table.Header>
             <Table.Row>

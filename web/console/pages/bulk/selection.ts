@@ -6,6 +6,9 @@ import type { Static } from '@sinclair/typebox';
 import type { ConsoleRoutes } from '../../../../src/transactions/console/contract.ts';
 import { isRecord } from '../closings/stored-state.ts';
 
+/** A run as its route takes it, kept from its click to its answer (`sentRunKey`). */
+export type SentRun = Static<ConsoleRoutes['runBulk']['body']>;
+
 /** A selection as the bulk routes take it (bulk-contract.ts). */
 export type BulkSelection = Static<ConsoleRoutes['preflightBulk']['body']>['selection'];
 /** The queue's filters, as a selection by filter names them. */
@@ -20,6 +23,22 @@ export const MAX_SELECTION = 10_000;
 /** The sessionStorage key of the selection of a person in an organization. */
 export const selectionKey = (handle: string, userId: string): string =>
   `portico.console.bulk-selection.${handle}.${userId}`;
+
+/**
+ * The sessionStorage key of a run sent and not yet answered (the connection dropped, the page was reloaded), which
+ * the bulk page sends again as it was, idempotency key and all, so that the server makes its job once.
+ */
+export const sentRunKey = (handle: string, userId: string): string =>
+  `portico.console.bulk-run.${handle}.${userId}`;
+
+/** A stored run, when it has the run's parts (the route checks the rest). */
+export function readSentRun(stored: unknown): SentRun | null | undefined {
+  if (!isRecord(stored) || !isRecord(stored.selection) || !isRecord(stored.action)) return undefined;
+  const { checkedAt, idempotencyKey } = stored;
+  if (typeof checkedAt !== 'string' || typeof idempotencyKey !== 'string') return undefined;
+  // Its parts as the route takes them, which checks them again.
+  return stored as SentRun;
+}
 
 /** A stored selection, when it has one of the two shapes. */
 export function readSelection(stored: unknown): ChosenSelection | null | undefined {

@@ -13,6 +13,7 @@ import { ClosingProgress } from './closing-progress.tsx';
 import { CLOSING_STATUS, type ClosingDetail } from './closing-words.ts';
 import { DraftClosing } from './draft-closing.tsx';
 import './closings.css';
+import { BackLink } from '../../../shared/layout/back-link.tsx';
 
 /** The least time between two reads of a running closing, however many transactions its run makes meanwhile. */
 const READ_GAP_MS = 1000;
@@ -65,13 +66,7 @@ function ClosingHeader({ closing }: { closing: ClosingDetail }) {
   return (
     <Flex direction="column" gap="4">
       <Flex direction="column" gap="2">
-        <Text size="2">
-          <ThemeLink asChild>
-            <Link to="/closings">
-              <span aria-hidden="true">← </span>Closings
-            </Link>
-          </ThemeLink>
-        </Text>
+        <BackLink to="/closings">Closings</BackLink>
         <PageHeading title={closing.name} documentTitle={`${closing.name} · Closings`} />
         <Flex gap="3" align="center" wrap="wrap">
           <Badge size="2" color={status.color} highContrast>

@@ -1,26 +1,12 @@
-import { Button, Card, DataList, Flex, Grid, Heading, Link as ThemeLink, Text } from '@radix-ui/themes';
-import type { ReactNode } from 'react';
+import { Button, DataList, Flex, Grid, Link as ThemeLink, Text } from '@radix-ui/themes';
 import { Link } from 'react-router';
 import { formatMoney } from '../../../../src/transactions/money.ts';
 import { locale } from '../../../shared/format.ts';
 import { useResource } from '../../../shared/use-resource.ts';
 import { consoleApi } from '../../api.ts';
 import { capitalized, formatDateTime, words } from '../../words.ts';
-import { count, createdOf, rowCounts, type ClosingDetail } from './closing-words.ts';
-
-/** A part of the page in a card, under its h2. */
-function Part({ id, title, children }: { id: string; title: string; children: ReactNode }) {
-  return (
-    <Card size="2" asChild>
-      <section aria-labelledby={id}>
-        <Heading as="h2" size="4" id={id} mb="3">
-          {title}
-        </Heading>
-        {children}
-      </section>
-    </Card>
-  );
-}
+import { count, createdOf, type ClosingDetail } from './closing-words.ts';
+import { CardSection } from '../../../shared/layout/headed-section.tsx';
 
 /** An amount committed, in its currency; its minor units when the currency is not one the page knows. */
 function money(currency: string, amount: number): string {
@@ -48,15 +34,16 @@ function useStateTitles(closingId: string): (state: string) => string {
  * transactions in the work queue. The page reads it again as its transactions change.
  */
 export function ClosingProgress({ closing }: { closing: ClosingDetail }) {
-  const counts = rowCounts(closing.rows);
+  const counts = closing.rowCounts;
   const total = counts.created + counts.failed + counts.ready + counts.problem;
   const title = useStateTitles(closing.id);
+  // Once run, a closing's rows are those not created.
   const failed = closing.rows.filter((row) => row.status === 'failed');
   const queue = `/queue?closing=${encodeURIComponent(closing.id)}`;
   return (
     <Flex direction="column" gap="4">
       <Grid columns={{ initial: '1', md: '2' }} gap="4">
-        <Part id="progress-heading" title="Progress">
+        <CardSection title="Progress">
           <Flex direction="column" gap="3">
             <Text size="6" weight="bold" id="progress-count">
               {createdOf(counts.created, total)}
@@ -88,8 +75,8 @@ export function ClosingProgress({ closing }: { closing: ClosingDetail }) {
               </Button>
             </Flex>
           </Flex>
-        </Part>
-        <Part id="committed-heading" title="Committed">
+        </CardSection>
+        <CardSection title="Committed">
           <Flex direction="column" gap="3">
             {closing.committed.length === 0 ? (
               <Text size="2" color="gray">
@@ -124,9 +111,9 @@ export function ClosingProgress({ closing }: { closing: ClosingDetail }) {
               </DataList.Item>
             </DataList.Root>
           </Flex>
-        </Part>
+        </CardSection>
       </Grid>
-      <Part id="states-heading" title="Where they are">
+      <CardSection title="Where they are">
         {closing.states.length === 0 ? (
           <Text size="2" color="gray">
             No transaction created yet.
@@ -143,9 +130,9 @@ export function ClosingProgress({ closing }: { closing: ClosingDetail }) {
             ))}
           </ul>
         )}
-      </Part>
+      </CardSection>
       {failed.length === 0 ? null : (
-        <Part id="failed-heading" title={`Not created (${failed.length.toLocaleString(locale)})`}>
+        <CardSection title={`Not created (${failed.length.toLocaleString(locale)})`}>
           <ul className="plain-list closing-failures">
             {failed.map((row) => (
               <li key={row.id}>
@@ -158,7 +145,7 @@ export function ClosingProgress({ closing }: { closing: ClosingDetail }) {
               </li>
             ))}
           </ul>
-        </Part>
+        </CardSection>
       )}
     </Flex>
   );

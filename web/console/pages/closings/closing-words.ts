@@ -47,6 +47,9 @@ export function draftSummary(counts: Record<RowStatus, number>): string {
  * when it can: no list yet, problems of its columns, rows with problems, no row ready.
  */
 export function whyNotRun(closing: ClosingDetail, counts: Record<RowStatus, number>): string | undefined {
+  if (closing.template.archived) {
+    return `The template “${closing.template.name}” is archived: it starts no new transaction. An admin may restore it in Templates.`;
+  }
   if (closing.columns.length === 0) return 'Add the list of investors first.';
   if (closing.columnProblems.length > 0) {
     return 'The list’s columns have problems: fix the file and upload it again.';

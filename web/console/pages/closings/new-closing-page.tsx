@@ -1,6 +1,6 @@
-import { Button, Card, Flex, Grid, Link as ThemeLink, Text } from '@radix-ui/themes';
+import { Button, Card, Flex, Grid, Text } from '@radix-ui/themes';
 import { useRef, useState } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { useNavigate } from 'react-router';
 import type { ApiError } from '../../../shared/api-error.ts';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
 import { Field } from '../../../shared/form/field.tsx';
@@ -15,6 +15,7 @@ import { useSignedIn } from '../../session.tsx';
 import { NoteField, SelectField, TemplateOptions, WithStartOptions } from '../start/sending-fields.tsx';
 import { chosenOf, type StartOptions } from '../start/start-draft.ts';
 import { isRecord, useStoredState } from './stored-state.ts';
+import { BackLink } from '../../../shared/layout/back-link.tsx';
 
 /** The most characters of a closing's name (closings.ts `MAX_CLOSING_NAME_LENGTH`). */
 const MAX_NAME_LENGTH = 200;
@@ -86,13 +87,7 @@ export default function NewClosingPage() {
   return (
     <Flex direction="column" gap="5" maxWidth="760px">
       <Flex direction="column" gap="2">
-        <Text size="2">
-          <ThemeLink asChild>
-            <Link to="/closings">
-              <span aria-hidden="true">← </span>Closings
-            </Link>
-          </ThemeLink>
-        </Text>
+        <BackLink to="/closings">Closings</BackLink>
         <PageHeading title="New closing" documentTitle={`New closing · ${tenant.name}`} />
         <Text size="2" color="gray">
           Name the closing and say what each investor is invited to. Nothing is sent yet: next you add the

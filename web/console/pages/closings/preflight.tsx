@@ -244,7 +244,7 @@ export function Preflight({
         </Text>
       ) : (
         <div className="table-scroll">
-          <Table.Root variant="surface" size="1" className="preflight-table">
+          <Table.Root variant="surface" size="1" className="preflight-table table-cards">
             <caption className="visually-hidden">
               The rows of the list{onlyProblems ? ' with problems' : ''}, checked
             </caption>

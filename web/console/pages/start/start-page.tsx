@@ -1,6 +1,6 @@
-import { Button, Card, Flex, Grid, Heading, Link as ThemeLink, Text } from '@radix-ui/themes';
+import { Button, Card, Flex, Grid, Heading, Text } from '@radix-ui/themes';
 import { useRef, useState, type ChangeEvent, type ReactNode } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { useNavigate } from 'react-router';
 import { ApiError } from '../../../shared/api-error.ts';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
 import { Field } from '../../../shared/form/field.tsx';
@@ -28,6 +28,7 @@ import {
   type StartOptions,
 } from './start-draft.ts';
 import './start.css';
+import { BackLink } from '../../../shared/layout/back-link.tsx';
 
 const NO_PROBLEMS: Problems = { fields: {}, answers: {} };
 
@@ -74,13 +75,7 @@ export default function StartPage() {
   return (
     <Flex direction="column" gap="5" maxWidth="760px">
       <Flex direction="column" gap="2">
-        <Text size="2">
-          <ThemeLink asChild>
-            <Link to="/queue">
-              <span aria-hidden="true">← </span>Work queue
-            </Link>
-          </ThemeLink>
-        </Text>
+        <BackLink to="/queue">Work queue</BackLink>
         <PageHeading title="New transaction" documentTitle={`New transaction · ${tenant.name}`} />
         <Text size="2" color="gray">
           Invite an investor to a transaction of {tenant.name}: the invitation goes by e-mail as soon as you

@@ -1,7 +1,7 @@
 import { UploadIcon } from '@radix-ui/react-icons';
-import { Button, Card, Flex, Heading, Link as ThemeLink, Text, TextArea } from '@radix-ui/themes';
+import { Button, Card, Flex, Heading, Text, TextArea } from '@radix-ui/themes';
 import { useId, useState } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { useNavigate } from 'react-router';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
 import { PageHeading } from '../../../shared/page-heading.tsx';
 import { useApiAction } from '../../../shared/use-api-action.ts';
@@ -10,6 +10,7 @@ import { may } from '../../roles.ts';
 import { useSignedIn } from '../../session.tsx';
 import { problemsOf, SourceProblems } from './source-problems.tsx';
 import './templates.css';
+import { BackLink } from '../../../shared/layout/back-link.tsx';
 
 /** The largest template the server takes (console/templates/import-route.ts `MAX_TEMPLATE_BYTES`). */
 const MAX_BYTES = 1024 * 1024;
@@ -45,13 +46,7 @@ export default function ImportTemplatePage() {
   return (
     <Flex direction="column" gap="4">
       <Flex direction="column" gap="2">
-        <Text size="2">
-          <ThemeLink asChild>
-            <Link to="/templates">
-              <span aria-hidden="true">← </span>Templates
-            </Link>
-          </ThemeLink>
-        </Text>
+        <BackLink to="/templates">Templates</BackLink>
         <PageHeading title="Import a template" documentTitle={`Import a template · ${tenant.name}`} />
         <Text size="2" color="gray">
           Checked as <code>portico templates import</code> checks it. A template some transaction uses never

@@ -1,17 +1,6 @@
-import {
-  Badge,
-  Button,
-  Callout,
-  Card,
-  Flex,
-  Heading,
-  Link as ThemeLink,
-  Skeleton,
-  Table,
-  Text,
-} from '@radix-ui/themes';
-import { lazy, Suspense, useId, useMemo, useState, type ReactNode } from 'react';
-import { Link, useParams, useSearchParams } from 'react-router';
+import { Badge, Button, Callout, Flex, Heading, Skeleton, Table, Text } from '@radix-ui/themes';
+import { lazy, Suspense, useId, useMemo, useState } from 'react';
+import { useParams, useSearchParams } from 'react-router';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
 import { PageHeading } from '../../../shared/page-heading.tsx';
 import { useApiAction } from '../../../shared/use-api-action.ts';
@@ -33,24 +22,11 @@ import {
 } from './template-words.ts';
 import '../transaction/transaction.css';
 import './templates.css';
+import { BackLink } from '../../../shared/layout/back-link.tsx';
+import { CardSection } from '../../../shared/layout/headed-section.tsx';
 
 /** The drawing of a workflow (transaction/workflow-graph.tsx), a chunk of its own. */
 const WorkflowGraph = lazy(() => import('../transaction/workflow-graph.tsx'));
-
-/** A part of the page in a card, under its h2. */
-function Part({ title, children }: { title: string; children: ReactNode }) {
-  const id = useId();
-  return (
-    <Card size="2" asChild>
-      <section aria-labelledby={id}>
-        <Heading as="h2" size="4" id={id} mb="3">
-          {title}
-        </Heading>
-        {children}
-      </section>
-    </Card>
-  );
-}
 
 /** A version's workflow as the transaction page's drawing takes it: no one is in it, nothing is lit. */
 function panelOf(shape: TemplateShape): WorkflowPanel {
@@ -98,7 +74,7 @@ function Workflow({ shape }: { shape: TemplateShape }) {
   const state = (key: string) => titles.states[key] ?? key;
   const voidEvent = shape.workflow.events.find((event) => event.builtIn);
   return (
-    <Part title={`Workflow of v${String(shape.version)}`}>
+    <CardSection title={`Workflow of v${String(shape.version)}`}>
       <WorkflowTitlesProvider titles={titles}>
         <Suspense fallback={<Skeleton height="240px" />}>
           <WorkflowGraph
@@ -127,14 +103,14 @@ function Workflow({ shape }: { shape: TemplateShape }) {
           </li>
         )}
       </ul>
-    </Part>
+    </CardSection>
   );
 }
 
 /** The fields of a version by their titles, by process and item; which the sender prefills, which is the commitment. */
 function Fields({ shape }: { shape: TemplateShape }) {
   return (
-    <Part title={`What the investor fills in (v${String(shape.version)})`}>
+    <CardSection title={`What the investor fills in (v${String(shape.version)})`}>
       <Flex direction="column" gap="3">
         {shape.processes.map((process) => (
           <Flex key={process.key} direction="column" gap="2">
@@ -182,7 +158,7 @@ function Fields({ shape }: { shape: TemplateShape }) {
           Recipients: {shape.recipientRoles.join(', ')}. Links work for {shape.linkValidDays} days.
         </Text>
       </Flex>
-    </Part>
+    </CardSection>
   );
 }
 
@@ -197,7 +173,7 @@ function Versions({
   onShow: (version: number) => void;
 }) {
   return (
-    <Part title="Versions">
+    <CardSection title="Versions">
       <div className="table-scroll">
         <Table.Root variant="surface">
           <caption className="visually-hidden">Versions of {template.name}</caption>
@@ -244,7 +220,7 @@ function Versions({
           </Table.Body>
         </Table.Root>
       </div>
-    </Part>
+    </CardSection>
   );
 }
 
@@ -266,7 +242,7 @@ function Archive({ template, onChanged }: { template: TemplateSummary; onChanged
       onChanged();
     });
   return (
-    <Part title={archived ? 'Archived' : 'Archive'}>
+    <CardSection title={archived ? 'Archived' : 'Archive'}>
       <Flex direction="column" gap="2" align="start">
         <Text size="2">
           {archived
@@ -296,7 +272,7 @@ function Archive({ template, onChanged }: { template: TemplateSummary; onChanged
         )}
         <ErrorCallout error={action.error} />
       </Flex>
-    </Part>
+    </CardSection>
   );
 }
 
@@ -321,13 +297,7 @@ export default function TemplatePage() {
   return (
     <Flex direction="column" gap="4">
       <Flex direction="column" gap="2">
-        <Text size="2">
-          <ThemeLink asChild>
-            <Link to="/templates">
-              <span aria-hidden="true">← </span>Templates
-            </Link>
-          </ThemeLink>
-        </Text>
+        <BackLink to="/templates">Templates</BackLink>
         {template === undefined ? (
           read.error === undefined ? (
             <Skeleton height="32px" />

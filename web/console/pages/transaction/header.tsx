@@ -1,6 +1,6 @@
-import { Box, Button, Card, DataList, Flex, Heading, Link as ThemeLink, Text } from '@radix-ui/themes';
+import { Box, Button, Card, DataList, Flex, Heading, Text } from '@radix-ui/themes';
 import { useState } from 'react';
-import { Link, useLocation } from 'react-router';
+import { useLocation } from 'react-router';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
 import { Field } from '../../../shared/form/field.tsx';
 import { ConfirmDialog } from '../../../shared/list/confirm-dialog.tsx';
@@ -13,6 +13,7 @@ import { useWorkflowNames } from './workflow-names.tsx';
 import type { TransactionDetail } from '../../types.ts';
 import { contactOf, formatDateTime } from '../../words.ts';
 import { queueAddressFrom } from '../queue.tsx';
+import { BackLink } from '../../../shared/layout/back-link.tsx';
 
 /**
  * The top of a transaction's page: the way back to the work queue (with the filters it was opened from), its
@@ -35,13 +36,7 @@ export function TransactionHeader({
   return (
     <Flex direction="column" gap="4">
       <Flex direction="column" gap="2">
-        <Text size="2">
-          <ThemeLink asChild>
-            <Link to={queueAddressFrom(location.state)}>
-              <span aria-hidden="true">← </span>Work queue
-            </Link>
-          </ThemeLink>
-        </Text>
+        <BackLink to={queueAddressFrom(location.state)}>Work queue</BackLink>
         <PageHeading
           title={transaction.investorName}
           documentTitle={`${transaction.investorName} · ${transaction.template.name}`}
