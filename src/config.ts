@@ -64,6 +64,30 @@ export const CONFIG_VARIABLES = {
     help: 'PEM private key of --tls-cert',
     default: undefined,
   },
+  sealCert: {
+    env: 'PORTICO_SEAL_CERT',
+    flag: '--seal-cert <file>',
+    help: 'PEM certificate (chain, signer first) that seals completed documents; unset → PORTICO_SEAL_P12, else a self-signed one generated once into the data dir',
+    default: undefined,
+  },
+  sealKey: {
+    env: 'PORTICO_SEAL_KEY',
+    flag: '--seal-key <file>',
+    help: 'PEM private key of --seal-cert (RSA or EC, unencrypted)',
+    default: undefined,
+  },
+  sealP12: {
+    env: 'PORTICO_SEAL_P12',
+    flag: '--seal-p12 <file>',
+    help: 'PKCS#12 file (.p12/.pfx) holding the sealing certificate, its chain and key, in place of --seal-cert and --seal-key',
+    default: undefined,
+  },
+  sealP12Password: {
+    env: 'PORTICO_SEAL_P12_PASSWORD',
+    flag: '--seal-p12-password <password>',
+    help: 'password of --seal-p12 (prefer the variable: a flag shows in the process list)',
+    default: undefined,
+  },
   trustProxy: {
     env: 'PORTICO_TRUST_PROXY',
     flag: '--trust-proxy',
@@ -264,6 +288,12 @@ export const ConfigSchema = Type.Object({
   host: Type.String({ minLength: 1 }),
   tlsCert: Type.Optional(Type.String({ minLength: 1 })),
   tlsKey: Type.Optional(Type.String({ minLength: 1 })),
+  /** PEM files of the certificate that seals completed documents. @default undefined: PKCS#12, or self-signed */
+  sealCert: Type.Optional(Type.String({ minLength: 1 })),
+  sealKey: Type.Optional(Type.String({ minLength: 1 })),
+  /** A PKCS#12 file of the sealing certificate and key. */
+  sealP12: Type.Optional(Type.String({ minLength: 1 })),
+  sealP12Password: Type.Optional(Type.String()),
   /** @default false */
   trustProxy: Type.Boolean(),
   /** @default 'in-process' */
@@ -501,7 +531,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: RawConfig = {}): Confi
     const expected = choices ? `must be one of ${choices.join(', ')}` : (EXPECTED[key] ?? error.message);
     // A token is a secret: a complaint about it never quotes it.
     const got =
-      key === 'metricsToken' ? '' : ` (got ${JSON.stringify(withoutPassword(given[key] ?? raw[key]))})`;
+      key === 'metricsToken' || key === 'sealP12Password'
+        ? ''
+        : ` (got ${JSON.stringify(withoutPassword(given[key] ?? raw[key]))})`;
     problems.set(variable, `${variable}: ${expected}${got}`);
   }
   const errors = [...problems.values()];
@@ -509,6 +541,21 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: RawConfig = {}): Confi
   const { s3Endpoint, s3Bucket, s3Region, s3Prefix, uploadMaxMb, ...settings } = raw as ConfigSettings;
   if ((settings.tlsCert === undefined) !== (settings.tlsKey === undefined)) {
     throw new ConfigError('invalid configuration: PORTICO_TLS_CERT and PORTICO_TLS_KEY must be set together');
+  }
+  if ((settings.sealCert === undefined) !== (settings.sealKey === undefined)) {
+    throw new ConfigError(
+      'invalid configuration: PORTICO_SEAL_CERT and PORTICO_SEAL_KEY must be set together',
+    );
+  }
+  if (settings.sealP12 !== undefined && settings.sealCert !== undefined) {
+    throw new ConfigError(
+      'invalid configuration: set either PORTICO_SEAL_P12 or PORTICO_SEAL_CERT and PORTICO_SEAL_KEY, not both',
+    );
+  }
+  if (settings.sealP12Password !== undefined && settings.sealP12 === undefined) {
+    throw new ConfigError(
+      'invalid configuration: PORTICO_SEAL_P12_PASSWORD is the password of PORTICO_SEAL_P12: set that too',
+    );
   }
   if (s3Bucket === undefined && (s3Endpoint !== undefined || s3Prefix !== undefined)) {
     throw new ConfigError(

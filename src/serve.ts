@@ -10,7 +10,8 @@ import { demoBannerNow, demoFactsNow, seedDemoOnce } from './demo/serve-demo.ts'
 import { createFileStore } from './files/create-file-store.ts';
 import { startOrphanSweep } from './files/orphan-sweep.ts';
 import { startRetention } from './admin/retention.ts';
-import { loadTlsMaterial } from './http/tls.ts';
+import { loadTlsMaterial, warnOfCertificatePerNode } from './http/tls.ts';
+import { loadSealCredential } from './transactions/evidence/seal-credential.ts';
 import type { OperationServices } from './admin/operations.ts';
 import { expireDeliveries } from './transactions/key-delivery/deliveries.ts';
 import { createRecipientNotices, type RecipientNotices } from './transactions/recipients/notice-sender.ts';
@@ -115,6 +116,8 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
   const print = options.print ?? ((text: string) => void process.stdout.write(`${text}\n`));
   const { logger } = options;
   const tls = await loadTlsMaterial(config);
+  // Checked before anything starts: a seal that cannot seal stops the start with one line.
+  const seal = options.only === 'portfolio' ? undefined : await loadSealCredential(config, logger);
   const opening = openDatabase(config);
   // The services' modules load while the database opens (PGlite compiles its WebAssembly off this thread).
   const services = import('./served-apps.ts');
@@ -148,21 +151,17 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
         servesFiles: options.only !== 'portfolio',
       });
       closers.push({ what: 'the node registry', close: () => node.stop() });
-      if (config.tlsCert === undefined && !config.trustProxy) {
-        logger.warn(
-          { certificate: tls.certPath },
-          'each node generates its own self-signed certificate, so clients of several nodes see different ones: give every node the same PORTICO_TLS_CERT and PORTICO_TLS_KEY, or put a TLS-terminating proxy in front (PORTICO_TRUST_PROXY)',
-        );
-      }
+      warnOfCertificatePerNode(config, tls, logger);
     }
     // In the background: a large bucket takes a while to list, and nothing waits for what it removes.
     const sweep = startOrphanSweep({ db, store: files, logger: logger.child({ service: 'files' }) });
     closers.push({ what: 'the orphan-file sweep', close: () => sweep.stop() });
     const retention = startRetention({ db, dataDir: config.dataDir, settings: config.retention, logger });
     closers.push({ what: 'the retention cleanup', close: () => retention.stop() });
+    const documentWorkers = seal === undefined ? undefined : createDocumentWorkers({ seal });
     const seedDemo = options.demo ?? (config.databaseUrl === undefined && config.environment === 'staging');
     const { seeded, seededPortfolio } = seedDemo
-      ? await seedDemoOnce(db, files, config.environment, logger)
+      ? await seedDemoOnce(db, files, config.environment, logger, documentWorkers)
       : { seeded: undefined, seededPortfolio: undefined };
 
     const observed = await startProcessMetrics(config, db);
@@ -257,8 +256,6 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
       closers.push({ what: 'the bulk actions being run', close: () => bulk.stop() });
     }
     const apps: ServedApp[] = [];
-    // PDFs are made and read in worker threads of this node's own (documents/document-workers.ts).
-    const documentWorkers = options.only === 'portfolio' ? undefined : createDocumentWorkers();
     apps.push(
       ...(await buildServedApps({
         config,

@@ -20,6 +20,7 @@ import {
 import { checkTemplate } from '../transactions/templates/validation.ts';
 import { describeProblems } from '../validation/problems.ts';
 import type { TemplateDefinition } from '../transactions/templates/schema.ts';
+import type { DocumentWorkers } from '../transactions/documents/document-workers.ts';
 
 /** The ids and key of the demo data, as `demo.json` reports them. */
 export interface TransactionsDemo {
@@ -124,7 +125,7 @@ export async function seedTransactionsDemo(
   db: Database,
   files: FileStore,
   environment: Environment,
-  options: { handle?: string; name?: string } = {},
+  options: { handle?: string; name?: string; workers?: DocumentWorkers | undefined } = {},
 ): Promise<SeededTransactionsDemo> {
   const seeded = await db.transaction(async (tx) => {
     const organization = await createOrganization(tx, {
@@ -190,6 +191,7 @@ export async function seedTransactionsDemo(
         consent: true,
         context,
         files,
+        workers: options.workers,
       });
     const submit = () => submitRevision(tx, jane.subject, { processKey: 'subscription', actor: jane.actor });
     await applyEvent(tx, jane.subject, 'send', system);

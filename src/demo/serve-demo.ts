@@ -6,6 +6,7 @@ import type { FileStore } from '../files/file-store.ts';
 import { DASHBOARD_PATH } from '../portfolio/dashboard/links.ts';
 import { CONSOLE_PATH } from '../transactions/console/links.ts';
 import { recipientLink } from '../transactions/recipients/mail.ts';
+import type { DocumentWorkers } from '../transactions/documents/document-workers.ts';
 import type { Logger } from 'pino';
 import {
   demoBanner,
@@ -47,6 +48,7 @@ export async function seedDemoOnce(
   files: FileStore,
   environment: Config['environment'],
   logger: Logger,
+  workers?: DocumentWorkers,
 ): Promise<DemoSeeding> {
   let seeded: SeededTransactionsDemo | undefined;
   let seededPortfolio: PortfolioDemo | undefined;
@@ -56,7 +58,7 @@ export async function seedDemoOnce(
     if (!anything) {
       // The seeding modules load only for a fresh database.
       const { seedTransactionsDemo } = await import('./seed.ts');
-      seeded = await seedTransactionsDemo(db, files, environment);
+      seeded = await seedTransactionsDemo(db, files, environment, { workers });
       logger.info({ organizationId: seeded.organizationId }, 'seeded Transactions demo data');
     }
     const [anyInstance] = await db.query('select 1 from portfolio_instances limit 1');

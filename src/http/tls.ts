@@ -1,5 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 
 /** The certificate the services present, its private key, and what clients need to know of it. */
@@ -67,4 +68,20 @@ export async function loadTlsMaterial(
   await writeFile(keyPath, pems.private, { mode: 0o600 });
   await writeFile(certPath, pems.cert, { mode: 0o644 });
   return { cert: pems.cert, key: pems.private, certPath, selfSigned: true };
+}
+
+/**
+ * Says once at start, on a node of several (PostgreSQL), that it presents a certificate of its own making, which
+ * clients reaching another node see differ.
+ */
+export function warnOfCertificatePerNode(
+  config: Pick<Config, 'tlsCert' | 'trustProxy'>,
+  tls: TlsMaterial,
+  logger: Logger,
+): void {
+  if (config.tlsCert !== undefined || config.trustProxy) return;
+  logger.warn(
+    { certificate: tls.certPath },
+    'each node generates its own self-signed certificate, so clients of several nodes see different ones: give every node the same PORTICO_TLS_CERT and PORTICO_TLS_KEY, or put a TLS-terminating proxy in front (PORTICO_TRUST_PROXY)',
+  );
 }

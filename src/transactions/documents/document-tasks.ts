@@ -32,6 +32,6 @@ export async function runDocumentTask(
   }
   if (task.kind === 'inspect') return inspectPdf(task.bytes);
   if (task.kind === 'preflight') return preflightTask(task.definition, task.bytes);
-  const pdf = await makeDocumentPdf(task.job);
+  const pdf = await makeDocumentPdf(task.job, task.seal);
   return Piscina.move(pdf) as Uint8Array;
 }

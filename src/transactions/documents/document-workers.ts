@@ -8,10 +8,11 @@ import { AppError, type ErrorCode } from '../../errors.ts';
 import type { Preflight } from '../console/closings/preflight.ts';
 import type { TemplateDefinition } from '../templates/schema.ts';
 import type { TemplateCheck } from '../templates/template-check.ts';
+import type { SealCredential } from '../evidence/seal-credential.ts';
 
 /** What a document worker is asked to do (document-tasks.ts runs it in the thread). */
 export type DocumentTask =
-  | { kind: 'render'; job: RenderJob }
+  | { kind: 'render'; job: RenderJob; seal?: SealCredential | undefined }
   | { kind: 'inspect'; bytes: Uint8Array }
   | { kind: 'preflight'; definition: TemplateDefinition; bytes: Uint8Array }
   | { kind: 'checkTemplate'; source: string };
@@ -30,7 +31,10 @@ export type PreflightOutcome =
  * (docs/operations.md, "What runs in the worker pool").
  */
 export interface DocumentWorkers {
-  /** Makes a document's PDF; DOCUMENT_TOO_COMPLEX past the time limit, SERVICE_UNAVAILABLE when busy. */
+  /**
+   * Makes a document's PDF, sealed with the pool's seal unless it is a preview; DOCUMENT_TOO_COMPLEX past the time
+   * limit, SERVICE_UNAVAILABLE when busy.
+   */
   render(job: RenderJob): Promise<Uint8Array>;
   /**
    * Reads a fund's PDF as a template import checks it (agreement-pdf.ts `inspectPdf`); past the time limit or
@@ -96,7 +100,13 @@ function shownLimit(ms: number): string {
  * aborted task is always a running one, whose thread piscina terminates and replaces.
  */
 export function createDocumentWorkers(
-  options: { timeLimitMs?: number; threads?: number; queueLimit?: number } = {},
+  options: {
+    timeLimitMs?: number;
+    threads?: number;
+    queueLimit?: number;
+    /** Seals each signed document (evidence/pades.ts); without it, documents are made unsealed. */
+    seal?: SealCredential | undefined;
+  } = {},
 ): DocumentWorkers {
   const threads = options.threads ?? THREADS;
   const queueLimit = options.queueLimit ?? DOCUMENT_QUEUE_LIMIT;
@@ -162,7 +172,8 @@ export function createDocumentWorkers(
     timeLimitMs: options.timeLimitMs ?? DOCUMENT_TIME_LIMIT_MS,
     async render(job) {
       try {
-        return (await run({ kind: 'render', job })) as Uint8Array;
+        const seal = job.preview ? undefined : options.seal;
+        return (await run({ kind: 'render', job, seal })) as Uint8Array;
       } catch (error) {
         // Terminated as the server stops: the client may try again on another node.
         if (closed) throw documentWorkersBusy(RETRY_AFTER_SECONDS);
