@@ -88,6 +88,12 @@ export const CONFIG_VARIABLES = {
     help: 'password of --seal-p12 (prefer the variable: a flag shows in the process list)',
     default: undefined,
   },
+  tsaUrl: {
+    env: 'PORTICO_TSA_URL',
+    flag: '--tsa-url <url>',
+    help: 'RFC 3161 timestamp authority that timestamps each seal (http:// or https://); unset → seals without a timestamp',
+    default: undefined,
+  },
   trustProxy: {
     env: 'PORTICO_TRUST_PROXY',
     flag: '--trust-proxy',
@@ -294,6 +300,8 @@ export const ConfigSchema = Type.Object({
   /** A PKCS#12 file of the sealing certificate and key. */
   sealP12: Type.Optional(Type.String({ minLength: 1 })),
   sealP12Password: Type.Optional(Type.String()),
+  /** The RFC 3161 timestamp authority of the seals. @default undefined: no timestamp */
+  tsaUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
   /** @default false */
   trustProxy: Type.Boolean(),
   /** @default 'in-process' */
@@ -457,6 +465,8 @@ const EXPECTED: Partial<Record<ConfigKey, string>> = {
   retention:
     'must be name=days pairs of webhooks, sessions, links or mail, each a whole number of days or never, e.g. webhooks=90,mail=never',
   smtpUrl: 'must be an smtp:// or smtps:// URL, e.g. smtp://user:password@smtp.example.com:587',
+  tsaUrl:
+    'must be an http:// or https:// URL of an RFC 3161 timestamp authority, e.g. http://timestamp.example.com/tsa',
   mailFrom: 'must be one address on one line, e.g. "Acme Funds <no-reply@acme.example>"',
   s3Endpoint:
     'must be an http:// or https:// URL without a user or password in it, e.g. http://minio.internal:9000 ' +

@@ -158,7 +158,8 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
     closers.push({ what: 'the orphan-file sweep', close: () => sweep.stop() });
     const retention = startRetention({ db, dataDir: config.dataDir, settings: config.retention, logger });
     closers.push({ what: 'the retention cleanup', close: () => retention.stop() });
-    const documentWorkers = seal === undefined ? undefined : createDocumentWorkers({ seal });
+    const documentWorkers =
+      seal && createDocumentWorkers({ seal, timestampAuthority: config.tsaUrl, logger });
     const seedDemo = options.demo ?? (config.databaseUrl === undefined && config.environment === 'staging');
     const { seeded, seededPortfolio } = seedDemo
       ? await seedDemoOnce(db, files, config.environment, logger, documentWorkers)

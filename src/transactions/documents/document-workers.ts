@@ -9,6 +9,7 @@ import type { Preflight } from '../console/closings/preflight.ts';
 import type { TemplateDefinition } from '../templates/schema.ts';
 import type { TemplateCheck } from '../templates/template-check.ts';
 import type { SealCredential } from '../evidence/seal-credential.ts';
+import type { Logger } from 'pino';
 
 /** What a document worker is asked to do (document-tasks.ts runs it in the thread). */
 export type DocumentTask =
@@ -106,6 +107,10 @@ export function createDocumentWorkers(
     queueLimit?: number;
     /** Seals each signed document (evidence/pades.ts); without it, documents are made unsealed. */
     seal?: SealCredential | undefined;
+    /** The RFC 3161 timestamp authority that timestamps each seal (evidence/timestamp.ts), if any. */
+    timestampAuthority?: string | undefined;
+    /** Where a seal that went without its timestamp is said. */
+    logger?: Logger | undefined;
   } = {},
 ): DocumentWorkers {
   const threads = options.threads ?? THREADS;
@@ -168,12 +173,33 @@ export function createDocumentWorkers(
     }
   }
 
+  /**
+   * A sealed document with its seal timestamped, when an authority is set; without it, and said, when the
+   * authority does not answer or answers wrong: the signing that completed the document is not undone for it.
+   */
+  async function timestamped(pdf: Uint8Array): Promise<Uint8Array> {
+    const url = options.timestampAuthority;
+    if (url === undefined) return pdf;
+    const { timestampSealedPdf, TimestampError } = await import('../evidence/timestamp.ts');
+    try {
+      return await timestampSealedPdf(pdf, url);
+    } catch (error) {
+      if (!(error instanceof TimestampError)) throw error;
+      options.logger?.warn(
+        { problem: error.message },
+        'a signed document was sealed without its timestamp: the seal proves it unchanged, but not since when',
+      );
+      return pdf;
+    }
+  }
+
   const workers: DocumentWorkers = {
     timeLimitMs: options.timeLimitMs ?? DOCUMENT_TIME_LIMIT_MS,
     async render(job) {
       try {
         const seal = job.preview ? undefined : options.seal;
-        return (await run({ kind: 'render', job, seal })) as Uint8Array;
+        const pdf = (await run({ kind: 'render', job, seal })) as Uint8Array;
+        return seal === undefined ? pdf : await timestamped(pdf);
       } catch (error) {
         // Terminated as the server stops: the client may try again on another node.
         if (closed) throw documentWorkersBusy(RETRY_AFTER_SECONDS);

@@ -10,8 +10,11 @@ import type { SealCredential } from './seal-credential.ts';
  * with pkijs; it runs in a document worker, with the document being made.
  */
 
-/** Room for the CMS in the file: the certificates of a chain of three, and a timestamp token later. */
-const SIGNATURE_BYTES = 16_384;
+/**
+ * Room for the CMS in the file: the certificates of a chain of three, and the timestamp token with its own
+ * certificates that timestamp.ts adds to it afterwards.
+ */
+export const SIGNATURE_BYTES = 24_576;
 
 /** Object identifiers of the CMS this makes. */
 const OID = {

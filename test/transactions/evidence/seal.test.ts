@@ -11,6 +11,10 @@ import { generate } from 'selfsigned';
 import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestDatabase } from '../../support/db/use-test-database.ts';
+import { startTimestampAuthority } from '../../support/peers/timestamp-authority.ts';
+import * as asn1js from 'asn1js';
+import * as pkijs from 'pkijs';
+import pino from 'pino';
 import { ConfigError } from '../../../src/config.ts';
 import { seedTransactionsDemo } from '../../../src/demo/seed.ts';
 import { createLocalFileStore } from '../../../src/files/local-file-store.ts';
@@ -39,6 +43,30 @@ async function pdfsig(pdf: Uint8Array): Promise<string> {
     (error: unknown) => error as { stdout?: string; stderr?: string },
   );
   return `${answer.stdout ?? ''}${answer.stderr ?? ''}`;
+}
+
+/** The seal's CMS of a sealed PDF, read from its /Contents. */
+function sealOf(pdf: Uint8Array): pkijs.SignedData {
+  const text = Buffer.from(pdf).toString('latin1');
+  const [, , from, to] = /\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)/.exec(text) ?? [];
+  const hex = text.slice(Number(from) + 1, Number(to) - 1);
+  const info = new pkijs.ContentInfo({
+    schema: asn1js.fromBER(new Uint8Array(Buffer.from(hex, 'hex'))).result,
+  });
+  return new pkijs.SignedData({ schema: info.content });
+}
+
+/** When the timestamp token of a seal says its signature was made, if it has one. */
+function timestampOf(pdf: Uint8Array): Date | undefined {
+  const attribute = sealOf(pdf).signerInfos[0]?.unsignedAttrs?.attributes.find(
+    (each) => each.type === '1.2.840.113549.1.9.16.2.14',
+  );
+  if (attribute === undefined) return undefined;
+  const token = new pkijs.SignedData({
+    schema: new pkijs.ContentInfo({ schema: attribute.values[0] }).content,
+  });
+  const content = token.encapContentInfo.eContent?.getValue() ?? new ArrayBuffer(0);
+  return pkijs.TSTInfo.fromBER(content).genTime;
 }
 
 /** A one-page document sealed by `credential`. */
@@ -181,6 +209,43 @@ describe('the seal of completed documents', () => {
       expect(await pdfsig(preview)).toContain('does not contain any signatures');
     } finally {
       await workers.close();
+    }
+  });
+
+  it('timestamps a seal at the timestamp authority, which pdfsig still finds valid, and goes without one, saying why, when the authority refuses', async () => {
+    const credential = await loadSealCredential({ dataDir: join(dir, 'data') });
+    const authority = await startTimestampAuthority();
+    const said: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => said.push(line) });
+    const workers = createDocumentWorkers({
+      seal: credential,
+      threads: 1,
+      timestampAuthority: authority.url,
+      logger,
+    });
+    const job = {
+      transactionId: '00000000-0000-4000-8000-000000000001',
+      name: 'Subscription agreement',
+      preview: false,
+      signedBy: ['investor'],
+      signatures: [{ role: 'investor', signedName: 'Jane Q. Doe', signedAt: new Date() }],
+      sections: [],
+    };
+    try {
+      const before = Date.now();
+      const stamped = await workers.render(job);
+      expect(authority.requests).toBe(1);
+      expect(timestampOf(stamped)?.getTime()).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+      expect(await pdfsig(stamped)).toContain('Signature Validation: Signature is Valid.');
+
+      authority.mode = 'refuse';
+      const refused = await workers.render(job);
+      expect(timestampOf(refused)).toBeUndefined();
+      expect(await pdfsig(refused)).toContain('Signature Validation: Signature is Valid.');
+      expect(said.join('')).toContain('the timestamp authority refused the request (status 2)');
+    } finally {
+      await workers.close();
+      await authority.close();
     }
   });
 });
