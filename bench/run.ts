@@ -40,6 +40,7 @@ import { benchConsoleLive, printLiveReport } from './console-live.ts';
 import { benchConsoleExport, printExportReport } from './console-export.ts';
 import { benchConsoleClosings, printClosingsReport } from './console-closings.ts';
 import { benchConsoleBulk, printBulkReport, type BulkReport } from './console-bulk.ts';
+import { benchSeal, printSealReport } from './seal.ts';
 import { benchMetricsCost, printMetricsCostReport } from './metrics-cost.ts';
 import { benchHostileInput, printHostileReport } from './hostile-input.ts';
 
@@ -71,6 +72,7 @@ const SUITES = [
   'export',
   'closings',
   'bulk',
+  'seal',
   'startup',
   'metrics',
   'hostile',
@@ -138,6 +140,7 @@ const settings = {
   exportTransactions: Math.round(positiveNumber('BENCH_EXPORT_TRANSACTIONS', 20_000)),
   closingRows: Math.round(positiveNumber('BENCH_CLOSING_ROWS', 1000)),
   bulkRows: Math.round(positiveNumber('BENCH_BULK_ROWS', 10_000)),
+  sealDocuments: Math.round(positiveNumber('BENCH_SEAL_DOCUMENTS', 40)),
   hostileCharacters: clientCounts('BENCH_HOSTILE_CHARACTERS', [2000, 8000, 1_048_576]),
   hostileBombMegabytes: Math.round(positiveNumber('BENCH_HOSTILE_BOMB_MB', 100)),
 };
@@ -467,6 +470,8 @@ async function main(): Promise<void> {
   const closings = settings.suites.includes('closings') && settings.dialects.includes('postgres');
   // The console's bulk actions: a bulk reminder, preflight and job, on each database of BENCH_DIALECTS.
   const bulk = settings.suites.includes('bulk');
+  // Sealing signed documents: no database.
+  const seal = settings.suites.includes('seal');
   // Start-up runs `npm start` itself: the embedded database, whatever BENCH_DIALECTS says.
   const startup = settings.suites.includes('startup');
   // Metrics on and off: two `portico serve` processes on the first dialect of BENCH_DIALECTS.
@@ -495,6 +500,7 @@ async function main(): Promise<void> {
     (exported ? settings.dialects.length * (120 + settings.exportTransactions / 100) : 0) +
     (closings ? 60 + settings.closingRows / 10 : 0) +
     (bulk ? settings.dialects.length * (60 + settings.bulkRows / 20) : 0) +
+    (seal ? 60 + settings.sealDocuments : 0) +
     (startup ? (settings.startupRuns + 1) * 2 * 30 : 0) +
     (metrics ? 4 * (settings.warmupSeconds + settings.rounds * settings.measureSeconds) + 300 : 0) +
     (hostile ? (settings.hostileCharacters.length + 1) * 240 : 0);
@@ -720,6 +726,13 @@ async function main(): Promise<void> {
         reports.push(await benchConsoleBulk({ dialect, rows: settings.bulkRows }));
       }
       targets.push(...printBulkReport(reports));
+    }
+    if (seal) {
+      console.log(
+        `\nPortico bench: what sealing adds to a signed document, ${String(settings.sealDocuments)} documents each way, ` +
+          'beside the floor of the same document unsealed',
+      );
+      targets.push(...printSealReport(await benchSeal(settings.sealDocuments)));
     }
     if (startup) targets.push(...printStartupReport(await benchStartup(settings.startupRuns)));
     if (metrics) {

@@ -11,10 +11,10 @@ import type { SealCredential } from './seal-credential.ts';
  */
 
 /**
- * Room for the CMS in the file: the certificates of a chain of three, and the timestamp token with its own
- * certificates that timestamp.ts adds to it afterwards.
+ * Room for the CMS in the file, in hex digits (two a byte: 16 KiB): the certificates of a chain of three RSA-4096
+ * certificates, and the timestamp token with its own certificates that timestamp.ts adds to it afterwards.
  */
-export const SIGNATURE_BYTES = 24_576;
+const SIGNATURE_HEX_DIGITS = 32_768;
 
 /** Object identifiers of the CMS this makes. */
 const OID = {
@@ -110,7 +110,7 @@ export async function sealPdf(
     name: credential.name,
     location: '',
     signingTime: facts.signingTime,
-    signatureLength: SIGNATURE_BYTES,
+    signatureLength: SIGNATURE_HEX_DIGITS,
     subFilter: utils.SUBFILTER_ETSI_CADES_DETACHED,
     appName: 'Portico',
   });
