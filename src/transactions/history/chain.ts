@@ -25,9 +25,13 @@ export interface ChainEntry {
 /** The transaction's head as stored: its last entry's place and hash (hex); null before its first entry. */
 export type ChainHead = { position: number; hash: string } | null;
 
-/** Whether a history matches its chain: its head (hex) and length, or the first entry that does not match. */
+/**
+ * Whether a history matches its chain: its head (hex) and length, or the first entry that does not match, in
+ * words, with the head as stored (null when there is none).
+ */
 export type HistoryCheck =
-  { ok: true; head: string | null; entries: number } | { ok: false; position: number; reason: string };
+  | { ok: true; head: string | null; entries: number }
+  | { ok: false; position: number; reason: string; head: string | null };
 
 /** An entry's hash: SHA-256 of the previous entry's hash followed by the UTF-8 of the entry's canonical text. */
 export function chainHash(previous: Buffer, canonical: string): Buffer {
@@ -41,59 +45,69 @@ export function chainHash(previous: Buffer, canonical: string): Buffer {
  */
 export function checkChain(entries: readonly ChainEntry[], head: ChainHead): HistoryCheck {
   const ordered = [...entries].sort((a, b) => a.position - b.position);
+  const mismatch = (position: number, reason: string): HistoryCheck => ({
+    ok: false,
+    position,
+    reason,
+    head: head?.hash ?? null,
+  });
   let previous = CHAIN_GENESIS.toString('hex');
   for (const [index, entry] of ordered.entries()) {
     const expected = index + 1;
     if (entry.position > expected)
-      return {
-        ok: false,
-        position: expected,
-        reason: `entry ${String(expected)} is missing: it was removed`,
-      };
+      return mismatch(expected, `entry ${String(expected)} is missing: it was removed`);
     if (entry.position < expected)
-      return {
-        ok: false,
-        position: entry.position,
-        reason: `entry ${String(entry.position)} appears twice: one was added or moved`,
-      };
+      return mismatch(
+        entry.position,
+        `entry ${String(entry.position)} appears twice: one was added or moved`,
+      );
     if (entry.previous !== previous)
-      return {
-        ok: false,
-        position: expected,
-        reason: `entry ${String(expected)} does not follow entry ${String(expected - 1)}: an entry was removed, moved or rewritten`,
-      };
+      return mismatch(
+        expected,
+        expected === 1
+          ? 'entry 1 does not start the chain: an entry was removed, moved or rewritten'
+          : `entry ${String(expected)} does not follow entry ${String(expected - 1)}: an entry was removed, moved or rewritten`,
+      );
     if (chainHash(Buffer.from(previous, 'hex'), entry.canonical).toString('hex') !== entry.hash)
-      return {
-        ok: false,
-        position: expected,
-        reason: `entry ${String(expected)} was edited: its content no longer matches its hash`,
-      };
+      return mismatch(
+        expected,
+        `entry ${String(expected)} was edited: its content no longer matches its hash`,
+      );
     previous = entry.hash;
   }
   const count = ordered.length;
   if (head === null) {
     if (count === 0) return { ok: true, head: null, entries: 0 };
-    return { ok: false, position: 1, reason: 'the head of the chain is missing' };
+    return mismatch(1, 'the head of the chain is missing');
   }
   if (head.position > count) {
     const missing = count + 1;
-    return { ok: false, position: missing, reason: `entry ${String(missing)} is missing: it was removed` };
+    return mismatch(missing, `entry ${String(missing)} is missing: it was removed`);
   }
   if (head.position < count) {
     const extra = head.position + 1;
-    return {
-      ok: false,
-      position: extra,
-      reason: `entry ${String(extra)} comes after the last entry the head records: it was added`,
-    };
+    return mismatch(
+      extra,
+      `entry ${String(extra)} comes after the last entry the head records: it was added`,
+    );
   }
   if (head.hash !== previous)
-    return {
-      ok: false,
-      position: count,
-      reason: `the head does not match entry ${String(count)}: the chain was rewritten`,
-    };
+    return mismatch(count, `the head does not match entry ${String(count)}: the chain was rewritten`);
   return { ok: true, head: head.hash, entries: count };
+}
+
+/** How the console's transaction page shows a history: its head, and where it stops matching if it does. */
+export interface HistorySeal {
+  head: string | null;
+  intact: boolean;
+  brokenAt?: { position: number; reason: string };
+}
+
+/** A check as the console's transaction page shows it (see {@link HistorySeal}). */
+export function historySeal(check: HistoryCheck): HistorySeal {
+  return check.ok
+    ? { head: check.head, intact: true }
+    : { head: check.head, intact: false, brokenAt: { position: check.position, reason: check.reason } };
 }
 
 /** The sentence a page and the CLI say for a history that does not match. */

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { ContractRoute } from '../../../http/contract-routes.ts';
 import type { SignedInRouteContract } from '../../../http/signed-in/surface.ts';
 import { clientDateTime } from '../../../validation/date-time.ts';
+import { historySeal, verifyHistory } from '../../history/chain.ts';
 import { timelineOf } from '../../history/timeline.ts';
 import { addReviewComment, resolveReviewComment } from '../../review/comments.ts';
 import { reviewOf } from '../../review/review.ts';
@@ -49,6 +50,8 @@ export function registerTransactionRoutes(
       actorType: query.actor,
       links: deps.links,
     }),
+    // The whole history, whatever the filters: the chain runs through every entry.
+    history: historySeal(await verifyHistory(db, of(caller, params.id))),
   }));
   route(contract.review, (caller, { params }) =>
     reviewOf(db, { ...of(caller, params.id), links: deps.links }),
