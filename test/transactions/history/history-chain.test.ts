@@ -14,7 +14,7 @@ import {
   verifyHistory,
 } from '../../../src/transactions/history/chain.ts';
 import { organizationStory, type OrganizationStory } from '../../support/data/stories.ts';
-import { createTestFileStore } from '../../support/data/transactions.ts';
+import { createTestFileStore, graphql, transactionsApp } from '../../support/data/transactions.ts';
 import { DIALECT, TEST_DATABASE_URL, createTestSchema } from '../../support/db/database.ts';
 import { createPGliteFromTemplate } from '../../support/db/pglite-template.ts';
 import { useTestDatabase } from '../../support/db/use-test-database.ts';
@@ -238,6 +238,37 @@ describe(`the history's hash chain (${DIALECT})`, () => {
         transactionId: story.transactionId,
       }),
     ).toMatchObject({ ok: true, entries: before + writers });
+  });
+});
+
+describe(`Transaction.historyHead in GraphQL (${DIALECT})`, () => {
+  it("answers the head of the transaction's history, read by id and in the organization's list", async () => {
+    const story = await actedOn(test.db);
+    const app = await transactionsApp(test.db, store.files);
+    cleanups.push(() => app.close());
+    const check = await verifyHistory(test.db, { transactionId: story.transactionId });
+    expect(check.ok).toBe(true);
+
+    const byId = await graphql(
+      app,
+      story.apiKey,
+      'query ($id: uuid!) { transaction(id: $id) { id historyHead } }',
+      {
+        id: story.transactionId,
+      },
+    );
+    expect(byId.body).toEqual({
+      data: { transaction: { id: story.transactionId, historyHead: check.head } },
+    });
+    const listed = await graphql(
+      app,
+      story.apiKey,
+      '{ viewer { transactions { nodes { id state historyHead } } } }',
+    );
+    expect(listed.body.errors).toBeUndefined();
+    expect(listed.body.data?.viewer.transactions.nodes).toEqual([
+      { id: story.transactionId, state: expect.any(String) as unknown, historyHead: check.head },
+    ]);
   });
 });
 
