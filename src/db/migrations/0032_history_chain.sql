@@ -12,37 +12,28 @@
 -- The chain is made here, by a trigger before each row is inserted, so that every writer (there are many, and
 -- some insert many rows in one statement) and every node of an older release joins it alike.
 
--- The canonical text of a history entry: the JSON of its meaningful columns, `entry` being the row as
--- to_jsonb() gives it and `source` its table. jsonb's text is deterministic (keys in a fixed order, one
--- spelling per value), so the stored row gives back the exact text that was hashed; the time is written in UTC
--- with microseconds, whatever the session's time zone. The verifier and the evidence bundle use this one
--- function. A column added to either table later joins the hash only through a new version of it.
-create function portico_history_canonical(source text, entry jsonb) returns text
-language sql stable as $$
+-- The canonical text of a history entry: the JSON of its meaningful columns. jsonb's text is deterministic (keys
+-- in a fixed order, one spelling per value), so the stored row gives back the exact text that was hashed; the time
+-- is written in UTC with microseconds, whatever the session's time zone. `portico_history_canonical(row)` of
+-- either table is what the trigger, the backfill below, the verifier and the evidence bundle use; the columns
+-- both tables share are written by this one. A column added to either table later joins the hash only through a
+-- new version of these functions.
+create function portico_history_canonical_text(
+  source text, entry_position bigint, id uuid, organization_id uuid, transaction_id uuid, actor_type text,
+  actor_id text, request_id text, created_at timestamptz, own jsonb
+) returns text language sql stable as $$
   select (
     jsonb_build_object(
       'table', source,
-      'position', (entry ->> 'chain_position')::bigint,
-      'id', entry ->> 'id',
-      'organizationId', entry ->> 'organization_id',
-      'transactionId', entry ->> 'transaction_id',
-      'actorType', entry ->> 'actor_type',
-      'actorId', entry ->> 'actor_id',
-      'requestId', entry ->> 'request_id',
-      'createdAt', to_char((entry ->> 'created_at')::timestamptz at time zone 'UTC',
-        'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
-    ) || case source
-      when 'transaction_events' then jsonb_build_object(
-        'eventKey', entry ->> 'event_key',
-        'sourceState', entry ->> 'source_state',
-        'targetState', entry ->> 'target_state',
-        'message', entry ->> 'message',
-        'paperFileId', entry ->> 'paper_file_id')
-      when 'transaction_activity' then jsonb_build_object(
-        'kind', entry ->> 'kind',
-        'action', entry ->> 'action',
-        'details', entry -> 'details')
-    end
+      'position', entry_position,
+      'id', id,
+      'organizationId', organization_id,
+      'transactionId', transaction_id,
+      'actorType', actor_type,
+      'actorId', actor_id,
+      'requestId', request_id,
+      'createdAt', to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+    ) || own
   )::text
 $$;
 
@@ -65,8 +56,43 @@ alter table transaction_activity
   add column chain_previous bytea,
   add column chain_hash bytea;
 
+-- A workflow event: its event, the states it moved between, its message and the paper form it names.
+create function portico_history_canonical(entry transaction_events) returns text language sql stable as $$
+  select portico_history_canonical_text('transaction_events', entry.chain_position, entry.id,
+    entry.organization_id, entry.transaction_id, entry.actor_type, entry.actor_id, entry.request_id,
+    entry.created_at, jsonb_build_object(
+      'eventKey', entry.event_key,
+      'sourceState', entry.source_state,
+      'targetState', entry.target_state,
+      'message', entry.message,
+      'paperFileId', entry.paper_file_id))
+$$;
+-- An activity entry: its kind, its action and its details.
+create function portico_history_canonical(entry transaction_activity) returns text language sql stable as $$
+  select portico_history_canonical_text('transaction_activity', entry.chain_position, entry.id,
+    entry.organization_id, entry.transaction_id, entry.actor_type, entry.actor_id, entry.request_id,
+    entry.created_at, jsonb_build_object('kind', entry.kind, 'action', entry.action, 'details', entry.details))
+$$;
+
 -- The entries there are, chained per transaction in the order they were written: by time, an event before
--- activity of the same instant (an event's mail is queued after it), then by sequence.
+-- activity of the same instant (an event's mail is queued after it), then by sequence. Their places first, then
+-- their hashes, one after the other.
+with placed as (
+  select source, id, row_number() over (
+    partition by transaction_id order by created_at, source_rank, sequence) as place
+  from (
+    select 'transaction_events' as source, 0 as source_rank, id, transaction_id, created_at, sequence
+    from transaction_events
+    union all
+    select 'transaction_activity', 1, id, transaction_id, created_at, sequence from transaction_activity
+  ) entries
+), events as (
+  update transaction_events e set chain_position = placed.place
+  from placed where placed.source = 'transaction_events' and placed.id = e.id
+)
+update transaction_activity a set chain_position = placed.place
+from placed where placed.source = 'transaction_activity' and placed.id = a.id;
+
 do $$
 declare
   genesis constant bytea := decode(repeat('00', 32), 'hex');
@@ -78,14 +104,14 @@ declare
   hash bytea;
 begin
   for entry in
-    select 'transaction_events' as source, e.id, e.transaction_id, e.organization_id, e.created_at, 0 as rank,
-      e.sequence, to_jsonb(e) as row
+    select 'transaction_events' as source, e.id, e.transaction_id, e.organization_id, e.chain_position,
+      portico_history_canonical(e) as canonical
     from transaction_events e
     union all
-    select 'transaction_activity', a.id, a.transaction_id, a.organization_id, a.created_at, 1, a.sequence,
-      to_jsonb(a)
+    select 'transaction_activity', a.id, a.transaction_id, a.organization_id, a.chain_position,
+      portico_history_canonical(a)
     from transaction_activity a
-    order by transaction_id, created_at, rank, sequence
+    order by transaction_id, chain_position
   loop
     if current_transaction is distinct from entry.transaction_id then
       if current_transaction is not null then
@@ -94,18 +120,14 @@ begin
       end if;
       current_transaction := entry.transaction_id;
       current_organization := entry.organization_id;
-      place := 0;
       previous := genesis;
     end if;
-    place := place + 1;
-    hash := sha256(previous || convert_to(
-      portico_history_canonical(entry.source, entry.row || jsonb_build_object('chain_position', place)), 'UTF8'));
+    place := entry.chain_position;
+    hash := sha256(previous || convert_to(entry.canonical, 'UTF8'));
     if entry.source = 'transaction_events' then
-      update transaction_events set chain_position = place, chain_previous = previous, chain_hash = hash
-      where id = entry.id;
+      update transaction_events set chain_previous = previous, chain_hash = hash where id = entry.id;
     else
-      update transaction_activity set chain_position = place, chain_previous = previous, chain_hash = hash
-      where id = entry.id;
+      update transaction_activity set chain_previous = previous, chain_hash = hash where id = entry.id;
     end if;
     previous := hash;
   end loop;
@@ -138,7 +160,7 @@ begin
   values (new.transaction_id, new.organization_id, 1, decode(repeat('00', 32), 'hex'))
   on conflict (transaction_id) do update set position = h.position + 1
   returning h.position, h.head into new.chain_position, new.chain_previous;
-  new.chain_hash := sha256(new.chain_previous || convert_to(portico_history_canonical(tg_table_name, to_jsonb(new)), 'UTF8'));
+  new.chain_hash := sha256(new.chain_previous || convert_to(portico_history_canonical(new), 'UTF8'));
   update transaction_history_heads set head = new.chain_hash where transaction_id = new.transaction_id;
   return new;
 end

@@ -146,11 +146,11 @@ export async function verifyHistory(
        on h.transaction_id = owner.id and h.organization_id = owner.organization_id
      union all
      select 'entry', e.chain_position::text, encode(e.chain_previous, 'hex'), encode(e.chain_hash, 'hex'),
-       portico_history_canonical('transaction_events', to_jsonb(e))
+       portico_history_canonical(e)
      from owner join transaction_events e on e.transaction_id = owner.id and e.organization_id = owner.organization_id
      union all
      select 'entry', a.chain_position::text, encode(a.chain_previous, 'hex'), encode(a.chain_hash, 'hex'),
-       portico_history_canonical('transaction_activity', to_jsonb(a))
+       portico_history_canonical(a)
      from owner join transaction_activity a on a.transaction_id = owner.id and a.organization_id = owner.organization_id`,
     [options.transactionId, options.organizationId ?? null],
   );

@@ -85,7 +85,7 @@ describe(`the history's hash chain (${DIALECT})`, () => {
     const story = await actedOn(test.db);
     const rows = await test.db.query<{ previous: string; hash: string; canonical: string; position: string }>(
       `select encode(chain_previous, 'hex') as previous, encode(chain_hash, 'hex') as hash,
-         portico_history_canonical('transaction_events', to_jsonb(e)) as canonical, chain_position::text as position
+         portico_history_canonical(e) as canonical, chain_position::text as position
        from transaction_events e where transaction_id = $1 and chain_position = 1`,
       [story.transactionId],
     );
