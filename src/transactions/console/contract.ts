@@ -187,6 +187,7 @@ export const HistorySeal = Type.Object({
   intact: Type.Boolean(),
   brokenAt: Type.Optional(Type.Object({ position: Type.Integer(), reason: Type.String() })),
 });
+export type HistorySeal = Static<typeof HistorySeal>;
 
 export const ReviewComment = Type.Object({
   id: Type.String(),

@@ -96,20 +96,6 @@ export function checkChain(entries: readonly ChainEntry[], head: ChainHead): His
   return { ok: true, head: head.hash, entries: count };
 }
 
-/** How the console's transaction page shows a history: its head, and where it stops matching if it does. */
-export interface HistorySeal {
-  head: string | null;
-  intact: boolean;
-  brokenAt?: { position: number; reason: string };
-}
-
-/** A check as the console's transaction page shows it (see {@link HistorySeal}). */
-export function historySeal(check: HistoryCheck): HistorySeal {
-  return check.ok
-    ? { head: check.head, intact: true }
-    : { head: check.head, intact: false, brokenAt: { position: check.position, reason: check.reason } };
-}
-
 /** The sentence a page and the CLI say for a history that does not match. */
 export function historyMismatch(check: { position: number; reason: string }): string {
   return `The history does not match from entry ${String(check.position)}: ${check.reason}.`;
