@@ -25,6 +25,7 @@ import { createEntity, listEntities, updateEntity } from '../transactions/entiti
 import { deliverKey } from '../transactions/key-delivery/deliver-key.ts';
 import { expireDeliveries, listDeliveries, revokeDelivery } from '../transactions/key-delivery/deliveries.ts';
 import { VIEWS_REQUIRED } from '../transactions/key-delivery/views.ts';
+import { verifyHistory } from '../transactions/history/chain.ts';
 import { writeBackup } from './backup.ts';
 import { cleanUp } from './retention.ts';
 import { readImportFile } from '../portfolio/import/files.ts';
@@ -189,6 +190,11 @@ export const operations = {
   'migrate.status': operation({
     input: Type.Object({}),
     run: (db) => migrationStatus(db),
+  }),
+  // `portico verify --transaction`: any organization's transaction, as an operator reads the whole instance.
+  'history.verify': operation({
+    input: Type.Object({ transaction: Type.String() }),
+    run: (db, input) => verifyHistory(db, { transactionId: input.transaction }),
   }),
   'org.create': operation({
     input: Type.Object({

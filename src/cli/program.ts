@@ -6,6 +6,7 @@ import { registerBackupCommands } from './data/backup.ts';
 import { registerCleanupCommand } from './data/cleanup.ts';
 import { registerMigrateToCommand } from './data/migrate-to.ts';
 import { registerDemoCommand } from './demo.ts';
+import { registerVerifyCommand } from './evidence/verify.ts';
 import { registerKeyCommands } from './keys.ts';
 import { registerMailCommands } from './mail.ts';
 import { registerMigrateCommand } from './migrate.ts';
@@ -67,6 +68,7 @@ export function createProgram(io: CliIO): Command {
     registerBackupCommands,
     registerMigrateToCommand,
     registerCleanupCommand,
+    registerVerifyCommand,
   ]) {
     register(program, context);
   }

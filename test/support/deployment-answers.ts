@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
+import { verifyHistory } from '../../src/transactions/history/chain.ts';
 import type { Database } from '../../src/db/database.ts';
 import { createLocalFileStore } from '../../src/files/local-file-store.ts';
 import type { FileStore } from '../../src/files/file-store.ts';
@@ -83,6 +84,8 @@ export async function askDeployment(
     };
     await ask('viewer', VIEWER);
     const transaction = await ask('transaction', TRANSACTION, { id: seeded.transactionId });
+    // Its history's hash chain, head included: a copy keeps each entry's hashes as they were.
+    answers.history = JSON.stringify(await verifyHistory(db, { transactionId: seeded.transactionId }));
     for (const link of transaction.match(/\/files\/[^"]+/g) ?? []) {
       const download = await transactions.inject({ method: 'GET', url: link });
       answers[`download ${normalised(link)}`] =

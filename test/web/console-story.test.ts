@@ -534,6 +534,26 @@ describe('the organization console in Chromium', () => {
       await timeline.getByText('On: Full legal name (About you)').waitFor();
       await timeline.getByText('Read by: the investor').waitFor();
       expect(await timeline.getByText(/Vulcan key|Comment id/).count()).toBe(0);
+      // The history is sealed by a hash chain: its head under the entries. An event row edited in the database
+      // (its message) makes the page name the first entry that no longer matches.
+      const timelineRegion = viewerPage.getByRole('region', { name: 'Timeline' });
+      await timelineRegion.getByText(/^History sealed by a hash chain: [0-9a-f]{16}…$/).waitFor();
+      const [edited] = await db.query<{ position: number }>(
+        `update transaction_events set message = 'Edited afterwards.'
+         where transaction_id = $1 and chain_position = (
+           select min(chain_position) from transaction_events where transaction_id = $1)
+         returning chain_position::int as position`,
+        [transactionId],
+      );
+      await viewerPage.reload();
+      const position = String(edited?.position);
+      await timelineRegion
+        .getByRole('alert')
+        .getByText(
+          `The history does not match from entry ${position}: entry ${position} was edited: its content no longer matches its hash.`,
+        )
+        .waitFor();
+      expect(await timelineRegion.getByText(/^History sealed by a hash chain/).count()).toBe(0);
 
       // 9. The other investor's form came by post: the admin submits it on their behalf, with the scan, which the
       // timeline and the files then name. Voiding it, with its reason, closes its investor's link, which shows it.

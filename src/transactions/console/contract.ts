@@ -178,6 +178,17 @@ export const TimelineEntry = Type.Object({
 });
 export type TimelineEntry = Static<typeof TimelineEntry>;
 
+/**
+ * Whether the transaction's history still matches its hash chain (docs/evidence.md): its head (hex; null before
+ * its first entry) and, when it does not match, the first entry that does not and why, in words.
+ */
+export const HistorySeal = Type.Object({
+  head: OrNull(Type.String()),
+  intact: Type.Boolean(),
+  brokenAt: Type.Optional(Type.Object({ position: Type.Integer(), reason: Type.String() })),
+});
+export type HistorySeal = Static<typeof HistorySeal>;
+
 export const ReviewComment = Type.Object({
   id: Type.String(),
   processKey: Type.String(),
@@ -780,14 +791,14 @@ export const consoleRoutes = {
     ...ofTransaction('GET', '', 'read'),
     response: answers({ 200: Type.Object({ transaction: TransactionDetail }) }),
   },
-  /** What happened to it, oldest first, narrowed by kind and actor. */
+  /** What happened to it, oldest first, narrowed by kind and actor; and whether its whole history matches its chain. */
   timeline: {
     ...ofTransaction('GET', '/timeline', 'read'),
     querystring: Body({
       kind: Type.Optional(Type.Array(TimelineKind, { maxItems: TIMELINE_KINDS.length })),
       actor: Type.Optional(ActorType),
     }),
-    response: answers({ 200: Type.Object({ entries: Type.Array(TimelineEntry) }) }),
+    response: answers({ 200: Type.Object({ entries: Type.Array(TimelineEntry), history: HistorySeal }) }),
   },
   /** Its processes' revisions and latest items, what changed, every comment. */
   review: {

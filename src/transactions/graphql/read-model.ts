@@ -69,6 +69,9 @@ export const RESOURCES = {
       completedAt: 'completed_at',
       voidedAt: 'voided_at',
       voidReason: 'void_reason',
+      // `id` binds to the transaction's row: the head's table has no column of that name.
+      historyHead:
+        "(select encode(h.head, 'hex') from transaction_history_heads h where h.transaction_id = id)",
     },
   },
   TransactionRecipient: {

@@ -1102,3 +1102,35 @@ describe('the work queue', () => {
     ]);
   });
 });
+
+describe("a transaction's history seal", () => {
+  it('answers with the timeline the head of the whole history, and where it stops matching once a row is edited', async () => {
+    const { story, people, path } = await transactionWithTeam(world, 'sent');
+    const viewer = await signedIn(people.viewer);
+    const [head] = await world.db.query<{ head: string }>(
+      `select encode(head, 'hex') as head from transaction_history_heads where transaction_id = $1`,
+      [story.transactionId],
+    );
+    const intact = await viewer.get(`${path('/timeline')}?kind=console`);
+    expect((intact.body as { history: unknown }).history).toEqual({ head: head?.head, intact: true });
+
+    await world.db.query(
+      `update transaction_activity set details = '{"message": "voided"}' where transaction_id = $1 and kind = 'mail'`,
+      [story.transactionId],
+    );
+    const [edited] = await world.db.query<{ position: number }>(
+      `select chain_position::int as position from transaction_activity where transaction_id = $1 and kind = 'mail'
+       order by chain_position limit 1`,
+      [story.transactionId],
+    );
+    const broken = await viewer.get(path('/timeline'));
+    expect((broken.body as { history: unknown }).history).toEqual({
+      head: head?.head,
+      intact: false,
+      brokenAt: {
+        position: edited?.position,
+        reason: `entry ${String(edited?.position)} was edited: its content no longer matches its hash`,
+      },
+    });
+  });
+});

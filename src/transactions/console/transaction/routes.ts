@@ -2,16 +2,24 @@ import type { FastifyRequest } from 'fastify';
 import type { ContractRoute } from '../../../http/contract-routes.ts';
 import type { SignedInRouteContract } from '../../../http/signed-in/surface.ts';
 import { clientDateTime } from '../../../validation/date-time.ts';
+import { verifyHistory, type HistoryCheck } from '../../history/chain.ts';
 import { timelineOf } from '../../history/timeline.ts';
 import { addReviewComment, resolveReviewComment } from '../../review/comments.ts';
 import { reviewOf } from '../../review/review.ts';
-import { consoleRoutes as contract } from '../contract.ts';
+import { consoleRoutes as contract, type HistorySeal } from '../contract.ts';
 import type { ConsoleCaller, ConsoleDeps } from '../deps.ts';
 import { remindNow, resendWebhook, resetLink, setLinkExpiry, signInConsole } from './actions.ts';
 import { transactionDetail } from './detail.ts';
 import { decideApproval } from './approvals.ts';
 import { checkMayTrigger, checkNotStale, previewConsoleEvent, runConsoleEvent } from './console-events.ts';
 import { workflowPanelOf } from './workflow-panel.ts';
+
+/** A check of the history as the page shows it: its head, and where it stops matching if it does. */
+function historySeal(check: HistoryCheck): HistorySeal {
+  return check.ok
+    ? { head: check.head, intact: true }
+    : { head: check.head, intact: false, brokenAt: { position: check.position, reason: check.reason } };
+}
 
 /** The caller as the actor of what they change, with the request that changes it. */
 function actorOf(caller: ConsoleCaller, request: FastifyRequest) {
@@ -49,6 +57,8 @@ export function registerTransactionRoutes(
       actorType: query.actor,
       links: deps.links,
     }),
+    // The whole history, whatever the filters: the chain runs through every entry.
+    history: historySeal(await verifyHistory(db, of(caller, params.id))),
   }));
   route(contract.review, (caller, { params }) =>
     reviewOf(db, { ...of(caller, params.id), links: deps.links }),

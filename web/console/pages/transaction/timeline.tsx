@@ -1,4 +1,15 @@
-import { Badge, Box, Button, Card, CheckboxGroup, Flex, Link, RadioGroup, Text } from '@radix-ui/themes';
+import {
+  Badge,
+  Box,
+  Button,
+  Callout,
+  Card,
+  CheckboxGroup,
+  Flex,
+  Link,
+  RadioGroup,
+  Text,
+} from '@radix-ui/themes';
 import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
@@ -189,6 +200,41 @@ function ResendWebhook({ deliveryId, onResent }: { deliveryId: string; onResent:
   );
 }
 
+/** How many hex digits of the history's head the footer shows; the whole head is in its title. */
+const HEAD_SHOWN = 16;
+
+/**
+ * Whether the transaction's whole history still matches its hash chain (docs/evidence.md): where it does not,
+ * a red callout naming the first entry that does not match, above the entries; where it does, its head, small,
+ * below them.
+ */
+function HistorySealNote({
+  history,
+  placement,
+}: {
+  history: TimelineAnswer['history'] | undefined;
+  placement: 'above' | 'below';
+}) {
+  if (history === undefined) return null;
+  const { brokenAt } = history;
+  if (brokenAt !== undefined) {
+    if (placement === 'below') return null;
+    return (
+      <Callout.Root color="red" role="alert">
+        <Callout.Text>
+          The history does not match from entry {String(brokenAt.position)}: {brokenAt.reason}.
+        </Callout.Text>
+      </Callout.Root>
+    );
+  }
+  if (placement === 'above' || history.head === null) return null;
+  return (
+    <Text as="p" size="1" color="gray" className="history-seal">
+      History sealed by a hash chain: <code title={history.head}>{history.head.slice(0, HEAD_SHOWN)}…</code>
+    </Text>
+  );
+}
+
 /**
  * The transaction's one timeline, newest first: workflow moves, what the recipient did, mail, webhook attempts,
  * API calls and console actions, each with who did it, when, and the request id to quote; filtered by kind and
@@ -205,7 +251,8 @@ export function Timeline({
   operate: boolean;
 }) {
   const names = useWorkflowNames();
-  const entries = (timeline.data ?? timeline.previous)?.entries;
+  const answer = timeline.data ?? timeline.previous;
+  const entries = answer?.entries;
   return (
     <HeadedSection id="timeline-heading" title="Timeline">
       <Card size="2">
@@ -259,6 +306,7 @@ export function Timeline({
             </Flex>
           </Flex>
           <ErrorCallout error={timeline.error} />
+          <HistorySealNote history={answer?.history} placement="above" />
           {entries === undefined ? (
             timeline.error ? null : (
               <Text size="2" color="gray">
@@ -301,6 +349,7 @@ export function Timeline({
               ))}
             </ol>
           )}
+          <HistorySealNote history={answer?.history} placement="below" />
         </Flex>
       </Card>
     </HeadedSection>
