@@ -1,7 +1,14 @@
-// `portico verify --transaction <id>` (issue 41, item 4), in-process on a database of this file's own: a history
-// that matches its chain exits 0 with its length and head, one edited in the database exits 1 naming the entry,
-// and a bundle, not made yet, is refused in words.
+// `portico verify` (issue 41), in-process on a database of this file's own: `--transaction <id>`, a history that
+// matches its chain exits 0 with its length and head, one edited in the database exits 1 naming the entry; a
+// sealed PDF is checked offline, with its chain to the certificates trusted; a bundle, not made yet, is refused
+// in words.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sealPdf } from '../../src/transactions/evidence/pades.ts';
+import { loadSealCredential } from '../../src/transactions/evidence/seal-credential.ts';
 import { cliOnTestDatabase } from '../support/cli.ts';
 import { organizationStory } from '../support/data/stories.ts';
 import { createTestFileStore } from '../support/data/transactions.ts';
@@ -62,7 +69,42 @@ describe(`portico verify (${DIALECT})`, () => {
     const bundle = await portico(['verify', 'evidence.zip']);
     expect(bundle.code).toBe(1);
     expect(bundle.stderr).toMatch(
-      /^portico: Portico makes no evidence bundles yet, so "evidence.zip" cannot be checked/m,
+      /^portico: Portico makes no evidence bundles yet, so "evidence.zip" cannot be checked: give a sealed PDF/m,
     );
+  });
+
+  it('checks a sealed PDF offline: exit 0 with its seal, its chain to a trusted certificate, and 1 naming a changed byte', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'portico-verify-pdf-'));
+    try {
+      const credential = await loadSealCredential({ dataDir: dir });
+      const pdf = await PDFDocument.create();
+      pdf.addPage().drawText('Subscription agreement, signed', { x: 50, y: 700 });
+      const sealed = await sealPdf(pdf, credential, {
+        reason: 'Completed in Portico',
+        signingTime: new Date(),
+      });
+      const path = join(dir, 'signed.pdf');
+      await writeFile(path, sealed);
+
+      const held = await portico(['verify', path, '--trust', join(dir, 'seal', 'seal-cert.pem')]);
+      expect(held.code).toBe(0);
+      expect(held.stdout.trim()).toBe(
+        `The seal of ${path} holds: sealed by "${credential.name}", without a timestamp, its certificate chains to one you trust.`,
+      );
+      const unchecked = await portico(['verify', path]);
+      expect(unchecked.stdout).toContain('its certificate not checked (give --trust <ca.pem>)');
+
+      const changed = Buffer.from(sealed);
+      changed[changed.indexOf('Producer')] = 'Q'.charCodeAt(0);
+      const broken = join(dir, 'changed.pdf');
+      await writeFile(broken, changed);
+      const refused = await portico(['verify', broken]);
+      expect(refused.code).toBe(1);
+      expect(refused.stdout.trim()).toBe(
+        `${broken}: the document changed after it was sealed: what the seal covers has another digest.`,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
