@@ -5,11 +5,10 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sealPdf } from '../../src/transactions/evidence/pades.ts';
 import { loadSealCredential } from '../../src/transactions/evidence/seal-credential.ts';
 import { cliOnTestDatabase } from '../support/cli.ts';
+import { sealedDocument } from '../support/data/sealed-documents.ts';
 import { organizationStory } from '../support/data/stories.ts';
 import { createTestFileStore } from '../support/data/transactions.ts';
 import { DIALECT } from '../support/db/database.ts';
@@ -77,12 +76,7 @@ describe(`portico verify (${DIALECT})`, () => {
     const dir = await mkdtemp(join(tmpdir(), 'portico-verify-pdf-'));
     try {
       const credential = await loadSealCredential({ dataDir: dir });
-      const pdf = await PDFDocument.create();
-      pdf.addPage().drawText('Subscription agreement, signed', { x: 50, y: 700 });
-      const sealed = await sealPdf(pdf, credential, {
-        reason: 'Completed in Portico',
-        signingTime: new Date(),
-      });
+      const sealed = await sealedDocument(credential);
       const path = join(dir, 'signed.pdf');
       await writeFile(path, sealed);
 

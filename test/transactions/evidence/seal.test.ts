@@ -1,15 +1,14 @@
 // The seal of completed documents: the credential read and checked at start (seal-credential.ts), and a PDF
 // sealed as PAdES baseline B (pades.ts), checked by poppler's `pdfsig` as a fund's counsel would check it.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import forge from 'node-forge';
-import { PDFDocument } from 'pdf-lib';
 import { generate } from 'selfsigned';
 import { buffer } from 'node:stream/consumers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { sealedDocument, signedJob, useTempFolder } from '../../support/data/sealed-documents.ts';
 import { useTestDatabase } from '../../support/db/use-test-database.ts';
 import { startTimestampAuthority } from '../../support/peers/timestamp-authority.ts';
 import * as asn1js from 'asn1js';
@@ -19,25 +18,16 @@ import { ConfigError } from '../../../src/config.ts';
 import { seedTransactionsDemo } from '../../../src/demo/seed.ts';
 import { createLocalFileStore } from '../../../src/files/local-file-store.ts';
 import { createDocumentWorkers } from '../../../src/transactions/documents/document-workers.ts';
-import { sealPdf } from '../../../src/transactions/evidence/pades.ts';
-import {
-  loadSealCredential,
-  type SealCredential,
-} from '../../../src/transactions/evidence/seal-credential.ts';
+import { loadSealCredential } from '../../../src/transactions/evidence/seal-credential.ts';
 
 const run = promisify(execFile);
 const database = useTestDatabase();
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'portico-seal-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const folder = useTempFolder('portico-seal-');
+const dir = () => folder.path();
 
 /** What `pdfsig` says of a file (it exits non-zero for a file whose signature does not hold). */
 async function pdfsig(pdf: Uint8Array): Promise<string> {
-  const path = join(dir, `checked-${String(Math.random()).slice(2)}.pdf`);
+  const path = join(dir(), `checked-${String(Math.random()).slice(2)}.pdf`);
   await writeFile(path, pdf);
   const answer = await run('pdfsig', ['-nocert', path]).catch(
     (error: unknown) => error as { stdout?: string; stderr?: string },
@@ -69,13 +59,6 @@ function timestampOf(pdf: Uint8Array): Date | undefined {
   return pkijs.TSTInfo.fromBER(content).genTime;
 }
 
-/** A one-page document sealed by `credential`. */
-async function sealed(credential: SealCredential): Promise<Uint8Array> {
-  const pdf = await PDFDocument.create();
-  pdf.addPage().drawText('Subscription agreement, signed', { x: 50, y: 700 });
-  return sealPdf(pdf, credential, { reason: 'Completed in Portico', signingTime: new Date() });
-}
-
 /** PEM files of a certificate made for the test, with `options` of selfsigned's. */
 async function pemFiles(
   name: string,
@@ -89,8 +72,8 @@ async function pemFiles(
     ...rest,
     extensions: [{ name: 'keyUsage', critical: true, ...keyUsage }],
   });
-  const sealCert = join(dir, `${name}-cert.pem`);
-  const sealKey = join(dir, `${name}-key.pem`);
+  const sealCert = join(dir(), `${name}-cert.pem`);
+  const sealKey = join(dir(), `${name}-key.pem`);
   await writeFile(sealCert, pems.cert);
   await writeFile(sealKey, pems.private);
   return { sealCert, sealKey, pems };
@@ -98,7 +81,7 @@ async function pemFiles(
 
 describe('the seal of completed documents', () => {
   it('makes a self-signed seal once for a data dir, and uses it again on the next start', async () => {
-    const dataDir = join(dir, 'data');
+    const dataDir = join(dir(), 'data');
     const first = await loadSealCredential({ dataDir });
     expect(first).toMatchObject({ selfSigned: true, key: { type: 'EC', namedCurve: 'P-256' } });
     expect(first.name).toBe(`Portico document seal (${dataDir})`);
@@ -114,8 +97,8 @@ describe('the seal of completed documents', () => {
   });
 
   it('seals a PDF that pdfsig finds signed as ETSI.CAdES.detached, valid, and covering the whole file', async () => {
-    const credential = await loadSealCredential({ dataDir: join(dir, 'data') });
-    const report = await pdfsig(await sealed(credential));
+    const credential = await loadSealCredential({ dataDir: join(dir(), 'data') });
+    const report = await pdfsig(await sealedDocument(credential));
     expect(report).toContain('Signature Type: ETSI.CAdES.detached');
     expect(report).toContain(`Signer Certificate Common Name: ${credential.name}`);
     expect(report).toContain('Signature Validation: Signature is Valid.');
@@ -123,8 +106,8 @@ describe('the seal of completed documents', () => {
   });
 
   it('lets pdfsig see a sealed document changed afterwards, by one byte', async () => {
-    const credential = await loadSealCredential({ dataDir: join(dir, 'data') });
-    const pdf = await sealed(credential);
+    const credential = await loadSealCredential({ dataDir: join(dir(), 'data') });
+    const pdf = await sealedDocument(credential);
     const text = Buffer.from(pdf).toString('latin1');
     const at = text.indexOf('/Producer');
     expect(at).toBeGreaterThan(0);
@@ -143,13 +126,19 @@ describe('the seal of completed documents', () => {
       'correct horse',
       { algorithm: '3des' },
     );
-    const sealP12 = join(dir, 'fund.p12');
+    const sealP12 = join(dir(), 'fund.p12');
     await writeFile(sealP12, Buffer.from(forge.asn1.toDer(p12).getBytes(), 'binary'));
-    const credential = await loadSealCredential({ dataDir: dir, sealP12, sealP12Password: 'correct horse' });
+    const credential = await loadSealCredential({
+      dataDir: dir(),
+      sealP12,
+      sealP12Password: 'correct horse',
+    });
     expect(credential).toMatchObject({ name: 'Fund I seal', selfSigned: false, key: { type: 'RSA' } });
-    expect(await pdfsig(await sealed(credential))).toContain('Signature Validation: Signature is Valid.');
+    expect(await pdfsig(await sealedDocument(credential))).toContain(
+      'Signature Validation: Signature is Valid.',
+    );
 
-    const wrong = loadSealCredential({ dataDir: dir, sealP12, sealP12Password: 'wrong' });
+    const wrong = loadSealCredential({ dataDir: dir(), sealP12, sealP12Password: 'wrong' });
     await expect(wrong).rejects.toThrow(ConfigError);
     await expect(wrong).rejects.toThrow(
       `PORTICO_SEAL_P12: the password (PORTICO_SEAL_P12_PASSWORD) does not open ${sealP12}`,
@@ -162,26 +151,26 @@ describe('the seal of completed documents', () => {
       notBeforeDate: new Date(Date.now() - 30 * day),
       notAfterDate: new Date(Date.now() - day),
     });
-    await expect(loadSealCredential({ dataDir: dir, ...expired })).rejects.toThrow(
+    await expect(loadSealCredential({ dataDir: dir(), ...expired })).rejects.toThrow(
       /^PORTICO_SEAL_CERT\/PORTICO_SEAL_KEY: the certificate "Expired seal" expired on \d{4}-\d\d-\d\dT.*: renew it$/,
     );
     const other = await pemFiles('Other seal', {});
     await expect(
-      loadSealCredential({ dataDir: dir, sealCert: other.sealCert, sealKey: expired.sealKey }),
+      loadSealCredential({ dataDir: dir(), sealCert: other.sealCert, sealKey: expired.sealKey }),
     ).rejects.toThrow(
       'PORTICO_SEAL_CERT/PORTICO_SEAL_KEY: the private key does not match the certificate ("Other seal")',
     );
     const authority = await pemFiles('Issuing only', { keyUsage: { keyCertSign: true, cRLSign: true } });
-    await expect(loadSealCredential({ dataDir: dir, ...authority })).rejects.toThrow(
+    await expect(loadSealCredential({ dataDir: dir(), ...authority })).rejects.toThrow(
       'the certificate "Issuing only" cannot sign documents: its key usage allows keyCertSign, cRLSign, not digitalSignature or nonRepudiation',
     );
   });
 
   it("seals the signed copy a transaction's last signature makes, and leaves a preview unsealed", async () => {
-    const credential = await loadSealCredential({ dataDir: join(dir, 'data') });
+    const credential = await loadSealCredential({ dataDir: join(dir(), 'data') });
     const workers = createDocumentWorkers({ seal: credential, threads: 1 });
     try {
-      const files = createLocalFileStore(join(dir, 'files'));
+      const files = createLocalFileStore(join(dir(), 'files'));
       const demo = await seedTransactionsDemo(database.db, files, 'staging', {
         handle: `seal-${String(Date.now())}`,
         workers,
@@ -213,7 +202,7 @@ describe('the seal of completed documents', () => {
   });
 
   it('timestamps a seal at the timestamp authority, which pdfsig still finds valid, and goes without one, saying why, when the authority refuses', async () => {
-    const credential = await loadSealCredential({ dataDir: join(dir, 'data') });
+    const credential = await loadSealCredential({ dataDir: join(dir(), 'data') });
     const authority = await startTimestampAuthority();
     const said: string[] = [];
     const logger = pino({ level: 'warn' }, { write: (line: string) => said.push(line) });
@@ -223,14 +212,7 @@ describe('the seal of completed documents', () => {
       timestampAuthority: authority.url,
       logger,
     });
-    const job = {
-      transactionId: '00000000-0000-4000-8000-000000000001',
-      name: 'Subscription agreement',
-      preview: false,
-      signedBy: ['investor'],
-      signatures: [{ role: 'investor', signedName: 'Jane Q. Doe', signedAt: new Date() }],
-      sections: [],
-    };
+    const job = signedJob;
     try {
       const before = Date.now();
       const stamped = await workers.render(job);

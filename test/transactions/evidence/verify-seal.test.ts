@@ -1,34 +1,18 @@
 // Checking a sealed PDF offline (verify-seal.ts), as `portico verify` and a fund's counsel do: what holds, and the
 // first thing that does not, in words.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import forge from 'node-forge';
 import { PDFDocument } from 'pdf-lib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { sealedDocument, signedJob, useTempFolder } from '../../support/data/sealed-documents.ts';
 import { createDocumentWorkers } from '../../../src/transactions/documents/document-workers.ts';
-import { sealPdf } from '../../../src/transactions/evidence/pades.ts';
-import {
-  loadSealCredential,
-  type SealCredential,
-} from '../../../src/transactions/evidence/seal-credential.ts';
+import { loadSealCredential } from '../../../src/transactions/evidence/seal-credential.ts';
 import { verifySeal } from '../../../src/transactions/evidence/verify-seal.ts';
 import { startTimestampAuthority } from '../../support/peers/timestamp-authority.ts';
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'portico-verify-seal-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-/** A one-page document sealed by `credential`. */
-async function sealed(credential: SealCredential): Promise<Uint8Array> {
-  const pdf = await PDFDocument.create();
-  pdf.addPage().drawText('Subscription agreement, signed', { x: 50, y: 700 });
-  return sealPdf(pdf, credential, { reason: 'Completed in Portico', signingTime: new Date() });
-}
+const folder = useTempFolder('portico-verify-seal-');
+const dir = () => folder.path();
 
 /** A certificate authority made for the test, and a seal it issued, as PEM files of the seal and its chain. */
 function issued(authorityName: string) {
@@ -68,8 +52,8 @@ function issued(authorityName: string) {
 
 describe('checking a sealed PDF offline', () => {
   it('finds a sealed document intact and names its seal, with the time its authority gave when it was timestamped', async () => {
-    const credential = await loadSealCredential({ dataDir: join(dir, 'data') });
-    expect(await verifySeal(await sealed(credential))).toEqual({
+    const credential = await loadSealCredential({ dataDir: join(dir(), 'data') });
+    expect(await verifySeal(await sealedDocument(credential))).toEqual({
       ok: true,
       signer: credential.name,
       timestampedAt: null,
@@ -83,14 +67,7 @@ describe('checking a sealed PDF offline', () => {
     });
     try {
       const before = new Date(Math.floor(Date.now() / 1000) * 1000);
-      const stamped = await workers.render({
-        transactionId: '00000000-0000-4000-8000-000000000001',
-        name: 'Subscription agreement',
-        preview: false,
-        signedBy: ['investor'],
-        signatures: [{ role: 'investor', signedName: 'Jane Q. Doe', signedAt: new Date() }],
-        sections: [],
-      });
+      const stamped = await workers.render(signedJob);
       const check = await verifySeal(stamped, { trusted: [credential.certificates[0] ?? new Uint8Array()] });
       expect(check).toMatchObject({ ok: true, trusted: true });
       expect(check.ok && check.timestampedAt !== null && check.timestampedAt >= before).toBe(true);
@@ -101,8 +78,8 @@ describe('checking a sealed PDF offline', () => {
   });
 
   it('names a byte changed after sealing, bytes added after the seal, and a document never sealed', async () => {
-    const credential = await loadSealCredential({ dataDir: join(dir, 'data') });
-    const pdf = await sealed(credential);
+    const credential = await loadSealCredential({ dataDir: join(dir(), 'data') });
+    const pdf = await sealedDocument(credential);
     const changed = Buffer.from(pdf);
     const at = changed.indexOf('Producer');
     changed[at] = 'Q'.charCodeAt(0);
@@ -125,13 +102,13 @@ describe('checking a sealed PDF offline', () => {
 
   it("passes a seal issued by a certificate authority the operator trusts, and fails it against another's", async () => {
     const fund = issued('Fund I issuing CA');
-    const sealCert = join(dir, 'fund-chain.pem');
-    const sealKey = join(dir, 'fund-key.pem');
+    const sealCert = join(dir(), 'fund-chain.pem');
+    const sealKey = join(dir(), 'fund-key.pem');
     await writeFile(sealCert, fund.chainPem);
     await writeFile(sealKey, fund.keyPem);
-    const credential = await loadSealCredential({ dataDir: dir, sealCert, sealKey });
+    const credential = await loadSealCredential({ dataDir: dir(), sealCert, sealKey });
     expect(credential.certificates).toHaveLength(2);
-    const pdf = await sealed(credential);
+    const pdf = await sealedDocument(credential);
     expect(await verifySeal(pdf, { trusted: [fund.authorityDer] })).toMatchObject({
       ok: true,
       signer: 'Fund I document seal',

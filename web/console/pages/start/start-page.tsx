@@ -1,4 +1,4 @@
-import { Button, Card, Flex, Grid, Heading, Text } from '@radix-ui/themes';
+import { Button, Flex, Grid, Text } from '@radix-ui/themes';
 import { useRef, useState, type ChangeEvent, type ReactNode } from 'react';
 import { useNavigate } from 'react-router';
 import { ApiError } from '../../../shared/api-error.ts';
@@ -29,6 +29,7 @@ import {
 } from './start-draft.ts';
 import './start.css';
 import { BackLink } from '../../../shared/layout/back-link.tsx';
+import { CardSection } from '../../../shared/layout/headed-section.tsx';
 
 const NO_PROBLEMS: Problems = { fields: {}, answers: {} };
 
@@ -47,19 +48,14 @@ function useDraftKey(): string {
   return `portico.console.new-transaction.${tenant.handle}.${user.id}`;
 }
 
-/** A part of the form under its h2. */
-function Part({ id, title, children }: { id: string; title: string; children: ReactNode }) {
+/** A part of the form in a card under its h2, its fields one under the other. */
+function Part({ title, children }: { title: string; children: ReactNode }) {
   return (
-    <Card size="2" asChild>
-      <section aria-labelledby={id}>
-        <Heading as="h2" size="4" id={id} mb="3">
-          {title}
-        </Heading>
-        <Flex direction="column" gap="4">
-          {children}
-        </Flex>
-      </section>
-    </Card>
+    <CardSection title={title}>
+      <Flex direction="column" gap="4">
+        {children}
+      </Flex>
+    </CardSection>
   );
 }
 
@@ -195,7 +191,7 @@ function StartFields({ options }: { options: StartOptions }) {
   return (
     <>
       <Form onSubmit={send}>
-        <Part id="start-what-heading" title="What to start">
+        <Part title="What to start">
           <Grid columns={{ initial: '1', sm: '2' }} gap="4">
             <SelectField
               id={fieldId('template')}
@@ -228,7 +224,7 @@ function StartFields({ options }: { options: StartOptions }) {
             </SelectField>
           </Grid>
         </Part>
-        <Part id="start-investor-heading" title="Investor">
+        <Part title="Investor">
           <Grid columns={{ initial: '1', sm: '2' }} gap="4">
             <Field
               id={fieldId('name')}
@@ -263,7 +259,7 @@ function StartFields({ options }: { options: StartOptions }) {
           </Grid>
         </Part>
         {template.prefill.length === 0 ? null : (
-          <Part id="start-answers-heading" title="Answers you give now">
+          <Part title="Answers you give now">
             <Text as="p" size="2" color="gray">
               The investor finds them filled in and may change them. Leave one blank for the investor to give.
             </Text>
@@ -282,7 +278,7 @@ function StartFields({ options }: { options: StartOptions }) {
             />
           </Part>
         )}
-        <Part id="start-invitation-heading" title="Invitation">
+        <Part title="Invitation">
           <Grid columns={{ initial: '1', sm: '2' }} gap="4">
             <Field
               id={fieldId('days')}
