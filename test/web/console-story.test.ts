@@ -100,6 +100,7 @@ describe('the organization console in Chromium', () => {
 
   /** The investor signs the agreement of the open revision and submits it, through their link's routes. */
   async function signAndSubmit(token: string): Promise<void> {
+    await portal(token, 'POST', '/esign', { act: 'consented' });
     await portal(token, 'POST', '/documents/subscription_agreement/signatures', {
       signedName: 'Grace Hopper',
       consent: true,
