@@ -131,7 +131,11 @@ export function ConsentBeforeSigning() {
               Electronic records and signatures
             </Heading>
           </Flex>
-          {standing === null ? null : <Notice tone="warning">{standingText(standing, organization)}</Notice>}
+          {standing === null ? null : (
+            <Notice tone="warning" highContrast>
+              {standingText(standing, organization)}
+            </Notice>
+          )}
           <DisclosureText text={disclosure.text} />
           <AgreeButton />
           <Text as="p" size="2">

@@ -125,7 +125,7 @@ function EsignWithdrawn({ recipient }: { recipient: TransactionDetail['recipient
       ? 'asked to sign on paper instead of electronically'
       : 'withdrew their consent to use electronic records and signatures';
   return (
-    <Notice tone="warning">
+    <Notice tone="warning" highContrast>
       <Text as="span" weight="bold">
         {recipient.name} {did} on {formatDateTime(esign.at)}.
       </Text>{' '}

@@ -150,6 +150,12 @@ function Details({ entry }: { entry: TimelineEntry }) {
     }
   } else if (entry.kind === 'mail') {
     delete rest.message;
+  } else if (entry.kind === 'recipient' && typeof details.disclosureSha256 === 'string') {
+    // The disclosure accepted or left, by the version the investor's page printed (the hash's first characters).
+    const whose = details.disclosureSource === 'template' ? "the template's" : "Portico's default";
+    lines.push(`Disclosure version ${details.disclosureSha256.slice(0, 12)} (${whose})`);
+    delete rest.disclosureSha256;
+    delete rest.disclosureSource;
   }
   if (entry.kind === 'workflow') {
     // Said beside the action (OnBehalf).
