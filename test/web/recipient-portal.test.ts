@@ -198,8 +198,13 @@ describe('the recipient portal at /r in Chromium', () => {
       await page.getByRole('heading', { name: 'Electronic records and signatures' }).waitFor();
       expect(await page.getByLabel('Your full name').count()).toBe(0);
       await screenshot(page, '07-disclosure');
-      await page.getByRole('button', { name: 'I agree to use electronic records and signatures' }).click();
+      // By keyboard: the button takes Enter, and the focus goes on to the name to sign with.
+      await page.getByRole('button', { name: 'I agree to use electronic records and signatures' }).focus();
+      await page.keyboard.press('Enter');
       await page.getByLabel('Your full name').waitFor();
+      await expect
+        .poll(() => page.evaluate(() => document.activeElement?.id))
+        .toBe('sign-subscription_agreement-name');
       const consents = await world.db.query<{ ip: string; userAgent: string }>(
         `select ip_address as ip, user_agent as "userAgent" from esign_consents
          where transaction_id = $1 and act = 'consented'`,

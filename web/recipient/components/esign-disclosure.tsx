@@ -82,8 +82,20 @@ export function standingText(standing: EsignStanding, organization: string): str
   return `You asked to sign on paper on ${when}. ${organization} has been told and will contact you; nothing more can be signed here unless you agree to sign electronically after all.`;
 }
 
-/** The button that accepts the disclosure: the act is recorded, then the view is read again. */
-export function AgreeButton() {
+/** Focuses the element of `id` once it is on the page: within the next two frames, after the view re-rendered. */
+function focusWhenShown(id: string, framesLeft = 2): void {
+  window.requestAnimationFrame(() => {
+    const element = window.document.getElementById(id);
+    if (element) element.focus();
+    else if (framesLeft > 1) focusWhenShown(id, framesLeft - 1);
+  });
+}
+
+/**
+ * The button that accepts the disclosure: the act is recorded, then the view is read again. The button then
+ * leaves the page, so the focus goes on to `focusAfter` (the name to sign with), not back to the page's top.
+ */
+export function AgreeButton({ focusAfter }: { focusAfter?: string | undefined }) {
   const { token, reload, handleStale } = usePortal();
   const action = useApiAction();
   return (
@@ -101,6 +113,7 @@ export function AgreeButton() {
                 body: { act: 'consented' },
               });
               await reload();
+              if (focusAfter !== undefined) focusWhenShown(focusAfter);
             }, handleStale)
           }
         >
@@ -115,7 +128,7 @@ export function AgreeButton() {
  * The disclosure in the sign step, before the first signature (or after a withdrawal): read it, then agree, or
  * choose paper.
  */
-export function ConsentBeforeSigning() {
+export function ConsentBeforeSigning({ focusAfter }: { focusAfter?: string | undefined }) {
   const { view, href } = usePortal();
   const organization = view.organization.name;
   const { standing, disclosure } = view.esign;
@@ -137,7 +150,7 @@ export function ConsentBeforeSigning() {
             </Notice>
           )}
           <DisclosureText text={disclosure.text} />
-          <AgreeButton />
+          <AgreeButton focusAfter={focusAfter} />
           <Text as="p" size="2">
             Would you rather not?{' '}
             <ThemeLink asChild>

@@ -41,7 +41,8 @@ function SignStepView({ step, index }: { step: SignStep; index: number }) {
   const allSigned = step.documents.every((document) => signedBy(document, role));
   // Before the first signature (or after a withdrawal), the disclosure comes first: the forms wait for the agreement.
   const agreed = view.esign.standing?.act === 'consented';
-  const toSign = step.documents.some((document) => document.canSign && !signedBy(document, role));
+  const firstToSign = step.documents.find((document) => document.canSign && !signedBy(document, role));
+  const toSign = firstToSign !== undefined;
   const askConsent = !agreed && toSign && unfinished.length === 0 && !submitted(process);
   return (
     <Flex direction="column" gap="5">
@@ -61,7 +62,7 @@ function SignStepView({ step, index }: { step: SignStep; index: number }) {
           <UnfinishedItems items={unfinished} />
         </ProblemCallout>
       ) : null}
-      {askConsent ? <ConsentBeforeSigning /> : null}
+      {askConsent ? <ConsentBeforeSigning focusAfter={`sign-${firstToSign.key}-name`} /> : null}
       {step.documents.map((document) => (
         <DocumentToSign
           key={document.key}
