@@ -3,6 +3,10 @@
 -- latest act of a recipient decides: `consented` lets them sign; `withdrawn` and `paper_requested` stop their
 -- later signatures until they consent again. The disclosure is kept as shown (its text and SHA-256), so that
 -- what the recipient accepted can be read back whatever the template or Portico's default says later.
+
+-- The organization's own disclosure (`portico org disclosure`), shown where a template has none; null: Portico's.
+alter table organizations add column esign_disclosure text check (char_length(esign_disclosure) between 1 and 20000);
+
 create table esign_consents (
   id uuid primary key default gen_random_uuid(),
   -- Insertion order: breaks ties of created_at (PGlite's clock counts milliseconds).
@@ -11,8 +15,8 @@ create table esign_consents (
   transaction_id uuid not null references transactions (id) on delete cascade,
   transaction_recipient_id uuid not null references transaction_recipients (id) on delete cascade,
   act text not null check (act in ('consented', 'withdrawn', 'paper_requested')),
-  -- Where the disclosure came from: Portico's default text or the template's own (`disclosure`).
-  disclosure_source text not null check (disclosure_source in ('default', 'template')),
+  -- Where the disclosure came from: Portico's default text, the organization's, or the template's (`disclosure`).
+  disclosure_source text not null check (disclosure_source in ('default', 'organization', 'template')),
   disclosure_text text not null,
   disclosure_sha256 text not null check (disclosure_sha256 ~ '^[0-9a-f]{64}$'),
   -- What the recipient wrote with a withdrawal or a request for paper (where to post it, why), if anything.

@@ -2,7 +2,7 @@ import type { Queryable, Transaction } from '../../db/database.ts';
 import { AppError, esignConsentRequired } from '../../errors.ts';
 import { recordActivity } from '../history/activity.ts';
 import type { Subject } from '../subject.ts';
-import { disclosureOf, type Disclosure } from './disclosure.ts';
+import { disclosureHash, disclosureOf, MAX_DISCLOSURE_LENGTH, type Disclosure } from './disclosure.ts';
 
 /**
  * A recipient's consent to use electronic records and signatures (ESIGN Act 15 U.S.C. 7001(c), UETA;
@@ -66,15 +66,48 @@ export async function esignStanding(
 
 /** The disclosure a transaction's recipient reads: the template's, or the default naming the organization. */
 export async function disclosureFor(db: Queryable, subject: Subject): Promise<Disclosure> {
-  const [party] = await db.query<{ organizationName: string; contactEmail: string | null }>(
-    `select o.name as "organizationName", s.email as "contactEmail"
+  const [party] = await db.query<{
+    organizationName: string;
+    contactEmail: string | null;
+    organizationDisclosure: string | null;
+  }>(
+    `select o.name as "organizationName", s.email as "contactEmail", o.esign_disclosure as "organizationDisclosure"
      from organizations o join entities s on s.id = $2 and s.organization_id = o.id where o.id = $1`,
     [subject.organizationId, subject.senderEntityId],
   );
   return disclosureOf(subject.definition, {
     organizationName: party?.organizationName ?? '',
     contactEmail: party?.contactEmail ?? null,
+    organizationDisclosure: party?.organizationDisclosure ?? null,
   });
+}
+
+/**
+ * Sets the organization's own disclosure, shown where a template has none (`text`, Markdown), or, with null, goes
+ * back to Portico's default. What recipients accepted before keeps the text they were shown.
+ *
+ * @example
+ * await setOrganizationDisclosure(db, { organizationId, text: await readFile('disclosure.md', 'utf8') });
+ */
+export async function setOrganizationDisclosure(
+  db: Queryable,
+  options: { organizationId: string; text: string | null },
+): Promise<{ source: 'organization' | 'default'; sha256: string | null }> {
+  const text = options.text?.trim() ?? '';
+  if (text.length > MAX_DISCLOSURE_LENGTH) {
+    throw new AppError(
+      'BAD_USER_INPUT',
+      `a disclosure takes at most ${MAX_DISCLOSURE_LENGTH.toLocaleString('en-US')} characters`,
+      { field: 'text' },
+    );
+  }
+  await db.query('update organizations set esign_disclosure = $2 where id = $1', [
+    options.organizationId,
+    text === '' ? null : text,
+  ]);
+  return text === ''
+    ? { source: 'default', sha256: null }
+    : { source: 'organization', sha256: disclosureHash(text) };
 }
 
 /**

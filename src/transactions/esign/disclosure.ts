@@ -4,12 +4,16 @@ import type { TemplateDefinition } from '../templates/schema.ts';
 /**
  * The Electronic Record and Signature Disclosure a recipient reads before their first signature (ESIGN Act
  * 15 U.S.C. 7001(c), UETA; docs/esign-consent.md): the template's own (`disclosure`, Markdown) when it has one,
- * else Portico's default below with the organization's name and address written in. What is shown is what is
+ * else the organization's (`portico org disclosure`), else Portico's default below with the organization's name
+ * and address written in. What is shown is what is
  * hashed and kept with each act, so the text may change later without changing what a recipient accepted.
  */
 
 /** Where a disclosure came from. */
-export type DisclosureSource = 'default' | 'template';
+export type DisclosureSource = 'default' | 'organization' | 'template';
+
+/** The longest disclosure an organization or a template may set (the template schema says it too). */
+export const MAX_DISCLOSURE_LENGTH = 20_000;
 
 /** The disclosure as shown: its Markdown text, where it came from, and the SHA-256 of the text (hex). */
 export interface Disclosure {
@@ -18,10 +22,14 @@ export interface Disclosure {
   sha256: string;
 }
 
-/** Who asks, as the default text names them: the organization, and the address its sender entity gives. */
+/**
+ * Who asks, as the default text names them: the organization, and the address its sender entity gives; and the
+ * organization's own disclosure, if it set one.
+ */
 export interface DisclosureParty {
   organizationName: string;
   contactEmail: string | null;
+  organizationDisclosure?: string | null | undefined;
 }
 
 /**
@@ -51,7 +59,12 @@ export function disclosureOf(
   definition: Pick<TemplateDefinition, 'disclosure'>,
   party: DisclosureParty,
 ): Disclosure {
-  const own = definition.disclosure?.trim();
-  const [source, text] = own ? (['template', own] as const) : (['default', defaultText(party)] as const);
+  const template = definition.disclosure?.trim();
+  const organization = party.organizationDisclosure?.trim();
+  const [source, text]: [DisclosureSource, string] = template
+    ? ['template', template]
+    : organization
+      ? ['organization', organization]
+      : ['default', defaultText(party)];
   return { source, text, sha256: disclosureHash(text) };
 }

@@ -134,7 +134,7 @@ export const Esign = Type.Object({
   disclosure: Type.Object({
     /** Markdown: paragraphs, `**bold**`, `- ` lists. */
     text: Type.String(),
-    source: Type.Union([Type.Literal('default'), Type.Literal('template')]),
+    source: Type.Union([Type.Literal('default'), Type.Literal('organization'), Type.Literal('template')]),
     sha256: Type.String(),
   }),
   standing: OrNull(EsignStanding),

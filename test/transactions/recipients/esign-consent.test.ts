@@ -3,6 +3,9 @@
 // withdrawal and a request for paper, each told to the organization by mail and shown on the console's page.
 // Requests come "through a TLS-terminating proxy" (x-forwarded-for, x-forwarded-proto), as the app trusts it.
 import { createHash } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadExampleTemplate } from '../../../src/demo/seed.ts';
 import type { TimelineEntry, TransactionDetail } from '../../../src/transactions/console/contract.ts';
@@ -12,6 +15,7 @@ import { mailTo, smtpMailer } from '../../support/data/dashboard.ts';
 import { consoleApiWorld, signedIn, transactionWithTeam } from '../../support/data/console-api.ts';
 import { CREATE_TRANSACTION, graphql, transactionInput } from '../../support/data/transactions.ts';
 import { madeBeforeAll } from '../../support/made-before-all.ts';
+import { runPortico } from '../../support/cli.ts';
 
 const world = madeBeforeAll('consent to sign electronically', consoleApiWorld);
 
@@ -180,6 +184,41 @@ describe('the disclosure before the first signature', () => {
       [transactionId],
     );
     expect(row).toEqual({ source: 'template', text: own });
+  });
+});
+
+describe("the organization's own disclosure", () => {
+  it('is set from a Markdown file with portico org disclosure, shown where the template has none, and dropped with --default', async () => {
+    const { token, story } = await sentTransaction();
+    const own = 'Test Capital deals with you **electronically**.\n\n- Paper: write to paper@test.example';
+    const dir = await mkdtemp(join(tmpdir(), 'portico-disclosure-'));
+    try {
+      const file = join(dir, 'disclosure.md');
+      await writeFile(file, `${own}\n`);
+      const set = await runPortico(['org', 'disclosure', '--org', story.handle, '--file', file], {
+        database: world.db,
+      });
+      expect(set).toMatchObject({ code: 0, stderr: '' });
+      const sha256 = createHash('sha256').update(own).digest('hex');
+      expect(set.stdout).toBe(
+        `Organization ${story.handle} shows its own disclosure (SHA-256 ${sha256}) where a template has none.\n`,
+      );
+      expect((await portal(token, 'GET', '')).body.esign.disclosure).toEqual({
+        source: 'organization',
+        text: own,
+        sha256,
+      });
+      const reset = await runPortico(['org', 'disclosure', '--org', story.handle, '--default'], {
+        database: world.db,
+      });
+      expect(reset).toMatchObject({ code: 0, stderr: '' });
+      expect((await portal(token, 'GET', '')).body.esign.disclosure.source).toBe('default');
+      const neither = await runPortico(['org', 'disclosure', '--org', story.handle], { database: world.db });
+      expect(neither.code).not.toBe(0);
+      expect(neither.stderr).toContain('give --file <path> or --default');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
