@@ -110,7 +110,7 @@ function claimDue(db: Database, now: Date | undefined, limit: number): Promise<C
  * Mails the organizations' notices due (at `now`, else by the database's clock), batch after batch, and records
  * each: sent (`notified_at`, and a `mail` entry in the transaction's timeline naming who got it) or failed (tried
  * again after {@link RETRY_MS}, the failure in the timeline). A notice with no one to tell (no admin or operator
- * left) is recorded as sent to no one: the console's page shows the act all the same.
+ * left) is recorded as done, without a mail in the timeline: the console's page shows the act all the same.
  */
 export async function sendDueEsignNotices(
   db: Database,
@@ -156,14 +156,15 @@ export async function sendDueEsignNotices(
         );
         continue;
       }
-      counts.sent += 1;
+      if (notice.to.length > 0) counts.sent += 1;
+      // With no one to tell, nothing went: the timeline says nothing of a mail.
       await db.query(
         `with sent as (
            update esign_consents set notice_due_at = null, notice_failures = 0, notified_at = clock_timestamp()
            where id = $1 returning organization_id, transaction_id)
          insert into transaction_activity (organization_id, transaction_id, kind, action, actor_type, details)
-         select organization_id, transaction_id, 'mail', 'sent', 'system', $2::jsonb from sent`,
-        [notice.id, JSON.stringify({ message, to: notice.to })],
+         select organization_id, transaction_id, 'mail', 'sent', 'system', $2::jsonb from sent where $3`,
+        [notice.id, JSON.stringify({ message, to: notice.to }), notice.to.length > 0],
       );
     }
   }

@@ -16,6 +16,7 @@ import { consoleApiWorld, signedIn, transactionWithTeam } from '../../support/da
 import { CREATE_TRANSACTION, graphql, transactionInput } from '../../support/data/transactions.ts';
 import { madeBeforeAll } from '../../support/made-before-all.ts';
 import { runPortico } from '../../support/cli.ts';
+import { organizationStory } from '../../support/data/stories.ts';
 
 const world = madeBeforeAll('consent to sign electronically', consoleApiWorld);
 
@@ -325,6 +326,21 @@ describe('withdrawing consent, or asking for paper', () => {
     ).toMatchObject({
       act: 'paper_requested',
     });
+  });
+
+  it('marks the notice of an organization with no admin or operator done, with no mail in its timeline', async () => {
+    const story = await organizationStory(world.db, world.files, { transactions: ['sent'] });
+    const token = story.transactions[0]?.transmitToken ?? '';
+    expect((await portal(token, 'POST', '/esign', { act: 'paper_requested' })).status).toBe(200);
+    expect((await sendDueMail()).esignNotices).toBe(0);
+    const [row] = await world.db.query<{ due: Date | null; notified: boolean; mails: number }>(
+      `select c.notice_due_at as due, c.notified_at is not null as notified,
+         (select count(*)::int from transaction_activity a where a.transaction_id = c.transaction_id
+            and a.kind = 'mail' and a.details ->> 'message' = 'paper_requested') as mails
+       from esign_consents c where c.transaction_id = $1`,
+      [story.transactionId],
+    );
+    expect(row).toEqual({ due: null, notified: true, mails: 0 });
   });
 
   it('refuses to withdraw a consent that was never given (CONFLICT), and a message over 1,000 characters', async () => {
