@@ -47,6 +47,7 @@ export const ERROR_STATUS = {
   REVISION_SUBMITTED: 409,
   REVISION_INCOMPLETE: 409,
   TEMPLATE_ARCHIVED: 409,
+  ESIGN_CONSENT_REQUIRED: 409,
   LINK_USED: 410,
   LINK_EXPIRED: 410,
   LINK_REVOKED: 410,
@@ -601,6 +602,25 @@ export function signingNeedsConsent(): AppError {
   return new AppError('CONSENT_REQUIRED', 'signing needs explicit consent (consent: true)', {
     field: 'consent',
   });
+}
+
+/**
+ * ESIGN_CONSENT_REQUIRED: a recipient's signature while no consent to use electronic records and signatures is on
+ * record for them, or after they withdrew it (`withdrawn`: when, and whether they asked for paper).
+ */
+export function esignConsentRequired(withdrawn: { at: Date; paperRequested: boolean } | null): AppError {
+  return new AppError(
+    'ESIGN_CONSENT_REQUIRED',
+    withdrawn === null
+      ? 'the recipient has not agreed to use electronic records and signatures: accept the disclosure, then sign'
+      : `the recipient withdrew their agreement to use electronic records and signatures${withdrawn.paperRequested ? ' and asked for paper' : ''}: accept the disclosure again to sign here`,
+    withdrawn === null
+      ? { consent: null }
+      : {
+          consent: withdrawn.paperRequested ? 'paper_requested' : 'withdrawn',
+          at: withdrawn.at.toISOString(),
+        },
+  );
 }
 
 // ── FILE_EMPTY, FILE_TOO_LARGE, FILENAME_INVALID, FILE_TYPE_NOT_ALLOWED, MULTIPART_INVALID: a recipient's upload ──

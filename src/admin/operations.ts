@@ -23,6 +23,7 @@ import {
 import { importTemplateSource, listTemplates } from '../transactions/templates/templates.ts';
 import { createEntity, listEntities, updateEntity } from '../transactions/entities.ts';
 import { deliverKey } from '../transactions/key-delivery/deliver-key.ts';
+import { setOrganizationDisclosure } from '../transactions/esign/consent.ts';
 import { expireDeliveries, listDeliveries, revokeDelivery } from '../transactions/key-delivery/deliveries.ts';
 import { VIEWS_REQUIRED } from '../transactions/key-delivery/views.ts';
 import { verifyHistory } from '../transactions/history/chain.ts';
@@ -413,6 +414,12 @@ export const operations = {
         },
       );
     },
+  }),
+  // The organization's disclosure about electronic records (docs/esign-consent.md); null goes back to Portico's.
+  'org.disclosure': organizationOperation({
+    input: { text: Type.Union([Type.String(), Type.Null()]) },
+    run: (db, input, organization) =>
+      setOrganizationDisclosure(db, { organizationId: organization.id, text: input.text }),
   }),
   'org.users.list': organizationOperation({
     input: {},

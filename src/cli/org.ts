@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { ENTITY_TYPES } from '../transactions/entity-types.ts';
 import { CONSOLE_ROLES } from '../accounts/roles.ts';
@@ -72,6 +73,32 @@ export function registerOrgCommands(program: Command, context: CliContext): void
         ],
       );
     });
+  org
+    .command('disclosure')
+    .description(
+      "set the organization's disclosure about electronic records and signatures, shown where a template has none",
+    )
+    .requiredOption('--org <handle>', 'the organization')
+    .option('--file <path>', 'the disclosure, as Markdown (UTF-8)')
+    .option('--default', "go back to Portico's default disclosure")
+    .addOption(jsonOption())
+    .action(
+      async (
+        options: { org: string; file?: string; default?: boolean; json?: boolean },
+        command: Command,
+      ) => {
+        if ((options.file === undefined) === (options.default !== true)) {
+          command.error('error: give --file <path> or --default');
+        }
+        const text = options.file === undefined ? null : await readFile(options.file, 'utf8');
+        const set = await context.operate(command, 'org.disclosure', { org: options.org, text });
+        printResult(context.io, set, options, () =>
+          set.sha256 === null
+            ? `Organization ${options.org} shows Portico's default disclosure.`
+            : `Organization ${options.org} shows its own disclosure (SHA-256 ${set.sha256}) where a template has none.`,
+        );
+      },
+    );
   registerUserCommands(org, context.io, {
     owner: 'org',
     pages: "an organization's console",

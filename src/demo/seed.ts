@@ -21,6 +21,7 @@ import { checkTemplate } from '../transactions/templates/validation.ts';
 import { describeProblems } from '../validation/problems.ts';
 import type { TemplateDefinition } from '../transactions/templates/schema.ts';
 import type { DocumentWorkers } from '../transactions/documents/document-workers.ts';
+import { recordEsignAct } from '../transactions/esign/consent.ts';
 
 /** The ids and key of the demo data, as `demo.json` reports them. */
 export interface TransactionsDemo {
@@ -216,6 +217,12 @@ export async function seedTransactionsDemo(
       investor_details: investorDetails,
       tax_forms: { taxResidency: 'US', usPerson: true, w9FileId: w9 },
       accreditation: { basis: ['net_worth'], confirmed: true },
+    });
+    // Before her first signature she agreed to use electronic records and signatures, as the portal asks.
+    await recordEsignAct(tx, jane.subject, {
+      recipientId: jane.investorRecipient.recipientId,
+      act: 'consented',
+      context,
     });
     await sign(jane.investorRecipient, 'Jane Q. Doe');
     await submit();

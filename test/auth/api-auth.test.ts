@@ -180,6 +180,7 @@ const TRANSACTIONS_PUBLIC_ROUTES: Record<string, PublicRoute> = {
     consent: true,
   }),
   'POST /recipient/:token/processes/:processKey/submit': recipient('POST', '/processes/p/submit', {}),
+  'POST /recipient/:token/esign': recipient('POST', '/esign', { act: 'consented' }),
   'POST /recipient/:token/items/:vulcanKey/files/:field': recipient(
     'POST',
     '/items/tax_forms/files/w9FileId',

@@ -131,6 +131,7 @@ it('onboards an organization with nothing inserted by SQL: org create, template 
   })) {
     expect((await recipient('PUT', `/items/${item}`, { data })).statusCode).toBe(200);
   }
+  expect((await recipient('POST', '/esign', { act: 'consented' })).statusCode).toBe(200);
   await recipient('POST', '/documents/subscription_agreement/signatures', {
     signedName: 'Grace Hopper',
     consent: true,

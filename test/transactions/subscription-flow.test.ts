@@ -130,6 +130,7 @@ describe('the example subscription, end to end', () => {
       expect(saved.status).toBe(200);
       expect(saved.body.completionPercentage).toBe(100);
     }
+    expect((await recipient('POST', `${token}/esign`, { act: 'consented' })).status).toBe(200);
     const signed = await recipient('POST', `${token}/documents/subscription_agreement/signatures`, {
       signedName: 'Grace Hopper',
       consent: true,
@@ -323,6 +324,10 @@ describe('recipient actions, refused', () => {
     });
     expect(early.body.errors?.[0]?.extensions.code).toBe('CONFLICT');
 
+    expect((await sign({ signedName: 'Grace Hopper', consent: true })).body.error.code).toBe(
+      'ESIGN_CONSENT_REQUIRED',
+    );
+    expect((await recipient('POST', `${token}/esign`, { act: 'consented' })).status).toBe(200);
     expect((await sign({ signedName: 'Grace Hopper', consent: true })).status).toBe(200);
     const twice = await sign({ signedName: 'Grace Hopper', consent: true });
     expect(twice.status).toBe(409);

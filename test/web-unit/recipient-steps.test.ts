@@ -62,6 +62,7 @@ function view(processes: Process[]): RecipientView {
     template: { name: 'Subscription' },
     recipient: { role: 'investor', name: 'Ada', email: 'ada@example.com' },
     link: { expiresAt: '2027-02-22T00:00:00Z' },
+    esign: { disclosure: { text: 'Disclosure.', source: 'default', sha256: '0'.repeat(64) }, standing: null },
     processes,
   };
 }

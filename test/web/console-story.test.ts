@@ -100,6 +100,7 @@ describe('the organization console in Chromium', () => {
 
   /** The investor signs the agreement of the open revision and submits it, through their link's routes. */
   async function signAndSubmit(token: string): Promise<void> {
+    await portal(token, 'POST', '/esign', { act: 'consented' });
     await portal(token, 'POST', '/documents/subscription_agreement/signatures', {
       signedName: 'Grace Hopper',
       consent: true,
@@ -555,10 +556,21 @@ describe('the organization console in Chromium', () => {
         .waitFor();
       expect(await timelineRegion.getByText(/^History sealed by a hash chain/).count()).toBe(0);
 
-      // 9. The other investor's form came by post: the admin submits it on their behalf, with the scan, which the
+      // 9. The other investor asked to sign on paper, from their link: the page says so at its top, and in its
+      // timeline. Their form came by post: the admin submits it on their behalf, with the scan, which the
       // timeline and the files then name. Voiding it, with its reason, closes its investor's link, which shows it.
+      await portal(other.transmitToken, 'POST', '/esign', {
+        act: 'paper_requested',
+        message: 'Please post the forms to me.',
+      });
       await adminPage.goto(`${origin}/console/transactions/${other.id}`);
       await adminPage.getByRole('heading', { level: 1, name: other.investor.name }).waitFor();
+      await adminPage
+        .getByText(`${other.investor.name} asked to sign on paper instead of electronically on`)
+        .waitFor();
+      await adminPage.getByText('They wrote: “Please post the forms to me.”').waitFor();
+      await adminPage.getByRole('region', { name: 'Timeline' }).getByText('Asked to sign on paper').waitFor();
+      await chromium.screenshotPhoneAndDesktop(adminPage, 'paper-requested');
       await workflowOf(adminPage).getByRole('button', { name: "Submit on the investor's behalf…" }).click();
       const onBehalf = adminPage.getByRole('dialog', { name: "Submit on the investor's behalf" });
       await onBehalf.getByLabel('Signed paper form (PDF)').setInputFiles({

@@ -7,7 +7,13 @@ import { createLogger } from '../../src/logger.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
 import { createRecipientNotices } from '../../src/transactions/recipients/notice-sender.ts';
 import { startWebhookWorker } from '../../src/webhooks/delivery.ts';
-import { DESKTOP, listenForBrowser, PHONE, useChromium } from '../support/browser/browser.ts';
+import {
+  accessibilityViolations,
+  DESKTOP,
+  listenForBrowser,
+  PHONE,
+  useChromium,
+} from '../support/browser/browser.ts';
 import { mailTo, smtpWithMailer } from '../support/data/dashboard.ts';
 import { madeBeforeAll } from '../support/made-before-all.ts';
 import { pdfText } from '../support/pdf-text.ts';
@@ -187,6 +193,26 @@ describe('the recipient portal at /r in Chromium', () => {
       );
       expect(previewed).toMatch(/capital commitment of \$250,000\.00 ?, on the terms/);
       expect(previewed).toContain('Amount: $250,000.00');
+      // Before the first signature, the disclosure about electronic records: accepted with a button, never a
+      // ticked box, and recorded with the browser's address and user agent.
+      await page.getByRole('heading', { name: 'Electronic records and signatures' }).waitFor();
+      expect(await page.getByLabel('Your full name').count()).toBe(0);
+      await screenshot(page, '07-disclosure');
+      // By keyboard: the button takes Enter, and the focus goes on to the name to sign with.
+      await page.getByRole('button', { name: 'I agree to use electronic records and signatures' }).focus();
+      await page.keyboard.press('Enter');
+      await page.getByLabel('Your full name').waitFor();
+      await expect
+        .poll(() => page.evaluate(() => document.activeElement?.id))
+        .toBe('sign-subscription_agreement-name');
+      const consents = await world.db.query<{ ip: string; userAgent: string }>(
+        `select ip_address as ip, user_agent as "userAgent" from esign_consents
+         where transaction_id = $1 and act = 'consented'`,
+        [transactionId],
+      );
+      expect(consents).toEqual([
+        { ip: expect.stringMatching(/127\.0\.0\.1|::1/), userAgent: expect.stringMatching(/Chrome/) },
+      ]);
       await page.getByLabel('Your full name').fill('Grace Hopper');
       await page.getByRole('button', { name: 'Sign' }).click();
       await page
@@ -339,6 +365,33 @@ describe('the recipient portal at /r in Chromium', () => {
       const item = processes[0]?.items.find((each) => each.vulcanKey === 'accreditation');
       expect(item).toMatchObject({ data: { basis: ['net_worth'] }, completionPercentage: 50, consents: {} });
     }
+  });
+
+  it('lets an investor on a phone ask to sign on paper from the footer of any page, with a message to the organization, and says where they stand', async () => {
+    const { transactionId, link } = await invite('grace.paper@example.com');
+    const page = await newPage(PHONE);
+    await page.goto(link);
+    await page.getByRole('heading', { name: 'Fund subscription' }).waitFor();
+    await page.getByRole('link', { name: /Electronic records/ }).click();
+    await page.getByRole('heading', { name: 'Electronic records and signatures', level: 1 }).waitFor();
+    await page.getByText('You have not agreed to use electronic records and signatures yet.').waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await screenshot(page, 'phone-electronic-records');
+
+    await page
+      .getByLabel('A message to Test Capital (optional)')
+      .fill('Please post the papers to 1 Navy Way.');
+    await page.getByRole('button', { name: 'Ask to sign on paper' }).click();
+    await page.getByText('Done: Test Capital has been told you want to sign on paper.').waitFor();
+    await page.getByText(/^You asked to sign on paper on/).waitFor();
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await screenshot(page, 'phone-paper-requested');
+    const acts = await world.db.query<{ act: string; message: string }>(
+      'select act, message from esign_consents where transaction_id = $1',
+      [transactionId],
+    );
+    expect(acts).toEqual([{ act: 'paper_requested', message: 'Please post the papers to 1 Navy Way.' }]);
   });
 
   it('lands a click on a checkbox made right after leaving a field, with an answer missing above it, and shows the message on Continue', async () => {

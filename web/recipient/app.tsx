@@ -17,10 +17,14 @@ const load = {
   itemStep: () => import('./pages/item-step.tsx'),
   signStep: () => import('./pages/sign-step.tsx'),
   submitStep: () => import('./pages/submit-step.tsx'),
+  electronicRecords: () => import('./pages/electronic-records.tsx'),
 };
 const ItemStepPage = lazy(async () => ({ default: (await load.itemStep()).ItemStepPage }));
 const SignStepPage = lazy(async () => ({ default: (await load.signStep()).SignStepPage }));
 const SubmitStepPage = lazy(async () => ({ default: (await load.submitStep()).SubmitStepPage }));
+const ElectronicRecordsPage = lazy(async () => ({
+  default: (await load.electronicRecords()).ElectronicRecordsPage,
+}));
 
 /** A step's page, inside the portal's layout, which stays while the page's module loads. */
 function StepPage({ children }: { children: ReactNode }) {
@@ -30,7 +34,7 @@ function StepPage({ children }: { children: ReactNode }) {
 /**
  * The portal's pages, under /r (the router's basename): `/r/<token>` the overview (or where things stand once
  * submitted), `/r/<token>/<process>/items/<vulcanKey>` an item's form, `/r/<token>/<process>/sign`,
- * `/r/<token>/<process>/submit`. The token is the link's secret: it is never sent anywhere but to the
+ * `/r/<token>/<process>/submit`, and `/r/<token>/electronic-records` (the disclosure, withdrawing it, paper). The token is the link's secret: it is never sent anywhere but to the
  * recipient routes, and the page sends no Referer.
  */
 export function App() {
@@ -81,6 +85,14 @@ function Portal() {
             element={
               <StepPage>
                 <SubmitStepPage />
+              </StepPage>
+            }
+          />
+          <Route
+            path="electronic-records"
+            element={
+              <StepPage>
+                <ElectronicRecordsPage />
               </StepPage>
             }
           />

@@ -100,6 +100,21 @@ export const RecipientProgress = Type.Object({
   percentDone: OrNull(Type.Integer()),
   submittedAt: OrNullTime,
   signedAt: OrNullTime,
+  /**
+   * Their latest act about electronic records and signatures (docs/esign-consent.md): agreed, withdrew, or asked
+   * for paper, when, and what they wrote; null while they have done none (and for a sender role, which needs none).
+   */
+  esign: OrNull(
+    Type.Object({
+      act: Type.Union([
+        Type.Literal('consented'),
+        Type.Literal('withdrawn'),
+        Type.Literal('paper_requested'),
+      ]),
+      at: Time,
+      message: OrNull(Type.String()),
+    }),
+  ),
 });
 export type RecipientProgress = Static<typeof RecipientProgress>;
 

@@ -24,6 +24,7 @@ import type { Actor } from '../actor.ts';
 import { refreshCompletion } from '../completion.ts';
 import { renderDocument } from '../documents/signed-document.ts';
 import type { DocumentWorkers } from '../documents/document-workers.ts';
+import { requireEsignConsent } from '../esign/consent.ts';
 import { applyEvent, eventAllowed, type LockedTransaction, type Transition } from '../transitions.ts';
 
 /** The longest name a signature may carry, as the recipient routes also say. */
@@ -304,7 +305,8 @@ export function consentTimes(stored: Record<string, string> | null | undefined):
 
 /**
  * Signs a document of the latest revision of its process for one recipient, by typed name with explicit consent,
- * recording time, IP address and user agent. Roles sign in the order the template lists them. When the last
+ * recording time, IP address and user agent. A recipient who is not a sender role signs only while their consent
+ * to use electronic records and signatures is on record (ESIGN_CONSENT_REQUIRED otherwise). Roles sign in the order the template lists them. When the last
  * signature is made, the signed document is generated (a PDF of the revision's data and the signatures).
  */
 export async function signDocument(
@@ -325,6 +327,8 @@ export async function signDocument(
   if (!document.signedBy.includes(signer.role)) {
     throw new AppError('FORBIDDEN', `the ${signer.role} does not sign ${quote(documentKey)}`);
   }
+  // A recipient signs only while they agree to use electronic records (esign/consent.ts); a sender role passes.
+  await requireEsignConsent(tx, subject, signer);
   const revision = await latestRevision(tx, subject.id, process.key);
   if (options.openRevisionOnly === true && revision.committedAt !== null) {
     throw revisionSubmitted(revision.number, process.key);

@@ -109,6 +109,37 @@ export const Process = Type.Object({
   documents: Type.Array(SignableDocument),
 });
 
+const EsignAct = Type.Union([
+  Type.Literal('consented'),
+  Type.Literal('withdrawn'),
+  Type.Literal('paper_requested'),
+]);
+
+/** The recipient's latest act about the disclosure: consented, withdrew, or asked for paper; when; what they wrote. */
+export const EsignStanding = Type.Object({
+  act: EsignAct,
+  at: Timestamp(),
+  /** The SHA-256 (hex) of the disclosure's text as it was when they acted. */
+  disclosureSha256: Type.String(),
+  message: OrNull(Type.String()),
+});
+export type EsignStanding = Static<typeof EsignStanding>;
+
+/**
+ * Consent to use electronic records and signatures (ESIGN, UETA; docs/esign-consent.md): the disclosure the
+ * recipient reads before their first signature, and their latest act about it. They sign only while it is
+ * `consented`.
+ */
+export const Esign = Type.Object({
+  disclosure: Type.Object({
+    /** Markdown: paragraphs, `**bold**`, `- ` lists. */
+    text: Type.String(),
+    source: Type.Union([Type.Literal('default'), Type.Literal('organization'), Type.Literal('template')]),
+    sha256: Type.String(),
+  }),
+  standing: OrNull(EsignStanding),
+});
+
 /** Everything the portal shows of a transaction through its link. */
 export const RecipientView = Type.Object({
   transaction: Type.Object({
@@ -121,6 +152,7 @@ export const RecipientView = Type.Object({
   template: Type.Object({ name: Type.String() }),
   recipient: Type.Object({ role: Type.String(), name: Type.String(), email: Type.String() }),
   link: Type.Object({ expiresAt: Timestamp() }),
+  esign: Esign,
   processes: Type.Array(Process),
 });
 
@@ -165,6 +197,18 @@ export const recipientRoutes = {
     params: Type.Object({ ...Token, documentKey: Type.String() }),
     body: Body({ signedName: Type.String({ maxLength: 200 }), consent: StrictBoolean() }),
     response: answers({ 200: Type.Object({ documentKey: Type.String(), state: DocumentState }) }),
+  },
+  /**
+   * POST /recipient/:token/esign: the recipient agrees to use electronic records and signatures (`consented`),
+   * withdraws that (`withdrawn`), or asks to sign on paper (`paper_requested`), with an optional message to the
+   * organization. The same act twice answers the first.
+   */
+  esign: {
+    method: 'POST',
+    url: '/recipient/:token/esign',
+    params: Type.Object(Token),
+    body: Body({ act: EsignAct, message: Type.Optional(Type.String({ maxLength: 1000 })) }),
+    response: answers({ 200: EsignStanding }),
   },
   /** POST /recipient/:token/processes/:processKey/submit: submits the revision; the event it fired, if any. */
   submit: {

@@ -20,6 +20,7 @@ import { AWAITS_RECIPIENT } from './turn.ts';
 import { DEFAULT_INVITATIONS, type TemplateDefinition } from '../templates/schema.ts';
 import { finalStates } from '../workflow.ts';
 import { createKickedRuns, type KickedRuns } from '../../jobs/kicked-runs.ts';
+import { sendDueEsignNotices } from '../esign/organization-notice.ts';
 
 /**
  * The sender of the recipient mail that notice-queue.ts queues. `sendDueNotices` sends each message after the
@@ -67,11 +68,16 @@ export interface NoticeCounts {
   signedCopies: number;
   /** Mails telling a recipient their transaction was voided. */
   voids: number;
+  /**
+   * Mails telling the organization a recipient withdrew consent to sign electronically or asked for paper
+   * (esign/organization-notice.ts): one per act, to its assignee or its admins and operators.
+   */
+  esignNotices: number;
   /** Sends that failed, each to be tried again later. */
   failed: number;
 }
 
-const COUNTED: Record<MessageKind, Exclude<keyof NoticeCounts, 'failed'>> = {
+const COUNTED: Record<MessageKind, Exclude<keyof NoticeCounts, 'failed' | 'esignNotices'>> = {
   invitation: 'invitations',
   reminder: 'reminders',
   changes_requested: 'changesRequested',
@@ -394,6 +400,7 @@ function failureText(text: string, token: string | undefined): string {
 
 /**
  * Sends the recipient mail due (at `now`, else by the database's clock), batch after batch until none is left,
+ * with the organization's mail about recipients' consent to sign electronically (esign/organization-notice.ts),
  * and returns how many went and how many failed. A failed send is recorded (`failures`,
  * `last_failure`) and tried again after {@link NOTICE_RETRY_DELAYS_MS}; it is logged as a warning without the
  * link. Safe to run on any number of nodes at once.
@@ -412,8 +419,13 @@ export async function sendDueNotices(
     changesRequested: 0,
     signedCopies: 0,
     voids: 0,
+    esignNotices: 0,
     failed: 0,
   };
+  // The organization's mail about a withdrawal or a request for paper goes with the recipients' own.
+  const esign = await sendDueEsignNotices(db, options);
+  counts.esignNotices = esign.sent;
+  counts.failed += esign.failed;
   let key: Buffer | undefined;
   for (;;) {
     // Every claim moves its notices' due time past `now`, so each batch holds new ones and the loop ends.

@@ -22,6 +22,7 @@ import { recordRecipientAct, type RecipientAct } from '../history/activity.ts';
 import { openRecipientLink, type OpenedLink } from './link.ts';
 import type { RecipientNotices } from './notice-sender.ts';
 import { recipientView } from './view.ts';
+import { recordEsignAct } from '../esign/consent.ts';
 import { attachUpload } from './attach-upload.ts';
 import { recipientRoutes as contract } from './contract.ts';
 import { documentJob, makeDocument } from '../documents/signed-document.ts';
@@ -52,7 +53,7 @@ const OPENED_ONCE_WITHIN_MS = 30 * 60_000;
 /**
  * The recipient's JSON routes behind the recipient portal (`/r/<token>`), authorized by the transmit token in
  * the path instead of an API key (`/recipient/<token>/…`): the view, saving an item, uploading a file to an
- * item, a document's preview, signing, submitting. An unknown token reads as not found; a replaced or expired
+ * item, a document's preview, consent to sign electronically (or its withdrawal, or paper), signing, submitting. An unknown token reads as not found; a replaced or expired
  * link says so (LINK_REVOKED, LINK_EXPIRED).
  */
 export async function registerRecipientRoutes(
@@ -228,6 +229,18 @@ export async function registerRecipientRoutes(
           openRevisionOnly: true,
         }),
       { action: 'signed', requestId: request.id, details: { documentKey: params.documentKey } },
+    ),
+  );
+
+  // A withdrawal or a request for paper queues the organization's mail (esign/organization-notice.ts).
+  route(contract.esign, (request, { params, body }) =>
+    withLinkThenMail(params.token, async (tx, { subject }) =>
+      recordEsignAct(tx, subject, {
+        recipientId: (await primaryRecipient(tx, subject)).recipientId,
+        act: body.act,
+        message: body.message,
+        context: context(request),
+      }),
     ),
   );
 

@@ -7,6 +7,8 @@ import { boundedSchema } from '../templates/answer-bounds.ts';
 import type { LockedTransaction } from '../transitions.ts';
 import { moneyRulesOf, type MoneyRule } from '../templates/money-fields.ts';
 import { uploadFieldsOf, uploadKey } from './uploads.ts';
+import { disclosureFor, esignStanding, type EsignStanding } from '../esign/consent.ts';
+import type { Disclosure } from '../esign/disclosure.ts';
 
 /** What the primary recipient sees of a transaction through its link (`GET /recipient/:token`). */
 export interface RecipientView {
@@ -15,6 +17,8 @@ export interface RecipientView {
   template: { name: string };
   recipient: { role: string; name: string; email: string };
   link: { expiresAt: Date };
+  /** The disclosure to read before the first signature, and the recipient's latest act about it. */
+  esign: { disclosure: Disclosure; standing: EsignStanding | null };
   processes: ProcessShown[];
 }
 
@@ -185,6 +189,13 @@ export async function recipientView(
     template: { name: subject.definition.name },
     recipient: { role: signer.role, name: facts?.recipientName ?? '', email: facts?.recipientEmail ?? '' },
     link: { expiresAt: options.linkExpiresAt },
+    esign: {
+      disclosure: await disclosureFor(tx, subject),
+      standing: await esignStanding(tx, {
+        organizationId: subject.organizationId,
+        recipientId: signer.recipientId,
+      }),
+    },
     processes: rows.map((row) => {
       const definition = subject.definition.processes.find((p) => p.key === row.key);
       return {

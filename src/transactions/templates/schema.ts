@@ -412,6 +412,14 @@ export const TemplateSchema = Type.Object(
         },
       ),
     ),
+    disclosure: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 20_000,
+        description:
+          "The Electronic Record and Signature Disclosure (Markdown: paragraphs, `**bold**`, `- ` lists) the primary recipient reads and accepts before their first signature, replacing Portico's default (docs/esign-consent.md). HTML is shown as text.",
+      }),
+    ),
     prefill: Type.Optional(
       Type.Array(AnswerReference, {
         uniqueItems: true,

@@ -26,6 +26,7 @@ import { createDashboardPerson, type DashboardPerson } from './dashboard.ts';
 import { createTestPortfolio, type TestPortfolio } from './portfolio.ts';
 import { uniqueHandle } from './transactions.ts';
 import { samplePdf } from './uploads.ts';
+import { recordEsignAct } from '../../../src/transactions/esign/consent.ts';
 
 /**
  * Stories: small functions that make exactly the data a test reads, through the domain functions the product
@@ -221,6 +222,13 @@ export async function transactionStory(
         made.revisions += 1;
         await save({ subscription_amount: { amount: made.amount } });
       }
+      if (round === 1) {
+        await recordEsignAct(tx, subject, {
+          recipientId: signer.recipientId,
+          act: 'consented',
+          context: CONTEXT,
+        });
+      }
       await sign(signer, investor.name);
       await submitRevision(tx, subject, { processKey: 'subscription', actor });
     }
@@ -296,8 +304,14 @@ export async function readyToSubmit(
       const data = { amount: { currency: 'USD', amount: FIRST_AMOUNT } };
       await saveItem(tx, subject, { vulcanKey: 'subscription_amount', data });
     }
+    const signer = await primaryRecipient(tx, subject);
+    await recordEsignAct(tx, subject, {
+      recipientId: signer.recipientId,
+      act: 'consented',
+      context: CONTEXT,
+    });
     await signDocument(tx, subject, {
-      signer: await primaryRecipient(tx, subject),
+      signer,
       documentKey: 'subscription_agreement',
       signedName: investor.name,
       consent: true,

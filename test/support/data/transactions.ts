@@ -120,6 +120,24 @@ export function triggerEvent(
 }
 
 /**
+ * The recipient agrees to use electronic records and signatures through their link (`POST /recipient/<token>/esign`),
+ * as the portal asks before their first signature; it must succeed.
+ */
+export async function acceptDisclosure(
+  app: FastifyInstance,
+  token: string,
+  headers: Record<string, string> = {},
+): Promise<void> {
+  const response = await app.inject({
+    method: 'POST',
+    url: `/recipient/${token}/esign`,
+    headers,
+    payload: { act: 'consented' },
+  });
+  if (response.statusCode !== 200) throw new Error(response.body);
+}
+
+/**
  * The sponsor's side of a submitted subscription through the API: approve, then countersign the agreement as
  * `signedName`; each mutation must succeed. Returns the signed PDF, as stored.
  */

@@ -554,6 +554,7 @@ describe('a transaction in the console', () => {
           },
         },
       ],
+      ['POST', 'esign', { act: 'consented' }],
       ['POST', 'documents/subscription_agreement/signatures', { signedName: investor?.name, consent: true }],
       ['POST', 'processes/subscription/submit', undefined],
     ] as const) {

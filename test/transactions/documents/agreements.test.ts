@@ -351,6 +351,7 @@ describe("a fund's own PDF agreement", () => {
     expect(previewed).toContain('To be signed by the investor');
     expect(previewed).toContain('Hopper Family Trust $250,000.00 trust');
 
+    await link('POST', 'esign', { act: 'consented' });
     await link('POST', 'documents/subscription_agreement/signatures', {
       signedName: 'Grace Hopper',
       consent: true,

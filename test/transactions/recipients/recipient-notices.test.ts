@@ -268,6 +268,7 @@ const counts = (
   changesRequested: 0,
   signedCopies: 0,
   voids: 0,
+  esignNotices: 0,
   failed,
   ...more,
 });

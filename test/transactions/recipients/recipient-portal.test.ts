@@ -13,6 +13,7 @@ import { createPerson } from '../../support/data/dashboard.ts';
 import { startS3Server, type TestS3Server } from '../../support/peers/s3.ts';
 import { listenHttps, testTls } from '../../support/peers/tls-listener.ts';
 import {
+  acceptDisclosure,
   CREATE_TRANSACTION,
   graphql,
   approveAndCountersign,
@@ -95,6 +96,7 @@ async function fillAndSign(
   await recipient(suite.app, 'PUT', `${transmitToken}/items/tax_forms`, {
     data: { taxResidency: 'US', w9FileId: upload.body.file.id },
   });
+  await acceptDisclosure(suite.app, transmitToken);
   await recipient(suite.app, 'POST', `${transmitToken}/documents/subscription_agreement/signatures`, {
     signedName: 'Grace Hopper',
     consent: true,
@@ -221,6 +223,7 @@ describe.each([
     await recipient(app, 'PUT', `${transmitToken}/items/tax_forms`, {
       data: { taxResidency: 'US', w9FileId: first.body.file.id },
     });
+    await acceptDisclosure(app, transmitToken);
     await recipient(app, 'POST', `${transmitToken}/documents/subscription_agreement/signatures`, {
       signedName: 'Grace Hopper',
       consent: true,
@@ -576,7 +579,17 @@ describe("the recipient's acts and the reviewer's comments", () => {
       kinds: ['recipient'],
     });
     const acts = timeline.map((entry) => entry.action).filter((action) => !action.startsWith('consent '));
-    expect(acts).toEqual(['opened', 'saved', 'saved', 'saved', 'uploaded', 'saved', 'signed', 'submitted']);
+    expect(acts).toEqual([
+      'opened',
+      'saved',
+      'saved',
+      'saved',
+      'uploaded',
+      'saved',
+      'esign_consented',
+      'signed',
+      'submitted',
+    ]);
     expect(timeline[0]).toMatchObject({
       requestId: opened.headers['x-request-id'],
       actor: { type: 'recipient', label: expect.any(String) },

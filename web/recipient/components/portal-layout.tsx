@@ -9,6 +9,7 @@ import { formatDate } from '../format.ts';
 import { usePortal } from '../portal-state.tsx';
 import { allSubmitted } from '../steps.ts';
 import { StepNav } from './step-nav.tsx';
+import { ESIGN_PAGE } from './esign-disclosure.tsx';
 
 /** `, until 22 February 2027` (links that never expire say nothing). */
 const until = (expiresAt: string) =>
@@ -58,6 +59,11 @@ export function PortalLayout({ children }: { children: ReactNode }) {
             ? 'Keep the e-mail: its link shows this page'
             : 'Your answers are saved as you go. Come back with the link in your e-mail'}
           {until(view.link.expiresAt)}. Do not forward it: anyone with the link can act for you.
+        </Text>
+        <Text as="p" size="1">
+          <ThemeLink asChild color="gray" underline="always">
+            <Link to={href(ESIGN_PAGE)}>Electronic records: your agreement, or signing on paper</Link>
+          </ThemeLink>
         </Text>
       </footer>
     </>

@@ -22,6 +22,7 @@ import { usePortal } from '../portal-state.tsx';
 import { findStep, leftToDo, signedBy, submitted, type Step } from '../steps.ts';
 import type { Process, SignableDocument } from '../types.ts';
 import { StepNotFound } from './step-not-found.tsx';
+import { ConsentBeforeSigning } from '../components/esign-disclosure.tsx';
 
 type SignStep = Extract<Step, { kind: 'sign' }>;
 
@@ -38,6 +39,11 @@ function SignStepView({ step, index }: { step: SignStep; index: number }) {
   const others = process.documents.filter((document) => !document.signedBy.includes(role));
   const next = steps[index + 1];
   const allSigned = step.documents.every((document) => signedBy(document, role));
+  // Before the first signature (or after a withdrawal), the disclosure comes first: the forms wait for the agreement.
+  const agreed = view.esign.standing?.act === 'consented';
+  const firstToSign = step.documents.find((document) => document.canSign && !signedBy(document, role));
+  const toSign = firstToSign !== undefined;
+  const askConsent = !agreed && toSign && unfinished.length === 0 && !submitted(process);
   return (
     <Flex direction="column" gap="5">
       <ChangesRequested process={process} />
@@ -56,12 +62,14 @@ function SignStepView({ step, index }: { step: SignStep; index: number }) {
           <UnfinishedItems items={unfinished} />
         </ProblemCallout>
       ) : null}
+      {askConsent ? <ConsentBeforeSigning focusAfter={`sign-${firstToSign.key}-name`} /> : null}
       {step.documents.map((document) => (
         <DocumentToSign
           key={document.key}
           document={document}
           process={process}
           ready={unfinished.length === 0}
+          agreed={agreed}
           single={step.documents.length === 1}
         />
       ))}
@@ -128,11 +136,14 @@ function DocumentToSign({
   document,
   process,
   ready,
+  agreed,
   single,
 }: {
   document: SignableDocument;
   process: Process;
   ready: boolean;
+  /** The recipient agreed to use electronic records and signatures: the signing form is offered. */
+  agreed: boolean;
   single: boolean;
 }) {
   const { view } = usePortal();
@@ -170,9 +181,14 @@ function DocumentToSign({
         <Text as="p" size="2" color="gray">
           {waitingText(document, role)}
         </Text>
-      ) : ready ? (
+      ) : !ready ? null : agreed ? (
         <SignForm document={document} single={single} />
-      ) : null}
+      ) : (
+        <Text as="p" size="2" color="gray">
+          To sign it here, first agree to use electronic records and signatures{' '}
+          {single ? 'above' : 'at the top of this page'}.
+        </Text>
+      )}
     </CardSection>
   );
 }
@@ -220,6 +236,11 @@ function SignForm({ document, single }: { document: SignableDocument; single: bo
         await reload();
       },
       (error) => {
+        if (error.code === 'ESIGN_CONSENT_REQUIRED') {
+          // Withdrawn meanwhile (another tab): the view read again asks for the agreement first.
+          void reload();
+          return true;
+        }
         if (error.code === 'CONSENT_REQUIRED') {
           form.setProblems({ consent: 'Tick the box to agree to sign electronically.' });
           return true;

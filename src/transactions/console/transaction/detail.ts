@@ -7,6 +7,7 @@ import { fieldInWords } from '../../templates/answer-text.ts';
 import type { TemplateDefinition } from '../../templates/schema.ts';
 import { stageOf, type StateStage } from '../queue/queue.ts';
 import { linkActionsOf, type LinkAction } from './actions.ts';
+import type { EsignAct } from '../../esign/consent.ts';
 
 /** A recipient of a transaction as the console shows them: how far they have got. */
 export interface RecipientProgress {
@@ -35,6 +36,11 @@ export interface RecipientProgress {
   submittedAt: Date | null;
   /** When they last signed a document; null if never. */
   signedAt: Date | null;
+  /**
+   * Their latest act about electronic records and signatures (esign/consent.ts): agreed, withdrew, or asked for
+   * paper; null while they have done none.
+   */
+  esign: { act: EsignAct; at: Date; message: string | null } | null;
 }
 
 /** A file of a transaction, with a signed link to download it for the next quarter of an hour. */
@@ -188,7 +194,10 @@ export async function transactionDetail(
           where i.transaction_process_revision_id in (select id from latest)) end as "percentDone",
        case when r.id = first.id then (select max(committed_at) from latest) end as "submittedAt",
        (select max(sg.signed_at) from transaction_signatures sg where sg.transaction_recipient_id = r.id
-          and sg.state = 'signed') as "signedAt"
+          and sg.state = 'signed') as "signedAt",
+       (select json_build_object('act', c.act, 'at', c.created_at, 'message', c.message) from esign_consents c
+        where c.transaction_recipient_id = r.id and c.organization_id = $2
+        order by c.created_at desc, c.sequence desc limit 1) as esign
      from transaction_recipients r
      join entities e on e.id = r.entity_id
      cross join lateral (select id from transaction_recipients where transaction_id = $1

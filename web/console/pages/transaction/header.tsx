@@ -14,6 +14,7 @@ import type { TransactionDetail } from '../../types.ts';
 import { contactOf, formatDateTime } from '../../words.ts';
 import { queueAddressFrom } from '../queue.tsx';
 import { BackLink } from '../../../shared/layout/back-link.tsx';
+import { Notice } from '../../../shared/notice.tsx';
 
 /**
  * The top of a transaction's page: the way back to the work queue (with the filters it was opened from), its
@@ -100,6 +101,7 @@ export function TransactionHeader({
           </DataList.Value>
         </DataList.Item>
       </DataList.Root>
+      {primary ? <EsignWithdrawn recipient={primary} /> : null}
       {operate && primary ? (
         <LinkActions
           transaction={transaction}
@@ -108,6 +110,29 @@ export function TransactionHeader({
         />
       ) : null}
     </Flex>
+  );
+}
+
+/**
+ * What the page says first when the investor withdrew their consent to sign electronically or asked for paper
+ * (docs/esign-consent.md): their link takes no more signatures, and the way on is paper.
+ */
+function EsignWithdrawn({ recipient }: { recipient: TransactionDetail['recipients'][number] }) {
+  const { esign } = recipient;
+  if (esign === null || esign.act === 'consented') return null;
+  const did =
+    esign.act === 'paper_requested'
+      ? 'asked to sign on paper instead of electronically'
+      : 'withdrew their consent to use electronic records and signatures';
+  return (
+    <Notice tone="warning" highContrast>
+      <Text as="span" weight="bold">
+        {recipient.name} {did} on {formatDateTime(esign.at)}.
+      </Text>{' '}
+      Their link takes no more signatures until they agree again: go on with them on paper, and run their step
+      on their behalf with the signed paper form.
+      {esign.message === null ? null : <> They wrote: “{esign.message}”</>}
+    </Notice>
   );
 }
 

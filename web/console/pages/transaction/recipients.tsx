@@ -6,6 +6,14 @@ import { formatBytes, formatDateTime, label, words } from '../../words.ts';
 /** When something happened, or what it is waiting for. */
 const when = (at: string | null, otherwise: string) => (at === null ? otherwise : formatDateTime(at));
 
+/** Where the investor stands about electronic records and signatures (docs/esign-consent.md), in words. */
+function esignInWords(esign: RecipientProgress['esign']): string {
+  if (esign === null) return 'Not agreed yet (asked before their first signature)';
+  const at = formatDateTime(esign.at);
+  if (esign.act === 'consented') return `Agreed ${at}`;
+  return esign.act === 'withdrawn' ? `Withdrawn ${at}` : `Asked for paper ${at}`;
+}
+
 /** What the mail to a recipient did: invited when, the last message sent, and the mail server's last refusal. */
 function MailProgress({ mail }: { mail: NonNullable<RecipientProgress['mail']> }) {
   return (
@@ -94,6 +102,12 @@ export function Recipients({ recipients }: { recipients: RecipientProgress[] }) 
                   <DataList.Item>
                     <DataList.Label minWidth="110px">Submitted</DataList.Label>
                     <DataList.Value>{when(recipient.submittedAt, 'Not yet')}</DataList.Value>
+                  </DataList.Item>
+                ) : null}
+                {recipient.primary ? (
+                  <DataList.Item>
+                    <DataList.Label minWidth="110px">Electronic records</DataList.Label>
+                    <DataList.Value>{esignInWords(recipient.esign)}</DataList.Value>
                   </DataList.Item>
                 ) : null}
                 <DataList.Item>

@@ -66,13 +66,27 @@ export function useTimelineFilters() {
   return { kinds, actor, filtered: kinds.length > 0 || actor !== undefined, set };
 }
 
+/** A recipient's acts that a key in words would not say well (`esign_consented`). */
+const RECIPIENT_ACTS: Record<string, string> = {
+  esign_consented: 'Agreed to use electronic records and signatures',
+  esign_withdrawn: 'Withdrew consent to electronic records and signatures',
+  paper_requested: 'Asked to sign on paper',
+};
+/** Mail to the organization about those acts, by `details.message`. */
+const ORGANIZATION_MAIL: Record<string, string> = {
+  consent_withdrawn: 'the investor withdrew consent to sign electronically (to the team)',
+  paper_requested: 'the investor asked for paper (to the team)',
+};
+
 /** What happened, in words. */
 function actionText(entry: TimelineEntry, names: WorkflowNames): string {
   const { details } = entry;
   if (entry.kind === 'workflow') return names.event(entry.action);
   // Queued, sent or failed: each its own entry, named as it is (a queued mail is not yet sent).
   if (entry.kind === 'mail' && typeof details.message === 'string')
-    return `Mail ${entry.action}: ${words(details.message)}`;
+    return `Mail ${entry.action}: ${ORGANIZATION_MAIL[details.message] ?? words(details.message)}`;
+  const act = entry.kind === 'recipient' ? RECIPIENT_ACTS[entry.action] : undefined;
+  if (act !== undefined) return act;
   if (entry.kind === 'webhook') {
     const event = typeof details.eventType === 'string' ? ` ${details.eventType}` : '';
     return `Webhook${event} ${entry.action}`;
@@ -147,6 +161,12 @@ function Details({ entry }: { entry: TimelineEntry }) {
     }
   } else if (entry.kind === 'mail') {
     delete rest.message;
+  } else if (entry.kind === 'recipient' && typeof details.disclosureSha256 === 'string') {
+    // The disclosure accepted or left, by the version the investor's page printed (the hash's first characters).
+    const whose = details.disclosureSource === 'template' ? "the template's" : "Portico's default";
+    lines.push(`Disclosure version ${details.disclosureSha256.slice(0, 12)} (${whose})`);
+    delete rest.disclosureSha256;
+    delete rest.disclosureSource;
   }
   if (entry.kind === 'workflow') {
     // Said beside the action (OnBehalf).
