@@ -20,7 +20,7 @@ function issued(authorityName: string) {
     const keys = forge.pki.rsa.generateKeyPair(2048);
     const certificate = forge.pki.createCertificate();
     certificate.publicKey = keys.publicKey;
-    certificate.serialNumber = `0${forge.util.bytesToHex(forge.random.getBytesSync(8))}`;
+    certificate.serialNumber = `01${forge.util.bytesToHex(forge.random.getBytesSync(8))}`;
     certificate.validity.notBefore = new Date(Date.now() - 60_000);
     certificate.validity.notAfter = new Date(Date.now() + 365 * 24 * 3600 * 1000);
     certificate.setSubject([{ name: 'commonName', value: subject }]);
