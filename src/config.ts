@@ -253,7 +253,7 @@ export const CONFIG_VARIABLES = {
   retention: {
     env: 'PORTICO_RETENTION',
     flag: '--retention <days>',
-    help: 'days to keep old records before the cleanup removes them, e.g. webhooks=30,sessions=1,links=30,mail=30 (a number of days, or never)',
+    help: 'days to keep old records before the cleanup removes them, e.g. webhooks=30,sessions=1,links=30,mail=30,addresses=2555 (a number of days, or never)',
     default: '',
   },
   logLevel: {
@@ -377,6 +377,7 @@ export const ConfigSchema = Type.Object({
         sessions: RetentionDays,
         links: RetentionDays,
         mail: RetentionDays,
+        addresses: RetentionDays,
       },
       { additionalProperties: false },
     ),
@@ -463,7 +464,7 @@ const EXPECTED: Partial<Record<ConfigKey, string>> = {
   graphqlLimits:
     'must be name=value pairs of depth, aliases, directives, tokens, cost or fields, each a whole number of at least 1',
   retention:
-    'must be name=days pairs of webhooks, sessions, links or mail, each a whole number of days or never, e.g. webhooks=90,mail=never',
+    'must be name=days pairs of webhooks, sessions, links, mail or addresses, each a whole number of days or never, e.g. webhooks=90,mail=never',
   smtpUrl: 'must be an smtp:// or smtps:// URL, e.g. smtp://user:password@smtp.example.com:587',
   tsaUrl:
     'must be an http:// or https:// URL of an RFC 3161 timestamp authority, e.g. http://timestamp.example.com/tsa',

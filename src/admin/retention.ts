@@ -16,7 +16,9 @@ import { quoteIdentifier } from '../db/table-copy.ts';
  * The settings of `PORTICO_RETENTION`: days each kind of record is kept, or `never`. `webhooks`: events once
  * fanned out with no delivery pending, with their deliveries and attempts; `sessions`: expired sessions, from
  * their expiry; `links`: password-reset links and key-delivery codes, from their expiry; `mail`: the `.eml` files
- * of `<data dir>/mail/`, from when they were written.
+ * of `<data dir>/mail/`, from when they were written; `addresses`: the address and user agent each act of a
+ * transaction's history came from (`transaction_history_origins`), from the act: seven years by default, as long
+ * as a fund keeps its subscription records (the history itself stays).
  */
 export type RetentionSettings = Config['retention'];
 
@@ -28,6 +30,7 @@ export const RETENTION_DEFAULTS: Record<RetentionSetting, number> = {
   sessions: 1,
   links: 30,
   mail: 30,
+  addresses: 2555,
 };
 
 /** Rows deleted by one statement: a short lock, a short transaction. */
@@ -64,6 +67,12 @@ const TABLE_RULES: TableRule[] = [
     keep: { fixedMs: DAY_MS },
   },
   { name: 'expired sessions', table: 'user_sessions', where: 'expires_at < $1', keep: 'sessions' },
+  {
+    name: "acts' addresses and user agents",
+    table: 'transaction_history_origins',
+    where: 'created_at < $1',
+    keep: 'addresses',
+  },
   {
     // Invitations stay: the console's team history shows who invited whom.
     name: 'password-reset links',

@@ -59,14 +59,22 @@ export async function recordTransition(
     paperFileId?: string | undefined;
   },
 ): Promise<void> {
-  // A transition of an existing transaction (a source state) moves its state in the same statement.
-  await tx.query(
-    `with moved as (
+  // A transition of an existing transaction (a source state) moves its state in the same statement, and keeps
+  // where its request came from beside its event (0034_history_origins.sql).
+  const origin = change.actor.origin;
+  const moved = `moved as (
        update transactions set state = $5, updated_at = clock_timestamp(),
          state_entered_at = case when state = $5 then state_entered_at else clock_timestamp() end
-       where id = $2 and $4::text is not null)
-     insert into transaction_events (organization_id, transaction_id, event_key, source_state, target_state, actor_type, actor_id, message, request_id, paper_file_id)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+       where id = $2 and $4::text is not null)`;
+  const insert = `insert into transaction_events (organization_id, transaction_id, event_key, source_state, target_state, actor_type, actor_id, message, request_id, paper_file_id)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`;
+  await tx.query(
+    origin === undefined
+      ? `with ${moved} ${insert}`
+      : `with ${moved}, made as (${insert} returning id)
+         insert into transaction_history_origins
+           (entry_id, organization_id, transaction_id, ip_address, user_agent, identified_by)
+         select id, $1, $2, $11, $12, $13 from made`,
     [
       subject.organizationId,
       subject.id,
@@ -78,6 +86,7 @@ export async function recordTransition(
       change.message ?? null,
       change.actor.requestId ?? null,
       change.paperFileId ?? null,
+      ...(origin === undefined ? [] : [origin.ipAddress, origin.userAgent, origin.identifiedBy]),
     ],
   );
   await writeOutbox(tx, {

@@ -190,6 +190,14 @@ export const TimelineEntry = Type.Object({
   actor: Type.Object({ type: ActorType, id: OrNull(Type.String()), label: Type.String() }),
   requestId: OrNull(Type.String()),
   details: AnyObject,
+  /** Where the act came from, while kept (PORTICO_RETENTION's `addresses`); null for what no request did. */
+  origin: OrNull(
+    Type.Object({
+      ipAddress: OrNull(Type.String()),
+      userAgent: OrNull(Type.String()),
+      identifiedBy: Type.String(),
+    }),
+  ),
 });
 export type TimelineEntry = Static<typeof TimelineEntry>;
 

@@ -6,6 +6,7 @@ import type { Mailer } from '../../mail/mailer.ts';
 import type { RecipientNotices } from '../recipients/notice-sender.ts';
 import type { DocumentWorkers } from '../documents/document-workers.ts';
 import type { KickedRuns } from '../../jobs/kicked-runs.ts';
+import { originOf, type Actor } from '../actor.ts';
 
 /** What the organization console's routes are built with (`registerConsole`, and each routes file). */
 export interface ConsoleDeps {
@@ -36,3 +37,19 @@ export interface ConsoleDeps {
 
 /** The person behind a console request, and their organization (`{ user, organization }`). */
 export type ConsoleCaller = SignedInPerson<'organization'>;
+
+/**
+ * The caller as the actor of what they change: the request that changes it, and where it came from, as their
+ * history entries keep it.
+ */
+export function consoleActor(
+  caller: ConsoleCaller,
+  request: { id: string; ip: string; headers: { 'user-agent'?: string | undefined } },
+): Actor & { type: 'user'; id: string } {
+  return {
+    type: 'user',
+    id: caller.user.id,
+    requestId: request.id,
+    origin: originOf(request, `signed in to the console as ${caller.user.email}`),
+  };
+}

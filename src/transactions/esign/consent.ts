@@ -1,6 +1,6 @@
 import type { Queryable, Transaction } from '../../db/database.ts';
 import { AppError, esignConsentRequired } from '../../errors.ts';
-import { recordActivity } from '../history/activity.ts';
+import { linkOrigin, recordActivity } from '../history/activity.ts';
 import type { Subject } from '../subject.ts';
 import { disclosureHash, disclosureOf, MAX_DISCLOSURE_LENGTH, type Disclosure } from './disclosure.ts';
 
@@ -190,7 +190,15 @@ export async function recordEsignAct(
     transactionId: subject.id,
     kind: 'recipient',
     action: ESIGN_ACTIVITY[act],
-    actor: { type: 'recipient', id: recipientId, requestId: context.requestId },
+    actor: {
+      type: 'recipient',
+      id: recipientId,
+      requestId: context.requestId,
+      origin: await linkOrigin(tx, subject.id, {
+        ip: context.ipAddress,
+        headers: { 'user-agent': context.userAgent ?? undefined },
+      }),
+    },
     details: {
       disclosureSha256: disclosure.sha256,
       disclosureSource: disclosure.source,

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/database.ts';
-import type { Actor } from '../actor.ts';
+import { originOf, type ActOrigin, type Actor } from '../actor.ts';
 
 /** Who did something to a transaction (see actor.ts). */
 export type ActivityActor = Actor;
@@ -30,14 +30,22 @@ export async function recordActivity(
     onceWithinMs?: number;
   },
 ): Promise<void> {
-  await db.query(
-    `insert into transaction_activity
+  const origin = entry.actor.origin;
+  const insert = `insert into transaction_activity
        (organization_id, transaction_id, kind, action, actor_type, actor_id, request_id, details)
      select $1, $2, $3, $4, $5, $6, $7, $8
      where $9::integer is null or not exists (
        select 1 from transaction_activity
        where transaction_id = $2 and action = $4 and actor_type = $5 and actor_id is not distinct from $6
-         and created_at > clock_timestamp() - $9 * interval '1 millisecond')`,
+         and created_at > clock_timestamp() - $9 * interval '1 millisecond')`;
+  // An act of a request keeps where it came from beside its entry (0034_history_origins.sql), in one statement.
+  await db.query(
+    origin === undefined
+      ? insert
+      : `with made as (${insert} returning id)
+         insert into transaction_history_origins
+           (entry_id, organization_id, transaction_id, ip_address, user_agent, identified_by)
+         select id, $1, $2, $10, $11, $12 from made`,
     [
       entry.organizationId,
       entry.transactionId,
@@ -48,6 +56,7 @@ export async function recordActivity(
       entry.actor.requestId ?? null,
       JSON.stringify(entry.details ?? {}),
       entry.onceWithinMs ?? null,
+      ...(origin === undefined ? [] : [origin.ipAddress, origin.userAgent, origin.identifiedBy]),
     ],
   );
 }
@@ -90,30 +99,62 @@ export async function recordActivities(
 export interface RecipientAct {
   action: 'opened' | 'saved' | 'uploaded' | 'signed' | 'submitted';
   requestId: string;
+  /** The client that acted: its address and user agent, kept beside the entry with how it was identified. */
+  client?: RecipientClient | undefined;
   details?: Record<string, unknown>;
   /** See `recordActivity`. */
   onceWithinMs?: number;
 }
 
+/** The client of a recipient's request: its address and user agent (as `originOf` keeps them). */
+export interface RecipientClient {
+  ip: string;
+  headers: { 'user-agent'?: string | undefined };
+}
+
+/** The primary recipient of a transaction (the one its link opens for), and the address the link was mailed to. */
+async function primaryOf(
+  db: Queryable,
+  transactionId: string,
+): Promise<{ id: string; email: string } | undefined> {
+  const [primary] = await db.query<{ id: string; email: string }>(
+    `select r.id, t.notice_email as email from transaction_recipients r join transactions t on t.id = r.transaction_id
+     where r.transaction_id = $1 order by r.created_at, r.sequence limit 1`,
+    [transactionId],
+  );
+  return primary;
+}
+
+/** Where a recipient's request came from, identified by their link: "the link mailed to jane@example.com". */
+export async function linkOrigin(
+  db: Queryable,
+  transactionId: string,
+  client: RecipientClient,
+): Promise<ActOrigin> {
+  const primary = await primaryOf(db, transactionId);
+  return originOf(client, `the link mailed to ${primary?.email ?? 'the recipient'}`);
+}
+
 /**
  * Records what the transaction's primary recipient (the one its link opens for) did through their link, in the
- * database transaction of the act.
+ * database transaction of the act, with where the request came from.
  */
 export async function recordRecipientAct(
   db: Queryable,
   transaction: { id: string; organizationId: string },
   act: RecipientAct,
 ): Promise<void> {
-  const [primary] = await db.query<{ id: string }>(
-    'select id from transaction_recipients where transaction_id = $1 order by created_at, sequence limit 1',
-    [transaction.id],
-  );
+  const primary = await primaryOf(db, transaction.id);
+  const origin =
+    act.client === undefined
+      ? undefined
+      : originOf(act.client, `the link mailed to ${primary?.email ?? 'the recipient'}`);
   await recordActivity(db, {
     organizationId: transaction.organizationId,
     transactionId: transaction.id,
     kind: 'recipient',
     action: act.action,
-    actor: { type: 'recipient', id: primary?.id ?? null, requestId: act.requestId },
+    actor: { type: 'recipient', id: primary?.id ?? null, requestId: act.requestId, origin },
     details: act.details,
     onceWithinMs: act.onceWithinMs,
   });

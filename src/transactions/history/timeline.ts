@@ -3,6 +3,7 @@ import { notFound } from '../../errors.ts';
 import { linkExpiry, type FileLinks } from '../../files/file-links.ts';
 import { fieldInWords } from '../templates/answer-text.ts';
 import type { TemplateDefinition } from '../templates/schema.ts';
+import type { ActOrigin } from '../actor.ts';
 import type { ActorType, TimelineKind } from './kinds.ts';
 
 /** One thing that happened to a transaction. */
@@ -21,6 +22,11 @@ export interface TimelineEntry {
   requestId: string | null;
   /** What else is known, by kind: states and message, a field, a mail's subject or error, a webhook's answer. */
   details: Record<string, unknown>;
+  /**
+   * Where the act came from (its request's address and user agent, how the person was identified), while
+   * PORTICO_RETENTION's `addresses` keeps it; null for what no request did, or once removed.
+   */
+  origin: ActOrigin | null;
 }
 
 /**
@@ -121,7 +127,9 @@ export async function timelineOf(
      )
      select entries.id, entries.kind, entries.action, entries.at, entries.actor_type as "actorType",
        entries.actor_id as "actorId", entries.request_id as "requestId", entries.details,
-       ${ACTOR_LABEL('entries')} as "actorLabel"
+       ${ACTOR_LABEL('entries')} as "actorLabel",
+       (select json_build_object('ipAddress', o.ip_address, 'userAgent', o.user_agent, 'identifiedBy', o.identified_by)
+        from transaction_history_origins o where o.entry_id = entries.id) as origin
      from entries
      where ($2::text[] is null or entries.kind = any($2::text[])) and ($3::text is null or entries.actor_type = $3)
      order by entries.at, entries.source, entries.sequence

@@ -18,7 +18,7 @@ import {
   signDocument,
   submitRevision,
 } from './actions.ts';
-import { recordRecipientAct, type RecipientAct } from '../history/activity.ts';
+import { linkOrigin, recordRecipientAct, type RecipientAct } from '../history/activity.ts';
 import { openRecipientLink, type OpenedLink } from './link.ts';
 import type { RecipientNotices } from './notice-sender.ts';
 import { recipientView } from './view.ts';
@@ -109,7 +109,7 @@ export async function registerRecipientRoutes(
             links: deps.links,
             uploadMaxBytes,
           }),
-        { action: 'opened', requestId: request.id, onceWithinMs: OPENED_ONCE_WITHIN_MS },
+        { action: 'opened', requestId: request.id, client: request, onceWithinMs: OPENED_ONCE_WITHIN_MS },
       ),
   });
 
@@ -123,7 +123,12 @@ export async function registerRecipientRoutes(
           request.params.token,
           (tx, { subject }) =>
             saveItem(tx, subject, { vulcanKey: request.params.vulcanKey, data: request.body.data }),
-          { action: 'saved', requestId: request.id, details: { vulcanKey: request.params.vulcanKey } },
+          {
+            action: 'saved',
+            requestId: request.id,
+            client: request,
+            details: { vulcanKey: request.params.vulcanKey },
+          },
         ),
     },
   );
@@ -170,7 +175,12 @@ export async function registerRecipientRoutes(
                 storageKey,
                 byteSize: content.byteLength,
               }),
-            { action: 'uploaded', requestId: request.id, details: { vulcanKey, field, filename } },
+            {
+              action: 'uploaded',
+              requestId: request.id,
+              client: request,
+              details: { vulcanKey, field, filename },
+            },
           );
           return await reply.code(201).send(result);
         } catch (error) {
@@ -228,7 +238,12 @@ export async function registerRecipientRoutes(
           workers: deps.documentWorkers,
           openRevisionOnly: true,
         }),
-      { action: 'signed', requestId: request.id, details: { documentKey: params.documentKey } },
+      {
+        action: 'signed',
+        requestId: request.id,
+        client: request,
+        details: { documentKey: params.documentKey },
+      },
     ),
   );
 
@@ -251,11 +266,21 @@ export async function registerRecipientRoutes(
         const signer = await primaryRecipient(tx, subject);
         return submitRevision(tx, subject, {
           processKey: params.processKey,
-          actor: { type: 'recipient', id: signer.recipientId },
+          actor: {
+            type: 'recipient',
+            id: signer.recipientId,
+            requestId: request.id,
+            origin: await linkOrigin(tx, subject.id, request),
+          },
           requireComplete: { signer },
         });
       },
-      { action: 'submitted', requestId: request.id, details: { processKey: params.processKey } },
+      {
+        action: 'submitted',
+        requestId: request.id,
+        client: request,
+        details: { processKey: params.processKey },
+      },
     ),
   );
 }

@@ -2,7 +2,7 @@ import type { Queryable } from '../../../db/database.ts';
 import type { ContractRoute } from '../../../http/contract-routes.ts';
 import type { SignedInRouteContract } from '../../../http/signed-in/surface.ts';
 import { consoleRoutes as contract } from '../contract.ts';
-import type { ConsoleCaller, ConsoleDeps } from '../deps.ts';
+import { consoleActor, type ConsoleCaller, type ConsoleDeps } from '../deps.ts';
 import { assignInConsole } from './assignee.ts';
 import { readQueue } from './queue.ts';
 
@@ -60,7 +60,7 @@ export function registerQueueRoutes(
       organizationId: caller.organization.id,
       transactionId: params.id,
       userId: body.userId,
-      actor: { type: 'user', id: caller.user.id, requestId: request.id },
+      actor: consoleActor(caller, request),
     });
     return { assignee };
   });

@@ -1,7 +1,7 @@
 import type { ContractRoute } from '../../../http/contract-routes.ts';
 import type { SignedInRouteContract } from '../../../http/signed-in/surface.ts';
 import { consoleRoutes as contract } from '../contract.ts';
-import type { ConsoleCaller, ConsoleDeps } from '../deps.ts';
+import { consoleActor, type ConsoleCaller, type ConsoleDeps } from '../deps.ts';
 import { previewInvitation, startOptions, startTransaction } from './start.ts';
 
 /** Starting one transaction from the console: what the form offers, the invitation's preview, the start. */
@@ -22,7 +22,7 @@ export function registerStartRoutes(
     const { idempotencyKey, ...input } = body;
     const transaction = await startTransaction(db, {
       organizationId: caller.organization.id,
-      actor: { type: 'user', id: caller.user.id, requestId: request.id },
+      actor: consoleActor(caller, request),
       input,
       idempotencyKey,
     });

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import type { ContractRoute } from '../../../http/contract-routes.ts';
 import type { SignedInRouteContract } from '../../../http/signed-in/surface.ts';
 import { clientDateTime } from '../../../validation/date-time.ts';
@@ -7,7 +6,7 @@ import { timelineOf } from '../../history/timeline.ts';
 import { addReviewComment, resolveReviewComment } from '../../review/comments.ts';
 import { reviewOf } from '../../review/review.ts';
 import { consoleRoutes as contract, type HistorySeal } from '../contract.ts';
-import type { ConsoleCaller, ConsoleDeps } from '../deps.ts';
+import { consoleActor, type ConsoleCaller, type ConsoleDeps } from '../deps.ts';
 import { remindNow, resendWebhook, resetLink, setLinkExpiry, signInConsole } from './actions.ts';
 import { transactionDetail } from './detail.ts';
 import { decideApproval } from './approvals.ts';
@@ -19,11 +18,6 @@ function historySeal(check: HistoryCheck): HistorySeal {
   return check.ok
     ? { head: check.head, intact: true }
     : { head: check.head, intact: false, brokenAt: { position: check.position, reason: check.reason } };
-}
-
-/** The caller as the actor of what they change, with the request that changes it. */
-function actorOf(caller: ConsoleCaller, request: FastifyRequest) {
-  return { type: 'user' as const, id: caller.user.id, requestId: request.id };
 }
 
 /**
@@ -68,7 +62,7 @@ export function registerTransactionRoutes(
       comment: await addReviewComment(db, {
         ...of(caller, params.id),
         ...body,
-        actor: actorOf(caller, request),
+        actor: consoleActor(caller, request),
       }),
     };
   });
@@ -102,7 +96,7 @@ export function registerTransactionRoutes(
         ...of(caller, params.id),
         ...body,
         role: caller.user.role,
-        actor: actorOf(caller, request),
+        actor: consoleActor(caller, request),
       }),
     ),
   );
@@ -113,7 +107,7 @@ export function registerTransactionRoutes(
       approvalId: params.id,
       decision: 'approve',
       role: caller.user.role,
-      actor: actorOf(caller, request),
+      actor: consoleActor(caller, request),
       checks,
     });
     if (!transition) throw new Error('an approval ran no event');
@@ -126,7 +120,7 @@ export function registerTransactionRoutes(
       approvalId: params.id,
       decision: 'decline',
       role: caller.user.role,
-      actor: actorOf(caller, request),
+      actor: consoleActor(caller, request),
       checks,
     });
     return { outcome: 'declined' as const };
@@ -141,15 +135,15 @@ export function registerTransactionRoutes(
     }),
   );
   route(contract.remind, (caller, { params }, request) =>
-    thenMail(remindNow(db, { ...of(caller, params.id), actor: actorOf(caller, request) })),
+    thenMail(remindNow(db, { ...of(caller, params.id), actor: consoleActor(caller, request) })),
   );
   route(contract.resetLink, (caller, { params }, request) =>
-    thenMail(resetLink(db, { ...of(caller, params.id), actor: actorOf(caller, request) })),
+    thenMail(resetLink(db, { ...of(caller, params.id), actor: consoleActor(caller, request) })),
   );
   route(contract.setLinkExpiry, (caller, { params, body }, request) =>
     setLinkExpiry(db, {
       ...of(caller, params.id),
-      actor: actorOf(caller, request),
+      actor: consoleActor(caller, request),
       expiresAt: clientDateTime(body.expiresAt, { name: 'expiresAt', part: 'field' }),
     }),
   );
@@ -157,7 +151,7 @@ export function registerTransactionRoutes(
     await resendWebhook(db, {
       organizationId: caller.organization.id,
       deliveryId: params.id,
-      actor: actorOf(caller, request),
+      actor: consoleActor(caller, request),
     });
     return { resent: true as const };
   });
@@ -165,7 +159,7 @@ export function registerTransactionRoutes(
     comment: await resolveReviewComment(db, {
       organizationId: caller.organization.id,
       commentId: params.id,
-      actor: actorOf(caller, request),
+      actor: consoleActor(caller, request),
     }),
   }));
 }

@@ -361,6 +361,18 @@ export function Timeline({
                       </>
                     )}
                   </Text>
+                  {entry.origin === null ? null : (
+                    <Text as="p" size="1" color="gray" className="timeline-origin">
+                      {entry.origin.ipAddress === null ? 'From' : `From ${entry.origin.ipAddress},`}{' '}
+                      {entry.origin.identifiedBy}
+                      {entry.origin.userAgent === null ? null : (
+                        <>
+                          {' · '}
+                          <span className="timeline-user-agent">{entry.origin.userAgent}</span>
+                        </>
+                      )}
+                    </Text>
+                  )}
                   <Details entry={entry} />
                   {operate && entry.kind === 'webhook' && typeof entry.details.deliveryId === 'string' ? (
                     <ResendWebhook deliveryId={entry.details.deliveryId} onResent={timeline.reload} />
