@@ -103,3 +103,28 @@ export async function transactionWithTeam(
   const path = (rest = '') => api(`/transactions/${story.transactionId}${rest}`);
   return { story, people, path };
 }
+
+/** Where an investor's browser is, as the proxy says: their address and user agent. */
+export interface InvestorClient {
+  ip: string;
+  userAgent: string;
+}
+
+/** A request of an investor's portal (`/recipient/<token><path>`), from `client` through the proxy. */
+export async function portalRequest(
+  world: Pick<ConsoleApiWorld, 'app'>,
+  client: InvestorClient,
+  token: string,
+  method: 'GET' | 'POST',
+  path: string,
+  payload?: Record<string, unknown>,
+) {
+  const response = await world.app.inject({
+    method,
+    url: `/recipient/${token}${path}`,
+    headers: { 'x-forwarded-for': client.ip, 'x-forwarded-proto': 'https', 'user-agent': client.userAgent },
+    ...(payload ? { payload } : {}),
+  });
+  // The portal answers JSON: its view, an act's outcome, or an error, each read as the test expects it.
+  return { status: response.statusCode, body: response.json() };
+}

@@ -6,7 +6,12 @@ import { describe, expect, it } from 'vitest';
 import { cleanUp } from '../../../src/admin/retention.ts';
 import type { TimelineEntry } from '../../../src/transactions/console/contract.ts';
 import { verifyHistory } from '../../../src/transactions/history/chain.ts';
-import { consoleApiWorld, signedIn, transactionWithTeam } from '../../support/data/console-api.ts';
+import {
+  consoleApiWorld,
+  portalRequest,
+  signedIn,
+  transactionWithTeam,
+} from '../../support/data/console-api.ts';
 import { madeBeforeAll } from '../../support/made-before-all.ts';
 
 const world = madeBeforeAll('where acts came from', consoleApiWorld);
@@ -15,24 +20,8 @@ const INVESTOR = { ip: '203.0.113.7', userAgent: 'origins-test/1.0 (investor)' }
 const OPERATOR = { userAgent: 'origins-test/1.0 (operator)' };
 
 /** A request of the investor's portal, through the proxy. */
-async function portal(
-  token: string,
-  method: 'GET' | 'POST',
-  path: string,
-  payload?: Record<string, unknown>,
-) {
-  const response = await world.app.inject({
-    method,
-    url: `/recipient/${token}${path}`,
-    headers: {
-      'x-forwarded-for': INVESTOR.ip,
-      'x-forwarded-proto': 'https',
-      'user-agent': INVESTOR.userAgent,
-    },
-    ...(payload ? { payload } : {}),
-  });
-  return { status: response.statusCode, body: response.json<Record<string, unknown>>() };
-}
+const portal = (token: string, method: 'GET' | 'POST', path: string, payload?: Record<string, unknown>) =>
+  portalRequest(world, INVESTOR, token, method, path, payload);
 
 async function timelineOf(team: Awaited<ReturnType<typeof transactionWithTeam>>): Promise<TimelineEntry[]> {
   const viewer = await signedIn(world, team.people.viewer);

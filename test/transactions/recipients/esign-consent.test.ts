@@ -12,7 +12,12 @@ import type { TimelineEntry, TransactionDetail } from '../../../src/transactions
 import { createRecipientNotices } from '../../../src/transactions/recipients/notice-sender.ts';
 import { importTemplate } from '../../../src/transactions/templates/templates.ts';
 import { mailTo, smtpMailer } from '../../support/data/dashboard.ts';
-import { consoleApiWorld, signedIn, transactionWithTeam } from '../../support/data/console-api.ts';
+import {
+  consoleApiWorld,
+  portalRequest,
+  signedIn,
+  transactionWithTeam,
+} from '../../support/data/console-api.ts';
 import { CREATE_TRANSACTION, graphql, transactionInput } from '../../support/data/transactions.ts';
 import { madeBeforeAll } from '../../support/made-before-all.ts';
 import { runPortico } from '../../support/cli.ts';
@@ -24,24 +29,8 @@ const world = madeBeforeAll('consent to sign electronically', consoleApiWorld);
 const INVESTOR = { ip: '203.0.113.7', userAgent: 'consent-test/1.0 (investor)' };
 
 /** A request of the investor's portal, through the proxy. */
-async function portal(
-  token: string,
-  method: 'GET' | 'POST',
-  path: string,
-  payload?: Record<string, unknown>,
-) {
-  const response = await world.app.inject({
-    method,
-    url: `/recipient/${token}${path}`,
-    headers: {
-      'x-forwarded-for': INVESTOR.ip,
-      'x-forwarded-proto': 'https',
-      'user-agent': INVESTOR.userAgent,
-    },
-    ...(payload ? { payload } : {}),
-  });
-  return { status: response.statusCode, body: response.json() };
-}
+const portal = (token: string, method: 'GET' | 'POST', path: string, payload?: Record<string, unknown>) =>
+  portalRequest(world, INVESTOR, token, method, path, payload);
 
 const sign = (token: string) =>
   portal(token, 'POST', '/documents/subscription_agreement/signatures', {
