@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { MultipartFile } from '@fastify/multipart';
 import { AppError, fileErrors } from '../errors.ts';
 
 /**
@@ -132,23 +133,32 @@ export async function receiveFilePart(
   if (!request.isMultipart()) throw notMultipart(partName);
   try {
     const part = await request.file({ limits: { fileSize: options.maxBytes } });
-    if (!part || part.fieldname !== partName) {
-      part?.file.resume();
-      throw wrongPart(partName);
-    }
-    let filename: string;
-    try {
-      filename = options.checkFilename(part.filename);
-    } catch (error) {
-      part.file.resume();
-      throw error;
-    }
-    return { filename, content: await readContent(part.file, options) };
+    if (!part) throw wrongPart(partName);
+    return await receivePart(part, options);
   } catch (error) {
     const refusal = asClientError(error, partName);
     if (refusal instanceof AppError && refusal.status === 413) closeAfterAnswer(request, reply);
     throw refusal;
   }
+}
+
+/**
+ * One part read as `options` ask: its name checked (WRONG_PART otherwise), its file name checked, its content read
+ * within the limit. A part refused is drained, so that the request's next part, or its end, can be read.
+ */
+async function receivePart(part: MultipartFile, options: FilePartOptions): Promise<ReceivedFile> {
+  if (part.fieldname !== options.partName) {
+    part.file.resume();
+    throw wrongPart(options.partName);
+  }
+  let filename: string;
+  try {
+    filename = options.checkFilename(part.filename);
+  } catch (error) {
+    part.file.resume();
+    throw error;
+  }
+  return { filename, content: await readContent(part.file, options) };
 }
 
 /**
@@ -175,18 +185,7 @@ export async function receiveFileWithOthers(
         part.file.resume();
         throw new AppError('PAYLOAD_TOO_LARGE', whatToSend, { field: beside.partName });
       }
-      if (part.fieldname !== options.partName) {
-        part.file.resume();
-        throw wrongPart(options.partName);
-      }
-      let filename: string;
-      try {
-        filename = options.checkFilename(part.filename);
-      } catch (error) {
-        part.file.resume();
-        throw error;
-      }
-      const received = { filename, content: await readContent(part.file, options) };
+      const received = await receivePart(part, options);
       if (first === undefined) first = received;
       else others.push(received);
     }

@@ -11,6 +11,7 @@ import { ITEM_STATUS, type BulkJob, type ItemStatus } from './bulk-words.ts';
 import { Paging } from './preflight-view.tsx';
 import './bulk.css';
 import { BackLink } from '../../../shared/layout/back-link.tsx';
+import { changedParams } from '../../../shared/list/address-params.ts';
 
 /** How often a running job is read again. */
 const RUNNING_READ_MS = 2000;
@@ -44,14 +45,7 @@ export default function BulkPage() {
   }, [running, reload]);
 
   const change = (changes: Record<string, string | null>) => {
-    setParams((current) => {
-      const next = new URLSearchParams(current);
-      for (const [name, value] of Object.entries(changes)) {
-        if (value === null) next.delete(name);
-        else next.set(name, value);
-      }
-      return next;
-    });
+    setParams((current) => changedParams(current, changes));
   };
 
   return (

@@ -26,6 +26,7 @@ import {
 import { PreflightView } from './preflight-view.tsx';
 import './bulk.css';
 import { BackLink } from '../../../shared/layout/back-link.tsx';
+import { changedParams } from '../../../shared/list/address-params.ts';
 
 /** The action the address names (`action`, `event`, `to`), as the routes take it; the reason of a void aside. */
 function actionOf(params: URLSearchParams): {
@@ -121,17 +122,7 @@ export default function NewBulkPage() {
   }, [resending]);
 
   const setAction = (changes: Record<string, string | null>) => {
-    setParams(
-      (current) => {
-        const next = new URLSearchParams(current);
-        for (const [name, value] of Object.entries(changes)) {
-          if (value === null) next.delete(name);
-          else next.set(name, value);
-        }
-        return next;
-      },
-      { replace: true },
-    );
+    setParams((current) => changedParams(current, changes), { replace: true });
   };
 
   if (chosen === null) {

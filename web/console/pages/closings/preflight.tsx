@@ -18,6 +18,7 @@ import {
 } from './preflight-row.tsx';
 import { RunClosing } from './run-closing.tsx';
 import { isRecord, textEntries, useStoredState } from './stored-state.ts';
+import { changedParams } from '../../../shared/list/address-params.ts';
 
 /** The id of the preflight's heading, which takes the keyboard once a list is read. */
 export const PREFLIGHT_HEADING = 'preflight-heading';
@@ -86,14 +87,7 @@ export function Preflight({
   const onPage = shownRows.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
 
   const withParams = (changes: Record<string, string | null>) => {
-    setParams((current) => {
-      const next = new URLSearchParams(current);
-      for (const [name, value] of Object.entries(changes)) {
-        if (value === null) next.delete(name);
-        else next.set(name, value);
-      }
-      return next;
-    });
+    setParams((current) => changedParams(current, changes));
   };
   /**
    * Puts a row as the server answered it in the closing, with the rows it checked again beside it (those sharing
