@@ -34,6 +34,7 @@ async function signedAgreement(): Promise<RenderJob> {
   if (document === undefined || text === undefined)
     throw new Error('the example template has no agreement text');
   return {
+    organizationId: '00000000-0000-4000-8000-000000000040',
     transactionId: '00000000-0000-4000-8000-000000000041',
     name: document.title ?? document.key,
     preview: false,

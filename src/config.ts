@@ -88,6 +88,12 @@ export const CONFIG_VARIABLES = {
     help: 'password of --seal-p12 (prefer the variable: a flag shows in the process list)',
     default: undefined,
   },
+  sealDir: {
+    env: 'PORTICO_SEAL_DIR',
+    flag: '--seal-dir <dir>',
+    help: "folder of organizations' own seals, by handle: <handle>.p12 with <handle>.p12.password, or <handle>.cert.pem with <handle>.key.pem; an organization without one uses the instance's",
+    default: undefined,
+  },
   tsaUrl: {
     env: 'PORTICO_TSA_URL',
     flag: '--tsa-url <url>',
@@ -300,6 +306,8 @@ export const ConfigSchema = Type.Object({
   /** A PKCS#12 file of the sealing certificate and key. */
   sealP12: Type.Optional(Type.String({ minLength: 1 })),
   sealP12Password: Type.Optional(Type.String()),
+  /** A folder of organizations' own seals, named by handle. @default undefined: the instance's seal for all */
+  sealDir: Type.Optional(Type.String({ minLength: 1 })),
   /** The RFC 3161 timestamp authority of the seals. @default undefined: no timestamp */
   tsaUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
   /** @default false */

@@ -11,7 +11,7 @@ import { createFileStore } from './files/create-file-store.ts';
 import { startOrphanSweep } from './files/orphan-sweep.ts';
 import { startRetention } from './admin/retention.ts';
 import { loadTlsMaterial, warnOfCertificatePerNode } from './http/tls.ts';
-import { loadSealCredential } from './transactions/evidence/seal-credential.ts';
+import { loadSeals, sealKeeper } from './transactions/evidence/seal-keeper.ts';
 import type { OperationServices } from './admin/operations.ts';
 import { expireDeliveries } from './transactions/key-delivery/deliveries.ts';
 import { createRecipientNotices, type RecipientNotices } from './transactions/recipients/notice-sender.ts';
@@ -117,7 +117,7 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
   const { logger } = options;
   const tls = await loadTlsMaterial(config);
   // Checked before anything starts: a seal that cannot seal stops the start with one line.
-  const seal = options.only === 'portfolio' ? undefined : await loadSealCredential(config, logger);
+  const seals = options.only === 'portfolio' ? undefined : await loadSeals(config, logger);
   const opening = openDatabase(config);
   // The services' modules load while the database opens (PGlite compiles its WebAssembly off this thread).
   const services = import('./served-apps.ts');
@@ -158,8 +158,9 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
     closers.push({ what: 'the orphan-file sweep', close: () => sweep.stop() });
     const retention = startRetention({ db, dataDir: config.dataDir, settings: config.retention, logger });
     closers.push({ what: 'the retention cleanup', close: () => retention.stop() });
+    const keeper = seals && (await sealKeeper(db, seals, logger));
     const documentWorkers =
-      seal && createDocumentWorkers({ seal, timestampAuthority: config.tsaUrl, logger });
+      keeper && createDocumentWorkers({ seals: keeper, timestampAuthority: config.tsaUrl, logger });
     const seedDemo = options.demo ?? (config.databaseUrl === undefined && config.environment === 'staging');
     const { seeded, seededPortfolio } = seedDemo
       ? await seedDemoOnce(db, files, config.environment, logger, documentWorkers)

@@ -22,6 +22,8 @@ export interface DocumentSignature {
  * that a document worker receives by structured clone, so that no query runs off the main thread.
  */
 export interface RenderJob {
+  /** The organization whose seal seals the document (evidence/seal-keeper.ts). */
+  organizationId: string;
   transactionId: string;
   /** The document's title, or its key. */
   name: string;

@@ -9,6 +9,7 @@ import type { Preflight } from '../console/closings/preflight.ts';
 import type { TemplateDefinition } from '../templates/schema.ts';
 import type { TemplateCheck } from '../templates/template-check.ts';
 import type { SealCredential } from '../evidence/seal-credential.ts';
+import type { SealKeeper } from '../evidence/seal-keeper.ts';
 import type { Logger } from 'pino';
 
 /** What a document worker is asked to do (document-tasks.ts runs it in the thread). */
@@ -33,8 +34,8 @@ export type PreflightOutcome =
  */
 export interface DocumentWorkers {
   /**
-   * Makes a document's PDF, sealed with the pool's seal unless it is a preview; DOCUMENT_TOO_COMPLEX past the time
-   * limit, SERVICE_UNAVAILABLE when busy.
+   * Makes a document's PDF, sealed with its organization's seal (`sealOf`) unless it is a preview;
+   * DOCUMENT_TOO_COMPLEX past the time limit, SERVICE_UNAVAILABLE when busy.
    */
   render(job: RenderJob): Promise<Uint8Array>;
   /**
@@ -105,8 +106,10 @@ export function createDocumentWorkers(
     timeLimitMs?: number;
     threads?: number;
     queueLimit?: number;
-    /** Seals each signed document (evidence/pades.ts); without it, documents are made unsealed. */
+    /** Seals each signed document (evidence/pades.ts) of every organization, where `seals` is not given. */
     seal?: SealCredential | undefined;
+    /** Each organization's seal (evidence/seal-keeper.ts); without it or `seal`, documents are made unsealed. */
+    seals?: SealKeeper | undefined;
     /** The RFC 3161 timestamp authority that timestamps each seal (evidence/timestamp.ts), if any. */
     timestampAuthority?: string | undefined;
     /** Where a seal that went without its timestamp is said. */
@@ -173,6 +176,11 @@ export function createDocumentWorkers(
     }
   }
 
+  /** The seal of an organization's documents: the one place a task that seals chooses it. */
+  function sealOf(organizationId: string): SealCredential | undefined {
+    return options.seals?.sealFor(organizationId) ?? options.seal;
+  }
+
   /**
    * A sealed document with its seal timestamped, when an authority is set; without it, and said, when the
    * authority does not answer or answers wrong: the signing that completed the document is not undone for it.
@@ -197,7 +205,7 @@ export function createDocumentWorkers(
     timeLimitMs: options.timeLimitMs ?? DOCUMENT_TIME_LIMIT_MS,
     async render(job) {
       try {
-        const seal = job.preview ? undefined : options.seal;
+        const seal = job.preview ? undefined : sealOf(job.organizationId);
         const pdf = (await run({ kind: 'render', job, seal })) as Uint8Array;
         return seal === undefined ? pdf : await timestamped(pdf);
       } catch (error) {

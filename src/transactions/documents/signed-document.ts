@@ -53,6 +53,7 @@ export async function documentJob(tx: Queryable, options: DocumentSource): Promi
     made = { text: agreement.text, filled: new Map(filled) };
   }
   return {
+    organizationId: options.organizationId,
     transactionId: options.transactionId,
     name: definition.title ?? definition.key,
     preview: options.preview,

@@ -8,8 +8,9 @@ import { ConfigError, type Config } from '../../config.ts';
 /**
  * The certificate and key that seal completed documents (pades.ts), as a document worker receives them: plain
  * bytes that cross to a thread by structured clone. Read once at start from PORTICO_SEAL_CERT/PORTICO_SEAL_KEY
- * (PEM) or PORTICO_SEAL_P12 (PKCS#12), else from a self-signed certificate made once into the data dir; each is
- * checked then, so that a certificate that cannot seal stops the start with one line rather than a completion.
+ * (PEM) or PORTICO_SEAL_P12 (PKCS#12), else from a self-signed certificate made once into the data dir, and an
+ * organization's own from PORTICO_SEAL_DIR (seal-keeper.ts); each is checked then, so that a certificate that
+ * cannot seal stops the start with one line rather than a completion.
  */
 export interface SealCredential {
   /** The private key, PKCS#8 DER. */
@@ -139,9 +140,16 @@ export async function checkedCredential(
   };
 }
 
-/** A credential from PEM files: the certificate (with its chain) and its unencrypted private key. */
-async function fromPem(certPath: string, keyPath: string, selfSigned: boolean): Promise<SealCredential> {
-  const what = selfSigned ? certPath : 'PORTICO_SEAL_CERT/PORTICO_SEAL_KEY';
+/**
+ * A credential from PEM files: the certificate (with its chain) and its unencrypted private key. Each problem is a
+ * ConfigError of one line starting with `what` (the variables, or the file of a seal folder's).
+ */
+export async function readPemCredential(
+  certPath: string,
+  keyPath: string,
+  facts: { what: string; selfSigned: boolean },
+): Promise<SealCredential> {
+  const { what, selfSigned } = facts;
   const [certPem, keyPem] = await Promise.all([
     readConfigFile(certPath, what),
     readConfigFile(keyPath, what),
@@ -159,9 +167,16 @@ async function fromPem(certPath: string, keyPath: string, selfSigned: boolean): 
   });
 }
 
-/** A credential from a PKCS#12 file and its password. */
-async function fromP12(path: string, password: string): Promise<SealCredential> {
-  const what = 'PORTICO_SEAL_P12';
+/**
+ * A credential from a PKCS#12 file and its password; `passwordFrom` names where the password came from (a
+ * variable, or a file). Each problem is a ConfigError of one line starting with `what`.
+ */
+export async function readP12Credential(
+  path: string,
+  password: string,
+  facts: { what: string; passwordFrom: string },
+): Promise<SealCredential> {
+  const { what } = facts;
   const bytes = await readConfigFile(path, what);
   const { default: forge } = await import('node-forge');
   let p12: ReturnType<typeof forge.pkcs12.pkcs12FromAsn1>;
@@ -174,7 +189,7 @@ async function fromP12(path: string, password: string): Promise<SealCredential> 
     const message = error instanceof Error ? error.message : '';
     throw new ConfigError(
       /password|MAC/i.test(message)
-        ? `${what}: the password (PORTICO_SEAL_P12_PASSWORD) does not open ${path}`
+        ? `${what}: the password (${facts.passwordFrom}) does not open ${path}`
         : `${what}: ${path} is not a PKCS#12 file that can be read`,
     );
   }
@@ -199,7 +214,7 @@ async function fromP12(path: string, password: string): Promise<SealCredential> 
 }
 
 /** A file of the configuration, or a ConfigError of one line naming it. */
-async function readConfigFile(path: string, what: string): Promise<Buffer> {
+export async function readConfigFile(path: string, what: string): Promise<Buffer> {
   try {
     return await readFile(path);
   } catch (error) {
@@ -233,14 +248,22 @@ export async function loadSealCredential(
 async function readSealCredential(
   config: Pick<Config, 'sealCert' | 'sealKey' | 'sealP12' | 'sealP12Password' | 'dataDir'>,
 ): Promise<SealCredential> {
-  if (config.sealP12 !== undefined) return fromP12(config.sealP12, config.sealP12Password ?? '');
+  if (config.sealP12 !== undefined) {
+    return readP12Credential(config.sealP12, config.sealP12Password ?? '', {
+      what: 'PORTICO_SEAL_P12',
+      passwordFrom: 'PORTICO_SEAL_P12_PASSWORD',
+    });
+  }
   if (config.sealCert !== undefined && config.sealKey !== undefined) {
-    return fromPem(config.sealCert, config.sealKey, false);
+    return readPemCredential(config.sealCert, config.sealKey, {
+      what: 'PORTICO_SEAL_CERT/PORTICO_SEAL_KEY',
+      selfSigned: false,
+    });
   }
   const certPath = join(config.dataDir, SELF_SIGNED_CERT);
   const keyPath = join(config.dataDir, SELF_SIGNED_KEY);
   try {
-    return await fromPem(certPath, keyPath, true);
+    return await readPemCredential(certPath, keyPath, { what: certPath, selfSigned: true });
   } catch (error) {
     // Made on the first start; an expired one is made again.
     if (!(error instanceof ConfigError) || !/cannot be read|expired/.test(error.message)) throw error;
@@ -262,5 +285,5 @@ async function readSealCredential(
   await mkdir(join(config.dataDir, 'seal'), { recursive: true, mode: 0o700 });
   await writeFile(keyPath, pems.private, { mode: 0o600 });
   await writeFile(certPath, pems.cert, { mode: 0o644 });
-  return fromPem(certPath, keyPath, true);
+  return readPemCredential(certPath, keyPath, { what: certPath, selfSigned: true });
 }

@@ -35,6 +35,7 @@ export async function sealedDocument(credential: SealCredential): Promise<Uint8A
 
 /** A document signed by its investor, as the document workers are asked to make it (and seal it). */
 export const signedJob: RenderJob = {
+  organizationId: '00000000-0000-4000-8000-000000000002',
   transactionId: '00000000-0000-4000-8000-000000000001',
   name: 'Subscription agreement',
   preview: false,

@@ -116,6 +116,7 @@ describe('a document of long answers, laid out in a document worker', () => {
   it('is made with the event loop free (delay under 100 ms), /healthz answering', async () => {
     // Half a megabyte of words: laying them out on pages is a second of CPU, on the event loop before.
     const job = {
+      organizationId: 'organization',
       transactionId: 'transaction',
       name: 'Subscription agreement',
       preview: true,

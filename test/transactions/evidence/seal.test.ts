@@ -188,6 +188,7 @@ describe('the seal of completed documents', () => {
       expect(report).toContain('Total document signed');
 
       const preview = await workers.render({
+        organizationId: demo.organizationId,
         transactionId: demo.transactionId,
         name: 'Subscription agreement',
         preview: true,
