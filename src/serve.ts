@@ -18,6 +18,7 @@ import { createRecipientNotices, type RecipientNotices } from './transactions/re
 import { createClosingRuns } from './transactions/console/closings/closing-runs.ts';
 import { createAlertDigests } from './transactions/console/alerts/digest-job.ts';
 import { createBulkRuns } from './transactions/console/bulk/bulk-runs.ts';
+import { startCertificateRuns } from './transactions/evidence/certificate-runs.ts';
 import type { KickedRuns } from './jobs/kicked-runs.ts';
 import { createDocumentWorkers } from './transactions/documents/document-workers.ts';
 import type { ServedApp, ServiceName } from './served-apps.ts';
@@ -291,6 +292,7 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
     // made is given a moment and then terminated (its request answers 503), so that it does not hold the stop.
     if (documentWorkers) {
       closers.push({ what: 'the document workers', close: () => documentWorkers.close() });
+      closers.push(startCertificateRuns({ db, files, workers: documentWorkers, logger })); // stops first
     }
 
     for (const { name, app, port, path } of apps) {

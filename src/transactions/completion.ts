@@ -1,5 +1,6 @@
 import type { Queryable, Transaction } from '../db/database.ts';
 import { writeOutbox } from '../webhooks/outbox.ts';
+import { queueCertificate } from './evidence/certificate-queue.ts';
 import { queueSignedCopy } from './recipients/notice-queue.ts';
 import type { Subject } from './subject.ts';
 import { submissionsOf } from './submissions.ts';
@@ -41,7 +42,8 @@ export async function workflowFactsOf(
  * every item of it is at 100% and every document of the process is signed since that revision, or when that
  * revision was submitted on paper (the signed paper form stands for its answers and signatures); a transaction
  * once it has processes and all of them are. Completing a transaction writes its `transaction.completed`
- * outbox row and queues the recipient's mail with the link to their signed copy (recipients/notice-queue.ts).
+ * outbox row, queues the recipient's mail with the link to their signed copy (recipients/notice-queue.ts) and
+ * its certificate of completion (evidence/certificate-queue.ts).
  */
 export async function refreshCompletion(
   tx: Transaction,
@@ -99,5 +101,6 @@ export async function refreshCompletion(
       requestId,
     });
     await queueSignedCopy(tx, { transactionId: subject.id, requestId });
+    await queueCertificate(tx, subject);
   }
 }

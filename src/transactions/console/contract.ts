@@ -179,6 +179,21 @@ export const TransactionDetail = Type.Object({
     states: Type.Record(Type.String(), Type.String()),
     events: Type.Record(Type.String(), Type.String()),
   }),
+  /**
+   * Its certificate of completion (docs/evidence.md): `due` while it is being made, then its file with a download
+   * link; null before completion.
+   */
+  certificate: OrNull(
+    Type.Union([
+      Type.Object({ status: Type.Literal('due') }),
+      Type.Object({
+        status: Type.Literal('made'),
+        name: Type.String(),
+        madeAt: Time,
+        downloadPath: Type.String(),
+      }),
+    ]),
+  ),
 });
 export type TransactionDetail = Static<typeof TransactionDetail>;
 

@@ -19,8 +19,9 @@ async function preflightTask(definition: TemplateDefinition, bytes: Uint8Array):
 }
 
 /**
- * Runs one task in a document worker: a PDF made (moved back to the main thread, not copied), a fund's PDF read,
- * a closing's list of investors read and checked, or a template file read and checked.
+ * Runs one task in a document worker: a PDF made (a document or a certificate of completion, moved back to the
+ * main thread, not copied), a fund's PDF read, a closing's list of investors read and checked, or a template file
+ * read and checked.
  */
 export async function runDocumentTask(
   task: DocumentTask,
@@ -32,6 +33,11 @@ export async function runDocumentTask(
   }
   if (task.kind === 'inspect') return inspectPdf(task.bytes);
   if (task.kind === 'preflight') return preflightTask(task.definition, task.bytes);
+  if (task.kind === 'certify') {
+    // Loaded on a thread's first certificate.
+    const { makeCertificatePdf } = await import('../evidence/certificate-pdf.ts');
+    return Piscina.move(await makeCertificatePdf(task.facts, task.seal)) as Uint8Array;
+  }
   const pdf = await makeDocumentPdf(task.job, task.seal);
   return Piscina.move(pdf) as Uint8Array;
 }

@@ -10,11 +10,13 @@ import type { TemplateDefinition } from '../templates/schema.ts';
 import type { TemplateCheck } from '../templates/template-check.ts';
 import type { SealCredential } from '../evidence/seal-credential.ts';
 import type { SealKeeper } from '../evidence/seal-keeper.ts';
+import type { CertificateFacts } from '../evidence/certificate-pdf.ts';
 import type { Logger } from 'pino';
 
 /** What a document worker is asked to do (document-tasks.ts runs it in the thread). */
 export type DocumentTask =
   | { kind: 'render'; job: RenderJob; seal?: SealCredential | undefined }
+  | { kind: 'certify'; facts: CertificateFacts; seal?: SealCredential | undefined }
   | { kind: 'inspect'; bytes: Uint8Array }
   | { kind: 'preflight'; definition: TemplateDefinition; bytes: Uint8Array }
   | { kind: 'checkTemplate'; source: string };
@@ -38,6 +40,11 @@ export interface DocumentWorkers {
    * DOCUMENT_TOO_COMPLEX past the time limit, SERVICE_UNAVAILABLE when busy.
    */
   render(job: RenderJob): Promise<Uint8Array>;
+  /**
+   * Makes a transaction's certificate of completion (evidence/certificate-pdf.ts), sealed and timestamped as a
+   * signed document is; DOCUMENT_TOO_COMPLEX past the time limit, SERVICE_UNAVAILABLE when busy.
+   */
+  certify(facts: CertificateFacts): Promise<Uint8Array>;
   /**
    * Reads a fund's PDF as a template import checks it (agreement-pdf.ts `inspectPdf`); past the time limit or
    * the memory, an inspection that says so rather than an error, as the import lists it with the PDF's other
@@ -220,6 +227,14 @@ export function createDocumentWorkers(
         }
         throw error;
       }
+    },
+    async certify(facts) {
+      const seal = sealOf(facts.organizationId);
+      const pdf = (await readWithin(
+        { kind: 'certify', facts, seal },
+        (limit) => `The certificate of completion could not be made within ${limit}.`,
+      )) as Uint8Array;
+      return seal === undefined ? pdf : await timestamped(pdf);
     },
     async inspect(bytes) {
       try {

@@ -214,9 +214,9 @@ function detailsInWords(
 
 /**
  * An entry in the template's words: its details ({@link detailsInWords}); a comment's who reads it; a
- * recipient's consent with the field it was given on.
+ * recipient's consent with the field it was given on. The certificate of completion words its acts so too.
  */
-function inWords<Entry extends Omit<TimelineEntry, 'actor'>>(
+export function inWords<Entry extends Omit<TimelineEntry, 'actor'>>(
   entry: Entry,
   definition: TemplateDefinition,
   comments: readonly CommentFacts[],

@@ -139,11 +139,18 @@ export interface TransactionDetail {
   documents: TransactionDocument[];
   /** Whether each action on the recipient's link can be done now, and why not (actions.ts). */
   linkActions: Record<LinkAction, { allowed: boolean; reason: string | null }>;
+  /** Its certificate of completion (docs/evidence.md): being made while due, then made; null before completion. */
+  certificate: CertificateLink | null;
 }
+
+/** A certificate of completion as the page lists it: its file's name and link once made. */
+export type CertificateLink =
+  { status: 'due' } | { status: 'made'; name: string; madeAt: Date; downloadPath: string };
 
 /**
  * A transaction of the organization as the console's page shows it: its recipients' progress (invitation and
- * mail, link opened, share filled, submitted, signed) and its files with download links. NOT_FOUND for a
+ * mail, link opened, share filled, submitted, signed), its files with download links and its certificate of
+ * completion. NOT_FOUND for a
  * transaction of another organization.
  */
 export async function transactionDetail(
@@ -154,7 +161,7 @@ export async function transactionDetail(
   const [row] = await db.query<
     Omit<
       TransactionDetail,
-      'stage' | 'recipients' | 'files' | 'documents' | 'linkActions' | 'workflowTitles'
+      'stage' | 'recipients' | 'files' | 'documents' | 'linkActions' | 'workflowTitles' | 'certificate'
     > & {
       definition: TemplateDefinition;
     }
@@ -235,6 +242,12 @@ export async function transactionDetail(
      where p.transaction_id = $1 and p.organization_id = $2`,
     ids,
   );
+  const [certificate] = await db.query<{ fileId: string | null; name: string | null; madeAt: Date | null }>(
+    `select c.file_id as "fileId", coalesce(f.override_filename, f.original_filename) as name, c.made_at as "madeAt"
+     from transaction_certificates c left join files f on f.id = c.file_id
+     where c.transaction_id = $1 and c.organization_id = $2`,
+    ids,
+  );
   const expiresAt = linkExpiry();
   return {
     ...transaction,
@@ -252,5 +265,16 @@ export async function transactionDetail(
     documents: documentsOf(definition, new Set(onPaper.map((process) => process.key))),
     workflowTitles: workflowTitles(definition.workflow),
     linkActions: await linkActionsOf(db, options),
+    certificate:
+      certificate === undefined
+        ? null
+        : certificate.fileId === null || certificate.name === null || certificate.madeAt === null
+          ? { status: 'due' }
+          : {
+              status: 'made',
+              name: certificate.name,
+              madeAt: certificate.madeAt,
+              downloadPath: options.links.pathFor(certificate.fileId, expiresAt),
+            },
   };
 }

@@ -1,6 +1,6 @@
 import { Badge, Card, DataList, Flex, Heading, Link, Text } from '@radix-ui/themes';
 import { HeadedSection } from '../../../shared/layout/headed-section.tsx';
-import type { RecipientProgress, TransactionFile } from '../../types.ts';
+import type { RecipientProgress, TransactionDetail, TransactionFile } from '../../types.ts';
 import { formatBytes, formatDateTime, label, words } from '../../words.ts';
 
 /** When something happened, or what it is waiting for. */
@@ -130,10 +130,39 @@ const FILE_KINDS: Record<TransactionFile['kind'], { words: string; color: 'green
   paper: { words: 'paper form', color: 'blue' },
 };
 
-/** The transaction's files, signed copies and the investor's uploads, each with its (signed, expiring) link. */
-export function Files({ files }: { files: TransactionFile[] }) {
+/** The certificate of completion: "being made" while due, then its link (docs/evidence.md). */
+function Certificate({ certificate }: { certificate: TransactionDetail['certificate'] }) {
+  if (certificate === null) return null;
+  return (
+    <Flex gap="2" align="center" wrap="wrap">
+      <Badge color="green">certificate</Badge>
+      {certificate.status === 'made' ? (
+        <Link href={certificate.downloadPath} download={certificate.name}>
+          {certificate.name}
+        </Link>
+      ) : (
+        <Text size="2" color="gray">
+          The certificate of completion is being made.
+        </Text>
+      )}
+    </Flex>
+  );
+}
+
+/**
+ * The transaction's files, signed copies and the investor's uploads, each with its (signed, expiring) link, and
+ * its certificate of completion once complete.
+ */
+export function Files({
+  files,
+  certificate,
+}: {
+  files: TransactionFile[];
+  certificate: TransactionDetail['certificate'];
+}) {
   return (
     <HeadedSection id="files-heading" title="Files">
+      <Certificate certificate={certificate} />
       {files.length === 0 ? (
         <Text size="2" color="gray">
           No files yet: the investor&apos;s uploads and the signed documents appear here.

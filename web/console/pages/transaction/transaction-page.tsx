@@ -201,7 +201,7 @@ export default function TransactionPage() {
                 />
               </Flex>
               <Box minWidth="0" gridColumn={{ md: '2' }} gridRow={{ md: '2' }}>
-                <Files files={detail.files} />
+                <Files files={detail.files} certificate={detail.certificate} />
               </Box>
             </Grid>
             <Timeline timeline={timeline} filters={filters} operate={operate} />
