@@ -35,7 +35,7 @@ export type BundleCheck =
     }
   | { ok: false; problem: string };
 
-/** The largest JSON file (a manifest, a history) or sealed PDF the check reads whole. */
+/** The largest manifest, history or sealed PDF the check reads whole (a PDF is let go once its seal is checked). */
 const MAX_READ_BYTES = 256 * 1024 * 1024;
 
 /** What the check keeps of each entry as the zip is read: its hash, and for some their content or seal. */
@@ -72,7 +72,9 @@ async function readEntries(
   await readBundle(
     path,
     async (entry) => {
-      const keep = entry.name.endsWith('.json') || isSealed(inFolder(entry.name));
+      const base = entry.name.slice(entry.name.lastIndexOf('/') + 1);
+      const json = base === BUNDLE_PATHS.manifest || base === BUNDLE_PATHS.history;
+      const keep = json || isSealed(inFolder(entry.name));
       const hash = createHash('sha256');
       const chunks: Buffer[] = [];
       let size = 0;
@@ -90,7 +92,7 @@ async function readEntries(
       const read: ReadEntry = { size, sha256: hash.digest('hex') };
       if (keep && size <= MAX_READ_BYTES) {
         const content = Buffer.concat(chunks);
-        if (entry.name.endsWith('.json')) {
+        if (json) {
           try {
             read.json = JSON.parse(content.toString('utf8')) as unknown;
           } catch {
