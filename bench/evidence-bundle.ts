@@ -6,7 +6,7 @@
  * file store, with no database work; then `portico verify`'s check of that bundle. Targets: the bundle under 30 s
  * with flat memory, verify under 10 s. See bench/README.md, "The evidence bundle suite".
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,6 +22,7 @@ import { sealPdf } from '../src/transactions/evidence/pades.ts';
 import { loadSealCredential, type SealCredential } from '../src/transactions/evidence/seal-credential.ts';
 import { verifyBundle } from '../src/transactions/evidence/verify-bundle.ts';
 import { recordActivities } from '../src/transactions/history/activity.ts';
+import { recordCertificate, storedPdf } from '../test/support/data/sealed-documents.ts';
 import { openBenchDatabase } from './database.ts';
 import { seedConsoleOrganization } from './seed.ts';
 import { printMarkdownTable, targetResult, type TargetResult } from './table.ts';
@@ -51,25 +52,6 @@ async function pdfOf(text: string, bytes: number): Promise<PDFDocument> {
   pdf.addPage([612, 792]).drawText(text, { x: 72, y: 720, size: 12, font });
   await pdf.attach(randomBytes(bytes), 'scan.bin', { mimeType: 'application/octet-stream' });
   return pdf;
-}
-
-/** Stores `content` as a file of the organization; answers its id. */
-async function storedFile(
-  db: Database,
-  files: FileStore,
-  organizationId: string,
-  name: string,
-  content: Uint8Array,
-): Promise<string> {
-  const storageKey = `${organizationId}/${randomUUID()}.pdf`;
-  await files.put(storageKey, content);
-  const [file] = await db.query<{ id: string }>(
-    `insert into files (organization_id, mime_type, extension, original_filename, storage_key, byte_size, uploaded_at)
-     values ($1, 'application/pdf', 'pdf', $2, $3, $4, now()) returning id`,
-    [organizationId, name, storageKey, content.byteLength],
-  );
-  if (file === undefined) throw new Error('no file row');
-  return file.id;
 }
 
 /**
@@ -118,13 +100,19 @@ async function seedTransaction(
     reason: 'Completed in Portico',
     signingTime: new Date(),
   });
-  const uploadId = await storedFile(db, files, organizationId, `W-9 ${name}.pdf`, upload);
+  const { id: uploadId } = await storedPdf(db, files, organizationId, `W-9 ${name}.pdf`, upload);
   await db.query(
     `insert into transaction_files (organization_id, transaction_id, file_id, vulcan_key)
      values ($1, $2, $3, 'tax_forms.w9FileId')`,
     [organizationId, id, uploadId],
   );
-  const signedId = await storedFile(db, files, organizationId, 'Subscription agreement - signed.pdf', signed);
+  const { id: signedId } = await storedPdf(
+    db,
+    files,
+    organizationId,
+    'Subscription agreement - signed.pdf',
+    signed,
+  );
   await db.query(
     `with process as (
        insert into transaction_processes (organization_id, transaction_id, key) values ($1, $2, 'subscription')
@@ -137,21 +125,7 @@ async function seedTransaction(
      select $1, $2, id, $3 from container`,
     [organizationId, id, signedId],
   );
-  const certificateId = await storedFile(
-    db,
-    files,
-    organizationId,
-    'Certificate of completion.pdf',
-    certificate,
-  );
-  const { createHash } = await import('node:crypto');
-  await db.query(
-    `insert into transaction_certificates (transaction_id, organization_id, file_id, sha256, chain_position,
-       chain_head, made_at)
-     select $1, $2, $3, $4, h.position, encode(h.head, 'hex'), now()
-     from transaction_history_heads h where h.transaction_id = $1 and h.organization_id = $2`,
-    [id, organizationId, certificateId, createHash('sha256').update(certificate).digest('hex')],
-  );
+  await recordCertificate(db, files, { id, organizationId }, certificate);
   return { id, bytes: upload.byteLength + signed.byteLength + certificate.byteLength };
 }
 

@@ -71,7 +71,8 @@ function shownSize(bytes: number): string {
  * file's name, size and hash. A part is taken from `parts` only once the one before it is in the zip, and
  * `onWritten` hears of each file then: a caller's generator knows the hashes of what it gave so far (for a
  * manifest it adds last), and holds one file open at a time, whatever the bundle's size. When a part fails (its
- * stream errs, `parts` throws), `out` is destroyed with the error: a bundle is whole or it is not written.
+ * stream errs, `parts` throws) or `out` does (a download cut short), `out` and the part being read are destroyed
+ * with the error: a bundle is whole or it is not written, and no file of the store is left open.
  */
 export async function writeBundle(
   out: Writable,
@@ -89,6 +90,8 @@ export async function writeBundle(
   outputFailure.catch(() => undefined);
   written.catch(outputFailed);
   const files: BundleFile[] = [];
+  // The part being written, let go of when the bundle fails (a file of the store held open otherwise).
+  let writing: { counted: Transform; content: Uint8Array | Readable } | undefined;
   try {
     for await (const part of parts) {
       const hash = createHash('sha256');
@@ -106,6 +109,7 @@ export async function writeBundle(
             next();
           },
         });
+        writing = { counted, content: part.content };
         zip.addReadStream(counted, part.name, { compress: !part.name.endsWith('.pdf') });
         if (part.content instanceof Uint8Array) counted.end(Buffer.from(part.content));
         else pipeline(part.content, counted).catch(reject);
@@ -116,6 +120,8 @@ export async function writeBundle(
     }
   } catch (error) {
     const failed = error instanceof Error ? error : new Error(String(error));
+    writing?.counted.destroy(failed);
+    if (writing !== undefined && !(writing.content instanceof Uint8Array)) writing.content.destroy(failed);
     out.destroy(failed);
     await written.catch(() => undefined);
     throw error;

@@ -48,7 +48,7 @@ export const signedJob: RenderJob = {
 };
 
 /** Stores `pdf` as a file of the organization and answers its id and storage key. */
-async function storedPdf(
+export async function storedPdf(
   db: Queryable,
   files: FileStore,
   organizationId: string,
@@ -97,7 +97,19 @@ export async function withEvidence(
     ]);
     return;
   }
-  const pdf = await sealedDocument(credential);
+  await recordCertificate(db, files, transaction, await sealedDocument(credential));
+}
+
+/**
+ * Stores `pdf` as the transaction's certificate of completion and records it made, as the certificates' job
+ * does: its SHA-256 and the chain's head (its place and hash) at this moment.
+ */
+export async function recordCertificate(
+  db: Queryable,
+  files: FileStore,
+  transaction: { id: string; organizationId: string },
+  pdf: Uint8Array,
+): Promise<void> {
   const file = await storedPdf(db, files, transaction.organizationId, 'Certificate of completion.pdf', pdf);
   await db.query(
     `insert into transaction_certificates (transaction_id, organization_id, file_id, sha256, chain_position,
