@@ -13,7 +13,7 @@ import { createLocalFileStore } from '../../src/files/local-file-store.ts';
 import { writeBundle } from '../../src/transactions/evidence/bundle-zip.ts';
 import { loadSealCredential } from '../../src/transactions/evidence/seal-credential.ts';
 import { cliOnTestDatabase } from '../support/cli.ts';
-import { sealedDocument, useTempFolder, withEvidence } from '../support/data/sealed-documents.ts';
+import { closingOf, sealedDocument, useTempFolder, withEvidence } from '../support/data/sealed-documents.ts';
 import { organizationStory } from '../support/data/stories.ts';
 import { createTestFileStore } from '../support/data/transactions.ts';
 import { DIALECT } from '../support/db/database.ts';
@@ -177,6 +177,19 @@ describe(`portico evidence bundle and portico verify <bundle.zip> (${DIALECT})`,
     expect(refused.stdout.trim()).toBe(
       `${changed}: files/W-9 (U.S. persons) or W-8BEN (others)/W-9 Investor 1.pdf does not match the manifest: its size or SHA-256 is not the one recorded.`,
     );
+  });
+
+  it("writes a closing's bundle, a folder per transaction, that verify passes", async () => {
+    const { story } = await completed();
+    const closingId = await closingOf(database(), story, [story.transactionId]);
+    const path = join(dir(), 'closing.zip');
+    const made = await portico(['evidence', 'bundle', '--closing', closingId, '--output', path], {
+      PORTICO_DATA_DIR: dataDir(),
+    });
+    expect(made.stdout).toContain("the evidence of a closing's 1 transaction.");
+    const held = await portico(['verify', path]);
+    expect(held.code).toBe(0);
+    expect(held.stdout).toContain('  transactions  1 (a closing)\n');
   });
 
   it('refuses a bundle that is not there, for a transaction that is not, and of two scopes at once, in words', async () => {

@@ -37,7 +37,7 @@ export function registerEvidenceCommands(program: Command, context: CliContext):
           summary,
           options,
           (s) =>
-            `Wrote ${s.path} (${shownSize(s.bytes)}): the evidence of ${s.kind === 'closing' ? `a closing's ${String(s.transactions)} transactions` : 'a transaction'}. Check it with: portico verify ${s.path}`,
+            `Wrote ${s.path} (${shownSize(s.bytes)}): the evidence of ${s.kind === 'closing' ? `a closing's ${String(s.transactions)} ${s.transactions === 1 ? 'transaction' : 'transactions'}` : 'a transaction'}. Check it with: portico verify ${s.path}`,
         );
       },
     );
