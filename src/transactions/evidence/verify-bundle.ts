@@ -213,6 +213,10 @@ function checkTransaction(
     return { problem: `${manifestName} records another head of the history than ${historyName} ends with` };
 
   const certificate = manifest.certificate;
+  if (certificate.status !== 'made' && listed.has(`${folder}${BUNDLE_PATHS.certificate}`))
+    return {
+      problem: `${folder}${BUNDLE_PATHS.certificate} is in the bundle, but ${manifestName} does not record it made`,
+    };
   if (certificate.status === 'made') {
     const certificateName = `${folder}${certificate.path}`;
     const certified = history.entries.find((entry) => entry.position === certificate.chainPosition);

@@ -145,6 +145,19 @@ describe(`checking an evidence bundle offline (${DIALECT})`, () => {
     );
   });
 
+  it('refuses a certificate the manifest was edited to say is not made, so that its head is not checked', async () => {
+    const { path } = await completedBundle(world);
+    const downgraded = await tampered(world, path, (entries) => {
+      const manifest = jsonOf<TransactionManifest>(entries, 'manifest.json');
+      manifest.certificate = { status: 'none' };
+      entries.set('manifest.json', Buffer.from(JSON.stringify(manifest)));
+    });
+    expect(await verifyBundle(downgraded)).toEqual({
+      ok: false,
+      problem: 'certificate.pdf is in the bundle, but manifest.json does not record it made',
+    });
+  });
+
   it('names a file added to the bundle and one removed from it', async () => {
     const { path } = await completedBundle(world);
     const added = await tampered(world, path, (entries) => {
