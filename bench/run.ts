@@ -41,6 +41,7 @@ import { benchConsoleExport, printExportReport } from './console-export.ts';
 import { benchConsoleClosings, printClosingsReport } from './console-closings.ts';
 import { benchConsoleBulk, printBulkReport, type BulkReport } from './console-bulk.ts';
 import { benchSeal, printSealReport } from './seal.ts';
+import { benchEvidenceBundle, printEvidenceBundleReport } from './evidence-bundle.ts';
 import { benchMetricsCost, printMetricsCostReport } from './metrics-cost.ts';
 import { benchHostileInput, printHostileReport } from './hostile-input.ts';
 
@@ -73,6 +74,7 @@ const SUITES = [
   'closings',
   'bulk',
   'seal',
+  'bundle',
   'startup',
   'metrics',
   'hostile',
@@ -141,6 +143,7 @@ const settings = {
   closingRows: Math.round(positiveNumber('BENCH_CLOSING_ROWS', 1000)),
   bulkRows: Math.round(positiveNumber('BENCH_BULK_ROWS', 10_000)),
   sealDocuments: Math.round(positiveNumber('BENCH_SEAL_DOCUMENTS', 40)),
+  bundleTransactions: Math.round(positiveNumber('BENCH_BUNDLE_TRANSACTIONS', 500)),
   hostileCharacters: clientCounts('BENCH_HOSTILE_CHARACTERS', [2000, 8000, 1_048_576]),
   hostileBombMegabytes: Math.round(positiveNumber('BENCH_HOSTILE_BOMB_MB', 100)),
 };
@@ -472,6 +475,8 @@ async function main(): Promise<void> {
   const bulk = settings.suites.includes('bulk');
   // Sealing signed documents: no database.
   const seal = settings.suites.includes('seal');
+  // The evidence bundle of a closing: written, beside the floor of yazl alone, and verified (PostgreSQL).
+  const bundle = settings.suites.includes('bundle') && settings.dialects.includes('postgres');
   // Start-up runs `npm start` itself: the embedded database, whatever BENCH_DIALECTS says.
   const startup = settings.suites.includes('startup');
   // Metrics on and off: two `portico serve` processes on the first dialect of BENCH_DIALECTS.
@@ -501,6 +506,7 @@ async function main(): Promise<void> {
     (closings ? 60 + settings.closingRows / 10 : 0) +
     (bulk ? settings.dialects.length * (60 + settings.bulkRows / 20) : 0) +
     (seal ? 60 + settings.sealDocuments : 0) +
+    (bundle ? 120 + settings.bundleTransactions / 2 : 0) +
     (startup ? (settings.startupRuns + 1) * 2 * 30 : 0) +
     (metrics ? 4 * (settings.warmupSeconds + settings.rounds * settings.measureSeconds) + 300 : 0) +
     (hostile ? (settings.hostileCharacters.length + 1) * 240 : 0);
@@ -733,6 +739,13 @@ async function main(): Promise<void> {
           'beside the floor of the same document unsealed',
       );
       targets.push(...printSealReport(await benchSeal(settings.sealDocuments)));
+    }
+    if (bundle) {
+      console.log(
+        `\nPortico bench: the evidence bundle of a ${String(settings.bundleTransactions)}-transaction closing, ` +
+          'beside the floor of yazl zipping the same files, and its verify',
+      );
+      targets.push(...printEvidenceBundleReport(await benchEvidenceBundle(settings.bundleTransactions)));
     }
     if (startup) targets.push(...printStartupReport(await benchStartup(settings.startupRuns)));
     if (metrics) {

@@ -30,7 +30,7 @@ export function adminSocketPath(dataDir: string): string {
  */
 export async function startAdminServer(options: {
   db: Database;
-  config: Pick<Config, 'environment' | 'dataDir' | 'webhooksAllowInsecure'>;
+  config: Pick<Config, 'environment' | 'dataDir' | 'webhooksAllowInsecure'> & { s3?: Config['s3'] };
   /** The serving process's mailer and public addresses, for operations that send mail. */
   services: OperationServices;
   logger?: FastifyBaseLogger;

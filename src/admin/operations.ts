@@ -28,6 +28,7 @@ import { expireDeliveries, listDeliveries, revokeDelivery } from '../transaction
 import { VIEWS_REQUIRED } from '../transactions/key-delivery/views.ts';
 import { verifyHistory } from '../transactions/history/chain.ts';
 import { writeBackup } from './backup.ts';
+import { writeEvidenceBundleFile } from './evidence-bundle.ts';
 import { cleanUp } from './retention.ts';
 import { readImportFile } from '../portfolio/import/files.ts';
 import { RECORD_TYPES } from '../portfolio/record-types.ts';
@@ -64,7 +65,10 @@ export type AsJson<T> = T extends { toJSON(): infer Json }
       : T;
 
 /** What of the configuration an operation reads. */
-type OperationConfig = Pick<Config, 'environment' | 'webhooksAllowInsecure' | 'dataDir'>;
+type OperationConfig = Pick<Config, 'environment' | 'webhooksAllowInsecure' | 'dataDir'> & {
+  /** The file store's bucket, when files are in S3 (`evidence.bundle` reads them). */
+  s3?: Config['s3'];
+};
 
 /** What an operation may use besides the database: made by whoever runs it (the server, or the CLI). */
 export interface OperationServices {
@@ -196,6 +200,16 @@ export const operations = {
   'history.verify': operation({
     input: Type.Object({ transaction: Type.String() }),
     run: (db, input) => verifyHistory(db, { transactionId: input.transaction }),
+  }),
+  // `portico evidence bundle`: any organization's, written by whoever holds the database, to an absolute path.
+  'evidence.bundle': operation({
+    input: Type.Object({
+      transaction: Type.Optional(Type.String()),
+      closing: Type.Optional(Type.String()),
+      output: Type.Optional(Type.String({ minLength: 1 })),
+      directory: Type.String({ minLength: 1 }),
+    }),
+    run: (db, input, config) => writeEvidenceBundleFile(db, config, input),
   }),
   'org.create': operation({
     input: Type.Object({

@@ -6,6 +6,7 @@ import { registerBackupCommands } from './data/backup.ts';
 import { registerCleanupCommand } from './data/cleanup.ts';
 import { registerMigrateToCommand } from './data/migrate-to.ts';
 import { registerDemoCommand } from './demo.ts';
+import { registerEvidenceCommands } from './evidence/bundle.ts';
 import { registerVerifyCommand } from './evidence/verify.ts';
 import { registerKeyCommands } from './keys.ts';
 import { registerMailCommands } from './mail.ts';
@@ -69,6 +70,7 @@ export function createProgram(io: CliIO): Command {
     registerMigrateToCommand,
     registerCleanupCommand,
     registerVerifyCommand,
+    registerEvidenceCommands,
   ]) {
     register(program, context);
   }

@@ -68,44 +68,67 @@ function shownSize(bytes: number): string {
 
 /**
  * Writes `parts` as a zip to `out`, in order, each hashed (SHA-256) as it streams into the zip, and answers each
- * file's name, size and hash, for the manifest the caller adds (a part of its own, last).
+ * file's name, size and hash. A part is taken from `parts` only once the one before it is in the zip, and
+ * `onWritten` hears of each file then: a caller's generator knows the hashes of what it gave so far (for a
+ * manifest it adds last), and holds one file open at a time, whatever the bundle's size. When a part fails (its
+ * stream errs, `parts` throws) or `out` does (a download cut short), `out` and the part being read are destroyed
+ * with the error: a bundle is whole or it is not written, and no file of the store is left open.
  */
-export async function writeBundle(out: Writable, parts: AsyncIterable<BundlePart>): Promise<BundleFile[]> {
+export async function writeBundle(
+  out: Writable,
+  parts: AsyncIterable<BundlePart>,
+  onWritten: (file: BundleFile) => void = () => undefined,
+): Promise<BundleFile[]> {
   const { ZipFile } = await import('yazl');
   const zip = new ZipFile();
   const written = pipeline(zip.outputStream, out);
-  const files: Promise<BundleFile>[] = [];
+  // Awaited at the end; until then, a failure of the output (a closed connection) ends the part being written.
+  let outputFailed: (error: unknown) => void = () => undefined;
+  const outputFailure = new Promise<never>((_resolve, reject) => {
+    outputFailed = reject;
+  });
+  outputFailure.catch(() => undefined);
+  written.catch(outputFailed);
+  const files: BundleFile[] = [];
+  // The part being written, let go of when the bundle fails (a file of the store held open otherwise).
+  let writing: { counted: Transform; content: Uint8Array | Readable } | undefined;
   try {
     for await (const part of parts) {
       const hash = createHash('sha256');
       let size = 0;
-      let done: (file: BundleFile) => void = () => undefined;
-      files.push(
-        new Promise<BundleFile>((resolve) => {
-          done = resolve;
-        }),
-      );
-      // Hashed as yazl pulls it through, so that nothing is read before the zip takes it.
-      const counted = new Transform({
-        transform(chunk: Buffer, _encoding, next) {
-          hash.update(chunk);
-          size += chunk.length;
-          next(null, chunk);
-        },
-        flush(next) {
-          done({ name: part.name, size, sha256: hash.digest('hex') });
-          next();
-        },
+      const file = new Promise<BundleFile>((resolve, reject) => {
+        // Hashed as yazl pulls it through, so that nothing is read before the zip takes it.
+        const counted = new Transform({
+          transform(chunk: Buffer, _encoding, next) {
+            hash.update(chunk);
+            size += chunk.length;
+            next(null, chunk);
+          },
+          flush(next) {
+            resolve({ name: part.name, size, sha256: hash.digest('hex') });
+            next();
+          },
+        });
+        writing = { counted, content: part.content };
+        zip.addReadStream(counted, part.name, { compress: !part.name.endsWith('.pdf') });
+        if (part.content instanceof Uint8Array) counted.end(Buffer.from(part.content));
+        else pipeline(part.content, counted).catch(reject);
       });
-      zip.addReadStream(counted, part.name, { compress: !part.name.endsWith('.pdf') });
-      if (part.content instanceof Uint8Array) counted.end(Buffer.from(part.content));
-      else part.content.pipe(counted);
+      const made = await Promise.race([file, outputFailure]);
+      files.push(made);
+      onWritten(made);
     }
-  } finally {
-    zip.end();
+  } catch (error) {
+    const failed = error instanceof Error ? error : new Error(String(error));
+    writing?.counted.destroy(failed);
+    if (writing !== undefined && !(writing.content instanceof Uint8Array)) writing.content.destroy(failed);
+    out.destroy(failed);
+    await written.catch(() => undefined);
+    throw error;
   }
-  const [made] = await Promise.all([Promise.all(files), written]);
-  return made;
+  zip.end();
+  await written;
+  return files;
 }
 
 /** One entry of a bundle being read: its name, size, and its content as a stream (read it, or it is skipped). */

@@ -101,20 +101,22 @@ export function historyMismatch(check: { position: number; reason: string }): st
   return `The history does not match from entry ${String(check.position)}: ${check.reason}.`;
 }
 
+/** A transaction's history as stored: its entries, in order, and its head. */
+export interface StoredChain {
+  entries: ChainEntry[];
+  head: ChainHead;
+}
+
 /**
- * Checks a transaction's history against its chain: every entry's canonical text is made again from its stored
- * row (by the same SQL function that made it), hashed, and linked to the one before, up to the head. One
- * statement, so that entries and head are read at one moment even while others write.
- * Without `organizationId` (an operator's CLI), any organization's transaction.
- *
- * @example
- * const check = await verifyHistory(db, { organizationId, transactionId });
- * if (!check.ok) console.log(historyMismatch(check));
+ * Reads a transaction's history as stored: every entry with the hashes it stores and its canonical text made
+ * again from its row (by the same SQL function that made it), and the head. One statement, so that entries and
+ * head are read at one moment even while others write. Without `organizationId` (an operator's CLI), any
+ * organization's transaction. NOT_FOUND for a transaction that is not there (or not the organization's).
  */
-export async function verifyHistory(
+export async function readChain(
   db: Queryable,
   options: { organizationId?: string | undefined; transactionId: string },
-): Promise<HistoryCheck> {
+): Promise<StoredChain> {
   if (!isUuid(options.transactionId)) throw notFound('transaction', options.transactionId);
   const rows = await db.query<{
     source: 'head' | 'entry';
@@ -149,10 +151,28 @@ export async function verifyHistory(
       previous: row.previous ?? '',
       hash: row.hash ?? '',
       canonical: row.canonical ?? '',
-    }));
+    }))
+    .sort((a, b) => a.position - b.position);
   const head =
     headRow.position === null || headRow.hash === null
       ? null
       : { position: Number(headRow.position), hash: headRow.hash };
+  return { entries, head };
+}
+
+/**
+ * Checks a transaction's history against its chain (`readChain`, then `checkChain`): every entry's canonical
+ * text is made again from its stored row, hashed, and linked to the one before, up to the head.
+ * Without `organizationId` (an operator's CLI), any organization's transaction.
+ *
+ * @example
+ * const check = await verifyHistory(db, { organizationId, transactionId });
+ * if (!check.ok) console.log(historyMismatch(check));
+ */
+export async function verifyHistory(
+  db: Queryable,
+  options: { organizationId?: string | undefined; transactionId: string },
+): Promise<HistoryCheck> {
+  const { entries, head } = await readChain(db, options);
   return checkChain(entries, head);
 }

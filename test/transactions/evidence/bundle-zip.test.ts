@@ -5,7 +5,7 @@ import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BundleError,
@@ -67,6 +67,27 @@ describe("an evidence bundle's zip", () => {
       'events.json': sha256(events),
       'files/w9.pdf': sha256('%PDF-1.7 a W-9'),
     });
+  });
+
+  it('destroys its output and lets go of the file it was reading when the output fails, as a download cut short', async () => {
+    // A file of the store, endless: only a failure ends it.
+    const reading = new Readable({
+      read() {
+        this.push(Buffer.alloc(64 * 1024, 1));
+      },
+    });
+    let taken = 0;
+    const out = new Writable({
+      write(chunk: Buffer, _encoding, next) {
+        taken += chunk.length;
+        next(taken > 256 * 1024 ? new Error('the client went away') : null);
+      },
+    });
+    await expect(
+      writeBundle(out, partsOf({ name: 'documents/large.pdf', content: reading })),
+    ).rejects.toThrow('the client went away');
+    expect(out.destroyed).toBe(true);
+    expect(reading.destroyed).toBe(true);
   });
 
   it('refuses a zip bomb before inflating it, naming the entry', async () => {
