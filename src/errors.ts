@@ -658,6 +658,16 @@ export const fileErrors = {
     ),
 };
 
+// ── FORBIDDEN: a signed download link ──
+
+/** FORBIDDEN: a download link (a file's, an evidence bundle's) that is forged, altered or expired. */
+export function downloadLinkRefused(): AppError {
+  return new AppError(
+    'FORBIDDEN',
+    'This download link is invalid or has expired. Ask the API for a new one.',
+  );
+}
+
 // ── MONEY_INVALID ──
 
 /** MONEY_INVALID: an amount of a money field that its field refuses; `problem` says why. */

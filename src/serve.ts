@@ -166,7 +166,6 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
     const { seeded, seededPortfolio } = seedDemo
       ? await seedDemoOnce(db, files, config.environment, logger, documentWorkers)
       : { seeded: undefined, seededPortfolio: undefined };
-
     const observed = await startProcessMetrics(config, db);
     if (observed) closers.push({ what: 'the metrics listener', close: () => observed.close() });
     const metrics = observed && { metrics: observed.metrics, token: config.metricsToken };

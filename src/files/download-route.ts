@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/database.ts';
-import { AppError } from '../errors.ts';
+import { AppError, downloadLinkRefused } from '../errors.ts';
 import type { FileLinks } from './file-links.ts';
 import type { FileStore } from './file-store.ts';
 
@@ -38,10 +38,7 @@ export function registerDownloadRoute(
       const { id } = request.params;
       const { expires = '', signature = '' } = request.query;
       if (!deps.links.verify(id, expires, signature)) {
-        throw new AppError(
-          'FORBIDDEN',
-          'This download link is invalid or has expired. Ask the API for a new one.',
-        );
+        throw downloadLinkRefused();
       }
       const [file] = await deps.db.query<{ storageKey: string | null; mimeType: string; filename: string }>(
         `select storage_key as "storageKey", mime_type as "mimeType",

@@ -22,29 +22,41 @@ export interface FileLinks {
    * expired.
    */
   verify(fileId: string, expires: string, signature: string, now?: Date): boolean;
+  /** The path and query of a link that downloads a transaction's evidence bundle until `expiresAt`. */
+  bundlePathFor(transactionId: string, expiresAt: Date): string;
+  /** Whether a bundle link is genuine, as `bundlePathFor` spelled it, and has not expired. */
+  verifyBundle(transactionId: string, expires: string, signature: string, now?: Date): boolean;
 }
 
 /**
- * Signed download links: `/files/<id>?expires=<unix seconds>&signature=<HMAC-SHA256 of "id.expires">`.
- * The signing key is the deployment's own, so any node can check a link another node made.
+ * Signed download links: `/files/<id>?expires=<unix seconds>&signature=<HMAC-SHA256 of "id.expires">`, and
+ * `/evidence/<transaction id>?…` for an evidence bundle, whose HMAC is of "evidence:id.expires" so that a file's
+ * link never opens a bundle. The signing key is the deployment's own, so any node can check a link another node
+ * made.
  */
 export function createFileLinks(secret: Buffer): FileLinks {
-  const sign = (fileId: string, expires: string): Buffer =>
-    createHmac('sha256', secret).update(`${fileId}.${expires}`).digest();
+  const sign = (subject: string, expires: string): Buffer =>
+    createHmac('sha256', secret).update(`${subject}.${expires}`).digest();
+  const pathFor = (path: string, subject: string, expiresAt: Date): string => {
+    const expires = String(Math.floor(expiresAt.getTime() / 1000));
+    return `${path}?expires=${expires}&signature=${sign(subject, expires).toString('base64url')}`;
+  };
+  const verify = (subject: string, expires: string, signature: string, now: Date): boolean => {
+    if (!EXPIRES.test(expires) || Number(expires) * 1000 < now.getTime()) return false;
+    // The text is compared, not what it decodes to: Buffer's base64url decoder also takes padding, spaces,
+    // dots, '+' and '/', and ignores the last character's unused bits, so one signature would have many
+    // spellings that all work.
+    if (!SIGNATURE.test(signature)) return false;
+    const expected = Buffer.from(sign(subject, expires).toString('base64url'));
+    return timingSafeEqual(Buffer.from(signature), expected);
+  };
   return {
-    pathFor(fileId, expiresAt) {
-      const expires = String(Math.floor(expiresAt.getTime() / 1000));
-      return `/files/${fileId}?expires=${expires}&signature=${sign(fileId, expires).toString('base64url')}`;
-    },
-    verify(fileId, expires, signature, now = new Date()) {
-      if (!EXPIRES.test(expires) || Number(expires) * 1000 < now.getTime()) return false;
-      // The text is compared, not what it decodes to: Buffer's base64url decoder also takes padding, spaces,
-      // dots, '+' and '/', and ignores the last character's unused bits, so one signature would have many
-      // spellings that all work.
-      if (!SIGNATURE.test(signature)) return false;
-      const expected = Buffer.from(sign(fileId, expires).toString('base64url'));
-      return timingSafeEqual(Buffer.from(signature), expected);
-    },
+    pathFor: (fileId, expiresAt) => pathFor(`/files/${fileId}`, fileId, expiresAt),
+    verify: (fileId, expires, signature, now = new Date()) => verify(fileId, expires, signature, now),
+    bundlePathFor: (transactionId, expiresAt) =>
+      pathFor(`/evidence/${transactionId}`, `evidence:${transactionId}`, expiresAt),
+    verifyBundle: (transactionId, expires, signature, now = new Date()) =>
+      verify(`evidence:${transactionId}`, expires, signature, now),
   };
 }
 

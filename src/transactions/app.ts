@@ -5,6 +5,7 @@ import type { Environment } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { loadInstanceSecret } from '../db/instance-secrets.ts';
 import { registerDownloadRoute } from '../files/download-route.ts';
+import { registerEvidenceLinkRoute } from './evidence/bundle-route.ts';
 import { createFileLinks } from '../files/file-links.ts';
 import type { FileStore } from '../files/file-store.ts';
 import { createBaseApp, type BaseAppOptions } from '../http/base-app.ts';
@@ -169,6 +170,7 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
   });
 
   registerDownloadRoute(app, { db, links, store: deps.files });
+  registerEvidenceLinkRoute(app, { db, links, files: deps.files });
   registerGraphiQL(app);
   await registerRecipientRoutes(app, {
     db,

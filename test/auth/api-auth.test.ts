@@ -163,6 +163,16 @@ const TRANSACTIONS_PUBLIC_ROUTES: Record<string, PublicRoute> = {
     status: 403,
   },
   ...Object.fromEntries(
+    (['GET', 'HEAD'] as const).map((method) => [
+      `${method} /evidence/:id`,
+      {
+        auth: 'the signature and expiry in the link that genEvidenceBundleLink made',
+        request: { method, url: `/evidence/${UNKNOWN_TOKEN}?expires=4102444800&signature=forged` },
+        status: 403,
+      } satisfies PublicRoute,
+    ]),
+  ),
+  ...Object.fromEntries(
     (['GET', 'HEAD', 'POST'] as const).map((method) => [
       `${method} /console/alerts/stop/:token`,
       {
@@ -356,6 +366,9 @@ const ROOT_FIELD_CALLS: Record<string, (ids: Ids) => Call> = {
   })),
   'Mutation.genTransactionFileLink': mutation('genTransactionFileLink', (ids) => ({
     transactionFileId: ids.transactionFile,
+  })),
+  'Mutation.genEvidenceBundleLink': mutation('genEvidenceBundleLink', (ids) => ({
+    transactionId: ids.transaction,
   })),
   'Mutation.createEntity': mutation('createEntity', () => ({ name: 'Planted Fund' })),
   'Mutation.updateEntity': mutation('updateEntity', (ids) => ({ id: ids.senderEntity, name: 'Renamed' })),

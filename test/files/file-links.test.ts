@@ -43,6 +43,19 @@ describe('signed download links', () => {
     expect(createFileLinks(randomBytes(32)).verify(fileId, expires, signature, now)).toBe(false);
   });
 
+  it("keeps a bundle's links apart from a file's: neither opens the other, each until it expires", () => {
+    const expiresAt = new Date(now.getTime() + 60_000);
+    const bundle = new URL(links.bundlePathFor(fileId, expiresAt), 'https://portico.test');
+    expect(bundle.pathname).toBe(`/evidence/${fileId}`);
+    const expires = bundle.searchParams.get('expires') ?? '';
+    const signature = bundle.searchParams.get('signature') ?? '';
+    expect(links.verifyBundle(fileId, expires, signature, now)).toBe(true);
+    expect(links.verifyBundle(fileId, expires, signature, new Date(now.getTime() + 61_000))).toBe(false);
+    expect(links.verify(fileId, expires, signature, now)).toBe(false);
+    const file = linkTo();
+    expect(links.verifyBundle(fileId, file.expires, file.signature, now)).toBe(false);
+  });
+
   it.each([
     ['padding', (s: string) => `${s}=`],
     ['two padding characters', (s: string) => `${s}==`],

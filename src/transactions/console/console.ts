@@ -10,6 +10,7 @@ import { registerLiveRoute } from './live-route.ts';
 import { createLiveStreams, HEARTBEAT_MS, STREAMS_PER_PERSON } from './live-streams.ts';
 import { registerQueueRoutes } from './queue/routes.ts';
 import { registerExportRoute } from './export/export-route.ts';
+import { registerEvidenceRoutes } from './export/evidence-route.ts';
 import { registerStartRoutes } from './start/routes.ts';
 import { registerClosingRoutes } from './closings/routes.ts';
 import { registerClosingListRoute } from './closings/list-route.ts';
@@ -71,6 +72,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
       registerTemplateRoutes(route, api, deps);
       registerLiveRoute(api, live, streams);
       registerExportRoute(api, deps);
+      registerEvidenceRoutes(api, deps);
       registerPaperFormRoute(api, {
         db,
         files: deps.files,

@@ -800,6 +800,17 @@ export const consoleRoutes = {
     body: Body({ dropped: Type.Boolean() }),
     response: answers({ 200: Type.Object({ status: RowStatus, checkedAgain: Type.Array(ClosingRow) }) }),
   },
+  /**
+   * The evidence bundle of a closing's transactions, streamed as a zip: one folder per transaction, each with its
+   * certificate, sealed documents, uploads, history with its chain and manifest (docs/evidence.md).
+   */
+  closingEvidence: {
+    method: 'GET',
+    url: '/closings/:id/evidence',
+    access: 'read',
+    params: OfClosing,
+    response: answers({ 200: Type.String({ description: 'A zip (application/zip), as an attachment.' }) }),
+  },
   /** Runs a draft closing whose rows are all ready (or dropped): each row's transaction is created, once. */
   runClosing: {
     method: 'POST',
@@ -828,6 +839,14 @@ export const consoleRoutes = {
   readTransaction: {
     ...ofTransaction('GET', '', 'read'),
     response: answers({ 200: Type.Object({ transaction: TransactionDetail }) }),
+  },
+  /**
+   * A transaction's evidence bundle, streamed as a zip: its certificate, sealed documents, uploads, history with
+   * its chain, template version and manifest (docs/evidence.md), which `portico verify` checks offline.
+   */
+  transactionEvidence: {
+    ...ofTransaction('GET', '/evidence', 'read'),
+    response: answers({ 200: Type.String({ description: 'A zip (application/zip), as an attachment.' }) }),
   },
   /** What happened to it, oldest first, narrowed by kind and actor; and whether its whole history matches its chain. */
   timeline: {

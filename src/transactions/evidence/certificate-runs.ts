@@ -1,3 +1,4 @@
+import { CONSOLE_CHANNEL } from '../console/live.ts';
 import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Database, Listener } from '../../db/database.ts';
@@ -117,6 +118,11 @@ async function makeOne(
       );
       // Another run took the lease over (this one ran past it) and made it, or will: this one's file goes.
       if (recorded.length === 0) throw new LeaseLost();
+      // The console's open pages of it read it again (live.ts), and list the certificate made.
+      await tx.query(
+        `select pg_notify($1, json_build_object('organizations', array[$2::text], 'transactions', array[$3::text])::text)`,
+        [CONSOLE_CHANNEL, claimed.organizationId, claimed.transactionId],
+      );
       return true;
     });
   } catch (error) {

@@ -3,6 +3,7 @@ import type { Locator, Page } from 'playwright-core';
 import type { Database } from '../../../src/db/database.ts';
 import type { FileStore } from '../../../src/files/file-store.ts';
 import { buildTransactionsApp } from '../../../src/transactions/app.ts';
+import type { DocumentWorkers } from '../../../src/transactions/documents/document-workers.ts';
 import { createRecipientNotices } from '../../../src/transactions/recipients/notice-sender.ts';
 import { listenForBrowser } from './browser.ts';
 import { PASSWORD, smtpWithMailer } from '../data/dashboard.ts';
@@ -15,9 +16,13 @@ import { testDatabaseAndFiles } from '../data/transactions.ts';
  * The Transactions service with its console, over real HTTPS for Chromium, on a database, a file store and an
  * SMTP server of the calling test file's own, closed after its tests. The recipients' mail (invitation, changes
  * requested, signed copy, voided) goes to the same SMTP server as the console's, at once. `app` answers the
- * GraphQL API and the recipient routes in-process (`inject`) too.
+ * GraphQL API and the recipient routes in-process (`inject`) too. Documents are made by `documentWorkers` (a
+ * sealing pool, say), else by the process's.
  */
-export async function consoleForBrowser(closeAfterAll: CloseAfterAll): Promise<{
+export async function consoleForBrowser(
+  closeAfterAll: CloseAfterAll,
+  options: { documentWorkers?: DocumentWorkers } = {},
+): Promise<{
   app: FastifyInstance;
   db: Database;
   files: FileStore;
@@ -43,6 +48,7 @@ export async function consoleForBrowser(closeAfterAll: CloseAfterAll): Promise<{
     apiKeyCacheMs: 0,
     recipientNotices,
     console: { mailer, transactionsUrl: () => origin },
+    documentWorkers: options.documentWorkers,
   });
   origin = await listenForBrowser(app, closeAfterAll);
   return { app, db, files, smtp, origin };

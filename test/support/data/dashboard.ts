@@ -177,7 +177,7 @@ export class Browser {
     if (body && typeof body === 'object' && 'csrfToken' in body && typeof body.csrfToken === 'string') {
       this.csrfToken = body.csrfToken;
     }
-    return { status: response.statusCode, headers: response.headers, body, text };
+    return { status: response.statusCode, headers: response.headers, body, text, bytes: response.rawPayload };
   }
 
   get(url: string): Promise<ApiResponse> {

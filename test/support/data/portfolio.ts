@@ -275,6 +275,8 @@ export interface ApiResponse<Body = any> {
   body: Body;
   /** The body as sent. */
   text: string;
+  /** The body's bytes, for a download that is not text (a zip), where the sender kept them. */
+  bytes?: Buffer;
 }
 
 /**

@@ -92,10 +92,11 @@ export async function withEvidence(
   }
   if (options.certificate === 'none') return;
   if (options.certificate === 'due') {
-    await db.query(`insert into transaction_certificates (transaction_id, organization_id) values ($1, $2)`, [
-      transaction.id,
-      transaction.organizationId,
-    ]);
+    await db.query(
+      `insert into transaction_certificates (transaction_id, organization_id) values ($1, $2)
+       on conflict (transaction_id) do nothing`,
+      [transaction.id, transaction.organizationId],
+    );
     return;
   }
   await recordCertificate(db, files, transaction, await sealedDocument(credential));
@@ -116,7 +117,9 @@ export async function recordCertificate(
     `insert into transaction_certificates (transaction_id, organization_id, file_id, sha256, chain_position,
        chain_head, made_at)
      select $1, $2, $3, $4, h.position, encode(h.head, 'hex'), now()
-     from transaction_history_heads h where h.transaction_id = $1 and h.organization_id = $2`,
+     from transaction_history_heads h where h.transaction_id = $1 and h.organization_id = $2
+     on conflict (transaction_id) do update set file_id = excluded.file_id, sha256 = excluded.sha256,
+       chain_position = excluded.chain_position, chain_head = excluded.chain_head, made_at = excluded.made_at`,
     [transaction.id, transaction.organizationId, file.id, createHash('sha256').update(pdf).digest('hex')],
   );
 }

@@ -37,6 +37,7 @@ const TYPES_NOT_READ_FROM_SQL: Record<string, string> = {
   TriggerTransactionEventPayload: 'the result of a mutation, built by its resolver',
   SignTransactionDocumentPayload: 'the result of a mutation, built by its resolver',
   GenTransactionFileLinkPayload: 'the result of a mutation, built by its resolver',
+  GenEvidenceBundleLinkPayload: 'the result of a mutation, built by its resolver',
   WebhookEndpointPayload: 'the result of a mutation, built by its resolver',
   EntityPayload: 'the result of a mutation, built by its resolver',
   WebhookEndpointSecretPayload: 'the result of a mutation, built by its resolver',

@@ -134,4 +134,23 @@ export const transactionMutations = {
       return { ...signedLink(links, { baseUrl, fileId: file.id, expiresAt }), file };
     },
   ),
+  genEvidenceBundleLink: mutation<{ transactionId: string; expiresInSeconds?: number | null }>(
+    'genEvidenceBundleLink',
+    async (tx, input, { caller, links, baseUrl }) => {
+      const expiresAt = linkExpiry(input.expiresInSeconds);
+      const [transaction] = await tx.query<{ certificateMade: boolean }>(
+        `select exists (select 1 from transaction_certificates c
+                        where c.transaction_id = t.id and c.file_id is not null) as "certificateMade"
+         from transactions t where t.id = $1 and t.organization_id = $2`,
+        [input.transactionId, caller.organizationId],
+      );
+      if (!transaction) throw notFound('transaction', input.transactionId, { field: 'transactionId' });
+      return {
+        url: baseUrl + links.bundlePathFor(input.transactionId, expiresAt),
+        expiresAt,
+        transactionId: input.transactionId,
+        certificateMade: transaction.certificateMade,
+      };
+    },
+  ),
 };

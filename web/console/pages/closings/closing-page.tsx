@@ -3,6 +3,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
 import { PageHeading } from '../../../shared/page-heading.tsx';
+import { EvidenceLink } from '../evidence-link.tsx';
 import { useResource } from '../../../shared/use-resource.ts';
 import { consoleApi } from '../../api.ts';
 import { useLiveChanges } from '../../live.tsx';
@@ -111,6 +112,15 @@ function ClosingHeader({ closing }: { closing: ClosingDetail }) {
           <DataList.Value>{formatDateTime(closing.startedAt ?? closing.createdAt)}</DataList.Value>
         </DataList.Item>
       </DataList.Root>
+      <EvidenceLink
+        of="closing"
+        id={closing.id}
+        {...(closing.status === 'draft'
+          ? { unavailable: 'Run the closing first: its transactions are made when it runs.' }
+          : {
+              note: 'One folder per investor: each certificate of completion, sealed documents, uploads and history, checkable offline.',
+            })}
+      />
     </Flex>
   );
 }

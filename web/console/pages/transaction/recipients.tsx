@@ -135,7 +135,9 @@ function Certificate({ certificate }: { certificate: TransactionDetail['certific
   if (certificate === null) return null;
   return (
     <Flex gap="2" align="center" wrap="wrap">
-      <Badge color="green">certificate</Badge>
+      <Badge color="green" highContrast>
+        certificate
+      </Badge>
       {certificate.status === 'made' ? (
         <Link href={certificate.downloadPath} download={certificate.name}>
           {certificate.name}
@@ -173,7 +175,9 @@ export function Files({
             {files.map((file) => (
               <li key={`${file.kind} ${file.id}`}>
                 <Flex gap="2" align="center" wrap="wrap">
-                  <Badge color={FILE_KINDS[file.kind].color}>{FILE_KINDS[file.kind].words}</Badge>
+                  <Badge color={FILE_KINDS[file.kind].color} highContrast>
+                    {FILE_KINDS[file.kind].words}
+                  </Badge>
                   <Link href={file.downloadPath} download={file.name}>
                     {file.name}
                   </Link>

@@ -1,4 +1,4 @@
-import { Box, Button, Flex, Grid, Text } from '@radix-ui/themes';
+import { Button, Flex, Grid, Text } from '@radix-ui/themes';
 import { useCallback, useEffect, useState, type MouseEvent } from 'react';
 import { useParams } from 'react-router';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
@@ -12,6 +12,7 @@ import { useSignedIn } from '../../session.tsx';
 import type { TransactionDetail } from '../../types.ts';
 import { TransactionHeader } from './header.tsx';
 import { Files, Recipients } from './recipients.tsx';
+import { EvidenceLink } from '../evidence-link.tsx';
 import { Review } from './review.tsx';
 import { SignPanel } from './sign-panel.tsx';
 import { Timeline, useTimelineFilters } from './timeline.tsx';
@@ -200,9 +201,10 @@ export default function TransactionPage() {
                   onChanged={reload}
                 />
               </Flex>
-              <Box minWidth="0" gridColumn={{ md: '2' }} gridRow={{ md: '2' }}>
+              <Flex direction="column" gap="4" minWidth="0" gridColumn={{ md: '2' }} gridRow={{ md: '2' }}>
                 <Files files={detail.files} certificate={detail.certificate} />
-              </Box>
+                <EvidenceLink of="transaction" id={id} note={bundleNote(detail.certificate)} />
+              </Flex>
             </Grid>
             <Timeline timeline={timeline} filters={filters} operate={operate} />
           </>
@@ -210,4 +212,15 @@ export default function TransactionPage() {
       </Flex>
     </WorkflowTitlesProvider>
   );
+}
+
+/** What a transaction's evidence bundle holds now, as the line under its button says. */
+function bundleNote(certificate: TransactionDetail['certificate']): string {
+  if (certificate === null) {
+    return 'Holds the history, documents and uploads so far: the certificate of completion joins them once it completes.';
+  }
+  if (certificate.status === 'due') {
+    return 'The certificate of completion is being made: a bundle downloaded now holds everything else.';
+  }
+  return 'The certificate of completion, sealed documents, uploads and history with its hash chain, checkable offline.';
 }
