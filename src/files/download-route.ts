@@ -4,7 +4,8 @@ import { AppError, downloadLinkRefused } from '../errors.ts';
 import type { FileLinks } from './file-links.ts';
 import type { FileStore } from './file-store.ts';
 
-interface DownloadRequest {
+/** A signed link's request, as {@link SIGNED_LINK_SCHEMA} validates it. */
+export interface SignedLinkRequest {
   Params: { id: string };
   Querystring: { expires?: string; signature?: string };
 }
@@ -14,6 +15,16 @@ function contentDisposition(filename: string): string {
   return `attachment; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
 
+/** What a signed link's route takes: the id in its path, its expiry and signature in its query. */
+export const SIGNED_LINK_SCHEMA = {
+  params: { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] },
+  querystring: {
+    type: 'object',
+    properties: { expires: { type: 'string' }, signature: { type: 'string' } },
+    required: ['expires', 'signature'],
+  },
+} as const;
+
 /**
  * `GET /files/:id?expires=…&signature=…`: downloads a file through a signed link, without an API key.
  * A link that is forged, altered or expired gets 403; no file behind a genuine link gets 404.
@@ -22,17 +33,10 @@ export function registerDownloadRoute(
   app: FastifyInstance,
   deps: { db: Queryable; links: FileLinks; store: FileStore },
 ) {
-  app.get<DownloadRequest>(
+  app.get<SignedLinkRequest>(
     '/files/:id',
     {
-      schema: {
-        params: { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] },
-        querystring: {
-          type: 'object',
-          properties: { expires: { type: 'string' }, signature: { type: 'string' } },
-          required: ['expires', 'signature'],
-        },
-      },
+      schema: SIGNED_LINK_SCHEMA,
     },
     async (request, reply) => {
       const { id } = request.params;

@@ -35,6 +35,14 @@ export function schemaOf(entry: RouteContract): FastifySchema {
   };
 }
 
+/**
+ * A route added by hand (one that answers a stream, or reads its own body) as its contract entry declares it:
+ * where it is, what Fastify validates, and the access a signed-in surface checks before it runs.
+ */
+export function handRoute(entry: RouteContract & { access: string }) {
+  return { method: entry.method, url: entry.url, schema: schemaOf(entry), config: { access: entry.access } };
+}
+
 /** The action of one route: what it answers for the caller, typed by the route's contract. */
 export type RouteAction<Caller, Schema extends RouteContract> = (
   caller: Caller,

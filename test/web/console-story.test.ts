@@ -25,7 +25,7 @@ import {
   uniqueHandle,
 } from '../support/data/transactions.ts';
 import { createEmptyTenant } from '../support/data/transactions-suite.ts';
-import { samplePdf, uploadThroughLink } from '../support/data/uploads.ts';
+import { answerThroughLink, samplePdf } from '../support/data/uploads.ts';
 import { startWebhookReceiver } from '../support/peers/webhook-receiver.ts';
 
 /**
@@ -249,23 +249,7 @@ describe('the organization console in Chromium', () => {
       await chromium.screenshotPhoneAndDesktop(reviewerPage, 'submit-blocked');
 
       // 3. The investor fills in, signs and submits through their link's routes; the reviewer's page follows.
-      await portal(token, 'PUT', '/items/investor_details', {
-        data: { legalName: 'Grace Hoper', email: investorEmail, address: '1 Navy Way, Arlington, VA 22201' },
-      });
-      const upload = await uploadThroughLink(app, {
-        token,
-        vulcanKey: 'tax_forms',
-        field: 'w9FileId',
-        file: { filename: 'W-9 Grace Hopper.pdf', content: await samplePdf('Form W-9: Grace Hopper') },
-      });
-      expect(upload.status).toBe(201);
-      await portal(token, 'PUT', '/items/tax_forms', {
-        data: { taxResidency: 'US', usPerson: true, w9FileId: upload.body.file.id },
-      });
-      await portal(token, 'PUT', '/items/accreditation', { data: { basis: ['income'], confirmed: true } });
-      await portal(token, 'PUT', '/items/subscription_amount', {
-        data: { amount: { currency: 'USD', amount: 25_000_000 } },
-      });
+      await answerThroughLink(app, token, { legalName: 'Grace Hoper', email: investorEmail });
       await signAndSubmit(token);
       // The reviewer's panel in review: the same again once the investor resubmits (5).
       const inReview = [

@@ -18,7 +18,7 @@ import { createPerson, uniqueEmail } from '../support/data/dashboard.ts';
 import { useTempFolder } from '../support/data/sealed-documents.ts';
 import { CREATE_TRANSACTION, graphql } from '../support/data/transactions.ts';
 import { createEmptyTenant } from '../support/data/transactions-suite.ts';
-import { samplePdf, uploadThroughLink } from '../support/data/uploads.ts';
+import { answerThroughLink } from '../support/data/uploads.ts';
 import { madeBeforeAll } from '../support/made-before-all.ts';
 
 const pdfsig = promisify(execFile);
@@ -57,12 +57,6 @@ describe('the evidence of a completed transaction in Chromium', () => {
     return { ...served, tenant, admin };
   });
 
-  /** A recipient route of the investor's link, as the portal calls it. */
-  async function portal(token: string, method: 'PUT' | 'POST', path: string, payload: object) {
-    const response = await world.app.inject({ method, url: `/recipient/${token}${path}`, payload });
-    expect(response.statusCode, `${method} ${path}: ${response.body}`).toBeLessThan(300);
-  }
-
   /** What `pdfsig` says of a PDF saved at `path`. */
   async function signatureOf(path: string): Promise<string> {
     const { stdout } = await pdfsig('pdfsig', [path]);
@@ -89,23 +83,7 @@ describe('the evidence of a completed transaction in Chromium', () => {
         transmitToken: string;
       };
       // Her answers and her W-9 are in (the portal's forms have a story of their own).
-      await portal(token, 'PUT', '/items/investor_details', {
-        data: { legalName: 'Grace Hopper', email: investorEmail, address: '1 Navy Way, Arlington, VA 22201' },
-      });
-      const w9 = await uploadThroughLink(app, {
-        token,
-        vulcanKey: 'tax_forms',
-        field: 'w9FileId',
-        file: { filename: 'W-9 Grace Hopper.pdf', content: await samplePdf('Form W-9: Grace Hopper') },
-      });
-      expect(w9.status).toBe(201);
-      await portal(token, 'PUT', '/items/tax_forms', {
-        data: { taxResidency: 'US', usPerson: true, w9FileId: w9.body.file.id },
-      });
-      await portal(token, 'PUT', '/items/accreditation', { data: { basis: ['income'], confirmed: true } });
-      await portal(token, 'PUT', '/items/subscription_amount', {
-        data: { amount: { currency: 'USD', amount: 25_000_000 } },
-      });
+      await answerThroughLink(app, token, { legalName: 'Grace Hopper', email: investorEmail });
 
       // 1. The investor accepts the disclosure, signs and submits in the portal: the consent keeps where it came
       // from.

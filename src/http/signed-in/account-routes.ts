@@ -8,7 +8,7 @@ import { checkCredentialsInAnyTenant, setPasswordWithLink } from '../../accounts
 import type { Database } from '../../db/database.ts';
 import { AppError } from '../../errors.ts';
 import { clientAddressKey, createAttemptLimits, type AttemptBudget } from '../attempt-limits.ts';
-import { schemaOf, type RouteContract } from '../contract-routes.ts';
+import { handRoute, type RouteContract } from '../contract-routes.ts';
 import type { accountRoutes } from './account-contract.ts';
 import { signedInPerson } from './person.ts';
 
@@ -138,10 +138,7 @@ export function registerAccountRoutes(api: FastifyInstance, options: AccountRout
   ) => {
     api.route<{ Body: BodyOf<Entry> }>({
       ...extra,
-      method: entry.method,
-      url: entry.url,
-      schema: schemaOf(entry),
-      config: { access: entry.access },
+      ...handRoute(entry),
       handler,
     });
   };

@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../../db/database.ts';
 import { AppError, downloadLinkRefused } from '../../errors.ts';
+import { SIGNED_LINK_SCHEMA, type SignedLinkRequest } from '../../files/download-route.ts';
 import type { FileLinks } from '../../files/file-links.ts';
 import type { FileStore } from '../../files/file-store.ts';
 import { planEvidenceBundle, writeEvidenceBundle, type EvidenceScope } from './bundle.ts';
@@ -49,11 +50,6 @@ export async function sendEvidenceBundle(
   return reply.headers(headers).send(body);
 }
 
-interface LinkRequest {
-  Params: { id: string };
-  Querystring: { expires?: string; signature?: string };
-}
-
 /**
  * `GET /evidence/:id?expires=…&signature=…`: a transaction's evidence bundle through the signed link the API
  * gave (`genEvidenceBundleLink`), without an API key, as files are downloaded. A link that is forged, altered or
@@ -63,17 +59,10 @@ export function registerEvidenceLinkRoute(
   app: FastifyInstance,
   deps: BundleDeps & { links: FileLinks },
 ): void {
-  app.route<LinkRequest>({
+  app.route<SignedLinkRequest>({
     method: ['GET', 'HEAD'],
     url: '/evidence/:id',
-    schema: {
-      params: { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] },
-      querystring: {
-        type: 'object',
-        properties: { expires: { type: 'string' }, signature: { type: 'string' } },
-        required: ['expires', 'signature'],
-      },
-    },
+    schema: SIGNED_LINK_SCHEMA,
     handler: async (request, reply) => {
       const { id } = request.params;
       const { expires = '', signature = '' } = request.query;

@@ -59,3 +59,34 @@ export async function uploadThroughLink(
   });
   return { status: response.statusCode, body: response.json() };
 }
+
+/**
+ * Answers every item of the example template through a recipient's link, as the portal saves them: the investor's
+ * details, their W-9 ("W-9 Grace Hopper.pdf") uploaded, income accreditation and $250,000. What is left is the
+ * signature. Throws on any refusal.
+ */
+export async function answerThroughLink(
+  app: FastifyInstance,
+  token: string,
+  investor: { legalName: string; email: string },
+): Promise<void> {
+  const save = async (vulcanKey: string, data: Record<string, unknown>) => {
+    const response = await app.inject({
+      method: 'PUT',
+      url: `/recipient/${token}/items/${vulcanKey}`,
+      payload: { data },
+    });
+    if (response.statusCode >= 300) throw new Error(`saving ${vulcanKey}: ${response.body}`);
+  };
+  await save('investor_details', { ...investor, address: '1 Navy Way, Arlington, VA 22201' });
+  const upload = await uploadThroughLink(app, {
+    token,
+    vulcanKey: 'tax_forms',
+    field: 'w9FileId',
+    file: { filename: 'W-9 Grace Hopper.pdf', content: await samplePdf('Form W-9: Grace Hopper') },
+  });
+  if (upload.status !== 201) throw new Error(`uploading the W-9: ${JSON.stringify(upload.body)}`);
+  await save('tax_forms', { taxResidency: 'US', usPerson: true, w9FileId: upload.body.file.id });
+  await save('accreditation', { basis: ['income'], confirmed: true });
+  await save('subscription_amount', { amount: { currency: 'USD', amount: 25_000_000 } });
+}

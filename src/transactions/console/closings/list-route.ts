@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Static } from '@sinclair/typebox';
 import type { Database } from '../../../db/database.ts';
 import { AppError } from '../../../errors.ts';
-import { schemaOf } from '../../../http/contract-routes.ts';
+import { handRoute } from '../../../http/contract-routes.ts';
 import { receiveFilePart } from '../../../http/multipart-file.ts';
 import { signedInPerson } from '../../../http/signed-in/person.ts';
 import { documentWorkers, type DocumentWorkers } from '../../documents/document-workers.ts';
@@ -30,10 +30,7 @@ export function registerClosingListRoute(
       limits: { files: 1, fields: 0, parts: 1, fileSize: MAX_TABLE_BYTES, headerPairs: 100 },
     });
     scope.route<{ Params: Static<typeof entry.params> }>({
-      method: entry.method,
-      url: entry.url,
-      schema: schemaOf(entry),
-      config: { access: entry.access },
+      ...handRoute(entry),
       handler: async (request, reply) => {
         const caller = signedInPerson(request, 'organization');
         const where = { organizationId: caller.organization.id, closingId: request.params.id };

@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { schemaOf } from '../../../http/contract-routes.ts';
+import { handRoute } from '../../../http/contract-routes.ts';
 import { signedInPerson } from '../../../http/signed-in/person.ts';
 import { sendEvidenceBundle, type BundleDeps } from '../../evidence/bundle-route.ts';
 import { consoleRoutes as contract } from '../contract.ts';
@@ -16,10 +16,7 @@ export function registerEvidenceRoutes(api: FastifyInstance, deps: BundleDeps): 
     [contract.closingEvidence, (id: string) => ({ closingId: id })],
   ] as const) {
     api.route<{ Params: Static<typeof entry.params> }>({
-      method: entry.method,
-      url: entry.url,
-      schema: schemaOf(entry),
-      config: { access: entry.access },
+      ...handRoute(entry),
       handler: async (request, reply) => {
         const caller = signedInPerson(request, 'organization');
         return sendEvidenceBundle(request, reply, deps, {

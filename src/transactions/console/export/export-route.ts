@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../../db/database.ts';
-import { schemaOf } from '../../../http/contract-routes.ts';
+import { handRoute } from '../../../http/contract-routes.ts';
 import { signedInPerson } from '../../../http/signed-in/person.ts';
 import { consoleRoutes as contract } from '../contract.ts';
 import {
@@ -22,10 +22,7 @@ import {
 export function registerExportRoute(api: FastifyInstance, deps: { db: Database }): void {
   const entry = contract.exportQueue;
   api.route<{ Querystring: Static<typeof entry.querystring> }>({
-    method: entry.method,
-    url: entry.url,
-    schema: schemaOf(entry),
-    config: { access: entry.access },
+    ...handRoute(entry),
     handler: async (request, reply) => {
       const caller = signedInPerson(request, 'organization');
       const { format: asked, template, sender, closing, ...filters } = request.query;

@@ -2,7 +2,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../../../db/database.ts';
 import { AppError, fileErrors } from '../../../errors.ts';
-import { schemaOf } from '../../../http/contract-routes.ts';
+import { handRoute } from '../../../http/contract-routes.ts';
 import { receiveFileWithOthers } from '../../../http/multipart-file.ts';
 import { signedInPerson } from '../../../http/signed-in/person.ts';
 import { checkFilename } from '../../recipients/uploads.ts';
@@ -73,10 +73,7 @@ export function registerTemplateImportRoute(api: FastifyInstance, deps: { db: Da
       },
     });
     scope.route({
-      method: entry.method,
-      url: entry.url,
-      schema: schemaOf(entry),
-      config: { access: entry.access },
+      ...handRoute(entry),
       handler: async (request, reply) => {
         const caller = signedInPerson(request, 'organization');
         const received = await receiveImport(request, reply);

@@ -5,7 +5,7 @@ import type { Static } from '@sinclair/typebox';
 import type { Database } from '../../../db/database.ts';
 import { notFound } from '../../../errors.ts';
 import type { FileStore } from '../../../files/file-store.ts';
-import { schemaOf } from '../../../http/contract-routes.ts';
+import { handRoute } from '../../../http/contract-routes.ts';
 import { receiveFilePart } from '../../../http/multipart-file.ts';
 import { signedInPerson } from '../../../http/signed-in/person.ts';
 import { checkContent, checkFilename, fileTooLarge, type DetectedType } from '../../recipients/uploads.ts';
@@ -82,10 +82,7 @@ export function registerPaperFormRoute(
       limits: { files: 1, fields: 0, parts: 1, fileSize: deps.maxBytes, headerPairs: 100 },
     });
     scope.route<{ Params: Static<typeof entry.params> }>({
-      method: entry.method,
-      url: entry.url,
-      schema: schemaOf(entry),
-      config: { access: entry.access },
+      ...handRoute(entry),
       handler: async (request, reply) => {
         const caller = signedInPerson(request, 'organization');
         const where = { organizationId: caller.organization.id, transactionId: request.params.id };
