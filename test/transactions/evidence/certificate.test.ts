@@ -4,7 +4,7 @@
 // does not match its chain.
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buffer } from 'node:stream/consumers';
 import { promisify } from 'node:util';
@@ -234,6 +234,25 @@ describe('the certificate of completion', () => {
     } finally {
       await runs.stop();
     }
+  });
+
+  it('is queued by migration 0037 for a transaction that completed before certificates existed, and made as any', async () => {
+    const { db } = database;
+    const story = await organizationStory(db, world.files, { transactions: ['complete'] });
+    // As a database migrated before 0035 has it: completed, without a certificate.
+    await db.query('delete from transaction_certificates where transaction_id = $1', [story.transactionId]);
+    const migration = await readFile(
+      new URL('../../../src/db/migrations/0037_certificates_of_earlier_completions.sql', import.meta.url),
+      'utf8',
+    );
+    await db.query(migration);
+    expect(await certificateOf(story.transactionId)).toMatchObject({ fileId: null, attempts: 0 });
+    await makeDue();
+    const made = await certificateOf(story.transactionId);
+    expect(made).toMatchObject({ lastError: null, fileId: expect.any(String) as unknown });
+    // Run again (a node of another release migrating too), it leaves a made certificate as it is.
+    await db.query(migration);
+    expect(await certificateOf(story.transactionId)).toEqual(made);
   });
 
   it('refuses to certify a history that does not match its hash chain, and keeps why', async () => {
