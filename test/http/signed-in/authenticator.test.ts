@@ -2,6 +2,7 @@
 // surfaces, on the apps `portico serve` builds: adding an app with a code made from the secret the route gave,
 // signing in with its code or a recovery code, each code working once, wrong codes counted in the database under
 // concurrent tries, removing the app, and a password reset that keeps it.
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -189,6 +190,23 @@ describe.each(['console', 'dashboard'])('two-step sign-in on the %s', (name) => 
     expect((await again.get(surface.ownRoute)).status).toBe(401);
   });
 
+  it('refuses a sign-in half done on every route past sign-in the surface declares', async () => {
+    const surface = surfaceOf();
+    const { person, browser, api } = await personOn(surface);
+    await addApp(browser, api);
+    const pending = await firstStep(surface, person);
+    const guarded = surface.app.signedInRoutes.filter(
+      (route) => route.surface === surface.name && route.access !== 'public',
+    );
+    expect(guarded.length).toBeGreaterThan(8);
+    for (const route of guarded) {
+      const url = route.url.replace(/:\w+/g, randomUUID());
+      const changes = route.method !== 'GET' && route.method !== 'HEAD';
+      const answer = await pending.request(route.method as 'GET', url, changes ? {} : undefined);
+      expect(answer.status, `${route.method} ${route.url}`).toBe(401);
+    }
+  });
+
   it('refuses a second step that no first step began, and a code sent before any sign-in', async () => {
     const surface = surfaceOf();
     const browser = new Browser(surface.app, undefined, surface.browserSurface);
@@ -266,10 +284,12 @@ describe.each(['console', 'dashboard'])('two-step sign-in on the %s', (name) => 
     expect((answer.body as { secondFactor?: string }).secondFactor).toBeUndefined();
   });
 
-  it('keeps the app through a password reset: the new password still asks for a code', async () => {
+  it('keeps the app through a password reset, which ends a sign-in half done: the new password still asks for a code', async () => {
     const surface = surfaceOf();
     const { person, browser, api } = await personOn(surface);
     const { secret } = await addApp(browser, api);
+    // A sign-in half done with the old password ends with the person's sessions.
+    const halfDone = await firstStep(surface, person);
     const { token } = await issueLink(world.db, { userId: person.id, purpose: 'password_reset' });
     const other = new Browser(surface.app, undefined, surface.browserSurface);
     await other.session();
@@ -278,6 +298,10 @@ describe.each(['console', 'dashboard'])('two-step sign-in on the %s', (name) => 
       password: 'a new and longer passphrase',
     });
     expect(reset.status, reset.text).toBe(200);
+    const half = await secondStep(halfDone, surface, codeOf(secret, 1));
+    // Its row is gone, its CSRF secret with it: refused as any ended session's change is.
+    expect([half.status, errorOf(half)]).toEqual([403, 'CSRF_INVALID']);
+    expect((await halfDone.session()).body).toMatchObject({ user: null });
     const pending = await firstStep(surface, { ...person, password: 'a new and longer passphrase' });
     const signedIn = await secondStep(pending, surface, codeOf(secret, 1));
     expect(signedIn.status, signedIn.text).toBe(200);
