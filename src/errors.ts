@@ -40,6 +40,7 @@ export const ERROR_STATUS = {
   REQUEST_TIMEOUT: 408,
   CONFLICT: 409,
   INVALID_EVENT: 409,
+  CODE_REPLAYED: 409,
   STALE_STATE: 409,
   INSTANCE_CHOICE_REQUIRED: 409,
   ORGANIZATION_CHOICE_REQUIRED: 409,
@@ -53,6 +54,7 @@ export const ERROR_STATUS = {
   LINK_REVOKED: 410,
   TRANSACTION_VOIDED: 410,
   CODE_EXPIRED: 410,
+  RECOVERY_CODE_USED: 410,
   PRECONDITION_FAILED: 412,
   PAYLOAD_TOO_LARGE: 413,
   FILE_TOO_LARGE: 413,
@@ -556,6 +558,49 @@ export const codeErrors = {
       `The code was entered wrongly ${String(attempts)} times: ask for a new one.`,
       details,
     ),
+};
+
+// ── CODE_INVALID, CODE_REPLAYED, RECOVERY_CODE_USED: an authenticator app's codes and recovery codes ──
+
+/** The second factor's refusals: an authenticator app's codes, the recovery codes, the half-finished sign-in. */
+export const factorErrors = {
+  /** CODE_INVALID: neither the app's code of now (±30 seconds) nor an unused recovery code. */
+  wrong: () =>
+    new AppError(
+      'CODE_INVALID',
+      "The code is not right: type the code your authenticator app shows now (check the device's clock), or one of your recovery codes.",
+      { field: 'code' },
+    ),
+  /** CODE_REPLAYED: a code of a time step accepted already (a code works once). */
+  replayed: () =>
+    new AppError(
+      'CODE_REPLAYED',
+      'This code has been used already (a code works once): wait for the next code your app shows.',
+      { field: 'code' },
+    ),
+  /** RECOVERY_CODE_USED: a recovery code used already. */
+  recoveryCodeUsed: () =>
+    new AppError(
+      'RECOVERY_CODE_USED',
+      'This recovery code has been used already (each works once): use another, or the code of your app.',
+      { field: 'code' },
+    ),
+  /** UNAUTHENTICATED: a second step with no first step, or one begun more than 5 minutes ago. */
+  signInNotBegun: () =>
+    new AppError(
+      'UNAUTHENTICATED',
+      'Your sign-in was not finished within 5 minutes, or never began: sign in again with your password.',
+    ),
+  /** CONFLICT: adding an app while one is added already. */
+  appExists: () =>
+    new AppError('CONFLICT', 'You have an authenticator app already: remove it before adding another.'),
+  /** CONFLICT: confirming, removing or remaking codes without an app. */
+  noApp: () => new AppError('CONFLICT', 'You have no authenticator app: add one first.'),
+  /** BAD_USER_INPUT: removing the app or remaking codes with neither a code nor the password. */
+  proofRequired: () =>
+    new AppError('BAD_USER_INPUT', 'Enter a code from your authenticator app, or your password.', {
+      field: 'code',
+    }),
 };
 
 // ── ADDRESS_NOT_LISTED ──

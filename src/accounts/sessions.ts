@@ -13,6 +13,8 @@ export interface SessionData {
   /** The signed-in user, and when they signed in (ms since the epoch); absent before sign-in. */
   userId?: string;
   signedInAt?: number;
+  /** The person of a sign-in half done (a second factor still to come), who is not signed in. */
+  pendingUserId?: string;
 }
 
 /** The signed-in part of a session: undefined when no one signed in, or longer ago than SESSION_ABSOLUTE_MS. */
@@ -49,7 +51,8 @@ export async function readSession(db: Queryable, sessionId: string): Promise<Ses
  * Writes a session, expiring at its cookie's expiry (or SESSION_IDLE_MS from now). A signed-in session is
  * written anew only just after signing in; later writes update its row and never put it back, so a request
  * still running when the person's sessions were ended (a new password, a removal) cannot revive its session.
- * Expired rows are deleted every hundredth write.
+ * A half-done sign-in's row names its person too, so that what ends their sessions ends it as well. Expired rows
+ * are deleted every hundredth write.
  */
 export function sessionWriter(db: Queryable): (sessionId: string, session: SessionData) => Promise<void> {
   let writes = 0;
@@ -65,7 +68,12 @@ export function sessionWriter(db: Queryable): (sessionId: string, session: Sessi
            on conflict (id_hash) do update set user_id = excluded.user_id, data = excluded.data,
              expires_at = excluded.expires_at`
         : 'update user_sessions set data = $3, expires_at = $4 where id_hash = $1 and user_id = $2',
-      [hashOf(sessionId), session.userId ?? null, JSON.stringify(session), expiresAt],
+      [
+        hashOf(sessionId),
+        session.userId ?? session.pendingUserId ?? null,
+        JSON.stringify(session),
+        expiresAt,
+      ],
     );
     writes += 1;
     if (writes % 100 === 0) await db.query('delete from user_sessions where expires_at <= clock_timestamp()');
@@ -91,11 +99,12 @@ export async function endOtherSessionsOf(
   userIds: readonly string[],
   keptSessionId: string,
 ): Promise<number> {
-  // Every other row goes; only those that still signed someone in count (an expired one ended already).
+  // Every other row goes; only those that still signed someone in count (an expired one ended already, a
+  // half-done sign-in never began).
   const [ended] = await db.query<{ live: number }>(
     `with ended as (
        delete from user_sessions where user_id = any($1::uuid[]) and id_hash <> $2
-       returning expires_at > clock_timestamp() as live)
+       returning expires_at > clock_timestamp() and data ? 'userId' as live)
      select count(*) filter (where live)::int as live from ended`,
     [userIds, hashOf(keptSessionId)],
   );

@@ -19,12 +19,31 @@ export function accountRoutes<Answer extends TSchema, Choice extends TProperties
   return {
     /** Who is signed in, and a CSRF token. */
     session: { method: 'GET', url: '/session', access: 'public', response: answers({ 200: SessionAnswer }) },
-    /** Signs in (a CHOICE_REQUIRED code of the surface when several tenants open). */
+    /**
+     * Signs in (a CHOICE_REQUIRED code of the surface when several tenants open). A person with an authenticator
+     * app is not signed in yet: the answer says `secondFactor: 'authenticator'`, and `signInSecondStep` finishes.
+     */
     signIn: {
       method: 'POST',
       url: '/session',
       access: 'public',
       body: Body({ email: Email, password: Password, ...choice }),
+      response: answers({
+        200: Type.Intersect([
+          SessionAnswer,
+          Type.Object({ secondFactor: Type.Optional(Type.Literal('authenticator')) }),
+        ]),
+      }),
+    },
+    /**
+     * The second step of a sign-in that asked for one, within 5 minutes, in the same browser session: a code of
+     * the person's authenticator app, or one of their recovery codes (wrong ones counted per person and client).
+     */
+    signInSecondStep: {
+      method: 'POST',
+      url: '/session/second-factor',
+      access: 'public',
+      body: Body({ code: Code }),
       response: answers({ 200: SessionAnswer }),
     },
     /** Signs out. */
@@ -89,6 +108,54 @@ export function accountRoutes<Answer extends TSchema, Choice extends TProperties
       body: Body({ currentPassword: Password, password: Password }),
       response: answers({ 200: Type.Object({ otherSessionsEnded: Type.Integer() }) }),
     },
+    /** The signed-in person's second factor: since when they have an app, and how many recovery codes are left. */
+    factors: {
+      method: 'GET',
+      url: '/factors',
+      access: 'signedIn',
+      response: answers({
+        200: Type.Object({
+          authenticatorAddedAt: Type.Union([Timestamp(), Type.Null()]),
+          recoveryCodesLeft: Type.Integer(),
+        }),
+      }),
+    },
+    /**
+     * Begins adding an authenticator app: its new secret, as typed and as a QR code (an SVG); it counts once
+     * confirmed with a code from the app (CONFLICT when the person has one already).
+     */
+    beginAuthenticator: {
+      method: 'POST',
+      url: '/factors/authenticator',
+      access: 'signedIn',
+      response: answers({
+        200: Type.Object({ secret: Type.String(), uri: Type.String(), qrSvg: Type.String() }),
+      }),
+    },
+    /** Confirms the app being added with a code of it; answers the ten recovery codes, shown this once. */
+    confirmAuthenticator: {
+      method: 'POST',
+      url: '/factors/authenticator/confirm',
+      access: 'signedIn',
+      body: Body({ code: Code }),
+      response: answers({ 200: RecoveryCodes }),
+    },
+    /** Removes the app and its recovery codes, given a code of it or the person's password. */
+    removeAuthenticator: {
+      method: 'DELETE',
+      url: '/factors/authenticator',
+      access: 'signedIn',
+      body: Proof,
+      response: answers({ 200: Empty }),
+    },
+    /** Makes ten new recovery codes (the old ones stop working), given a code of the app or the password. */
+    remakeRecoveryCodes: {
+      method: 'POST',
+      url: '/factors/recovery-codes',
+      access: 'signedIn',
+      body: Proof,
+      response: answers({ 200: RecoveryCodes }),
+    },
   } as const;
 }
 
@@ -96,5 +163,11 @@ const Email = Type.String({ maxLength: 254 });
 // Far above the longest password Portico sets (200): what argon2 is asked to hash stays bounded.
 const Password = Type.String({ maxLength: 1000 });
 const LinkToken = Type.String({ maxLength: 200 });
+/** An authenticator app's six digits, or a recovery code (12 characters, with or without its dashes). */
+const Code = Type.String({ maxLength: 40 });
+/** What proves it is the person, to remove their app or remake their codes: a code of the app, or the password. */
+const Proof = Body({ code: Type.Optional(Code), password: Type.Optional(Password) });
+/** Ten recovery codes, shown once. */
+const RecoveryCodes = Type.Object({ recoveryCodes: Type.Array(Type.String()) });
 /** A fresh CSRF token: the session has ended or changed. */
 const CsrfAnswer = Type.Object({ csrfToken: Type.String() });

@@ -10,6 +10,7 @@ import { AppError } from '../../errors.ts';
 import { clientAddressKey, createAttemptLimits, type AttemptBudget } from '../attempt-limits.ts';
 import { handRoute, type RouteContract } from '../contract-routes.ts';
 import type { accountRoutes } from './account-contract.ts';
+import { beginSecondStep, registerFactorRoutes } from './factor-routes.ts';
 import { signedInPerson } from './person.ts';
 
 /** Failed sign-ins allowed in a window, per address typed and per client address. */
@@ -75,7 +76,8 @@ export interface AccountRoutesOptions {
  * typed and per client, counting only failures; a person whose address and password open several tenants
  * chooses one; a reset request answers the same whether or not the address has an account; a mailed link's page
  * checks its link before its form, a few times per client. A signed-in person changes their own password, given
- * their current one (wrong ones limited per person).
+ * their current one (wrong ones limited per person). A person with an authenticator app signs in in two steps,
+ * and adds and removes the app here too (factor-routes.ts).
  *
  * @example
  * registerAccountRoutes(api, { db, pages, name: 'console', contract, sessionAnswer, choiceRequired });
@@ -201,10 +203,14 @@ export function registerAccountRoutes(api: FastifyInstance, options: AccountRout
         throw options.choiceRequired(opened.map(({ handle: h, name }) => ({ handle: h, name })));
       const match = matches.find((each) => each.tenantId === only.id);
       if (!match) throw new Error('a matched tenant without its user');
-      return signIn(request, reply, match.user.id);
+      // A person with an authenticator app is signed in only by the second step (factor-routes.ts).
+      const halfway = await beginSecondStep(db, request, reply, match.user.id, options.sessionAnswer);
+      return halfway ?? signIn(request, reply, match.user.id);
     },
     signInOptions,
   );
+
+  registerFactorRoutes(api, { db, kind: pages.kind, name: options.name, contract, signIn });
 
   route(contract.signOut, async (request, reply) => {
     await request.session.regenerate();

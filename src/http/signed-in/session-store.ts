@@ -8,6 +8,12 @@ declare module 'fastify' {
     /** The signed-in user, and when they signed in (ms since the epoch); absent before sign-in. */
     userId?: string;
     signedInAt?: number;
+    /**
+     * A sign-in half done: the password was right, and the person's authenticator code is still to come (within
+     * 5 minutes of `pendingSince`, ms since the epoch). It signs no one in: only `userId` does.
+     */
+    pendingUserId?: string;
+    pendingSince?: number;
     /** The CSRF secret of @fastify/csrf-protection. */
     _csrf?: string;
   }

@@ -42,7 +42,20 @@ export interface AccountActions {
     currentPassword: string;
     password: string;
   }) => Promise<{ otherSessionsEnded: number }>;
+  /** `GET /factors`: since when they have an authenticator app (an ISO time, or null), recovery codes left. */
+  factors: () => Promise<{ authenticatorAddedAt: string | null; recoveryCodesLeft: number }>;
+  /** `POST /factors/authenticator`: a new app's secret, as typed and as a QR code (an SVG). */
+  beginAuthenticator: () => Promise<{ secret: string; uri: string; qrSvg: string }>;
+  /** `POST /factors/authenticator/confirm`: the app confirmed by a code of it; its ten recovery codes, once. */
+  confirmAuthenticator: (code: string) => Promise<{ recoveryCodes: string[] }>;
+  /** `DELETE /factors/authenticator`, given a code of the app or the password. */
+  removeAuthenticator: (proof: FactorProof) => Promise<void>;
+  /** `POST /factors/recovery-codes`: ten new ones (the old stop working), given a code or the password. */
+  remakeRecoveryCodes: (proof: FactorProof) => Promise<{ recoveryCodes: string[] }>;
 }
+
+/** What proves it is the person, to remove their app or remake their recovery codes. */
+export type FactorProof = { code: string } | { password: string };
 
 export const AccountActionsContext = createContext<AccountActions | undefined>(undefined);
 
@@ -151,7 +164,16 @@ export function createSession<Answer, User, Tenant>(
       [session, refresh],
     );
     const account = useMemo<AccountActions>(
-      () => ({ changePassword: (body) => api('PUT /password', { body }) }),
+      () => ({
+        changePassword: (body) => api('PUT /password', { body }),
+        factors: () => api('GET /factors'),
+        beginAuthenticator: () => api('POST /factors/authenticator'),
+        confirmAuthenticator: (code) => api('POST /factors/authenticator/confirm', { body: { code } }),
+        removeAuthenticator: async (proof) => {
+          await api('DELETE /factors/authenticator', { body: proof });
+        },
+        remakeRecoveryCodes: (proof) => api('POST /factors/recovery-codes', { body: proof }),
+      }),
       [],
     );
     return (

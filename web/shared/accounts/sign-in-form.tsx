@@ -6,6 +6,7 @@ import { EmailField, PasswordField } from '../form/person-fields.tsx';
 import { SubmitForm } from '../form/submit-form.tsx';
 import { useFormFields } from '../form/use-form-fields.ts';
 import { useApiAction } from '../use-api-action.ts';
+import { SecondStepForm } from './factors/second-step-form.tsx';
 import type { SignedIn } from './session.tsx';
 import type { AccountSurface, TenantChoice } from './surface.ts';
 
@@ -22,8 +23,9 @@ function choicesIn(details: Record<string, unknown>, key: string, idKey: string)
 
 /**
  * The sign-in form: e-mail address and password; when they open several tenants, which one. The server's
- * message says what was wrong without telling whether the address has an account. `onSignedIn` follows the
- * session's change (the sign-in page goes where the person was going).
+ * message says what was wrong without telling whether the address has an account. A person with an authenticator
+ * app is asked for its code next ({@link SecondStepForm}). `onSignedIn` follows the session's change (the sign-in
+ * page goes where the person was going).
  */
 export function SignInForm<Answer, User, Tenant>({
   surface,
@@ -40,6 +42,7 @@ export function SignInForm<Answer, User, Tenant>({
   const form = useFormFields<'email' | 'password', 'tenant'>({ email, password: '' });
   const [choices, setChoices] = useState<TenantChoice[]>();
   const [tenant, setTenant] = useState<string>();
+  const [secondStep, setSecondStep] = useState(false);
   const action = useApiAction();
 
   const submit = async () => {
@@ -59,7 +62,8 @@ export function SignInForm<Answer, User, Tenant>({
             ...(tenant === undefined ? {} : { [field]: tenant }),
           },
         });
-        onSignedIn(signedIn(answer));
+        if (answer.secondFactor === 'authenticator') setSecondStep(true);
+        else onSignedIn(signedIn(answer));
       },
       (error) => {
         const listed = error.code === choiceCode ? choicesIn(error.details, choicesKey, idKey) : undefined;
@@ -69,6 +73,19 @@ export function SignInForm<Answer, User, Tenant>({
       },
     );
   };
+
+  if (secondStep) {
+    return (
+      <SecondStepForm
+        surface={surface}
+        onSignedIn={onSignedIn}
+        onRestart={() => {
+          setSecondStep(false);
+          form.reset();
+        }}
+      />
+    );
+  }
 
   return (
     <>

@@ -1,9 +1,10 @@
-import { ExitIcon, LockClosedIcon } from '@radix-ui/react-icons';
+import { ExitIcon, LockClosedIcon, MobileIcon } from '@radix-ui/react-icons';
 import { Avatar, Box, Button, DropdownMenu, Flex, TabNav, Text } from '@radix-ui/themes';
 import { useState, type ReactNode } from 'react';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router';
 import { useAccountActions } from '../accounts/session.tsx';
 import { ChangePasswordDialog } from '../accounts/change-password-dialog.tsx';
+import { AuthenticatorDialog } from '../accounts/factors/authenticator-dialog.tsx';
 import { ErrorCallout } from '../error-callout.tsx';
 import { SiteHeader } from '../site-header.tsx';
 import { useApiAction } from '../use-api-action.ts';
@@ -59,6 +60,7 @@ export function AppShell({
   const signingOut = useApiAction();
   const account = useAccountActions();
   const [changingPassword, setChangingPassword] = useState(false);
+  const [addingFactor, setAddingFactor] = useState(false);
 
   const leave = () =>
     signingOut.run(async () => {
@@ -85,7 +87,7 @@ export function AppShell({
               align="end"
               onCloseAutoFocus={(event) => {
                 // The password's dialog takes the focus, not the menu's button.
-                if (changingPassword) event.preventDefault();
+                if (changingPassword || addingFactor) event.preventDefault();
               }}
             >
               <DropdownMenu.Label>
@@ -112,6 +114,15 @@ export function AppShell({
                   <LockClosedIcon aria-hidden /> Change password
                 </DropdownMenu.Item>
               )}
+              {account === undefined ? null : (
+                <DropdownMenu.Item
+                  onSelect={() => {
+                    setAddingFactor(true);
+                  }}
+                >
+                  <MobileIcon aria-hidden /> Two-step sign-in
+                </DropdownMenu.Item>
+              )}
               <DropdownMenu.Item onSelect={() => void leave()}>
                 <ExitIcon aria-hidden /> Sign out
               </DropdownMenu.Item>
@@ -134,6 +145,7 @@ export function AppShell({
         </Box>
       </main>
       <ChangePasswordDialog open={changingPassword} setOpen={setChangingPassword} email={user.email} />
+      <AuthenticatorDialog open={addingFactor} setOpen={setAddingFactor} />
       {children}
     </>
   );
