@@ -226,6 +226,18 @@ export const CONFIG_VARIABLES = {
     help: 'GraphQL operation limits to change, e.g. depth=10,aliases=15,directives=50,tokens=1000,cost=5000,fields=5000',
     default: '',
   },
+  sessionIdleMinutes: {
+    env: 'PORTICO_SESSION_IDLE_MINUTES',
+    flag: '--session-idle-minutes <minutes>',
+    help: 'minutes without a request after which a signed-in session of the console or dashboard ends',
+    default: '120',
+  },
+  sessionMaxHours: {
+    env: 'PORTICO_SESSION_MAX_HOURS',
+    flag: '--session-max-hours <hours>',
+    help: 'hours after signing in after which a session ends, however active',
+    default: '12',
+  },
   shutdownDelay: {
     env: 'PORTICO_SHUTDOWN_DELAY',
     flag: '--shutdown-delay <seconds>',
@@ -367,6 +379,10 @@ export const ConfigSchema = Type.Object({
       { additionalProperties: false },
     ),
   ),
+  /** Minutes. @default 120 */
+  sessionIdleMinutes: Type.Integer({ minimum: 1, maximum: 10080 }),
+  /** Hours. @default 12 */
+  sessionMaxHours: Type.Integer({ minimum: 1, maximum: 720 }),
   /** Seconds. @default 0 */
   shutdownDelay: Type.Number({ minimum: 0, maximum: 600 }),
   /** Seconds. @default 25 */
@@ -488,6 +504,8 @@ const EXPECTED: Partial<Record<ConfigKey, string>> = {
     "must be a folder name of letters, digits and !_.*'()- with single slashes between its parts, e.g. portico/production",
   uploadMaxMb: 'must be a number of megabytes more than 0 and at most 100, e.g. 25',
   redisPrefix: 'must be 1 to 64 printable characters without spaces, e.g. portico-staging:',
+  sessionIdleMinutes: 'must be a whole number of minutes from 1 to 10080, e.g. 120',
+  sessionMaxHours: 'must be a whole number of hours from 1 to 720, e.g. 12',
   shutdownDelay: 'must be a number of seconds from 0 to 600, e.g. 10',
   shutdownTimeout: 'must be a number of seconds more than 0 and at most 600, e.g. 25',
   metricsToken:
@@ -523,7 +541,13 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: RawConfig = {}): Confi
     if (value === undefined) continue;
     given[key] = value;
     if (key === 'trustProxy' || key === 'webhooksAllowInsecure') raw[key] = toBoolean(value);
-    else if (key === 'transactionsPort' || key === 'portfolioPort' || key === 'metricsPort')
+    else if (
+      key === 'transactionsPort' ||
+      key === 'portfolioPort' ||
+      key === 'metricsPort' ||
+      key === 'sessionIdleMinutes' ||
+      key === 'sessionMaxHours'
+    )
       raw[key] = toInteger(value);
     else if (
       key === 'webhookTimeout' ||

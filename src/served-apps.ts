@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { OperationServices } from './admin/operations.ts';
+import { setSessionLimits } from './accounts/sessions.ts';
 import type { Config } from './config.ts';
 import type { FileStore } from './files/file-store.ts';
 import { buildPortfolioApp, PORTFOLIO_BASE_PATH, type PortfolioAppDeps } from './portfolio/app.ts';
@@ -32,7 +33,8 @@ export interface ServedAppsOptions {
     | 's3'
     | 'transactionsPort'
     | 'portfolioPort'
-  >;
+  > &
+    Partial<Pick<Config, 'sessionIdleMinutes' | 'sessionMaxHours'>>;
   /** Build one service only. @default both */
   only?: ServiceName | undefined;
   /** What both apps take alike: the database, TLS, proxies, CORS, rate limits, metrics. */
@@ -58,6 +60,11 @@ export interface ServedAppsOptions {
 export async function buildServedApps(options: ServedAppsOptions): Promise<ServedApp[]> {
   const { config, shared, files, mail, logger } = options;
   const apps: ServedApp[] = [];
+  // The signed-in sessions' limits, one setting of the process (accounts/sessions.ts).
+  setSessionLimits({
+    idleMs: (config.sessionIdleMinutes ?? 120) * 60_000,
+    absoluteMs: (config.sessionMaxHours ?? 12) * 3600_000,
+  });
   if (options.only !== 'portfolio') {
     const app = await buildTransactionsApp({
       ...shared,

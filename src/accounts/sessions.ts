@@ -1,9 +1,26 @@
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
 
-/** How long a session lasts without a request (each request moves it on), and at most after signing in. */
+/**
+ * How long a session lasts without a request (each request moves it on), and at most after signing in: the
+ * defaults of PORTICO_SESSION_IDLE_MINUTES and PORTICO_SESSION_MAX_HOURS.
+ */
 export const SESSION_IDLE_MS = 2 * 3600 * 1000;
 export const SESSION_ABSOLUTE_MS = 12 * 3600 * 1000;
+
+/** The limits in force: one setting of the process, read from its config at start (`setSessionLimits`). */
+const limits = { idleMs: SESSION_IDLE_MS, absoluteMs: SESSION_ABSOLUTE_MS };
+
+/** Sets the idle and absolute limits of every session, from the config, before the served apps are built. */
+export function setSessionLimits(given: { idleMs: number; absoluteMs: number }): void {
+  limits.idleMs = given.idleMs;
+  limits.absoluteMs = given.absoluteMs;
+}
+
+/** The idle and absolute limits in force. */
+export function sessionLimits(): { idleMs: number; absoluteMs: number } {
+  return { ...limits };
+}
 /** How long after signing in a session's row may be created (see `sessionWriter`). */
 const FRESH_SIGN_IN_MS = 60_000;
 
@@ -13,22 +30,26 @@ export interface SessionData {
   /** The signed-in user, and when they signed in (ms since the epoch); absent before sign-in. */
   userId?: string;
   signedInAt?: number;
+  /** Shown on the person's list of sessions: its public id (never its secret), browser and address at sign-in. */
+  publicId?: string;
+  userAgent?: string;
+  ipAddress?: string;
   /** The person of a sign-in half done (a second factor still to come), who is not signed in. */
   pendingUserId?: string;
 }
 
-/** The signed-in part of a session: undefined when no one signed in, or longer ago than SESSION_ABSOLUTE_MS. */
+/** The signed-in part of a session: undefined when no one signed in, or longer ago than the absolute limit. */
 export function signedInPart(session: {
   userId?: unknown;
   signedInAt?: unknown;
 }): { userId: string; signedInAt: number } | undefined {
   const { userId, signedInAt } = session;
   if (typeof userId !== 'string' || typeof signedInAt !== 'number') return undefined;
-  return Date.now() - signedInAt < SESSION_ABSOLUTE_MS ? { userId, signedInAt } : undefined;
+  return Date.now() - signedInAt < limits.absoluteMs ? { userId, signedInAt } : undefined;
 }
 
 /** Sessions are known by the SHA-256 of their id: the id lives only in the person's cookie. */
-const hashOf = (sessionId: string) => createHash('sha256').update(sessionId).digest();
+export const hashOf = (sessionId: string) => createHash('sha256').update(sessionId).digest();
 
 /**
  * A session by id, or undefined once past its idle expiry. One signed in longer ago than the absolute limit
@@ -48,31 +69,37 @@ export async function readSession(db: Queryable, sessionId: string): Promise<Ses
 }
 
 /**
- * Writes a session, expiring at its cookie's expiry (or SESSION_IDLE_MS from now). A signed-in session is
+ * Writes a session, expiring the idle limit from now. A signed-in session is
  * written anew only just after signing in; later writes update its row and never put it back, so a request
  * still running when the person's sessions were ended (a new password, a removal) cannot revive its session.
  * A half-done sign-in's row names its person too, so that what ends their sessions ends it as well. Expired rows
- * are deleted every hundredth write.
+ * are deleted every hundredth write. Its last activity, shown on the person's list, moves at most once a minute.
  */
 export function sessionWriter(db: Queryable): (sessionId: string, session: SessionData) => Promise<void> {
   let writes = 0;
   return async (sessionId, session) => {
-    const expires = session.cookie.expires ? new Date(session.cookie.expires) : undefined;
-    const expiresAt = expires ?? new Date(Date.now() + SESSION_IDLE_MS);
+    const expiresAt = new Date(Date.now() + limits.idleMs);
     const fresh =
       session.userId === undefined ||
       (session.signedInAt !== undefined && Date.now() - session.signedInAt < FRESH_SIGN_IN_MS);
     await db.query(
       fresh
-        ? `insert into user_sessions (id_hash, user_id, data, expires_at) values ($1, $2, $3, $4)
+        ? `insert into user_sessions (id_hash, user_id, data, expires_at, public_id, user_agent, ip_address)
+           values ($1, $2, $3, $4, $5, $6, $7)
            on conflict (id_hash) do update set user_id = excluded.user_id, data = excluded.data,
-             expires_at = excluded.expires_at`
-        : 'update user_sessions set data = $3, expires_at = $4 where id_hash = $1 and user_id = $2',
+             expires_at = excluded.expires_at, public_id = excluded.public_id,
+             user_agent = excluded.user_agent, ip_address = excluded.ip_address,
+             last_active_at = clock_timestamp()`
+        : `update user_sessions set data = $3, expires_at = $4,
+             last_active_at = case when last_active_at < clock_timestamp() - interval '1 minute'
+               then clock_timestamp() else last_active_at end
+           where id_hash = $1 and user_id = $2`,
       [
         hashOf(sessionId),
         session.userId ?? session.pendingUserId ?? null,
         JSON.stringify(session),
         expiresAt,
+        ...(fresh ? [session.publicId ?? null, session.userAgent ?? null, session.ipAddress ?? null] : []),
       ],
     );
     writes += 1;

@@ -156,9 +156,40 @@ export function accountRoutes<Answer extends TSchema, Choice extends TProperties
       body: Proof,
       response: answers({ 200: RecoveryCodes }),
     },
+    /** The signed-in person's live sessions: browser, address, started, last active, and which is this one. */
+    sessions: {
+      method: 'GET',
+      url: '/sessions',
+      access: 'signedIn',
+      response: answers({ 200: Type.Object({ sessions: Type.Array(SessionSummary) }) }),
+    },
+    /** Ends one of the person's sessions by its public id (NOT_FOUND when none of theirs has it). */
+    endSession: {
+      method: 'DELETE',
+      url: '/sessions/:sessionId',
+      access: 'signedIn',
+      params: Type.Object({ sessionId: Type.String({ maxLength: 100 }) }),
+      response: answers({ 200: Empty }),
+    },
+    /** Ends every session of the person but this one; answers how many ended. */
+    endOtherSessions: {
+      method: 'POST',
+      url: '/sessions/end-others',
+      access: 'signedIn',
+      response: answers({ 200: Type.Object({ otherSessionsEnded: Type.Integer() }) }),
+    },
   } as const;
 }
 
+/** One session as the person's list shows it (`accounts/session-list.ts`). */
+const SessionSummary = Type.Object({
+  id: Type.String(),
+  browser: Type.String(),
+  ipAddress: Type.Union([Type.String(), Type.Null()]),
+  startedAt: Timestamp(),
+  lastActiveAt: Timestamp(),
+  current: Type.Boolean(),
+});
 const Email = Type.String({ maxLength: 254 });
 // Far above the longest password Portico sets (200): what argon2 is asked to hash stays bounded.
 const Password = Type.String({ maxLength: 1000 });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { checkMailedLink } from '../../accounts/link-check.ts';
@@ -12,6 +13,7 @@ import { handRoute, type RouteContract } from '../contract-routes.ts';
 import type { accountRoutes } from './account-contract.ts';
 import { beginSecondStep, registerFactorRoutes } from './factor-routes.ts';
 import { signedInPerson } from './person.ts';
+import { registerSessionRoutes } from './session-routes.ts';
 
 /** Failed sign-ins allowed in a window, per address typed and per client address. */
 const SIGN_IN_WINDOW_MS = 15 * 60_000;
@@ -125,6 +127,10 @@ export function registerAccountRoutes(api: FastifyInstance, options: AccountRout
     await request.session.regenerate();
     request.session.userId = userId;
     request.session.signedInAt = Date.now();
+    // What the person's list of sessions shows of it (session-routes.ts).
+    request.session.publicId = randomBytes(12).toString('base64url');
+    request.session.userAgent = request.headers['user-agent']?.slice(0, 500);
+    request.session.ipAddress = request.ip;
     const csrfToken = reply.generateCsrf();
     return { csrfToken, ...(await options.sessionAnswer(request)).answer };
   }
@@ -211,6 +217,7 @@ export function registerAccountRoutes(api: FastifyInstance, options: AccountRout
   );
 
   registerFactorRoutes(api, { db, kind: pages.kind, name: options.name, contract, signIn });
+  registerSessionRoutes(api, { db, kind: pages.kind, contract });
 
   route(contract.signOut, async (request, reply) => {
     await request.session.regenerate();

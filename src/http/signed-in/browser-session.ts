@@ -3,7 +3,7 @@ import fastifyCsrfProtection from '@fastify/csrf-protection';
 import fastifySession from '@fastify/session';
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { SESSION_IDLE_MS } from '../../accounts/sessions.ts';
+import { sessionLimits } from '../../accounts/sessions.ts';
 import type { Database } from '../../db/database.ts';
 import { loadInstanceSecret } from '../../db/instance-secrets.ts';
 import { databaseSessionStore } from './session-store.ts';
@@ -20,7 +20,7 @@ export interface BrowserSessionOptions {
 /**
  * The sessions of people signed in to a page, and CSRF protection for what they change, as one Fastify plugin
  * for the routes registered beside it: a server-side session (@fastify/session on `user_sessions`, the cookie
- * HttpOnly, Secure, SameSite=Strict, sent only to `path`, 2 hours idle) and a CSRF token (@fastify/csrf-protection,
+ * HttpOnly, Secure, SameSite=Strict, sent only to `path`, expiring after the idle limit) and a CSRF token (@fastify/csrf-protection,
  * read from `X-CSRF-Token`) on every request other than GET and HEAD. The customer dashboard uses it; the
  * organization console will.
  *
@@ -43,7 +43,7 @@ export const browserSession = fastifyPlugin(
         httpOnly: true,
         secure: true,
         sameSite: 'strict',
-        maxAge: SESSION_IDLE_MS,
+        maxAge: sessionLimits().idleMs,
       },
     });
     await api.register(fastifyCsrfProtection, {

@@ -14,6 +14,10 @@ declare module 'fastify' {
      */
     pendingUserId?: string;
     pendingSince?: number;
+    /** Shown on the person's list of sessions (session-routes.ts): its public id, browser and address. */
+    publicId?: string;
+    userAgent?: string;
+    ipAddress?: string;
     /** The CSRF secret of @fastify/csrf-protection. */
     _csrf?: string;
   }
