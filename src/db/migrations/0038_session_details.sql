@@ -7,3 +7,12 @@ alter table user_sessions add column user_agent text;
 alter table user_sessions add column ip_address text;
 alter table user_sessions add column last_active_at timestamptz not null default clock_timestamp();
 create index user_sessions_public_id_idx on user_sessions (public_id);
+
+-- The browsers each person has signed in from: the SHA-256 of a long-lived random cookie of the browser
+-- (`portico_device`), so that a sign-in from a browser not seen before mails the person.
+create table known_browsers (
+  user_id uuid not null references users (id) on delete cascade,
+  browser_hash bytea not null,
+  first_seen_at timestamptz not null default clock_timestamp(),
+  primary key (user_id, browser_hash)
+);

@@ -1,9 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  BROWSER_COOKIE,
+  BROWSER_COOKIE_MAX_AGE_S,
+  newBrowserToken,
+  newSignInMail,
+  recordBrowser,
+} from '../../accounts/known-browsers.ts';
 import { checkMailedLink } from '../../accounts/link-check.ts';
 import { changeOwnPassword } from '../../accounts/own-password.ts';
 import { mailPasswordResets, type AccountPages } from '../../accounts/people-mail.ts';
+import { describeUserAgent } from '../../accounts/session-list.ts';
 import { TENANT_TABLES } from '../../accounts/tenant-tables.ts';
 import { checkCredentialsInAnyTenant, setPasswordWithLink } from '../../accounts/users.ts';
 import type { Database } from '../../db/database.ts';
@@ -122,6 +130,35 @@ export function registerAccountRoutes(api: FastifyInstance, options: AccountRout
     },
   ]);
 
+  /**
+   * Knows the browser by its long-lived cookie (a new one when it has none), and mails the person when they had
+   * not signed in from it before (not on their first sign-in). A mail that cannot be sent is logged, and the
+   * sign-in goes on.
+   */
+  async function greetBrowser(request: FastifyRequest, reply: FastifyReply, userId: string) {
+    const token = request.cookies[BROWSER_COOKIE] ?? newBrowserToken();
+    reply.setCookie(BROWSER_COOKIE, token, {
+      path: request.session.cookie.path ?? '/',
+      httpOnly: true,
+      secure: true,
+      sameSite: 'lax',
+      maxAge: BROWSER_COOKIE_MAX_AGE_S,
+    });
+    if ((await recordBrowser(db, userId, token)) !== 'new') return;
+    const [user] = await db.query<{ email: string }>('select email from users where id = $1', [userId]);
+    if (!user) return;
+    const message = newSignInMail({
+      to: user.email,
+      product: pages.product,
+      browser: describeUserAgent(request.headers['user-agent']),
+      ipAddress: request.ip,
+      at: new Date(),
+    });
+    await pages.mailer.send({ ...message, log: { requestId: request.id } }).catch((error: unknown) => {
+      request.log.error({ err: error }, 'the mail of a new sign-in could not be sent');
+    });
+  }
+
   /** Starts a signed-in session for the user (a new session id: the one before sign-in is never reused). */
   async function signIn(request: FastifyRequest, reply: FastifyReply, userId: string) {
     await request.session.regenerate();
@@ -131,6 +168,7 @@ export function registerAccountRoutes(api: FastifyInstance, options: AccountRout
     request.session.publicId = randomBytes(12).toString('base64url');
     request.session.userAgent = request.headers['user-agent']?.slice(0, 500);
     request.session.ipAddress = request.ip;
+    await greetBrowser(request, reply, userId);
     const csrfToken = reply.generateCsrf();
     return { csrfToken, ...(await options.sessionAnswer(request)).answer };
   }

@@ -10,12 +10,17 @@ import { describe, expect, it } from 'vitest';
 import { describeUserAgent } from '../../../src/accounts/session-list.ts';
 import type { AccountTenant } from '../../../src/accounts/users.ts';
 import { ConfigError, loadConfig } from '../../../src/config.ts';
-import { createMailer } from '../../../src/mail/mailer.ts';
 import { SESSION_COOKIE } from '../../../src/portfolio/dashboard/dashboard.ts';
 import { buildServedApps } from '../../../src/served-apps.ts';
 import { CONSOLE_SESSION_COOKIE } from '../../../src/transactions/console/console.ts';
 import { createOrganization } from '../../../src/transactions/organizations.ts';
-import { Browser, createPerson, sessionIdHash, type SignInSurface } from '../../support/data/dashboard.ts';
+import {
+  Browser,
+  createPerson,
+  sessionIdHash,
+  smtpWithMailer,
+  type SignInSurface,
+} from '../../support/data/dashboard.ts';
 import { createPortfolioInstance } from '../../support/data/portfolio.ts';
 import { testDatabaseAndFiles, uniqueHandle } from '../../support/data/transactions.ts';
 import { madeBeforeAll } from '../../support/made-before-all.ts';
@@ -41,12 +46,13 @@ const world = madeBeforeAll('the served apps with short session limits', async (
     PORTICO_SESSION_MAX_HOURS: '1',
   });
   const logger = pino({ level: 'silent' });
+  const { smtp, mailer } = await smtpWithMailer(closeAfterAll);
   const apps = await buildServedApps({
     config,
     shared: { db, trustProxy: true },
     files,
     mail: {
-      mailer: createMailer({ ...config, smtpUrl: undefined }, logger),
+      mailer,
       portfolioUrl: 'https://portfolio.test',
       transactionsUrl: 'https://transactions.test',
     },
@@ -83,22 +89,40 @@ const world = madeBeforeAll('the served apps with short session limits', async (
       tenant: { kind: 'instance', id: instance.instanceId },
     },
   ];
-  return { db, surfaces };
+  return { db, surfaces, smtp };
 });
 
-/** Signs a person in from a new browser with this User-Agent. */
+/**
+ * Signs a person in from a new browser with this User-Agent (and this browser cookie, as a browser signed in
+ * before would send it); answers the browser and the browser cookie the server set.
+ */
 async function browserOf(
   surface: Surface,
   credentials: { email: string; password: string },
   userAgent: string,
+  browserCookie?: string,
 ) {
   const browser = new Browser(surface.app, undefined, surface.browserSurface);
   await browser.session();
   const answer = await browser.request('POST', `${surface.browserSurface.apiPath}/session`, credentials, {
-    headers: { 'user-agent': userAgent },
+    headers: {
+      'user-agent': userAgent,
+      ...(browserCookie === undefined ? {} : { cookie: `portico_device=${browserCookie}` }),
+    },
   });
   expect(answer.status).toBe(200);
-  return browser;
+  const header = answer.headers['set-cookie'];
+  const lines: string[] =
+    header === undefined ? [] : Array.isArray(header) ? header : typeof header === 'string' ? [header] : [];
+  const device = lines.find((line) => line.startsWith('portico_device='));
+  return Object.assign(browser, {
+    deviceCookie: device?.split(';')[0]?.slice('portico_device='.length),
+    deviceAttributes:
+      device
+        ?.split(';')
+        .slice(1)
+        .map((part) => part.trim()) ?? [],
+  });
 }
 
 interface Listed {
@@ -210,6 +234,30 @@ for (const name of ['console', 'dashboard']) {
       expect((await windows.get(api('/sessions'))).status).toBe(401);
       expect((await third.get(api('/sessions'))).status).toBe(401);
       expect((await list(mac)).map((session) => session.current)).toEqual([true]);
+    });
+
+    it('mails the person once when they sign in from a browser not seen before, and not from a known one', async () => {
+      const surface = surfaceOf();
+      const person = await createPerson(world.db, { tenant: surface.tenant, role: 'admin' });
+      const credentials = { email: person.email, password: person.password };
+      const mailsTo = () =>
+        world.smtp.received.filter((mail) => mail.envelope.to.includes(person.email.toLowerCase()));
+      // The account's first browser mails no one.
+      const first = await browserOf(surface, credentials, CHROME_ON_MAC);
+      expect(first.deviceCookie).toMatch(/^[\w-]{32}$/);
+      expect(first.deviceAttributes).toEqual(expect.arrayContaining(['HttpOnly', 'Secure', 'SameSite=Lax']));
+      expect(mailsTo()).toHaveLength(0);
+      // A new browser: one mail, naming the browser and the address.
+      const second = await browserOf(surface, credentials, FIREFOX_ON_WINDOWS);
+      expect(second.deviceCookie).not.toBe(first.deviceCookie);
+      expect(mailsTo()).toHaveLength(1);
+      expect(mailsTo()[0]?.parsed.text).toContain(`Firefox on Windows from ${second.clientAddress}`);
+      expect(mailsTo()[0]?.parsed.text).toContain(
+        "If this wasn't you, change your password and end the session",
+      );
+      // The first browser again, by its cookie: no mail.
+      await browserOf(surface, credentials, CHROME_ON_MAC, first.deviceCookie);
+      expect(mailsTo()).toHaveLength(1);
     });
 
     it('ends a session idle longer than the configured idle limit', async () => {

@@ -159,7 +159,12 @@ export class Browser {
       'x-forwarded-proto': 'https',
       'x-forwarded-for': this.clientAddress,
     };
-    if (this.cookie !== undefined) headers.cookie = `${this.surface.cookie}=${this.cookie}`;
+    // A cookie given in `headers` (another of the site's cookies) goes with the session's.
+    if (this.cookie !== undefined) {
+      headers.cookie = [options.headers?.cookie, `${this.surface.cookie}=${this.cookie}`]
+        .filter((part) => part !== undefined)
+        .join('; ');
+    }
     const token = options.csrfToken === undefined ? this.csrfToken : options.csrfToken;
     if (method !== 'GET' && method !== 'HEAD' && token !== null && token !== undefined) {
       headers['x-csrf-token'] = token;

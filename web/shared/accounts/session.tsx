@@ -52,6 +52,22 @@ export interface AccountActions {
   removeAuthenticator: (proof: FactorProof) => Promise<void>;
   /** `POST /factors/recovery-codes`: ten new ones (the old stop working), given a code or the password. */
   remakeRecoveryCodes: (proof: FactorProof) => Promise<{ recoveryCodes: string[] }>;
+  /** `GET /sessions`: their live sessions, this one first. */
+  sessions: () => Promise<{ sessions: SessionSummary[] }>;
+  /** `DELETE /sessions/:sessionId`: ends one, by its public id. */
+  endSession: (sessionId: string) => Promise<void>;
+  /** `POST /sessions/end-others`: ends all but this one; answers how many ended. */
+  endOtherSessions: () => Promise<{ otherSessionsEnded: number }>;
+}
+
+/** One of the person's sessions, as `GET /sessions` answers it. */
+export interface SessionSummary {
+  id: string;
+  browser: string;
+  ipAddress: string | null;
+  startedAt: string;
+  lastActiveAt: string;
+  current: boolean;
 }
 
 /** What proves it is the person, to remove their app or remake their recovery codes. */
@@ -173,6 +189,11 @@ export function createSession<Answer, User, Tenant>(
           await api('DELETE /factors/authenticator', { body: proof });
         },
         remakeRecoveryCodes: (proof) => api('POST /factors/recovery-codes', { body: proof }),
+        sessions: () => api('GET /sessions'),
+        endSession: async (sessionId) => {
+          await api('DELETE /sessions/:sessionId', { params: { sessionId } });
+        },
+        endOtherSessions: () => api('POST /sessions/end-others'),
       }),
       [],
     );

@@ -1,10 +1,11 @@
-import { ExitIcon, LockClosedIcon, MobileIcon } from '@radix-ui/react-icons';
+import { DesktopIcon, ExitIcon, LockClosedIcon, MobileIcon } from '@radix-ui/react-icons';
 import { Avatar, Box, Button, DropdownMenu, Flex, TabNav, Text } from '@radix-ui/themes';
 import { useState, type ReactNode } from 'react';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router';
 import { useAccountActions } from '../accounts/session.tsx';
 import { ChangePasswordDialog } from '../accounts/change-password-dialog.tsx';
 import { AuthenticatorDialog } from '../accounts/factors/authenticator-dialog.tsx';
+import { SessionsDialog } from '../accounts/sessions/sessions-dialog.tsx';
 import { ErrorCallout } from '../error-callout.tsx';
 import { SiteHeader } from '../site-header.tsx';
 import { useApiAction } from '../use-api-action.ts';
@@ -61,6 +62,7 @@ export function AppShell({
   const account = useAccountActions();
   const [changingPassword, setChangingPassword] = useState(false);
   const [addingFactor, setAddingFactor] = useState(false);
+  const [seeingSessions, setSeeingSessions] = useState(false);
 
   const leave = () =>
     signingOut.run(async () => {
@@ -87,7 +89,7 @@ export function AppShell({
               align="end"
               onCloseAutoFocus={(event) => {
                 // The password's dialog takes the focus, not the menu's button.
-                if (changingPassword || addingFactor) event.preventDefault();
+                if (changingPassword || addingFactor || seeingSessions) event.preventDefault();
               }}
             >
               <DropdownMenu.Label>
@@ -123,6 +125,15 @@ export function AppShell({
                   <MobileIcon aria-hidden /> Two-step sign-in
                 </DropdownMenu.Item>
               )}
+              {account === undefined ? null : (
+                <DropdownMenu.Item
+                  onSelect={() => {
+                    setSeeingSessions(true);
+                  }}
+                >
+                  <DesktopIcon aria-hidden /> Sessions
+                </DropdownMenu.Item>
+              )}
               <DropdownMenu.Item onSelect={() => void leave()}>
                 <ExitIcon aria-hidden /> Sign out
               </DropdownMenu.Item>
@@ -146,6 +157,7 @@ export function AppShell({
       </main>
       <ChangePasswordDialog open={changingPassword} setOpen={setChangingPassword} email={user.email} />
       <AuthenticatorDialog open={addingFactor} setOpen={setAddingFactor} />
+      <SessionsDialog open={seeingSessions} setOpen={setSeeingSessions} />
       {children}
     </>
   );
