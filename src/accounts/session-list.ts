@@ -1,4 +1,6 @@
 import type { Queryable } from '../db/database.ts';
+import { notFound } from '../errors.ts';
+import { TENANT_TABLES } from './tenant-tables.ts';
 import { hashOf, sessionLimits } from './sessions.ts';
 
 /** One of a person's sessions as their "Sessions" page shows it. */
@@ -79,4 +81,26 @@ export async function endSessionOf(db: Queryable, userId: string, publicId: stri
     [userId, publicId],
   );
   return ended.length > 0;
+}
+
+/**
+ * Ends every session of a colleague, by an admin of the same tenant (NOT_FOUND for a person of another tenant, as
+ * for one who does not exist); answers how many live ones ended.
+ */
+export async function endSessionsOfColleague(
+  db: Queryable,
+  tenant: { kind: keyof typeof TENANT_TABLES; id: string },
+  userId: string,
+): Promise<number> {
+  const [ended] = await db.query<{ found: boolean; live: number }>(
+    `with person as (select id from users where id = $1 and ${TENANT_TABLES[tenant.kind].column} = $2),
+     ended as (
+       delete from user_sessions where user_id in (select id from person)
+       returning expires_at > clock_timestamp() and data ? 'userId' as live)
+     select exists (select 1 from person) as found,
+            (select count(*) filter (where live)::int from ended) as live`,
+    [userId, tenant.id],
+  );
+  if (!ended?.found) throw notFound('person', userId);
+  return ended.live;
 }

@@ -16,3 +16,9 @@ create table known_browsers (
   first_seen_at timestamptz not null default clock_timestamp(),
   primary key (user_id, browser_hash)
 );
+
+-- An admin ending a colleague's sessions is one of the team's changes (its activity names it).
+alter table team_changes drop constraint team_changes_action_check;
+alter table team_changes add constraint team_changes_action_check check (
+  action in ('invited', 'invitation_resent', 'role_changed', 'deactivated', 'reactivated', 'sessions_ended')
+);

@@ -141,6 +141,14 @@ export const dashboardRoutes = {
     params: WithId,
     response: answers({ 200: Type.Object({ person: Person }) }),
   },
+  /** Ends every session of a person (each of their browsers signs in again). */
+  endPersonSessions: {
+    method: 'POST',
+    url: '/instances/:slug/people/:id/sessions/end',
+    access: 'managePeople',
+    params: WithId,
+    response: answers({ 200: Type.Object({ sessionsEnded: Type.Integer() }) }),
+  },
   /** Gives a person another role (one's own too), never leaving the instance without an active admin. */
   changePersonRole: {
     method: 'PUT',

@@ -1,3 +1,4 @@
+import { endSessionsOfColleague } from '../../accounts/session-list.ts';
 import type { ContractRoute } from '../../http/contract-routes.ts';
 import type { SignedInRouteContract } from '../../http/signed-in/surface.ts';
 import { dashboardRoutes as contract } from './contract.ts';
@@ -31,6 +32,9 @@ export function registerInstanceRoutes(
   route(contract.listPeople, (caller) => peopleOf(db, caller));
   route(contract.invitePerson, (caller, { body }) => invite(deps, caller, body));
   route(contract.removePerson, (caller, { params }) => removePerson(db, caller, params.id));
+  route(contract.endPersonSessions, async (caller, { params }) => ({
+    sessionsEnded: await endSessionsOfColleague(db, { kind: 'instance', id: caller.instance.id }, params.id),
+  }));
   route(contract.changePersonRole, (caller, { params, body }) =>
     changeRoleOf(db, caller, { id: params.id, role: body.role }),
   );

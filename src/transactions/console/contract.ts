@@ -589,6 +589,14 @@ export const consoleRoutes = {
     body: Body({ role: Role }),
     response: answers({ 200: Type.Object({ person: TeamMember }) }),
   },
+  /** Ends every session of a person (each of their browsers signs in again); recorded in the team's activity. */
+  endMemberSessions: {
+    method: 'POST',
+    url: '/team/:id/sessions/end',
+    access: 'managePeople',
+    params: WithId,
+    response: answers({ 200: Type.Object({ sessionsEnded: Type.Integer() }) }),
+  },
   /** Gives a deactivated person their access back. */
   reactivate: {
     method: 'POST',

@@ -1,9 +1,10 @@
+import { endSessionsOfColleague } from '../../accounts/session-list.ts';
 import type { ContractRoute } from '../../http/contract-routes.ts';
 import type { SignedInRouteContract } from '../../http/signed-in/surface.ts';
 import { consoleRoutes as contract } from './contract.ts';
 import type { ConsoleCaller, ConsoleDeps } from './deps.ts';
 import { clientDateTime } from '../../validation/date-time.ts';
-import { teamActivityOf } from '../history/team-activity.ts';
+import { recordTeamChange, teamActivityOf } from '../history/team-activity.ts';
 import {
   changeMemberRole,
   deactivateMember,
@@ -40,6 +41,22 @@ export function registerTeamRoutes(
   route(contract.deactivate, (caller, { params }, request) =>
     deactivateMember(db, caller, { id: params.id, requestId: request.id }),
   );
+  route(contract.endMemberSessions, async (caller, { params }, request) => {
+    const sessionsEnded = await endSessionsOfColleague(
+      db,
+      { kind: 'organization', id: caller.organization.id },
+      params.id,
+    );
+    await recordTeamChange(db, {
+      organizationId: caller.organization.id,
+      userId: params.id,
+      actorId: caller.user.id,
+      action: 'sessions_ended',
+      details: { sessionsEnded },
+      requestId: request.id,
+    });
+    return { sessionsEnded };
+  });
   route(contract.changeRole, (caller, { params, body }, request) =>
     changeMemberRole(db, caller, { id: params.id, role: body.role, requestId: request.id }),
   );

@@ -37,6 +37,8 @@ export const TEAM_CHANGES = {
   deactivated: 'deactivated',
   /** Gave a deactivated person their access back. */
   reactivated: 'reactivated',
+  /** Ended every session of a person (`details.sessionsEnded`): each of their browsers signs in again. */
+  sessions_ended: 'ended the sessions of',
 } as const;
 export type TeamChange = keyof typeof TEAM_CHANGES;
 

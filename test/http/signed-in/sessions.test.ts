@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { describeUserAgent } from '../../../src/accounts/session-list.ts';
+import type { Role } from '../../../src/accounts/roles.ts';
 import type { AccountTenant } from '../../../src/accounts/users.ts';
 import { ConfigError, loadConfig } from '../../../src/config.ts';
 import { SESSION_COOKIE } from '../../../src/portfolio/dashboard/dashboard.ts';
@@ -30,6 +31,9 @@ interface Surface {
   app: FastifyInstance;
   browserSurface: SignInSurface;
   tenant: AccountTenant;
+  /** The admin route that ends a colleague's sessions, and the role that may not. */
+  endColleague: (id: string) => string;
+  nonAdmin: Role;
 }
 
 const CHROME_ON_MAC =
@@ -71,8 +75,9 @@ const world = madeBeforeAll('the served apps with short session limits', async (
     handle: uniqueHandle('sessions'),
     name: 'Session Capital',
   });
+  const instanceSlug = uniqueHandle('sessions');
   const instance = await createPortfolioInstance(db, {
-    slug: uniqueHandle('sessions'),
+    slug: instanceSlug,
     name: 'Session Portfolio',
   });
   const surfaces: Surface[] = [
@@ -81,15 +86,31 @@ const world = madeBeforeAll('the served apps with short session limits', async (
       app: appOf('transactions'),
       browserSurface: { apiPath: '/console/api', cookie: CONSOLE_SESSION_COOKIE },
       tenant: { kind: 'organization', id: organization.id },
+      endColleague: (id) => `/console/api/team/${id}/sessions/end`,
+      nonAdmin: 'operator',
     },
     {
       name: 'dashboard',
       app: appOf('portfolio'),
       browserSurface: { apiPath: '/dashboard/api', cookie: SESSION_COOKIE },
       tenant: { kind: 'instance', id: instance.instanceId },
+      endColleague: (id) => `/dashboard/api/instances/${instanceSlug}/people/${id}/sessions/end`,
+      nonAdmin: 'member',
     },
   ];
-  return { db, surfaces, smtp };
+  const otherOrganization = await createOrganization(db, {
+    handle: uniqueHandle('elsewhere'),
+    name: 'Elsewhere Capital',
+  });
+  const otherInstance = await createPortfolioInstance(db, {
+    slug: uniqueHandle('elsewhere'),
+    name: 'Elsewhere Portfolio',
+  });
+  const elsewhere: Record<string, AccountTenant> = {
+    console: { kind: 'organization', id: otherOrganization.id },
+    dashboard: { kind: 'instance', id: otherInstance.instanceId },
+  };
+  return { db, surfaces, smtp, elsewhere };
 });
 
 /**
@@ -258,6 +279,45 @@ for (const name of ['console', 'dashboard']) {
       // The first browser again, by its cookie: no mail.
       await browserOf(surface, credentials, CHROME_ON_MAC, first.deviceCookie);
       expect(mailsTo()).toHaveLength(1);
+    });
+
+    it("lets an admin end a colleague's sessions, refuses a non-admin, and finds no one of another tenant", async () => {
+      const surface = surfaceOf();
+      const colleague = await twoBrowsers(surface);
+      const signedIn = async (role: Role) => {
+        const person = await createPerson(world.db, { tenant: surface.tenant, role });
+        return browserOf(surface, { email: person.email, password: person.password }, CHROME_ON_MAC);
+      };
+      const nonAdmin = await signedIn(surface.nonAdmin);
+      const refused = await nonAdmin.request('POST', surface.endColleague(colleague.person.id));
+      expect(refused.status).toBe(403);
+      expect((await colleague.mac.get(colleague.api('/sessions'))).status).toBe(200);
+      const admin = await signedIn('admin');
+      const ended = await admin.request('POST', surface.endColleague(colleague.person.id));
+      expect(ended.status).toBe(200);
+      expect(ended.body).toEqual({ sessionsEnded: 2 });
+      expect((await colleague.mac.get(colleague.api('/sessions'))).status).toBe(401);
+      expect((await colleague.windows.get(colleague.api('/sessions'))).status).toBe(401);
+      const outsider = await createPerson(world.db, {
+        tenant: world.elsewhere[name] ?? surface.tenant,
+        role: 'admin',
+      });
+      const outsiders = await browserOf(
+        { ...surface, tenant: world.elsewhere[name] ?? surface.tenant },
+        { email: outsider.email, password: outsider.password },
+        CHROME_ON_MAC,
+      );
+      const notFound = await admin.request('POST', surface.endColleague(outsider.id));
+      expect(notFound.status).toBe(404);
+      expect((notFound.body as { error: { code: string } }).error.code).toBe('NOT_FOUND');
+      expect((await outsiders.get(colleague.api('/sessions'))).status).toBe(200);
+      if (name === 'console') {
+        const [recorded] = await world.db.query<{ details: unknown }>(
+          "select details from team_changes where user_id = $1 and action = 'sessions_ended'",
+          [colleague.person.id],
+        );
+        expect(recorded?.details).toEqual({ sessionsEnded: 2 });
+      }
     });
 
     it('ends a session idle longer than the configured idle limit', async () => {

@@ -138,6 +138,11 @@ describe('tenant isolation', () => {
         method: 'POST',
         path: () => `/people/${owned.personId}/invitation`,
       },
+      {
+        name: 'POST /people/:id/sessions/end',
+        method: 'POST',
+        path: () => `/people/${owned.personId}/sessions/end`,
+      },
       { name: 'GET /companies', method: 'GET', path: () => `/companies?fund=${owned.fundId}` },
       { name: 'GET /companies/:id', method: 'GET', path: () => `/companies/${owned.companyId}` },
       { name: 'GET /funds', method: 'GET', path: () => '/funds' },

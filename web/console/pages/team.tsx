@@ -42,6 +42,7 @@ const COMMENT_SHOWN = 120;
 
 /** The changes to the team, in words before the person's name (src/transactions/history/team-activity.ts). */
 const TEAM_CHANGES: Record<string, string> = {
+  sessions_ended: 'ended the sessions of',
   invited: 'invited',
   invitation_resent: 'sent a new invitation to',
   role_changed: 'changed the role of',
@@ -171,6 +172,9 @@ export function TeamPage() {
                 resendInvitation: async (person) => {
                   await consoleApi('POST /team/:id/invitation', { params: { id: person.id } });
                 },
+                endSessions: async (person) =>
+                  (await consoleApi('POST /team/:id/sessions/end', { params: { id: person.id } }))
+                    .sessionsEnded,
                 reactivate: async (person) => {
                   await consoleApi('POST /team/:id/reactivate', { params: { id: person.id } });
                 },

@@ -48,6 +48,12 @@ export function PeoplePage() {
                   params: { slug, id: person.id },
                 });
               },
+              endSessions: async (person) =>
+                (
+                  await dashboardApi('POST /instances/:slug/people/:id/sessions/end', {
+                    params: { slug, id: person.id },
+                  })
+                ).sessionsEnded,
               end: {
                 verb: 'Remove',
                 done: 'removed',

@@ -60,6 +60,8 @@ export interface PeopleManagement<Role extends string, Person extends ListedPers
   resendInvitation: (person: Person) => Promise<void>;
   /** Gives a person whose access ended it back, where a surface keeps them (the console). */
   reactivate?: ((person: Person) => Promise<void>) | undefined;
+  /** Ends every session of a colleague (they sign in again); answers how many ended. */
+  endSessions?: ((person: Person) => Promise<number>) | undefined;
   end: {
     /** The button's verb, e.g. "Remove", "Deactivate". */
     verb: string;
@@ -278,6 +280,22 @@ function RowActions<Role extends string, Person extends ListedPerson<Role>>({
             }
           >
             Resend invitation
+          </Button>
+        ) : null}
+        {!ended && !self && person.active && manage.endSessions ? (
+          <Button
+            variant="soft"
+            size="1"
+            aria-label={`End the sessions of ${label}`}
+            loading={action.busy}
+            onClick={() =>
+              void action.run(async () => {
+                const count = (await manage.endSessions?.(person)) ?? 0;
+                done(`${label} is signed out of ${String(count)} session${count === 1 ? '' : 's'}.`);
+              })
+            }
+          >
+            End sessions
           </Button>
         ) : null}
         {offered.reactivate && reactivate ? (
