@@ -286,7 +286,7 @@ function RowActions<Role extends string, Person extends ListedPerson<Role>>({
           <Button
             variant="soft"
             size="1"
-            aria-label={`End the sessions of ${label}`}
+            aria-label={`End sessions of ${label}`}
             loading={action.busy}
             onClick={() =>
               void action.run(async () => {
