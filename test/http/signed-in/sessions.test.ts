@@ -13,6 +13,7 @@ import type { AccountTenant } from '../../../src/accounts/users.ts';
 import { ConfigError, loadConfig } from '../../../src/config.ts';
 import { SESSION_COOKIE } from '../../../src/portfolio/dashboard/dashboard.ts';
 import { buildServedApps } from '../../../src/served-apps.ts';
+import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, setSessionLimits } from '../../../src/accounts/sessions.ts';
 import { CONSOLE_SESSION_COOKIE } from '../../../src/transactions/console/console.ts';
 import { createOrganization } from '../../../src/transactions/organizations.ts';
 import {
@@ -48,6 +49,11 @@ const world = madeBeforeAll('the served apps with short session limits', async (
     PORTICO_DATA_DIR: dataDir,
     PORTICO_SESSION_IDLE_MINUTES: '5',
     PORTICO_SESSION_MAX_HOURS: '1',
+  });
+  // The limits are the process's (one setting of `portico serve`): the next test file in this worker gets the
+  // defaults back.
+  closeAfterAll(() => {
+    setSessionLimits({ idleMs: SESSION_IDLE_MS, absoluteMs: SESSION_ABSOLUTE_MS });
   });
   const logger = pino({ level: 'silent' });
   const { smtp, mailer } = await smtpWithMailer(closeAfterAll);
