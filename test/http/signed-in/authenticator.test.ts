@@ -15,7 +15,6 @@ import type { AccountTenant } from '../../../src/accounts/users.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { createMailer } from '../../../src/mail/mailer.ts';
 import { SESSION_COOKIE } from '../../../src/portfolio/dashboard/dashboard.ts';
-import { buildServedApps } from '../../../src/served-apps.ts';
 import { CONSOLE_SESSION_COOKIE } from '../../../src/transactions/console/console.ts';
 import { createOrganization } from '../../../src/transactions/organizations.ts';
 import {
@@ -27,6 +26,7 @@ import {
 import { createPortfolioInstance, type ApiResponse } from '../../support/data/portfolio.ts';
 import { testDatabaseAndFiles, uniqueHandle } from '../../support/data/transactions.ts';
 import { madeBeforeAll } from '../../support/made-before-all.ts';
+import { servedAppsOf } from '../../support/data/service-apps.ts';
 
 interface Surface {
   name: string;
@@ -42,27 +42,8 @@ const world = madeBeforeAll('the served apps, an organization and an instance', 
   const dataDir = await mkdtemp(join(tmpdir(), 'portico-authenticator-'));
   closeAfterAll(() => rm(dataDir, { recursive: true, force: true }));
   const config = loadConfig({ PORTICO_DATA_DIR: dataDir });
-  const logger = pino({ level: 'silent' });
-  const apps = await buildServedApps({
-    config,
-    shared: { db, trustProxy: true },
-    files,
-    mail: {
-      mailer: createMailer({ ...config, smtpUrl: undefined }, logger),
-      portfolioUrl: 'https://portfolio.test',
-      transactionsUrl: 'https://transactions.test',
-    },
-    logger,
-  });
-  for (const { app } of apps) {
-    await app.ready();
-    closeAfterAll(() => app.close());
-  }
-  const appOf = (name: string) => {
-    const found = apps.find((each) => each.name === name)?.app;
-    if (!found) throw new Error(`portico serve built no ${name} app`);
-    return found;
-  };
+  const mailer = createMailer({ ...config, smtpUrl: undefined }, pino({ level: 'silent' }));
+  const { appOf } = await servedAppsOf(closeAfterAll, { db, files, config, mailer });
   const organization = await createOrganization(db, {
     handle: uniqueHandle('factors'),
     name: 'Factor Capital',

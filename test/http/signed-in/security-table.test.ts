@@ -16,7 +16,6 @@ import type { DeclaredRoute } from '../../../src/http/signed-in/surface.ts';
 import { createMailer } from '../../../src/mail/mailer.ts';
 import { PERMISSIONS as DASHBOARD_PERMISSIONS } from '../../../src/portfolio/dashboard/role-permissions.ts';
 import { SESSION_COOKIE } from '../../../src/portfolio/dashboard/dashboard.ts';
-import { buildServedApps } from '../../../src/served-apps.ts';
 import { CONSOLE_SESSION_COOKIE } from '../../../src/transactions/console/console.ts';
 import { PERMISSIONS as CONSOLE_PERMISSIONS } from '../../../src/transactions/console/role-permissions.ts';
 import { addReviewComment } from '../../../src/transactions/review/comments.ts';
@@ -30,6 +29,7 @@ import { createTestPortfolio } from '../../support/data/portfolio.ts';
 import { organizationStory } from '../../support/data/stories.ts';
 import { testDatabaseAndFiles } from '../../support/data/transactions.ts';
 import { routesOf } from '../../support/routes.ts';
+import { servedAppsOf } from '../../support/data/service-apps.ts';
 
 /** A surface as the table tries it: its app, prefix, cookie and role table, its people and the other tenant's ids. */
 interface SurfaceUnderTest {
@@ -59,24 +59,8 @@ const world = madeBeforeAll('the served apps and two tenants of each kind', asyn
   const dataDir = await mkdtemp(join(tmpdir(), 'portico-security-table-'));
   closeAfterAll(() => rm(dataDir, { recursive: true, force: true }));
   const config = loadConfig({ PORTICO_DATA_DIR: dataDir });
-  const logger = pino({ level: 'silent' });
-  const mailer = createMailer({ ...config, smtpUrl: undefined }, logger);
-  const apps = await buildServedApps({
-    config,
-    shared: { db, trustProxy: true },
-    files,
-    mail: { mailer, portfolioUrl: 'https://portfolio.test', transactionsUrl: 'https://transactions.test' },
-    logger,
-  });
-  for (const { app } of apps) {
-    await app.ready();
-    closeAfterAll(() => app.close());
-  }
-  const appOf = (name: string) => {
-    const found = apps.find((each) => each.name === name)?.app;
-    if (!found) throw new Error(`portico serve built no ${name} app`);
-    return found;
-  };
+  const mailer = createMailer({ ...config, smtpUrl: undefined }, pino({ level: 'silent' }));
+  const { appOf } = await servedAppsOf(closeAfterAll, { db, files, config, mailer });
 
   // The console: an organization with a person of each role, and another with one of each kind of id.
   const ours = await organizationStory(db, files, { transactions: ['created'] });

@@ -5,14 +5,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { describeUserAgent } from '../../../src/accounts/session-list.ts';
 import type { Role } from '../../../src/accounts/roles.ts';
 import type { AccountTenant } from '../../../src/accounts/users.ts';
 import { ConfigError, loadConfig } from '../../../src/config.ts';
 import { SESSION_COOKIE } from '../../../src/portfolio/dashboard/dashboard.ts';
-import { buildServedApps } from '../../../src/served-apps.ts';
 import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, setSessionLimits } from '../../../src/accounts/sessions.ts';
 import { CONSOLE_SESSION_COOKIE } from '../../../src/transactions/console/console.ts';
 import { createOrganization } from '../../../src/transactions/organizations.ts';
@@ -26,6 +24,7 @@ import {
 import { createPortfolioInstance } from '../../support/data/portfolio.ts';
 import { testDatabaseAndFiles, uniqueHandle } from '../../support/data/transactions.ts';
 import { madeBeforeAll } from '../../support/made-before-all.ts';
+import { servedAppsOf } from '../../support/data/service-apps.ts';
 
 interface Surface {
   name: string;
@@ -55,28 +54,8 @@ const world = madeBeforeAll('the served apps with short session limits', async (
   closeAfterAll(() => {
     setSessionLimits({ idleMs: SESSION_IDLE_MS, absoluteMs: SESSION_ABSOLUTE_MS });
   });
-  const logger = pino({ level: 'silent' });
   const { smtp, mailer } = await smtpWithMailer(closeAfterAll);
-  const apps = await buildServedApps({
-    config,
-    shared: { db, trustProxy: true },
-    files,
-    mail: {
-      mailer,
-      portfolioUrl: 'https://portfolio.test',
-      transactionsUrl: 'https://transactions.test',
-    },
-    logger,
-  });
-  for (const { app } of apps) {
-    await app.ready();
-    closeAfterAll(() => app.close());
-  }
-  const appOf = (name: string) => {
-    const found = apps.find((each) => each.name === name)?.app;
-    if (!found) throw new Error(`portico serve built no ${name} app`);
-    return found;
-  };
+  const { appOf } = await servedAppsOf(closeAfterAll, { db, files, config, mailer });
   const organization = await createOrganization(db, {
     handle: uniqueHandle('sessions'),
     name: 'Session Capital',

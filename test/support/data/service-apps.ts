@@ -1,10 +1,14 @@
 import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
 import { afterEach } from 'vitest';
+import type { Config } from '../../../src/config.ts';
+import type { Mailer } from '../../../src/mail/mailer.ts';
+import { buildServedApps } from '../../../src/served-apps.ts';
 import type { Database } from '../../../src/db/database.ts';
 import type { FileStore } from '../../../src/files/file-store.ts';
 import { buildPortfolioApp, type PortfolioAppDeps } from '../../../src/portfolio/app.ts';
 import { buildTransactionsApp } from '../../../src/transactions/app.ts';
-import { madeBeforeAll } from '../made-before-all.ts';
+import { madeBeforeAll, type CloseAfterAll } from '../made-before-all.ts';
 import { createPortfolioInstance, type PortfolioInstanceFixture } from './portfolio.ts';
 import { organizationStory, type OrganizationStory } from './stories.ts';
 import { testDatabaseAndFiles } from './transactions.ts';
@@ -55,4 +59,37 @@ export function useServiceApps(): ServiceApps {
       },
     };
   });
+}
+
+/**
+ * The apps `portico serve` builds for `config` (every surface on), ready and closed after the calling file's
+ * tests, on its database and files, mailing through `mailer`; `appOf` names one ('transactions', 'portfolio').
+ */
+export async function servedAppsOf(
+  closeAfterAll: CloseAfterAll,
+  options: { db: Database; files: FileStore; config: Config; mailer: Mailer },
+): Promise<{ appOf: (name: string) => FastifyInstance }> {
+  const logger = pino({ level: 'silent' });
+  const apps = await buildServedApps({
+    config: options.config,
+    shared: { db: options.db, trustProxy: true },
+    files: options.files,
+    mail: {
+      mailer: options.mailer,
+      portfolioUrl: 'https://portfolio.test',
+      transactionsUrl: 'https://transactions.test',
+    },
+    logger,
+  });
+  for (const { app } of apps) {
+    await app.ready();
+    closeAfterAll(() => app.close());
+  }
+  return {
+    appOf(name) {
+      const found = apps.find((each) => each.name === name)?.app;
+      if (!found) throw new Error(`portico serve built no ${name} app`);
+      return found;
+    },
+  };
 }
