@@ -7,6 +7,8 @@ export interface KickedRuns<Result> {
   kick(): void;
   /** Runs now (with `now`, a test's clock) and says what it did; throws on failure. */
   runDue(now?: Date): Promise<Result>;
+  /** Waits for the runs under way (those kicks started too), without stopping anything. */
+  settled(): Promise<void>;
   /** Stops the timer and kicks, and waits for the runs under way. */
   stop(): Promise<void>;
 }
@@ -60,6 +62,9 @@ export function createKickedRuns<Result>(options: {
   return {
     kick,
     runDue,
+    async settled() {
+      await Promise.allSettled([kicked, ...runs]);
+    },
     async stop() {
       stopped = true;
       clearInterval(timer);
