@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { OperationServices } from './admin/operations.ts';
-import { setSessionLimits } from './accounts/sessions.ts';
+import { sessionLimitsOf } from './accounts/sessions.ts';
 import type { Config } from './config.ts';
 import type { FileStore } from './files/file-store.ts';
 import { buildPortfolioApp, PORTFOLIO_BASE_PATH, type PortfolioAppDeps } from './portfolio/app.ts';
@@ -60,11 +60,8 @@ export interface ServedAppsOptions {
 export async function buildServedApps(options: ServedAppsOptions): Promise<ServedApp[]> {
   const { config, shared, files, mail, logger } = options;
   const apps: ServedApp[] = [];
-  // The signed-in sessions' limits, one setting of the process (accounts/sessions.ts).
-  setSessionLimits({
-    idleMs: (config.sessionIdleMinutes ?? 120) * 60_000,
-    absoluteMs: (config.sessionMaxHours ?? 12) * 3600_000,
-  });
+  // The signed-in surfaces' session limits: both surfaces take the same settings.
+  const sessionLimits = sessionLimitsOf(config);
   if (options.only !== 'portfolio') {
     const app = await buildTransactionsApp({
       ...shared,
@@ -75,6 +72,7 @@ export async function buildServedApps(options: ServedAppsOptions): Promise<Serve
       publicUrl: config.transactionsUrl,
       keyDelivery: { mailer: mail.mailer },
       console: {
+        sessionLimits,
         mailer: mail.mailer,
         transactionsUrl: () => mail.transactionsUrl,
         closingRuns: options.closingRuns,
@@ -94,7 +92,7 @@ export async function buildServedApps(options: ServedAppsOptions): Promise<Serve
     const app = await buildPortfolioApp({
       ...shared,
       publicUrl: config.portfolioUrl,
-      dashboard: { mail, distDir: options.webDistDir },
+      dashboard: { mail, sessionLimits, distDir: options.webDistDir },
       logger: logger.child({ service: 'portfolio' }),
     });
     apps.push({ name: 'portfolio', app, port: config.portfolioPort, path: PORTFOLIO_BASE_PATH });

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/database.ts';
 import { notFound } from '../errors.ts';
 import { TENANT_TABLES } from './tenant-tables.ts';
-import { hashOf, sessionLimits } from './sessions.ts';
+import { hashOf, type SessionLimits } from './sessions.ts';
 
 /** One of a person's sessions as their "Sessions" page shows it. */
 export interface SessionSummary {
@@ -47,6 +47,7 @@ export async function sessionsOf(
   db: Queryable,
   userId: string,
   currentSessionId: string,
+  limits: SessionLimits,
 ): Promise<SessionSummary[]> {
   const rows = await db.query<{
     id: string;
@@ -62,7 +63,7 @@ export async function sessionsOf(
      where user_id = $1 and public_id is not null and expires_at > clock_timestamp()
        and (data->>'signedInAt')::bigint > $3
      order by id_hash = $2 desc, last_active_at desc`,
-    [userId, hashOf(currentSessionId), Date.now() - sessionLimits().absoluteMs],
+    [userId, hashOf(currentSessionId), Date.now() - limits.absoluteMs],
   );
   return rows.map((row) => ({
     id: row.id,

@@ -2,24 +2,35 @@ import { createHash } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
 
 /**
- * How long a session lasts without a request (each request moves it on), and at most after signing in: the
- * defaults of PORTICO_SESSION_IDLE_MINUTES and PORTICO_SESSION_MAX_HOURS.
+ * How long a surface's sessions last without a request (each request moves it on), and at most after signing in.
+ * Each signed-in surface is given its own (`SignedInSurface.sessionLimits`).
  */
-export const SESSION_IDLE_MS = 2 * 3600 * 1000;
-export const SESSION_ABSOLUTE_MS = 12 * 3600 * 1000;
-
-/** The limits in force: one setting of the process, read from its config at start (`setSessionLimits`). */
-const limits = { idleMs: SESSION_IDLE_MS, absoluteMs: SESSION_ABSOLUTE_MS };
-
-/** Sets the idle and absolute limits of every session, from the config, before the served apps are built. */
-export function setSessionLimits(given: { idleMs: number; absoluteMs: number }): void {
-  limits.idleMs = given.idleMs;
-  limits.absoluteMs = given.absoluteMs;
+export interface SessionLimits {
+  idleMs: number;
+  absoluteMs: number;
 }
 
-/** The idle and absolute limits in force. */
-export function sessionLimits(): { idleMs: number; absoluteMs: number } {
-  return { ...limits };
+/** The defaults of PORTICO_SESSION_IDLE_MINUTES (2 hours) and PORTICO_SESSION_MAX_HOURS (12). */
+export const DEFAULT_SESSION_LIMITS: SessionLimits = {
+  idleMs: 2 * 3600 * 1000,
+  absoluteMs: 12 * 3600 * 1000,
+};
+
+/** The limits of a config's PORTICO_SESSION_IDLE_MINUTES and PORTICO_SESSION_MAX_HOURS, defaults where unset. */
+export function sessionLimitsOf(config: {
+  sessionIdleMinutes?: number;
+  sessionMaxHours?: number;
+}): SessionLimits {
+  return {
+    idleMs:
+      config.sessionIdleMinutes === undefined
+        ? DEFAULT_SESSION_LIMITS.idleMs
+        : config.sessionIdleMinutes * 60_000,
+    absoluteMs:
+      config.sessionMaxHours === undefined
+        ? DEFAULT_SESSION_LIMITS.absoluteMs
+        : config.sessionMaxHours * 3600_000,
+  };
 }
 /** How long after signing in a session's row may be created (see `sessionWriter`). */
 const FRESH_SIGN_IN_MS = 60_000;
@@ -39,10 +50,10 @@ export interface SessionData {
 }
 
 /** The signed-in part of a session: undefined when no one signed in, or longer ago than the absolute limit. */
-export function signedInPart(session: {
-  userId?: unknown;
-  signedInAt?: unknown;
-}): { userId: string; signedInAt: number } | undefined {
+export function signedInPart(
+  session: { userId?: unknown; signedInAt?: unknown },
+  limits: SessionLimits,
+): { userId: string; signedInAt: number } | undefined {
   const { userId, signedInAt } = session;
   if (typeof userId !== 'string' || typeof signedInAt !== 'number') return undefined;
   return Date.now() - signedInAt < limits.absoluteMs ? { userId, signedInAt } : undefined;
@@ -55,13 +66,17 @@ export const hashOf = (sessionId: string) => createHash('sha256').update(session
  * A session by id, or undefined once past its idle expiry. One signed in longer ago than the absolute limit
  * comes back without its user (the person signs in again; its CSRF secret stays).
  */
-export async function readSession(db: Queryable, sessionId: string): Promise<SessionData | undefined> {
+export async function readSession(
+  db: Queryable,
+  sessionId: string,
+  limits: SessionLimits,
+): Promise<SessionData | undefined> {
   const [row] = await db.query<{ data: SessionData }>(
     'select data from user_sessions where id_hash = $1 and expires_at > clock_timestamp()',
     [hashOf(sessionId)],
   );
   if (!row) return undefined;
-  if (row.data.userId !== undefined && !signedInPart(row.data)) {
+  if (row.data.userId !== undefined && !signedInPart(row.data, limits)) {
     const { cookie } = row.data;
     return { ...row.data, cookie, userId: undefined, signedInAt: undefined };
   }
@@ -75,7 +90,10 @@ export async function readSession(db: Queryable, sessionId: string): Promise<Ses
  * A half-done sign-in's row names its person too, so that what ends their sessions ends it as well. Expired rows
  * are deleted every hundredth write. Its last activity, shown on the person's list, moves at most once a minute.
  */
-export function sessionWriter(db: Queryable): (sessionId: string, session: SessionData) => Promise<void> {
+export function sessionWriter(
+  db: Queryable,
+  limits: SessionLimits,
+): (sessionId: string, session: SessionData) => Promise<void> {
   let writes = 0;
   return async (sessionId, session) => {
     const expiresAt = new Date(Date.now() + limits.idleMs);
@@ -150,7 +168,11 @@ export interface HeldSession {
  * active (not deactivated). One query by primary key for all of them, so a node checks every stream it holds
  * at once.
  */
-export async function stillSignedIn(db: Queryable, sessions: readonly HeldSession[]): Promise<Set<string>> {
+export async function stillSignedIn(
+  db: Queryable,
+  sessions: readonly HeldSession[],
+  limits: SessionLimits,
+): Promise<Set<string>> {
   if (sessions.length === 0) return new Set();
   const byHash = new Map(sessions.map((session) => [hashOf(session.sessionId).toString('hex'), session]));
   const rows = await db.query<{ hash: string; userId: string; data: SessionData }>(
@@ -163,7 +185,7 @@ export async function stillSignedIn(db: Queryable, sessions: readonly HeldSessio
   const live = new Set<string>();
   for (const row of rows) {
     const held = byHash.get(row.hash);
-    if (held && row.userId === held.userId && signedInPart(row.data)?.userId === held.userId) {
+    if (held && row.userId === held.userId && signedInPart(row.data, limits)?.userId === held.userId) {
       live.add(held.sessionId);
     }
   }

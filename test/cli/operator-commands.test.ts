@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inviteUser } from '../../src/accounts/users.ts';
-import { sessionWriter } from '../../src/accounts/sessions.ts';
+import { DEFAULT_SESSION_LIMITS, sessionWriter } from '../../src/accounts/sessions.ts';
 import { describeDatabase } from '../../src/db/open-database.ts';
 import { createMailer } from '../../src/mail/mailer.ts';
 import { getInstanceBySlug } from '../../src/portfolio/instances.ts';
@@ -149,7 +149,7 @@ describe('portico portfolio users role and remove', () => {
     const tenant = { kind: 'instance' as const, id: instance.id };
     await inviteUser(database(), { tenant, email: 'ada@example.com', role: 'admin' });
     const { user } = await inviteUser(database(), { tenant, email: 'lin@example.com', role: 'member' });
-    await sessionWriter(database())('a session id of lin', {
+    await sessionWriter(database(), DEFAULT_SESSION_LIMITS)('a session id of lin', {
       cookie: {},
       userId: user.id,
       signedInAt: Date.now(),

@@ -15,6 +15,7 @@ import { describeUserAgent } from '../../accounts/session-list.ts';
 import { TENANT_TABLES } from '../../accounts/tenant-tables.ts';
 import { checkCredentialsInAnyTenant, setPasswordWithLink } from '../../accounts/users.ts';
 import type { Database } from '../../db/database.ts';
+import type { SessionLimits } from '../../accounts/sessions.ts';
 import { AppError } from '../../errors.ts';
 import { clientAddressKey, createAttemptLimits, type AttemptBudget } from '../attempt-limits.ts';
 import { handRoute, type RouteContract } from '../contract-routes.ts';
@@ -78,6 +79,8 @@ export interface AccountRoutesOptions {
   sessionAnswer: (request: FastifyRequest) => Promise<{ answer: object; signedIn: boolean }>;
   /** The refusal when an address and password open several tenants and the sign-in named none. */
   choiceRequired: (choices: TenantChoice[]) => AppError;
+  /** How long the surface's sessions last (the list of a person's sessions shows only live ones). */
+  sessionLimits: SessionLimits;
 }
 
 /**
@@ -255,7 +258,7 @@ export function registerAccountRoutes(api: FastifyInstance, options: AccountRout
   );
 
   registerFactorRoutes(api, { db, kind: pages.kind, name: options.name, contract, signIn });
-  registerSessionRoutes(api, { db, kind: pages.kind, contract });
+  registerSessionRoutes(api, { db, kind: pages.kind, contract, limits: options.sessionLimits });
 
   route(contract.signOut, async (request, reply) => {
     await request.session.regenerate();

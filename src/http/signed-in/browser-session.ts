@@ -3,7 +3,7 @@ import fastifyCsrfProtection from '@fastify/csrf-protection';
 import fastifySession from '@fastify/session';
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { sessionLimits } from '../../accounts/sessions.ts';
+import type { SessionLimits } from '../../accounts/sessions.ts';
 import type { Database } from '../../db/database.ts';
 import { loadInstanceSecret } from '../../db/instance-secrets.ts';
 import { databaseSessionStore } from './session-store.ts';
@@ -15,6 +15,8 @@ export interface BrowserSessionOptions {
   cookieName: string;
   /** The path the cookie is sent to: the surface's JSON routes, never its page. */
   path: string;
+  /** How long its sessions last idle, and at most after signing in. */
+  limits: SessionLimits;
 }
 
 /**
@@ -34,7 +36,7 @@ export const browserSession = fastifyPlugin(
     await api.register(fastifySession, {
       secret,
       cookieName: options.cookieName,
-      store: databaseSessionStore(options.db),
+      store: databaseSessionStore(options.db, options.limits),
       // Only a session that holds something (a CSRF secret, a user) is stored.
       saveUninitialized: false,
       rolling: true,
@@ -43,7 +45,7 @@ export const browserSession = fastifyPlugin(
         httpOnly: true,
         secure: true,
         sameSite: 'strict',
-        maxAge: sessionLimits().idleMs,
+        maxAge: options.limits.idleMs,
       },
     });
     await api.register(fastifyCsrfProtection, {

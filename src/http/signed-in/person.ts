@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { ConsoleRole, DashboardRole } from '../../accounts/roles.ts';
-import { signedInPart } from '../../accounts/sessions.ts';
+import { signedInPart, type SessionLimits } from '../../accounts/sessions.ts';
 import { TENANT_TABLES } from '../../accounts/tenant-tables.ts';
 import type { Queryable } from '../../db/database.ts';
 
@@ -43,8 +43,9 @@ export async function readSignedInPerson<Kind extends TenantKind>(
   db: Queryable,
   kind: Kind,
   session: { userId?: unknown; signedInAt?: unknown },
+  limits: SessionLimits,
 ): Promise<SignedInPerson<Kind> | undefined> {
-  const signedIn = signedInPart(session);
+  const signedIn = signedInPart(session, limits);
   if (!signedIn) return undefined;
   const tenants = TENANT_TABLES[kind];
   const [row] = await db.query<SignedInPerson<Kind>['user'] & { tenant: Tenant }>(

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { endSessionOf, sessionsOf } from '../../accounts/session-list.ts';
-import { endOtherSessionsOf } from '../../accounts/sessions.ts';
+import { endOtherSessionsOf, type SessionLimits } from '../../accounts/sessions.ts';
 import type { Database } from '../../db/database.ts';
 import { notFound } from '../../errors.ts';
 import { handRoute } from '../contract-routes.ts';
@@ -12,6 +12,7 @@ export interface SessionRoutesOptions {
   db: Database;
   kind: TenantKind;
   contract: ReturnType<typeof accountRoutes>;
+  limits: SessionLimits;
 }
 
 /**
@@ -19,12 +20,17 @@ export interface SessionRoutesOptions {
  * all but this one. An ended session's row is gone, so its browser's next request is signed out (401).
  */
 export function registerSessionRoutes(api: FastifyInstance, options: SessionRoutesOptions): void {
-  const { db, kind, contract } = options;
+  const { db, kind, contract, limits } = options;
 
   api.route({
     ...handRoute(contract.sessions),
     handler: async (request) => ({
-      sessions: await sessionsOf(db, signedInPerson(request, kind).user.id, request.session.sessionId),
+      sessions: await sessionsOf(
+        db,
+        signedInPerson(request, kind).user.id,
+        request.session.sessionId,
+        limits,
+      ),
     }),
   });
 

@@ -1,6 +1,12 @@
 import type { SessionStore } from '@fastify/session';
 import type { Session } from 'fastify';
-import { deleteSession, readSession, sessionWriter, type SessionData } from '../../accounts/sessions.ts';
+import {
+  deleteSession,
+  readSession,
+  sessionWriter,
+  type SessionData,
+  type SessionLimits,
+} from '../../accounts/sessions.ts';
 import type { Queryable } from '../../db/database.ts';
 
 declare module 'fastify' {
@@ -37,14 +43,14 @@ function settle<T>(work: Promise<T>, callback: (error?: Error | null, value?: T)
 
 /**
  * @fastify/session's store on our database (`user_sessions`, see `accounts/sessions.ts`): sessions by the
- * SHA-256 of their id, past their idle or absolute expiry read as none or signed out.
+ * SHA-256 of their id, past the surface's idle or absolute limit read as none or signed out.
  */
-export function databaseSessionStore(db: Queryable): SessionStore {
-  const write = sessionWriter(db);
+export function databaseSessionStore(db: Queryable, limits: SessionLimits): SessionStore {
+  const write = sessionWriter(db, limits);
   return {
     get(sessionId, callback) {
       settle(
-        readSession(db, sessionId).then((data) => (data ?? null) as Session | null),
+        readSession(db, sessionId, limits).then((data) => (data ?? null) as Session | null),
         callback,
       );
     },

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
 import type { AccountPages } from '../../accounts/people-mail.ts';
 import { allows, rolesInWords, type RoleTable } from '../../accounts/roles.ts';
+import { DEFAULT_SESSION_LIMITS, type SessionLimits } from '../../accounts/sessions.ts';
 import { TENANT_TABLES } from '../../accounts/tenant-tables.ts';
 import type { Database } from '../../db/database.ts';
 import { AppError, notPermitted, notSignedIn } from '../../errors.ts';
@@ -77,6 +78,8 @@ export interface SignedInSurface<Kind extends TenantKind, Table extends RoleTabl
     route: ContractRoute<SignedInPerson<Kind>, SignedInRouteContract<keyof Table & string>>,
     api: FastifyInstance,
   ) => void;
+  /** How long its sessions last idle, and at most after signing in. @default DEFAULT_SESSION_LIMITS */
+  sessionLimits?: SessionLimits | undefined;
   /** Runs after each successful request that changes something (which may have ended sessions). */
   afterChange?: () => void;
 }
@@ -97,6 +100,7 @@ export async function registerSignedInSurface<Kind extends TenantKind, Table ext
   surface: SignedInSurface<Kind, Table>,
 ): Promise<void> {
   const { db, kind, permissions } = surface;
+  const sessionLimits = surface.sessionLimits ?? DEFAULT_SESSION_LIMITS;
   const apiPath = `${surface.page.path}/api`;
   registerWebSurface(app, {
     ...surface.page,
@@ -116,7 +120,7 @@ export async function registerSignedInSurface<Kind extends TenantKind, Table ext
     const { tenantInPath } = surface;
     const named = tenantInPath && url.includes(`:${tenantInPath.param}`) ? tenantInPath : undefined;
     return async (request) => {
-      const person = await readSignedInPerson(db, kind, request.session);
+      const person = await readSignedInPerson(db, kind, request.session, sessionLimits);
       if (!person) throw notSignedIn();
       const tenant = tenantOf(person, kind);
       if (named && (request.params as Record<string, unknown>)[named.param] !== tenant.handle) {
@@ -143,6 +147,7 @@ export async function registerSignedInSurface<Kind extends TenantKind, Table ext
         secretName: `${surface.name}_session_cookies`,
         cookieName: surface.cookieName,
         path: apiPath,
+        limits: sessionLimits,
       });
       api.decorateRequest('signedInPerson', null);
       api.addHook('onRoute', (options) => {
@@ -173,8 +178,9 @@ export async function registerSignedInSurface<Kind extends TenantKind, Table ext
         pages: surface.mail,
         name: surface.name,
         contract: surface.contract,
+        sessionLimits,
         sessionAnswer: async (request) => {
-          const person = await readSignedInPerson(db, kind, request.session);
+          const person = await readSignedInPerson(db, kind, request.session, sessionLimits);
           return { answer: publicPerson(kind, person), signedIn: person !== undefined };
         },
         choiceRequired: (choices) => {

@@ -32,6 +32,7 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
       distDir: deps.distDir,
     },
     cookieName: SESSION_COOKIE,
+    sessionLimits: deps.sessionLimits,
     db: deps.db,
     contract,
     permissions: PERMISSIONS,

@@ -1,3 +1,4 @@
+import type { SessionLimits } from '../../accounts/sessions.ts';
 import type { Database } from '../../db/database.ts';
 import type { SignedInPerson } from '../../http/signed-in/person.ts';
 import type { Cursors } from '../cursor.ts';
@@ -9,6 +10,8 @@ export interface DashboardDeps {
   cursors: Cursors;
   /** Invitations and password resets go out by this mail, with links to this address. */
   mail: PeopleMail;
+  /** How long its sessions last (PORTICO_SESSION_IDLE_MINUTES, PORTICO_SESSION_MAX_HOURS). @default DEFAULT_SESSION_LIMITS */
+  sessionLimits?: SessionLimits | undefined;
   /** The built front end. @default web/dist of this checkout */
   distDir?: string | undefined;
 }

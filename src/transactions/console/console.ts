@@ -1,6 +1,7 @@
 import { DEFAULT_UPLOAD_MAX_BYTES } from '../recipients/uploads.ts';
 import { registerPaperFormRoute } from './transaction/paper-form-route.ts';
 import type { FastifyInstance } from 'fastify';
+import { DEFAULT_SESSION_LIMITS } from '../../accounts/sessions.ts';
 import { registerSignedInSurface } from '../../http/signed-in/surface.ts';
 import { consoleRoutes as contract } from './contract.ts';
 import type { ConsoleDeps } from './deps.ts';
@@ -33,9 +34,11 @@ export const CONSOLE_SESSION_COOKIE = 'portico_console_session';
  */
 export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
   const { db } = deps;
+  const sessionLimits = deps.sessionLimits ?? DEFAULT_SESSION_LIMITS;
   const live = createLiveChanges(db);
   app.addHook('onClose', () => live.close());
   const streams = createLiveStreams(db, {
+    sessionLimits,
     log: app.log,
     heartbeatMs: deps.live?.heartbeatMs ?? HEARTBEAT_MS,
     streamsPerPerson: deps.live?.streamsPerPerson ?? STREAMS_PER_PERSON,
@@ -51,6 +54,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
       distDir: deps.distDir,
     },
     cookieName: CONSOLE_SESSION_COOKIE,
+    sessionLimits,
     db,
     contract,
     permissions: PERMISSIONS,

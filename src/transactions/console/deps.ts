@@ -1,3 +1,4 @@
+import type { SessionLimits } from '../../accounts/sessions.ts';
 import type { Database } from '../../db/database.ts';
 import type { FileLinks } from '../../files/file-links.ts';
 import type { FileStore } from '../../files/file-store.ts';
@@ -31,6 +32,8 @@ export interface ConsoleDeps {
   recipientNotices?: Pick<RecipientNotices, 'kick'> | undefined;
   /** The live streams' heartbeat and cap (live-streams.ts); tests shorten the heartbeat. */
   live?: { heartbeatMs?: number | undefined; streamsPerPerson?: number | undefined } | undefined;
+  /** How long its sessions last (PORTICO_SESSION_IDLE_MINUTES, PORTICO_SESSION_MAX_HOURS). @default DEFAULT_SESSION_LIMITS */
+  sessionLimits?: SessionLimits | undefined;
   /** The built front end. @default web/dist of this checkout */
   distDir?: string | undefined;
 }

@@ -1,4 +1,4 @@
-import { stillSignedIn, type HeldSession } from '../../accounts/sessions.ts';
+import { stillSignedIn, type HeldSession, type SessionLimits } from '../../accounts/sessions.ts';
 import type { Queryable } from '../../db/database.ts';
 
 /** How often each open stream's session is checked again, and a comment line keeps the connection open. */
@@ -54,12 +54,14 @@ export const endEvent = (why: StreamEnd) => `retry: ${String(CLOSED_RETRY_MS)}\n
  * stream it covered: the browser opens it again, and the route checks the session then.
  *
  * @example
- * const streams = createLiveStreams(db, { log, heartbeatMs: 15_000, streamsPerPerson: 3 });
+ * const streams = createLiveStreams(db, { sessionLimits, log, heartbeatMs: 15_000, streamsPerPerson: 3 });
  * streams.add({ sessionId, userId, write, end });
  */
 export function createLiveStreams(
   db: Queryable,
   options: {
+    /** The console's session limits: a stream ends with its session. */
+    sessionLimits: SessionLimits;
     /** Where a check that failed is logged (the app's logger). */
     log: { error: (facts: object, message: string) => void };
     heartbeatMs: number;
@@ -84,7 +86,7 @@ export function createLiveStreams(
     if (streams.length === 0) return;
     let live: Set<string>;
     try {
-      live = await stillSignedIn(db, streams);
+      live = await stillSignedIn(db, streams, options.sessionLimits);
     } catch (error) {
       options.log.error({ err: error }, 'the sessions of live streams could not be checked');
       for (const stream of streams) stream.end();

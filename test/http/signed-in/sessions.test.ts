@@ -11,7 +11,6 @@ import type { Role } from '../../../src/accounts/roles.ts';
 import type { AccountTenant } from '../../../src/accounts/users.ts';
 import { ConfigError, loadConfig } from '../../../src/config.ts';
 import { SESSION_COOKIE } from '../../../src/portfolio/dashboard/dashboard.ts';
-import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, setSessionLimits } from '../../../src/accounts/sessions.ts';
 import { CONSOLE_SESSION_COOKIE } from '../../../src/transactions/console/console.ts';
 import { createOrganization } from '../../../src/transactions/organizations.ts';
 import {
@@ -48,11 +47,6 @@ const world = madeBeforeAll('the served apps with short session limits', async (
     PORTICO_DATA_DIR: dataDir,
     PORTICO_SESSION_IDLE_MINUTES: '5',
     PORTICO_SESSION_MAX_HOURS: '1',
-  });
-  // The limits are the process's (one setting of `portico serve`): the next test file in this worker gets the
-  // defaults back.
-  closeAfterAll(() => {
-    setSessionLimits({ idleMs: SESSION_IDLE_MS, absoluteMs: SESSION_ABSOLUTE_MS });
   });
   const { smtp, mailer } = await smtpWithMailer(closeAfterAll);
   const { appOf } = await servedAppsOf(closeAfterAll, { db, files, config, mailer });

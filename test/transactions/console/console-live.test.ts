@@ -6,7 +6,7 @@ import { request as httpsRequest } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { issueLink } from '../../../src/accounts/links.ts';
-import { SESSION_ABSOLUTE_MS } from '../../../src/accounts/sessions.ts';
+import { DEFAULT_SESSION_LIMITS } from '../../../src/accounts/sessions.ts';
 import { buildTransactionsApp } from '../../../src/transactions/app.ts';
 import { CONSOLE_SESSION_COOKIE } from '../../../src/transactions/console/console.ts';
 import { CONSOLE_API_PATH } from '../../../src/transactions/console/links.ts';
@@ -207,7 +207,7 @@ const ENDINGS: [how: string, end: Ending][] = [
       await world.db.query(
         `update user_sessions set data = jsonb_set(data, '{signedInAt}', to_jsonb($2::bigint))
          where id_hash = $1`,
-        [sessionIdHash(browser.sessionId()), Date.now() - SESSION_ABSOLUTE_MS - 60_000],
+        [sessionIdHash(browser.sessionId()), Date.now() - DEFAULT_SESSION_LIMITS.absoluteMs - 60_000],
       );
     },
   ],
