@@ -59,7 +59,7 @@ export function SessionsDialog({ open, setOpen }: { open: boolean; setOpen: (ope
         {sessions === undefined ? (
           <Text size="2">Loading…</Text>
         ) : (
-          <Table.Root size="1" mt="3">
+          <Table.Root size="1" mt="3" className="table-cards">
             <Table.Header>
               <Table.Row>
                 <Table.ColumnHeaderCell>Browser</Table.ColumnHeaderCell>
@@ -75,18 +75,21 @@ export function SessionsDialog({ open, setOpen }: { open: boolean; setOpen: (ope
               {sessions.map((session) => (
                 <Table.Row key={session.id}>
                   <Table.RowHeaderCell>{session.browser}</Table.RowHeaderCell>
-                  <Table.Cell>{session.ipAddress ?? 'unknown'}</Table.Cell>
-                  <Table.Cell>{when(session.startedAt)}</Table.Cell>
-                  <Table.Cell>{when(session.lastActiveAt)}</Table.Cell>
+                  <Table.Cell data-label="Address">{session.ipAddress ?? 'unknown'}</Table.Cell>
+                  <Table.Cell data-label="Started">{when(session.startedAt)}</Table.Cell>
+                  <Table.Cell data-label="Last active">{when(session.lastActiveAt)}</Table.Cell>
                   <Table.Cell>
                     {session.current ? (
-                      <Badge color="green">This session</Badge>
+                      <Badge color="green" highContrast>
+                        This session
+                      </Badge>
                     ) : (
                       <Button
                         size="1"
                         variant="soft"
                         color="red"
                         disabled={action.busy}
+                        aria-label={`End the session of ${session.browser}, started ${when(session.startedAt)}`}
                         onClick={() => void end(session.id)}
                       >
                         End
