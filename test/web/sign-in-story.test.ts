@@ -1,4 +1,5 @@
 /// <reference lib="dom" />
+import * as OTPAuth from 'otpauth';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { useChromium } from '../support/browser/browser.ts';
@@ -10,9 +11,10 @@ import { madeBeforeAll } from '../support/made-before-all.ts';
 
 /**
  * Sign-in a fund's security review accepts, end to end in Chromium over real HTTPS on both signed-in surfaces
- * (issue 42), on the apps `portico serve` builds: a person sees where they are signed in and ends another of
- * their sessions, whose browser's next request is signed out; a sign-in from a new browser is mailed through
- * real SMTP. Screenshots go to test/web/screenshots/ as `<surface>-<database>-sign-in-…png`.
+ * (issue 42), on the apps `portico serve` builds: a person adds an authenticator app, signs out and signs in with
+ * its code, then once with a recovery code, whose second use is refused; they see where they are signed in and
+ * end another of their sessions, whose browser's next request is signed out; a sign-in from a new browser is
+ * mailed through real SMTP. Screenshots go to test/web/screenshots/ as `<surface>-<database>-sign-in-…png`.
  */
 const world = madeBeforeAll('both signed-in surfaces', async (closeAfterAll) => {
   const served = await signedInSurfacesForBrowser(closeAfterAll);
@@ -37,18 +39,94 @@ for (const surface of SURFACES) {
     const chromium = useChromium(surface.name);
     const served = () => world[surface.name];
 
+    /** Types the address and password on the sign-in form the page shows. */
+    async function typePassword(page: Page, person: { email: string; password: string }): Promise<void> {
+      await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      await page.getByLabel('E-mail address').fill(person.email);
+      await page.getByLabel('Password', { exact: true }).fill(person.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+    }
+
     /** A page of a new browser (its own cookies) on the surface, signed in as `person` at its home. */
     async function signedInPage(person: { email: string; password: string }): Promise<Page> {
       const { origin } = served();
       const page = await chromium.newPage(origin);
       await page.goto(`${origin}${surface.path}`);
-      await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-      await page.getByLabel('E-mail address').fill(person.email);
-      await page.getByLabel('Password', { exact: true }).fill(person.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await typePassword(page, person);
       await page.getByRole('heading', { name: surface.home }).waitFor();
       return page;
     }
+
+    /** Opens an item of the person's menu. */
+    async function openMenu(page: Page, item: string): Promise<void> {
+      await page.getByRole('button', { name: /account menu/ }).click();
+      await page.getByRole('menuitem', { name: item }).click();
+    }
+
+    async function signOut(page: Page): Promise<void> {
+      await openMenu(page, 'Sign out');
+      await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    }
+
+    /** Signs in with the password and then `code`, as a code of the app or (`recovery`) a recovery code. */
+    async function signInWithCode(
+      page: Page,
+      person: { email: string; password: string },
+      code: string,
+      recovery = false,
+    ): Promise<void> {
+      await typePassword(page, person);
+      const field = page.getByLabel('Code from your app');
+      await field.waitFor();
+      if (recovery) await page.getByRole('button', { name: 'Use a recovery code' }).click();
+      await page.getByLabel(recovery ? 'Recovery code' : 'Code from your app').fill(code);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+    }
+
+    it(
+      'adds an authenticator app, signs in with its code, and with a recovery code once: its second use is refused',
+      { timeout: 60_000 },
+      async () => {
+        const person = await createPerson(world.db, {
+          tenant: world.tenants[surface.name],
+          role: 'admin',
+          name: 'Ada Factors',
+          email: uniqueEmail('ada'),
+        });
+        const page = await signedInPage(person);
+        await openMenu(page, 'Two-step sign-in');
+        const dialog = page.getByRole('dialog', { name: 'Two-step sign-in' });
+        await dialog.getByRole('button', { name: 'Add an authenticator app' }).click();
+        // The app is "scanned" from the secret the page writes out beside its QR code.
+        const secret =
+          (await dialog
+            .getByText(/^Secret:/)
+            .locator('code')
+            .textContent()) ?? '';
+        const app = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret.replace(/\s/g, '')) });
+        await dialog.getByLabel('Code from your app').fill(app.generate());
+        await dialog.getByRole('button', { name: 'Confirm' }).click();
+        const codes = dialog.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem');
+        await expect.poll(() => codes.count()).toBe(10);
+        const recoveryCode = (await codes.first().textContent()) ?? '';
+        await chromium.screenshotPhoneAndDesktop(page, 'sign-in-recovery-codes');
+        await dialog.getByRole('button', { name: 'I have kept them' }).click();
+        await signOut(page);
+
+        // The code of the app's next step (a code of the step that confirmed it was used already).
+        await signInWithCode(page, person, app.generate({ timestamp: Date.now() + 30_000 }));
+        await page.getByRole('heading', { name: surface.home }).waitFor();
+        await signOut(page);
+
+        await signInWithCode(page, person, recoveryCode, true);
+        await page.getByRole('heading', { name: surface.home }).waitFor();
+        await signOut(page);
+
+        await signInWithCode(page, person, recoveryCode, true);
+        await page.getByText('This recovery code has been used already (each works once)').first().waitFor();
+        await chromium.screenshot(page, 'sign-in-recovery-code-used');
+      },
+    );
 
     it(
       'mails a sign-in from a new browser, and ends that browser’s session from the first, whose next request is signed out',
