@@ -1,4 +1,5 @@
-import { Text } from '@radix-ui/themes';
+import { Flex, Text } from '@radix-ui/themes';
+import { useState } from 'react';
 import { Navigate, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { AuthLayout } from '../auth-layout.tsx';
 import { Notice } from '../notice.tsx';
@@ -29,6 +30,8 @@ export function SignInPage<Answer, User, Tenant>({
   const location = useLocation();
   const [params] = useSearchParams();
   const next = safeNext(params.get('next'));
+  // The notice of the page before ("You have signed out.") is old news once the person sends the form.
+  const [sent, setSent] = useState(false);
 
   if (session.status === 'signed-in') {
     return <Navigate to={next ?? surface.home(session.tenant)} replace />;
@@ -40,17 +43,25 @@ export function SignInPage<Answer, User, Tenant>({
   return (
     <AuthLayout product={surface.product}>
       <PageHeading title="Sign in" />
-      {notice === undefined ? null : (
+      {notice === undefined || sent ? null : (
         <Notice tone="info" role="status">
           {notice}
         </Notice>
       )}
-      <SignInForm
-        surface={surface}
-        onSignedIn={(signed) => {
-          if (signed) void navigate(next ?? surface.home(signed.tenant), { replace: true });
+      <Flex
+        direction="column"
+        gap="4"
+        onSubmitCapture={() => {
+          setSent(true);
         }}
-      />
+      >
+        <SignInForm
+          surface={surface}
+          onSignedIn={(signed) => {
+            if (signed) void navigate(next ?? surface.home(signed.tenant), { replace: true });
+          }}
+        />
+      </Flex>
       <Text size="2" color="gray">
         New here? An admin of your organization invites you by e-mail.
       </Text>
