@@ -29,6 +29,7 @@ const BROWSER = [
   'test/web/console-story.test.ts',
   'test/web/closing-story.test.ts',
   'test/web/evidence-story.test.ts',
+  'test/web/passkeys-story.test.ts',
 ];
 /**
  * Files that run Portico as processes (two `portico serve` nodes and a worker behind nginx, on PostgreSQL; servers
@@ -118,6 +119,7 @@ const LONGEST_FIRST = [
   'test/web/console-story.test.ts',
   'test/web/closing-story.test.ts',
   'test/web/evidence-story.test.ts',
+  'test/web/passkeys-story.test.ts',
   'test/web/dashboard-portfolio.test.ts',
   'test/web/key-delivery.test.ts',
   'test/web/graphiql.test.ts',

@@ -9,7 +9,7 @@ import {
   type PublicKeyCredentialRequestOptionsJSON,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import { decodeAttestationObject, parseAuthenticatorData } from '@simplewebauthn/server/helpers';
+import { COSEALG, decodeAttestationObject, parseAuthenticatorData } from '@simplewebauthn/server/helpers';
 import type { Queryable } from '../../db/database.ts';
 import { AppError, notFound, passkeyErrors } from '../../errors.ts';
 import { TENANT_TABLES } from '../tenant-tables.ts';
@@ -27,6 +27,11 @@ import { TENANT_TABLES } from '../tenant-tables.ts';
 
 /** How long a passkey challenge may be answered. */
 export const CHALLENGE_MS = 5 * 60_000;
+/**
+ * The signature algorithms a passkey may use: those every authenticator offers. Named, so that the library does
+ * not probe the runtime for post-quantum ones (which Node reports as an experimental feature on every call).
+ */
+const ALGORITHMS = [COSEALG.EdDSA, COSEALG.ES256, COSEALG.RS256];
 /** Passkeys per person: enough for every device one has. */
 const MAX_PASSKEYS = 20;
 
@@ -171,6 +176,7 @@ export async function registrationOptions(
     attestationType: 'none',
     excludeCredentials: existing.map((each) => ({ id: each.credentialId, transports: each.transports })),
     authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
+    supportedAlgorithmIDs: ALGORITHMS,
   });
 }
 
@@ -199,6 +205,7 @@ export async function addPasskey(
       expectedOrigin: rp.origin,
       expectedRPID: rp.id,
       requireUserVerification: false,
+      supportedAlgorithmIDs: ALGORITHMS,
     });
   } catch {
     throw passkeyErrors.invalid();
