@@ -13,8 +13,8 @@ import { madeBeforeAll } from '../support/made-before-all.ts';
  * authenticator over CDP (a platform authenticator that keeps discoverable credentials and verifies the person):
  * a person signed in by password adds a passkey named "Work laptop" from the "Two-step sign-in" dialog, signs
  * out, and signs in with "Sign in with a passkey" without typing anything; signing in with the password then asks
- * for the second step, which "Use a passkey" finishes; once the device holds no passkey, the sign-in says so in
- * words. The pages are on https://localhost:<port>, whose host name is the relying party id. Screenshots go to
+ * for the second step, which "Use a passkey" finishes; they rename it and remove it given their password, after
+ * which it signs no one in; once the device holds no passkey, the sign-in says so in words. The pages are on https://localhost:<port>, whose host name is the relying party id. Screenshots go to
  * test/web/screenshots/ as `<surface>-<database>-passkey-…png`.
  */
 
@@ -91,14 +91,25 @@ async function passkeyStory(
   await page.getByRole('button', { name: 'Use a passkey' }).click();
   await page.getByRole('heading', { name: home }).waitFor();
 
-  // The dialog lists it as used now; then the device forgets it, and signing in with it says so.
+  // The dialog lists it as used now; it is renamed, then removed given the password.
   await page.getByRole('button', { name: /account menu$/ }).click();
   await page.getByRole('menuitem', { name: 'Two-step sign-in' }).click();
   await expect.poll(() => passkeys.textContent()).not.toContain('last used never');
+  await dialog.getByRole('button', { name: 'Rename Work laptop' }).click();
+  await dialog.getByLabel('New name').fill('Old laptop');
+  await dialog.getByRole('button', { name: 'Save name' }).click();
+  await passkeys.getByText('Old laptop').waitFor();
+  await dialog.getByRole('button', { name: 'Remove Old laptop' }).click();
+  await dialog.getByLabel('Your password', { exact: true }).fill(person.password);
+  await dialog.getByRole('button', { name: 'Remove passkey' }).click();
+  await dialog.getByText('You have no passkey yet.').waitFor();
   await dialog.getByRole('button', { name: 'Close' }).click();
   await page.getByRole('button', { name: /account menu$/ }).click();
   await page.getByRole('menuitem', { name: 'Sign out' }).click();
   await page.getByText('You have signed out.').waitFor();
+  // The device still holds it, but it signs no one in; once the device forgets it, the page says so too.
+  await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+  await page.getByText(/This passkey does not sign in to an account here/).waitFor();
   await cdp.send('WebAuthn.clearCredentials', { authenticatorId });
   await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
   await page.getByText(/No passkey was used/).waitFor();
@@ -118,7 +129,7 @@ describe('passkeys on the console in Chromium', () => {
     return { origin, person };
   });
 
-  it('adds a passkey, signs out, and signs in with it, alone and as the second step', async () => {
+  it('adds a passkey, signs out, signs in with it alone and as the second step, then renames and removes it', async () => {
     const page = await chromium.newPage(world.origin);
     await page.goto(`${world.origin}/console`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
@@ -140,7 +151,7 @@ describe('passkeys on the dashboard in Chromium', () => {
     });
   });
 
-  it('adds a passkey on a phone, signs out, and signs in with it, alone and as the second step', async () => {
+  it('adds a passkey on a phone, signs out, signs in with it alone and as the second step, then renames and removes it', async () => {
     const page = await dashboard.newBrowser(PHONE);
     await page.goto(`${origin}/dashboard`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
