@@ -20,6 +20,10 @@ export const ERROR_STATUS = {
   PERSISTED_QUERY_NOT_FOUND: 400,
   LINK_INVALID: 400,
   CODE_INVALID: 400,
+  PASSKEY_CHALLENGE_INVALID: 400,
+  PASSKEY_ORIGIN_INVALID: 400,
+  PASSKEY_RP_ID_INVALID: 400,
+  PASSKEY_INVALID: 400,
   FILE_EMPTY: 400,
   FILENAME_INVALID: 400,
   MULTIPART_INVALID: 400,
@@ -29,11 +33,13 @@ export const ERROR_STATUS = {
   TABLE_INVALID: 400,
   UNAUTHENTICATED: 401,
   INVALID_CREDENTIALS: 401,
+  PASSKEY_UNKNOWN: 401,
   HTTPS_REQUIRED: 403,
   FORBIDDEN: 403,
   CSRF_INVALID: 403,
   WRONG_INSTANCE: 403,
   ADDRESS_NOT_LISTED: 403,
+  PASSKEY_OF_ANOTHER_PERSON: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   NOT_ACCEPTABLE: 406,
@@ -41,6 +47,8 @@ export const ERROR_STATUS = {
   CONFLICT: 409,
   INVALID_EVENT: 409,
   CODE_REPLAYED: 409,
+  PASSKEY_COUNTER_BEHIND: 409,
+  PASSKEY_EXISTS: 409,
   STALE_STATE: 409,
   INSTANCE_CHOICE_REQUIRED: 409,
   ORGANIZATION_CHOICE_REQUIRED: 409,
@@ -600,6 +608,78 @@ export const factorErrors = {
   proofRequired: () =>
     new AppError('BAD_USER_INPUT', 'Enter a code from your authenticator app, or your password.', {
       field: 'code',
+    }),
+};
+
+// ── PASSKEY_*: passkeys (WebAuthn) ──
+
+/** A passkey's refusals: an answer that is not for this page and this request, or a passkey that is not right. */
+export const passkeyErrors = {
+  /** PASSKEY_CHALLENGE_INVALID: no passkey was asked for in this browser session, or not this one. */
+  challengeMismatch: () =>
+    new AppError(
+      'PASSKEY_CHALLENGE_INVALID',
+      'This passkey answered another request than the one this page made: try again.',
+      { field: 'passkey' },
+    ),
+  /** PASSKEY_CHALLENGE_INVALID: asked for more than 5 minutes ago, used already, or never asked for. */
+  challengeExpired: () =>
+    new AppError(
+      'PASSKEY_CHALLENGE_INVALID',
+      'The request for your passkey has ended (it lasts 5 minutes, and works once): try again.',
+      { field: 'passkey' },
+    ),
+  /** PASSKEY_ORIGIN_INVALID: the browser signed for another web address than these pages'. */
+  origin: (origin: string, expected: string) =>
+    new AppError(
+      'PASSKEY_ORIGIN_INVALID',
+      `This passkey answered for ${quote(origin)}, not for these pages (${expected}): use the pages at ${expected}.`,
+      { field: 'passkey', origin, expected },
+    ),
+  /** PASSKEY_RP_ID_INVALID: the authenticator signed for another site (relying party id) than these pages'. */
+  rpId: (expected: string) =>
+    new AppError(
+      'PASSKEY_RP_ID_INVALID',
+      `This passkey answered for another site than ${expected}: use a passkey you added on these pages.`,
+      { field: 'passkey', expected },
+    ),
+  /** PASSKEY_INVALID: the answer does not verify (a wrong signature, a malformed answer, no user presence). */
+  invalid: () =>
+    new AppError('PASSKEY_INVALID', 'Your passkey could not be checked: try again, or use another passkey.', {
+      field: 'passkey',
+    }),
+  /** PASSKEY_INVALID: signing in with a passkey alone, from a device that did not verify the person. */
+  notVerified: () =>
+    new AppError(
+      'PASSKEY_INVALID',
+      'Signing in with a passkey alone needs your device to check it is you (its PIN, fingerprint or face): allow it, or sign in with your password.',
+      { field: 'passkey' },
+    ),
+  /** PASSKEY_UNKNOWN: no person of these pages who can sign in has this passkey (removed, or never added). */
+  unknown: () =>
+    new AppError(
+      'PASSKEY_UNKNOWN',
+      'This passkey does not sign in to an account here: it was removed, or added on other pages. Sign in with your password.',
+      { field: 'passkey' },
+    ),
+  /** PASSKEY_OF_ANOTHER_PERSON: a passkey of someone else, given as the second step of a sign-in. */
+  anotherPerson: () =>
+    new AppError(
+      'PASSKEY_OF_ANOTHER_PERSON',
+      'This passkey belongs to someone else: use a passkey of the account whose password you typed.',
+      { field: 'passkey' },
+    ),
+  /** PASSKEY_COUNTER_BEHIND: the authenticator's counter went backwards: a copy of it, or a replayed answer. */
+  counterBehind: () =>
+    new AppError(
+      'PASSKEY_COUNTER_BEHIND',
+      'This passkey answered with a count of uses it had passed already, as a copied authenticator or a replayed answer does: it was refused. Use another passkey, and remove this one if you did not copy it.',
+      { field: 'passkey' },
+    ),
+  /** PASSKEY_EXISTS: a credential registered already (by this person or another). */
+  exists: () =>
+    new AppError('PASSKEY_EXISTS', 'This passkey is added already: each passkey is added once.', {
+      field: 'passkey',
     }),
 };
 

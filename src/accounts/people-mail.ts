@@ -27,6 +27,8 @@ export interface AccountPages {
   /** The page that takes an invitation's token, and the one that takes a password reset's. */
   invitationLink: (token: string) => string;
   passwordResetLink: (token: string) => string;
+  /** The public base address of the pages (`https://console.example.com`): whose host name passkeys are for. */
+  publicUrl: () => string;
   mailer: Mailer;
 }
 

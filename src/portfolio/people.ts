@@ -16,6 +16,7 @@ export function dashboardPages(mail: PeopleMail): AccountPages {
     product: 'the Portfolio dashboard',
     invitationLink: (token) => invitationLink(mail.portfolioUrl, token),
     passwordResetLink: (token) => passwordResetLink(mail.portfolioUrl, token),
+    publicUrl: () => mail.portfolioUrl,
     mailer: mail.mailer,
   };
 }

@@ -652,7 +652,7 @@ describe('the organization console in Chromium', () => {
     expect(await again.getByLabel('E-mail address').inputValue()).toBe(admin.email);
     await chromium.screenshot(page, 'sign-in-again');
     await again.getByLabel('Password', { exact: true }).fill(admin.password);
-    await again.getByRole('button', { name: 'Sign in' }).click();
+    await again.getByRole('button', { name: 'Sign in', exact: true }).click();
     await again.waitFor({ state: 'detached' });
     await dialog.getByText('This was not sent: your session had ended.').waitFor();
     // What was typed is still there; sending it again invites.

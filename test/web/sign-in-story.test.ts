@@ -1,8 +1,8 @@
 /// <reference lib="dom" />
 import * as OTPAuth from 'otpauth';
-import type { Page } from 'playwright-core';
+import type { CDPSession, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { useChromium } from '../support/browser/browser.ts';
+import { DESKTOP, PHONE, useChromium } from '../support/browser/browser.ts';
 import { signedInSurfacesForBrowser } from '../support/browser/surfaces-chromium.ts';
 import { createPerson, mailTo, uniqueEmail } from '../support/data/dashboard.ts';
 import { createPortfolioInstance } from '../support/data/portfolio.ts';
@@ -11,7 +11,8 @@ import { madeBeforeAll } from '../support/made-before-all.ts';
 
 /**
  * Sign-in a fund's security review accepts, end to end in Chromium over real HTTPS on both signed-in surfaces
- * (issue 42), on the apps `portico serve` builds: a person adds an authenticator app, signs out and signs in with
+ * (issue 42), on the apps `portico serve` builds: a person adds a passkey in Chromium's virtual authenticator (over
+ * CDP), signs out and signs in with it alone and as the second step, then renames and removes it; they add an authenticator app, signs out and signs in with
  * its code, then once with a recovery code, whose second use is refused; they see where they are signed in and
  * end another of their sessions, whose browser's next request is signed out; a sign-in from a new browser is
  * mailed through real SMTP. Screenshots go to test/web/screenshots/ as `<surface>-<database>-sign-in-…png`.
@@ -29,6 +30,105 @@ const world = madeBeforeAll('both signed-in surfaces', async (closeAfterAll) => 
   };
 });
 
+/** A virtual authenticator for the page, as a laptop's fingerprint reader is: its id, to clear its passkeys. */
+async function virtualAuthenticator(page: Page): Promise<{ cdp: CDPSession; authenticatorId: string }> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  return { cdp, authenticatorId };
+}
+
+/**
+ * The story on a surface whose sign-in page is open in `page`: sign in by password (landing on `home`), add a
+ * passkey, sign out, sign in with it, then with the password and the passkey as the second step.
+ */
+async function passkeyStory(
+  page: Page,
+  person: { email: string; password: string },
+  options: {
+    home: string;
+    screenshot: (page: Page, shot: string) => Promise<void>;
+    signIn: (page: Page, person: { email: string; password: string }) => Promise<void>;
+  },
+): Promise<void> {
+  const { cdp, authenticatorId } = await virtualAuthenticator(page);
+  const { home, screenshot, signIn } = options;
+  await signIn(page, person);
+  await page.getByRole('heading', { name: home }).waitFor();
+
+  await page.getByRole('button', { name: /account menu$/ }).click();
+  await page.getByRole('menuitem', { name: 'Two-step sign-in' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Two-step sign-in' });
+  await dialog.getByText('You have no passkey yet.').waitFor();
+  await dialog.getByRole('button', { name: 'Add a passkey' }).click();
+  // A name is asked first.
+  await dialog.getByRole('button', { name: 'Create passkey' }).click();
+  await dialog.getByText('Name the passkey, e.g. "Work laptop" or "Phone".').waitFor();
+  await dialog.getByLabel('Name of the passkey').fill('Work laptop');
+  await screenshot(page, 'passkey-name');
+  await dialog.getByRole('button', { name: 'Create passkey' }).click();
+  const passkeys = dialog.getByRole('list', { name: 'Your passkeys' });
+  await passkeys.getByText('Work laptop').waitFor();
+  await expect.poll(() => passkeys.textContent()).toContain('last used never');
+  const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+  expect(credentials).toHaveLength(1);
+  expect(credentials[0]?.isResidentCredential).toBe(true);
+  expect(credentials[0]?.rpId).toBe('localhost');
+  await screenshot(page, 'passkey-added');
+  await dialog.getByRole('button', { name: 'Close' }).click();
+
+  await page.getByRole('button', { name: /account menu$/ }).click();
+  await page.getByRole('menuitem', { name: 'Sign out' }).click();
+  await page.getByText('You have signed out.').waitFor();
+  await screenshot(page, 'passkey-sign-in');
+  // Without typing the address: the passkey names the person.
+  await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+  await page.getByRole('heading', { name: home }).waitFor();
+
+  // With the password, the passkey is asked as the second step.
+  await page.getByRole('button', { name: /account menu$/ }).click();
+  await page.getByRole('menuitem', { name: 'Sign out' }).click();
+  await page.getByText('You have signed out.').waitFor();
+  await signIn(page, person);
+  await page.getByRole('button', { name: 'Use a passkey' }).waitFor();
+  await screenshot(page, 'passkey-second-step');
+  await page.getByRole('button', { name: 'Use a passkey' }).click();
+  await page.getByRole('heading', { name: home }).waitFor();
+
+  // The dialog lists it as used now; it is renamed, then removed given the password.
+  await page.getByRole('button', { name: /account menu$/ }).click();
+  await page.getByRole('menuitem', { name: 'Two-step sign-in' }).click();
+  await expect.poll(() => passkeys.textContent()).not.toContain('last used never');
+  await dialog.getByRole('button', { name: 'Rename Work laptop' }).click();
+  await dialog.getByLabel('New name').fill('Old laptop');
+  await dialog.getByRole('button', { name: 'Save name' }).click();
+  await passkeys.getByText('Old laptop').waitFor();
+  await dialog.getByRole('button', { name: 'Remove Old laptop' }).click();
+  await dialog.getByLabel('Your password', { exact: true }).fill(person.password);
+  await dialog.getByRole('button', { name: 'Remove passkey' }).click();
+  await dialog.getByText('You have no passkey yet.').waitFor();
+  await dialog.getByRole('button', { name: 'Close' }).click();
+  await page.getByRole('button', { name: /account menu$/ }).click();
+  await page.getByRole('menuitem', { name: 'Sign out' }).click();
+  await page.getByText('You have signed out.').waitFor();
+  // The device still holds it, but it signs no one in; once the device forgets it, the page says so too.
+  await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+  await page.getByText(/This passkey does not sign in to an account here/).waitFor();
+  await cdp.send('WebAuthn.clearCredentials', { authenticatorId });
+  await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+  await page.getByText(/No passkey was used/).waitFor();
+  await screenshot(page, 'passkey-none');
+}
+
 const SURFACES = [
   { name: 'console', path: '/console', home: 'Work queue' },
   { name: 'dashboard', path: '/dashboard', home: 'Companies' },
@@ -44,7 +144,7 @@ for (const surface of SURFACES) {
       await page.getByRole('heading', { name: 'Sign in' }).waitFor();
       await page.getByLabel('E-mail address').fill(person.email);
       await page.getByLabel('Password', { exact: true }).fill(person.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     }
 
     /** A page of a new browser (its own cookies) on the surface, signed in as `person` at its home. */
@@ -80,8 +180,32 @@ for (const surface of SURFACES) {
       await field.waitFor();
       if (recovery) await page.getByRole('button', { name: 'Use a recovery code' }).click();
       await page.getByLabel(recovery ? 'Recovery code' : 'Code from your app').fill(code);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     }
+
+    it(
+      'adds a passkey, signs out, signs in with it alone and as the second step, then renames and removes it',
+      { timeout: 60_000 },
+      async () => {
+        const person = await createPerson(world.db, {
+          tenant: world.tenants[surface.name],
+          role: surface.name === 'console' ? 'operator' : 'member',
+          name: 'Pat Passkey',
+          email: uniqueEmail('pat'),
+        });
+        const { origin } = served();
+        // The dashboard's on a phone.
+        const page = await chromium.newPage(origin, {
+          viewport: surface.name === 'dashboard' ? PHONE : DESKTOP,
+        });
+        await page.goto(`${origin}${surface.path}`);
+        await passkeyStory(page, person, {
+          home: surface.home,
+          screenshot: chromium.screenshot,
+          signIn: typePassword,
+        });
+      },
+    );
 
     it(
       'adds an authenticator app, signs in with its code, and with a recovery code once: its second use is refused',

@@ -4,9 +4,10 @@ import type { ErrorCode } from '../../src/errors.ts';
 
 /**
  * What went wrong: a code of the error catalogue (src/errors.ts), or the page's own when no server answered
- * (NETWORK_ERROR) or one answered without saying why (UNEXPECTED_ANSWER).
+ * (NETWORK_ERROR) or one answered without saying why (UNEXPECTED_ANSWER), or the browser made or used no passkey
+ (PASSKEY_CANCELLED).
  */
-export type ApiErrorCode = ErrorCode | 'NETWORK_ERROR' | 'UNEXPECTED_ANSWER';
+export type ApiErrorCode = ErrorCode | 'NETWORK_ERROR' | 'UNEXPECTED_ANSWER' | 'PASSKEY_CANCELLED';
 
 /** An error answer of Portico's JSON routes, or NETWORK_ERROR when they cannot be reached. */
 export class ApiError extends Error {

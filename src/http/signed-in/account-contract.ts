@@ -1,5 +1,11 @@
 import { Type, type TProperties, type TSchema } from '@sinclair/typebox';
-import { answers, Body, Empty, Timestamp } from '../contract.ts';
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
+} from '@simplewebauthn/browser';
+import { AnyObject, answers, Body, Empty, Timestamp } from '../contract.ts';
 
 /**
  * The contract of the routes a person uses before and around a session, the same on every page people sign in
@@ -21,7 +27,8 @@ export function accountRoutes<Answer extends TSchema, Choice extends TProperties
     session: { method: 'GET', url: '/session', access: 'public', response: answers({ 200: SessionAnswer }) },
     /**
      * Signs in (a CHOICE_REQUIRED code of the surface when several tenants open). A person with an authenticator
-     * app is not signed in yet: the answer says `secondFactor: 'authenticator'`, and `signInSecondStep` finishes.
+     * app or a passkey is not signed in yet: the answer says `secondFactor` (and `secondFactors`, all they have),
+     * and `signInSecondStep` or `signInSecondStepPasskey` finishes.
      */
     signIn: {
       method: 'POST',
@@ -31,7 +38,12 @@ export function accountRoutes<Answer extends TSchema, Choice extends TProperties
       response: answers({
         200: Type.Intersect([
           SessionAnswer,
-          Type.Object({ secondFactor: Type.Optional(Type.Literal('authenticator')) }),
+          Type.Object({
+            /** `authenticator` when they have an app, else `passkey`; absent when signed in. */
+            secondFactor: Type.Optional(SecondFactor),
+            /** Every second factor the person has, which the second step may take. */
+            secondFactors: Type.Optional(Type.Array(SecondFactor)),
+          }),
         ]),
       }),
     },
@@ -117,6 +129,7 @@ export function accountRoutes<Answer extends TSchema, Choice extends TProperties
         200: Type.Object({
           authenticatorAddedAt: Type.Union([Timestamp(), Type.Null()]),
           recoveryCodesLeft: Type.Integer(),
+          passkeys: Type.Array(PasskeySummary),
         }),
       }),
     },
@@ -155,6 +168,78 @@ export function accountRoutes<Answer extends TSchema, Choice extends TProperties
       access: 'signedIn',
       body: Proof,
       response: answers({ 200: RecoveryCodes }),
+    },
+    /**
+     * Begins adding a passkey: the options for the browser's `navigator.credentials.create` (a discoverable
+     * credential of these pages), its challenge kept in the session for 5 minutes.
+     */
+    passkeyOptions: {
+      method: 'POST',
+      url: '/factors/passkeys/options',
+      access: 'signedIn',
+      response: answers({ 200: CreationOptions }),
+    },
+    /** Adds the passkey the browser made for the options, under the name the person gave it. */
+    addPasskey: {
+      method: 'POST',
+      url: '/factors/passkeys',
+      access: 'signedIn',
+      body: Body({ name: PasskeyName, passkey: RegistrationAnswer }),
+      response: answers({ 200: PasskeySummary }),
+    },
+    /** Renames one of the person's passkeys (NOT_FOUND when none of theirs has the id). */
+    renamePasskey: {
+      method: 'PATCH',
+      url: '/factors/passkeys/:id',
+      access: 'signedIn',
+      params: PasskeyId,
+      body: Body({ name: PasskeyName }),
+      response: answers({ 200: PasskeySummary }),
+    },
+    /** Removes one of the person's passkeys, given a code of their app or their password. */
+    removePasskey: {
+      method: 'DELETE',
+      url: '/factors/passkeys/:id',
+      access: 'signedIn',
+      params: PasskeyId,
+      body: Proof,
+      response: answers({ 200: Empty }),
+    },
+    /**
+     * Begins signing in with a passkey, without an address: the options for `navigator.credentials.get` (any
+     * passkey of these pages the device holds; the device verifies the person).
+     */
+    passkeySignInOptions: {
+      method: 'POST',
+      url: '/session/passkey/options',
+      access: 'public',
+      response: answers({ 200: RequestOptions }),
+    },
+    /**
+     * Signs in with the passkey the browser chose for the options: it names the person and their tenant, and
+     * is both factors (wrong answers counted as wrong codes are).
+     */
+    signInWithPasskey: {
+      method: 'POST',
+      url: '/session/passkey',
+      access: 'public',
+      body: Body({ passkey: AuthenticationAnswer }),
+      response: answers({ 200: SessionAnswer }),
+    },
+    /** The second step of a sign-in with a passkey: the options for one of the person's own passkeys. */
+    secondStepPasskeyOptions: {
+      method: 'POST',
+      url: '/session/second-factor/passkey/options',
+      access: 'public',
+      response: answers({ 200: RequestOptions }),
+    },
+    /** Finishes a sign-in begun with the password, with one of the person's passkeys, within 5 minutes. */
+    signInSecondStepPasskey: {
+      method: 'POST',
+      url: '/session/second-factor/passkey',
+      access: 'public',
+      body: Body({ passkey: AuthenticationAnswer }),
+      response: answers({ 200: SessionAnswer }),
     },
     /** The signed-in person's live sessions: browser, address, started, last active, and which is this one. */
     sessions: {
@@ -202,3 +287,53 @@ const Proof = Body({ code: Type.Optional(Code), password: Type.Optional(Password
 const RecoveryCodes = Type.Object({ recoveryCodes: Type.Array(Type.String()) });
 /** A fresh CSRF token: the session has ended or changed. */
 const CsrfAnswer = Type.Object({ csrfToken: Type.String() });
+/** What a sign-in may ask as its second step. */
+const SecondFactor = Type.Union([Type.Literal('authenticator'), Type.Literal('passkey')]);
+/** A passkey as its person's page lists it. */
+const PasskeySummary = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  createdAt: Timestamp(),
+  lastUsedAt: Type.Union([Timestamp(), Type.Null()]),
+});
+const PasskeyId = Type.Object({ id: Type.String({ format: 'uuid' }) });
+const PasskeyName = Type.String({ maxLength: 100 });
+/** A base64url value of a WebAuthn answer: far above what an authenticator sends. */
+const Base64Url = (maxLength: number) => Type.String({ maxLength, pattern: '^[A-Za-z0-9_-]*={0,2}$' });
+/** The options for the browser, as @simplewebauthn/server makes them: passed through as they are. */
+const CreationOptions = Type.Unsafe<PublicKeyCredentialCreationOptionsJSON>(AnyObject);
+const RequestOptions = Type.Unsafe<PublicKeyCredentialRequestOptionsJSON>(AnyObject);
+/** The browser's answer to the options of adding a passkey (@simplewebauthn/browser's `startRegistration`). */
+const RegistrationAnswer = Type.Unsafe<RegistrationResponseJSON>(
+  Type.Object({
+    id: Base64Url(1400),
+    rawId: Base64Url(1400),
+    type: Type.Literal('public-key'),
+    response: Type.Object({
+      clientDataJSON: Base64Url(10_000),
+      attestationObject: Base64Url(100_000),
+      authenticatorData: Type.Optional(Base64Url(100_000)),
+      transports: Type.Optional(Type.Array(Type.String({ maxLength: 40 }), { maxItems: 10 })),
+      publicKeyAlgorithm: Type.Optional(Type.Integer()),
+      publicKey: Type.Optional(Base64Url(10_000)),
+    }),
+    authenticatorAttachment: Type.Optional(Type.String({ maxLength: 40 })),
+    clientExtensionResults: AnyObject,
+  }),
+);
+/** The browser's answer to the options of signing in (@simplewebauthn/browser's `startAuthentication`). */
+const AuthenticationAnswer = Type.Unsafe<AuthenticationResponseJSON>(
+  Type.Object({
+    id: Base64Url(1400),
+    rawId: Base64Url(1400),
+    type: Type.Literal('public-key'),
+    response: Type.Object({
+      clientDataJSON: Base64Url(10_000),
+      authenticatorData: Base64Url(100_000),
+      signature: Base64Url(10_000),
+      userHandle: Type.Optional(Base64Url(200)),
+    }),
+    authenticatorAttachment: Type.Optional(Type.String({ maxLength: 40 })),
+    clientExtensionResults: AnyObject,
+  }),
+);

@@ -8,6 +8,7 @@ import {
   newSignInMail,
   recordBrowser,
 } from '../../accounts/known-browsers.ts';
+import { relyingPartyOf } from '../../accounts/factors/passkeys.ts';
 import { checkMailedLink } from '../../accounts/link-check.ts';
 import { changeOwnPassword } from '../../accounts/own-password.ts';
 import { mailPasswordResets, type AccountPages } from '../../accounts/people-mail.ts';
@@ -257,7 +258,14 @@ export function registerAccountRoutes(api: FastifyInstance, options: AccountRout
     signInOptions,
   );
 
-  registerFactorRoutes(api, { db, kind: pages.kind, name: options.name, contract, signIn });
+  registerFactorRoutes(api, {
+    db,
+    kind: pages.kind,
+    name: options.name,
+    contract,
+    signIn,
+    relyingParty: () => relyingPartyOf(pages.publicUrl(), pages.product.replace(/^the /, '')),
+  });
   registerSessionRoutes(api, { db, kind: pages.kind, contract, limits: options.sessionLimits });
 
   route(contract.signOut, async (request, reply) => {

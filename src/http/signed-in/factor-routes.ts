@@ -11,12 +11,14 @@ import {
   makeRecoveryCodes,
   useRecoveryCode,
 } from '../../accounts/factors/recovery-codes.ts';
+import { hasPasskey, passkeysOf, type RelyingParty } from '../../accounts/factors/passkeys.ts';
 import { passwordMatches } from '../../accounts/passwords.ts';
 import type { Database } from '../../db/database.ts';
 import { factorErrors, wrongCurrentPassword } from '../../errors.ts';
 import { clientAddressKey, createAttemptLimits, type Reservation } from '../attempt-limits.ts';
 import { handRoute } from '../contract-routes.ts';
 import type { accountRoutes } from './account-contract.ts';
+import { registerPasskeyRoutes } from './passkey-routes.ts';
 import { signedInPerson, type TenantKind } from './person.ts';
 
 /** How long the half-signed-in state of a sign-in waits for its second step. */
@@ -35,12 +37,16 @@ export interface FactorRoutesOptions {
   contract: ReturnType<typeof accountRoutes>;
   /** Signs the user in on this request's session (a new session id), answering the session. */
   signIn: (request: FastifyRequest, reply: FastifyReply, userId: string) => Promise<object>;
+  /** The site the surface's passkeys are for: its public address, as it is now. */
+  relyingParty: () => RelyingParty;
 }
 
 /**
  * Whether a sign-in whose password was right must wait for a second step: when the person has an authenticator
- * app, the session becomes half-signed-in (a new session id, kept server-side, naming the person only as
- * `pendingUserId`, which no guard reads) and the answer says so; else undefined and the caller signs them in.
+ * app or a passkey, the session becomes half-signed-in (a new session id, kept server-side, naming the person
+ * only as `pendingUserId`, which no guard reads) and the answer says so (`secondFactor`: the app when they have
+ * one, for the pages that know only it; `secondFactors`: each they have); else undefined and the caller signs
+ * them in.
  */
 export async function beginSecondStep(
   db: Database,
@@ -49,25 +55,46 @@ export async function beginSecondStep(
   userId: string,
   sessionAnswer: (request: FastifyRequest) => Promise<{ answer: object }>,
 ): Promise<object | undefined> {
-  if (!(await hasAuthenticator(db, userId))) return undefined;
+  const factors = [
+    ...((await hasAuthenticator(db, userId)) ? (['authenticator'] as const) : []),
+    ...((await hasPasskey(db, userId)) ? (['passkey'] as const) : []),
+  ];
+  const [first] = factors;
+  if (first === undefined) return undefined;
   await request.session.regenerate();
   request.session.pendingUserId = userId;
   request.session.pendingSince = Date.now();
   const { answer } = await sessionAnswer(request);
-  return { csrfToken: reply.generateCsrf(), ...answer, secondFactor: 'authenticator' };
+  return { csrfToken: reply.generateCsrf(), ...answer, secondFactor: first, secondFactors: factors };
+}
+
+/** The person of the session's half-done sign-in; UNAUTHENTICATED when none was begun in the last 5 minutes. */
+export function pendingSignIn(request: FastifyRequest): string {
+  const { pendingUserId, pendingSince } = request.session;
+  if (
+    pendingUserId === undefined ||
+    pendingSince === undefined ||
+    Date.now() - pendingSince > SECOND_STEP_MS
+  ) {
+    throw factorErrors.signInNotBegun();
+  }
+  return pendingUserId;
 }
 
 /**
  * The second factor's routes, the same on every signed-in surface: the second step of a sign-in, and the person's
- * own authenticator app and recovery codes. Every code checked is counted first in the database, per person and
+ * own authenticator app and recovery codes (and passkeys: passkey-routes.ts). Every code checked is counted first in the database, per person and
  * per client (attempt-limits.ts), and given back unless it was wrong: tries sent at once never check more codes
  * than the limit.
  */
 export function registerFactorRoutes(api: FastifyInstance, options: FactorRoutesOptions): void {
   const { db, kind, contract } = options;
-  /** Whose codes a request tries: the signed-in person's, or the half-signed-in one's. */
+  /** Whose passkey a request tries, when it said (a passkey names its person: see `countedTry`). */
+  const claimed = new WeakMap<FastifyRequest, string>();
+  /** Whose codes a request tries: the signed-in person's, the half-signed-in one's, or its passkey's. */
   const owner = (request: FastifyRequest) =>
-    request.signedInPerson ? signedInPerson(request, kind).user.id : (request.session.pendingUserId ?? '');
+    claimed.get(request) ??
+    (request.signedInPerson ? signedInPerson(request, kind).user.id : (request.session.pendingUserId ?? ''));
   const wrongCodes = createAttemptLimits(db, 'wrong codes', [
     {
       name: `${options.name}-code:account`,
@@ -98,6 +125,22 @@ export function registerFactorRoutes(api: FastifyInstance, options: FactorRoutes
     await attempt.release();
   }
 
+  /**
+   * Runs a check of a passkey counted as a try of `ownerId`'s: given back when it passed; a refusal stays
+   * counted, whatever it was (the answer came from the person's device, or from a guesser).
+   */
+  async function countedTry<T>(
+    request: FastifyRequest,
+    ownerId: string,
+    check: () => Promise<T>,
+  ): Promise<T> {
+    claimed.set(request, ownerId);
+    const attempt = await wrongCodes.reserve(request);
+    const result = await check();
+    await attempt.release();
+    return result;
+  }
+
   /** A code of the app, or a recovery code, by its shape. */
   const useCode = (userId: string, code: string) =>
     looksLikeRecoveryCode(code) ? useRecoveryCode(db, userId, code) : useAuthenticatorCode(db, userId, code);
@@ -126,14 +169,7 @@ export function registerFactorRoutes(api: FastifyInstance, options: FactorRoutes
   api.route<{ Body: { code: string } }>({
     ...handRoute(contract.signInSecondStep),
     handler: async (request, reply) => {
-      const { pendingUserId, pendingSince } = request.session;
-      if (
-        pendingUserId === undefined ||
-        pendingSince === undefined ||
-        Date.now() - pendingSince > SECOND_STEP_MS
-      ) {
-        throw factorErrors.signInNotBegun();
-      }
+      const pendingUserId = pendingSignIn(request);
       await counted(request, () => useCode(pendingUserId, request.body.code.trim()));
       return options.signIn(request, reply, pendingUserId);
     },
@@ -141,7 +177,10 @@ export function registerFactorRoutes(api: FastifyInstance, options: FactorRoutes
 
   api.route({
     ...handRoute(contract.factors),
-    handler: async (request) => factorsOf(db, signedInPerson(request, kind).user.id),
+    handler: async (request) => {
+      const userId = signedInPerson(request, kind).user.id;
+      return { ...(await factorsOf(db, userId)), passkeys: await passkeysOf(db, userId) };
+    },
   });
 
   api.route({
@@ -178,4 +217,6 @@ export function registerFactorRoutes(api: FastifyInstance, options: FactorRoutes
       return { recoveryCodes: await makeRecoveryCodes(db, await proven(request, request.body)) };
     },
   });
+
+  registerPasskeyRoutes(api, { ...options, countedTry, proven, pendingSignIn });
 }

@@ -20,6 +20,11 @@ declare module 'fastify' {
      */
     pendingUserId?: string;
     pendingSince?: number;
+    /**
+     * The challenge of the passkey ceremony this browser began (passkey-routes.ts), for one purpose, answered
+     * once within 5 minutes of `issuedAt` (ms since the epoch).
+     */
+    passkeyChallenge?: { value: string; purpose: 'register' | 'sign-in' | 'second-step'; issuedAt: number };
     /** Shown on the person's list of sessions (session-routes.ts): its public id, browser and address. */
     publicId?: string;
     userAgent?: string;

@@ -20,6 +20,7 @@ export function consolePages(deps: Pick<ConsoleDeps, 'mailer' | 'transactionsUrl
     product: 'the Portico console',
     invitationLink: (token) => consoleInvitationLink(deps.transactionsUrl(), token),
     passwordResetLink: (token) => consolePasswordResetLink(deps.transactionsUrl(), token),
+    publicUrl: () => deps.transactionsUrl(),
     mailer: deps.mailer,
   };
 }

@@ -258,6 +258,7 @@ describe.each(['console', 'dashboard'])('two-step sign-in on the %s', (name) => 
     expect((await browser.get(api('/factors'))).body).toEqual({
       authenticatorAddedAt: null,
       recoveryCodesLeft: 0,
+      passkeys: [],
     });
     const fresh = new Browser(surface.app, undefined, surface.browserSurface);
     const answer = await fresh.signIn({ email: person.email, password: person.password });

@@ -160,6 +160,16 @@ const world = madeBeforeAll('the served apps and two tenants of each kind', asyn
     [theirInstance.instanceId],
   );
   if (!theirKey) throw new Error('the other instance has no key');
+  // A passkey of a person of each other tenant (only its id is tried).
+  const passkeyOf = async (userId: string) => {
+    const [row] = await db.query<{ id: string }>(
+      `insert into passkeys (user_id, credential_id, public_key, name) values ($1, $2, '\\x00', 'Theirs')
+       returning id`,
+      [userId, randomUUID()],
+    );
+    if (!row) throw new Error('no passkey was made');
+    return row.id;
+  };
 
   const surfaces: SurfaceUnderTest[] = [
     {
@@ -178,6 +188,7 @@ const world = madeBeforeAll('the served apps and two tenants of each kind', asyn
         'webhook-deliveries': delivery.id,
         closings: theirClosing.id,
         bulk: theirBulk.id,
+        passkeys: await passkeyOf(theirOperator.id),
       },
       otherParams: {},
     },
@@ -189,7 +200,12 @@ const world = madeBeforeAll('the served apps and two tenants of each kind', asyn
       permissions: DASHBOARD_PERMISSIONS,
       signedIn: dashboardPeople,
       ownParams: { slug: ourInstance.slug },
-      otherIds: { keys: theirKey.id, people: theirPerson.id, companies: theirInstance.companyId },
+      otherIds: {
+        keys: theirKey.id,
+        people: theirPerson.id,
+        companies: theirInstance.companyId,
+        passkeys: await passkeyOf(theirPerson.id),
+      },
       otherParams: { slug: theirInstance.slug },
     },
   ];

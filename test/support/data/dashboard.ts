@@ -103,7 +103,7 @@ export function randomClientAddress(): string {
   return `10.${String(bytes[0])}.${String(bytes[1])}.${String(bytes[2])}`;
 }
 
-type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';
+type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** A page people sign in to, as a browser sees it: where its JSON routes are, and its session cookie's name. */
 export interface SignInSurface {

@@ -1,4 +1,8 @@
 import { createContext, use, useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
+import type {
+  PublicKeyCredentialCreationOptionsJSON,
+  RegistrationResponseJSON,
+} from '@simplewebauthn/browser';
 import { ApiError, SESSION_ENDED, type AccountRoutes, type ApiClient } from './api-client.ts';
 
 /** Who is signed in, and to which tenant (the dashboard's instance, the console's organization). */
@@ -42,8 +46,15 @@ export interface AccountActions {
     currentPassword: string;
     password: string;
   }) => Promise<{ otherSessionsEnded: number }>;
-  /** `GET /factors`: since when they have an authenticator app (an ISO time, or null), recovery codes left. */
-  factors: () => Promise<{ authenticatorAddedAt: string | null; recoveryCodesLeft: number }>;
+  /**
+   * `GET /factors`: since when they have an authenticator app (an ISO time, or null), recovery codes left, and
+   * their passkeys.
+   */
+  factors: () => Promise<{
+    authenticatorAddedAt: string | null;
+    recoveryCodesLeft: number;
+    passkeys: PasskeySummary[];
+  }>;
   /** `POST /factors/authenticator`: a new app's secret, as typed and as a QR code (an SVG). */
   beginAuthenticator: () => Promise<{ secret: string; uri: string; qrSvg: string }>;
   /** `POST /factors/authenticator/confirm`: the app confirmed by a code of it; its ten recovery codes, once. */
@@ -52,6 +63,14 @@ export interface AccountActions {
   removeAuthenticator: (proof: FactorProof) => Promise<void>;
   /** `POST /factors/recovery-codes`: ten new ones (the old stop working), given a code or the password. */
   remakeRecoveryCodes: (proof: FactorProof) => Promise<{ recoveryCodes: string[] }>;
+  /** `POST /factors/passkeys/options`: the options of a new passkey, for the browser. */
+  passkeyOptions: () => Promise<PublicKeyCredentialCreationOptionsJSON>;
+  /** `POST /factors/passkeys`: adds the passkey the browser made, named. */
+  addPasskey: (name: string, passkey: RegistrationResponseJSON) => Promise<PasskeySummary>;
+  /** `PATCH /factors/passkeys/:id`. */
+  renamePasskey: (id: string, name: string) => Promise<PasskeySummary>;
+  /** `DELETE /factors/passkeys/:id`, given a code of the app or the password. */
+  removePasskey: (id: string, proof: FactorProof) => Promise<void>;
   /** `GET /sessions`: their live sessions, this one first. */
   sessions: () => Promise<{ sessions: SessionSummary[] }>;
   /** `DELETE /sessions/:sessionId`: ends one, by its public id. */
@@ -68,6 +87,14 @@ export interface SessionSummary {
   startedAt: string;
   lastActiveAt: string;
   current: boolean;
+}
+
+/** One of the person's passkeys, as `GET /factors` lists it. */
+export interface PasskeySummary {
+  id: string;
+  name: string;
+  createdAt: string;
+  lastUsedAt: string | null;
 }
 
 /** What proves it is the person, to remove their app or remake their recovery codes. */
@@ -189,6 +216,12 @@ export function createSession<Answer, User, Tenant>(
           await api('DELETE /factors/authenticator', { body: proof });
         },
         remakeRecoveryCodes: (proof) => api('POST /factors/recovery-codes', { body: proof }),
+        passkeyOptions: () => api('POST /factors/passkeys/options'),
+        addPasskey: (name, passkey) => api('POST /factors/passkeys', { body: { name, passkey } }),
+        renamePasskey: (id, name) => api('PATCH /factors/passkeys/:id', { params: { id }, body: { name } }),
+        removePasskey: async (id, proof) => {
+          await api('DELETE /factors/passkeys/:id', { params: { id }, body: proof });
+        },
         sessions: () => api('GET /sessions'),
         endSession: async (sessionId) => {
           await api('DELETE /sessions/:sessionId', { params: { sessionId } });

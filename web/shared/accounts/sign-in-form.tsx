@@ -6,7 +6,8 @@ import { EmailField, PasswordField } from '../form/person-fields.tsx';
 import { SubmitForm } from '../form/submit-form.tsx';
 import { useFormFields } from '../form/use-form-fields.ts';
 import { useApiAction } from '../use-api-action.ts';
-import { SecondStepForm } from './factors/second-step-form.tsx';
+import { PasskeySignIn } from './factors/passkey-sign-in.tsx';
+import { SecondStepForm, type SecondFactor } from './factors/second-step-form.tsx';
 import type { SignedIn } from './session.tsx';
 import type { AccountSurface, TenantChoice } from './surface.ts';
 
@@ -24,7 +25,7 @@ function choicesIn(details: Record<string, unknown>, key: string, idKey: string)
 /**
  * The sign-in form: e-mail address and password; when they open several tenants, which one. The server's
  * message says what was wrong without telling whether the address has an account. A person with an authenticator
- * app is asked for its code next ({@link SecondStepForm}). `onSignedIn` follows the session's change (the sign-in
+ * app or a passkey is asked for it next ({@link SecondStepForm}); a passkey alone signs in too ({@link PasskeySignIn}). `onSignedIn` follows the session's change (the sign-in
  * page goes where the person was going).
  */
 export function SignInForm<Answer, User, Tenant>({
@@ -42,7 +43,7 @@ export function SignInForm<Answer, User, Tenant>({
   const form = useFormFields<'email' | 'password', 'tenant'>({ email, password: '' });
   const [choices, setChoices] = useState<TenantChoice[]>();
   const [tenant, setTenant] = useState<string>();
-  const [secondStep, setSecondStep] = useState(false);
+  const [secondStep, setSecondStep] = useState<readonly SecondFactor[]>();
   const action = useApiAction();
 
   const submit = async () => {
@@ -62,7 +63,7 @@ export function SignInForm<Answer, User, Tenant>({
             ...(tenant === undefined ? {} : { [field]: tenant }),
           },
         });
-        if (answer.secondFactor === 'authenticator') setSecondStep(true);
+        if (answer.secondFactor !== undefined) setSecondStep(answer.secondFactors ?? [answer.secondFactor]);
         else onSignedIn(signedIn(answer));
       },
       (error) => {
@@ -78,9 +79,10 @@ export function SignInForm<Answer, User, Tenant>({
     return (
       <SecondStepForm
         surface={surface}
+        factors={secondStep}
         onSignedIn={onSignedIn}
         onRestart={() => {
-          setSecondStep(false);
+          setSecondStep(undefined);
           form.reset();
         }}
       />
@@ -138,6 +140,7 @@ export function SignInForm<Answer, User, Tenant>({
           </Flex>
         )}
       </SubmitForm>
+      <PasskeySignIn surface={surface} onSignedIn={onSignedIn} />
     </>
   );
 }

@@ -1,12 +1,13 @@
-import { Button, Code, Dialog, Flex, Text } from '@radix-ui/themes';
+import { Button, Code, Dialog, Flex, Heading, Text } from '@radix-ui/themes';
 import { useEffect, useState } from 'react';
 import { ErrorCallout } from '../../error-callout.tsx';
 import { PasswordField } from '../../form/person-fields.tsx';
 import { Form } from '../../form/submit-form.tsx';
 import { useFormFields } from '../../form/use-form-fields.ts';
 import { errorsOfFields, useApiAction } from '../../use-api-action.ts';
-import { useAccountActions, type FactorProof } from '../session.tsx';
+import { useAccountActions, type FactorProof, type PasskeySummary } from '../session.tsx';
 import { CodeField } from './code-field.tsx';
+import { PasskeysSection } from './passkeys-section.tsx';
 import { RecoveryCodesList } from './recovery-codes-list.tsx';
 
 type Step =
@@ -19,11 +20,13 @@ type Step =
 /**
  * "Two-step sign-in", opened from the person's menu of a surface's shell: adds an authenticator app (its QR code
  * and its secret as text, then a code of it to confirm, then the ten recovery codes shown once), or, once added,
- * makes new recovery codes or removes the app, each given a code of the app or the password.
+ * makes new recovery codes or removes the app, each given a code of the app or the password; and the person's
+ * passkeys ({@link PasskeysSection}).
  */
 export function AuthenticatorDialog({ open, setOpen }: { open: boolean; setOpen: (open: boolean) => void }) {
   const account = useAccountActions();
   const [step, setStep] = useState<Step>({ kind: 'loading' });
+  const [passkeys, setPasskeys] = useState<PasskeySummary[]>();
   const [byPassword, setByPassword] = useState(false);
   const form = useFormFields({ code: '', password: '' });
   const action = useApiAction();
@@ -31,6 +34,7 @@ export function AuthenticatorDialog({ open, setOpen }: { open: boolean; setOpen:
   const load = async () => {
     if (!account) return;
     const factors = await account.factors();
+    setPasskeys(factors.passkeys);
     setStep(
       factors.authenticatorAddedAt === null
         ? { kind: 'none' }
@@ -50,6 +54,7 @@ export function AuthenticatorDialog({ open, setOpen }: { open: boolean; setOpen:
       action.clear();
       setByPassword(false);
       setStep({ kind: 'loading' });
+      setPasskeys(undefined);
     }
   };
 
@@ -118,8 +123,12 @@ export function AuthenticatorDialog({ open, setOpen }: { open: boolean; setOpen:
         <Flex direction="column" gap="3">
           <Dialog.Title mb="0">Two-step sign-in</Dialog.Title>
           <Dialog.Description size="2" color="gray">
-            With an authenticator app, signing in asks for a code from your phone after your password.
+            With an authenticator app, signing in asks for a code from your phone after your password. With a
+            passkey, your device's lock signs you in.
           </Dialog.Description>
+          <Heading as="h3" size="3">
+            Authenticator app
+          </Heading>
           <ErrorCallout error={action.error} />
           {step.kind === 'none' ? (
             <Flex justify="start">
@@ -183,6 +192,15 @@ export function AuthenticatorDialog({ open, setOpen }: { open: boolean; setOpen:
                 </Flex>
               </Flex>
             </Form>
+          ) : null}
+          {passkeys !== undefined && step.kind !== 'codes' && step.kind !== 'scan' ? (
+            <PasskeysSection
+              passkeys={passkeys}
+              hasApp={step.kind === 'added'}
+              onChange={async () => {
+                setPasskeys((await account?.factors())?.passkeys);
+              }}
+            />
           ) : null}
           <Flex justify="end">
             <Dialog.Close>
