@@ -202,3 +202,14 @@ const Proof = Body({ code: Type.Optional(Code), password: Type.Optional(Password
 const RecoveryCodes = Type.Object({ recoveryCodes: Type.Array(Type.String()) });
 /** A fresh CSRF token: the session has ended or changed. */
 const CsrfAnswer = Type.Object({ csrfToken: Type.String() });
+
+/**
+ * The signed-in routes a person may call while their tenant requires a second factor of them and they have none
+ * (surface.ts refuses them every other, but the public ones): their factors, and adding an app.
+ */
+export const SECOND_FACTOR_SETUP = [
+  'factors',
+  'beginAuthenticator',
+  'confirmAuthenticator',
+  'remakeRecoveryCodes',
+] as const satisfies readonly (keyof ReturnType<typeof accountRoutes>)[];

@@ -6,6 +6,7 @@ import {
   removeAuthenticator,
   useAuthenticatorCode,
 } from '../../accounts/factors/authenticator.ts';
+import { factorKindsOf } from '../../accounts/factors/factor-policy.ts';
 import {
   looksLikeRecoveryCode,
   makeRecoveryCodes,
@@ -17,7 +18,7 @@ import { factorErrors, wrongCurrentPassword } from '../../errors.ts';
 import { clientAddressKey, createAttemptLimits, type Reservation } from '../attempt-limits.ts';
 import { handRoute } from '../contract-routes.ts';
 import type { accountRoutes } from './account-contract.ts';
-import { signedInPerson, type TenantKind } from './person.ts';
+import { signedInPerson, tenantOf, type TenantKind } from './person.ts';
 
 /** How long the half-signed-in state of a sign-in waits for its second step. */
 export const SECOND_STEP_MS = 5 * 60_000;
@@ -166,6 +167,12 @@ export function registerFactorRoutes(api: FastifyInstance, options: FactorRoutes
   api.route<{ Body: { code?: string; password?: string } }>({
     ...handRoute(contract.removeAuthenticator),
     handler: async (request) => {
+      const person = signedInPerson(request, kind);
+      // Under a policy that requires a factor of them, the app stays unless they have another kind.
+      if (person.secondFactor?.required === true) {
+        const others = (await factorKindsOf(db, person.user.id)).filter((each) => each !== 'authenticator');
+        if (others.length === 0) throw factorErrors.lastRequired(tenantOf(person, kind).name);
+      }
       await removeAuthenticator(db, await proven(request, request.body));
       return {};
     },
