@@ -208,6 +208,7 @@ export function TeamPage() {
           roles={ROLES}
           read={() => consoleApi('GET /security/second-factor')}
           save={(policy) => consoleApi('PUT /security/second-factor', { body: policy })}
+          onSaved={team.reload}
         />
       ) : null}
       <TeamActivity team={team.data} />

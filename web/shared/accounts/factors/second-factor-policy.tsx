@@ -22,8 +22,11 @@ export function SecondFactorPolicyForm<Role extends string>({
   roles,
   read,
   save,
+  onSaved,
 }: {
   roles: RoleTexts<Role>;
+  /** Told once a change is saved (the team's activity reads it again). */
+  onSaved?: (() => void) | undefined;
   read: () => Promise<{ policy: SecondFactorPolicy<Role> }>;
   save: (policy: SecondFactorPolicy<Role>) => Promise<{ policy: SecondFactorPolicy<Role> }>;
 }) {
@@ -43,10 +46,11 @@ export function SecondFactorPolicyForm<Role extends string>({
     await action.run(async () => {
       const answer = await save(policy);
       setPolicy(answer.policy);
+      onSaved?.();
       setSaved(
         answer.policy.required === 'nobody'
           ? 'Saved: two-step sign-in is up to each person.'
-          : 'Saved: those it covers who have no authenticator app are asked to add one at their next step.',
+          : 'Saved: those it covers who have no authenticator app are asked to add one as soon as they go on.',
       );
     });
   };
