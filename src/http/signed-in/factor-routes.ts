@@ -170,7 +170,9 @@ export function registerFactorRoutes(api: FastifyInstance, options: FactorRoutes
       const person = signedInPerson(request, kind);
       // Under a policy that requires a factor of them, the app stays unless they have another kind.
       if (person.secondFactor?.required === true) {
-        const others = (await factorKindsOf(db, person.user.id)).filter((each) => each !== 'authenticator');
+        // Read as strings: today the app is the only kind, and the passkeys to come are another.
+        const kinds: readonly string[] = await factorKindsOf(db, person.user.id);
+        const others = kinds.filter((each) => each !== 'authenticator');
         if (others.length === 0) throw factorErrors.lastRequired(tenantOf(person, kind).name);
       }
       await removeAuthenticator(db, await proven(request, request.body));

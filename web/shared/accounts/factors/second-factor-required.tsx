@@ -31,7 +31,12 @@ export function SecondFactorRequiredPage({
         password. Add an app to continue: it takes a minute.
       </Text>
       <Flex direction="column" gap="3">
-        <Button size="3" onClick={() => setAdding(true)}>
+        <Button
+          size="3"
+          onClick={() => {
+            setAdding(true);
+          }}
+        >
           Add an authenticator app
         </Button>
         <Button size="3" variant="soft" color="gray" onClick={() => void signOut()}>
