@@ -40,6 +40,7 @@ export const ERROR_STATUS = {
   WRONG_INSTANCE: 403,
   ADDRESS_NOT_LISTED: 403,
   PASSKEY_OF_ANOTHER_PERSON: 403,
+  SECOND_FACTOR_REQUIRED: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   NOT_ACCEPTABLE: 406,
@@ -57,6 +58,7 @@ export const ERROR_STATUS = {
   REVISION_INCOMPLETE: 409,
   TEMPLATE_ARCHIVED: 409,
   ESIGN_CONSENT_REQUIRED: 409,
+  LAST_FACTOR_REQUIRED: 409,
   LINK_USED: 410,
   LINK_EXPIRED: 410,
   LINK_REVOKED: 410,
@@ -604,6 +606,27 @@ export const factorErrors = {
     new AppError('CONFLICT', 'You have an authenticator app already: remove it before adding another.'),
   /** CONFLICT: confirming, removing or remaking codes without an app. */
   noApp: () => new AppError('CONFLICT', 'You have no authenticator app: add one first.'),
+  /**
+   * SECOND_FACTOR_REQUIRED: a person whose tenant requires a second factor of their role, who has none, calling
+   * anything but what adds one (and the session, sign-out).
+   */
+  required: (tenantName: string) =>
+    new AppError(
+      'SECOND_FACTOR_REQUIRED',
+      `${tenantName} requires two-step sign-in for your role: add an authenticator app in your account before you continue.`,
+    ),
+  /** LAST_FACTOR_REQUIRED: removing one's last second factor while the tenant requires one of the person's role. */
+  lastRequired: (tenantName: string) =>
+    new AppError(
+      'LAST_FACTOR_REQUIRED',
+      `${tenantName} requires two-step sign-in for your role: this is your last second factor, so it stays. Add another before removing it, or ask an admin to reset it.`,
+    ),
+  /** CONFLICT: an admin resetting their own factors from the team's page (their own settings do it). */
+  resetOwn: () =>
+    new AppError(
+      'CONFLICT',
+      'You cannot reset your own two-step sign-in here: remove or change your authenticator app in your account settings.',
+    ),
   /** BAD_USER_INPUT: removing the app or remaking codes with neither a code nor the password. */
   proofRequired: () =>
     new AppError('BAD_USER_INPUT', 'Enter a code from your authenticator app, or your password.', {

@@ -8,6 +8,8 @@ import { migrationStatus } from '../db/migrate.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { CONSOLE_ROLES, DASHBOARD_ROLES } from '../accounts/roles.ts';
 import { consolePages } from '../transactions/console/team.ts';
+import { resetMemberFactors } from '../transactions/console/team-factors.ts';
+import { resetFactors, type FactorReset } from '../accounts/factors/factor-reset.ts';
 import { changeRole, listUsers, removeUserByEmail } from '../accounts/users.ts';
 import { invitePersonByMail } from '../accounts/people-mail.ts';
 import { dashboardPages } from '../portfolio/people.ts';
@@ -123,6 +125,16 @@ function organizationOperation<Props extends TProperties, Output>(op: {
       return op.run(db, input, await getOrganizationByHandle(db, input.org), config, services);
     },
   });
+}
+
+/** What the CLI prints of a reset of a person's factors: whose, what it removed, the sessions ended, the mail. */
+function resetAnswer(reset: FactorReset) {
+  return {
+    email: reset.user.email,
+    removed: reset.removed,
+    sessionsEnded: reset.sessionsEnded,
+    mail: reset.mail,
+  };
 }
 
 /** The people of a customer instance, named by slug: their tenant, and how an error names it. */
@@ -448,6 +460,18 @@ export const operations = {
         { ...input, tenantLabel: `organization "${organization.handle}"` },
       ),
   }),
+  // Break-glass: an admin locked out of their second factor (docs/operations.md), recorded as the operator's.
+  'org.users.reset-factors': organizationOperation({
+    input: { email: Type.String() },
+    async run(db, input, organization, _config, services) {
+      return resetAnswer(
+        await resetMemberFactors(
+          { db, mailer: services.mailer, transactionsUrl: () => services.transactionsUrl },
+          { organization, person: { email: input.email }, by: 'operator' },
+        ),
+      );
+    },
+  }),
   'portfolio.instances.create': operation({
     input: Type.Object({ slug: Type.String(), name: Type.String() }),
     run: (db, input) => createInstance(db, input),
@@ -504,6 +528,19 @@ export const operations = {
     async run(db, input) {
       const { tenant, tenantLabel } = await instancePeople(db, input.instance);
       return changeRole(db, tenant, { email: input.email, role: input.role, tenantLabel });
+    },
+  }),
+  'portfolio.users.reset-factors': operation({
+    input: Type.Object({ instance: Type.String(), email: Type.String() }),
+    async run(db, input, _config, _progress, services) {
+      const instance = await getInstanceBySlug(db, input.instance);
+      return resetAnswer(
+        await resetFactors(db, dashboardPages(services), {
+          tenant: instance,
+          person: { email: input.email },
+          by: 'operator',
+        }),
+      );
     },
   }),
   'portfolio.keys.list': instanceKeys.list,

@@ -110,6 +110,8 @@ export function registerOrgCommands(program: Command, context: CliContext): void
       context.operate(command, 'org.users.invite', { org: handle, ...input }),
     list: (command, handle) => context.operate(command, 'org.users.list', { org: handle }),
     role: (command, handle, input) => context.operate(command, 'org.users.role', { org: handle, ...input }),
+    resetFactors: (command, handle, email) =>
+      context.operate(command, 'org.users.reset-factors', { org: handle, email }),
   });
   registerEntityCommands(program, context);
 }

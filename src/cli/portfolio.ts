@@ -92,6 +92,8 @@ export function registerPortfolioCommands(program: Command, context: CliContext)
       context.operate(command, 'portfolio.users.role', { instance, ...input }),
     remove: (command, instance, email) =>
       context.operate(command, 'portfolio.users.remove', { instance, email }),
+    resetFactors: (command, instance, email) =>
+      context.operate(command, 'portfolio.users.reset-factors', { instance, email }),
   });
 
   portfolio

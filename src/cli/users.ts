@@ -1,7 +1,7 @@
 import { Argument, Option, type Command } from 'commander';
 import type { Role } from '../accounts/roles.ts';
 import type { CliIO } from './context.ts';
-import { jsonOption, listCommand, OWNERS, printResult, type ListLine, type Owner } from './output.ts';
+import { jsonOption, listCommand, OWNERS, plural, printResult, type ListLine, type Owner } from './output.ts';
 
 /** A person as the CLI prints them (what the operations answer, as JSON). */
 interface ListedUser {
@@ -19,8 +19,16 @@ interface Invited {
   expiresAt: string;
 }
 
+/** What a reset of a person's factors answers: whose, the kinds removed, the sessions ended, how the mail went. */
+interface ResetFactors {
+  email: string;
+  removed: string[];
+  sessionsEnded: number;
+  mail: Invited['mail'] | null;
+}
+
 /**
- * `<parent> users invite|list|role|remove`: the people who sign in to one owner's pages (an organization's
+ * `<parent> users invite|list|role|remove|reset-factors`: the people who sign in to one owner's pages (an organization's
  * console, an instance's dashboard), the same commands for both (`remove` where the owner's pages remove people
  * rather than deactivate them), with the owner's roles.
  */
@@ -46,6 +54,8 @@ export function registerUserCommands<R extends Role>(
     role?: (command: Command, owner: string, input: { email: string; role: R }) => Promise<ListedUser>;
     /** `users remove <email>`: a person removed, their sessions ended (never the last admin). */
     remove?: (command: Command, owner: string, email: string) => Promise<ListedUser>;
+    /** `users reset-factors <email>`: a person's second factors removed, their sessions ended, them mailed. */
+    resetFactors: (command: Command, owner: string, email: string) => Promise<ResetFactors>;
   },
 ): void {
   const users = parent.command('users').description(`manage the people who sign in to ${spec.pages}`);
@@ -128,6 +138,37 @@ export function registerUserCommands<R extends Role>(
         },
       );
   }
+  users
+    .command('reset-factors')
+    .description(
+      `remove a person's second factors (authenticator app, recovery codes) in ${spec.pages} and end their sessions: break-glass for one locked out`,
+    )
+    .argument('<email>', "the person's e-mail address")
+    .requiredOption(flags, help)
+    .addOption(jsonOption())
+    .action(
+      async (
+        email: string,
+        options: { json?: boolean } & Partial<Record<Owner, string>>,
+        command: Command,
+      ) => {
+        const owner = options[spec.owner] ?? '';
+        const reset = await spec.resetFactors(command, owner, email);
+        printResult(io, reset, options, () =>
+          [
+            reset.removed.length === 0
+              ? `${reset.email} of ${owner} had no second factor: nothing to remove.`
+              : `Removed the second factors of ${reset.email} of ${owner} (${reset.removed.join(', ')}, and their recovery codes).`,
+            `${plural(reset.sessionsEnded, 'session')} ended: they sign in with their password, and add an authenticator app again.`,
+            reset.mail === null
+              ? 'They could not be mailed about it: tell them yourself.'
+              : reset.mail.via === 'smtp'
+                ? `They were mailed about it through PORTICO_SMTP_URL (message id ${reset.mail.messageId}).`
+                : `The mail telling them was written to ${reset.mail.file}: PORTICO_SMTP_URL is not set.`,
+          ].join('\n'),
+        );
+      },
+    );
   listCommand(users, io, 'list', {
     description: `list the people of ${spec.pages}`,
     [spec.owner]: spec.list,

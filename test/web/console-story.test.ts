@@ -751,7 +751,10 @@ describe('the organization console in Chromium', () => {
     await page.getByText('Rita Reviewer was reactivated: they sign in with their password again.').waitFor();
     await expect
       .poll(() => shownIn(rita))
-      .toEqual({ badges: ['Operator', 'Active'], buttons: ['Change role', 'End sessions', 'Deactivate'] });
+      .toEqual({
+        badges: ['Operator', 'Active'],
+        buttons: ['Change role', 'End sessions', 'Reset two-step sign-in', 'Deactivate'],
+      });
     await activity.getByText(/^Ada <i>Admin<\/i> deactivated\s+Rita Reviewer/).waitFor();
     await activity.getByText(/reactivated\s+Rita Reviewer/).waitFor();
     await chromium.screenshotPhoneAndDesktop(page, 'team-actions');

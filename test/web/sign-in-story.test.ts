@@ -15,7 +15,8 @@ import { madeBeforeAll } from '../support/made-before-all.ts';
  * CDP), signs out and signs in with it alone and as the second step, then renames and removes it; they add an authenticator app, signs out and signs in with
  * its code, then once with a recovery code, whose second use is refused; they see where they are signed in and
  * end another of their sessions, whose browser's next request is signed out; a sign-in from a new browser is
- * mailed through real SMTP. Screenshots go to test/web/screenshots/ as `<surface>-<database>-sign-in-…png`.
+ * mailed through real SMTP. An admin requires a second factor of a role, and a person of that role without one is
+ * led to add one before anything else. Screenshots go to test/web/screenshots/ as `<surface>-<database>-sign-in-…png`.
  */
 const world = madeBeforeAll('both signed-in surfaces', async (closeAfterAll) => {
   const served = await signedInSurfacesForBrowser(closeAfterAll);
@@ -27,6 +28,8 @@ const world = madeBeforeAll('both signed-in surfaces', async (closeAfterAll) => 
       console: { kind: 'organization' as const, id: organization.organizationId },
       dashboard: { kind: 'instance' as const, id: instance.instanceId },
     },
+    /** Where each surface's admins set who must use two-step sign-in. */
+    policyPages: { console: '/console/team', dashboard: `/dashboard/${instance.slug}/settings/people` },
   };
 });
 
@@ -130,8 +133,8 @@ async function passkeyStory(
 }
 
 const SURFACES = [
-  { name: 'console', path: '/console', home: 'Work queue' },
-  { name: 'dashboard', path: '/dashboard', home: 'Companies' },
+  { name: 'console', path: '/console', home: 'Work queue', covered: 'Operator', role: 'operator' },
+  { name: 'dashboard', path: '/dashboard', home: 'Companies', covered: 'Member', role: 'member' },
 ] as const;
 
 for (const surface of SURFACES) {
@@ -249,6 +252,54 @@ for (const surface of SURFACES) {
         await signInWithCode(page, person, recoveryCode, true);
         await page.getByText('This recovery code has been used already (each works once)').first().waitFor();
         await chromium.screenshot(page, 'sign-in-recovery-code-used');
+      },
+    );
+
+    it(
+      'leads a person of a role the admin requires a second factor of, who has none, to add one before anything else',
+      { timeout: 60_000 },
+      async () => {
+        const { origin } = served();
+        const tenant = world.tenants[surface.name];
+        const admin = await createPerson(world.db, { tenant, role: 'admin', name: 'Ada Admin' });
+        const colleague = await createPerson(world.db, { tenant, role: surface.role, name: 'Otto Covered' });
+
+        // The admin requires two-step sign-in of the role, on the page where they manage people.
+        const page = await chromium.newPage(origin);
+        await page.goto(`${origin}${world.policyPages[surface.name]}`);
+        await typePassword(page, admin);
+        const policy = page.getByRole('region', { name: 'Two-step sign-in' });
+        await policy.getByRole('radio', { name: 'Required for chosen roles' }).click();
+        await policy.getByRole('checkbox', { name: surface.covered }).click();
+        await policy.getByRole('button', { name: 'Save two-step sign-in' }).click();
+        await policy.getByText(/^Saved: those it covers/).waitFor();
+        await chromium.screenshot(page, 'sign-in-policy');
+        // The console's team activity says who changed it.
+        if (surface.name === 'console')
+          await page.getByText('changed who must use two-step sign-in').waitFor();
+
+        // The colleague signs in: the page offers nothing but setting up a second step, and signing out.
+        const covered = await chromium.newPage(origin);
+        await covered.goto(`${origin}${surface.path}`);
+        await typePassword(covered, colleague);
+        await covered.getByRole('heading', { name: 'Your organization requires two-step sign-in' }).waitFor();
+        expect(await covered.getByRole('link', { name: surface.home }).count()).toBe(0);
+        await chromium.screenshotPhoneAndDesktop(covered, 'sign-in-policy-required');
+
+        // They add an app (its secret as the page writes it, the code as the app computes it), and go on.
+        await covered.getByRole('button', { name: 'Set up two-step sign-in' }).click();
+        const dialog = covered.getByRole('dialog', { name: 'Two-step sign-in' });
+        await dialog.getByRole('button', { name: 'Add an authenticator app' }).click();
+        const secret =
+          (await dialog
+            .getByText(/^Secret:/)
+            .locator('code')
+            .textContent()) ?? '';
+        const app = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret.replace(/\s/g, '')) });
+        await dialog.getByLabel('Code from your app').fill(app.generate());
+        await dialog.getByRole('button', { name: 'Confirm' }).click();
+        await dialog.getByRole('button', { name: 'I have kept them' }).click();
+        await covered.getByRole('heading', { name: surface.home }).waitFor();
       },
     );
 

@@ -5,6 +5,7 @@ import { AppShell, type ShellSection } from '../shared/app/app-shell.tsx';
 import { RoleBadge } from '../shared/accounts/roles.tsx';
 import { Loading, SessionPending } from '../shared/accounts/session-pending.tsx';
 import { SignInAgainDialog } from '../shared/accounts/sign-in-again.tsx';
+import { SecondFactorRequiredPage } from '../shared/accounts/factors/second-factor-required.tsx';
 import { NotFoundPage } from '../shared/app/not-found-page.tsx';
 import { readEarly } from '../shared/app/early-reads.ts';
 import { consoleApi } from './api.ts';
@@ -161,12 +162,22 @@ export function App() {
  * stream of changes (`LiveProvider`) of their own.
  */
 function SignedInPages() {
-  const { session, signOut } = useSession();
+  const { session, signOut, refresh } = useSession();
   const { pathname, search } = useLocation();
   if (session.status !== 'signed-in') {
     return <Navigate to={`/sign-in?next=${encodeURIComponent(`${pathname}${search}`)}`} replace />;
   }
   const { user, tenant } = session;
+  if (session.secondFactorRequired === true) {
+    return (
+      <SecondFactorRequiredPage
+        product={ACCOUNTS.product}
+        tenantName={tenant.name}
+        refresh={refresh}
+        signOut={signOut}
+      />
+    );
+  }
   return (
     <LiveProvider key={`${tenant.handle} ${user.id}`}>
       <AppShell

@@ -16,7 +16,9 @@ export const { SessionProvider, useSession, useSignedIn } = createSession<
 >({
   client,
   read: (answer) =>
-    answer.user && answer.organization ? { user: answer.user, tenant: answer.organization } : undefined,
+    answer.user && answer.organization
+      ? { user: answer.user, tenant: answer.organization, secondFactorRequired: answer.secondFactorRequired }
+      : undefined,
   whenSessionEnds: 'sign-in-above-page',
 });
 

@@ -4,6 +4,7 @@ import { lazy, Suspense, type ComponentType } from 'react';
 import { Navigate, Route, Routes, useLocation, useParams } from 'react-router';
 import { Loading, SessionPending } from '../shared/accounts/session-pending.tsx';
 import { AppShell } from '../shared/app/app-shell.tsx';
+import { SecondFactorRequiredPage } from '../shared/accounts/factors/second-factor-required.tsx';
 import { RoleBadge } from '../shared/accounts/roles.tsx';
 import { ROLES } from './roles.ts';
 import { CompaniesPage } from './pages/companies.tsx';
@@ -84,7 +85,7 @@ export function App() {
  * afterwards; a person of another instance is told so.
  */
 function InstancePages() {
-  const { session, signOut } = useSession();
+  const { session, signOut, refresh } = useSession();
   const { slug } = useParams();
   const { pathname, search } = useLocation();
   const path = `${pathname}${search}`;
@@ -92,6 +93,16 @@ function InstancePages() {
     return <Navigate to={`/sign-in?next=${encodeURIComponent(path)}`} replace />;
   }
   if (session.tenant.slug !== slug) return <WrongInstancePage path={path} />;
+  if (session.secondFactorRequired === true) {
+    return (
+      <SecondFactorRequiredPage
+        product={ACCOUNTS.product}
+        tenantName={session.tenant.name}
+        refresh={refresh}
+        signOut={signOut}
+      />
+    );
+  }
   const base = `/${slug}`;
   return (
     <AppShell

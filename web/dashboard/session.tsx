@@ -13,6 +13,8 @@ export const { SessionProvider, useSession, useSignedIn } = createSession<
 >({
   client,
   read: (answer) =>
-    answer.user && answer.instance ? { user: answer.user, tenant: answer.instance } : undefined,
+    answer.user && answer.instance
+      ? { user: answer.user, tenant: answer.instance, secondFactorRequired: answer.secondFactorRequired }
+      : undefined,
   whenSessionEnds: 'sign-in-page',
 });

@@ -146,12 +146,6 @@ export async function passkeysOf(db: Queryable, userId: string): Promise<Passkey
   );
 }
 
-/** Whether the person has a passkey (what sign-in may ask as its second step). */
-export async function hasPasskey(db: Queryable, userId: string): Promise<boolean> {
-  const rows = await db.query('select 1 from passkeys where user_id = $1 limit 1', [userId]);
-  return rows.length > 0;
-}
-
 /**
  * The options of adding a passkey for the person (a discoverable credential, the person verified when the
  * device can), excluding those they have; the caller keeps `challenge` in the session.

@@ -337,3 +337,16 @@ const AuthenticationAnswer = Type.Unsafe<AuthenticationResponseJSON>(
     clientExtensionResults: AnyObject,
   }),
 );
+
+/**
+ * The signed-in routes a person may call while their tenant requires a second factor of them and they have none
+ * (surface.ts refuses them every other, but the public ones): their factors, adding an app or a passkey.
+ */
+export const SECOND_FACTOR_SETUP = [
+  'factors',
+  'beginAuthenticator',
+  'confirmAuthenticator',
+  'remakeRecoveryCodes',
+  'passkeyOptions',
+  'addPasskey',
+] as const satisfies readonly (keyof ReturnType<typeof accountRoutes>)[];

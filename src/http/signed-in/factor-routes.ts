@@ -6,12 +6,13 @@ import {
   removeAuthenticator,
   useAuthenticatorCode,
 } from '../../accounts/factors/authenticator.ts';
+import { factorKindsOf, keepsAFactorWithout } from '../../accounts/factors/factor-policy.ts';
 import {
   looksLikeRecoveryCode,
   makeRecoveryCodes,
   useRecoveryCode,
 } from '../../accounts/factors/recovery-codes.ts';
-import { hasPasskey, passkeysOf, type RelyingParty } from '../../accounts/factors/passkeys.ts';
+import { passkeysOf, type RelyingParty } from '../../accounts/factors/passkeys.ts';
 import { passwordMatches } from '../../accounts/passwords.ts';
 import type { Database } from '../../db/database.ts';
 import { factorErrors, wrongCurrentPassword } from '../../errors.ts';
@@ -19,7 +20,7 @@ import { clientAddressKey, createAttemptLimits, type Reservation } from '../atte
 import { handRoute } from '../contract-routes.ts';
 import type { accountRoutes } from './account-contract.ts';
 import { registerPasskeyRoutes } from './passkey-routes.ts';
-import { signedInPerson, type TenantKind } from './person.ts';
+import { signedInPerson, tenantOf, type TenantKind } from './person.ts';
 
 /** How long the half-signed-in state of a sign-in waits for its second step. */
 export const SECOND_STEP_MS = 5 * 60_000;
@@ -55,10 +56,7 @@ export async function beginSecondStep(
   userId: string,
   sessionAnswer: (request: FastifyRequest) => Promise<{ answer: object }>,
 ): Promise<object | undefined> {
-  const factors = [
-    ...((await hasAuthenticator(db, userId)) ? (['authenticator'] as const) : []),
-    ...((await hasPasskey(db, userId)) ? (['passkey'] as const) : []),
-  ];
+  const factors = await factorKindsOf(db, userId);
   const [first] = factors;
   if (first === undefined) return undefined;
   await request.session.regenerate();
@@ -205,6 +203,14 @@ export function registerFactorRoutes(api: FastifyInstance, options: FactorRoutes
   api.route<{ Body: { code?: string; password?: string } }>({
     ...handRoute(contract.removeAuthenticator),
     handler: async (request) => {
+      const person = signedInPerson(request, kind);
+      // Under a policy that requires a factor of them, the app stays unless they have a passkey.
+      if (
+        person.secondFactor?.required === true &&
+        !(await keepsAFactorWithout(db, person.user.id, { authenticator: true }))
+      ) {
+        throw factorErrors.lastRequired(tenantOf(person, kind).name);
+      }
       await removeAuthenticator(db, await proven(request, request.body));
       return {};
     },

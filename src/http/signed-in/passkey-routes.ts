@@ -13,7 +13,9 @@ import {
   type PasskeyPurpose,
   type RelyingParty,
 } from '../../accounts/factors/passkeys.ts';
+import { keepsAFactorWithout } from '../../accounts/factors/factor-policy.ts';
 import type { Database } from '../../db/database.ts';
+import { factorErrors } from '../../errors.ts';
 import { handRoute } from '../contract-routes.ts';
 import type { accountRoutes } from './account-contract.ts';
 import { signedInPerson, tenantOf, type TenantKind } from './person.ts';
@@ -97,9 +99,17 @@ export function registerPasskeyRoutes(api: FastifyInstance, options: PasskeyRout
   api.route<{ Params: { id: string }; Body: { code?: string; password?: string } }>({
     ...handRoute(contract.removePasskey),
     handler: async (request) => {
-      const userId = signedInPerson(request, kind).user.id;
+      const person = signedInPerson(request, kind);
+      const userId = person.user.id;
       // NOT_FOUND before the proof: a code of the app is not used up on a passkey that is not there.
       await findPasskey(db, userId, request.params.id);
+      // Under a policy that requires a factor of them, their last one stays.
+      if (
+        person.secondFactor?.required === true &&
+        !(await keepsAFactorWithout(db, userId, { passkeyId: request.params.id }))
+      ) {
+        throw factorErrors.lastRequired(tenantOf(person, kind).name);
+      }
       await options.proven(request, request.body);
       await removePasskey(db, { userId, id: request.params.id });
       return {};

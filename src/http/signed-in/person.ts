@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { ConsoleRole, DashboardRole } from '../../accounts/roles.ts';
+import { FACTOR_KINDS_SQL, POLICY_COVERS_SQL } from '../../accounts/factors/factor-policy.ts';
 import { signedInPart, type SessionLimits } from '../../accounts/sessions.ts';
 import { TENANT_TABLES } from '../../accounts/tenant-tables.ts';
 import type { Queryable } from '../../db/database.ts';
@@ -26,6 +27,11 @@ export interface Tenant {
  */
 export type SignedInPerson<Kind extends TenantKind> = {
   readonly user: { id: string; email: string; name: string; role: RolesOf[Kind] };
+  /**
+   * Whether their tenant's policy requires a second factor of their role (`required`), and whether they have one
+   * (`present`), as read with them (accounts/factors/factor-policy.ts).
+   */
+  readonly secondFactor?: { required: boolean; present: boolean };
 } & { readonly [K in Kind]: Tenant };
 
 declare module 'fastify' {
@@ -48,16 +54,21 @@ export async function readSignedInPerson<Kind extends TenantKind>(
   const signedIn = signedInPart(session, limits);
   if (!signedIn) return undefined;
   const tenants = TENANT_TABLES[kind];
-  const [row] = await db.query<SignedInPerson<Kind>['user'] & { tenant: Tenant }>(
+  const [row] = await db.query<
+    SignedInPerson<Kind>['user'] & { tenant: Tenant; factorRequired: boolean; factorPresent: boolean }
+  >(
     `select u.id, u.email, u.name, u.role,
-            json_build_object('id', t.id, 'handle', t.${tenants.handle}, 'name', t.name) as tenant
+            json_build_object('id', t.id, 'handle', t.${tenants.handle}, 'name', t.name) as tenant,
+            ${POLICY_COVERS_SQL('t', 'u.role')} as "factorRequired",
+            cardinality(${FACTOR_KINDS_SQL('u.id')}) > 0 as "factorPresent"
      from users u join ${tenants.table} t on t.id = u.${tenants.column}
      where u.id = $1 and u.password_hash is not null and u.deactivated_at is null`,
     [signedIn.userId],
   );
   if (!row) return undefined;
-  const { tenant, ...user } = row;
-  return { user, [kind]: tenant } as unknown as SignedInPerson<Kind>;
+  const { tenant, factorRequired, factorPresent, ...user } = row;
+  const secondFactor = { required: factorRequired, present: factorPresent };
+  return { user, [kind]: tenant, secondFactor } as unknown as SignedInPerson<Kind>;
 }
 
 /** A signed-in person's tenant, whatever its kind. */
@@ -85,13 +96,26 @@ export function signedInPerson<Kind extends TenantKind>(
 /**
  * A person as a surface's session answer shows them: the user, and the tenant by handle and name under the
  * tenant's own words (`{ instance: { slug, name } }`, `{ organization: { handle, name } }`); nulls when no one is
- * signed in. No tenant id: the pages name tenants by handle.
+ * signed in. No tenant id: the pages name tenants by handle. `secondFactorRequired`: the person must add a second
+ * factor before anything else (see {@link secondFactorDue}).
  */
 export function publicPerson<Kind extends TenantKind>(
   kind: Kind,
   person: SignedInPerson<Kind> | undefined,
 ): Record<string, unknown> {
-  if (!person) return { user: null, [kind]: null };
+  if (!person) return { user: null, [kind]: null, secondFactorRequired: false };
   const { handle, name } = tenantOf(person, kind);
-  return { user: person.user, [kind]: { [TENANT_TABLES[kind].handle]: handle, name } };
+  return {
+    user: person.user,
+    [kind]: { [TENANT_TABLES[kind].handle]: handle, name },
+    secondFactorRequired: secondFactorDue(person),
+  };
+}
+
+/**
+ * Whether a signed-in person must add a second factor before anything else: their tenant requires one of their
+ * role, and they have none.
+ */
+export function secondFactorDue(person: Pick<SignedInPerson<TenantKind>, 'secondFactor'>): boolean {
+  return person.secondFactor !== undefined && person.secondFactor.required && !person.secondFactor.present;
 }

@@ -4,15 +4,16 @@ import { allows, rolesInWords, type RoleTable } from '../../accounts/roles.ts';
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from '../../accounts/sessions.ts';
 import { TENANT_TABLES } from '../../accounts/tenant-tables.ts';
 import type { Database } from '../../db/database.ts';
-import { AppError, notPermitted, notSignedIn } from '../../errors.ts';
+import { AppError, factorErrors, notPermitted, notSignedIn } from '../../errors.ts';
 import { contractRoutes, type ContractRoute, type RouteContract } from '../contract-routes.ts';
 import { pageContentSecurityPolicy, registerWebSurface, type WebSurfaceOptions } from '../web-pages.ts';
-import type { accountRoutes } from './account-contract.ts';
+import { SECOND_FACTOR_SETUP, type accountRoutes } from './account-contract.ts';
 import { registerAccountRoutes } from './account-routes.ts';
 import { browserSession } from './browser-session.ts';
 import {
   publicPerson,
   readSignedInPerson,
+  secondFactorDue,
   signedInPerson,
   tenantOf,
   type SignedInPerson,
@@ -89,7 +90,8 @@ export interface SignedInSurface<Kind extends TenantKind, Table extends RoleTabl
  * server-side session and a CSRF token on every change (browser-session.ts), the account routes
  * (account-routes.ts), and the surface's own routes. Each route declares its `access` (a contract entry's, or
  * `config.access`), and the kit checks it before the route's input is even validated: no session → 401,
- * another tenant in the path → the surface's refusal, a role without the permission → 403. A route declared
+ * another tenant in the path → the surface's refusal, a person who must add a second factor first →
+ * SECOND_FACTOR_REQUIRED (but on the routes that add one), a role without the permission → 403. A route declared
  * with no access stops the app from starting.
  *
  * @example
@@ -111,8 +113,22 @@ export async function registerSignedInSurface<Kind extends TenantKind, Table ext
   if (!app.hasDecorator('signedInRoutes')) app.decorate('signedInRoutes', []);
   const declared = app.signedInRoutes;
 
-  /** The guard of a route declared with `access`. */
-  const guardOf = (access: string, url: string): preValidationAsyncHookHandler | undefined => {
+  // What a person who must add a second factor may still call (besides the public routes): adding one.
+  const settingUp = new Set(
+    SECOND_FACTOR_SETUP.map(
+      (name) => `${surface.contract[name].method} ${apiPath}${surface.contract[name].url}`,
+    ),
+  );
+
+  /**
+   * The guard of a route declared with `access`; `setup`: the route adds a second factor, which a person whose
+   * tenant requires one of them, and who has none, may call (every other route refuses them SECOND_FACTOR_REQUIRED).
+   */
+  const guardOf = (
+    access: string,
+    url: string,
+    setup: boolean,
+  ): preValidationAsyncHookHandler | undefined => {
     if (access === 'public') return undefined;
     if (access !== 'signedIn' && !(access in permissions)) {
       throw new Error(`${url} declares access "${access}", which is not a permission of the ${surface.name}`);
@@ -126,6 +142,7 @@ export async function registerSignedInSurface<Kind extends TenantKind, Table ext
       if (named && (request.params as Record<string, unknown>)[named.param] !== tenant.handle) {
         throw named.refusal(person);
       }
+      if (!setup && secondFactorDue(person)) throw factorErrors.required(tenant.name);
       if (access !== 'signedIn' && !allows(permissions, person.user.role, access)) {
         const rule = permissions[access];
         throw notPermitted({
@@ -157,7 +174,8 @@ export async function registerSignedInSurface<Kind extends TenantKind, Table ext
             `${String(options.method)} ${options.url} of the ${surface.name} declares no access`,
           );
         }
-        const guard = guardOf(access, options.url);
+        const setup = [options.method].flat().every((method) => settingUp.has(`${method} ${options.url}`));
+        const guard = guardOf(access, options.url, setup);
         if (guard) {
           const before = options.preValidation;
           options.preValidation = [guard, ...(before ? [before].flat() : [])];

@@ -21,6 +21,12 @@ const Role = Type.Union(DASHBOARD_ROLES.map((role) => Type.Literal(role)));
 const Slug = Type.Object({ slug: Type.String({ maxLength: 63 }) });
 const WithId = Type.Object({ slug: Type.String({ maxLength: 63 }), id: Type.String({ format: 'uuid' }) });
 
+/** Who must sign in with a second factor: nobody, everyone, or the people of the roles named. */
+const SecondFactorPolicy = Type.Object({
+  required: Type.Union([Type.Literal('nobody'), Type.Literal('everyone'), Type.Literal('roles')]),
+  roles: Type.Array(Role, { maxItems: 10 }),
+});
+
 export const SignedInUser = Type.Object({
   id: Type.String(),
   email: Type.String(),
@@ -36,6 +42,8 @@ const SessionAnswer = Type.Object({
   csrfToken: Type.String(),
   user: OrNull(SignedInUser),
   instance: OrNull(InstanceSummary),
+  /** The tenant requires a second factor of the person, who has none: the page leads them to add one. */
+  secondFactorRequired: Type.Boolean(),
 });
 
 export const ApiKey = Type.Object({
@@ -148,6 +156,40 @@ export const dashboardRoutes = {
     access: 'managePeople',
     params: WithId,
     response: answers({ 200: Type.Object({ sessionsEnded: Type.Integer() }) }),
+  },
+  /**
+   * Resets a person's second factors (their authenticator app and recovery codes), ends their sessions and mails
+   * them; never one's own (their settings change it).
+   */
+  resetPersonFactors: {
+    method: 'POST',
+    url: '/instances/:slug/people/:id/factors/reset',
+    access: 'managePeople',
+    params: WithId,
+    response: answers({ 200: Type.Object({ sessionsEnded: Type.Integer(), mailed: Type.Boolean() }) }),
+  },
+  /** Who must sign in to the instance's dashboard with a second factor. */
+  secondFactorPolicy: {
+    method: 'GET',
+    url: '/instances/:slug/security/second-factor',
+    access: 'managePeople',
+    params: Slug,
+    response: answers({ 200: Type.Object({ policy: SecondFactorPolicy }) }),
+  },
+  /**
+   * Sets who must sign in with a second factor: those without one are led to add one at their next request, and
+   * can do nothing else until they have.
+   */
+  setSecondFactorPolicy: {
+    method: 'PUT',
+    url: '/instances/:slug/security/second-factor',
+    access: 'managePeople',
+    params: Slug,
+    body: Body({
+      required: SecondFactorPolicy.properties.required,
+      roles: SecondFactorPolicy.properties.roles,
+    }),
+    response: answers({ 200: Type.Object({ policy: SecondFactorPolicy }) }),
   },
   /** Gives a person another role (one's own too), never leaving the instance without an active admin. */
   changePersonRole: {

@@ -1,4 +1,8 @@
+import { resetFactors } from '../../accounts/factors/factor-reset.ts';
+import { secondFactorPolicyOf, setSecondFactorPolicy } from '../../accounts/factors/factor-policy.ts';
+import { DASHBOARD_ROLES } from '../../accounts/roles.ts';
 import { endSessionsOfColleague } from '../../accounts/session-list.ts';
+import { dashboardPages } from '../people.ts';
 import type { ContractRoute } from '../../http/contract-routes.ts';
 import type { SignedInRouteContract } from '../../http/signed-in/surface.ts';
 import { dashboardRoutes as contract } from './contract.ts';
@@ -35,6 +39,29 @@ export function registerInstanceRoutes(
   route(contract.endPersonSessions, async (caller, { params }) => ({
     sessionsEnded: await endSessionsOfColleague(db, { kind: 'instance', id: caller.instance.id }, params.id),
   }));
+  route(contract.resetPersonFactors, async (caller, { params }, request) => {
+    const reset = await resetFactors(db, dashboardPages(deps.mail), {
+      tenant: caller.instance,
+      person: { id: params.id },
+      by: caller.user,
+      requestId: request.id,
+    });
+    if (!reset.mail)
+      request.log.error({ userId: params.id }, 'the mail of a reset of factors could not be sent');
+    return { sessionsEnded: reset.sessionsEnded, mailed: reset.mail !== null };
+  });
+  route(contract.secondFactorPolicy, async (caller) => ({
+    policy: await secondFactorPolicyOf(db, { kind: 'instance', id: caller.instance.id }),
+  }));
+  route(contract.setSecondFactorPolicy, async (caller, { body }) => {
+    const { policy } = await setSecondFactorPolicy(
+      db,
+      { kind: 'instance', id: caller.instance.id },
+      body,
+      DASHBOARD_ROLES,
+    );
+    return { policy };
+  });
   route(contract.changePersonRole, (caller, { params, body }) =>
     changeRoleOf(db, caller, { id: params.id, role: body.role }),
   );

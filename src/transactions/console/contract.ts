@@ -31,6 +31,12 @@ import { bulkRoutes } from './bulk/bulk-contract.ts';
 const Role = Type.Union(CONSOLE_ROLES.map((role) => Type.Literal(role)));
 const WithId = Type.Object({ id: Type.String({ format: 'uuid' }) });
 
+/** Who must sign in with a second factor: nobody, everyone, or the people of the roles named. */
+const SecondFactorPolicy = Type.Object({
+  required: Type.Union([Type.Literal('nobody'), Type.Literal('everyone'), Type.Literal('roles')]),
+  roles: Type.Array(Role, { maxItems: 10 }),
+});
+
 export const ConsoleUser = Type.Object({
   id: Type.String(),
   email: Type.String(),
@@ -46,6 +52,8 @@ const SessionAnswer = Type.Object({
   csrfToken: Type.String(),
   user: OrNull(ConsoleUser),
   organization: OrNull(OrganizationSummary),
+  /** The tenant requires a second factor of the person, who has none: the page leads them to add one. */
+  secondFactorRequired: Type.Boolean(),
 });
 
 export const TeamMember = Type.Object({
@@ -596,6 +604,38 @@ export const consoleRoutes = {
     access: 'managePeople',
     params: WithId,
     response: answers({ 200: Type.Object({ sessionsEnded: Type.Integer() }) }),
+  },
+  /**
+   * Resets a person's second factors (their authenticator app and recovery codes), ends their sessions and mails
+   * them; never one's own (their settings change it). Recorded in the team's activity.
+   */
+  resetMemberFactors: {
+    method: 'POST',
+    url: '/team/:id/factors/reset',
+    access: 'managePeople',
+    params: WithId,
+    response: answers({ 200: Type.Object({ sessionsEnded: Type.Integer(), mailed: Type.Boolean() }) }),
+  },
+  /** Who must sign in to the console with a second factor. */
+  secondFactorPolicy: {
+    method: 'GET',
+    url: '/security/second-factor',
+    access: 'managePeople',
+    response: answers({ 200: Type.Object({ policy: SecondFactorPolicy }) }),
+  },
+  /**
+   * Sets who must sign in with a second factor: those without one are led to add one at their next request, and
+   * can do nothing else until they have. Recorded in the team's activity.
+   */
+  setSecondFactorPolicy: {
+    method: 'PUT',
+    url: '/security/second-factor',
+    access: 'managePeople',
+    body: Body({
+      required: SecondFactorPolicy.properties.required,
+      roles: SecondFactorPolicy.properties.roles,
+    }),
+    response: answers({ 200: Type.Object({ policy: SecondFactorPolicy }) }),
   },
   /** Gives a deactivated person their access back. */
   reactivate: {

@@ -1,3 +1,4 @@
+import { secondFactorPolicyOf } from '../../accounts/factors/factor-policy.ts';
 import { endSessionsOfColleague } from '../../accounts/session-list.ts';
 import type { ContractRoute } from '../../http/contract-routes.ts';
 import type { SignedInRouteContract } from '../../http/signed-in/surface.ts';
@@ -13,6 +14,7 @@ import {
   resendTeamInvitation,
   teamOf,
 } from './team.ts';
+import { resetMemberFactors, setTeamFactorPolicy } from './team-factors.ts';
 
 /**
  * The team: who may sign in to the organization's console, invited, given roles, deactivated and reactivated by
@@ -57,6 +59,28 @@ export function registerTeamRoutes(
     });
     return { sessionsEnded };
   });
+  route(contract.resetMemberFactors, async (caller, { params }, request) => {
+    const reset = await resetMemberFactors(deps, {
+      organization: caller.organization,
+      person: { id: params.id },
+      by: caller.user,
+      requestId: request.id,
+    });
+    if (!reset.mail)
+      request.log.error({ userId: params.id }, 'the mail of a reset of factors could not be sent');
+    return { sessionsEnded: reset.sessionsEnded, mailed: reset.mail !== null };
+  });
+  route(contract.secondFactorPolicy, async (caller) => ({
+    policy: await secondFactorPolicyOf(db, { kind: 'organization', id: caller.organization.id }),
+  }));
+  route(contract.setSecondFactorPolicy, (caller, { body }, request) =>
+    setTeamFactorPolicy(db, {
+      organizationId: caller.organization.id,
+      actorId: caller.user.id,
+      policy: body,
+      requestId: request.id,
+    }),
+  );
   route(contract.changeRole, (caller, { params, body }, request) =>
     changeMemberRole(db, caller, { id: params.id, role: body.role, requestId: request.id }),
   );

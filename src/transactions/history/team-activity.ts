@@ -39,6 +39,13 @@ export const TEAM_CHANGES = {
   reactivated: 'reactivated',
   /** Ended every session of a person (`details.sessionsEnded`): each of their browsers signs in again. */
   sessions_ended: 'ended the sessions of',
+  /**
+   * Reset a person's second factors (`details.removed`: the kinds they had; `details.sessionsEnded`), by an admin
+   * or the operator (`portico org users reset-factors`).
+   */
+  factors_reset: 'reset the two-step sign-in of',
+  /** Changed who must sign in with a second factor (`details.from`, `details.to`: policies); no person. */
+  factor_policy_changed: 'changed the two-step sign-in policy',
 } as const;
 export type TeamChange = keyof typeof TEAM_CHANGES;
 
@@ -50,17 +57,18 @@ export async function recordTeamChange(
   tx: Queryable,
   change: {
     organizationId: string;
-    /** The person changed. */
-    userId: string;
-    actorId: string;
+    /** The person changed; null for a change to the whole team (its policy). */
+    userId: string | null;
+    /** The admin who changed it; null for the operator of Portico (the `portico` command). */
+    actorId: string | null;
     action: TeamChange;
     details?: Record<string, unknown> | undefined;
     requestId?: string | undefined;
   },
 ): Promise<void> {
   await tx.query(
-    `insert into team_changes (organization_id, user_id, actor_id, action, details, request_id)
-     values ($1, $2, $3, $4, $5, $6)`,
+    `insert into team_changes (organization_id, user_id, actor_id, action, details, request_id, actor_type)
+     values ($1, $2, $3, $4, $5, $6, $7)`,
     [
       change.organizationId,
       change.userId,
@@ -68,9 +76,13 @@ export async function recordTeamChange(
       change.action,
       JSON.stringify(change.details ?? {}),
       change.requestId ?? null,
+      change.actorId === null ? 'operator' : 'user',
     ],
   );
 }
+
+/** How the activity names the operator of Portico, who acts from the `portico` command (an SQL literal). */
+const OPERATOR_LABEL = "'The operator of Portico'";
 
 /** The most entries one page holds. */
 export const TEAM_ACTIVITY_PAGE = 100;
@@ -87,7 +99,7 @@ export async function teamActivityOf(
 ): Promise<TeamActivityEntry[]> {
   const rows = await db.query<
     Omit<TeamActivityEntry, 'actor' | 'transaction' | 'person'> & {
-      actorId: string;
+      actorId: string | null;
       actorLabel: string;
       transactionId: string | null;
       investorName: string | null;
@@ -110,17 +122,18 @@ export async function teamActivityOf(
        from transaction_activity a where a.organization_id = $1 and a.actor_type = 'user'
        union all
        select c.id, 'team', c.action, c.created_at, c.actor_id::text, null, c.user_id, c.details
-       from team_changes c where c.organization_id = $1 and c.actor_id is not null
+       from team_changes c where c.organization_id = $1 and (c.actor_id is not null or c.actor_type = 'operator')
      )
-     select entries.*, coalesce(nullif(actor.name, ''), actor.email) as "actorLabel",
+     select entries.*, coalesce(nullif(actor.name, ''), actor.email, ${OPERATOR_LABEL}) as "actorLabel",
        coalesce(t.investor_name, t.notice_name) as "investorName", coalesce(nullif(person.name, ''), person.email) as "personLabel",
        case when entries.kind = 'workflow' then tp.definition -> 'workflow' end as workflow
      from entries
-     join users actor on actor.id::text = entries."actorId" and actor.organization_id = $1
+     left join users actor on actor.id::text = entries."actorId" and actor.organization_id = $1
      left join transactions t on t.id = entries."transactionId"
      left join templates tp on tp.id = t.template_id
      left join users person on person.id = entries."personId"
-     where ($2::text is null or entries."actorId" = $2) and ($3::timestamptz is null or entries.at < $3)
+     where (actor.id is not null or (entries.kind = 'team' and entries."actorId" is null))
+       and ($2::text is null or entries."actorId" = $2) and ($3::timestamptz is null or entries.at < $3)
      order by entries.at desc, entries.id
      limit ${String(TEAM_ACTIVITY_PAGE)}`,
     [options.organizationId, options.userId ?? null, options.before ?? null],
@@ -129,7 +142,7 @@ export async function teamActivityOf(
     ({ actorId, actorLabel, transactionId, investorName, personId, personLabel, workflow, ...entry }) => ({
       ...entry,
       details: workflow === null ? entry.details : withTitles(entry, workflow),
-      actor: { id: actorId, label: actorLabel },
+      actor: { id: actorId ?? '', label: actorLabel },
       transaction: transactionId === null ? null : { id: transactionId, investorName: investorName ?? '' },
       person: personId === null ? null : { id: personId, label: personLabel ?? '' },
     }),

@@ -143,6 +143,18 @@ describe('tenant isolation', () => {
         method: 'POST',
         path: () => `/people/${owned.personId}/sessions/end`,
       },
+      {
+        name: 'POST /people/:id/factors/reset',
+        method: 'POST',
+        path: () => `/people/${owned.personId}/factors/reset`,
+      },
+      { name: 'GET /security/second-factor', method: 'GET', path: () => '/security/second-factor' },
+      {
+        name: 'PUT /security/second-factor',
+        method: 'PUT',
+        path: () => '/security/second-factor',
+        payload: { required: 'nobody', roles: [] },
+      },
       { name: 'GET /companies', method: 'GET', path: () => `/companies?fund=${owned.fundId}` },
       { name: 'GET /companies/:id', method: 'GET', path: () => `/companies/${owned.companyId}` },
       { name: 'GET /funds', method: 'GET', path: () => '/funds' },

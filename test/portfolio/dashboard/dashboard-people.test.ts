@@ -83,6 +83,7 @@ describe('people', () => {
       csrfToken: expect.any(String),
       user: { id: person.id, email, name: 'Grace Hopper', role: 'member' },
       instance: shownInstance(given.instance),
+      secondFactorRequired: false,
     });
     const people = await browser.get(peopleUrl());
     expect(people.status).toBe(200);

@@ -98,6 +98,7 @@ describe('signing in', () => {
       csrfToken: expect.any(String),
       user: shownUser(given.admin),
       instance: shownInstance(given.instance),
+      secondFactorRequired: false,
     });
     // A session fixed before sign-in (by whoever could set the cookie) never becomes a signed-in one.
     const after = browser.sessionId();

@@ -66,6 +66,7 @@ describe('signing in to the console', () => {
       csrfToken: expect.any(String),
       user: { id: operator?.id, email: operator?.email, name: operator?.name, role: 'operator' },
       organization: { handle, name: organization.name },
+      secondFactorRequired: false,
     });
     expect((await page.request('DELETE', api('/session'))).status).toBe(200);
     expect((await page.session()).body).toMatchObject({ user: null, organization: null });

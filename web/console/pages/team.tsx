@@ -4,6 +4,7 @@ import { Link } from 'react-router';
 import { ErrorCallout } from '../../shared/error-callout.tsx';
 import { nameOf, PeopleList } from '../../shared/accounts/people-list.tsx';
 import { RoleBadge } from '../../shared/accounts/roles.tsx';
+import { SecondFactorPolicyForm } from '../../shared/accounts/factors/second-factor-policy.tsx';
 import { dateFormatters } from '../../shared/format.ts';
 import { HeadedSection } from '../../shared/layout/headed-section.tsx';
 import { useResource } from '../../shared/use-resource.ts';
@@ -43,6 +44,8 @@ const COMMENT_SHOWN = 120;
 /** The changes to the team, in words before the person's name (src/transactions/history/team-activity.ts). */
 const TEAM_CHANGES: Record<string, string> = {
   sessions_ended: 'ended the sessions of',
+  factors_reset: 'reset the two-step sign-in of',
+  factor_policy_changed: 'changed who must use two-step sign-in',
   invited: 'invited',
   invitation_resent: 'sent a new invitation to',
   role_changed: 'changed the role of',
@@ -175,6 +178,8 @@ export function TeamPage() {
                 endSessions: async (person) =>
                   (await consoleApi('POST /team/:id/sessions/end', { params: { id: person.id } }))
                     .sessionsEnded,
+                resetFactors: (person) =>
+                  consoleApi('POST /team/:id/factors/reset', { params: { id: person.id } }),
                 reactivate: async (person) => {
                   await consoleApi('POST /team/:id/reactivate', { params: { id: person.id } });
                 },
@@ -198,6 +203,14 @@ export function TeamPage() {
       >
         Everyone here signs in to {organization.name}&apos;s console with their own password.
       </PeopleList>
+      {may(user.role, 'managePeople') ? (
+        <SecondFactorPolicyForm
+          roles={ROLES}
+          read={() => consoleApi('GET /security/second-factor')}
+          save={(policy) => consoleApi('PUT /security/second-factor', { body: policy })}
+          onSaved={team.reload}
+        />
+      ) : null}
       <TeamActivity team={team.data} />
       <HeadedSection id="roles-heading" title="What each role may do" size="3">
         <DataList.Root orientation={{ initial: 'vertical', sm: 'horizontal' }}>

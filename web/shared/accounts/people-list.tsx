@@ -62,6 +62,11 @@ export interface PeopleManagement<Role extends string, Person extends ListedPers
   reactivate?: ((person: Person) => Promise<void>) | undefined;
   /** Ends every session of a colleague (they sign in again); answers how many ended. */
   endSessions?: ((person: Person) => Promise<number>) | undefined;
+  /**
+   * Resets a colleague's two-step sign-in (their authenticator app and recovery codes go, their sessions end, they
+   * are mailed); answers whether the mail went.
+   */
+  resetFactors?: ((person: Person) => Promise<{ mailed: boolean }>) | undefined;
   end: {
     /** The button's verb, e.g. "Remove", "Deactivate". */
     verb: string;
@@ -297,6 +302,26 @@ function RowActions<Role extends string, Person extends ListedPerson<Role>>({
           >
             End sessions
           </Button>
+        ) : null}
+        {!ended && !self && person.active && manage.resetFactors ? (
+          <ConfirmDialog
+            trigger="Reset two-step sign-in"
+            triggerLabel={`Reset two-step sign-in of ${label}`}
+            title={`Reset the two-step sign-in of ${label}?`}
+            confirm="Reset two-step sign-in"
+            onConfirm={async () => {
+              const reset = await manage.resetFactors?.(person);
+              done(
+                reset?.mailed === false
+                  ? `The two-step sign-in of ${label} was reset and they are signed out, but the mail to them could not be sent: tell them yourself.`
+                  : `The two-step sign-in of ${label} was reset: they are signed out, and mailed about it.`,
+              );
+            }}
+          >
+            Their authenticator app and recovery codes stop working, and they are signed out everywhere. They
+            sign in with their password, and add an app again. Do this only when you know it is them asking (a
+            lost phone, say): they are mailed about it.
+          </ConfirmDialog>
         ) : null}
         {offered.reactivate && reactivate ? (
           <Button

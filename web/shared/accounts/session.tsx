@@ -9,6 +9,8 @@ import { ApiError, SESSION_ENDED, type AccountRoutes, type ApiClient } from './a
 export interface SignedIn<User, Tenant> {
   user: User;
   tenant: Tenant;
+  /** Their tenant requires a second factor of them, and they have none: the pages lead them to add one. */
+  secondFactorRequired?: boolean | undefined;
 }
 
 /** Who is signed in, as the page knows it. */
