@@ -13,6 +13,7 @@ import { changeOwnPassword } from '../../accounts/own-password.ts';
 import { mailPasswordResets, type AccountPages } from '../../accounts/people-mail.ts';
 import { describeUserAgent } from '../../accounts/session-list.ts';
 import { TENANT_TABLES } from '../../accounts/tenant-tables.ts';
+import { underSsoOnly } from '../../accounts/sso/sso-only.ts';
 import { checkCredentialsInAnyTenant, setPasswordWithLink } from '../../accounts/users.ts';
 import type { Database } from '../../db/database.ts';
 import { AppError } from '../../errors.ts';
@@ -22,6 +23,7 @@ import type { accountRoutes } from './account-contract.ts';
 import { beginSecondStep, registerFactorRoutes } from './factor-routes.ts';
 import { signedInPerson } from './person.ts';
 import { registerSessionRoutes } from './session-routes.ts';
+import { registerSsoRoutes, type SurfaceSso } from './sso-routes.ts';
 
 /** Failed sign-ins allowed in a window, per address typed and per client address. */
 const SIGN_IN_WINDOW_MS = 15 * 60_000;
@@ -78,6 +80,8 @@ export interface AccountRoutesOptions {
   sessionAnswer: (request: FastifyRequest) => Promise<{ answer: object; signedIn: boolean }>;
   /** The refusal when an address and password open several tenants and the sign-in named none. */
   choiceRequired: (choices: TenantChoice[]) => AppError;
+  /** The surface's single sign-on (sso-routes.ts), and where its page is: its people may sign in through it. */
+  sso?: (SurfaceSso & { pagePath: string }) | undefined;
 }
 
 /**
@@ -228,11 +232,9 @@ export function registerAccountRoutes(api: FastifyInstance, options: AccountRout
                 handle,
               ])
             ).map((row) => row.id);
-      const matches = await checkCredentialsInAnyTenant(
-        db,
-        pages.kind,
-        { email, password },
-        { tenantIds: named },
+      // A domain whose single sign-on is "SSO only" opens with a password only for its admins (sso-only.ts).
+      const matches = await underSsoOnly(db, pages.kind, email, () =>
+        checkCredentialsInAnyTenant(db, pages.kind, { email, password }, { tenantIds: named }),
       );
       const opened = await db.query<TenantChoice & { id: string }>(
         `select id, ${tenants.handle} as handle, name from ${tenants.table}
@@ -256,6 +258,18 @@ export function registerAccountRoutes(api: FastifyInstance, options: AccountRout
 
   registerFactorRoutes(api, { db, kind: pages.kind, name: options.name, contract, signIn });
   registerSessionRoutes(api, { db, kind: pages.kind, contract });
+  if (options.sso) {
+    registerSsoRoutes(api, {
+      db,
+      kind: pages.kind,
+      name: options.name,
+      pagePath: options.sso.pagePath,
+      apiPath: `${options.sso.pagePath}/api`,
+      contract,
+      sso: options.sso,
+      signIn,
+    });
+  }
 
   route(contract.signOut, async (request, reply) => {
     await request.session.regenerate();

@@ -9,6 +9,7 @@ import { pageContentSecurityPolicy, registerWebSurface, type WebSurfaceOptions }
 import type { accountRoutes } from './account-contract.ts';
 import { registerAccountRoutes } from './account-routes.ts';
 import { browserSession } from './browser-session.ts';
+import type { SurfaceSso } from './sso-routes.ts';
 import {
   publicPerson,
   readSignedInPerson,
@@ -79,6 +80,8 @@ export interface SignedInSurface<Kind extends TenantKind, Table extends RoleTabl
   ) => void;
   /** Runs after each successful request that changes something (which may have ended sessions). */
   afterChange?: () => void;
+  /** Single sign-on through each tenant's identity provider (sso-routes.ts); the routes answer 404 without it. */
+  sso?: SurfaceSso | undefined;
 }
 
 /**
@@ -173,6 +176,7 @@ export async function registerSignedInSurface<Kind extends TenantKind, Table ext
         pages: surface.mail,
         name: surface.name,
         contract: surface.contract,
+        sso: surface.sso && { ...surface.sso, pagePath: surface.page.path },
         sessionAnswer: async (request) => {
           const person = await readSignedInPerson(db, kind, request.session);
           return { answer: publicPerson(kind, person), signedIn: person !== undefined };

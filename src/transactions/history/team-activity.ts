@@ -39,6 +39,12 @@ export const TEAM_CHANGES = {
   reactivated: 'reactivated',
   /** Ended every session of a person (`details.sessionsEnded`): each of their browsers signs in again. */
   sessions_ended: 'ended the sessions of',
+  /** Connected or changed the organization's single sign-on (`details.issuer`, `domains`, `ssoOnly`). */
+  sso_configured: 'set up single sign-on',
+  /** Disconnected the organization's single sign-on. */
+  sso_removed: 'removed single sign-on',
+  /** Joined through single sign-on: an account made at their first sign-in, as `details.role`. */
+  sso_joined: 'joined through single sign-on',
 } as const;
 export type TeamChange = keyof typeof TEAM_CHANGES;
 
