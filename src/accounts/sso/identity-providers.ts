@@ -43,9 +43,7 @@ export function trustProviderCertificates(ca: string | undefined): void {
   }
   const dispatcher = new Agent({ connect: { ca } });
   fetchOfProviders = (url, options) =>
-    undiciFetch(url, { ...options, dispatcher } as Parameters<
-      typeof undiciFetch
-    >[1]) as unknown as Promise<Response>;
+    undiciFetch(url, { ...options, dispatcher }) as unknown as Promise<Response>;
   cache.clear();
 }
 

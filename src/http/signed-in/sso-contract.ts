@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { answers, Body, Empty, OrNull, Timestamp } from '../contract.ts';
 
 /**
@@ -46,10 +46,23 @@ export const SsoConnectionAnswer = Type.Object({
 });
 
 /** The settings page's answer: the connection (null before one is made), and the callback URL to register. */
-const SsoSettingsAnswer = Type.Object({
+export const SsoSettingsAnswer = Type.Object({
   connection: OrNull(SsoConnectionAnswer),
   callbackUrl: Type.String(),
 });
+export type SsoSettingsAnswer = Static<typeof SsoSettingsAnswer>;
+
+/** What an admin saves: `clientSecret` left out keeps the one set, null removes it. */
+export const SsoSettingsBody = Body({
+  issuer: Type.String({ maxLength: 1000 }),
+  clientId: Type.String({ maxLength: 1000 }),
+  clientSecret: Type.Optional(OrNull(Type.String({ maxLength: 1000 }))),
+  domains: Type.Array(Type.String({ maxLength: 300 }), { maxItems: 100 }),
+  allowNewAccounts: Type.Boolean(),
+  defaultRole: Type.String({ maxLength: 50 }),
+  ssoOnly: Type.Boolean(),
+});
+export type SsoSettingsBody = Static<typeof SsoSettingsBody>;
 
 /**
  * An admin's routes for the tenant's single sign-on, at `<base>/sso`, needing `permission`, with the surface's
@@ -83,15 +96,7 @@ export function ssoSettingsRoutes<Permission extends string, Params extends TSch
       url,
       access: permission,
       ...where,
-      body: Body({
-        issuer: Type.String({ maxLength: 1000 }),
-        clientId: Type.String({ maxLength: 1000 }),
-        clientSecret: Type.Optional(OrNull(Type.String({ maxLength: 1000 }))),
-        domains: Type.Array(Type.String({ maxLength: 300 }), { maxItems: 100 }),
-        allowNewAccounts: Type.Boolean(),
-        defaultRole: Type.String({ maxLength: 50 }),
-        ssoOnly: Type.Boolean(),
-      }),
+      body: SsoSettingsBody,
       response: answers({ 200: SsoSettingsAnswer }),
     },
     /** Disconnects the identity provider: its people sign in with passwords again. */

@@ -32,7 +32,7 @@ export function ssoCallbackUrl(publicUrl: string, apiPath: string): string {
  * sign-in (the provider's URL, and a short SameSite=Lax cookie binding it to this browser), and the provider's
  * redirect back, which completes it and signs the person in as a password sign-in does (`signIn`: a new session,
  * the session list's details, the known-browser mail), then sends the browser to the page. A refusal sends it to
- * the page with `?sso_error=<code>`, which the page says in words.
+ * the sign-in page with `?sso_error=<code>`, which it says in words.
  *
  * The pending sign-in lives in the database, not in the session: the session's cookie is SameSite=Strict, and the
  * provider's redirect back is a cross-site navigation, which does not carry it. The Lax binding cookie does.
@@ -108,7 +108,7 @@ export function registerSsoRoutes(
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         request.log.info({ code: error.code, err: error.cause }, 'a single sign-on was refused');
-        return reply.redirect(`${options.pagePath}?sso_error=${encodeURIComponent(error.code)}`, 302);
+        return reply.redirect(`${options.pagePath}/sign-in?sso_error=${encodeURIComponent(error.code)}`, 302);
       }
     },
   });

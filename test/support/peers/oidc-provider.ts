@@ -124,7 +124,11 @@ export async function startOidcPeer(options: {
         spoil = undefined;
         const end = response.end.bind(response);
         response.end = ((chunk?: unknown) => {
-          const text = Buffer.isBuffer(chunk) ? chunk.toString('utf8') : String(chunk ?? '');
+          const text = Buffer.isBuffer(chunk)
+            ? chunk.toString('utf8')
+            : typeof chunk === 'string'
+              ? chunk
+              : '';
           const answer = JSON.parse(text) as { id_token?: string };
           if (answer.id_token !== undefined) answer.id_token = spoiled(answer.id_token, how, signingKey, kid);
           const body = JSON.stringify(answer);
@@ -175,7 +179,11 @@ export async function startOidcPeer(options: {
     },
     close: async () => {
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      });
       await dispatcher.close();
     },
   };
