@@ -29,6 +29,7 @@ const BROWSER = [
   'test/web/console-story.test.ts',
   'test/web/closing-story.test.ts',
   'test/web/evidence-story.test.ts',
+  'test/web/sso-story.test.ts',
 ];
 /**
  * Files that run Portico as processes (two `portico serve` nodes and a worker behind nginx, on PostgreSQL; servers

@@ -134,7 +134,7 @@ describe('the customer dashboard at /dashboard in Chromium: signing in, keys and
     await expect
       .poll(() => alert.textContent())
       .toContain('The e-mail address or the password is not right.');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await screenshot(page, 'sign-in-refused');
     await page.goto(`${origin}/dashboard/${portfolio.slug}/companies`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
@@ -153,11 +153,11 @@ describe('the customer dashboard at /dashboard in Chromium: signing in, keys and
     await signIn(page, { email, password: PASSWORD });
     const choice = page.getByRole('radiogroup', { name: /several instances/ });
     await choice.getByRole('radio', { name: /Beta Growth/ }).waitFor();
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByText('Choose the instance to sign in to.').waitFor();
     await screenshot(page, 'sign-in-choose-instance');
     await choice.getByRole('radio', { name: /Beta Growth/ }).click();
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Companies' }).waitFor();
     expect(new URL(page.url()).pathname).toBe(`/dashboard/${second.slug}/companies`);
   });

@@ -38,7 +38,11 @@ export const PHONE = { width: 390, height: 844 };
  * check names it). That is cheaper than intercepting every request (`context.route`), which also turns the
  * HTTP cache off, so that every navigation fetched every asset again.
  */
-export async function launchChromium(surface: string): Promise<Browser> {
+export async function launchChromium(
+  surface: string,
+  /** Other hosts its pages may reach besides localhost (an identity provider on 127.0.0.1). */
+  options: { reachable?: string[] } = {},
+): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
   if (!existsSync(join(DEFAULT_WEB_DIST_DIR, surface, 'index.html'))) {
     throw new Error(`web/dist/${surface} is missing: npm run build:web`);
@@ -54,7 +58,7 @@ export async function launchChromium(surface: string): Promise<Browser> {
       '--disable-component-update',
       '--disable-sync',
       '--no-first-run',
-      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost',
+      `--host-resolver-rules=MAP * ~NOTFOUND, ${['localhost', ...(options.reachable ?? [])].map((host) => `EXCLUDE ${host}`).join(', ')}`,
     ],
   });
 }

@@ -58,7 +58,7 @@ export async function consoleForBrowser(
 export async function signIn(page: Page, person: { email: string; password: string }): Promise<void> {
   await page.getByLabel('E-mail address').fill(person.email);
   await page.getByLabel('Password', { exact: true }).fill(person.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
 /**

@@ -56,7 +56,7 @@ export function useDashboardInChromium(
   async function signIn(page: Page, person: { email: string; password: string }): Promise<void> {
     await page.getByLabel('E-mail address').fill(person.email);
     await page.getByLabel('Password', { exact: true }).fill(person.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   }
 
   /** Calls the Portfolio API over HTTPS with a key, as an integrator's program would. */

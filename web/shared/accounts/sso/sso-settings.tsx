@@ -117,7 +117,7 @@ export function SsoSettings<Role extends string>({
           <CopyButton text={callbackUrl} label="Copy" fallbackInputId="sso-callback-url" />
         </Flex>
         {done === undefined ? null : (
-          <Notice tone="done" role="status">
+          <Notice tone="done" highContrast role="status">
             {done}
           </Notice>
         )}
