@@ -391,6 +391,23 @@ describe.each(['console', 'dashboard'])('single sign-on on the %s', (name) => {
     );
   });
 
+  it('refuses an answer to a sign-in begun more than 10 minutes ago', async () => {
+    const surface = surfaceOf(name);
+    const them = await surface.newTenant();
+    await connect(surface, them);
+    const { browser, redirectTo, binding } = await beginSso(surface, them.admin.email);
+    const back = await world.idp.authorize(redirectTo ?? '');
+    await world.db.query(
+      `update sso_pending_logins set expires_at = now() - interval '1 second'
+       where connection_id = (select id from sso_connections where coalesce(organization_id, instance_id) = $1)`,
+      [them.tenant.id],
+    );
+
+    expect((await callback(browser, back, binding)).headers.location).toBe(
+      refusedWith(surface, 'SSO_STATE_INVALID'),
+    );
+  });
+
   it('refuses an ID token made for another sign-in (its nonce)', async () => {
     const surface = surfaceOf(name);
     const them = await surface.newTenant();
