@@ -31,9 +31,13 @@ export const ERROR_STATUS = {
   MONEY_INVALID: 400,
   AGREEMENT_INVALID: 400,
   TABLE_INVALID: 400,
+  SSO_STATE_INVALID: 400,
+  SSO_NONCE_INVALID: 400,
+  SSO_ISSUER_MISMATCH: 400,
   UNAUTHENTICATED: 401,
   INVALID_CREDENTIALS: 401,
   PASSKEY_UNKNOWN: 401,
+  SSO_TOKEN_INVALID: 401,
   HTTPS_REQUIRED: 403,
   FORBIDDEN: 403,
   CSRF_INVALID: 403,
@@ -41,7 +45,14 @@ export const ERROR_STATUS = {
   ADDRESS_NOT_LISTED: 403,
   PASSKEY_OF_ANOTHER_PERSON: 403,
   SECOND_FACTOR_REQUIRED: 403,
+  SSO_REQUIRED: 403,
+  SSO_DENIED: 403,
+  SSO_EMAIL_NOT_VERIFIED: 403,
+  SSO_DOMAIN_NOT_COVERED: 403,
+  SSO_NO_ACCOUNT: 403,
+  SSO_ACCOUNT_DEACTIVATED: 403,
   NOT_FOUND: 404,
+  SSO_NOT_CONFIGURED: 404,
   METHOD_NOT_ALLOWED: 405,
   NOT_ACCEPTABLE: 406,
   REQUEST_TIMEOUT: 408,
@@ -80,6 +91,7 @@ export const ERROR_STATUS = {
   HEADERS_TOO_LARGE: 431,
   INTERNAL_SERVER_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
+  SSO_ISSUER_UNREACHABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -704,6 +716,88 @@ export const passkeyErrors = {
     new AppError('PASSKEY_EXISTS', 'This passkey is added already: each passkey is added once.', {
       field: 'passkey',
     }),
+};
+
+// ── SSO_*: single sign-on with OpenID Connect (accounts/sso/) ──
+
+/** The refusals of single sign-on, each with what the person or the admin does next. */
+export const ssoErrors = {
+  /** SSO_NOT_CONFIGURED: an address whose domain no connection of this surface covers. */
+  notConfigured: (domain: string) =>
+    new AppError(
+      'SSO_NOT_CONFIGURED',
+      `Single sign-on is not set up for ${domain} here: sign in with your password, or ask your admin to connect your identity provider.`,
+      { field: 'email' },
+    ),
+  /** SSO_REQUIRED: a password sign-in of a person whose domain signs in only through its identity provider. */
+  required: (domain: string) =>
+    new AppError(
+      'SSO_REQUIRED',
+      `People of ${domain} sign in with single sign-on here, not with a password: choose "Sign in with SSO".`,
+      { field: 'email', signInWith: 'sso' },
+    ),
+  /** SSO_ISSUER_UNREACHABLE: the identity provider did not answer its discovery document (within 5 seconds). */
+  issuerUnreachable: (issuer: string, cause?: unknown) =>
+    new AppError(
+      'SSO_ISSUER_UNREACHABLE',
+      `The identity provider at ${issuer} could not be reached: try again in a few minutes. Where passwords are allowed, you can sign in with yours.`,
+      { field: 'issuer' },
+      { cause, retryAfterSeconds: 60 },
+    ),
+  /** SSO_STATE_INVALID: an answer of the provider that no sign-in of this browser waits for, or one past 10 minutes. */
+  stateInvalid: () =>
+    new AppError(
+      'SSO_STATE_INVALID',
+      'This single sign-on answer does not belong to a sign-in begun in this browser in the last 10 minutes: sign in again.',
+    ),
+  /** SSO_NONCE_INVALID: an ID token made for another sign-in (its nonce is not this one's). */
+  nonceInvalid: () =>
+    new AppError(
+      'SSO_NONCE_INVALID',
+      'The identity provider answered for another sign-in (its nonce does not match): sign in again.',
+    ),
+  /** SSO_ISSUER_MISMATCH: an answer or ID token of another issuer than the connection's. */
+  issuerMismatch: () =>
+    new AppError(
+      'SSO_ISSUER_MISMATCH',
+      'The answer came from another identity provider than the one connected here: sign in again, and tell your admin if it happens again.',
+    ),
+  /** SSO_TOKEN_INVALID: an ID token that is expired, unsigned or badly signed, or a code the provider refused. */
+  tokenInvalid: (why: string) =>
+    new AppError(
+      'SSO_TOKEN_INVALID',
+      `The identity provider's answer could not be trusted (${why}): sign in again, and tell your admin if it happens again.`,
+    ),
+  /** SSO_DENIED: the provider answered with an error (the person refused, or is not allowed to use Portico). */
+  denied: () =>
+    new AppError(
+      'SSO_DENIED',
+      'Your identity provider did not sign you in: ask your admin whether you may use this application.',
+    ),
+  /** SSO_EMAIL_NOT_VERIFIED: the provider did not vouch for the person's address (`email_verified` not true). */
+  emailNotVerified: () =>
+    new AppError(
+      'SSO_EMAIL_NOT_VERIFIED',
+      'Your identity provider did not confirm your e-mail address: verify it there, then sign in again.',
+    ),
+  /** SSO_DOMAIN_NOT_COVERED: the address the provider gave is of a domain the connection does not cover. */
+  domainNotCovered: (domain: string) =>
+    new AppError(
+      'SSO_DOMAIN_NOT_COVERED',
+      `Your identity provider signed you in as an address of ${domain}, which single sign-on does not cover here: ask your admin to add the domain.`,
+    ),
+  /** SSO_NO_ACCOUNT: a person without an account here, and new accounts are not made at sign-in. */
+  noAccount: (email: string) =>
+    new AppError(
+      'SSO_NO_ACCOUNT',
+      `${email} has no account here, and accounts are not made at sign-in: ask an admin to invite you.`,
+    ),
+  /** SSO_ACCOUNT_DEACTIVATED: a person an admin deactivated. */
+  deactivated: () =>
+    new AppError(
+      'SSO_ACCOUNT_DEACTIVATED',
+      'Your account here was deactivated: ask an admin to reactivate it.',
+    ),
 };
 
 // ── ADDRESS_NOT_LISTED ──

@@ -41,6 +41,8 @@ export interface SessionData {
   /** The signed-in user, and when they signed in (ms since the epoch); absent before sign-in. */
   userId?: string;
   signedInAt?: number;
+  /** `sso` when the person signed in through their identity provider, whose own factors then apply. */
+  signedInThrough?: 'sso';
   /** Shown on the person's list of sessions: its public id (never its secret), browser and address at sign-in. */
   publicId?: string;
   userAgent?: string;

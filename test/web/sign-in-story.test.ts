@@ -2,12 +2,15 @@
 import * as OTPAuth from 'otpauth';
 import type { CDPSession, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { trustProviderCertificates } from '../../src/accounts/sso/identity-providers.ts';
 import { DESKTOP, PHONE, useChromium } from '../support/browser/browser.ts';
 import { signedInSurfacesForBrowser } from '../support/browser/surfaces-chromium.ts';
-import { createPerson, mailTo, uniqueEmail } from '../support/data/dashboard.ts';
+import { countOf, createPerson, mailTo, uniqueEmail } from '../support/data/dashboard.ts';
 import { createPortfolioInstance } from '../support/data/portfolio.ts';
 import { createEmptyTenant } from '../support/data/transactions-suite.ts';
 import { madeBeforeAll } from '../support/made-before-all.ts';
+import { startOidcPeer } from '../support/peers/oidc-provider.ts';
+import { testTls } from '../support/peers/tls-listener.ts';
 
 /**
  * Sign-in a fund's security review accepts, end to end in Chromium over real HTTPS on both signed-in surfaces
@@ -16,14 +19,28 @@ import { madeBeforeAll } from '../support/made-before-all.ts';
  * its code, then once with a recovery code, whose second use is refused; they see where they are signed in and
  * end another of their sessions, whose browser's next request is signed out; a sign-in from a new browser is
  * mailed through real SMTP. An admin requires a second factor of a role, and a person of that role without one is
- * led to add one before anything else. Screenshots go to test/web/screenshots/ as `<surface>-<database>-sign-in-…png`.
+ * led to add one before anything else. An admin connects an identity provider (a real `oidc-provider` on
+ * 127.0.0.1), and a new person of its domain signs in through it. Screenshots go to test/web/screenshots/ as `<surface>-<database>-sign-in-…png`.
  */
 const world = madeBeforeAll('both signed-in surfaces', async (closeAfterAll) => {
   const served = await signedInSurfacesForBrowser(closeAfterAll);
+  // An identity provider on 127.0.0.1, another site than the pages' localhost, as a real one is.
+  trustProviderCertificates((await testTls()).cert);
+  closeAfterAll(() => {
+    trustProviderCertificates(undefined);
+  });
+  const idp = await startOidcPeer({
+    redirectUris: [
+      `${served.console.origin}/console/api/session/sso/callback`,
+      `${served.dashboard.origin}/dashboard/api/session/sso/callback`,
+    ],
+  });
+  closeAfterAll(() => idp.close());
   const organization = await createEmptyTenant(served.db);
   const instance = await createPortfolioInstance(served.db, { name: 'Sign-in Portfolio' });
   return {
     ...served,
+    idp,
     tenants: {
       console: { kind: 'organization' as const, id: organization.organizationId },
       dashboard: { kind: 'instance' as const, id: instance.instanceId },
@@ -137,9 +154,14 @@ const SURFACES = [
   { name: 'dashboard', path: '/dashboard', home: 'Companies', covered: 'Member', role: 'member' },
 ] as const;
 
+let domains = 0;
+/** An e-mail domain of this file's own: each covered by one tenant's single sign-on. */
+const uniqueDomain = () =>
+  `sso-${String((domains += 1))}-${uniqueEmail('x').split('@')[0] ?? ''}.example.com`;
+
 for (const surface of SURFACES) {
   describe(`signing in to the ${surface.name} in Chromium`, () => {
-    const chromium = useChromium(surface.name);
+    const chromium = useChromium(surface.name, { otherOrigins: () => [world.idp.issuer] });
     const served = () => world[surface.name];
 
     /** Types the address and password on the sign-in form the page shows. */
@@ -300,6 +322,77 @@ for (const surface of SURFACES) {
         await dialog.getByRole('button', { name: 'Confirm' }).click();
         await dialog.getByRole('button', { name: 'I have kept them' }).click();
         await covered.getByRole('heading', { name: surface.home }).waitFor();
+      },
+    );
+
+    it(
+      'connects an identity provider, and a new person of its domain signs in through it with the role for new accounts',
+      { timeout: 60_000 },
+      async () => {
+        const { origin } = served();
+        const { idp } = world;
+        const domain = uniqueDomain();
+        const admin = await createPerson(world.db, {
+          tenant: world.tenants[surface.name],
+          role: 'admin',
+          name: 'Ada Admin',
+          email: `ada@${domain}`,
+        });
+        const page = await chromium.newPage(origin);
+        await page.goto(`${origin}${world.policyPages[surface.name]}`);
+        await typePassword(page, admin);
+        const section = page.getByRole('region', { name: 'Single sign-on' });
+        await expect
+          .poll(() => section.getByLabel('Callback URL').inputValue())
+          .toBe(`${origin}${surface.path}/api/session/sso/callback`);
+        await section.getByLabel('Issuer URL').fill(idp.issuer);
+        await section.getByLabel('Client id').fill(idp.clientId);
+        await section.getByLabel('Client secret').fill(idp.clientSecret);
+        await section.getByLabel('E-mail domains').fill(domain);
+        await section.getByRole('checkbox', { name: /Make an account/ }).click();
+        await section.getByRole('combobox', { name: 'Role of a new account' }).click();
+        await page.getByRole('option', { name: surface.covered }).click();
+        await section.getByRole('button', { name: 'Connect' }).click();
+        await section.getByText('Single sign-on is saved').waitFor();
+        await section.getByText('A secret is set; it is never shown.').waitFor();
+        // From the top, as the page is first seen: nothing under the sticky header.
+        await page.evaluate(() => {
+          window.scrollTo(0, 0);
+        });
+        await chromium.screenshot(page, 'sign-in-sso-connected');
+
+        // A person of the domain without an account, on a phone, goes through the identity provider and back.
+        const email = `nia@${domain}`;
+        idp.account(email, { name: 'Nia Newcomer' });
+        const person = await chromium.newPage(origin, { viewport: PHONE });
+        await person.goto(`${origin}${surface.path}/sign-in`);
+        await person.getByRole('button', { name: 'Sign in with SSO' }).click();
+        await person.getByLabel('Work e-mail address').fill(email);
+        await chromium.screenshot(person, 'sign-in-sso');
+        await person.getByRole('button', { name: 'Continue with SSO' }).click();
+        await person.getByRole('heading', { name: surface.home }).waitFor();
+        const tenant = world.tenants[surface.name];
+        const column = tenant.kind === 'organization' ? 'organization_id' : 'instance_id';
+        expect(
+          await countOf(
+            world.db,
+            `select count(*) from users where email = $1 and role = $2 and ${column} = $3`,
+            [email, surface.role, tenant.id],
+          ),
+        ).toBe(1);
+        // The admin sees her with that role (the console's activity says she joined).
+        await page.reload();
+        await expect
+          .poll(() => page.getByRole('row', { name: /Nia Newcomer/ }).innerText())
+          .toContain(surface.covered);
+        if (surface.name === 'console')
+          await page.getByText('joined through single sign-on').first().waitFor();
+
+        // A refusal comes back to the sign-in page, which says why in words.
+        const stranger = await chromium.newPage(origin, { viewport: PHONE });
+        await stranger.goto(`${origin}${surface.path}/sign-in?sso_error=SSO_NO_ACCOUNT`);
+        await stranger.getByRole('alert').getByText('You have no account here yet').waitFor();
+        await chromium.screenshot(stranger, 'sign-in-sso-refused');
       },
     );
 

@@ -6,6 +6,7 @@ import type {
   RegistrationResponseJSON,
 } from '@simplewebauthn/browser';
 import { AnyObject, answers, Body, Empty, Timestamp } from '../contract.ts';
+import { ssoSignInRoutes } from './sso-contract.ts';
 
 /**
  * The contract of the routes a person uses before and around a session, the same on every page people sign in
@@ -23,6 +24,8 @@ export function accountRoutes<Answer extends TSchema, Choice extends TProperties
   choice: Choice,
 ) {
   return {
+    /** Single sign-on through the tenant's identity provider (sso-contract.ts). */
+    ...ssoSignInRoutes,
     /** Who is signed in, and a CSRF token. */
     session: { method: 'GET', url: '/session', access: 'public', response: answers({ 200: SessionAnswer }) },
     /**

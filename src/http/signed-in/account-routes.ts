@@ -14,6 +14,7 @@ import { changeOwnPassword } from '../../accounts/own-password.ts';
 import { mailPasswordResets, type AccountPages } from '../../accounts/people-mail.ts';
 import { describeUserAgent } from '../../accounts/session-list.ts';
 import { TENANT_TABLES } from '../../accounts/tenant-tables.ts';
+import { underSsoOnly } from '../../accounts/sso/sso-only.ts';
 import { checkCredentialsInAnyTenant, setPasswordWithLink } from '../../accounts/users.ts';
 import type { Database } from '../../db/database.ts';
 import type { SessionLimits } from '../../accounts/sessions.ts';
@@ -24,6 +25,7 @@ import type { accountRoutes } from './account-contract.ts';
 import { beginSecondStep, registerFactorRoutes } from './factor-routes.ts';
 import { signedInPerson } from './person.ts';
 import { registerSessionRoutes } from './session-routes.ts';
+import { registerSsoRoutes, type SurfaceSso } from './sso-routes.ts';
 
 /** Failed sign-ins allowed in a window, per address typed and per client address. */
 const SIGN_IN_WINDOW_MS = 15 * 60_000;
@@ -82,6 +84,8 @@ export interface AccountRoutesOptions {
   choiceRequired: (choices: TenantChoice[]) => AppError;
   /** How long the surface's sessions last (the list of a person's sessions shows only live ones). */
   sessionLimits: SessionLimits;
+  /** The surface's single sign-on (sso-routes.ts), and where its page is: its people may sign in through it. */
+  sso?: (SurfaceSso & { pagePath: string }) | undefined;
 }
 
 /**
@@ -232,11 +236,9 @@ export function registerAccountRoutes(api: FastifyInstance, options: AccountRout
                 handle,
               ])
             ).map((row) => row.id);
-      const matches = await checkCredentialsInAnyTenant(
-        db,
-        pages.kind,
-        { email, password },
-        { tenantIds: named },
+      // A domain whose single sign-on is "SSO only" opens with a password only for its admins (sso-only.ts).
+      const matches = await underSsoOnly(db, pages.kind, email, () =>
+        checkCredentialsInAnyTenant(db, pages.kind, { email, password }, { tenantIds: named }),
       );
       const opened = await db.query<TenantChoice & { id: string }>(
         `select id, ${tenants.handle} as handle, name from ${tenants.table}
@@ -267,6 +269,18 @@ export function registerAccountRoutes(api: FastifyInstance, options: AccountRout
     relyingParty: () => relyingPartyOf(pages.publicUrl(), pages.product.replace(/^the /, '')),
   });
   registerSessionRoutes(api, { db, kind: pages.kind, contract, limits: options.sessionLimits });
+  if (options.sso) {
+    registerSsoRoutes(api, {
+      db,
+      kind: pages.kind,
+      name: options.name,
+      pagePath: options.sso.pagePath,
+      apiPath: `${options.sso.pagePath}/api`,
+      contract,
+      sso: options.sso,
+      signIn,
+    });
+  }
 
   route(contract.signOut, async (request, reply) => {
     await request.session.regenerate();

@@ -43,12 +43,14 @@ declare module 'fastify' {
 
 /**
  * The signed-in person of a session, read afresh (a deactivated person or a changed role counts at once), or
- * undefined: no one signed in, the session is past its limits, or the person has left their tenant.
+ * undefined: no one signed in, the session is past its limits, or the person has left their tenant. Their
+ * tenant's policy requires a second factor of them unless the session began through single sign-on (their
+ * identity provider's factors apply).
  */
 export async function readSignedInPerson<Kind extends TenantKind>(
   db: Queryable,
   kind: Kind,
-  session: { userId?: unknown; signedInAt?: unknown },
+  session: { userId?: unknown; signedInAt?: unknown; signedInThrough?: unknown },
   limits: SessionLimits,
 ): Promise<SignedInPerson<Kind> | undefined> {
   const signedIn = signedInPart(session, limits);
@@ -67,7 +69,10 @@ export async function readSignedInPerson<Kind extends TenantKind>(
   );
   if (!row) return undefined;
   const { tenant, factorRequired, factorPresent, ...user } = row;
-  const secondFactor = { required: factorRequired, present: factorPresent };
+  const secondFactor = {
+    required: factorRequired && session.signedInThrough !== 'sso',
+    present: factorPresent,
+  };
   return { user, [kind]: tenant, secondFactor } as unknown as SignedInPerson<Kind>;
 }
 

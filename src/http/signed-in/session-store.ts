@@ -14,6 +14,8 @@ declare module 'fastify' {
     /** The signed-in user, and when they signed in (ms since the epoch); absent before sign-in. */
     userId?: string;
     signedInAt?: number;
+    /** `sso` when the person signed in through their identity provider, whose own factors then apply. */
+    signedInThrough?: 'sso';
     /**
      * A sign-in half done: the password was right, and the person's authenticator code is still to come (within
      * 5 minutes of `pendingSince`, ms since the epoch). It signs no one in: only `userId` does.

@@ -10,6 +10,7 @@ import { pageContentSecurityPolicy, registerWebSurface, type WebSurfaceOptions }
 import { SECOND_FACTOR_SETUP, type accountRoutes } from './account-contract.ts';
 import { registerAccountRoutes } from './account-routes.ts';
 import { browserSession } from './browser-session.ts';
+import type { SurfaceSso } from './sso-routes.ts';
 import {
   publicPerson,
   readSignedInPerson,
@@ -83,6 +84,8 @@ export interface SignedInSurface<Kind extends TenantKind, Table extends RoleTabl
   sessionLimits?: SessionLimits | undefined;
   /** Runs after each successful request that changes something (which may have ended sessions). */
   afterChange?: () => void;
+  /** Single sign-on through each tenant's identity provider (sso-routes.ts); the routes answer 404 without it. */
+  sso?: SurfaceSso | undefined;
 }
 
 /**
@@ -197,6 +200,7 @@ export async function registerSignedInSurface<Kind extends TenantKind, Table ext
         name: surface.name,
         contract: surface.contract,
         sessionLimits,
+        sso: surface.sso && { ...surface.sso, pagePath: surface.page.path },
         sessionAnswer: async (request) => {
           const person = await readSignedInPerson(db, kind, request.session, sessionLimits);
           return { answer: publicPerson(kind, person), signedIn: person !== undefined };

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { DASHBOARD_ROLES } from '../../accounts/roles.ts';
 import { accountRoutes } from '../../http/signed-in/account-contract.ts';
 import { answers, Body, OrNull, Timestamp } from '../../http/contract.ts';
+import { ssoSettingsRoutes } from '../../http/signed-in/sso-contract.ts';
 import { Company, CompanyInvestment, CompanyUpdate, ref } from '../records.ts';
 
 /**
@@ -95,6 +96,8 @@ export type FundSummary = Static<typeof FundSummary>;
 
 export const dashboardRoutes = {
   ...accountRoutes(SessionAnswer, { instance: Type.Optional(Type.String({ maxLength: 63 })) }),
+  /** The instance's single sign-on, set by admins. */
+  ...ssoSettingsRoutes('managePeople', '/instances/:slug', Slug),
   /** The instance's keys, newest first, revoked ones included. */
   listKeys: {
     method: 'GET',

@@ -7,6 +7,7 @@ import type { DashboardDeps } from './deps.ts';
 import { registerInstanceRoutes } from './instance-routes.ts';
 import { DASHBOARD_PATH } from './links.ts';
 import { PERMISSIONS } from './role-permissions.ts';
+import { registerDashboardSsoRoutes } from './sso-routes.ts';
 
 /** Where the dashboard's JSON routes are. */
 export const DASHBOARD_API_PATH = `${DASHBOARD_PATH}/api`;
@@ -41,8 +42,10 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
       param: 'slug',
       refusal: ({ instance }) => wrongInstance(instance.name),
     },
+    sso: { publicUrl: () => deps.mail.portfolioUrl },
     routes: (route) => {
       registerInstanceRoutes(route, deps);
+      registerDashboardSsoRoutes(route, deps);
     },
   });
 }

@@ -20,6 +20,7 @@ import { registerBulkRoutes } from './bulk/routes.ts';
 import { PERMISSIONS } from './role-permissions.ts';
 import { consolePages } from './team.ts';
 import { registerTeamRoutes } from './team-routes.ts';
+import { recordSsoJoin, registerConsoleSsoRoutes } from './sso-routes.ts';
 import { registerTransactionRoutes } from './transaction/routes.ts';
 import { registerAlertRoutes } from './alerts/routes.ts';
 import { registerAlertStopRoute } from './alerts/stop-route.ts';
@@ -59,6 +60,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
     contract,
     permissions: PERMISSIONS,
     mail: consolePages(deps),
+    sso: { publicUrl: deps.transactionsUrl, recordJoin: recordSsoJoin },
     // A change made here may have ended sessions (signing out, a new password, a deactivation): their streams
     // on this node end now, not at the next heartbeat. Other nodes' end at theirs.
     afterChange: () => {
@@ -66,6 +68,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
     },
     routes: (route, api) => {
       registerTeamRoutes(route, deps);
+      registerConsoleSsoRoutes(route, deps);
       registerTransactionRoutes(route, deps);
       registerQueueRoutes(route, deps);
       registerStartRoutes(route, deps);

@@ -22,6 +22,7 @@ import type { Permission } from './role-permissions.ts';
 import { templateRoutes } from './templates/templates-contract.ts';
 import { alertsRoutes } from './alerts/alerts-contract.ts';
 import { bulkRoutes } from './bulk/bulk-contract.ts';
+import { ssoSettingsRoutes } from '../../http/signed-in/sso-contract.ts';
 
 /**
  * The contract of the organization console's JSON routes (`/console/api`): what each takes and answers (see
@@ -550,6 +551,8 @@ export const consoleRoutes = {
   ...templateRoutes,
   ...alertsRoutes,
   ...bulkRoutes,
+  /** The organization's single sign-on, set by admins (`/sso`). */
+  ...ssoSettingsRoutes('managePeople' satisfies Permission, ''),
   /** The organization's people, in the order they were invited, with what can be done to each now. */
   listTeam: {
     method: 'GET',

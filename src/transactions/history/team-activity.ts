@@ -46,6 +46,12 @@ export const TEAM_CHANGES = {
   factors_reset: 'reset the two-step sign-in of',
   /** Changed who must sign in with a second factor (`details.from`, `details.to`: policies); no person. */
   factor_policy_changed: 'changed the two-step sign-in policy',
+  /** Connected or changed the organization's single sign-on (`details.issuer`, `domains`, `ssoOnly`). */
+  sso_configured: 'set up single sign-on',
+  /** Disconnected the organization's single sign-on. */
+  sso_removed: 'removed single sign-on',
+  /** Joined through single sign-on: an account made at their first sign-in, as `details.role`. */
+  sso_joined: 'joined through single sign-on',
 } as const;
 export type TeamChange = keyof typeof TEAM_CHANGES;
 

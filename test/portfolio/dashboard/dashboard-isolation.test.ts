@@ -158,6 +158,21 @@ describe('tenant isolation', () => {
       { name: 'GET /companies', method: 'GET', path: () => `/companies?fund=${owned.fundId}` },
       { name: 'GET /companies/:id', method: 'GET', path: () => `/companies/${owned.companyId}` },
       { name: 'GET /funds', method: 'GET', path: () => '/funds' },
+      { name: 'GET /sso', method: 'GET', path: () => '/sso' },
+      {
+        name: 'PUT /sso',
+        method: 'PUT',
+        path: () => '/sso',
+        payload: {
+          issuer: 'https://idp.example.com',
+          clientId: 'planted',
+          domains: ['planted.example.com'],
+          allowNewAccounts: true,
+          defaultRole: 'member',
+          ssoOnly: true,
+        },
+      },
+      { name: 'DELETE /sso', method: 'DELETE', path: () => '/sso' },
     ] satisfies InstanceRoute[]
   ).flatMap((route): InstanceRoute[] =>
     route.method === 'GET'

@@ -38,7 +38,11 @@ export const PHONE = { width: 390, height: 844 };
  * check names it). That is cheaper than intercepting every request (`context.route`), which also turns the
  * HTTP cache off, so that every navigation fetched every asset again.
  */
-export async function launchChromium(surface: string): Promise<Browser> {
+export async function launchChromium(
+  surface: string,
+  /** Other hosts its pages may reach besides localhost (an identity provider on 127.0.0.1). */
+  options: { reachable?: string[] } = {},
+): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
   if (!existsSync(join(DEFAULT_WEB_DIST_DIR, surface, 'index.html'))) {
     throw new Error(`web/dist/${surface} is missing: npm run build:web`);
@@ -54,7 +58,7 @@ export async function launchChromium(surface: string): Promise<Browser> {
       '--disable-component-update',
       '--disable-sync',
       '--no-first-run',
-      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost',
+      `--host-resolver-rules=MAP * ~NOTFOUND, ${['localhost', ...(options.reachable ?? [])].map((host) => `EXCLUDE ${host}`).join(', ')}`,
     ],
   });
 }
@@ -183,7 +187,7 @@ export interface PageOptions {
 export interface ChromiumFixture {
   /**
    * A page in a fresh context (its own cookies and storage), for `origin`: the file fails if one of its pages
-   * asks anything of another origin.
+   * asks anything of another origin (but those of `otherOrigins`).
    */
   newPage: (origin: string, options?: PageOptions) => Promise<Page>;
   /**
@@ -212,18 +216,29 @@ export interface ChromiumFixture {
  *   await chromium.screenshot(page, 'overview');
  * });
  */
-export function useChromium(surface: string): ChromiumFixture {
+export function useChromium(
+  surface: string,
+  options: {
+    /**
+     * Other origins the pages may reach besides their own (an identity provider's), known once the file's
+     * `beforeAll` hooks registered before this call have run.
+     */
+    otherOrigins?: () => string[];
+  } = {},
+): ChromiumFixture {
   let browser: Browser | undefined;
   const opened: { browsing: RecordedContext; origin: string }[] = [];
 
   beforeAll(async () => {
-    browser = await launchChromium(surface);
+    const reachable = (options.otherOrigins?.() ?? []).map((origin) => new URL(origin).hostname);
+    browser = await launchChromium(surface, { reachable });
   });
   afterAll(async () => {
+    const others = options.otherOrigins?.() ?? [];
     for (const { browsing, origin } of opened) {
       // Chromium's own viewers (chrome:// pages, the PDF viewer's extension) are not asked over the network.
       const fetched = browsing.requested.filter((url) => /^https?:/.test(url));
-      expect(fetched.filter((url) => new URL(url).origin !== origin)).toEqual([]);
+      expect(fetched.filter((url) => ![origin, ...others].includes(new URL(url).origin))).toEqual([]);
       expect(browsing.problems).toEqual([]);
     }
     await browser?.close();

@@ -7,6 +7,7 @@ import { RoleBadge } from '../../shared/accounts/roles.tsx';
 import { SecondFactorPolicyForm } from '../../shared/accounts/factors/second-factor-policy.tsx';
 import { dateFormatters } from '../../shared/format.ts';
 import { HeadedSection } from '../../shared/layout/headed-section.tsx';
+import { SsoSettings } from '../../shared/accounts/sso/sso-settings.tsx';
 import { useResource } from '../../shared/use-resource.ts';
 import { consoleApi } from '../api.ts';
 import { may, ROLES } from '../roles.ts';
@@ -46,6 +47,9 @@ const TEAM_CHANGES: Record<string, string> = {
   sessions_ended: 'ended the sessions of',
   factors_reset: 'reset the two-step sign-in of',
   factor_policy_changed: 'changed who must use two-step sign-in',
+  sso_configured: 'set up single sign-on',
+  sso_removed: 'removed single sign-on',
+  sso_joined: 'joined through single sign-on',
   invited: 'invited',
   invitation_resent: 'sent a new invitation to',
   role_changed: 'changed the role of',
@@ -88,7 +92,10 @@ function whatSaid(entry: TeamActivityEntry): string {
 
 /** What follows the person's name in an entry of the team's activity: the role a change gave them. */
 function toWhat(entry: TeamActivityEntry): string {
-  const to = entry.details.to;
+  const to = entry.action === 'sso_joined' ? entry.details.role : entry.details.to;
+  if (entry.action === 'sso_joined' && typeof to === 'string' && to in ROLES) {
+    return `as ${ROLES[to as keyof typeof ROLES].label.toLowerCase()}`;
+  }
   return entry.action === 'role_changed' && typeof to === 'string' && to in ROLES
     ? ` to ${ROLES[to as keyof typeof ROLES].label.toLowerCase()}`
     : '';
@@ -127,7 +134,8 @@ function TeamActivity({ team }: { team: TeamAnswer | undefined }) {
                       </Link>
                     </ThemeLink>
                   ) : (
-                    `${entry.person?.label ?? ''}${toWhat(entry)}`
+                    // A change to single sign-on, or a person who joined through it, names no one else.
+                    `${entry.action.startsWith('sso_') ? '' : (entry.person?.label ?? '')}${toWhat(entry)}`
                   )}
                   {whereTo(entry)}
                   {whatSaid(entry)}
@@ -150,6 +158,22 @@ function TeamActivity({ team }: { team: TeamAnswer | undefined }) {
  * roles, mail an invitation again, deactivate them (not themselves) and reactivate them, each greyed with the
  * server's reason when it cannot work now (the last admin's own role); others see the list.
  */
+/** The organization's single sign-on, for admins (the shared section, on the console's routes). */
+function TeamSso() {
+  const settings = useResource(consoleApi, 'GET /sso');
+  return (
+    <SsoSettings
+      settings={settings}
+      save={(body) => consoleApi('PUT /sso', { body })}
+      remove={async () => {
+        await consoleApi('DELETE /sso');
+      }}
+      roles={ROLES}
+      people="the people of your organization"
+    />
+  );
+}
+
 export function TeamPage() {
   const signedIn = useSignedIn();
   const { user, tenant: organization } = signedIn;
@@ -211,6 +235,7 @@ export function TeamPage() {
           onSaved={team.reload}
         />
       ) : null}
+      {may(user.role, 'managePeople') ? <TeamSso /> : null}
       <TeamActivity team={team.data} />
       <HeadedSection id="roles-heading" title="What each role may do" size="3">
         <DataList.Root orientation={{ initial: 'vertical', sm: 'horizontal' }}>

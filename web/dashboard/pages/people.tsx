@@ -1,6 +1,7 @@
 import { Badge, Flex } from '@radix-ui/themes';
 import { SecondFactorPolicyForm } from '../../shared/accounts/factors/second-factor-policy.tsx';
 import { nameOf, PeopleList } from '../../shared/accounts/people-list.tsx';
+import { SsoSettings } from '../../shared/accounts/sso/sso-settings.tsx';
 import { useResource } from '../../shared/use-resource.ts';
 import { dashboardApi } from '../api.ts';
 import { ROLES } from '../roles.ts';
@@ -92,6 +93,23 @@ export function PeoplePage() {
           }
         />
       ) : null}
+      {user.role === 'admin' ? <InstanceSso slug={slug} /> : null}
     </Flex>
+  );
+}
+
+/** The instance's single sign-on, for admins (the shared section, on the dashboard's routes). */
+function InstanceSso({ slug }: { slug: string }) {
+  const settings = useResource(dashboardApi, 'GET /instances/:slug/sso', { params: { slug } });
+  return (
+    <SsoSettings
+      settings={settings}
+      save={(body) => dashboardApi('PUT /instances/:slug/sso', { params: { slug }, body })}
+      remove={async () => {
+        await dashboardApi('DELETE /instances/:slug/sso', { params: { slug } });
+      }}
+      roles={ROLES}
+      people="the people of your firm"
+    />
   );
 }

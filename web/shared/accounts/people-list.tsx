@@ -318,9 +318,9 @@ function RowActions<Role extends string, Person extends ListedPerson<Role>>({
               );
             }}
           >
-            Their authenticator app and recovery codes stop working, and they are signed out everywhere. They
-            sign in with their password, and add an app again. Do this only when you know it is them asking (a
-            lost phone, say): they are mailed about it.
+            Their authenticator app, recovery codes and passkeys stop working, and they are signed out
+            everywhere. They sign in with their password, and add an app or a passkey again. Do this only when
+            you know it is them asking (a lost phone, say): they are mailed about it.
           </ConfirmDialog>
         ) : null}
         {offered.reactivate && reactivate ? (

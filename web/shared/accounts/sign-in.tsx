@@ -5,6 +5,7 @@ import { AuthLayout } from '../auth-layout.tsx';
 import { Notice } from '../notice.tsx';
 import { PageHeading } from '../page-heading.tsx';
 import { SignInForm } from './sign-in-form.tsx';
+import { SsoSignIn } from './sso/sso-sign-in.tsx';
 import type { AccountSurface } from './surface.ts';
 
 /** Where to go after signing in: a path of this page from `?next=`, never another site (`//host`). */
@@ -62,6 +63,7 @@ export function SignInPage<Answer, User, Tenant>({
           }}
         />
       </Flex>
+      <SsoSignIn surface={surface} />
       <Text size="2" color="gray">
         New here? An admin of your organization invites you by e-mail.
       </Text>

@@ -50,7 +50,7 @@ export function SecondFactorPolicyForm<Role extends string>({
       setSaved(
         answer.policy.required === 'nobody'
           ? 'Saved: two-step sign-in is up to each person.'
-          : 'Saved: those it covers who have no authenticator app are asked to add one as soon as they go on.',
+          : 'Saved: those it covers who have no app or passkey are asked to add one as soon as they go on.',
       );
     });
   };
@@ -61,8 +61,9 @@ export function SecondFactorPolicyForm<Role extends string>({
       {policy === undefined ? null : (
         <Form onSubmit={submit}>
           <Text as="p" size="2" color="gray">
-            Require a code from an authenticator app at sign-in, as well as the password. People it covers who
-            have no app are asked to add one before they can do anything else.
+            Require a second step at sign-in, as well as the password: a code from an authenticator app, or a
+            passkey. People it covers who have neither are asked to add one before they can do anything else.
+            Those who sign in through single sign-on use their identity provider&apos;s instead.
           </Text>
           <RadioGroup.Root
             aria-labelledby="second-factor-heading"
