@@ -356,7 +356,9 @@ describe.each(['console', 'dashboard'] as const)('a second factor required on th
     expect(mail.parsed.text).toContain(
       `${admin.person.name} (${admin.person.email}) reset your two-step sign-in`,
     );
-    expect(mail.parsed.text).toContain('Your authenticator app, your recovery codes and your passkeys no longer work');
+    expect(mail.parsed.text).toContain(
+      'Your authenticator app, your recovery codes and your passkeys no longer work',
+    );
     // They sign in with the password alone now.
     const back = await new Browser(surface.app, undefined, surface.browserSurface).signIn({
       email: colleague.person.email,
