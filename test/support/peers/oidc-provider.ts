@@ -136,7 +136,7 @@ export async function startOidcPeer(options: {
           return end(body);
         }) as typeof response.end;
       }
-      handle(request, response);
+      await handle(request, response);
     })().catch((error: unknown) => {
       response.statusCode = 500;
       response.end(String(error));
