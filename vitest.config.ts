@@ -191,6 +191,9 @@ export default defineConfig({
           // A page's step takes a few hundred milliseconds alone and several times that beside another browser
           // and ESLint on two slow cores: a story of dozens of steps needs more than the suite's 30 s.
           testTimeout: 60_000,
+          // A poll waits for what a page shows after a request: 1 s (vitest's default) is less than a page's
+          // data takes to arrive beside another browser and ESLint on two slow cores.
+          expect: { poll: { timeout: 15_000 } },
         },
       },
       // One file at a time: each is alone with the machine.

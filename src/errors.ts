@@ -639,6 +639,12 @@ export const factorErrors = {
       'CONFLICT',
       'You cannot reset your own two-step sign-in here: remove or change your authenticator app in your account settings.',
     ),
+  /** CONFLICT: an admin resetting the two-step sign-in of a colleague who has none. */
+  nothingToReset: (who: string) =>
+    new AppError(
+      'CONFLICT',
+      `${who} has no two-step sign-in to reset: no authenticator app, and no passkey.`,
+    ),
   /** BAD_USER_INPUT: removing the app or remaking codes with neither a code nor the password. */
   proofRequired: () =>
     new AppError('BAD_USER_INPUT', 'Enter a code from your authenticator app, or your password.', {

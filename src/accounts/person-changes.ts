@@ -1,5 +1,6 @@
 import type { Database, Queryable } from '../db/database.ts';
-import { AppError, lastAdmin, notFound } from '../errors.ts';
+import { AppError, factorErrors, lastAdmin, notFound } from '../errors.ts';
+import { FACTOR_KINDS_SQL } from './factors/factor-policy.ts';
 import { issueLink, type IssuedLink } from './links.ts';
 import type { Role } from './roles.ts';
 import {
@@ -15,10 +16,11 @@ import {
 /**
  * What an admin does to a person of their tenant from its people's page, besides inviting them: another role,
  * their access ended (deactivated in the console, removed in the dashboard) or given back, their invitation sent
- * again. Each is refused, in words, when it cannot work as things are, by the same rules the page reads to grey
- * it beforehand ({@link peopleWithActions}): the server decides, the page shows it.
+ * again, their two-step sign-in reset. Each is refused, in words, when it cannot work as things are, by the same
+ * rules the page reads to grey it beforehand ({@link peopleWithActions}): the server decides, the page shows it.
  */
-export type PersonAction = 'changeRole' | 'reactivate' | 'resendInvitation' | 'deactivate' | 'remove';
+export type PersonAction =
+  'changeRole' | 'reactivate' | 'resendInvitation' | 'deactivate' | 'remove' | 'resetFactors';
 
 /** Whether an action can be done now and, when it cannot, why, in the words its refusal says. */
 export interface Availability {
@@ -38,6 +40,8 @@ interface PersonFacts extends User {
   /** The first invitation of the last 24 hours, and how many went in them. */
   firstInvitedToday: Date | null;
   invitationsToday: number;
+  /** Whether they have a second factor (an authenticator app, a passkey) to reset. */
+  hasSecondFactor: boolean;
   /** The database's now, which the times above are compared with. */
   now: Date;
 }
@@ -135,6 +139,22 @@ function endRefusal(user: User, acting: Acting, verb: 'deactivate' | 'remove'): 
   return undefined;
 }
 
+/**
+ * Why the caller cannot reset `facts`' two-step sign-in: never their own (they change theirs in their account),
+ * nor a deactivated person's, nor one who has none.
+ */
+export function resetFactorsRefusal(
+  facts: Pick<PersonFacts, 'id' | 'name' | 'email' | 'deactivatedAt' | 'hasSecondFactor'>,
+  callerId: string,
+): AppError | undefined {
+  if (facts.id === callerId) return factorErrors.resetOwn();
+  if (facts.deactivatedAt !== null) {
+    return new AppError('CONFLICT', `${labelOf(facts)} is deactivated: their sessions ended already.`);
+  }
+  if (!facts.hasSecondFactor) return factorErrors.nothingToReset(labelOf(facts));
+  return undefined;
+}
+
 /** Why an action cannot be done to a person now, or undefined when it can. */
 function refusalOf(
   action: PersonAction,
@@ -152,6 +172,8 @@ function refusalOf(
     case 'deactivate':
     case 'remove':
       return endRefusal(facts, acting, action);
+    case 'resetFactors':
+      return resetFactorsRefusal(facts, acting.callerId);
   }
 }
 
@@ -159,7 +181,7 @@ function refusalOf(
 function factsOf(db: Queryable, tenant: AccountTenant, id?: string): Promise<PersonFacts[]> {
   return db.query<PersonFacts>(
     `select ${USER_COLUMNS}, l."lastInvitedAt", l."firstInvitedToday", l."invitationsToday",
-       clock_timestamp() as now
+       cardinality(${FACTOR_KINDS_SQL('users.id')}) > 0 as "hasSecondFactor", clock_timestamp() as now
      from users left join lateral (
        select max(created_at) as "lastInvitedAt",
          min(created_at) filter (where created_at > clock_timestamp() - interval '1 day') as "firstInvitedToday",

@@ -1,11 +1,12 @@
 import type { Database, Queryable } from '../../db/database.ts';
-import { factorErrors, notFound } from '../../errors.ts';
+import { notFound } from '../../errors.ts';
 import type { MailMessage, SentMail } from '../../mail/mailer.ts';
 import { escapeHtml as html } from '../../mail/message-text.ts';
 import type { AccountPages } from '../people-mail.ts';
+import { resetFactorsRefusal } from '../person-changes.ts';
 import { endSessionsOfColleague } from '../session-list.ts';
 import { TENANT_COLUMN, normalizeEmail } from '../users.ts';
-import { removeEveryFactor, type FactorKind } from './factor-policy.ts';
+import { FACTOR_KINDS_SQL, removeEveryFactor, type FactorKind } from './factor-policy.ts';
 
 /** The person whose factors were reset, as the reset answers them. */
 export interface ResetPerson {
@@ -58,13 +59,18 @@ export async function resetFactors(
   const column = TENANT_COLUMN[pages.kind];
   const done = await db.transaction(async (tx) => {
     const named = 'id' in options.person ? options.person.id : normalizeEmail(options.person.email);
-    const [user] = await tx.query<ResetPerson>(
-      `select id, email, name from users where ${column} = $1 and ${'id' in options.person ? 'id::text' : 'email'} = $2
+    const [found] = await tx.query<ResetPerson & { deactivatedAt: Date | null; hasSecondFactor: boolean }>(
+      `select id, email, name, deactivated_at as "deactivatedAt",
+              cardinality(${FACTOR_KINDS_SQL('users.id')}) > 0 as "hasSecondFactor"
+       from users where ${column} = $1 and ${'id' in options.person ? 'id::text' : 'email'} = $2
        for update`,
       [tenant.id, named],
     );
-    if (!user) throw notFound('person', named);
-    if (by !== 'operator' && by.id === user.id) throw factorErrors.resetOwn();
+    if (!found) throw notFound('person', named);
+    // An admin resets by the rules the people's page greys its button by; the operator's break-glass always may.
+    const refusal = by === 'operator' ? undefined : resetFactorsRefusal(found, by.id);
+    if (refusal) throw refusal;
+    const user = { id: found.id, email: found.email, name: found.name };
     const removed = await removeEveryFactor(tx, user.id);
     const sessionsEnded = await endSessionsOfColleague(tx, { kind: pages.kind, id: tenant.id }, user.id);
     await options.record?.(tx, user, { removed, sessionsEnded });

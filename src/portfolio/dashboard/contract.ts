@@ -81,7 +81,12 @@ const Availability = Type.Object({ allowed: Type.Boolean(), reason: OrNull(Type.
 export const ListedPerson = Type.Composite([
   Person,
   Type.Object({
-    actions: Type.Object({ changeRole: Availability, resendInvitation: Availability, remove: Availability }),
+    actions: Type.Object({
+      changeRole: Availability,
+      resendInvitation: Availability,
+      remove: Availability,
+      resetFactors: Availability,
+    }),
   }),
 ]);
 export type ListedPerson = Static<typeof ListedPerson>;

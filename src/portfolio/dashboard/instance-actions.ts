@@ -59,7 +59,7 @@ export async function revokeKey(db: DashboardDeps['db'], caller: DashboardCaller
 }
 
 /** What an admin does to a person from Settings → People, besides inviting them (accounts/person-changes.ts). */
-const PEOPLE_ACTIONS = ['changeRole', 'resendInvitation', 'remove'] as const;
+const PEOPLE_ACTIONS = ['changeRole', 'resendInvitation', 'remove', 'resetFactors'] as const;
 
 /** The caller's instance, as the rules of a person's changes take it. */
 const tenantOf = (caller: DashboardCaller) => ({ kind: 'instance' as const, ...caller.instance });

@@ -506,6 +506,7 @@ export const TeamListMember = Type.Composite([
       reactivate: Availability,
       resendInvitation: Availability,
       deactivate: Availability,
+      resetFactors: Availability,
     }),
   }),
 ]);

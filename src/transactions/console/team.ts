@@ -29,7 +29,7 @@ export function consolePages(deps: Pick<ConsoleDeps, 'mailer' | 'transactionsUrl
 type TeamMember = User & { role: ConsoleRole };
 
 /** What an admin does to a person from the team page, besides inviting them (accounts/person-changes.ts). */
-const TEAM_ACTIONS = ['changeRole', 'reactivate', 'resendInvitation', 'deactivate'] as const;
+const TEAM_ACTIONS = ['changeRole', 'reactivate', 'resendInvitation', 'deactivate', 'resetFactors'] as const;
 
 /** The caller's organization, as the rules of a person's changes take it. */
 const tenantOf = (caller: ConsoleCaller) => ({ kind: 'organization' as const, ...caller.organization });

@@ -322,6 +322,29 @@ describe.each(['console', 'dashboard'] as const)('a second factor required on th
     expect(left?.count).toBe(0);
   });
 
+  it('says beside a colleague with no second factor why their reset cannot work, and refuses it in the same words', async () => {
+    const { surface, api, resetFactors, signedIn, ownRoute } = await tenantWithPeople();
+    const colleague = await signedIn(surface.covered);
+    const admin = await signedIn('admin');
+    const people = await admin.browser.get(surface.name === 'console' ? api('/team') : ownRoute);
+    expect(people.status, people.text).toBe(200);
+    const row = (
+      people.body as {
+        people: { id: string; actions: { resetFactors: { allowed: boolean; reason: string } } }[];
+      }
+    ).people.find((person) => person.id === colleague.person.id);
+    expect(row?.actions.resetFactors.allowed).toBe(false);
+    expect(row?.actions.resetFactors.reason).toMatch(/has no two-step sign-in to reset/);
+
+    const refused = await admin.browser.request('POST', resetFactors(colleague.person.id));
+    expect([refused.status, errorOf(refused)]).toEqual([409, 'CONFLICT']);
+    expect((refused.body as { error: { message: string } }).error.message).toBe(
+      row?.actions.resetFactors.reason,
+    );
+    // Nothing happened to them: still signed in.
+    expect((await colleague.browser.get(api('/factors'))).status).toBe(200);
+  });
+
   it("lets an admin reset a colleague's factors: their sessions end, they are mailed, and no one of another tenant is found", async () => {
     const { surface, api, resetFactors, signedIn } = await tenantWithPeople();
     const colleague = await signedIn(surface.covered);

@@ -41,6 +41,8 @@ export interface PersonActions {
   end: Availability;
   /** Giving it back, where it can be (the console's). */
   reactivate?: Availability;
+  /** Resetting their two-step sign-in (none to reset, their own). */
+  resetFactors?: Availability;
 }
 
 /** What a person is called on a page: their name, or their address until they have one. */
@@ -235,6 +237,13 @@ function RowActions<Role extends string, Person extends ListedPerson<Role>>({
     resendInvitation: !ended && !person.active,
     end: !ended && !self,
     reactivate: ended && reactivate !== undefined,
+    // Offered only to reset what there is: a row per colleague saying they have none would be noise.
+    resetFactors:
+      !ended &&
+      !self &&
+      person.active &&
+      manage.resetFactors !== undefined &&
+      availability.resetFactors?.allowed !== false,
   };
   /** The reasons of the offered actions that cannot work now, each once, and the id of the text of each. */
   const reasons = [
@@ -303,7 +312,7 @@ function RowActions<Role extends string, Person extends ListedPerson<Role>>({
             End sessions
           </Button>
         ) : null}
-        {!ended && !self && person.active && manage.resetFactors ? (
+        {offered.resetFactors ? (
           <ConfirmDialog
             trigger="Reset two-step sign-in"
             triggerLabel={`Reset two-step sign-in of ${label}`}
