@@ -5,8 +5,11 @@ import {
   templateSchemaDocument,
   TEMPLATE_SCHEMA_PATH,
 } from '../src/transactions/templates/schema-document.ts';
+import { TRANSACTIONS_SDL_PATH, transactionsSdl } from '../src/transactions/graphql/sdl.ts';
 
 await writeFile(TEMPLATE_SCHEMA_PATH, templateSchemaDocument());
 console.log(`wrote ${TEMPLATE_SCHEMA_PATH}`);
 await writeFile(OPENAPI_DOCUMENT_PATH, portfolioOpenApiDocument());
 console.log(`wrote ${OPENAPI_DOCUMENT_PATH}`);
+await writeFile(TRANSACTIONS_SDL_PATH, transactionsSdl());
+console.log(`wrote ${TRANSACTIONS_SDL_PATH}`);

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import mercurius from 'mercurius';
 import type { Environment } from '../config.ts';
@@ -25,7 +24,15 @@ import { registerKeyDelivery, type KeyDeliveryDeps } from './key-delivery/routes
 import { registerConsole } from './console/console.ts';
 import type { ConsoleDeps } from './console/deps.ts';
 import { registerRecipientPage } from './recipients/page-route.ts';
-import { addOperationHooks, errorFormatter, errorHandler, graphqlRouteHooks } from './graphql/hooks.ts';
+import {
+  addOperationHooks,
+  apiKeyCheck,
+  errorFormatter,
+  errorHandler,
+  graphqlRouteHooks,
+} from './graphql/hooks.ts';
+import { registerSchemaRoute } from './graphql/schema-route.ts';
+import { TRANSACTIONS_SCHEMA_SOURCE } from './graphql/sdl.ts';
 import { DEFAULT_GRAPHQL_LIMITS, limitRules, type GraphQLLimits } from './graphql/limits.ts';
 import { storableStringsRule } from './graphql/request-checks.ts';
 import { graphqlOperationOf } from '../observability/graphql-operation.ts';
@@ -33,8 +40,6 @@ import { resolvers } from './graphql/resolvers/resolvers.ts';
 
 /** Where the GraphQL API answers. */
 export const GRAPHQL_PATH = '/beta';
-
-const schema = readFileSync(new URL('./graphql/schema.graphql', import.meta.url), 'utf8');
 
 /** What the Transactions service is built from; options carry their defaults. */
 export interface TransactionsAppDeps extends Omit<BaseAppOptions, 'rateLimit' | 'metrics'> {
@@ -94,7 +99,7 @@ function presentedKey(request: FastifyRequest): string | undefined {
 }
 
 /**
- * The Transactions service: the GraphQL API at `/beta` (GraphiQL at `/graphiql`), signed file downloads at
+ * The Transactions service: the GraphQL API at `/beta` (its SDL at `/beta/schema.graphql`, GraphiQL at `/graphiql`), signed file downloads at
  * `/files/:id`, health at `/healthz` and `/readyz`. Returns the app without listening.
  */
 export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<FastifyInstance> {
@@ -144,7 +149,7 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
   // Encapsulated, so that Mercurius' error handler answers for the GraphQL routes only.
   await app.register(async (graphql) => {
     await graphql.register(mercurius, {
-      schema,
+      schema: TRANSACTIONS_SCHEMA_SOURCE,
       resolvers,
       path: GRAPHQL_PATH,
       graphiql: false,
@@ -167,6 +172,11 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
     });
     addOperationHooks(graphql, limits);
     directReads?.useSchema(graphql.graphql.schema);
+    await registerSchemaRoute(graphql, {
+      schema: graphql.graphql.schema,
+      authenticate: apiKeyCheck({ db, environment: deps.environment, keyCache }),
+      errorHandler,
+    });
   });
 
   registerDownloadRoute(app, { db, links, store: deps.files });

@@ -507,7 +507,7 @@ describe('the Transactions service', () => {
 
   itListsEveryRoute(
     () => transactions,
-    ['GET /beta', 'HEAD /beta', 'POST /beta'],
+    ['GET /beta', 'HEAD /beta', 'POST /beta', 'GET /beta/schema.graphql', 'HEAD /beta/schema.graphql'],
     TRANSACTIONS_PUBLIC_ROUTES,
   );
 
@@ -522,6 +522,14 @@ describe('the Transactions service', () => {
       const authorization = await keyCase.authorization(owner);
       const headers = authorization === undefined ? {} : { authorization };
       const url = `/beta?query=${encodeURIComponent('{ viewer { id } }')}`;
+      expectUnauthenticated(await transactions.inject({ method: 'GET', url, headers }), 'graphql');
+      expectUnauthenticated(await transactions.inject({ method: 'HEAD', url, headers }), 'none');
+    });
+
+    it('on GET and HEAD /beta/schema.graphql with 401 UNAUTHENTICATED', async () => {
+      const authorization = await keyCase.authorization(owner);
+      const headers = authorization === undefined ? {} : { authorization };
+      const url = '/beta/schema.graphql';
       expectUnauthenticated(await transactions.inject({ method: 'GET', url, headers }), 'graphql');
       expectUnauthenticated(await transactions.inject({ method: 'HEAD', url, headers }), 'none');
     });

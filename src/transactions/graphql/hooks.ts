@@ -1,4 +1,10 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onRequestAsyncHookHandler,
+  RouteOptions,
+} from 'fastify';
 import type { ExecutionResult } from 'graphql';
 import type { MercuriusContext } from 'mercurius';
 import type { Environment } from '../../config.ts';
@@ -29,6 +35,28 @@ declare module 'fastify' {
 }
 
 /**
+ * The `onRequest` hook that checks the API key of a request to the GraphQL endpoint or its schema
+ * (`request.caller`); a refusal carries `WWW-Authenticate`.
+ */
+export function apiKeyCheck(options: {
+  db: Database;
+  environment: Environment;
+  keyCache: ApiKeyCache<ApiKeyRecord>;
+}): onRequestAsyncHookHandler {
+  return async (request, reply) => {
+    try {
+      request.caller = await authenticate(
+        { db: options.db, environment: options.environment, cache: options.keyCache },
+        request,
+      );
+    } catch (error) {
+      void reply.header('www-authenticate', 'Bearer realm="portico"');
+      throw error;
+    }
+  };
+}
+
+/**
  * An `onRoute` hook that gives the GraphQL route at `path` its HTTP-phase checks, after any hooks a plugin put
  * on it: the API key (`request.caller`; a refusal carries `WWW-Authenticate`), the GraphQL-over-HTTP envelope,
  * the direct reads when given, and the answer's media type and size.
@@ -46,20 +74,7 @@ export function graphqlRouteHooks(options: {
     // The key is checked here, so the rate limiter may count the request against it (rate-limit.ts); traces
     // and metrics name its requests by operation (observability/graphql-operation.ts).
     route.config = { ...route.config, apiKey: true, graphql: true };
-    route.onRequest = [
-      ...[route.onRequest ?? []].flat(),
-      async (request, reply) => {
-        try {
-          request.caller = await authenticate(
-            { db: options.db, environment: options.environment, cache: options.keyCache },
-            request,
-          );
-        } catch (error) {
-          void reply.header('www-authenticate', 'Bearer realm="portico"');
-          throw error;
-        }
-      },
-    ];
+    route.onRequest = [...[route.onRequest ?? []].flat(), apiKeyCheck(options)];
     route.preValidation = [...[route.preValidation ?? []].flat(), checkGraphQLEnvelope];
     if (options.preHandler) route.preHandler = [...[route.preHandler ?? []].flat(), options.preHandler];
     route.onSend = [
