@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import * as OTPAuth from 'otpauth';
-import type { CDPSession, Page } from 'playwright-core';
+import type { CDPSession, Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { trustProviderCertificates } from '../../src/accounts/sso/identity-providers.ts';
 import { DESKTOP, PHONE, useChromium } from '../support/browser/browser.ts';
@@ -193,6 +193,25 @@ for (const surface of SURFACES) {
       await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     }
 
+    /**
+     * In the open "Two-step sign-in" dialog, adds an authenticator app: "scanned" from the secret the page writes
+     * out beside its QR code, confirmed with the code the app computes. Answers the dialog, at its recovery codes,
+     * and the app.
+     */
+    async function addAuthenticatorApp(page: Page): Promise<{ dialog: Locator; app: OTPAuth.TOTP }> {
+      const dialog = page.getByRole('dialog', { name: 'Two-step sign-in' });
+      await dialog.getByRole('button', { name: 'Add an authenticator app' }).click();
+      const secret =
+        (await dialog
+          .getByText(/^Secret:/)
+          .locator('code')
+          .textContent()) ?? '';
+      const app = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret.replace(/\s/g, '')) });
+      await dialog.getByLabel('Code from your app').fill(app.generate());
+      await dialog.getByRole('button', { name: 'Confirm' }).click();
+      return { dialog, app };
+    }
+
     /** Signs in with the password and then `code`, as a code of the app or (`recovery`) a recovery code. */
     async function signInWithCode(
       page: Page,
@@ -244,17 +263,7 @@ for (const surface of SURFACES) {
         });
         const page = await signedInPage(person);
         await openMenu(page, 'Two-step sign-in');
-        const dialog = page.getByRole('dialog', { name: 'Two-step sign-in' });
-        await dialog.getByRole('button', { name: 'Add an authenticator app' }).click();
-        // The app is "scanned" from the secret the page writes out beside its QR code.
-        const secret =
-          (await dialog
-            .getByText(/^Secret:/)
-            .locator('code')
-            .textContent()) ?? '';
-        const app = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret.replace(/\s/g, '')) });
-        await dialog.getByLabel('Code from your app').fill(app.generate());
-        await dialog.getByRole('button', { name: 'Confirm' }).click();
+        const { dialog, app } = await addAuthenticatorApp(page);
         const codes = dialog.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem');
         await expect.poll(() => codes.count()).toBe(10);
         const recoveryCode = (await codes.first().textContent()) ?? '';
@@ -310,16 +319,7 @@ for (const surface of SURFACES) {
 
         // They add an app (its secret as the page writes it, the code as the app computes it), and go on.
         await covered.getByRole('button', { name: 'Set up two-step sign-in' }).click();
-        const dialog = covered.getByRole('dialog', { name: 'Two-step sign-in' });
-        await dialog.getByRole('button', { name: 'Add an authenticator app' }).click();
-        const secret =
-          (await dialog
-            .getByText(/^Secret:/)
-            .locator('code')
-            .textContent()) ?? '';
-        const app = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret.replace(/\s/g, '')) });
-        await dialog.getByLabel('Code from your app').fill(app.generate());
-        await dialog.getByRole('button', { name: 'Confirm' }).click();
+        const { dialog } = await addAuthenticatorApp(covered);
         await dialog.getByRole('button', { name: 'I have kept them' }).click();
         await covered.getByRole('heading', { name: surface.home }).waitFor();
       },
