@@ -141,7 +141,7 @@ export function registerUserCommands<R extends Role>(
   users
     .command('reset-factors')
     .description(
-      `remove a person's second factors (authenticator app, recovery codes) in ${spec.pages} and end their sessions: break-glass for one locked out`,
+      `remove a person's second factors (authenticator app, recovery codes, passkeys) in ${spec.pages} and end their sessions: break-glass for one locked out`,
     )
     .argument('<email>', "the person's e-mail address")
     .requiredOption(flags, help)
