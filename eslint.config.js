@@ -49,7 +49,7 @@ const boundaries = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.portico/', 'coverage/', 'web/dist/', '.ci/'] },
+  { ignores: ['node_modules/', '.portico/', 'coverage/', 'web/dist/', '.ci/', 'clients/typescript/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

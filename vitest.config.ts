@@ -156,7 +156,14 @@ export default defineConfig({
   resolve: {
     // Node resolves graphql to its CommonJS build (package "main"), which Mercurius also requires; Vite would
     // pick the ESM build ("module") for our code and give us a second GraphQLError class.
-    alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
+    // Tests use the client's source, as the root tsconfig's `paths` does: no build between a change and its test.
+    alias: [
+      { find: /^graphql$/, replacement: require.resolve('graphql') },
+      {
+        find: /^@portico\/client$/,
+        replacement: new URL('clients/typescript/src/index.ts', import.meta.url).pathname,
+      },
+    ],
   },
   test: {
     // Migrates one PGlite template that each test file's database copies (test/support/db/pglite-template.ts).

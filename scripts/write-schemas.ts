@@ -1,5 +1,6 @@
 /** Writes the generated contracts into docs/ (`npm run schemas`); tests fail while a committed copy is stale. */
 import { writeFile } from 'node:fs/promises';
+import { ERROR_CODES_PATH, errorCodesModule } from '../clients/typescript/codegen/error-codes.ts';
 import { OPENAPI_DOCUMENT_PATH, portfolioOpenApiDocument } from '../src/portfolio/openapi-document.ts';
 import {
   templateSchemaDocument,
@@ -13,3 +14,5 @@ await writeFile(OPENAPI_DOCUMENT_PATH, portfolioOpenApiDocument());
 console.log(`wrote ${OPENAPI_DOCUMENT_PATH}`);
 await writeFile(TRANSACTIONS_SDL_PATH, transactionsSdl());
 console.log(`wrote ${TRANSACTIONS_SDL_PATH}`);
+await writeFile(ERROR_CODES_PATH, errorCodesModule());
+console.log(`wrote ${ERROR_CODES_PATH.pathname}`);

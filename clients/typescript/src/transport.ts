@@ -1,0 +1,98 @@
+import { PorticoNetworkError } from './errors.ts';
+
+/** How the client sends: shared by the Transactions and the Portfolio client. */
+export interface TransportOptions {
+  /**
+   * How many times a request is sent again: after a 429 (always), and, for a request that is safe to repeat
+   * (a read, or a write with an Idempotency-Key), after a network error or a 503.
+   * @default 2
+   */
+  maxRetries?: number;
+  /** The longest `Retry-After` the client waits out; a 429 asking for longer is thrown at once. @default 60_000 */
+  maxRetryAfterMs?: number;
+  /** How long one attempt may take before it counts as a network error. @default 30_000 */
+  timeoutMs?: number;
+  /** The `fetch` to send with (a test's, or one with a custom TLS agent). @default globalThis.fetch */
+  fetch?: typeof fetch;
+}
+
+export interface Attempt {
+  /** Whether sending the request twice does what sending it once does (reads; writes with an Idempotency-Key). */
+  repeatable: boolean;
+  signal?: AbortSignal | undefined;
+}
+
+const BACKOFF_MS = 500;
+
+/** `Retry-After` in milliseconds (seconds or an HTTP date), or null when absent or unreadable. */
+export function retryAfterMs(response: Response, now = Date.now()): number | null {
+  const value = response.headers.get('retry-after');
+  if (value === null) return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
+function backoff(attempt: number): number {
+  const ceiling = BACKOFF_MS * 2 ** attempt;
+  return ceiling / 2 + Math.random() * (ceiling / 2);
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason as Error);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason as Error);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Sends a request, and sends the same request again (same headers, so the same Idempotency-Key) when that is
+ * safe: a 429 after its `Retry-After`; a network error or a 503 after a backoff when `attempt.repeatable`.
+ * The last answer is returned whatever its status; only a request that never got an answer throws.
+ */
+export async function send(
+  url: string,
+  init: RequestInit,
+  attempt: Attempt,
+  options: TransportOptions = {},
+): Promise<Response> {
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const maxRetries = options.maxRetries ?? 2;
+  const maxRetryAfter = options.maxRetryAfterMs ?? 60_000;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  for (let retry = 0; ; retry += 1) {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = attempt.signal ? AbortSignal.any([attempt.signal, timeout]) : timeout;
+    let response: Response;
+    try {
+      response = await fetchImpl(url, { ...init, signal });
+    } catch (error) {
+      if (attempt.signal?.aborted) throw error;
+      if (!attempt.repeatable || retry >= maxRetries) {
+        const method = init.method ?? 'GET';
+        throw new PorticoNetworkError(`${method} ${url} got no answer after ${retry + 1} attempt(s)`, {
+          cause: error,
+        });
+      }
+      await sleep(backoff(retry), attempt.signal);
+      continue;
+    }
+    const retryable = response.status === 429 || (response.status === 503 && attempt.repeatable);
+    if (!retryable || retry >= maxRetries) return response;
+    const wait = retryAfterMs(response) ?? backoff(retry);
+    if (wait > maxRetryAfter) return response;
+    await response.body?.cancel();
+    await sleep(wait, attempt.signal);
+  }
+}
