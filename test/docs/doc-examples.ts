@@ -2,8 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * A shell code block of a guide: its fence's language and words (```` ```sh example=walk needs=walk ````), the
- * heading it is under, and the ```` ```json ```` block right after it, if any (the answer it shows).
+ * A shell or TypeScript code block of a guide: its fence's language and words
+ * (```` ```sh example=walk needs=walk ````, ```` ```ts example receiver ````), the heading it is under, and the
+ * ```` ```json ```` block right after it, if any (the answer it shows).
  */
 export interface DocBlock {
   file: string;
@@ -27,9 +28,15 @@ export interface DocExample extends DocBlock {
   needs: string | undefined;
   /** `http-errors`: the example shows refusals, so curl is not told to fail on an HTTP error. */
   httpErrors: boolean;
+  /** `receiver` (TypeScript): the example is a webhook receiver, listening on `PORT`, that the test posts to. */
+  receiver: boolean;
 }
 
 const SHELLS = new Set(['sh', 'bash', 'shell', 'console']);
+const TYPESCRIPT = new Set(['ts', 'typescript']);
+
+/** Whether a block is TypeScript (run with Node.js) rather than shell (run with bash). */
+export const isTypeScript = (block: DocBlock): boolean => TYPESCRIPT.has(block.language);
 
 /** The guides whose examples run: README.md and every docs/*.md. */
 export function guideFiles(root: string): string[] {
@@ -40,8 +47,8 @@ export function guideFiles(root: string): string[] {
   return ['README.md', ...docs];
 }
 
-/** Every shell block of a Markdown file. */
-export function shellBlocksOf(root: string, file: string): DocBlock[] {
+/** Every shell and TypeScript block of a Markdown file. */
+export function codeBlocksOf(root: string, file: string): DocBlock[] {
   const lines = readFileSync(join(root, file), 'utf8').split('\n');
   const blocks: DocBlock[] = [];
   let heading = '';
@@ -56,7 +63,7 @@ export function shellBlocksOf(root: string, file: string): DocBlock[] {
     for (index++; index < lines.length && !/^```\s*$/.test(lines[index] ?? ''); index++)
       body.push(lines[index] ?? '');
     const language = fence[1] ?? '';
-    if (!SHELLS.has(language)) continue;
+    if (!SHELLS.has(language) && !TYPESCRIPT.has(language)) continue;
     const noRun = /^<!-- no-run: (.+) -->$/.exec(lines[start - 1] ?? '')?.[1]?.trim();
     blocks.push({
       file,
@@ -97,6 +104,7 @@ export function examplesOf(blocks: DocBlock[]): DocExample[] {
       name: block.words.find((word) => word.startsWith('example='))?.slice('example='.length),
       needs: block.words.find((word) => word.startsWith('needs='))?.slice('needs='.length),
       httpErrors: block.words.includes('http-errors'),
+      receiver: block.words.includes('receiver'),
     }));
 }
 

@@ -13,15 +13,27 @@ import { ROOT } from '../support/cli.ts';
 import { testDatabaseAndFiles } from '../support/data/transactions.ts';
 import { madeBeforeAll } from '../support/made-before-all.ts';
 import { listenHttps, testTls } from '../support/peers/tls-listener.ts';
-import { examplesOf, guideFiles, shapeOf, shellBlocksOf, type DocExample } from './doc-examples.ts';
+import { Webhook } from 'standardwebhooks';
+import {
+  codeBlocksOf,
+  examplesOf,
+  guideFiles,
+  isTypeScript,
+  shapeOf,
+  type DocExample,
+} from './doc-examples.ts';
+import { bundleExample, runNode, withReceiver, type ExampleRun } from './typescript-examples.ts';
 
 const run = promisify(execFile);
 
 // The guides' shell examples, run as a reader runs them after `npm start`: in a directory with the demo's
 // `.portico/demo.json` and `.portico/tls/localhost-cert.pem`, with the variables the guides set up (CA, BASE,
 // KEY, COMPANY, TOKEN), and curl sending `localhost:4000` and `localhost:4001` (the demo's ports) to the
-// services this file starts on free ports.
-const blocks = guideFiles(ROOT).flatMap((file) => shellBlocksOf(ROOT, file));
+// services this file starts on free ports. The TypeScript examples run as an integrator's program using
+// `@portico/client`, with Node.js trusting the demo's certificate (NODE_EXTRA_CA_CERTS) and the variables the
+// guides name (PORTICO_TRANSACTIONS_URL, PORTICO_API_KEY, PORTICO_PORTFOLIO_URL, PORTICO_PORTFOLIO_KEY,
+// PORTICO_WEBHOOK_SECRET).
+const blocks = guideFiles(ROOT).flatMap((file) => codeBlocksOf(ROOT, file));
 const examples = examplesOf(blocks);
 
 /**
@@ -105,15 +117,72 @@ const demo = madeBeforeAll('the demo instance', async (closeAfterAll) => {
     COMPANY: portfolio.companyId,
     TOKEN: transactions.waitingTransmitToken,
   };
-  return { home, env, transactionId: transactions.transactionId };
+  const nodeEnv = {
+    PATH: env.PATH,
+    HOME: home,
+    NODE_EXTRA_CA_CERTS: caCertPath,
+    PORTICO_TRANSACTIONS_URL: `https://localhost:${ports.transactions}/beta`,
+    PORTICO_API_KEY: transactions.apiKey,
+    PORTICO_PORTFOLIO_URL: `https://localhost:${ports.portfolio}/v1/external`,
+    PORTICO_PORTFOLIO_KEY: portfolio.apiKey,
+    PORTICO_WEBHOOK_SECRET: WEBHOOK_SECRET,
+  };
+  return { home, env, nodeEnv, transactionId: transactions.transactionId };
 });
 
-/** Runs `example` (after the example it needs) in a fresh `bash -euo pipefail`: its exit code and output. */
-async function runExample(example: DocExample): Promise<{ code: number; stdout: string; stderr: string }> {
+/** The signing secret the receiver examples are given: what `createWebhookEndpoint` answers once. */
+const WEBHOOK_SECRET = `whsec_${Buffer.from('portico-example-receiver-secret!').toString('base64')}`;
+
+/** The example `example` needs (`needs=<name>`), if any. */
+function neededBy(example: DocExample): DocExample | undefined {
   const needed = example.needs
     ? examples.find((each) => each.file === example.file && each.name === example.needs)
     : undefined;
   if (example.needs && !needed) throw new Error(`${example.file} has no example=${example.needs}`);
+  return needed;
+}
+
+/** Runs a TypeScript example (after the example it needs) with Node.js: its exit code and output. */
+async function runTypeScriptExample(example: DocExample): Promise<ExampleRun> {
+  const file = await bundleExample(example, CLIENT_SOURCE, demo.home, neededBy(example));
+  return runNode(file, demo.nodeEnv, demo.home, EXAMPLE_TIMEOUT_MS - 10_000);
+}
+
+/** The client's source: the examples import it as `@portico/client`. */
+const CLIENT_SOURCE = join(ROOT, 'clients/typescript/src/index.ts');
+
+/** A message as Portico sends it, signed with `secret` now. */
+function signedMessage(
+  secret: string,
+  transactionId: string,
+): { body: string; headers: Record<string, string> } {
+  const id = `msg_${crypto.randomUUID().replaceAll('-', '')}`;
+  const now = new Date();
+  const body = JSON.stringify({
+    id,
+    type: 'transaction.completed',
+    timestamp: now.toISOString(),
+    data: {
+      transactionId,
+      organizationId: crypto.randomUUID(),
+      state: 'countersigning',
+      completedAt: now.toISOString(),
+    },
+  });
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'webhook-id': id,
+      'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+      'webhook-signature': new Webhook(secret).sign(id, now, body),
+    },
+  };
+}
+
+/** Runs `example` (after the example it needs) in a fresh `bash -euo pipefail`: its exit code and output. */
+async function runExample(example: DocExample): Promise<{ code: number; stdout: string; stderr: string }> {
+  const needed = neededBy(example);
   const script = [needed?.code, example.code].filter(Boolean).join('\n');
   const curlHome = join(demo.home, example.httpErrors ? 'curl-shows' : 'curl-fails');
   try {
@@ -159,12 +228,12 @@ describe('the marking of examples', () => {
           '```bash',
           'curl https://portico.example.com/beta',
           '```',
-          '```ts',
+          '```ts example receiver',
           'await fetch(url);',
           '```',
         ].join('\n'),
       );
-      const found = shellBlocksOf(root, 'guide.md');
+      const found = codeBlocksOf(root, 'guide.md');
       expect(
         found.map(({ heading, line, words, noRun, answer }) => ({ heading, line, words, noRun, answer })),
       ).toEqual([
@@ -178,10 +247,26 @@ describe('the marking of examples', () => {
         },
         { heading: 'Production', line: 18, words: [], noRun: 'needs a live key', answer: undefined },
         { heading: 'Production', line: 21, words: [], noRun: undefined, answer: undefined },
+        {
+          heading: 'Production',
+          line: 24,
+          words: ['example', 'receiver'],
+          noRun: undefined,
+          answer: undefined,
+        },
       ]);
-      expect(examplesOf(found).map(({ name, needs, httpErrors }) => ({ name, needs, httpErrors }))).toEqual([
-        { name: 'walk', needs: undefined, httpErrors: false },
-        { name: undefined, needs: 'walk', httpErrors: true },
+      expect(found.map(isTypeScript)).toEqual([false, false, false, false, true]);
+      expect(
+        examplesOf(found).map(({ name, needs, httpErrors, receiver }) => ({
+          name,
+          needs,
+          httpErrors,
+          receiver,
+        })),
+      ).toEqual([
+        { name: 'walk', needs: undefined, httpErrors: false, receiver: false },
+        { name: undefined, needs: 'walk', httpErrors: true, receiver: false },
+        { name: undefined, needs: undefined, httpErrors: false, receiver: true },
       ]);
     } finally {
       await rm(root, { recursive: true, force: true });
@@ -197,14 +282,49 @@ describe('the guides’ examples', () => {
     );
   });
 
-  it('leave no shell block calling an API unmarked: each runs, or says why it cannot', () => {
+  it('leave no block calling an API unmarked (curl, or the client): each runs, or says why it cannot', () => {
     const unmarked = blocks.filter(
-      (block) => /\bcurl\b/.test(block.code) && !examplesOf([block]).length && !block.noRun,
+      (block) =>
+        /\bcurl\b|from '@portico\/client'/.test(block.code) && !examplesOf([block]).length && !block.noRun,
     );
     expect(unmarked.map((block) => `${block.file}:${block.line}`)).toEqual([]);
   });
 
-  for (const example of examples) {
+  it('include TypeScript with the client and a webhook receiver', () => {
+    const typescript = examples.filter(isTypeScript);
+    expect(typescript.filter((example) => example.receiver).length).toBeGreaterThanOrEqual(1);
+    expect(typescript.filter((example) => !example.receiver).length).toBeGreaterThanOrEqual(3);
+  });
+
+  for (const example of examples.filter(isTypeScript)) {
+    it(
+      `${example.file}, “${example.heading}”: runs with the client against a real instance (line ${example.line})`,
+      async () => {
+        if (!example.receiver) {
+          const { code, stdout, stderr } = await runTypeScriptExample(example);
+          expect(code, `exit code ${code}\n${stderr}\n${stdout}`).toBe(0);
+          expect(stdout.trim()).not.toBe('');
+          return;
+        }
+        // A receiver: a message signed as Portico signs it is accepted, once more as a duplicate, and the same
+        // message with one byte changed is refused.
+        const file = await bundleExample(example, CLIENT_SOURCE, demo.home, neededBy(example));
+        const message = signedMessage(WEBHOOK_SECRET, demo.transactionId);
+        const { result, stderr } = await withReceiver(file, demo.nodeEnv, demo.home, async (port) => {
+          const post = (body: string) =>
+            fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: message.headers, body }).then(
+              (response) => response.status,
+            );
+          const tampered = message.body.replace('countersigning', 'countersignin9');
+          return [await post(message.body), await post(message.body), await post(tampered)];
+        });
+        expect(result, stderr).toEqual([204, 204, 400]);
+      },
+      EXAMPLE_TIMEOUT_MS,
+    );
+  }
+
+  for (const example of examples.filter((each) => !isTypeScript(each))) {
     const sameHeading = examples.filter(
       (each) => each.file === example.file && each.heading === example.heading,
     );
