@@ -1,6 +1,7 @@
 /** Writes the generated contracts into docs/ (`npm run schemas`); tests fail while a committed copy is stale. */
 import { writeFile } from 'node:fs/promises';
 import { ERROR_CODES_PATH, errorCodesModule } from '../clients/typescript/codegen/error-codes.ts';
+import { PORTFOLIO_TYPES_PATH, portfolioTypesModule } from '../clients/typescript/codegen/portfolio.ts';
 import { OPENAPI_DOCUMENT_PATH, portfolioOpenApiDocument } from '../src/portfolio/openapi-document.ts';
 import {
   templateSchemaDocument,
@@ -16,3 +17,6 @@ await writeFile(TRANSACTIONS_SDL_PATH, transactionsSdl());
 console.log(`wrote ${TRANSACTIONS_SDL_PATH}`);
 await writeFile(ERROR_CODES_PATH, errorCodesModule());
 console.log(`wrote ${ERROR_CODES_PATH.pathname}`);
+// After the OpenAPI document above: the client's types are generated from the file just written.
+await writeFile(PORTFOLIO_TYPES_PATH, await portfolioTypesModule());
+console.log(`wrote ${PORTFOLIO_TYPES_PATH.pathname}`);

@@ -1,3 +1,35 @@
 export { PorticoError, PorticoKeyError, PorticoNetworkError } from './errors.ts';
 export { checkPortfolioKey, checkTransactionsKey, type Environment } from './keys.ts';
 export type { TransportOptions } from './transport.ts';
+export type { ErrorCode } from './generated/error-codes.ts';
+export { PorticoApiError } from './portfolio/api-error.ts';
+export { PageWalk, type Page } from './portfolio/page-walk.ts';
+export {
+  CompaniesResource,
+  PortfolioClient,
+  type PortfolioClientOptions,
+} from './portfolio/portfolio-client.ts';
+export type {
+  Company,
+  CompanyInvestment,
+  CompanyInvestmentListOptions,
+  CompanyListOptions,
+  CompanyUpdate,
+  CompanyUpdateListOptions,
+  Fund,
+  ListOptions,
+} from './portfolio/records.ts';
+export { verifyWebhook, type VerifyWebhookOptions, type WebhookHeaders } from './webhooks/verify-webhook.ts';
+export {
+  WebhookEventError,
+  WebhookSignatureError,
+  WebhookTimestampError,
+} from './webhooks/webhook-errors.ts';
+export {
+  WEBHOOK_EVENT_TYPES,
+  type TransactionCompletedEvent,
+  type TransactionStateChangedEvent,
+  type TransactionVoidedEvent,
+  type WebhookEvent,
+  type WebhookEventType,
+} from './webhooks/webhook-events.ts';
