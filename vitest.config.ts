@@ -60,7 +60,8 @@ const ONCE = [
 
 /**
  * Files whose subject no database touches: pure functions (formats, money, the workflow engine, retry
- * schedules, the pages' pure modules, the CLI's columns and its Node.js check), the docs and the error catalogue, the pages' contracts, and HTTP itself,
+ * schedules, the pages' pure modules, the CLI's columns and its Node.js check), the docs and the error catalogue, the pages' contracts, the
+ * TypeScript client's package, generated files and compile-time types, and HTTP itself,
  * whose answers come before or apart from any query (connection limits, closing a listener, CORS, security
  * headers, the GraphiQL and OpenAPI documents, what GraphQL tools make of the schema, and the fuzzing of both
  * services' edges: malformed requests, refused by the HTTP, GraphQL and REST layers, whose few queries, a key's
@@ -94,6 +95,9 @@ const PURE = [
   'test/webhooks/address-safety.test.ts',
   'test/files/file-links.test.ts',
   'test/operations/systemd-units.test.ts',
+  'test/clients/package.test.ts',
+  'test/clients/generated-files.test.ts',
+  'test/clients/typed-operations.test.ts',
 ];
 
 /**
