@@ -1,6 +1,10 @@
 /** Writes the generated contracts into docs/ (`npm run schemas`); tests fail while a committed copy is stale. */
 import { writeFile } from 'node:fs/promises';
 import { ERROR_CODES_PATH, errorCodesModule } from '../clients/typescript/codegen/error-codes.ts';
+import {
+  TRANSACTIONS_TYPES_PATH,
+  transactionsTypesModule,
+} from '../clients/typescript/codegen/transactions.ts';
 import { OPENAPI_DOCUMENT_PATH, portfolioOpenApiDocument } from '../src/portfolio/openapi-document.ts';
 import {
   templateSchemaDocument,
@@ -16,3 +20,6 @@ await writeFile(TRANSACTIONS_SDL_PATH, transactionsSdl());
 console.log(`wrote ${TRANSACTIONS_SDL_PATH}`);
 await writeFile(ERROR_CODES_PATH, errorCodesModule());
 console.log(`wrote ${ERROR_CODES_PATH.pathname}`);
+// After the SDL above: the client's operations are typed from it.
+await writeFile(TRANSACTIONS_TYPES_PATH, await transactionsTypesModule());
+console.log(`wrote ${TRANSACTIONS_TYPES_PATH.pathname}`);
