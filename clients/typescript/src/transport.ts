@@ -20,6 +20,11 @@ export interface Attempt {
   /** Whether sending the request twice does what sending it once does (reads; writes with an Idempotency-Key). */
   repeatable: boolean;
   signal?: AbortSignal | undefined;
+  /**
+   * Whether the answer's body is handed on as a stream (a download): `timeoutMs` then bounds the wait for the
+   * answer to start, not the reading of a body that may take longer.
+   */
+  streaming?: boolean;
 }
 
 const BACKOFF_MS = 500;
@@ -57,6 +62,24 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 }
 
 /**
+ * The signal that ends an attempt after `ms`: the whole exchange, or for a stream only the wait for its answer to
+ * start (`answered` stops the clock then, so a long download is not cut off).
+ */
+function attemptTimeout(ms: number, streaming: boolean): { signal: AbortSignal; answered: () => void } {
+  if (!streaming) return { signal: AbortSignal.timeout(ms), answered: () => undefined };
+  const controller = new AbortController();
+  const timer = setTimeout(() => {
+    controller.abort(new DOMException(`no answer within ${ms} ms`, 'TimeoutError'));
+  }, ms);
+  return {
+    signal: controller.signal,
+    answered: () => {
+      clearTimeout(timer);
+    },
+  };
+}
+
+/**
  * Sends a request, and sends the same request again (same headers, so the same Idempotency-Key) when that is
  * safe: a 429 after its `Retry-After`; a network error or a 503 after a backoff when `attempt.repeatable`.
  * The last answer is returned whatever its status; only a request that never got an answer throws.
@@ -72,12 +95,14 @@ export async function send(
   const maxRetryAfter = options.maxRetryAfterMs ?? 60_000;
   const timeoutMs = options.timeoutMs ?? 30_000;
   for (let retry = 0; ; retry += 1) {
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = attempt.signal ? AbortSignal.any([attempt.signal, timeout]) : timeout;
+    const timeout = attemptTimeout(timeoutMs, attempt.streaming === true);
+    const signal = attempt.signal ? AbortSignal.any([attempt.signal, timeout.signal]) : timeout.signal;
     let response: Response;
     try {
       response = await fetchImpl(url, { ...init, signal });
+      timeout.answered();
     } catch (error) {
+      timeout.answered();
       if (attempt.signal?.aborted) throw error;
       if (!attempt.repeatable || retry >= maxRetries) {
         const method = init.method ?? 'GET';
