@@ -31,7 +31,13 @@ beforeAll(async () => {
     { cwd: CLIENT, timeout: 60_000 },
   );
   // Its dependencies, as npm would have installed them beside it.
-  for (const dependency of ['openapi-fetch', 'openapi-typescript-helpers', 'standardwebhooks', '@stablelib', 'fast-sha256'])
+  for (const dependency of [
+    'openapi-fetch',
+    'openapi-typescript-helpers',
+    'standardwebhooks',
+    '@stablelib',
+    'fast-sha256',
+  ])
     await symlink(join(ROOT, 'node_modules', dependency), join(app, 'node_modules', dependency));
 }, 60_000);
 
@@ -75,12 +81,9 @@ console.log(Object.keys(client).sort().join(','));`,
   });
 
   it('depends at run time only on the small packages it names', async () => {
-    const manifest = (await import('../../clients/typescript/package.json', { with: { type: 'json' } })).default;
-    expect(Object.keys(manifest.dependencies).sort()).toEqual([
-      '@graphql-typed-document-node/core',
-      'openapi-fetch',
-      'standardwebhooks',
-    ]);
+    const manifest = (await import('../../clients/typescript/package.json', { with: { type: 'json' } }))
+      .default;
+    expect(Object.keys(manifest.dependencies).sort()).toEqual(['openapi-fetch', 'standardwebhooks']);
     expect(manifest.version).toBe(
       (await import('../../package.json', { with: { type: 'json' } })).default.version,
     );

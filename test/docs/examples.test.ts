@@ -30,9 +30,9 @@ const run = promisify(execFile);
 // `.portico/demo.json` and `.portico/tls/localhost-cert.pem`, with the variables the guides set up (CA, BASE,
 // KEY, COMPANY, TOKEN), and curl sending `localhost:4000` and `localhost:4001` (the demo's ports) to the
 // services this file starts on free ports. The TypeScript examples run as an integrator's program using
-// `@portico/client`, with Node.js trusting the demo's certificate (NODE_EXTRA_CA_CERTS) and the variables the
-// guides name (PORTICO_TRANSACTIONS_URL, PORTICO_API_KEY, PORTICO_PORTFOLIO_URL, PORTICO_PORTFOLIO_KEY,
-// PORTICO_WEBHOOK_SECRET).
+// `@portico/client`, with Node.js trusting the demo's certificate (NODE_EXTRA_CA_CERTS), the variables the
+// guides name (PORTICO_API_KEY, PORTICO_PORTFOLIO_KEY, PORTICO_WEBHOOK_SECRET), and the demo's ports sent to the
+// services as curl's are (demo-ports.mjs).
 const blocks = guideFiles(ROOT).flatMap((file) => codeBlocksOf(ROOT, file));
 const examples = examplesOf(blocks);
 
@@ -121,10 +121,12 @@ const demo = madeBeforeAll('the demo instance', async (closeAfterAll) => {
     PATH: env.PATH,
     HOME: home,
     NODE_EXTRA_CA_CERTS: caCertPath,
-    PORTICO_TRANSACTIONS_URL: `https://localhost:${ports.transactions}/beta`,
     PORTICO_API_KEY: transactions.apiKey,
-    PORTICO_PORTFOLIO_URL: `https://localhost:${ports.portfolio}/v1/external`,
     PORTICO_PORTFOLIO_KEY: portfolio.apiKey,
+    PORTICO_EXAMPLE_PORTS: JSON.stringify({
+      [DEMO_PORTS.transactions]: ports.transactions,
+      [DEMO_PORTS.portfolio]: ports.portfolio,
+    }),
     PORTICO_WEBHOOK_SECRET: WEBHOOK_SECRET,
   };
   return { home, env, nodeEnv, transactionId: transactions.transactionId };

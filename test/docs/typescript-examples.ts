@@ -38,6 +38,9 @@ export async function bundleExample(
   return file;
 }
 
+/** Node.js's arguments before an example's file: the demo's ports sent to the test's services. */
+const NODE_ARGS = ['--import', new URL('demo-ports.ts', import.meta.url).pathname];
+
 /** Runs a bundled example with Node.js to its end (at most `timeoutMs`). */
 export async function runNode(
   file: string,
@@ -45,7 +48,7 @@ export async function runNode(
   cwd: string,
   timeoutMs: number,
 ): Promise<ExampleRun> {
-  const child = spawn(process.execPath, [file], { cwd, env, timeout: timeoutMs });
+  const child = spawn(process.execPath, [...NODE_ARGS, file], { cwd, env, timeout: timeoutMs });
   const out = collect(child.stdout);
   const err = collect(child.stderr);
   const [code] = (await once(child, 'close')) as [number | null];
@@ -69,7 +72,7 @@ export async function withReceiver<T>(
   cwd: string,
   use: (port: number) => Promise<T>,
 ): Promise<{ result: T; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [file], { cwd, env: { ...env, PORT: '0' } });
+  const child = spawn(process.execPath, [...NODE_ARGS, file], { cwd, env: { ...env, PORT: '0' } });
   const out = collect(child.stdout);
   const err = collect(child.stderr);
   const closed = once(child, 'close');
@@ -79,7 +82,9 @@ export async function withReceiver<T>(
         const match = /port (\d+)/i.exec(out());
         if (match) resolve(Number(match[1]));
       });
-      void closed.then(() => reject(new Error(`the receiver ended before listening:\n${err()}`)));
+      void closed.then(() => {
+        reject(new Error(`the receiver ended before listening:\n${err()}`));
+      });
     });
     const result = await use(port);
     return { result, stdout: out(), stderr: err() };

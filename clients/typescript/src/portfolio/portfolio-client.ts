@@ -3,7 +3,7 @@ import { PorticoError } from '../errors.ts';
 import type { operations, paths } from '../generated/portfolio.ts';
 import { checkPortfolioKey } from '../keys.ts';
 import { send, type TransportOptions } from '../transport.ts';
-import { apiErrorOf } from './api-error.ts';
+import { apiErrorOf } from '../api-error.ts';
 import { PageWalk, type Page } from './page-walk.ts';
 import type {
   Company,

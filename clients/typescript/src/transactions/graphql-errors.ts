@@ -1,3 +1,4 @@
+import { apiErrorOf, apiErrorOfResponse, isRecord } from '../api-error.ts';
 import { PorticoError } from '../errors.ts';
 import type { ErrorCode } from '../generated/error-codes.ts';
 
@@ -31,7 +32,7 @@ export class PorticoGraphQLError extends PorticoError {
   /** The HTTP status of the answer: 200 once the operation ran, else the refusal's. */
   readonly status: number;
   /** The request's id, to quote to support (`extensions.requestId`, else the `X-Request-Id` header). */
-  readonly requestId: string | undefined;
+  readonly requestId: string | null;
   /** The first error's `path`. */
   readonly path: readonly (string | number)[] | undefined;
   /** The first error's `extensions`. */
@@ -45,12 +46,12 @@ export class PorticoGraphQLError extends PorticoError {
     status: number;
     errors: readonly GraphQLErrorEntry[];
     data: unknown;
-    requestId: string | undefined;
+    requestId: string | null;
   }) {
     const [first] = answer.errors;
     const code = first?.extensions?.code ?? 'INTERNAL_SERVER_ERROR';
     const more = answer.errors.length > 1 ? ` (and ${answer.errors.length - 1} more)` : '';
-    super(`${code}: ${first?.message ?? 'the answer held an empty errors list'}${more}`);
+    super(`${first?.message ?? 'The answer held an empty errors list.'}${more}`);
     this.code = code;
     this.status = answer.status;
     this.requestId = first?.extensions?.requestId ?? answer.requestId;
@@ -62,81 +63,21 @@ export class PorticoGraphQLError extends PorticoError {
 }
 
 /**
- * An answer that is not a GraphQL answer: a signed link refused (`{"error": {"code", …}}`, e.g. 403 FORBIDDEN
- * once expired), or a proxy's page in front of Portico. `code` is the one the server gave, when it gave one.
- */
-export class PorticoHttpError extends PorticoError {
-  override name = 'PorticoHttpError';
-  readonly status: number;
-  readonly code: ErrorCode | undefined;
-  readonly requestId: string | undefined;
-
-  constructor(answer: {
-    status: number;
-    code: ErrorCode | undefined;
-    message: string;
-    requestId: string | undefined;
-  }) {
-    super(`${answer.code ?? `HTTP ${answer.status}`}: ${answer.message}`);
-    this.status = answer.status;
-    this.code = answer.code;
-    this.requestId = answer.requestId;
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** The error of an answer in Portico's REST shape (`{"error": {"code", "message", "requestId"}}`), or of any other. */
-export async function httpErrorOf(response: Response, what: string): Promise<PorticoHttpError> {
-  const text = await response.text().catch(() => '');
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  const error = isRecord(body) && isRecord(body['error']) ? body['error'] : {};
-  const message =
-    typeof error['message'] === 'string' ? error['message'] : `${what} answered ${response.status}`;
-  return new PorticoHttpError({
-    status: response.status,
-    code: typeof error['code'] === 'string' ? (error['code'] as ErrorCode) : undefined,
-    message,
-    requestId:
-      typeof error['requestId'] === 'string'
-        ? error['requestId']
-        : (response.headers.get('x-request-id') ?? undefined),
-  });
-}
-
-/**
- * The data of a GraphQL answer, or the error it is: `PorticoGraphQLError` when it holds errors, `PorticoHttpError`
- * when it is not a GraphQL answer at all.
+ * The data of a GraphQL answer, or the error it is: `PorticoGraphQLError` when it holds errors, `PorticoApiError`
+ * when it is not a GraphQL answer at all (a proxy's page, say).
  */
 export async function dataOf(response: Response): Promise<unknown> {
   const type = response.headers.get('content-type') ?? '';
-  if (!/json/i.test(type)) throw await httpErrorOf(response, 'The Transactions API');
+  if (!/json/i.test(type)) throw await apiErrorOfResponse(response);
   const body: unknown = await response.json();
-  const requestId = response.headers.get('x-request-id') ?? undefined;
   if (isRecord(body) && Array.isArray(body['errors']) && body['errors'].length > 0) {
     throw new PorticoGraphQLError({
       status: response.status,
       errors: body['errors'] as GraphQLErrorEntry[],
       data: body['data'],
-      requestId,
+      requestId: response.headers.get('x-request-id'),
     });
   }
-  if (!response.ok || !isRecord(body) || !isRecord(body['data'])) {
-    const error = isRecord(body) && isRecord(body['error']) ? body['error'] : {};
-    throw new PorticoHttpError({
-      status: response.status,
-      code: typeof error['code'] === 'string' ? (error['code'] as ErrorCode) : undefined,
-      message:
-        typeof error['message'] === 'string' ? error['message'] : 'The answer held neither data nor errors',
-      requestId,
-    });
-  }
+  if (!response.ok || !isRecord(body) || !isRecord(body['data'])) throw apiErrorOf(response, body);
   return body['data'];
 }

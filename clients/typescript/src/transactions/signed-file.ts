@@ -1,6 +1,6 @@
 import { PorticoError } from '../errors.ts';
 import { send, type TransportOptions } from '../transport.ts';
-import { httpErrorOf } from './graphql-errors.ts';
+import { apiErrorOfResponse } from '../api-error.ts';
 
 /** A file read through a signed link, as it arrives: nothing is buffered. */
 export interface SignedFile {
@@ -31,7 +31,7 @@ export function filenameOf(disposition: string | null): string | null {
 /**
  * Reads a signed link (`File.signedUrl`, `genTransactionFileLink`'s `url`) as a stream. The link is its own
  * credential, so no API key is sent with it. A refused link (403 FORBIDDEN once expired or changed) throws
- * `PorticoHttpError`.
+ * `PorticoApiError`.
  */
 export async function fetchSignedFile(
   url: string,
@@ -44,7 +44,7 @@ export async function fetchSignedFile(
     { repeatable: true, signal: options.signal, streaming: true },
     options,
   );
-  if (!response.ok) throw await httpErrorOf(response, 'The signed link');
+  if (!response.ok) throw await apiErrorOfResponse(response);
   if (response.body === null) throw new PorticoError('The signed link answered without a body.');
   const length = response.headers.get('content-length');
   return {

@@ -1,4 +1,4 @@
-import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+import type { DocumentTypeDecoration } from './document-types.ts';
 import { PorticoError } from '../errors.ts';
 import * as operations from '../generated/transactions.ts';
 import { checkTransactionsKey, type Environment } from '../keys.ts';

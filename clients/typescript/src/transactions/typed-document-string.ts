@@ -1,4 +1,4 @@
-import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+import type { DocumentTypeDecoration } from './document-types.ts';
 
 /**
  * A GraphQL document as its source text, carrying the types of its answer and variables: what GraphQL Code

@@ -1,5 +1,5 @@
-import { PorticoError } from '../errors.ts';
-import type { ErrorCode } from '../generated/error-codes.ts';
+import { PorticoError } from './errors.ts';
+import type { ErrorCode } from './generated/error-codes.ts';
 
 /** The code a status stands for when the answer is not Portico's error body (a proxy's HTML page, say). */
 const CODE_OF_STATUS: Record<number, ErrorCode> = {
@@ -13,8 +13,10 @@ const CODE_OF_STATUS: Record<number, ErrorCode> = {
 };
 
 /**
- * The API answered with an error: `{"error": {code, message, requestId}}` and a non-2xx status. Branch on `code`
- * (stable), show `message` (for people), quote `requestId` to support.
+ * An API answered with an error in Portico's REST shape, `{"error": {code, message, requestId}}`, and a non-2xx
+ * status: any Portfolio error, a refused signed link of the Transactions API (403 FORBIDDEN once expired), or a
+ * proxy's page in front of either (its code then the status's). Branch on `code` (stable), show `message` (for
+ * people), quote `requestId` to support.
  *
  * @example
  * try {
@@ -75,7 +77,19 @@ export function apiErrorOf(response: Response, body: unknown): PorticoApiError {
   return new PorticoApiError({
     status: response.status,
     code: CODE_OF_STATUS[response.status] ?? 'INTERNAL_SERVER_ERROR',
-    message: `The API answered ${response.status} ${response.statusText} without an error body.`,
+    message: `The API answered ${response.status} ${response.statusText} without Portico's error body.`,
     requestId: headerId,
   });
+}
+
+/** The error of a non-2xx answer whose body has not been read: its JSON body, when it has one, read first. */
+export async function apiErrorOfResponse(response: Response): Promise<PorticoApiError> {
+  const text = await response.text().catch(() => '');
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return apiErrorOf(response, body);
 }
