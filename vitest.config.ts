@@ -30,6 +30,7 @@ const BROWSER = [
   'test/web/closing-story.test.ts',
   'test/web/evidence-story.test.ts',
   'test/web/sign-in-story.test.ts',
+  'test/web/client-in-browser.test.ts',
 ];
 /**
  * Files that run Portico as processes (two `portico serve` nodes and a worker behind nginx, on PostgreSQL; servers
