@@ -1,21 +1,14 @@
 // The cost of metrics: two `portico serve` processes, one with `PORTICO_METRICS_PORT` (scraped every 15 s while
 // measured, as Prometheus would) and one without, answering the same requests in alternating rounds: a by-id GraphQL read and a
 // Portfolio list. Issue 26: serving metrics costs at most 3% of throughput.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { REFERENCE_QUERY } from '../test/support/data/transactions.ts';
-import { BENCH_DATABASE_URL, type Dialect } from './database.ts';
+import type { Dialect } from './database.ts';
 import { runLoad, type LoadResult } from './load.ts';
-import { answers, freePort } from './startup.ts';
+import { cpuMsOf, demoFactsOf, servedSchema, startServer, type Server } from './served-process.ts';
 import { median, printMarkdownTable, targetResult, type TargetResult } from './table.ts';
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Throughput with metrics as a share of throughput without: at least this (issue 26). */
 export const METRICS_TARGET = 0.97;
@@ -52,84 +45,6 @@ export interface MetricsCostReport {
   scrapeCpuMs: number | undefined;
 }
 
-interface Server {
-  pid: number | undefined;
-  transactionsPort: number;
-  portfolioPort: number;
-  metricsPort: number | undefined;
-  dataDir: string;
-  stop(): Promise<void>;
-}
-
-/** `portico serve` in a process of its own, without rate limits, once it answers. */
-async function startServer(options: {
-  dataDir: string;
-  metrics: boolean;
-  databaseUrl: string | undefined;
-  demo: boolean;
-}): Promise<Server> {
-  const [transactionsPort, portfolioPort] = [await freePort(), await freePort()];
-  const metricsPort = options.metrics ? await freePort() : undefined;
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['bin/portico.js', 'serve', ...(options.demo ? ['--demo'] : ['--no-demo'])],
-    {
-      cwd: ROOT,
-      stdio: 'ignore',
-      env: {
-        ...process.env,
-        PORTICO_DATA_DIR: options.dataDir,
-        PORTICO_TRANSACTIONS_PORT: String(transactionsPort),
-        PORTICO_PORTFOLIO_PORT: String(portfolioPort),
-        PORTICO_LOG_LEVEL: 'silent',
-        PORTICO_RATE_LIMIT: '0',
-        PORTICO_RATE_LIMIT_PER_ADDRESS: '0',
-        PORTICO_WEBHOOK_WORKER: 'off',
-        // Two nodes on one PostgreSQL schema, each with files of its own: a node refuses that unless told (the
-        // requests measured read no file).
-        PORTICO_FILE_STORAGE: 'local',
-        ...(options.databaseUrl === undefined ? {} : { DATABASE_URL: options.databaseUrl }),
-        ...(metricsPort === undefined ? {} : { PORTICO_METRICS_PORT: String(metricsPort) }),
-      },
-    },
-  );
-  const exited = once(child, 'exit');
-  const stop = async () => {
-    if (child.exitCode === null) {
-      child.kill('SIGTERM');
-      await exited;
-    }
-  };
-  const started = performance.now();
-  try {
-    // Both listen before the banner, Portfolio last.
-    while (!(await answers(portfolioPort))) {
-      if (child.exitCode !== null) throw new Error(`portico serve exited with ${String(child.exitCode)}`);
-      if (performance.now() - started > 120_000) throw new Error('portico serve did not answer in 120 s');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  return { pid: child.pid, transactionsPort, portfolioPort, metricsPort, dataDir: options.dataDir, stop };
-}
-
-/**
- * CPU time a process has used, in ms (utime + stime of /proc/<pid>/stat, ticks of 10 ms); undefined off Linux.
- * On a busy machine this is the steadier measure: throughput moves with everything else that runs, while the CPU
- * an answer costs the server moves little.
- */
-function cpuMsOf(pid: number | undefined): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${String(pid)}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) * 10;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Reads the metrics port; the number of answers counted, summed over every series. */
 async function scrape(port: number): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${String(port)}/metrics`)).text();
@@ -149,23 +64,10 @@ export async function benchMetricsCost(
 ): Promise<MetricsCostReport> {
   const base = await mkdtemp(join(tmpdir(), 'portico-bench-metrics-'));
   defer(() => rm(base, { recursive: true, force: true }));
-  let databaseUrl: string | undefined;
-  if (settings.dialect === 'postgres') {
-    const schema = `bench_metrics_${String(process.pid)}`;
-    const admin = new pg.Client({ connectionString: BENCH_DATABASE_URL });
-    await admin.connect();
-    await admin.query(`drop schema if exists ${schema} cascade; create schema ${schema}`);
-    await admin.end();
-    defer(async () => {
-      const client = new pg.Client({ connectionString: BENCH_DATABASE_URL });
-      await client.connect();
-      await client.query(`drop schema if exists ${schema} cascade`);
-      await client.end();
-    });
-    const url = new URL(BENCH_DATABASE_URL);
-    url.searchParams.set('options', `-c search_path=${schema}`);
-    databaseUrl = url.toString();
-  }
+  const databaseUrl =
+    settings.dialect === 'postgres'
+      ? await servedSchema(`bench_metrics_${String(process.pid)}`, defer)
+      : undefined;
   const off = await startServer({ dataDir: join(base, 'off'), metrics: false, databaseUrl, demo: true });
   defer(() => off.stop());
   const on = await startServer({
@@ -176,14 +78,9 @@ export async function benchMetricsCost(
   });
   defer(() => on.stop());
 
-  const factsOf = async (dataDir: string) =>
-    JSON.parse(await readFile(join(dataDir, 'demo.json'), 'utf8')) as {
-      transactions: { apiKey: string; transactionId: string };
-      portfolio: { apiKey: string };
-    };
-  const offFacts = await factsOf(off.dataDir);
+  const offFacts = await demoFactsOf(off.dataDir);
   // On PostgreSQL both read the one demo the first seeded.
-  const onFacts = databaseUrl === undefined ? await factsOf(on.dataDir) : offFacts;
+  const onFacts = databaseUrl === undefined ? await demoFactsOf(on.dataDir) : offFacts;
   const requestFor = (endpoint: Endpoint, server: Server, facts: typeof offFacts) =>
     endpoint === 'graphql by id'
       ? {

@@ -43,6 +43,7 @@ import { benchConsoleBulk, printBulkReport, type BulkReport } from './console-bu
 import { benchSeal, printSealReport } from './seal.ts';
 import { benchEvidenceBundle, printEvidenceBundleReport } from './evidence-bundle.ts';
 import { benchMetricsCost, printMetricsCostReport } from './metrics-cost.ts';
+import { benchServed, printServedReport } from './served.ts';
 import { benchHostileInput, printHostileReport } from './hostile-input.ts';
 
 type Shape = 'demo' | 'large';
@@ -78,6 +79,7 @@ const SUITES = [
   'startup',
   'metrics',
   'hostile',
+  'served',
 ] as const;
 type Suite = (typeof SUITES)[number];
 
@@ -127,6 +129,10 @@ const settings = {
   floors: list<FloorShape>('BENCH_FLOORS', ['positional'], Object.keys(FLOOR_SHAPES) as FloorShape[]),
   suites: list<Suite>('BENCH_SUITES', [...SUITES], SUITES),
   startupRuns: Math.round(positiveNumber('BENCH_STARTUP_RUNS', 5)),
+  servedCheckouts: (process.env.BENCH_SERVED_CHECKOUTS ?? '')
+    .split(',')
+    .map((path) => path.trim())
+    .filter(Boolean),
   mutationClients: clientCounts('BENCH_MUTATION_CLIENTS', [1, 10]),
   portfolioCompanies: Math.round(positiveNumber('BENCH_PORTFOLIO_COMPANIES', 1_000_000)),
   portfolioSchema: process.env.BENCH_PORTFOLIO_SCHEMA ?? 'bench_portfolio',
@@ -483,6 +489,8 @@ async function main(): Promise<void> {
   const metrics = settings.suites.includes('metrics');
   // Hostile input: a `portico serve` process per case, on an embedded database.
   const hostile = settings.suites.includes('hostile');
+  // The reference query against `portico serve` of each checkout of BENCH_SERVED_CHECKOUTS (PostgreSQL).
+  const servedSuite = settings.suites.includes('served') && settings.dialects.includes('postgres');
   const budgetSeconds =
     (reference
       ? settings.dialects.length *
@@ -509,7 +517,11 @@ async function main(): Promise<void> {
     (bundle ? 120 + settings.bundleTransactions / 2 : 0) +
     (startup ? (settings.startupRuns + 1) * 2 * 30 : 0) +
     (metrics ? 4 * (settings.warmupSeconds + settings.rounds * settings.measureSeconds) + 300 : 0) +
-    (hostile ? (settings.hostileCharacters.length + 1) * 240 : 0);
+    (hostile ? (settings.hostileCharacters.length + 1) * 240 : 0) +
+    (servedSuite
+      ? Math.max(settings.servedCheckouts.length, 1) *
+          (settings.warmupSeconds + settings.rounds * settings.measureSeconds + 150)
+      : 0);
   const watchdog = setTimeout(() => {
     console.error(`bench: still running after ${budgetSeconds} s; giving up`);
     void cleanUp()
@@ -761,6 +773,24 @@ async function main(): Promise<void> {
           (cleanup) => cleanups.push(cleanup),
         );
         targets.push(...printMetricsCostReport(report));
+      } finally {
+        await cleanUp();
+      }
+    }
+    if (servedSuite) {
+      try {
+        printServedReport(
+          await benchServed(
+            {
+              checkouts: settings.servedCheckouts,
+              warmupSeconds: settings.warmupSeconds,
+              measureSeconds: settings.measureSeconds,
+              rounds: settings.rounds,
+              connections: settings.connections,
+            },
+            (cleanup) => cleanups.push(cleanup),
+          ),
+        );
       } finally {
         await cleanUp();
       }
