@@ -520,7 +520,7 @@ async function main(): Promise<void> {
     (hostile ? (settings.hostileCharacters.length + 1) * 240 : 0) +
     (servedSuite
       ? Math.max(settings.servedCheckouts.length, 1) *
-          (settings.warmupSeconds + settings.rounds * settings.measureSeconds + 150)
+        (settings.warmupSeconds + settings.rounds * settings.measureSeconds + 150)
       : 0);
   const watchdog = setTimeout(() => {
     console.error(`bench: still running after ${budgetSeconds} s; giving up`);

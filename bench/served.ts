@@ -37,7 +37,9 @@ export interface ServedReport {
 /** The checkout's commit, short, with `+` when it has changes not committed. */
 function commitOf(root: string): string {
   try {
-    const hash = execFileSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const hash = execFileSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], {
+      encoding: 'utf8',
+    }).trim();
     const dirty = execFileSync('git', ['-C', root, 'status', '--porcelain', '--untracked-files=no'], {
       encoding: 'utf8',
     }).trim();
@@ -82,7 +84,8 @@ export async function benchServed(
   }
   const run = async (index: number, seconds: number): Promise<Round> => {
     const { server, body, apiKey } = served[index] ?? {};
-    if (!server || body === undefined || apiKey === undefined) throw new Error(`no checkout ${String(index)}`);
+    if (!server || body === undefined || apiKey === undefined)
+      throw new Error(`no checkout ${String(index)}`);
     const cpuBefore = cpuMsOf(server.pid);
     const postgresBefore = cpuSnapshot().postgres;
     const result = await runLoad({
@@ -113,7 +116,11 @@ export async function benchServed(
   }
   return {
     settings,
-    checkouts: served.map(({ root }, index) => ({ root, commit: commitOf(root), rounds: rounds[index] ?? [] })),
+    checkouts: served.map(({ root }, index) => ({
+      root,
+      commit: commitOf(root),
+      rounds: rounds[index] ?? [],
+    })),
   };
 }
 
