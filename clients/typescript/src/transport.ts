@@ -1,4 +1,4 @@
-import { PorticoNetworkError } from './errors.ts';
+import { PorticoError, PorticoNetworkError } from './errors.ts';
 
 /** How the client sends: shared by the Transactions and the Portfolio client. */
 export interface TransportOptions {
@@ -28,6 +28,25 @@ export interface Attempt {
 }
 
 const BACKOFF_MS = 500;
+
+/**
+ * A client's `baseUrl`, read: a URL over https, as both APIs are served over HTTPS only (a key sent in clear must
+ * be replaced). `what` names it in the refusal, e.g. `The Transactions baseUrl`.
+ */
+export function httpsUrlOf(baseUrl: string, what: string): URL {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new PorticoError(`${what} ${JSON.stringify(baseUrl.slice(0, 100))} is not a URL.`);
+  }
+  if (url.protocol !== 'https:') {
+    throw new PorticoError(
+      `${what} must be an https URL, not ${url.protocol}: Portico's APIs are served over HTTPS only.`,
+    );
+  }
+  return url;
+}
 
 /** `Retry-After` in milliseconds (seconds or an HTTP date), or null when absent or unreadable. */
 export function retryAfterMs(response: Response, now = Date.now()): number | null {

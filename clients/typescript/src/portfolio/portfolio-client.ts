@@ -2,7 +2,7 @@ import createClient, { type Client } from 'openapi-fetch';
 import { PorticoError } from '../errors.ts';
 import type { operations, paths } from '../generated/portfolio.ts';
 import { checkPortfolioKey } from '../keys.ts';
-import { send, type TransportOptions } from '../transport.ts';
+import { httpsUrlOf, send, type TransportOptions } from '../transport.ts';
 import { apiErrorOf } from '../api-error.ts';
 import { PageWalk, type Page } from './page-walk.ts';
 import type {
@@ -28,20 +28,8 @@ export interface PortfolioClientOptions extends TransportOptions {
 
 /** The address the document's paths (which start with `/v1/external`) are relative to. */
 function rootOf(baseUrl: string): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new PorticoError(
-      `The Portfolio baseUrl "${baseUrl}" is not a URL: give e.g. https://host/v1/external.`,
-    );
-  }
+  const url = httpsUrlOf(baseUrl, 'The Portfolio baseUrl');
   const path = url.pathname.replace(/\/+$/, '');
-  if (url.protocol !== 'https:') {
-    throw new PorticoError(
-      `The Portfolio API is served over HTTPS only: use an https: baseUrl, not ${url.protocol} (a key sent in clear must be replaced).`,
-    );
-  }
   if (!path.endsWith(API_PREFIX) || url.search !== '' || url.hash !== '') {
     throw new PorticoError(
       `The Portfolio baseUrl ends in ${API_PREFIX}, e.g. https://${url.host}${API_PREFIX}.`,

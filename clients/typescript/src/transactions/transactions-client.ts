@@ -2,7 +2,7 @@ import type { DocumentTypeDecoration } from './document-types.ts';
 import { PorticoError } from '../errors.ts';
 import * as operations from '../generated/transactions.ts';
 import { checkTransactionsKey, type Environment } from '../keys.ts';
-import { send, type TransportOptions } from '../transport.ts';
+import { httpsUrlOf, send, type TransportOptions } from '../transport.ts';
 import { dataOf } from './graphql-errors.ts';
 import { fetchSignedFile, type SignedFile } from './signed-file.ts';
 import type { TypedDocumentString } from './typed-document-string.ts';
@@ -91,17 +91,7 @@ export class TransactionsClient {
   constructor(options: TransactionsClientOptions) {
     const { baseUrl, apiKey, environment, ...transport } = options;
     this.environment = checkTransactionsKey(apiKey, environment);
-    let url: URL;
-    try {
-      url = new URL(baseUrl);
-    } catch {
-      throw new PorticoError(`baseUrl is not a URL: ${JSON.stringify(baseUrl.slice(0, 100))}`);
-    }
-    if (url.protocol !== 'https:') {
-      throw new PorticoError(
-        `baseUrl must be an https URL (Portico refuses plain HTTP), not ${url.protocol}`,
-      );
-    }
+    const url = httpsUrlOf(baseUrl, 'The Transactions baseUrl');
     this.#apiKey = apiKey;
     this.#endpoint = url.href.replace(/\/+$/, '');
     this.#transport = transport;
