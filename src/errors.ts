@@ -1049,17 +1049,22 @@ export function tooManyAttempts(
 }
 
 /**
- * RATE_LIMITED for more requests in a minute than the rate limit allows; `after` as the rate-limit plugin words
- * the wait ("1 minute", "30 seconds").
+ * RATE_LIMITED for more requests in a minute than the rate limit allows, with the wait in words ("1 minute",
+ * "30 seconds").
  *
  * @example
- * throw rateLimitExceeded(100, '1 minute', 60); // "Rate limit of 100 requests a minute exceeded; try again in 1 minute."
+ * throw rateLimitExceeded(100, 60); // "Rate limit of 100 requests a minute exceeded; try again in 1 minute."
  */
-export function rateLimitExceeded(max: number, after: string, retryAfterSeconds: number): AppError {
+export function rateLimitExceeded(max: number, retryAfterSeconds: number): AppError {
+  const seconds = Math.max(1, retryAfterSeconds);
+  const wait =
+    seconds % 60 === 0
+      ? `${String(seconds / 60)} minute${seconds === 60 ? '' : 's'}`
+      : `${String(seconds)} second${seconds === 1 ? '' : 's'}`;
   return new AppError(
     'RATE_LIMITED',
-    `Rate limit of ${String(max)} requests a minute exceeded; try again in ${after}.`,
+    `Rate limit of ${String(max)} requests a minute exceeded; try again in ${wait}.`,
     { limit: max },
-    { retryAfterSeconds: Math.max(1, retryAfterSeconds) },
+    { retryAfterSeconds: seconds },
   );
 }

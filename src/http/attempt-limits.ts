@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
+import ipaddr from 'ipaddr.js';
 import type { Queryable } from '../db/database.ts';
 import { tooManyAttempts } from '../errors.ts';
 
@@ -36,9 +36,21 @@ export interface AttemptLimits {
   reserve(request: FastifyRequest): Promise<Reservation>;
 }
 
-/** A client's counter key for limits per client address: an IPv6 client counts by its /64. */
+/**
+ * What limits per client count a request by (these and the API's rate limits): its address, an IPv6 one by its
+ * /64 network, as one client usually holds a whole /64 and could otherwise step through its addresses to get a
+ * fresh budget each time. An IPv4-mapped IPv6 address (`::ffff:192.0.2.1`, as a dual-stack listener sees IPv4
+ * clients) counts as its IPv4 address.
+ */
 export function clientAddressKey(request: FastifyRequest): string {
-  return normalizeIP(request.ip, 64);
+  const { ip } = request;
+  // Node gives request.ip in a canonical form; only IPv6 addresses need to be parsed.
+  if (!ip.includes(':')) return ip;
+  if (!ipaddr.IPv6.isValid(ip)) return ip.toLowerCase();
+  const address = ipaddr.IPv6.parse(ip);
+  if (address.isIPv4MappedAddress()) return address.toIPv4Address().toString();
+  const [a = 0, b = 0, c = 0, d = 0] = address.parts;
+  return new ipaddr.IPv6([a, b, c, d, 0, 0, 0, 0]).toString();
 }
 
 /** How often a process deletes counters whose window has ended (the upsert reuses a row it finds ended). */

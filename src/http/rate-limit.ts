@@ -1,11 +1,7 @@
-import rateLimit, {
-  normalizeIP,
-  type FastifyRateLimitStore,
-  type FastifyRateLimitStoreCtor,
-} from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { rateLimitExceeded, tooManyAttempts } from '../errors.ts';
+import { clientAddressKey } from './attempt-limits.ts';
 import type { ReadinessCheck } from './health/readiness.ts';
 import { presentedKeyHash } from './presented-key.ts';
 
@@ -67,59 +63,110 @@ interface CountingRedis {
   porticoRateRead(key: string): Promise<[number, number]>;
 }
 
+/** A bucket's count in its current window, and the milliseconds until that window ends. */
+interface WindowCount {
+  current: number;
+  ttlMs: number;
+}
+
 /**
- * Counters in Redis under `key` + the request's bucket. The plugin's own Redis store names the counters of a
- * limiter made by `createRateLimit` after a route it does not have (`…undefinedundefined-…`): this one names
- * them after what they count, every key under the deployment's prefix.
+ * Where the counts of one limiter live. A count answers at once when it is kept in this process, and later when
+ * it is kept in Redis: the hooks below take either, so the common case costs no promise.
  */
-class RedisCounters implements FastifyRateLimitStore {
+interface Counters {
+  /** Counts one request in the bucket's window, starting a window when none is running. */
+  count(bucket: string): WindowCount | Promise<WindowCount>;
+  /** The bucket's count, without counting. */
+  read(bucket: string): WindowCount | Promise<WindowCount>;
+}
+
+/**
+ * Counts in this process. Every window is as long, so the order in which buckets' windows started (a Map's
+ * order, as a new window is a new entry) is the order in which they end: the ended ones are always at the front,
+ * and forgetting them costs no scan. At `capacity` buckets, the oldest window is forgotten early (its client
+ * starts a new one, as it could by using another of the addresses or keys it already holds).
+ */
+class LocalCounters implements Counters {
+  private readonly windows = new Map<string, { current: number; endsAt: number }>();
+
+  constructor(
+    private readonly windowMs: number,
+    private readonly capacity: number,
+  ) {}
+
+  count(bucket: string): WindowCount {
+    const now = Date.now();
+    this.forgetEnded(now);
+    let window = this.windows.get(bucket);
+    if (window === undefined) {
+      if (this.windows.size >= this.capacity) this.forgetOldest();
+      window = { current: 0, endsAt: now + this.windowMs };
+      this.windows.set(bucket, window);
+    }
+    window.current += 1;
+    return { current: window.current, ttlMs: window.endsAt - now };
+  }
+
+  read(bucket: string): WindowCount {
+    const now = Date.now();
+    const window = this.windows.get(bucket);
+    if (window === undefined || window.endsAt <= now) return { current: 0, ttlMs: 0 };
+    return { current: window.current, ttlMs: window.endsAt - now };
+  }
+
+  private forgetEnded(now: number): void {
+    for (const [bucket, window] of this.windows) {
+      if (window.endsAt > now) return;
+      this.windows.delete(bucket);
+    }
+  }
+
+  private forgetOldest(): void {
+    for (const bucket of this.windows.keys()) {
+      this.windows.delete(bucket);
+      return;
+    }
+  }
+}
+
+/** Counts in Redis under `key` + the request's bucket, shared by every node. */
+class RedisCounters implements Counters {
   constructor(
     private readonly redis: CountingRedis,
     private readonly key: string,
+    private readonly windowMs: number,
   ) {}
 
-  incr(...[bucket, callback, timeWindow]: Parameters<FastifyRateLimitStore['incr']>): void {
-    RedisCounters.answer(this.redis.porticoRateCount(this.key + bucket, timeWindow), callback);
+  async count(bucket: string): Promise<WindowCount> {
+    const [current, ttlMs] = await this.redis.porticoRateCount(this.key + bucket, this.windowMs);
+    return { current, ttlMs };
   }
 
-  read(...[bucket, callback]: Parameters<FastifyRateLimitStore['incr']>): void {
-    RedisCounters.answer(this.redis.porticoRateRead(this.key + bucket), callback);
+  async read(bucket: string): Promise<WindowCount> {
+    const [current, ttlMs] = await this.redis.porticoRateRead(this.key + bucket);
+    return { current, ttlMs };
   }
-
-  /** The one limiter made apart from the global one is the limiter of failed authentications below. */
-  child(): FastifyRateLimitStore {
-    return new RedisCounters(this.redis, `${this.key}failures:`);
-  }
-
-  private static answer(
-    counted: Promise<[number, number]>,
-    callback: Parameters<FastifyRateLimitStore['incr']>[1],
-  ): void {
-    counted.then(
-      ([current, ttl]) => {
-        callback(null, { current, ttl });
-      },
-      (error: unknown) => {
-        callback(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  }
-}
-
-/** The store the plugin makes (`new store(options)`), counting in `redis` under `key`. */
-function redisCountersIn(redis: Redis, key: string): FastifyRateLimitStoreCtor {
-  const counting = redis as unknown as CountingRedis;
-  return class extends RedisCounters {
-    constructor() {
-      super(counting, key);
-    }
-  };
 }
 
 /**
- * The bucket a request counts in: its key (hashed: keys never sit in Redis or memory as they are) or address.
- * An IPv6 address counts by its /64 network, as one client usually holds a whole /64 and could otherwise
- * step through its addresses to get a fresh budget each time; an IPv4-mapped one counts as its IPv4 address.
+ * Calls `then` with a count, at once when it is one, else when it is counted; `failed` when counting failed
+ * (Redis unreachable).
+ */
+function whenCounted(
+  counted: WindowCount | Promise<WindowCount>,
+  then: (count: WindowCount) => void,
+  failed: (error: unknown) => void,
+): void {
+  if (counted instanceof Promise) counted.then(then, failed);
+  else then(counted);
+}
+
+/** Buckets a process counts at most, per limiter: about 200 bytes each. */
+const LOCAL_CAPACITY = 100_000;
+
+/**
+ * The bucket a request counts in: its key (hashed: keys never sit in Redis or memory as they are) or its
+ * address (by {@link clientAddressKey}).
  */
 function bucketOf(
   presentedKey: (request: FastifyRequest) => string | undefined,
@@ -127,15 +174,25 @@ function bucketOf(
 ): string {
   const key = presentedKey(request);
   if (key !== undefined) return `key:${presentedKeyHash(request, key).toString('base64url')}`;
-  return `address:${normalizeIP(request.ip, 64)}`;
+  return `address:${clientAddressKey(request)}`;
+}
+
+/** The request's path, without its query. */
+function pathOf(request: FastifyRequest): string {
+  const query = request.url.indexOf('?');
+  return query === -1 ? request.url : request.url.slice(0, query);
 }
 
 /**
- * Rate limits per API key and per client address, with `RateLimit-Limit`, `RateLimit-Remaining` and
- * `RateLimit-Reset` on every limited answer and `Retry-After` on a 429 `RATE_LIMITED` (@fastify/rate-limit,
- * its IETF draft headers). Counted before authentication; requests whose key fails it also count against their
- * address, so guessing keys is limited too (see below). With Redis, a
- * Redis outage lets requests through rather than refusing everyone (and is logged).
+ * Rate limits per API key and per client address, fixed windows of a minute, with `RateLimit-Limit`,
+ * `RateLimit-Remaining` and `RateLimit-Reset` on every limited answer (the IETF draft's headers) and
+ * `Retry-After` on a 429 `RATE_LIMITED`. Counted before authentication; requests whose key fails it also count
+ * against their address, so guessing keys is limited too (see below). With Redis, a Redis outage lets requests
+ * through rather than refusing everyone (and is logged).
+ *
+ * Every request of both APIs passes here, so the counting is a callback hook that answers at once from this
+ * process's counters: no promise, no await. A general limiter plugin's per-request hook cost about a tenth of
+ * a served read's CPU (bench/RESULTS.md, 2026-11-29).
  */
 export async function registerRateLimit(
   app: FastifyInstance,
@@ -189,32 +246,55 @@ export async function registerRateLimit(
       client.once('error', settle);
     });
   }
-  const limitOf = (bucket: string) => (bucket.startsWith('key:') ? options.perKey : options.perAddress);
+  const countersUnder = (name: string): Counters =>
+    redis
+      ? new RedisCounters(
+          redis as unknown as CountingRedis,
+          `${options.redisPrefix ?? 'portico:'}rate:${options.service}:${name}`,
+          WINDOW_MS,
+        )
+      : new LocalCounters(WINDOW_MS, LOCAL_CAPACITY);
+  const requests = countersUnder('');
   // Refusals counted when the process reports metrics (observability/request-metrics.ts decorates `metrics`).
   const refusals = app.metrics?.rateLimitRefusals;
   const refused = (bucket: 'key' | 'address' | 'failed_authentication') =>
     refusals?.inc({ service: options.service, bucket });
-  await app.register(rateLimit, {
-    // One hook on the root app rather than one per route (global: true): a route's own hooks run after the
-    // hooks of the plugin that declares it, so Portfolio's key check ran first and a request with a wrong
-    // key or none was never counted. On the root, the check comes before every plugin's hooks, 404s included.
-    global: false,
-    timeWindow: WINDOW_MS,
-    max: (_request, bucket) => limitOf(bucket),
-    keyGenerator: (request) => bucketOf(presentedKey, request),
-    allowList: (request, bucket) => limitOf(bucket) === 0 || exempt.has(request.url.split('?')[0] ?? ''),
-    enableDraftSpec: true,
-    skipOnError: true,
-    ...(redis
-      ? { store: redisCountersIn(redis, `${options.redisPrefix ?? 'portico:'}rate:${options.service}:`) }
-      : {}),
-    onExceeded: (_request, bucket) => {
-      refused(bucket.startsWith('key:') ? 'key' : 'address');
-    },
-    errorResponseBuilder: (_request, context) =>
-      rateLimitExceeded(context.max, context.after, Math.ceil(context.ttl / 1000)),
+
+  // On the root app, so that the count comes before every plugin's hooks (Portfolio's key check among them),
+  // 404s included: a request with a wrong key or none is counted too.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (exempt.has(pathOf(request))) {
+      done();
+      return;
+    }
+    const bucket = bucketOf(presentedKey, request);
+    const byKey = bucket.startsWith('key:');
+    const max = byKey ? options.perKey : options.perAddress;
+    if (max === 0) {
+      done();
+      return;
+    }
+    whenCounted(
+      requests.count(bucket),
+      ({ current, ttlMs }) => {
+        const reset = Math.max(1, Math.ceil(ttlMs / 1000));
+        void reply.header('ratelimit-limit', max);
+        void reply.header('ratelimit-remaining', Math.max(0, max - current));
+        void reply.header('ratelimit-reset', reset);
+        if (current <= max) {
+          done();
+          return;
+        }
+        refused(byKey ? 'key' : 'address');
+        void reply.header('retry-after', reset);
+        done(rateLimitExceeded(max, reset));
+      },
+      // Redis is unreachable (logged once by its 'error' listener): let the request through.
+      () => {
+        done();
+      },
+    );
   });
-  app.addHook('onRequest', app.rateLimit());
 
   // A well-formed key counts against itself, and anyone can make up well-formed keys. So every request whose
   // key fails authentication also counts against its address, and an address that has used up its budget that
@@ -222,18 +302,14 @@ export async function registerRateLimit(
   const client = redis;
   const readiness = client ? { redis: () => client.ping().then(() => undefined) } : {};
   if (options.perAddress === 0) return readiness;
-  const addressOf = (request: FastifyRequest) => `address:${normalizeIP(request.ip, 64)}`;
-  const failures = app.createRateLimit({
-    keyGenerator: addressOf,
-    // Read without counting, a budget of n is used up once n have counted: more than n - 1.
-    max: Math.max(options.perAddress - 1, 1),
-    allowList: (request) => exempt.has(request.url.split('?')[0] ?? ''),
-  });
+  const failures = countersUnder('failures:');
+  const addressOf = (request: FastifyRequest) => `address:${clientAddressKey(request)}`;
+  // Read without counting, a budget of n is used up once n have counted: more than n - 1.
+  const failureBudget = Math.max(options.perAddress - 1, 1);
   // Addresses this process saw fail authentication in the last window: only their requests read the shared
   // count, so a request with a good key pays one map lookup. (Another node's failures are seen here after
   // this node's first failure from that address, so at most one more guess per node gets through.)
   const failing = new Map<string, number>();
-  // Callback hooks, not async ones: the common case returns at once, without a promise per request.
   app.addHook('onRequest', (request, _reply, done) => {
     if (failing.size === 0) {
       done();
@@ -241,7 +317,7 @@ export async function registerRateLimit(
     }
     const address = presentedKey(request) === undefined ? undefined : addressOf(request);
     const until = address === undefined ? undefined : failing.get(address);
-    if (address === undefined || until === undefined) {
+    if (address === undefined || until === undefined || exempt.has(pathOf(request))) {
       done();
       return;
     }
@@ -250,18 +326,24 @@ export async function registerRateLimit(
       done();
       return;
     }
-    failures(request, { increment: false }).then((state) => {
-      if (state.isAllowed || !state.isExceeded) {
+    whenCounted(
+      failures.read(address),
+      ({ current, ttlMs }) => {
+        if (current <= failureBudget) {
+          done();
+          return;
+        }
+        refused('failed_authentication');
+        done(
+          tooManyAttempts('failed authentications from this address', Math.ceil(ttlMs / 1000), {
+            limit: options.perAddress,
+          }),
+        );
+      },
+      () => {
         done();
-        return;
-      }
-      refused('failed_authentication');
-      done(
-        tooManyAttempts('failed authentications from this address', state.ttlInSeconds, {
-          limit: options.perAddress,
-        }),
-      );
-    }, done);
+      },
+    );
   });
   app.addHook('onResponse', (request, reply, done) => {
     if (reply.statusCode !== 401 || presentedKey(request) === undefined) {
@@ -270,10 +352,17 @@ export async function registerRateLimit(
     }
     // Bounded: past 10,000 failing addresses, forget them all rather than grow (they count on in the store).
     if (failing.size >= 10_000) failing.clear();
-    failing.set(addressOf(request), Date.now() + WINDOW_MS);
-    failures(request).then(() => {
-      done();
-    }, done);
+    const address = addressOf(request);
+    failing.set(address, Date.now() + WINDOW_MS);
+    whenCounted(
+      failures.count(address),
+      () => {
+        done();
+      },
+      () => {
+        done();
+      },
+    );
   });
   return readiness;
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { RateLimitSettings } from '../../src/http/rate-limit.ts';
 import { generateApiKey, generatePortfolioKey } from '../../src/keys/api-key.ts';
 import { createApiKey } from '../../src/keys/api-key-store.ts';
@@ -177,6 +177,35 @@ describe.each(['transactions', 'portfolio'] as const)('rate limits of the %s ser
     const otherNetwork = await callApi(app, service, { address: '2001:db8:1:3::1' });
     expect(otherNetwork.statusCode).toBe(401);
     expect(otherNetwork.headers['ratelimit-remaining']).toBe(String(LIMIT - 1));
+  });
+
+  it('counts an IPv4 client that a dual-stack listener sees as ::ffff:a.b.c.d as its IPv4 address', async () => {
+    const app = await limitedApp(service);
+    const address = newAddress();
+    await useUpBudget(() => callApi(app, service, { address: `::ffff:${address}` }), 401);
+    expectRateLimited(await callApi(app, service, { address }), SHAPES[service]);
+  });
+
+  it('gives a client its whole budget again once its minute has ended, and says when it ends', async () => {
+    const app = await limitedApp(service);
+    const address = newAddress();
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    try {
+      await useUpBudget(() => callApi(app, service, { address }), 401);
+      vi.advanceTimersByTime(30_000);
+      const refused = await callApi(app, service, { address });
+      expectRateLimited(refused, SHAPES[service]);
+      expect(Number(refused.headers['ratelimit-reset'])).toBe(30);
+      expect(Number(refused.headers['retry-after'])).toBe(30);
+
+      vi.advanceTimersByTime(30_000);
+      const again = await callApi(app, service, { address });
+      expect(again.statusCode).toBe(401);
+      expect(again.headers['ratelimit-remaining']).toBe(String(LIMIT - 1));
+      expect(again.headers['ratelimit-reset']).toBe('60');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('never limits the health routes, nor counts them', async () => {
