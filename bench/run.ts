@@ -43,7 +43,7 @@ import { benchConsoleBulk, printBulkReport, type BulkReport } from './console-bu
 import { benchSeal, printSealReport } from './seal.ts';
 import { benchEvidenceBundle, printEvidenceBundleReport } from './evidence-bundle.ts';
 import { benchMetricsCost, printMetricsCostReport } from './metrics-cost.ts';
-import { benchServed, printServedReport } from './served.ts';
+import { benchServed, printServedReport, SERVED_CASES, type ServedCase } from './served.ts';
 import { benchHostileInput, printHostileReport } from './hostile-input.ts';
 
 type Shape = 'demo' | 'large';
@@ -129,6 +129,7 @@ const settings = {
   floors: list<FloorShape>('BENCH_FLOORS', ['positional'], Object.keys(FLOOR_SHAPES) as FloorShape[]),
   suites: list<Suite>('BENCH_SUITES', [...SUITES], SUITES),
   startupRuns: Math.round(positiveNumber('BENCH_STARTUP_RUNS', 5)),
+  servedCases: list<ServedCase>('BENCH_SERVED_CASES', ['demo'], SERVED_CASES),
   servedCheckouts: (process.env.BENCH_SERVED_CHECKOUTS ?? '')
     .split(',')
     .map((path) => path.trim())
@@ -519,8 +520,9 @@ async function main(): Promise<void> {
     (metrics ? 4 * (settings.warmupSeconds + settings.rounds * settings.measureSeconds) + 300 : 0) +
     (hostile ? (settings.hostileCharacters.length + 1) * 240 : 0) +
     (servedSuite
-      ? Math.max(settings.servedCheckouts.length, 1) *
-        (settings.warmupSeconds + settings.rounds * settings.measureSeconds + 150)
+      ? (Math.max(settings.servedCheckouts.length, 1) + 1) *
+        (settings.servedCases.length * (settings.warmupSeconds + settings.rounds * settings.measureSeconds) +
+          150)
       : 0);
   const watchdog = setTimeout(() => {
     console.error(`bench: still running after ${budgetSeconds} s; giving up`);
@@ -783,6 +785,7 @@ async function main(): Promise<void> {
           await benchServed(
             {
               checkouts: settings.servedCheckouts,
+              cases: settings.servedCases,
               warmupSeconds: settings.warmupSeconds,
               measureSeconds: settings.measureSeconds,
               rounds: settings.rounds,

@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import type { TransactionsDemo } from '../src/demo/seed.ts';
 import { BENCH_DATABASE_URL } from './database.ts';
 import { answers, freePort } from './startup.ts';
 
@@ -88,7 +89,7 @@ export async function startServer(options: {
 
 /** The demo's facts a served process wrote into its data dir. */
 export interface ServedDemoFacts {
-  transactions: { apiKey: string; transactionId: string };
+  transactions: TransactionsDemo;
   portfolio: { apiKey: string };
 }
 

@@ -1,37 +1,76 @@
-// The reference query against `portico serve` processes, as an operator runs them (metrics served, rate limits
-// counting; the peer comparison of issue 44 measured one), on PostgreSQL: each checkout of BENCH_SERVED_CHECKOUTS in rounds that alternate between them,
-// so that another commit's worktree runs beside this one and a regression is bisected in one machine's run.
-import { execFileSync } from 'node:child_process';
+// Reads against `portico serve` processes, as an operator runs them (metrics served, rate limits counting; the
+// peer comparison of issue 44 measured one), on PostgreSQL, beside the floor served by a process of its own:
+// each checkout of BENCH_SERVED_CHECKOUTS and the floor in rounds that turn between them, so that another
+// commit's worktree runs beside this one and a regression is bisected in one machine's run.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createPostgresDatabase } from '../src/db/postgres-database.ts';
+import { loadTlsMaterial } from '../src/http/tls.ts';
 import { REFERENCE_QUERY } from '../test/support/data/transactions.ts';
 import { cpuSnapshot } from './cpu.ts';
+import { post } from './https-client.ts';
 import { runLoad } from './load.ts';
-import { cpuMsOf, demoFactsOf, ROOT, servedSchema, startServer, type Server } from './served-process.ts';
+import { seedLargeTransaction } from './seed.ts';
+import { cpuMsOf, demoFactsOf, ROOT, servedSchema, startServer } from './served-process.ts';
+import { answers, freePort } from './startup.ts';
 import { median, printMarkdownTable } from './table.ts';
+
+/**
+ * What is read: the reference query on the demo transaction (`demo`) and on one of 2 recipients x 5 revisions x
+ * 20 items (`large`), and the demo's selection through the general engine (`engine`: a fragment under a directive,
+ * which the direct reads leave to Mercurius and graphql-jit).
+ */
+export const SERVED_CASES = ['demo', 'large', 'engine'] as const;
+export type ServedCase = (typeof SERVED_CASES)[number];
+
+/** The reference query's selection, spread from a fragment under `@include`: the general engine answers it. */
+const ENGINE_QUERY = `query ($id: uuid!) {
+  transaction(id: $id) { ...Reference @include(if: true) }
+}
+fragment Reference on Transaction {
+  id
+  transactionRecipients { id vulcanKey entity { id name email settings type } }
+  transactionProcessRevisions {
+    id transactionProcessId createdAt committedAt context
+    transactionItems { id completionPercentage createdAt data vulcanKey }
+  }
+}`;
+
+const LARGE = { revisions: 5, items: 20 };
 
 export interface ServedSettings {
   /** The checkouts to serve from (worktrees of other commits; this one when empty). */
   checkouts: string[];
+  cases: ServedCase[];
   warmupSeconds: number;
   measureSeconds: number;
   rounds: number;
   connections: number;
 }
 
-/** One measured round of one checkout. */
+/** One measured round of one process on one case. */
 interface Round {
   requestsPerSecond: number;
-  /** The served process's CPU (every thread) per answer, in ms; undefined off Linux. */
+  /** The process's CPU (every thread) per answer, in ms; undefined off Linux. */
   serverCpuMs: number | undefined;
   /** PostgreSQL's CPU (every `postgres` process of the machine) per answer, in ms. */
   postgresCpuMs: number;
 }
 
+/** A process measured: the floor, or `portico serve` of a checkout. */
+interface Measured {
+  name: string;
+  commit: string;
+  rounds: Record<ServedCase, Round[]>;
+}
+
 export interface ServedReport {
   settings: ServedSettings;
-  checkouts: { root: string; commit: string; rounds: Round[] }[];
+  /** The floor first, then each checkout. */
+  measured: Measured[];
 }
 
 /** The checkout's commit, short, with `+` when it has changes not committed. */
@@ -49,10 +88,51 @@ function commitOf(root: string): string {
   }
 }
 
+/** The floor ([served-floor.ts](served-floor.ts)) on `databaseUrl`, with the certificate of `dataDir`. */
+async function startFloor(
+  databaseUrl: string,
+  dataDir: string,
+): Promise<{ pid: number | undefined; port: number; stop: () => Promise<void> }> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, ['bin/run-ts.js', 'bench/served-floor.ts'], {
+    cwd: ROOT,
+    stdio: 'ignore',
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORTICO_DATA_DIR: dataDir, PORT: String(port) },
+  });
+  const exited = once(child, 'exit');
+  const stop = async () => {
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  };
+  const started = performance.now();
+  while (!(await answers(port))) {
+    if (child.exitCode !== null || performance.now() - started > 60_000) {
+      await stop();
+      throw new Error('the served floor did not answer in 60 s');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { pid: child.pid, port, stop };
+}
+
+/** What one process is loaded with, per case. */
+interface Target {
+  name: string;
+  commit: string;
+  pid: number | undefined;
+  url: string;
+  headers: Record<string, string>;
+  bodies: Record<ServedCase, string>;
+  expected: Record<ServedCase, string>;
+}
+
 /**
- * Serves each checkout on a PostgreSQL schema of its own (its own migrations and demo), then measures the
- * reference query on each in `rounds` rounds, the order turning each round so that a drift of the machine weighs
- * on all alike.
+ * Serves each checkout on a PostgreSQL schema of its own (its own migrations and demo, and the large
+ * transaction), and the floor on the first one's; checks that every process gives the very same bytes for a
+ * case (the checkouts their own ids), then measures each case on each in `rounds` rounds, the order turning
+ * each round so that a drift of the machine weighs on all alike.
  */
 export async function benchServed(
   settings: ServedSettings,
@@ -61,7 +141,8 @@ export async function benchServed(
   const roots = settings.checkouts.length === 0 ? [ROOT] : settings.checkouts.map((root) => resolve(root));
   const base = await mkdtemp(join(tmpdir(), 'portico-bench-served-'));
   defer(() => rm(base, { recursive: true, force: true }));
-  const served: { root: string; server: Server; body: string; apiKey: string }[] = [];
+  const targets: Target[] = [];
+  let first: { databaseUrl: string; dataDir: string; bodies: Record<ServedCase, string> } | undefined;
   for (const [index, root] of roots.entries()) {
     const databaseUrl = await servedSchema(`bench_served_${String(process.pid)}_${String(index)}`, defer);
     // As a deployment runs: metrics served, rate limits counting (against a limit the load never reaches).
@@ -75,29 +156,84 @@ export async function benchServed(
     });
     defer(() => server.stop());
     const facts = await demoFactsOf(server.dataDir);
-    served.push({
-      root,
-      server,
-      apiKey: facts.transactions.apiKey,
-      body: JSON.stringify({ query: REFERENCE_QUERY, variables: { id: facts.transactions.transactionId } }),
+    let largeId = facts.transactions.transactionId;
+    if (settings.cases.includes('large')) {
+      const db = createPostgresDatabase({ connectionString: databaseUrl });
+      try {
+        largeId = await seedLargeTransaction(db, facts.transactions, LARGE);
+      } finally {
+        await db.close();
+      }
+    }
+    const demoId = facts.transactions.transactionId;
+    const bodies: Record<ServedCase, string> = {
+      demo: JSON.stringify({ query: REFERENCE_QUERY, variables: { id: demoId } }),
+      large: JSON.stringify({ query: REFERENCE_QUERY, variables: { id: largeId } }),
+      engine: JSON.stringify({ query: ENGINE_QUERY, variables: { id: demoId } }),
+    };
+    first ??= { databaseUrl, dataDir: server.dataDir, bodies };
+    targets.push({
+      name: root,
+      commit: commitOf(root),
+      pid: server.pid,
+      url: `https://127.0.0.1:${String(server.transactionsPort)}/beta`,
+      headers: { authorization: `Bearer ${facts.transactions.apiKey}` },
+      bodies,
+      expected: { demo: '', large: '', engine: '' },
     });
   }
-  const run = async (index: number, seconds: number): Promise<Round> => {
-    const { server, body, apiKey } = served[index] ?? {};
-    if (!server || body === undefined || apiKey === undefined)
-      throw new Error(`no checkout ${String(index)}`);
-    const cpuBefore = cpuMsOf(server.pid);
+  if (!first) throw new Error('no checkout to serve');
+  const floor = await startFloor(first.databaseUrl, first.dataDir);
+  defer(() => floor.stop());
+  targets.unshift({
+    name: 'floor (one statement, no auth, limits or metrics)',
+    commit: commitOf(ROOT),
+    pid: floor.pid,
+    url: `https://127.0.0.1:${String(floor.port)}/floor/positional`,
+    headers: {},
+    bodies: first.bodies,
+    expected: { demo: '', large: '', engine: '' },
+  });
+
+  // The same bytes from every process: the floor and the first checkout read the same rows; every other
+  // checkout its own, whose ids differ but not their lengths. The general engine answers as the direct read.
+  const { cert: ca } = await loadTlsMaterial({
+    dataDir: first.dataDir,
+    tlsCert: undefined,
+    tlsKey: undefined,
+  });
+  for (const target of targets) {
+    for (const served of settings.cases) {
+      const answer = await post(target.url, target.bodies[served], target.headers, ca);
+      if (answer.status !== 200)
+        throw new Error(`${target.name} (${served}): ${String(answer.status)} ${answer.text}`);
+      target.expected[served] = answer.text;
+    }
+  }
+  const [floorTarget, firstCheckout] = targets;
+  for (const served of settings.cases) {
+    if (floorTarget?.expected[served] !== firstCheckout?.expected[served])
+      throw new Error(`${served}: the first checkout's bytes differ from the floor's`);
+    for (const target of targets) {
+      if (target.expected[served].length !== floorTarget?.expected[served].length)
+        throw new Error(`${served}: ${target.name} answers ${String(target.expected[served].length)} bytes`);
+    }
+  }
+
+  const run = async (target: Target, served: ServedCase, seconds: number): Promise<Round> => {
+    const cpuBefore = cpuMsOf(target.pid);
     const postgresBefore = cpuSnapshot().postgres;
     const result = await runLoad({
-      url: `https://127.0.0.1:${String(server.transactionsPort)}/beta`,
-      body,
-      headers: { authorization: `Bearer ${apiKey}` },
+      url: target.url,
+      body: target.bodies[served],
+      headers: target.headers,
       connections: settings.connections,
       seconds,
+      expectBody: target.expected[served],
     });
-    const cpuAfter = cpuMsOf(server.pid);
+    const cpuAfter = cpuMsOf(target.pid);
     const postgresAfter = cpuSnapshot().postgres;
-    if (result.failures > 0) throw new Error(`${served[index]?.root ?? ''}: ${result.failureDetail}`);
+    if (result.failures > 0) throw new Error(`${target.name} (${served}): ${result.failureDetail}`);
     const requests = Math.max(result.requests, 1);
     return {
       requestsPerSecond: result.requestsPerSecond,
@@ -107,59 +243,67 @@ export async function benchServed(
       postgresCpuMs: ((postgresAfter - postgresBefore) * 10) / requests,
     };
   };
-  for (const index of served.keys()) await run(index, settings.warmupSeconds);
-  const rounds: Round[][] = served.map(() => []);
-  for (let round = 0; round < settings.rounds; round++) {
-    const order = [...served.keys()];
-    for (let turn = 0; turn < round % served.length; turn++) order.push(order.shift() ?? 0);
-    for (const index of order) rounds[index]?.push(await run(index, settings.measureSeconds));
+  const measured: Measured[] = targets.map(({ name, commit }) => ({
+    name,
+    commit,
+    rounds: { demo: [], large: [], engine: [] },
+  }));
+  for (const served of settings.cases) {
+    for (const target of targets) await run(target, served, settings.warmupSeconds);
   }
-  return {
-    settings,
-    checkouts: served.map(({ root }, index) => ({
-      root,
-      commit: commitOf(root),
-      rounds: rounds[index] ?? [],
-    })),
-  };
+  for (let round = 0; round < settings.rounds; round++) {
+    for (const served of settings.cases) {
+      const order = [...targets.keys()];
+      for (let turn = 0; turn < round % targets.length; turn++) order.push(order.shift() ?? 0);
+      for (const index of order) {
+        const target = targets[index];
+        if (target) measured[index]?.rounds[served].push(await run(target, served, settings.measureSeconds));
+      }
+    }
+  }
+  return { settings, measured };
 }
 
 const ms = (value: number | undefined) => (value === undefined ? 'n/a' : value.toFixed(3));
 
-/** Per checkout: the medians of its rounds, and its throughput and CPU beside the first checkout's. */
+/** Per case, per process: the medians of its rounds, and its throughput as a share of the floor's. */
 export function printServedReport(report: ServedReport): void {
   const { settings } = report;
-  console.log(
-    `\nThe reference query against \`portico serve\` on PostgreSQL, ${String(settings.connections)} connections, ` +
-      `${String(settings.rounds)} turning rounds of ${String(settings.measureSeconds)} s per checkout`,
-  );
-  const medians = report.checkouts.map(({ rounds }) => ({
-    requestsPerSecond: median(rounds.map((round) => round.requestsPerSecond)),
-    serverCpuMs: rounds.every((round) => round.serverCpuMs !== undefined)
-      ? median(rounds.map((round) => round.serverCpuMs ?? 0))
-      : undefined,
-    postgresCpuMs: median(rounds.map((round) => round.postgresCpuMs)),
-  }));
-  const first = medians[0];
-  printMarkdownTable(
-    [
-      'checkout',
-      'commit',
-      'req/s (median; rounds)',
-      'server CPU ms/answer',
-      'PostgreSQL CPU ms/answer',
-      'req/s vs the first',
-    ],
-    report.checkouts.map(({ root, commit, rounds }, index) => {
-      const own = medians[index];
-      return [
-        root,
-        commit,
-        `${String(Math.round(own?.requestsPerSecond ?? 0))} (${rounds.map((round) => Math.round(round.requestsPerSecond)).join(', ')})`,
-        ms(own?.serverCpuMs),
-        ms(own?.postgresCpuMs),
-        first && own ? `${((own.requestsPerSecond / first.requestsPerSecond) * 100).toFixed(1)}%` : '',
-      ];
-    }),
-  );
+  const [floor] = report.measured;
+  for (const served of settings.cases) {
+    console.log(
+      `\n${served}: against \`portico serve\` on PostgreSQL beside the floor, ` +
+        `${String(settings.connections)} connections, ${String(settings.rounds)} turning rounds of ` +
+        `${String(settings.measureSeconds)} s per process`,
+    );
+    printMarkdownTable(
+      [
+        'process',
+        'commit',
+        'req/s (median; rounds)',
+        'server CPU ms/answer',
+        'PostgreSQL CPU ms/answer',
+        'of the floor',
+      ],
+      report.measured.map(({ name, commit, rounds }) => {
+        const own = rounds[served];
+        const cpu = own.every((round) => round.serverCpuMs !== undefined)
+          ? median(own.map((round) => round.serverCpuMs ?? 0))
+          : undefined;
+        // The median of each round's share: a round's floor and checkouts ran minutes apart at most.
+        const shares = own.map(
+          (round, index) =>
+            round.requestsPerSecond / (floor?.rounds[served][index]?.requestsPerSecond ?? Infinity),
+        );
+        return [
+          name,
+          commit,
+          `${String(Math.round(median(own.map((round) => round.requestsPerSecond))))} (${own.map((round) => Math.round(round.requestsPerSecond)).join(', ')})`,
+          ms(cpu),
+          ms(median(own.map((round) => round.postgresCpuMs))),
+          `${(median(shares) * 100).toFixed(1)}%`,
+        ];
+      }),
+    );
+  }
 }

@@ -36,7 +36,18 @@ function parseDateTime(value: unknown): Date {
   return read;
 }
 
+/**
+ * A timestamp as PostgreSQL writes it in JSON on a UTC session (`2026-11-29T10:15:54.123456+00:00`), as the
+ * general engine's nested rows bring them: written as `toISOString` would, to the millisecond (truncated, as
+ * `Date` reads it), without making a Date of it.
+ */
+const UTC_JSON_TIMESTAMP = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?\+00:00$/;
+
 function serializeDateTime(value: unknown): string {
+  if (typeof value === 'string') {
+    const utc = UTC_JSON_TIMESTAMP.exec(value);
+    if (utc) return `${utc[1] ?? ''}.${`${utc[2] ?? ''}000`.slice(0, 3)}Z`;
+  }
   const date = value instanceof Date ? value : new Date(String(value));
   if (Number.isNaN(date.getTime())) throw new TypeError(`cannot serialize ${String(value)} as a date-time`);
   return date.toISOString();
