@@ -418,12 +418,26 @@ export async function findById(
   options: { id: string; organizationId: string },
   tree: Tree = {},
 ): Promise<Row | undefined> {
-  const [row] = await db.query<Row>(
-    `select ${selectList(resource, tree, 't0', 0)} from ${RESOURCES[resource].table} t0
-     where t0.id = $1 and t0.${tenantColumn(resource)} = $2`,
-    [options.id, options.organizationId],
-  );
+  const [row] = await db.query<Row>(findByIdStatement(resource, tree), [options.id, options.organizationId]);
   return row;
+}
+
+/**
+ * Statements already written, by the tree they read: a query's trees are kept (see `treeOf`), and so the
+ * statement's text is the very same string each time, which the prepared statements' map finds without
+ * reading it through.
+ */
+const findByIdStatements = new WeakMap<Tree, Partial<Record<ResourceName, string>>>();
+
+function findByIdStatement(resource: ResourceName, tree: Tree): string {
+  let written = findByIdStatements.get(tree);
+  if (written === undefined) {
+    written = {};
+    findByIdStatements.set(tree, written);
+  }
+  return (written[resource] ??=
+    `select ${selectList(resource, tree, 't0', 0)} from ${RESOURCES[resource].table} t0
+     where t0.id = $1 and t0.${tenantColumn(resource)} = $2`);
 }
 
 /** The order of a list by creation time, as the GraphQL enum spells it. */

@@ -72,10 +72,26 @@ export function subfieldNodes(nodes: readonly FieldNode[], name: string, fragmen
   return fieldsByName(nodes, fragments).get(name) ?? [];
 }
 
+/**
+ * Trees already made, by the field node they were made for. The server keeps each query's parsed document and
+ * runs it again and again with the same nodes, so a field's tree (and the statement made from it, see
+ * `findById`) is made once per query text rather than once per request. Made trees are never changed.
+ */
+const madeTrees = new WeakMap<FieldNode, Partial<Record<ResourceName, Tree>>>();
+
 /** The relations the field being resolved selects below it, when it is of type `resource`. */
 export function treeOf(
   resource: ResourceName,
   info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>,
 ): Tree {
-  return selectionTree(resource, info.fieldNodes, info.fragments);
+  const [node, ...others] = info.fieldNodes;
+  // A field asked several times in one selection has several nodes: rare, and made each time.
+  if (node === undefined || others.length > 0)
+    return selectionTree(resource, info.fieldNodes, info.fragments);
+  let made = madeTrees.get(node);
+  if (made === undefined) {
+    made = {};
+    madeTrees.set(node, made);
+  }
+  return (made[resource] ??= selectionTree(resource, info.fieldNodes, info.fragments));
 }
