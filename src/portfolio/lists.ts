@@ -55,7 +55,7 @@ export const COMPANY_SELECT = `r.id, r.legal_name as "legalName", ${isoTimestamp
 /**
  * A company of a page: its funds as their ids, read by one index-only probe of `portfolio_company_funds`. Joining
  * each company's funds for their names and sorting them there cost PostgreSQL twice what the rest of the page
- * did; the names of the page's funds are read once instead (`PAGE_FUNDS`).
+ * did; the names of the page's funds are read once instead (`pageFunds`).
  */
 const COMPANY_PAGE_SELECT = `r.id, r.legal_name as "legalName", ${isoTimestampSql('r.created_at')} as "createdAt",
   array(
@@ -152,7 +152,7 @@ export function boundedInteger(
  * The page sizes written into a page's statement rather than bound: the API's default and the most a page holds
  * (which the dashboard asks for). PostgreSQL plans a prepared statement again on every run while its generic plan
  * looks dearer than the runs' own, and with a bound LIMIT it always does (it assumes a tenth of the rows):
- * planning cost about a third of what PostgreSQL spent on a page of 50. With the size in the text it keeps one
+ * planning cost a quarter to a third of what PostgreSQL spent on a page of 50. With the size in the text it keeps one
  * generic plan. Other sizes stay bound: a text for each would let one client fill the prepared statements. So
  * does the size of a walk with updatedSince, whose time decides the best plan (an index for a recent one, a scan
  * for an old one), so that each of its pages is planned for its own time.
