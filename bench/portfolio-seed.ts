@@ -17,6 +17,8 @@ import { BENCH_DATABASE_URL } from './database.ts';
  */
 const SEED_VERSION = 1;
 
+/** The `application_name` of the suite's connections to PostgreSQL. */
+export const PORTFOLIO_APPLICATION_NAME = 'portico_bench_portfolio';
 export const MAIN_SLUG = 'bench-portfolio';
 export const OTHER_SLUG = 'bench-portfolio-other';
 /** Funds of the main instance; every company is in 1 or 2 of them. */
@@ -245,7 +247,8 @@ export async function openPortfolioSeed(options: {
   const open = () =>
     createPostgresDatabase({
       connectionString: BENCH_DATABASE_URL,
-      connectionOptions: `-c search_path=${schema}`,
+      // Named, so that the suite can tell its own backends' CPU from the rest of the server's.
+      connectionOptions: `-c search_path=${schema} -c application_name=${PORTFOLIO_APPLICATION_NAME}`,
     });
   const description = `PostgreSQL ${redacted(BENCH_DATABASE_URL)}, schema ${schema}`;
   const exists = await withAdmin(async (client) => {

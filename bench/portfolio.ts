@@ -3,6 +3,7 @@
  * page 1 and a page 10,000 pages deep (by cursor), side by side with the floor (the same statements behind a
  * bare Fastify route), and what `total` costs. See bench/README.md.
  */
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
@@ -21,7 +22,12 @@ import {
   type CapturedStatement,
   type FloorPage,
 } from './portfolio-floor.ts';
-import { OTHER_COMPANIES, openPortfolioSeed, RECENT_FROM } from './portfolio-seed.ts';
+import {
+  OTHER_COMPANIES,
+  openPortfolioSeed,
+  PORTFOLIO_APPLICATION_NAME,
+  RECENT_FROM,
+} from './portfolio-seed.ts';
 import { profiled } from './profile.ts';
 import { median, printMarkdownTable, targetResult, type TargetResult } from './table.ts';
 
@@ -60,6 +66,8 @@ export interface PortfolioLoad {
   result: LoadResult & { mean: number };
   statements: number;
   cpu: CpuPerRequest | undefined;
+  /** CPU milliseconds per answer of the suite's own PostgreSQL backends (Linux, server on this machine). */
+  ownPostgresMs: number | undefined;
   bytes: number;
 }
 
@@ -151,6 +159,40 @@ function recordingQueries(db: Database): {
       }
     },
   };
+}
+
+/**
+ * CPU nanoseconds each of the suite's own PostgreSQL backends has run, by pid (`/proc/<pid>/schedstat`): unlike
+ * the CPU of every `postgres` process, what other clients of the server cost does not count. Undefined when the
+ * server is not on this machine.
+ */
+async function ownBackendsCpu(db: Queryable): Promise<Map<number, number> | undefined> {
+  const backends = await db.query<{ pid: number }>(
+    'select pid from pg_stat_activity where application_name = $1',
+    [PORTFOLIO_APPLICATION_NAME],
+  );
+  const cpu = new Map<number, number>();
+  for (const { pid } of backends) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') return undefined;
+      cpu.set(pid, Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]));
+    } catch {
+      return undefined;
+    }
+  }
+  return cpu;
+}
+
+/** Milliseconds per request the backends ran between two snapshots (one that opened meanwhile counts whole). */
+function ownPostgresMsPerRequest(
+  before: Map<number, number> | undefined,
+  after: Map<number, number> | undefined,
+  requests: number,
+): number | undefined {
+  if (!before || !after || requests === 0) return undefined;
+  let nanoseconds = 0;
+  for (const [pid, ran] of after) nanoseconds += ran - (before.get(pid) ?? 0);
+  return nanoseconds / 1e6 / requests;
 }
 
 async function timed(runs: number, work: () => Promise<unknown>): Promise<number> {
@@ -435,17 +477,20 @@ export async function benchPortfolio(options: {
       return result;
     };
     check(await load(settings.warmupSeconds), 'warm-up');
+    const ownBefore = await ownBackendsCpu(db);
     const before = cpuSnapshot();
     const result = check(
       await profiled(`portfolio-${endpoint}-${page}`, () => load(settings.measureSeconds)),
       'measurement',
     );
     const cpu = cpuPerRequest(before, cpuSnapshot(), result.requests);
+    const ownPostgresMs = ownPostgresMsPerRequest(ownBefore, await ownBackendsCpu(db), result.requests);
     console.log(
       `  ${label.padEnd(16)} ${result.requestsPerSecond.toFixed(0).padStart(6)} req/s  ` +
         `p50 ${result.p50} ms  p99 ${result.p99} ms  mean ${result.mean.toFixed(2)} ms  ` +
         `(${result.requests} requests in ${result.seconds} s)` +
-        describeCpu(cpu),
+        describeCpu(cpu) +
+        (ownPostgresMs === undefined ? '' : `; own PostgreSQL backends ${ownPostgresMs.toFixed(3)} ms`),
     );
     loads.push({
       endpoint,
@@ -453,6 +498,7 @@ export async function benchPortfolio(options: {
       result,
       statements: endpoint === 'api' ? captured[page].count : 1,
       cpu,
+      ownPostgresMs,
       bytes: Buffer.byteLength(expected[endpoint][page]),
     });
   }
@@ -568,6 +614,7 @@ export function printPortfolioReport(report: PortfolioReport): TargetResult[] {
       'bytes',
       'SQL/req',
       'CPU ms/req node main/other/postgres',
+      'PostgreSQL CPU ms/req (own backends)',
       'busy (others)',
       'api/floor',
       'deep/page 1 cost',
@@ -588,6 +635,7 @@ export function printPortfolioReport(report: PortfolioReport): TargetResult[] {
               .map((ms) => ms.toFixed(2))
               .join(' / ')
           : 'n/a',
+        load.ownPostgresMs === undefined ? 'n/a' : load.ownPostgresMs.toFixed(3),
         load.cpu
           ? `${(load.cpu.machineBusy * 100).toFixed(0)}% (${(load.cpu.otherLoad * 100).toFixed(0)}%)`
           : 'n/a',
@@ -628,6 +676,15 @@ export function printPortfolioReport(report: PortfolioReport): TargetResult[] {
     ]),
   );
 
+  const [apiPostgres, floorPostgres] = (['api', 'floor'] as const).map(
+    (endpoint) => find(report, endpoint, 'first')?.ownPostgresMs,
+  );
+  if (apiPostgres !== undefined && floorPostgres !== undefined) {
+    console.log(
+      `\nPostgreSQL's CPU per answer, page 1 (${LIMIT} companies with their funds), its own backends: ` +
+        `API ${apiPostgres.toFixed(3)} ms, floor ${floorPostgres.toFixed(3)} ms.`,
+    );
+  }
   const cost = deepCost(report, 'api');
   console.log('\nTargets (Portfolio, PostgreSQL):');
   const results: TargetResult[] = [];

@@ -6,6 +6,7 @@ import {
   INVESTMENT_COLUMNS,
   UPDATE_COLUMNS,
   isoTimestampSql,
+  DEFAULT_LIMIT,
   MAX_LIMIT,
   selectExpression,
   type Column,
@@ -16,7 +17,9 @@ import {
 
 /**
  * The three lists of the Portfolio API as keyset walks. Each page is one SQL statement that seeks past the
- * previous page's last sort key over an index (never OFFSET), so page 10,000 costs what page 1 costs.
+ * previous page's last sort key over an index (never OFFSET), so page 10,000 costs what page 1 costs. A page of
+ * companies reads each company's fund ids (one index-only probe each) and the names of the page's funds once,
+ * in the same statement; their `{id, name}` objects are put together here, in the order of the names.
  *
  * A walk is pinned to the instance revision its first page saw: it covers exactly the records created up to
  * that import, so records added during the walk never shift it, and `total`, counted once on the first page
@@ -40,7 +43,7 @@ function selectList(alias: string, fields: Record<string, Column>): string {
     .join(', ');
 }
 
-/** A company as the API shows it, with its funds, from `portfolio_companies r`. */
+/** A company as the API shows it, with its funds, from `portfolio_companies r` (the dashboard's reads). */
 export const COMPANY_SELECT = `r.id, r.legal_name as "legalName", ${isoTimestampSql('r.created_at')} as "createdAt",
   coalesce((
     select json_agg(json_build_object('id', f.id, 'name', f.name) order by f.name, f.id)
@@ -49,6 +52,23 @@ export const COMPANY_SELECT = `r.id, r.legal_name as "legalName", ${isoTimestamp
     where cf.instance_id = r.instance_id and cf.company_id = r.id
   ), '[]'::json) as funds`;
 
+/**
+ * A company of a page: its funds as their ids, read by one index-only probe of `portfolio_company_funds`. Joining
+ * each company's funds for their names and sorting them there cost PostgreSQL twice what the rest of the page
+ * did; the names of the page's funds are read once instead (`pageFunds`).
+ */
+const COMPANY_PAGE_SELECT = `r.id, r.legal_name as "legalName", ${isoTimestampSql('r.created_at')} as "createdAt",
+  array(
+    select cf.fund_id from portfolio_company_funds cf where cf.instance_id = r.instance_id and cf.company_id = r.id
+  ) as funds`;
+
+/** The funds of a page's companies as `[id, name]`, by name, then id: the order of a company's funds. */
+const pageFunds = (instance: string) => `(
+    select json_agg(json_build_array(f.id, f.name) order by f.name, f.id)
+    from portfolio_funds f
+    where f.instance_id = ${instance} and f.id in (select unnest(page.funds) from page)
+  )`;
+
 const LISTS: Record<ListName, ListDefinition> = {
   companies: {
     table: 'portfolio_companies',
@@ -56,7 +76,7 @@ const LISTS: Record<ListName, ListDefinition> = {
     timeField: 'createdAt',
     descending: false,
     perCompany: false,
-    select: COMPANY_SELECT,
+    select: COMPANY_PAGE_SELECT,
   },
   updates: {
     table: 'portfolio_updates',
@@ -128,6 +148,17 @@ export function boundedInteger(
   );
 }
 
+/**
+ * The page sizes written into a page's statement rather than bound: the API's default and the most a page holds
+ * (which the dashboard asks for). PostgreSQL plans a prepared statement again on every run while its generic plan
+ * looks dearer than the runs' own, and with a bound LIMIT it always does (it assumes a tenth of the rows):
+ * planning cost a quarter to a third of what PostgreSQL spent on a page of 50. With the size in the text it keeps one
+ * generic plan. Other sizes stay bound: a text for each would let one client fill the prepared statements. So
+ * does the size of a walk with updatedSince, whose time decides the best plan (an index for a recent one, a scan
+ * for an old one), so that each of its pages is planned for its own time.
+ */
+const PLANNED_LIMITS = new Set([DEFAULT_LIMIT, MAX_LIMIT]);
+
 /** Numbered parameters for one statement. */
 function parameters() {
   const values: unknown[] = [];
@@ -173,26 +204,29 @@ export async function listPage<Name extends ListName>(
   if (updatedSince !== null) scope.push(`r.updated_at >= ${p.add(updatedSince)}::timestamptz`);
   // The records of the walk: those created up to the revision its first page saw.
   const coveredAt = (revision: string) => [...scope, `r.created_revision <= ${revision}`].join(' and ');
-  const covered = coveredAt(walk ? `${p.add(walk.revision)}::bigint` : 'walk.revision');
+  const covered = coveredAt(walk ? `${p.add(walk.revision)}::bigint` : '(select revision from walk)');
   const direction = list.descending ? 'desc' : 'asc';
   const seek = walk
     ? [
         `(r.${list.timeColumn}, r.id) ${list.descending ? '<' : '>'} (${p.add(walk.after[0])}::timestamptz, ${p.add(walk.after[1])}::uuid)`,
       ]
     : [];
-  const rows = `coalesce((
-      select json_agg(page order by page."${list.timeField}" collate "C" ${direction}, page.id ${direction})
-      from (
-        select ${list.select} from ${list.table} r
-        where ${[covered, ...seek].join(' and ')}
-        order by r.${list.timeColumn} ${direction}, r.id ${direction}
-        limit ${p.add(limit + 1)}
-      ) page
-    ), '[]'::json)`;
+  const page = `page as (
+      select ${list.select} from ${list.table} r
+      where ${[covered, ...seek].join(' and ')}
+      order by r.${list.timeColumn} ${direction}, r.id ${direction}
+      limit ${updatedSince === null && PLANNED_LIMITS.has(limit) ? String(limit + 1) : p.add(limit + 1)}
+    )`;
+  const columns = [
+    `coalesce((
+      select json_agg(page order by page."${list.timeField}" collate "C" ${direction}, page.id ${direction}) from page
+    ), '[]'::json) as rows`,
+    ...(name === 'companies' ? [`${pageFunds(instance)} as funds`] : []),
+  ].join(', ');
 
   let sql: string;
   if (walk) {
-    sql = `select ${rows} as rows`;
+    sql = `with ${page} select ${columns}`;
   } else {
     const total =
       name === 'companies' && updatedSince === null
@@ -206,11 +240,12 @@ export async function listPage<Name extends ListName>(
     sql = `with walk as (
         select i.revision, ${total}::float8 as total, ${found} as found
         from portfolio_instances i where i.id = ${instance}
-      )
-      select walk.revision::text as revision, walk.total, walk.found, ${rows} as rows from walk`;
+      ), ${page}
+      select walk.revision::text as revision, walk.total, walk.found, ${columns} from walk`;
   }
   const [row] = await db.query<{
     rows: ListRecords[Name][];
+    funds?: [string, string][] | null;
     revision?: string;
     total?: number;
     found?: boolean;
@@ -220,6 +255,8 @@ export async function listPage<Name extends ListName>(
   const data = row.rows;
   const hasNextPage = data.length > limit;
   if (hasNextPage) data.length = limit;
+  // Until here, a company's funds are their ids.
+  if (name === 'companies') withFundNames(data as { funds: unknown }[], row.funds ?? []);
   const state: Omit<WalkState, 'after'> = walk ?? {
     list: name,
     instanceId: request.instanceId,
@@ -234,4 +271,24 @@ export async function listPage<Name extends ListName>(
       ? cursors.encode({ ...state, after: [last[list.timeField] ?? '', last.id ?? ''] })
       : null;
   return { data, total: state.total, hasNextPage, nextCursor };
+}
+
+/**
+ * Puts each company's funds together from their ids (as the page's statement reads them) and the page's funds
+ * (`[id, name]`, in the order a company shows its funds): `{id, name}` objects in that order, as `COMPANY_SELECT`
+ * reads them.
+ */
+export function withFundNames(companies: { funds: unknown }[], funds: [string, string][]): void {
+  const fundOf = new Map(funds.map(([id, name], rank) => [id, { rank, id, name }]));
+  for (const company of companies) {
+    company.funds = (company.funds as string[])
+      .map((id) => {
+        const fund = fundOf.get(id);
+        // Read in the same statement (one snapshot) as the companies that reference them.
+        if (!fund) throw new Error(`fund ${id} of a company is not among its page's funds`);
+        return fund;
+      })
+      .sort((a, b) => a.rank - b.rank)
+      .map(({ id, name }) => ({ id, name }));
+  }
 }

@@ -251,6 +251,8 @@ export const SQL_TYPES: Record<ColumnKind, string> = {
 
 /** The most records a page holds. */
 export const MAX_LIMIT = 200;
+/** The records a page holds when the request does not say. */
+export const DEFAULT_LIMIT = 50;
 
 export const ListQuery = Type.Object(
   {
@@ -262,7 +264,7 @@ export const ListQuery = Type.Object(
       Type.Integer({
         minimum: 1,
         maximum: MAX_LIMIT,
-        default: 50,
+        default: DEFAULT_LIMIT,
         description: 'How many records a page holds at most: 1 to 200.',
       }),
     ),

@@ -7,7 +7,7 @@ import type { Cursors } from './cursor.ts';
 import { LIST_ENDPOINTS, SHARED_SCHEMAS, listRouteSchema } from './endpoints.ts';
 import { listPage } from './lists.ts';
 import { buildPortfolioOpenApi } from './openapi-document.ts';
-import type { CompanyParams, ListQueryValues } from './records.ts';
+import { DEFAULT_LIMIT, type CompanyParams, type ListQueryValues } from './records.ts';
 
 function callerOf(request: FastifyRequest): PortfolioCaller {
   if (!request.portfolioCaller) throw new Error('the route ran without authentication');
@@ -49,7 +49,7 @@ export async function registerPortfolioRoutes(
                 list: endpoint.list,
                 instanceId: callerOf(request).instanceId,
                 ...(request.params.id === undefined ? {} : { companyId: request.params.id }),
-                limit: request.query.limit ?? 50,
+                limit: request.query.limit ?? DEFAULT_LIMIT,
                 cursor: request.query.cursor,
                 updatedSince: request.query.updatedSince,
               },

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey, generatePortfolioKey } from '../../src/keys/api-key.ts';
 import { buildPortfolioApp } from '../../src/portfolio/app.ts';
+import { getCompany } from '../../src/portfolio/browse.ts';
 import { createPortfolioKey, portfolioKeys } from '../../src/portfolio/instances.ts';
 import { INSTRUMENTS, INVESTMENT_STATUSES, VALUATION_TYPES } from '../../src/portfolio/records.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db/database.ts';
@@ -356,6 +357,42 @@ describe('the records and their types', () => {
     // Every company is held by at least one of the 3 funds.
     expect(page.data.every((company) => company.funds.length > 0)).toBe(true);
     expect(new Set(page.data.flatMap((company) => company.funds.map((fund: Timed) => fund.id))).size).toBe(3);
+  });
+
+  it("shows each company's funds by name, then id, on pages of every size: none as [], many in order", async () => {
+    const holding = await createPortfolioInstance(testDb.db);
+    // Named so that any collation orders them alike; the two named "Growth" are ordered by id.
+    const fund = (name: string, id = randomUUID()) => ({ id, name });
+    const funds = [
+      fund('Zulu Fund IV'),
+      fund('Growth', 'ffffffff-0000-4000-8000-000000000000'),
+      fund('Alpha Fund I'),
+      fund('Growth', '00000000-0000-4000-8000-000000000000'),
+      fund('Mike Opportunities'),
+      fund('Bravo Seed II'),
+      fund('Echo Ventures'),
+    ];
+    const byNameThenId = (list: typeof funds) =>
+      [...list].sort((a, b) => (a.name === b.name ? (a.id < b.id ? -1 : 1) : a.name < b.name ? -1 : 1));
+    const companies = [
+      newCompany({ createdAt: '2021-01-01T00:00:00.000Z', funds: [] }),
+      newCompany({ createdAt: '2021-01-02T00:00:00.000Z', funds }),
+      newCompany({ createdAt: '2021-01-03T00:00:00.000Z', funds: [funds[4], funds[1]] }),
+      newCompany({ createdAt: '2021-01-04T00:00:00.000Z' }),
+      newCompany({ createdAt: '2021-01-05T00:00:00.000Z', funds: [funds[0]] }),
+    ];
+    await importDocument(testDb.db, holding.instanceId, { companies });
+    const expected = [[], byNameThenId(funds), byNameThenId([funds[4]!, funds[1]!]), [], [funds[0]]];
+
+    // Pages of 1 and 3 bind their size; those of 50 (the default) and 200 have it in their statement.
+    for (const limit of [1, 3, 50, 200]) {
+      const listed = records(await walk(app, companiesUrl({ limit }), holding.apiKey, limit));
+      expect(listed.map((company) => company.funds)).toEqual(expected);
+      // As the dashboard reads one company (its funds joined there, not here).
+      for (const company of listed) {
+        expect(company).toEqual(await getCompany(testDb.db, holding.instanceId, company.id as string));
+      }
+    }
   });
 
   /**
