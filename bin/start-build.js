@@ -8,18 +8,21 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** Under node_modules, so that a clone never carries it and every tool already ignores it. */
+const CACHE_DIR = join(ROOT, 'node_modules', '.cache', 'portico');
 /**
- * Under node_modules, so that a clone never carries it and every tool already ignores it; one per checkout, so
- * that checkouts sharing one node_modules (git worktrees, a copy of the tree beside it) do not replace each
- * other's build.
+ * One per checkout, so that checkouts sharing one node_modules (git worktrees, a copy of the tree beside it) do
+ * not replace each other's build.
  */
 export const BUILD_DIR = join(
-  ROOT,
-  'node_modules',
-  '.cache',
-  'portico',
+  CACHE_DIR,
   `build-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}`,
 );
+/**
+ * V8's code cache of every module a start loads (Node's `module.enableCompileCache`): its entries are keyed by
+ * each file's path and content, so checkouts and builds can share it, and a changed file is compiled again.
+ */
+export const COMPILE_CACHE_DIR = join(CACHE_DIR, 'compile');
 const STAMP = join(BUILD_DIR, 'stamp.json');
 const ENTRY = join(BUILD_DIR, 'main.mjs');
 

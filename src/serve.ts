@@ -4,6 +4,7 @@ import { createMailer } from './mail/mailer.ts';
 import { startProcessMetrics } from './process-metrics.ts';
 import type { Config } from './config.ts';
 import { openDatabase } from './db/open-database.ts';
+import { compilePGlite } from './db/pglite-database.ts';
 import { startTracing } from './observability/tracing.ts';
 import type { DemoFacts } from './demo/demo-facts.ts';
 import { demoBannerNow, demoFactsNow, seedDemoOnce } from './demo/serve-demo.ts';
@@ -116,6 +117,8 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
 async function startServices(config: Config, options: ServeOptions): Promise<RunningPortico> {
   const print = options.print ?? ((text: string) => void process.stdout.write(`${text}\n`));
   const { logger } = options;
+  // Compiled off the main thread while it reads the TLS material and the seals and loads the services' modules.
+  if (config.databaseUrl === undefined) void compilePGlite();
   const tls = await loadTlsMaterial(config);
   // Checked before anything starts: a seal that cannot seal stops the start with one line.
   const seals = options.only === 'portfolio' ? undefined : await loadSeals(config, logger);
