@@ -22,7 +22,7 @@ import { createBulkRuns } from './transactions/console/bulk/bulk-runs.ts';
 import { startCertificateRuns } from './transactions/evidence/certificate-runs.ts';
 import type { KickedRuns } from './jobs/kicked-runs.ts';
 import { createDocumentWorkers } from './transactions/documents/document-workers.ts';
-import type { ServedApp, ServiceName } from './served-apps.ts';
+import type { ServiceName } from './served-apps.ts';
 
 export interface ServeOptions {
   /** Run one service only. @default both */
@@ -260,21 +260,18 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
       bulkRuns = bulk;
       closers.push({ what: 'the bulk actions being run', close: () => bulk.stop() });
     }
-    const apps: ServedApp[] = [];
-    apps.push(
-      ...(await buildServedApps({
-        config,
-        only: options.only,
-        shared: common,
-        files,
-        mail,
-        recipientNotices,
-        closingRuns,
-        bulkRuns,
-        documentWorkers,
-        logger,
-      })),
-    );
+    const apps = await buildServedApps({
+      config,
+      only: options.only,
+      shared: common,
+      files,
+      mail,
+      recipientNotices,
+      closingRuns,
+      bulkRuns,
+      documentWorkers,
+      logger,
+    });
     // Both services stop accepting at once, and each waits for its own requests in flight.
     const inFlight = new Set(apps.map(({ name }) => name));
     const requestsInFlight: Closer = {
