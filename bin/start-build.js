@@ -1,6 +1,7 @@
 // The compiled start: `npm install` (prepare) bundles src/ once with esbuild, so that `portico` does not
 // compile TypeScript at every start. bin/portico.js runs the build only while it is fresh — built here, after
 // the last change to any source file it holds — and falls back to tsx on the sources otherwise.
+import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -8,7 +9,20 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Under node_modules, so that a clone never carries it and every tool already ignores it. */
-export const BUILD_DIR = join(ROOT, 'node_modules', '.cache', 'portico', 'build');
+const CACHE_DIR = join(ROOT, 'node_modules', '.cache', 'portico');
+/**
+ * One per checkout, so that checkouts sharing one node_modules (git worktrees, a copy of the tree beside it) do
+ * not replace each other's build.
+ */
+export const BUILD_DIR = join(
+  CACHE_DIR,
+  `build-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}`,
+);
+/**
+ * V8's code cache of every module a start loads (Node's `module.enableCompileCache`): its entries are keyed by
+ * each file's path and content, so checkouts and builds can share it, and a changed file is compiled again.
+ */
+export const COMPILE_CACHE_DIR = join(CACHE_DIR, 'compile');
 const STAMP = join(BUILD_DIR, 'stamp.json');
 const ENTRY = join(BUILD_DIR, 'main.mjs');
 

@@ -4,6 +4,7 @@ import { createMailer } from './mail/mailer.ts';
 import { startProcessMetrics } from './process-metrics.ts';
 import type { Config } from './config.ts';
 import { openDatabase } from './db/open-database.ts';
+import { compilePGlite } from './db/pglite-database.ts';
 import { startTracing } from './observability/tracing.ts';
 import type { DemoFacts } from './demo/demo-facts.ts';
 import { demoBannerNow, demoFactsNow, seedDemoOnce } from './demo/serve-demo.ts';
@@ -21,7 +22,7 @@ import { createBulkRuns } from './transactions/console/bulk/bulk-runs.ts';
 import { startCertificateRuns } from './transactions/evidence/certificate-runs.ts';
 import type { KickedRuns } from './jobs/kicked-runs.ts';
 import { createDocumentWorkers } from './transactions/documents/document-workers.ts';
-import type { ServedApp, ServiceName } from './served-apps.ts';
+import type { ServiceName } from './served-apps.ts';
 
 export interface ServeOptions {
   /** Run one service only. @default both */
@@ -116,6 +117,8 @@ async function startServing(config: Config, options: ServeOptions): Promise<Runn
 async function startServices(config: Config, options: ServeOptions): Promise<RunningPortico> {
   const print = options.print ?? ((text: string) => void process.stdout.write(`${text}\n`));
   const { logger } = options;
+  // Compiled off the main thread while it reads the TLS material and the seals and loads the services' modules.
+  if (config.databaseUrl === undefined) void compilePGlite();
   const tls = await loadTlsMaterial(config);
   // Checked before anything starts: a seal that cannot seal stops the start with one line.
   const seals = options.only === 'portfolio' ? undefined : await loadSeals(config, logger);
@@ -257,21 +260,18 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
       bulkRuns = bulk;
       closers.push({ what: 'the bulk actions being run', close: () => bulk.stop() });
     }
-    const apps: ServedApp[] = [];
-    apps.push(
-      ...(await buildServedApps({
-        config,
-        only: options.only,
-        shared: common,
-        files,
-        mail,
-        recipientNotices,
-        closingRuns,
-        bulkRuns,
-        documentWorkers,
-        logger,
-      })),
-    );
+    const apps = await buildServedApps({
+      config,
+      only: options.only,
+      shared: common,
+      files,
+      mail,
+      recipientNotices,
+      closingRuns,
+      bulkRuns,
+      documentWorkers,
+      logger,
+    });
     // Both services stop accepting at once, and each waits for its own requests in flight.
     const inFlight = new Set(apps.map(({ name }) => name));
     const requestsInFlight: Closer = {

@@ -1,3 +1,4 @@
+import { flushCompileCache } from 'node:module';
 import { Option, type Command } from 'commander';
 import { tracingWanted } from '../config.ts';
 import { createLogger } from '../logger.ts';
@@ -28,6 +29,9 @@ export function registerServeCommand(program: Command, context: CliContext): voi
         logger,
         print: context.io.out,
       });
+      // What the start compiled goes into the compile cache now (bin/portico.js), not only at exit: a process
+      // that is killed, or runs for months, still makes the next start faster.
+      flushCompileCache();
       await stopOnSignal(logger, {
         message: 'shutting down: /readyz answers 503, then the services close',
         drain: () => {
