@@ -67,6 +67,11 @@ export interface DocumentWorkers {
    * on a pool of their own. @default DOCUMENT_TIME_LIMIT_MS
    */
   timeLimitMs: number;
+  /**
+   * Starts the first thread now rather than with the first task. A thread's start costs a second or more of CPU
+   * (it loads the task module's dependencies), so `serve` calls this once its services listen, out of their way.
+   */
+  start(): void;
   /** Refuses new tasks and those waiting, lets running ones finish for `graceMs`, then terminates the threads. */
   close(options?: { graceMs?: number }): Promise<void>;
 }
@@ -125,13 +130,16 @@ export function createDocumentWorkers(
 ): DocumentWorkers {
   const threads = options.threads ?? THREADS;
   const queueLimit = options.queueLimit ?? DOCUMENT_QUEUE_LIMIT;
-  const pool = new Piscina<DocumentTask, unknown>({
-    filename: BOOTSTRAP,
-    minThreads: 1,
-    maxThreads: threads,
-    idleTimeout: 60_000,
-    resourceLimits: { maxOldGenerationSizeMb: DOCUMENT_WORKER_HEAP_MB },
-  });
+  // Made with the first task, or by start(): piscina starts its first thread as it is made.
+  let pool: Piscina<DocumentTask, unknown> | undefined;
+  const poolOf = () =>
+    (pool ??= new Piscina<DocumentTask, unknown>({
+      filename: BOOTSTRAP,
+      minThreads: 1,
+      maxThreads: threads,
+      idleTimeout: 60_000,
+      resourceLimits: { maxOldGenerationSizeMb: DOCUMENT_WORKER_HEAP_MB },
+    }));
   let running = 0;
   let closed = false;
   const waiting: { start: () => void; refuse: (error: Error) => void }[] = [];
@@ -154,7 +162,7 @@ export function createDocumentWorkers(
   async function run(task: DocumentTask): Promise<unknown> {
     await turn();
     const limit = workers.timeLimitMs;
-    const ran = pool.run(task, { signal: AbortSignal.timeout(limit) });
+    const ran = poolOf().run(task, { signal: AbortSignal.timeout(limit) });
     inFlight.add(ran);
     try {
       return await ran;
@@ -268,6 +276,9 @@ export function createDocumentWorkers(
         (limit) => `The template could not be checked within ${limit}: it is far larger than a template is.`,
       )) as TemplateCheck;
     },
+    start() {
+      if (!closed) poolOf();
+    },
     async close(closing = {}) {
       if (closed) return;
       closed = true;
@@ -275,7 +286,7 @@ export function createDocumentWorkers(
       const grace = new Promise<void>((resolve) => setTimeout(resolve, closing.graceMs ?? 2000).unref());
       await Promise.race([Promise.allSettled([...inFlight]), grace]);
       // Terminates what still runs: its callers get SERVICE_UNAVAILABLE, and the stop is not held by it.
-      await pool.destroy();
+      await pool?.destroy();
     },
   };
   return workers;
