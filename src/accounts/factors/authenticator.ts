@@ -1,5 +1,4 @@
 import { Secret, TOTP } from 'otpauth';
-import QRCode from 'qrcode';
 import type { Queryable } from '../../db/database.ts';
 import { loadInstanceSecret } from '../../db/instance-secrets.ts';
 import { factorErrors } from '../../errors.ts';
@@ -72,6 +71,7 @@ export async function beginAuthenticator(
   );
   if (!stored) throw factorErrors.appExists();
   const uri = totpOf(secret, person.email).toString();
+  const { default: QRCode } = await import('qrcode');
   const qrSvg = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
   return { secret: secret.replace(/(.{4})(?=.)/g, '$1 '), uri, qrSvg };
 }

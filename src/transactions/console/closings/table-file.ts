@@ -1,5 +1,5 @@
 import { parse as parseCsv } from 'csv-parse/sync';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import { AppError } from '../../../errors.ts';
 
 /**
@@ -101,7 +101,9 @@ function cellText(value: ExcelJS.CellValue): string {
 
 /** The cells of an XLSX workbook's first sheet, row by row. */
 async function xlsxCells(content: Uint8Array): Promise<{ row: number; cells: string[] }[]> {
-  const workbook = new ExcelJS.Workbook();
+  // Loaded with the first workbook read: exceljs is hundreds of modules that a start need not load.
+  const { Workbook } = (await import('exceljs')).default;
+  const workbook = new Workbook();
   try {
     await workbook.xlsx.load(Buffer.from(content) as unknown as ExcelJS.Buffer);
   } catch {

@@ -2,7 +2,6 @@ import { EventEmitter } from 'node:events';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
-import ExcelJS from 'exceljs';
 import type { Cell, ExportColumn } from './export-columns.ts';
 
 /**
@@ -156,7 +155,9 @@ function xlsxValue(cell: Cell): { value: string | number | Date | null; numFmt?:
  * An XLSX workbook of one sheet, "Transactions", of `columns` on `output`: the two header rows in bold and
  * frozen, each column as wide as its `width`.
  */
-export function xlsxWriter(output: Writable, columns: readonly ExportColumn[]): SheetWriter {
+export async function xlsxWriter(output: Writable, columns: readonly ExportColumn[]): Promise<SheetWriter> {
+  // Loaded with the first XLSX export: exceljs is hundreds of modules that a start need not load.
+  const { default: ExcelJS } = await import('exceljs');
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
     stream: output,
     useStyles: true,

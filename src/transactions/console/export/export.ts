@@ -270,10 +270,10 @@ export async function writeQueueExport(
 ): Promise<ExportWritten> {
   const { output } = options;
   const size = options.pageSize ?? EXPORT_PAGE;
-  const writer: SheetWriter = (options.format === 'xlsx' ? xlsxWriter : csvWriter)(
-    output,
-    plan.sheet.columns,
-  );
+  const writer: SheetWriter =
+    options.format === 'xlsx'
+      ? await xlsxWriter(output, plan.sheet.columns)
+      : csvWriter(output, plan.sheet.columns);
   /**
    * A page's rows, and then what its cells need: its transactions' answers and the names of the files they name.
    * The next page's rows are asked for as soon as this one's are known, so that the database reads them while this
