@@ -306,11 +306,9 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
     }
 
     // What was queued before the services listened (the demo's invitations, mail that failed before a restart),
-    // now that links can name the port listened on.
+    // now that links can name the port listened on; and the document workers' first thread, out of the start's way.
     recipientNotices?.kick();
-    // The document workers' first thread, now that it no longer competes with the start for a core.
     documentWorkers?.start();
-
     // Webhooks report Transactions events: the service that runs them delivers them.
     if (config.webhookWorker === 'in-process' && options.only !== 'portfolio') {
       // Loaded once the services listen, like the admin server below: they answer without waiting for either.
