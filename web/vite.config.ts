@@ -114,7 +114,7 @@ const APP_MODULE = /\/web\/[^/]+\/mount\.tsx$/;
  * A page whose entry starts the opened page's first reads and chunk (`startOpenedPage`) before it imports the app
  * (`import('./mount.tsx')`, the router, the shell, every page's code): the app's chunks and style sheets are linked
  * from the HTML as the entry's static imports would be, so that they load beside the entry, not after it, while
- * the entry, a few KiB, runs as soon as it has come. A phone's network then carries the page's reads and chunk
+ * the entry, a few KiB and `async`, runs as soon as it has come. A phone's network then carries the page's reads and chunk
  * with the app's script rather than a round trip after it (bench/RESULTS.md, issue 44). The build fails if the
  * entry imports the app's chunk statically: it would wait for it again.
  */
@@ -127,7 +127,7 @@ function preloadApp(): Plugin {
     },
     transformIndexHtml: {
       order: 'post',
-      handler(_html, { bundle, chunk: entry }) {
+      handler(html, { bundle, chunk: entry }) {
         if (bundle === undefined || entry === undefined) return;
         const chunks = (names: readonly string[]) =>
           names.flatMap((name) => {
@@ -155,7 +155,11 @@ function preloadApp(): Plugin {
         };
         visit(app);
         const styles = [...new Set(wanted.flatMap((chunk) => [...(chunk.viteMetadata?.importedCss ?? [])]))];
-        return [
+        // The entry runs as soon as it has come (`async`), not after the style sheet as a deferred script would:
+        // the page paints nothing before its style sheets have come either way.
+        const script = `<script type="module" crossorigin src="${base}${entry.fileName}">`;
+        if (!html.includes(script)) throw new Error(`no ${script} in the page to make async`);
+        const tags = [
           ...wanted.map((chunk): HtmlTagDescriptor => ({
             tag: 'link',
             attrs: { rel: 'modulepreload', crossorigin: true, href: `${base}${chunk.fileName}` },
@@ -167,6 +171,7 @@ function preloadApp(): Plugin {
             injectTo: 'head',
           })),
         ];
+        return { html: html.replace(script, script.replace(' crossorigin', ' async crossorigin')), tags };
       },
     },
   };

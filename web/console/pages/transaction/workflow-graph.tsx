@@ -1,25 +1,13 @@
-// The drawing of a transaction's workflow: positions from dagre (@dagrejs/dagre, a layered graph layout, ~17 KB
+// The drawing of a transaction's workflow: positions from dagre (workflow-drawing.ts, a layered graph layout, ~17 KB
 // compressed), drawn as our own SVG. A chunk of its own, loaded after the page's text into the room its figure
 // keeps for it (workflow-figure.tsx): the panel's lists say the same in words (states, events, the path), so the
 // drawing is an image named by the figure's caption.
-import { graphlib, layout } from '@dagrejs/dagre';
 import { curveBasis, line } from 'd3-shape';
 import { useId, useMemo } from 'react';
 import type { WorkflowPanel } from '../../types.ts';
-import { edgesOf, LABEL_HEIGHT, LAYOUT, NODE_HEIGHT, stateWidth, widthOf } from './workflow-layout.ts';
+import { layOut, type Point } from './workflow-drawing.ts';
+import { NODE_HEIGHT, stateWidth } from './workflow-layout.ts';
 import { useWorkflowNames } from './workflow-names.tsx';
-
-interface Point {
-  x: number;
-  y: number;
-}
-interface DrawnEdge {
-  id: string;
-  event: string;
-  points: Point[];
-  label: Point;
-  lit: boolean;
-}
 
 const curve = line<Point>()
   .x((point) => point.x)
@@ -49,45 +37,7 @@ export default function WorkflowGraph({
 }) {
   const id = useId();
   const names = useWorkflowNames();
-  const drawing = useMemo(() => {
-    const graph = new graphlib.Graph({ multigraph: true });
-    graph.setGraph({ ...LAYOUT });
-    graph.setDefaultEdgeLabel(() => ({}));
-    for (const state of workflow.states) {
-      graph.setNode(state.key, { width: stateWidth(names.state(state.key)), height: NODE_HEIGHT });
-    }
-    const edges = edgesOf(workflow);
-    for (const edge of edges) {
-      graph.setEdge(
-        edge.from,
-        edge.to,
-        { width: widthOf(names.event(edge.event)), height: LABEL_HEIGHT, labelpos: 'c' },
-        `${edge.event} ${edge.from}`,
-      );
-    }
-    layout(graph);
-    const drawn: DrawnEdge[] = edges.map((edge) => {
-      const laid = graph.edge(edge.from, edge.to, `${edge.event} ${edge.from}`) as {
-        points: Point[];
-        x: number;
-        y: number;
-      };
-      return {
-        id: `${edge.event} ${edge.from}`,
-        event: edge.event,
-        points: laid.points,
-        label: { x: laid.x, y: laid.y },
-        lit: edge.lit,
-      };
-    });
-    const size = graph.graph() as { width?: number; height?: number };
-    return {
-      width: Math.ceil(size.width ?? 0),
-      height: Math.ceil(size.height ?? 0),
-      nodes: workflow.states.map((state) => ({ state, ...(graph.node(state.key) as Point) })),
-      edges: [...drawn.filter((edge) => !edge.lit), ...drawn.filter((edge) => edge.lit)],
-    };
-  }, [workflow, names]);
+  const drawing = useMemo(() => layOut(workflow, names), [workflow, names]);
 
   const visited = new Set(workflow.path.flatMap((step) => [step.from ?? '', step.to]));
   const arrow = `${id}-arrow`;

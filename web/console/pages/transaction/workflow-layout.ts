@@ -2,7 +2,14 @@
 // its own) and the room the page keeps for it before that chunk has come (workflow-figure.tsx): the edges worth
 // drawing, the sizes of the boxes and labels, dagre's settings, and the drawing's size as dagre will about lay it out.
 import type { WorkflowPanel } from '../../types.ts';
-import type { WorkflowNames } from './workflow-names.tsx';
+
+/** A state or an event by its key, as people read it (workflow-names.tsx gives the page's). */
+export interface WorkflowNames {
+  /** "in review", or the template's title. */
+  state: (key: string) => string;
+  /** "Request changes", or the template's title. */
+  event: (key: string) => string;
+}
 
 /** dagre's settings: top to bottom, the gaps between states, ranks and edges, the margins. */
 export const LAYOUT = {
