@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
-import { defineConfig, type InlineConfig, type Plugin } from 'vite';
+import type { OutputBundle, OutputChunk } from 'rolldown';
+import { defineConfig, type HtmlTagDescriptor, type InlineConfig, type Plugin } from 'vite';
 import { unusedRadixRules } from './unused-radix-rules.ts';
 
 /**
@@ -106,6 +107,76 @@ function pageShell(surface: Surface): Plugin {
   };
 }
 
+/** The module a page's entry imports, once it has started what the opened page reads first: the page's app. */
+const APP_MODULE = /\/web\/[^/]+\/mount\.tsx$/;
+
+/**
+ * A page whose entry starts the opened page's first reads and chunk (`startOpenedPage`) before it imports the app
+ * (`import('./mount.tsx')`, the router, the shell, every page's code): the app's chunks and style sheets are linked
+ * from the HTML as the entry's static imports would be, so that they load beside the entry, not after it, while
+ * the entry, a few KiB and `async`, runs as soon as it has come. A phone's network then carries the page's reads and chunk
+ * with the app's script rather than a round trip after it (bench/RESULTS.md, issue 44). The build fails if the
+ * entry imports the app's chunk statically: it would wait for it again.
+ */
+function preloadApp(): Plugin {
+  let base = '/';
+  return {
+    name: 'portico:preload-app',
+    configResolved(config) {
+      base = config.base;
+    },
+    transformIndexHtml: {
+      order: 'post',
+      handler(html, { bundle, chunk: entry }) {
+        if (bundle === undefined || entry === undefined) return;
+        const chunks = (names: readonly string[]) =>
+          names.flatMap((name) => {
+            const chunk: OutputBundle[string] | undefined = bundle[name];
+            return chunk?.type === 'chunk' ? [chunk] : [];
+          });
+        // The chunk that holds the app's module (a group's: `app`, see appChunks).
+        const app = chunks(entry.dynamicImports).find((chunk) =>
+          chunk.moduleIds.some((id) => APP_MODULE.test(id)),
+        );
+        if (app === undefined) return;
+        if (entry.imports.includes(app.fileName)) {
+          throw new Error(
+            `${entry.fileName} imports the app's chunk ${app.fileName} statically: keep it small`,
+          );
+        }
+        // The app's chunk and every chunk it imports statically, but those the entry's own tags already load.
+        const loaded = new Set([entry.fileName, ...entry.imports]);
+        const wanted: OutputChunk[] = [];
+        const visit = (chunk: OutputChunk) => {
+          if (loaded.has(chunk.fileName)) return;
+          loaded.add(chunk.fileName);
+          wanted.push(chunk);
+          chunks(chunk.imports).forEach(visit);
+        };
+        visit(app);
+        const styles = [...new Set(wanted.flatMap((chunk) => [...(chunk.viteMetadata?.importedCss ?? [])]))];
+        // The entry runs as soon as it has come (`async`), not after the style sheet as a deferred script would:
+        // the page paints nothing before its style sheets have come either way.
+        const script = `<script type="module" crossorigin src="${base}${entry.fileName}">`;
+        if (!html.includes(script)) throw new Error(`no ${script} in the page to make async`);
+        const tags = [
+          ...wanted.map((chunk): HtmlTagDescriptor => ({
+            tag: 'link',
+            attrs: { rel: 'modulepreload', crossorigin: true, href: `${base}${chunk.fileName}` },
+            injectTo: 'head',
+          })),
+          ...styles.map((file): HtmlTagDescriptor => ({
+            tag: 'link',
+            attrs: { rel: 'stylesheet', crossorigin: true, href: `${base}${file}` },
+            injectTo: 'head',
+          })),
+        ];
+        return { html: html.replace(script, script.replace(' crossorigin', ' async crossorigin')), tags };
+      },
+    },
+  };
+}
+
 /**
  * What the pages other than GraphiQL bundle in place of what their code and libraries import: Preact's compat
  * layer for React (see web/react-on-preact.js: the same components, a sixth of the script), and no Markdown
@@ -120,23 +191,38 @@ const PAGE_ALIASES = [
   { find: /^markdown-to-jsx\/react$/, replacement: join(WEB_DIR, 'recipient/form/no-markdown.tsx') },
 ];
 
+/** The surfaces whose entry starts the opened page's first reads, then imports its app (see {@link preloadApp}). */
+const SIGNED_IN: readonly Surface[] = ['console', 'dashboard'];
+
 /**
- * The console's first chunk beside its entry: the libraries and the shared code every page of it runs on (but the
- * workflow drawing's dagre and d3, which only a transaction's page loads, after its words). Left to itself, the
- * bundler splits what its lazy pages share into a dozen small chunks by which pages use them, each a request and
- * each compressed apart: 11 KiB more on a transaction's first load than one chunk.
+ * The chunks of a signed-in surface (the console, the dashboard): its entry with what it imports to start the
+ * opened page's first reads (`web/<surface>/opened-page.ts`, a few KiB), kept apart so that it runs before the app
+ * has come (see {@link preloadApp}); then the app in one chunk: the libraries and the shared code every page of it
+ * runs on (but the drawings' dagre and d3, which only a transaction's page and a company's load, after their
+ * words). Left to itself, the bundler splits what the lazy pages share into a dozen small chunks by which pages use
+ * them, each a request (of six at a time over HTTP/1.1) and each compressed apart: 11 KiB more on a transaction's
+ * first load than one chunk.
  */
-const CONSOLE_CHUNKS = {
-  groups: [
-    {
-      name: 'app',
-      test: (id: string) =>
-        (/node_modules/.test(id) && !/node_modules\/(@dagrejs|d3-)/.test(id)) ||
-        /\/web\/(shared|react-on-preact)/.test(id) ||
-        /\/web\/console\/[^/]+\.tsx?$/.test(id),
-    },
-  ],
-};
+function appChunks(surface: Surface) {
+  const entry = new RegExp(
+    `/web/(${surface}/(opened-page|api)\\.ts|shared/(app/early-reads|contract-client|accounts/api-client|api-error)\\.ts)$`,
+  );
+  const app = new RegExp(`/web/${surface}/[^/]+\\.tsx?$`);
+  return {
+    groups: [
+      // First, so that the app's group, which takes what its modules import, leaves them to the entry.
+      { name: 'opened', test: entry, priority: 2 },
+      {
+        name: 'app',
+        priority: 1,
+        test: (id: string) =>
+          (/node_modules/.test(id) && !/node_modules\/(@dagrejs|d3-)/.test(id)) ||
+          /\/web\/(shared|react-on-preact)/.test(id) ||
+          (app.test(id) && !id.endsWith('/main.tsx')),
+      },
+    ],
+  };
+}
 
 /** The Vite configuration of one surface, served under {@link surfacePath}. */
 export function surfaceConfig(surface: Surface): InlineConfig {
@@ -146,7 +232,12 @@ export function surfaceConfig(surface: Surface): InlineConfig {
     base: `${surfacePath(surface)}/`,
     publicDir: false,
     // GraphiQL does not use Radix Themes.
-    plugins: [react(), pageShell(surface), ...(surface === 'graphiql' ? [] : [unusedRadixRules()])],
+    plugins: [
+      react(),
+      pageShell(surface),
+      preloadApp(),
+      ...(surface === 'graphiql' ? [] : [unusedRadixRules()]),
+    ],
     resolve: surface === 'graphiql' ? {} : { alias: PAGE_ALIASES },
     // Monaco's language workers use code splitting, which classic (iife) workers cannot.
     worker: { format: 'es' },
@@ -158,7 +249,7 @@ export function surfaceConfig(surface: Surface): InlineConfig {
       chunkSizeWarningLimit: 5000,
       reportCompressedSize: false,
       rolldownOptions: {
-        ...(surface === 'console' ? { output: { codeSplitting: CONSOLE_CHUNKS } } : {}),
+        ...(SIGNED_IN.includes(surface) ? { output: { codeSplitting: appChunks(surface) } } : {}),
         onLog(level, log, handler) {
           // GraphiQL's React Compiler output marks modules "use no memo", which bundling drops harmlessly.
           if (log.code === 'MODULE_LEVEL_DIRECTIVE') return;

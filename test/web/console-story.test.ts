@@ -221,6 +221,11 @@ describe('the organization console in Chromium', () => {
       // The reviewer opens it from its row before the investor has submitted: nothing to review or approve yet.
       await row.getByRole('link', { name: 'Grace Hopper' }).click();
       await reviewerPage.getByRole('heading', { level: 1, name: 'Grace Hopper' }).waitFor();
+      // The drawing comes after the panel's words, into the room kept for it: there, it fills it, no longer busy.
+      const room = workflowOf(reviewerPage).locator('.workflow-graph-room');
+      await room.getByRole('img', { name: /^The workflow drawn: now draft/ }).waitFor();
+      expect(await room.getAttribute('aria-busy')).toBeNull();
+      expect((await room.locator('svg').boundingBox())?.height).toBe((await room.boundingBox())?.height);
       // The investor's submit is blocked while their form lacks answers: in the panel, through GraphQL and the portal.
       const missing =
         '6 required answers, 1 consent, 1 upload and 1 signature missing in About you, Tax residency and forms, Accreditation, Subscription amount and Subscription agreement';

@@ -123,6 +123,18 @@ describe('the customer dashboard at /dashboard in Chromium: the portfolio, on a 
     const rounds = await page.getByRole('heading', { level: 3 }).allTextContents();
     expect(rounds.some((heading) => /Seed|Series|Pre-Seed/.test(heading))).toBe(true);
     await chartsDrawn(page);
+    // Each plot came after the page's words into a room as tall as it, busy until then: nothing under it moved.
+    const rooms = page.locator('.trend-chart-plot');
+    expect(await page.locator('.trend-chart-plot[aria-busy]').count()).toBe(0);
+    expect(
+      await rooms.evaluateAll((each) =>
+        each.map((room) => [room.clientHeight, room.querySelector('svg')?.getBoundingClientRect().height]),
+      ),
+    ).toEqual([
+      [200, 200],
+      [200, 200],
+      [200, 200],
+    ]);
     await screenshot(page, 'company');
 
     await page.getByRole('link', { name: 'All companies' }).click();

@@ -7,9 +7,14 @@ import { Loading, SessionPending } from '../shared/accounts/session-pending.tsx'
 import { SignInAgainDialog } from '../shared/accounts/sign-in-again.tsx';
 import { SecondFactorRequiredPage } from '../shared/accounts/factors/second-factor-required.tsx';
 import { NotFoundPage } from '../shared/app/not-found-page.tsx';
-import { readEarly } from '../shared/app/early-reads.ts';
-import { consoleApi } from './api.ts';
 import { LiveProvider } from './live.tsx';
+import {
+  loadClosingPage,
+  loadClosingsPage,
+  loadNewClosingPage,
+  loadStartPage,
+  loadTransactionPage,
+} from './opened-page.ts';
 import { QueuePage } from './pages/queue.tsx';
 import { TeamPage } from './pages/team.tsx';
 import { ROLES } from './roles.ts';
@@ -29,18 +34,11 @@ const PERSONAL: readonly ShellSection[] = [{ to: '/alerts', label: 'Mail alerts'
 /** Signing in, and the pages of the mailed links (web/shared/accounts/). */
 const ACCOUNT_ROUTES = accountRoutes(ACCOUNTS);
 
-/** A transaction's page, with its workflow drawn: a chunk of its own, loaded when one is opened. */
-const loadTransactionPage = () => import('./pages/transaction/transaction-page.tsx');
+/** The pages of chunks of their own, each loaded when it is opened (their loaders: opened-page.ts). */
 const TransactionPage = lazy(loadTransactionPage);
-/** "New transaction", the form that starts one: a chunk of its own too, loaded when it is opened. */
-const loadStartPage = () => import('./pages/start/start-page.tsx');
 const StartPage = lazy(loadStartPage);
-/** The closings: their list, "New closing" and a closing's page, each a chunk of its own. */
-const loadClosingsPage = () => import('./pages/closings/closings-page.tsx');
 const ClosingsPage = lazy(loadClosingsPage);
-const loadNewClosingPage = () => import('./pages/closings/new-closing-page.tsx');
 const NewClosingPage = lazy(loadNewClosingPage);
-const loadClosingPage = () => import('./pages/closings/closing-page.tsx');
 const ClosingPage = lazy(loadClosingPage);
 /** The templates: their list, the import and a template's page (with its workflow drawn), chunks of their own. */
 const TemplatesPage = lazy(() => import('./pages/templates/templates-page.tsx'));
@@ -51,59 +49,6 @@ const AlertsPage = lazy(() => import('./pages/alerts.tsx'));
 /** A bulk action: its preflight before it runs, and its page after; a chunk each. */
 const NewBulkPage = lazy(() => import('./pages/bulk/new-bulk-page.tsx'));
 const BulkPage = lazy(() => import('./pages/bulk/bulk-page.tsx'));
-
-/**
- * Starts what the page the console was opened at needs first, before the session is known: the work queue's
- * first page (at its plain address: the home, where sign-in lands), "New transaction"'s chunk and what its form
- * offers, a transaction's chunk and its reads above the fold (the transaction, its workflow and its review), or a
- * closings page's chunk and what it reads first (the closings, what "New closing" offers, or the closing). A phone
- * then waits one round trip for them rather than three in a row (bench/RESULTS.md, 2026-11-28).
- */
-export function startOpenedPage({ pathname, search }: { pathname: string; search: string }): void {
-  if (/^\/console\/?$|^\/console\/queue\/?$/.test(pathname) && search === '') {
-    readEarly(consoleApi, 'GET /queue', { query: {} });
-    readEarly(consoleApi, 'GET /queue/options');
-    return;
-  }
-  if (/^\/console\/transactions\/new\/?$/.test(pathname)) {
-    void loadStartPage();
-    readEarly(consoleApi, 'GET /start/options');
-    return;
-  }
-  if (/^\/console\/closings\/?$/.test(pathname)) {
-    void loadClosingsPage();
-    readEarly(consoleApi, 'GET /closings');
-    return;
-  }
-  if (/^\/console\/closings\/new\/?$/.test(pathname)) {
-    void loadNewClosingPage();
-    readEarly(consoleApi, 'GET /start/options');
-    return;
-  }
-  const closing = /^\/console\/closings\/([^/]+)\/?$/.exec(pathname)?.[1];
-  if (closing !== undefined) {
-    void loadClosingPage();
-    try {
-      readEarly(consoleApi, 'GET /closings/:id', { params: { id: decodeURIComponent(closing) } });
-    } catch {
-      // Not an address the page can read: it says so itself.
-    }
-    return;
-  }
-  const opened = /^\/console\/transactions\/([^/]+)\/?$/.exec(pathname)?.[1];
-  if (opened === undefined) return;
-  void loadTransactionPage();
-  let id: string;
-  try {
-    id = decodeURIComponent(opened);
-  } catch {
-    return; // Not an address the page can read: it says so itself.
-  }
-  const params = { id };
-  readEarly(consoleApi, 'GET /transactions/:id', { params });
-  readEarly(consoleApi, 'GET /transactions/:id/workflow', { params });
-  readEarly(consoleApi, 'GET /transactions/:id/review', { params });
-}
 
 /**
  * The console's pages, under /console: signing in and the mailed links' pages, then the pages of the signed-in

@@ -13,19 +13,7 @@ import { accountRoutes } from '../shared/accounts/account-routes.tsx';
 import { ACCOUNTS } from './accounts.ts';
 import { WrongInstancePage } from './pages/wrong-instance.tsx';
 import { useSession } from './session.tsx';
-
-/**
- * The modules of the pages other than signing in and the companies (where signing in leads), each loaded when
- * first needed (a company's charts, the settings' dialogs, the mailed links' pages), so that the first pages
- * load less. Loading the first page's module at once, beside the first script, made a company's page slower on
- * a phone (`npm run bench:pages`): its 100 KiB took the bandwidth the first script and the style sheet needed.
- */
-const load = {
-  company: () => import('./pages/company.tsx'),
-  settings: () => import('./pages/settings.tsx'),
-  apiKeys: () => import('./pages/api-keys.tsx'),
-  people: () => import('./pages/people.tsx'),
-};
+import { load } from './opened-page.ts';
 
 /** A page of an instance, from its module (`loadPage`): its shell (header, tabs) stays while the module loads. */
 function lazyPage(loadPage: () => Promise<ComponentType>): ComponentType {
@@ -39,6 +27,10 @@ function lazyPage(loadPage: () => Promise<ComponentType>): ComponentType {
   };
 }
 
+/**
+ * The pages of chunks of their own, each loaded when first needed (their loaders: opened-page.ts, which starts a
+ * company's at once when the dashboard is opened at one).
+ */
 const CompanyPage = lazyPage(async () => (await load.company()).CompanyPage);
 const SettingsLayout = lazyPage(async () => (await load.settings()).SettingsLayout);
 const ApiKeysPage = lazyPage(async () => (await load.apiKeys()).ApiKeysPage);

@@ -50,8 +50,9 @@ export function TrendChart({
             {summary}
           </Text>
           {known.length === 0 ? null : (
-            <div className="trend-chart-plot" data-testid={`chart-${title}`}>
-              <Suspense fallback={null}>
+            // The plot's room is kept (as tall as the plot) and busy until its module has come.
+            <Suspense fallback={<div className="trend-chart-plot" aria-busy />}>
+              <div className="trend-chart-plot" data-testid={`chart-${title}`}>
                 <TrendPlot
                   title={title}
                   summary={summary}
@@ -60,8 +61,8 @@ export function TrendChart({
                   format={format}
                   axisFormat={axisFormat}
                 />
-              </Suspense>
-            </div>
+              </div>
+            </Suspense>
           )}
           {note === undefined ? null : (
             <Text as="p" size="1" color="gray">

@@ -26,6 +26,7 @@ interface Known {
   value: number;
 }
 
+/** The plot's height: its room in the chart's card is kept as tall before it comes (dashboard.css). */
 const HEIGHT = 200;
 const MARGIN = { top: 8, right: 20, bottom: 24, left: 56 };
 /** Bars no wider than this, however few. */

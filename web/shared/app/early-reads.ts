@@ -50,3 +50,15 @@ export function takeEarly<T>(url: string, readAgain: () => Promise<T>): Promise<
   started.delete(url);
   return (read?.answer as Promise<T> | undefined)?.catch(readAgain);
 }
+
+/**
+ * Imports a page's app once the page's element is there: the entry is `async` (web/vite.config.ts, `preloadApp`), so
+ * it may run before the document is parsed, when its app's chunk was at hand (cached).
+ *
+ * @example
+ * importWhenParsed(() => import('./mount.tsx'));
+ */
+export function importWhenParsed(load: () => Promise<unknown>): void {
+  if (document.readyState !== 'loading') void load();
+  else document.addEventListener('DOMContentLoaded', () => void load(), { once: true });
+}

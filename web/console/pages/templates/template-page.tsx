@@ -1,5 +1,5 @@
 import { Badge, Button, Callout, Flex, Heading, Skeleton, Table, Text } from '@radix-ui/themes';
-import { lazy, Suspense, useId, useMemo, useState } from 'react';
+import { useId, useMemo, useState } from 'react';
 import { useParams, useSearchParams } from 'react-router';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
 import { PageHeading } from '../../../shared/page-heading.tsx';
@@ -10,6 +10,7 @@ import { may } from '../../roles.ts';
 import { useSignedIn } from '../../session.tsx';
 import type { WorkflowPanel } from '../../types.ts';
 import { capitalized, formatDate, formatDateTime } from '../../words.ts';
+import { WorkflowFigure } from '../transaction/workflow-figure.tsx';
 import { WorkflowTitlesProvider } from '../transaction/workflow-names.tsx';
 import { TemplateDiff } from './template-diff.tsx';
 import {
@@ -24,9 +25,6 @@ import '../transaction/transaction.css';
 import './templates.css';
 import { BackLink } from '../../../shared/layout/back-link.tsx';
 import { CardSection } from '../../../shared/layout/headed-section.tsx';
-
-/** The drawing of a workflow (transaction/workflow-graph.tsx), a chunk of its own. */
-const WorkflowGraph = lazy(() => import('../transaction/workflow-graph.tsx'));
 
 /** A version's workflow as the transaction page's drawing takes it: no one is in it, nothing is lit. */
 function panelOf(shape: TemplateShape): WorkflowPanel {
@@ -76,12 +74,10 @@ function Workflow({ shape }: { shape: TemplateShape }) {
   return (
     <CardSection title={`Workflow of v${String(shape.version)}`}>
       <WorkflowTitlesProvider titles={titles}>
-        <Suspense fallback={<Skeleton height="240px" />}>
-          <WorkflowGraph
-            workflow={panel}
-            caption={`The workflow drawn: a transaction starts in ${state(shape.workflow.initialState)} (filled); final states have a double border. The list below says the same in words.`}
-          />
-        </Suspense>
+        <WorkflowFigure
+          workflow={panel}
+          caption={`The workflow drawn: a transaction starts in ${state(shape.workflow.initialState)} (filled); final states have a double border. The list below says the same in words.`}
+        />
       </WorkflowTitlesProvider>
       <ul className="template-changes">
         {shape.workflow.events

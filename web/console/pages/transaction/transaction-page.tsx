@@ -125,13 +125,16 @@ export default function TransactionPage() {
   useLiveChanges(id, reload);
 
   const detail = transaction.data?.transaction;
-  // The header comes alone first, the parts below it in the next frame: on a phone's CPU, building them all with
-  // it held the header's first paint back by a second (bench/RESULTS.md, 2026-11-28).
-  const [below, setBelow] = useState(false);
+  // The header comes alone first, then the parts that make the page usable (the signature, the recipients, the
+  // workflow with its events' buttons), then the rest (the review, the files, the timeline), each in a frame of its
+  // own: on a phone's CPU, building them all with the header held its first paint back by a second, and the
+  // buttons' by half of one (bench/RESULTS.md, 2026-11-28 and issue 44). Each part only adds below or beside the
+  // ones before, so nothing painted moves.
+  const [stage, setStage] = useState(0);
   const read = detail !== undefined;
   useEffect(() => {
-    if (read) setBelow(true);
-  }, [read]);
+    if (read && stage < 2) setStage(stage + 1);
+  }, [read, stage]);
   if (!detail) {
     return (
       <Flex direction="column" gap="4">
@@ -172,7 +175,7 @@ export default function TransactionPage() {
       <Flex direction="column" gap="6" className="transaction-page">
         <TransactionHeader transaction={detail} operate={operate} onChanged={reload} />
         <JumpLinks parts={parts} />
-        {below ? (
+        {stage > 0 ? (
           <>
             <Grid columns={{ initial: '1', md: '3fr 2fr' }} rows={{ md: 'auto 1fr' }} gap="6" align="start">
               <Flex direction="column" gap="6" minWidth="0" gridColumn={{ md: '2' }} gridRow={{ md: '1' }}>
@@ -194,19 +197,23 @@ export default function TransactionPage() {
                 gridRow={{ md: '1 / 3' }}
               >
                 <WorkflowPanel transactionId={id} workflow={workflow} onChanged={reload} />
-                <Review
-                  transactionId={id}
-                  review={review}
-                  mayReview={may(user.role, 'review')}
-                  onChanged={reload}
-                />
+                {stage > 1 ? (
+                  <Review
+                    transactionId={id}
+                    review={review}
+                    mayReview={may(user.role, 'review')}
+                    onChanged={reload}
+                  />
+                ) : null}
               </Flex>
-              <Flex direction="column" gap="4" minWidth="0" gridColumn={{ md: '2' }} gridRow={{ md: '2' }}>
-                <Files files={detail.files} certificate={detail.certificate} />
-                <EvidenceLink of="transaction" id={id} note={bundleNote(detail.certificate)} />
-              </Flex>
+              {stage > 1 ? (
+                <Flex direction="column" gap="4" minWidth="0" gridColumn={{ md: '2' }} gridRow={{ md: '2' }}>
+                  <Files files={detail.files} certificate={detail.certificate} />
+                  <EvidenceLink of="transaction" id={id} note={bundleNote(detail.certificate)} />
+                </Flex>
+              ) : null}
             </Grid>
-            <Timeline timeline={timeline} filters={filters} operate={operate} />
+            {stage > 1 ? <Timeline timeline={timeline} filters={filters} operate={operate} /> : null}
           </>
         ) : null}
       </Flex>

@@ -1,6 +1,7 @@
 import { createContext, useContext, useMemo, type ReactNode } from 'react';
 import type { TransactionDetail } from '../../types.ts';
 import { label, words } from '../../words.ts';
+import type { WorkflowNames } from './workflow-layout.ts';
 
 /**
  * How a transaction's page names its workflow's states and events: the titles its template gives them (the
@@ -17,13 +18,7 @@ export function WorkflowTitlesProvider({ titles, children }: { titles: Titles; c
   return <TitlesContext.Provider value={titles}>{children}</TitlesContext.Provider>;
 }
 
-/** A state or an event by its key, as people read it. */
-export interface WorkflowNames {
-  /** "in review", or the template's title. */
-  state: (key: string) => string;
-  /** "Request changes", or the template's title. */
-  event: (key: string) => string;
-}
+export type { WorkflowNames };
 
 /** The names of the page's workflow (keys in words outside a {@link WorkflowTitlesProvider}). */
 export function useWorkflowNames(): WorkflowNames {

@@ -1,5 +1,5 @@
 import { Badge, Box, Button, Callout, Card, Flex, Heading, Text } from '@radix-ui/themes';
-import { lazy, Suspense, useState } from 'react';
+import { useState } from 'react';
 import { ErrorCallout } from '../../../shared/error-callout.tsx';
 import { HeadedSection } from '../../../shared/layout/headed-section.tsx';
 import type { Resource } from '../../../shared/use-resource.ts';
@@ -14,10 +14,8 @@ import type {
 import { EventDialog, staleText } from './event-dialog.tsx';
 import { OnBehalfDialog } from './on-behalf-dialog.tsx';
 import { formatDateTime } from '../../words.ts';
+import { WorkflowFigure } from './workflow-figure.tsx';
 import { useWorkflowNames, type WorkflowNames } from './workflow-names.tsx';
-
-/** The drawing (dagre and the SVG): a chunk of its own, after the panel's words. */
-const WorkflowGraph = lazy(() => import('./workflow-graph.tsx'));
 
 type PanelEvent = Workflow['events'][number];
 
@@ -138,15 +136,7 @@ export function WorkflowPanel({
                 }}
               />
             ) : null}
-            <Suspense
-              fallback={
-                <Text size="2" color="gray">
-                  Drawing the workflow…
-                </Text>
-              }
-            >
-              <WorkflowGraph workflow={panel} />
-            </Suspense>
+            <WorkflowFigure workflow={panel} />
             <Box>
               <Heading as="h3" size="3" mb="2">
                 Events

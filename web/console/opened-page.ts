@@ -1,0 +1,71 @@
+// What the page the console was opened at needs first, started by the entry (main.tsx) before it imports the
+// app: the pages' chunks that this starts (each also the loader of its page's `lazy` in app.tsx), and their first
+// reads. It stays small, in the entry's chunk (web/vite.config.ts): nothing here may import the app's modules.
+import { readEarly } from '../shared/app/early-reads.ts';
+import { consoleApi } from './api.ts';
+
+/** A transaction's page, with its workflow drawn: a chunk of its own, loaded when one is opened. */
+export const loadTransactionPage = () => import('./pages/transaction/transaction-page.tsx');
+/** "New transaction", the form that starts one: a chunk of its own too, loaded when it is opened. */
+export const loadStartPage = () => import('./pages/start/start-page.tsx');
+/** The closings: their list, "New closing" and a closing's page, each a chunk of its own. */
+export const loadClosingsPage = () => import('./pages/closings/closings-page.tsx');
+export const loadNewClosingPage = () => import('./pages/closings/new-closing-page.tsx');
+export const loadClosingPage = () => import('./pages/closings/closing-page.tsx');
+
+/**
+ * Starts what the page the console was opened at needs first, before the session is known: the work queue's
+ * first page (at its plain address: the home, where sign-in lands), "New transaction"'s chunk and what its form
+ * offers, a transaction's chunk and its reads above the fold (the transaction, its workflow and its review), or a
+ * closings page's chunk and what it reads first (the closings, what "New closing" offers, or the closing). A phone
+ * then waits one round trip for them rather than three in a row (bench/RESULTS.md, 2026-11-28). The console's
+ * entry calls it before it imports the app, so they leave beside the app's script rather than after it.
+ */
+export function startOpenedPage({ pathname, search }: { pathname: string; search: string }): void {
+  if (/^\/console\/?$|^\/console\/queue\/?$/.test(pathname) && search === '') {
+    readEarly(consoleApi, 'GET /queue', { query: {} });
+    readEarly(consoleApi, 'GET /queue/options');
+    return;
+  }
+  if (/^\/console\/transactions\/new\/?$/.test(pathname)) {
+    void loadStartPage();
+    readEarly(consoleApi, 'GET /start/options');
+    return;
+  }
+  if (/^\/console\/closings\/?$/.test(pathname)) {
+    void loadClosingsPage();
+    readEarly(consoleApi, 'GET /closings');
+    return;
+  }
+  if (/^\/console\/closings\/new\/?$/.test(pathname)) {
+    void loadNewClosingPage();
+    readEarly(consoleApi, 'GET /start/options');
+    return;
+  }
+  const closing = /^\/console\/closings\/([^/]+)\/?$/.exec(pathname)?.[1];
+  if (closing !== undefined) {
+    void loadClosingPage();
+    try {
+      readEarly(consoleApi, 'GET /closings/:id', { params: { id: decodeURIComponent(closing) } });
+    } catch {
+      // Not an address the page can read: it says so itself.
+    }
+    return;
+  }
+  const opened = /^\/console\/transactions\/([^/]+)\/?$/.exec(pathname)?.[1];
+  if (opened === undefined) return;
+  let id: string | undefined;
+  try {
+    id = decodeURIComponent(opened);
+  } catch {
+    // Not an address the page can read: it says so itself.
+  }
+  if (id !== undefined) {
+    // The reads first: on HTTP/1.1's six connections, the transaction's answer is what the header waits for.
+    const params = { id };
+    readEarly(consoleApi, 'GET /transactions/:id', { params });
+    readEarly(consoleApi, 'GET /transactions/:id/workflow', { params });
+    readEarly(consoleApi, 'GET /transactions/:id/review', { params });
+  }
+  void loadTransactionPage();
+}

@@ -1,0 +1,35 @@
+// What the page the dashboard was opened at needs first, started by the entry (main.tsx) before it imports the
+// app: the pages' chunks (each also the loader of its page in app.tsx) and a company's read. It stays small, in
+// the entry's chunk: nothing here may import the app's modules.
+import { readEarly } from '../shared/app/early-reads.ts';
+import { dashboardApi } from './api.ts';
+
+/**
+ * The modules of the pages other than signing in and the companies (where signing in leads), each loaded when
+ * first needed (a company's page, the settings' dialogs, the mailed links' pages), so that the first pages load
+ * less.
+ */
+export const load = {
+  company: () => import('./pages/company.tsx'),
+  settings: () => import('./pages/settings.tsx'),
+  apiKeys: () => import('./pages/api-keys.tsx'),
+  people: () => import('./pages/people.tsx'),
+};
+
+/**
+ * Starts what the page the dashboard was opened at needs first, before the session is known: a company's page,
+ * its chunk and its read (the company, its updates and investments). They then leave beside the app's script,
+ * not a round trip each after it (bench/RESULTS.md, issue 44); the page's `useResource` takes the answer.
+ */
+export function startOpenedPage({ pathname }: { pathname: string }): void {
+  const [, slug, id] = /^\/dashboard\/([^/]+)\/companies\/([^/]+)\/?$/.exec(pathname) ?? [];
+  if (slug === undefined || id === undefined) return;
+  try {
+    readEarly(dashboardApi, 'GET /instances/:slug/companies/:id', {
+      params: { slug: decodeURIComponent(slug), id: decodeURIComponent(id) },
+    });
+  } catch {
+    // Not an address the page can read: it says so itself.
+  }
+  void load.company();
+}
