@@ -126,6 +126,8 @@ interface Target {
   headers: Record<string, string>;
   bodies: Record<ServedCase, string>;
   expected: Record<ServedCase, string>;
+  /** The certificate it serves (each data dir makes its own). */
+  ca: string;
 }
 
 /**
@@ -142,7 +144,8 @@ export async function benchServed(
   const base = await mkdtemp(join(tmpdir(), 'portico-bench-served-'));
   defer(() => rm(base, { recursive: true, force: true }));
   const targets: Target[] = [];
-  let first: { databaseUrl: string; dataDir: string; bodies: Record<ServedCase, string> } | undefined;
+  let first:
+    { databaseUrl: string; dataDir: string; bodies: Record<ServedCase, string>; cert: string } | undefined;
   for (const [index, root] of roots.entries()) {
     const databaseUrl = await servedSchema(`bench_served_${String(process.pid)}_${String(index)}`, defer);
     // As a deployment runs: metrics served, rate limits counting (against a limit the load never reaches).
@@ -171,8 +174,14 @@ export async function benchServed(
       large: JSON.stringify({ query: REFERENCE_QUERY, variables: { id: largeId } }),
       engine: JSON.stringify({ query: ENGINE_QUERY, variables: { id: demoId } }),
     };
-    first ??= { databaseUrl, dataDir: server.dataDir, bodies };
+    const { cert } = await loadTlsMaterial({
+      dataDir: server.dataDir,
+      tlsCert: undefined,
+      tlsKey: undefined,
+    });
+    first ??= { databaseUrl, dataDir: server.dataDir, bodies, cert };
     targets.push({
+      ca: cert,
       name: root,
       commit: commitOf(root),
       pid: server.pid,
@@ -191,20 +200,16 @@ export async function benchServed(
     pid: floor.pid,
     url: `https://127.0.0.1:${String(floor.port)}/floor/positional`,
     headers: {},
+    ca: first.cert,
     bodies: first.bodies,
     expected: { demo: '', large: '', engine: '' },
   });
 
   // The same bytes from every process: the floor and the first checkout read the same rows; every other
   // checkout its own, whose ids differ but not their lengths. The general engine answers as the direct read.
-  const { cert: ca } = await loadTlsMaterial({
-    dataDir: first.dataDir,
-    tlsCert: undefined,
-    tlsKey: undefined,
-  });
   for (const target of targets) {
     for (const served of settings.cases) {
-      const answer = await post(target.url, target.bodies[served], target.headers, ca);
+      const answer = await post(target.url, target.bodies[served], target.headers, target.ca);
       if (answer.status !== 200)
         throw new Error(`${target.name} (${served}): ${String(answer.status)} ${answer.text}`);
       target.expected[served] = answer.text;
