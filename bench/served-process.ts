@@ -42,12 +42,14 @@ export async function startServer(options: {
   const limit = options.rateLimits === 'counting' ? UNREACHED_LIMIT : '0';
   const [transactionsPort, portfolioPort] = [await freePort(), await freePort()];
   const metricsPort = options.metrics ? await freePort() : undefined;
-  const child: ChildProcess = spawn(
-    process.execPath,
+  // Both listen before the banner, Portfolio last.
+  const { pid, stop } = await spawnAnswering(
     ['bin/portico.js', 'serve', ...(options.demo ? ['--demo'] : ['--no-demo'])],
     {
+      what: 'portico serve',
       cwd: options.root ?? ROOT,
-      stdio: 'ignore',
+      port: portfolioPort,
+      timeoutMs: 120_000,
       env: {
         ...process.env,
         PORTICO_DATA_DIR: options.dataDir,
@@ -65,6 +67,22 @@ export async function startServer(options: {
       },
     },
   );
+  return { pid, transactionsPort, portfolioPort, metricsPort, dataDir: options.dataDir, stop };
+}
+
+/**
+ * `node <args>` in a process of its own, once it answers HTTPS on `port` (stopped, and an error, when it exits
+ * or does not answer within `timeoutMs`), and how to stop it.
+ */
+export async function spawnAnswering(
+  args: string[],
+  options: { what: string; cwd: string; port: number; timeoutMs: number; env: NodeJS.ProcessEnv },
+): Promise<{ pid: number | undefined; stop: () => Promise<void> }> {
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: options.cwd,
+    stdio: 'ignore',
+    env: options.env,
+  });
   const exited = once(child, 'exit');
   const stop = async () => {
     if (child.exitCode === null) {
@@ -74,17 +92,18 @@ export async function startServer(options: {
   };
   const started = performance.now();
   try {
-    // Both listen before the banner, Portfolio last.
-    while (!(await answers(portfolioPort))) {
-      if (child.exitCode !== null) throw new Error(`portico serve exited with ${String(child.exitCode)}`);
-      if (performance.now() - started > 120_000) throw new Error('portico serve did not answer in 120 s');
+    while (!(await answers(options.port))) {
+      if (child.exitCode !== null) throw new Error(`${options.what} exited with ${String(child.exitCode)}`);
+      if (performance.now() - started > options.timeoutMs) {
+        throw new Error(`${options.what} did not answer in ${String(options.timeoutMs / 1000)} s`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   } catch (error) {
     await stop();
     throw error;
   }
-  return { pid: child.pid, transactionsPort, portfolioPort, metricsPort, dataDir: options.dataDir, stop };
+  return { pid: child.pid, stop };
 }
 
 /** The demo's facts a served process wrote into its data dir. */

@@ -2,8 +2,7 @@
 // peer comparison of issue 44 measured one), on PostgreSQL, beside the floor served by a process of its own:
 // each checkout of BENCH_SERVED_CHECKOUTS and the floor in rounds that turn between them, so that another
 // commit's worktree runs beside this one and a regression is bisected in one machine's run.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -14,8 +13,8 @@ import { cpuSnapshot } from './cpu.ts';
 import { post } from './https-client.ts';
 import { runLoad } from './load.ts';
 import { seedLargeTransaction } from './seed.ts';
-import { cpuMsOf, demoFactsOf, ROOT, servedSchema, startServer } from './served-process.ts';
-import { answers, freePort } from './startup.ts';
+import { cpuMsOf, demoFactsOf, ROOT, servedSchema, spawnAnswering, startServer } from './served-process.ts';
+import { freePort } from './startup.ts';
 import { median, printMarkdownTable } from './table.ts';
 
 /**
@@ -94,27 +93,14 @@ async function startFloor(
   dataDir: string,
 ): Promise<{ pid: number | undefined; port: number; stop: () => Promise<void> }> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['bin/run-ts.js', 'bench/served-floor.ts'], {
+  const { pid, stop } = await spawnAnswering(['bin/run-ts.js', 'bench/served-floor.ts'], {
+    what: 'the served floor',
     cwd: ROOT,
-    stdio: 'ignore',
+    port,
+    timeoutMs: 60_000,
     env: { ...process.env, DATABASE_URL: databaseUrl, PORTICO_DATA_DIR: dataDir, PORT: String(port) },
   });
-  const exited = once(child, 'exit');
-  const stop = async () => {
-    if (child.exitCode === null) {
-      child.kill('SIGTERM');
-      await exited;
-    }
-  };
-  const started = performance.now();
-  while (!(await answers(port))) {
-    if (child.exitCode !== null || performance.now() - started > 60_000) {
-      await stop();
-      throw new Error('the served floor did not answer in 60 s');
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return { pid: child.pid, port, stop };
+  return { pid, port, stop };
 }
 
 /** What one process is loaded with, per case. */
