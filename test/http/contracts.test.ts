@@ -1,8 +1,10 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPortfolioApp } from '../../src/portfolio/app.ts';
+import { SHARED_SCHEMAS } from '../../src/portfolio/endpoints.ts';
 import { dashboardRoutes } from '../../src/portfolio/dashboard/contract.ts';
 import { buildTransactionsApp } from '../../src/transactions/app.ts';
 import { consoleRoutes } from '../../src/transactions/console/contract.ts';
@@ -52,12 +54,16 @@ interface PageRoute {
 let testDb: TestDatabase;
 let cleanupFiles: () => Promise<void>;
 const pageRoutes: PageRoute[] = [];
+/** Every route of both services that declares its answers, each with those answers' schemas by status. */
+const answeringRoutes: { name: string; response: Record<string, unknown> }[] = [];
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
   const store = await createTestFileStore();
   cleanupFiles = store.cleanup;
   const onRoute = (route: RouteOptions) => {
+    const response = route.schema?.response as Record<string, unknown> | undefined;
+    if (response) answeringRoutes.push({ name: `${String(route.method)} ${route.url}`, response });
     const surface = SURFACES.find(({ prefix }) => route.url.startsWith(prefix));
     for (const method of [route.method].flat()) {
       if (surface && method !== 'HEAD')
@@ -97,6 +103,29 @@ async function filesBelow(dir: string, extensions: string[]): Promise<string[]> 
     .map((entry) => join(entry.parentPath, entry.name))
     .filter((file) => !relative(dir, file).startsWith('dist'));
 }
+
+describe('the answers of both services', () => {
+  // Serializers are compiled on a route's first answer (lazySerializers in base-app.ts), not at start: each
+  // schema is compiled here, as that first answer will, so that none fails a request instead.
+  it("compiles every route's answer schemas, as each route's first answer of that status will", () => {
+    expect(answeringRoutes.length).toBeGreaterThan(50);
+    const compile = SerializerSelector()(
+      Object.fromEntries(SHARED_SCHEMAS.map((schema) => [schema.$id ?? '', schema])),
+      {},
+    );
+    const failed: string[] = [];
+    for (const { name, response } of answeringRoutes) {
+      for (const [httpStatus, schema] of Object.entries(response)) {
+        try {
+          compile({ schema, method: name.split(' ')[0] ?? '', url: name, httpStatus });
+        } catch (error) {
+          failed.push(`${name} ${httpStatus}: ${String(error)}`);
+        }
+      }
+    }
+    expect(failed).toEqual([]);
+  });
+});
 
 describe('the contracts of the pages', () => {
   it('finds the JSON routes of every page', () => {
