@@ -339,10 +339,18 @@ export const RELATIONS: Partial<Record<ResourceName, Record<string, Relation>>> 
   },
 };
 
-/** The relations to load with a row, and theirs in turn: `{ transactionRecipients: { entity: {} } }`. */
+/**
+ * What a read loads of a resource: the columns it shows, by field name (every column when absent), and the
+ * relations to load with each row, each read the same way: `{ columns: ['id', 'state'], relations: {
+ * transactionRecipients: { relations: { entity: { relations: {} } } } } }`.
+ */
 export interface Tree {
-  [field: string]: Tree;
+  columns?: readonly string[];
+  relations: Readonly<Record<string, Tree>>;
 }
+
+/** A read of every column and no relation. */
+export const EVERY_COLUMN: Tree = { relations: {} };
 
 /** Every row read carries its id, its organization and its creation time, and the relations loaded with it. */
 export interface Row {
@@ -357,15 +365,33 @@ export function relatedKey(field: string): string {
   return `$${field}`;
 }
 
+/** A column of a resource, named as its field: `organization_id as "organizationId"`. */
+function namedColumn(resource: ResourceName, field: string): string {
+  return `${(RESOURCES[resource].columns as Record<string, string>)[field]} as "${field}"`;
+}
+
 /** Every column of each resource, named as its field: `id as "id", organization_id as "organizationId", …`. */
 const COLUMN_LISTS = Object.fromEntries(
-  Object.entries(RESOURCES).map(([resource, { columns }]) => [
+  Object.keys(RESOURCES).map((resource) => [
     resource,
-    Object.entries(columns)
-      .map(([field, expression]) => `${expression} as "${field}"`)
+    Object.keys(RESOURCES[resource as ResourceName].columns)
+      .map((field) => namedColumn(resource as ResourceName, field))
       .join(', '),
   ]),
 ) as Record<ResourceName, string>;
+
+/**
+ * The columns a read shows of a resource: those it names, in the resource's own order (so that two selections of
+ * the same fields write the same statement), or every column.
+ */
+function columnList(resource: ResourceName, columns: readonly string[] | undefined): string {
+  if (columns === undefined) return COLUMN_LISTS[resource];
+  const named = new Set(columns);
+  return Object.keys(RESOURCES[resource].columns)
+    .filter((field) => named.has(field))
+    .map((field) => namedColumn(resource, field))
+    .join(', ');
+}
 
 /** The column that holds a resource's organization. */
 export function tenantColumn(resource: ResourceName): string {
@@ -379,9 +405,9 @@ export function tenantColumn(resource: ResourceName): string {
  * names this level's table for the subqueries below it.
  */
 function selectList(resource: ResourceName, tree: Tree, alias: string, depth: number): string {
-  const parts: string[] = [COLUMN_LISTS[resource]];
+  const parts: string[] = [columnList(resource, tree.columns)];
   const parentTenant = `${alias}.${tenantColumn(resource)}`;
-  for (const [field, subtree] of Object.entries(tree)) {
+  for (const [field, subtree] of Object.entries(tree.relations)) {
     const relation = RELATIONS[resource]?.[field];
     if (!relation) continue;
     const child = RESOURCES[relation.resource];
@@ -405,18 +431,20 @@ function selectList(resource: ResourceName, tree: Tree, alias: string, depth: nu
 }
 
 /**
- * The row with this id if it belongs to the organization, with the relations `tree` asks for nested in it
- * (see {@link relatedKey}), in one statement.
+ * The row with this id if it belongs to the organization, with the columns `tree` names and the relations it
+ * asks for nested in it (see {@link relatedKey}), in one statement.
  *
  * @example
- * const transaction = await findById(db, 'Transaction', { id, organizationId }, { transactionRecipients: { entity: {} } });
- * transaction?.[relatedKey('transactionRecipients')]; // [{ id, vulcanKey, …, $entity: { id, name, … } }, …]
+ * const transaction = await findById(db, 'Transaction', { id, organizationId }, {
+ *   relations: { transactionRecipients: { columns: ['id', 'vulcanKey'], relations: { entity: EVERY_COLUMN } } },
+ * });
+ * transaction?.[relatedKey('transactionRecipients')]; // [{ id, vulcanKey, $entity: { id, name, … } }, …]
  */
 export async function findById(
   db: Queryable,
   resource: ResourceName,
   options: { id: string; organizationId: string },
-  tree: Tree = {},
+  tree: Tree = EVERY_COLUMN,
 ): Promise<Row | undefined> {
   const [row] = await db.query<Row>(findByIdStatement(resource, tree), [options.id, options.organizationId]);
   return row;
@@ -445,12 +473,12 @@ export type CreatedAtOrder = 'CREATED_AT_ASC' | 'CREATED_AT_DESC';
 
 /**
  * A page of an organization's transactions, by creation time then insertion order, after the transaction `after`, each with
- * the relations `tree` asks for.
+ * the columns and relations `tree` asks for.
  */
 export async function listTransactions(
   db: Queryable,
   options: { organizationId: string; first: number; after?: string | undefined; orderBy: CreatedAtOrder },
-  tree: Tree = {},
+  tree: Tree = EVERY_COLUMN,
 ): Promise<{ rows: Row[]; hasNextPage: boolean }> {
   const descending = options.orderBy === 'CREATED_AT_DESC';
   const direction = descending ? 'desc' : 'asc';

@@ -5,7 +5,7 @@ import {
   type GraphQLResolveInfo,
   type SelectionSetNode,
 } from 'graphql';
-import { RELATIONS, type ResourceName, type Tree } from './read-model.ts';
+import { RELATIONS, RESOURCES, type ResourceName, type Tree } from './read-model.ts';
 
 type Fragments = Record<string, FragmentDefinitionNode>;
 
@@ -36,35 +36,73 @@ function fieldsByName(nodes: readonly FieldNode[], fragments: Fragments): Map<st
   return fields;
 }
 
-/** Fields computed from relations of their row, which must then be read with it. */
+/**
+ * The columns every read shows whatever the query selects: the resolvers' ids and organization, and what lists
+ * are ordered by.
+ */
+const ALWAYS_READ = ['id', 'organizationId', 'createdAt', 'sequence'];
+
+/** A read of a resource's columns that every read shows, these columns, and no relation. */
+function readOf(resource: ResourceName, ...columns: string[]): Tree {
+  const own = RESOURCES[resource].columns;
+  return {
+    columns: [...ALWAYS_READ.filter((field) => Object.hasOwn(own, field)), ...columns],
+    relations: {},
+  };
+}
+
+/** Fields computed from columns and relations of their row, which must then be read with it. */
 const FIELD_NEEDS: Partial<Record<ResourceName, Record<string, Tree>>> = {
-  Transaction: { availableEvents: { template: {}, transactionProcesses: {} } },
+  Template: { workflow: readOf('Template', 'definition') },
+  Transaction: {
+    availableEvents: {
+      columns: ['state'],
+      relations: {
+        template: readOf('Template', 'definition'),
+        transactionProcesses: readOf('TransactionProcess', 'key', 'isComplete'),
+      },
+    },
+  },
 };
 
 function merge(into: Tree, from: Tree): Tree {
-  for (const [field, subtree] of Object.entries(from)) into[field] = merge(into[field] ?? {}, subtree);
-  return into;
+  const relations: Record<string, Tree> = { ...into.relations };
+  for (const [field, subtree] of Object.entries(from.relations)) {
+    const there = relations[field];
+    relations[field] = there === undefined ? subtree : merge(there, subtree);
+  }
+  const columns =
+    into.columns === undefined || from.columns === undefined
+      ? undefined
+      : [...new Set([...into.columns, ...from.columns])];
+  return columns === undefined ? { relations } : { columns, relations };
 }
 
 /**
- * The relations a query selects under a field of type `resource`, as a tree for the reads to load in one
- * statement. Aliases of one field share one entry (their `orderBy` applies when resolving); `@skip` and
- * `@include` are not evaluated, so at worst a relation is read and not shown.
+ * What a query reads under a field of type `resource`: the columns it selects and the relations, as a tree for the
+ * reads to load in one statement. Aliases of one field share one entry (their `orderBy` applies when resolving);
+ * `@skip` and `@include` are not evaluated, so at worst a column or relation is read and not shown.
  */
 export function selectionTree(
   resource: ResourceName,
   nodes: readonly FieldNode[],
   fragments: Fragments,
 ): Tree {
-  const tree: Tree = {};
+  const own = RESOURCES[resource].columns;
+  let tree = readOf(resource);
   const relations = RELATIONS[resource] ?? {};
+  const columns = new Set<string>();
   for (const [name, fieldNodes] of fieldsByName(nodes, fragments)) {
+    if (Object.hasOwn(own, name)) columns.add(name);
     const relation = relations[name];
-    if (relation) merge(tree, { [name]: selectionTree(relation.resource, fieldNodes, fragments) });
+    if (relation) {
+      const subtree = selectionTree(relation.resource, fieldNodes, fragments);
+      tree = merge(tree, { columns: [], relations: { [name]: subtree } });
+    }
     const needs = FIELD_NEEDS[resource]?.[name];
-    if (needs) merge(tree, needs);
+    if (needs) tree = merge(tree, needs);
   }
-  return tree;
+  return merge(tree, { columns: [...columns], relations: {} });
 }
 
 /** The field nodes of the sub-field `name` under `nodes`, e.g. the `nodes` of a connection. */

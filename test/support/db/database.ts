@@ -80,14 +80,21 @@ export async function createTestSchema(url: string): Promise<{ options: string; 
 
 /**
  * Wraps a database so a test (or the bench) can count the statements (round trips) it receives: outside
- * transactions, and inside them with their BEGIN and COMMIT.
+ * transactions, and inside them with their BEGIN and COMMIT; `statements` are their texts (without BEGIN and COMMIT).
  */
-export function countingQueries(db: Database): { db: Database; count: () => number; reset: () => void } {
+export function countingQueries(db: Database): {
+  db: Database;
+  count: () => number;
+  statements: () => string[];
+  reset: () => void;
+} {
   let count = 0;
+  let statements: string[] = [];
   const counted = (tx: Transaction): Transaction => ({
     ...tx,
     query: (text, params) => {
       count += 1;
+      statements.push(text);
       return tx.query(text, params);
     },
   });
@@ -96,6 +103,7 @@ export function countingQueries(db: Database): { db: Database; count: () => numb
       ...db,
       query: (text, params) => {
         count += 1;
+        statements.push(text);
         return db.query(text, params);
       },
       transaction: (work) => {
@@ -104,8 +112,10 @@ export function countingQueries(db: Database): { db: Database; count: () => numb
       },
     },
     count: () => count,
+    statements: () => statements,
     reset: () => {
       count = 0;
+      statements = [];
     },
   };
 }

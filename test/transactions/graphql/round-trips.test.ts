@@ -1,7 +1,12 @@
 import { expect, it } from 'vitest';
 import type { Queryable } from '../../../src/db/database.ts';
 import { countingQueries } from '../../support/db/database.ts';
-import { graphql, REFERENCE_QUERY } from '../../support/data/transactions.ts';
+import {
+  CREATE_TRANSACTION,
+  graphql,
+  REFERENCE_QUERY,
+  transactionInput,
+} from '../../support/data/transactions.ts';
 import { useTransactionsSuite, type EmptyTenant } from '../../support/data/transactions-suite.ts';
 
 const suite = useTransactionsSuite();
@@ -161,4 +166,39 @@ it('reads relations selected through fragments, inline fragments and aliases, st
   ).toEqual(parties);
   expect(container.transactionSignatureFile.file.mimeType).toBe('application/pdf');
   expect(counting.count()).toBe(2);
+});
+
+it('reads only the columns a query selects, with those its computed fields need, through the general engine', async () => {
+  const tenant = await suite.emptyTenant();
+  const created = await graphql(suite.app, tenant.apiKey, CREATE_TRANSACTION, {
+    input: transactionInput(tenant),
+  });
+  expect(created.body.errors).toBeUndefined();
+  const id: string = created.body.data?.createTransaction.transactionId;
+  const { counting, app } = await countingApp();
+  const read = async (selection: string) => {
+    counting.reset();
+    const query = `query ($id: uuid!) { transaction(id: $id) { ${selection} } }`;
+    const { body } = await graphql(app, tenant.apiKey, query, { id });
+    expect(body.errors).toBeUndefined();
+    const [statement] = counting.statements();
+    return { transaction: body.data?.transaction, statement: statement ?? '' };
+  };
+
+  // availableEvents is computed from the state, the template's definition and the processes: read, not shown.
+  const everything = await read('state availableEvents { key } template { name definition }');
+  const events = await read('availableEvents { key } template { name }');
+  expect(everything.transaction.state).toBe('draft');
+  expect(events.transaction.availableEvents.length).toBeGreaterThan(0);
+  expect(events.transaction.availableEvents).toEqual(everything.transaction.availableEvents);
+  expect(events.transaction.template.name).toBe(everything.transaction.template.name);
+  expect(events.statement).toMatch(/\bstate as "state"/);
+  expect(events.statement).toMatch(/\bdefinition as "definition"/);
+  expect(events.statement).toMatch(/\bkey as "key"/);
+  expect(events.statement).not.toMatch(/input_data|notice_email/);
+
+  const notice = await read('noticeEmail @include(if: true) senderEntity { name }');
+  expect(notice.transaction.noticeEmail).toEqual(expect.stringContaining('@'));
+  expect(notice.statement).toMatch(/notice_email as "noticeEmail"/);
+  expect(notice.statement).not.toMatch(/input_data|definition|\bemail as "email"/);
 });
