@@ -83,7 +83,7 @@ function merge(into: Tree, from: Tree): Tree {
  * reads to load in one statement. Aliases of one field share one entry (their `orderBy` applies when resolving);
  * `@skip` and `@include` are not evaluated, so at worst a column or relation is read and not shown.
  */
-export function selectionTree(
+function selectionTree(
   resource: ResourceName,
   nodes: readonly FieldNode[],
   fragments: Fragments,
@@ -106,7 +106,7 @@ export function selectionTree(
 }
 
 /** The field nodes of the sub-field `name` under `nodes`, e.g. the `nodes` of a connection. */
-export function subfieldNodes(nodes: readonly FieldNode[], name: string, fragments: Fragments): FieldNode[] {
+function subfieldNodes(nodes: readonly FieldNode[], name: string, fragments: Fragments): FieldNode[] {
   return fieldsByName(nodes, fragments).get(name) ?? [];
 }
 
@@ -115,21 +115,35 @@ export function subfieldNodes(nodes: readonly FieldNode[], name: string, fragmen
  * runs it again and again with the same nodes, so a field's tree (and the statement made from it, see
  * `findById`) is made once per query text rather than once per request. Made trees are never changed.
  */
-const madeTrees = new WeakMap<FieldNode, Partial<Record<ResourceName, Tree>>>();
+const madeTrees = new WeakMap<FieldNode, Map<string, Tree>>();
 
-/** The relations the field being resolved selects below it, when it is of type `resource`. */
+/**
+ * What the field being resolved selects below it, when it is of type `resource`; or, with `under`, below its
+ * sub-field of that name (the `nodes` of a connection).
+ */
 export function treeOf(
   resource: ResourceName,
   info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>,
+  under?: string,
 ): Tree {
+  const make = () => {
+    const nodes =
+      under === undefined ? info.fieldNodes : subfieldNodes(info.fieldNodes, under, info.fragments);
+    return selectionTree(resource, nodes, info.fragments);
+  };
   const [node, ...others] = info.fieldNodes;
   // A field asked several times in one selection has several nodes: rare, and made each time.
-  if (node === undefined || others.length > 0)
-    return selectionTree(resource, info.fieldNodes, info.fragments);
+  if (node === undefined || others.length > 0) return make();
   let made = madeTrees.get(node);
   if (made === undefined) {
-    made = {};
+    made = new Map();
     madeTrees.set(node, made);
   }
-  return (made[resource] ??= selectionTree(resource, info.fieldNodes, info.fragments));
+  const key = under === undefined ? resource : `${under}.${resource}`;
+  let tree = made.get(key);
+  if (tree === undefined) {
+    tree = make();
+    made.set(key, tree);
+  }
+  return tree;
 }

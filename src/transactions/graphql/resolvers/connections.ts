@@ -4,7 +4,7 @@ import { isUuid } from '../../../validation/uuid.ts';
 import type { Context } from '../context.ts';
 import { MAX_PAGE } from '../limits.ts';
 import { countTransactions, listTransactions, type CreatedAtOrder, type Row } from '../read-model.ts';
-import { selectionTree, subfieldNodes } from '../selection.ts';
+import { treeOf } from '../selection.ts';
 
 /** A cursor is the base64url of the last row's id: opaque to clients, checked on the way back. */
 function encodeCursor(id: string): string {
@@ -40,7 +40,7 @@ export const connectionResolvers = {
           after: args.after == null ? undefined : decodeCursor(args.after),
           orderBy: args.orderBy,
         },
-        selectionTree('Transaction', subfieldNodes(info.fieldNodes, 'nodes', info.fragments), info.fragments),
+        treeOf('Transaction', info, 'nodes'),
       );
       const last = page.rows.at(-1);
       return {
