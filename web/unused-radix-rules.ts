@@ -42,6 +42,11 @@ function mayBeSet(name: string, { words, breakpoints }: Used): boolean {
   return false;
 }
 
+/** Whether a selector's component is a class of Radix's responsive props at a breakpoint, e.g. `md:rt-r-p-4`. */
+function isResponsiveClass(component: Selector[number]): boolean {
+  return component.type === 'class' && BREAKPOINT_PREFIX.test(component.name);
+}
+
 /** Radix's attributes that name a colour scale, e.g. `[data-accent-color='tomato']`. */
 const COLOR_ATTRIBUTES = new Set(['data-accent-color', 'data-gray-color']);
 
@@ -53,7 +58,10 @@ const COLOR_ATTRIBUTES = new Set(['data-accent-color', 'data-gray-color']);
 function canMatch(selector: Selector, used: Used, scales: ReadonlySet<string>): boolean {
   return selector.every((component) => {
     if (component.type === 'class') {
-      return !component.name.startsWith('rt-') || mayBeSet(component.name, used);
+      // A responsive class is Radix's too: `md:rt-r-p-4`.
+      return (
+        !component.name.replace(BREAKPOINT_PREFIX, '').startsWith('rt-') || mayBeSet(component.name, used)
+      );
     }
     if (component.type === 'attribute' && COLOR_ATTRIBUTES.has(component.name)) {
       const value = component.operation?.value;
@@ -78,6 +86,9 @@ export function withoutUnusedRadixRules(css: string, scripts: readonly string[])
           const selectors = rule.value.selectors.filter((selector) => canMatch(selector, used, scales));
           if (selectors.length === rule.value.selectors.length) return undefined;
           if (selectors.length === 0) return [];
+          // lightningcss cannot take back some of the rules it hands over (those of a responsive class among
+          // them): such a rule stays whole, as it did before its responsive selectors were looked at.
+          if (rule.value.selectors.some((selector) => selector.some(isResponsiveClass))) return undefined;
           rule.value.selectors = selectors;
           return rule;
         },

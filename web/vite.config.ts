@@ -191,23 +191,55 @@ const PAGE_ALIASES = [
   { find: /^markdown-to-jsx\/react$/, replacement: join(WEB_DIR, 'recipient/form/no-markdown.tsx') },
 ];
 
+/** The libraries only some pages load: the drawings' and the passkeys' (see {@link appChunks}). */
+const PAGE_LIBRARIES = /node_modules\/(@dagrejs\/|d3-|@simplewebauthn\/)/;
+
 /** The surfaces whose entry starts the opened page's first reads, then imports its app (see {@link preloadApp}). */
 const SIGNED_IN: readonly Surface[] = ['console', 'dashboard'];
 
 /**
+ * The modules the app (`web/<surface>/mount.tsx`) imports statically, through any depth: what every page of the
+ * surface runs before its own chunk. Found once the module graph is built (`buildEnd`), before the chunks are
+ * made, which {@link appChunks} reads. A library's index counts every module it re-exports, used or not, so the
+ * set tells only of our own modules.
+ */
+function appGraph(): { plugin: Plugin; modules: Set<string> } {
+  const modules = new Set<string>();
+  return {
+    modules,
+    plugin: {
+      name: 'portico:app-graph',
+      buildEnd() {
+        modules.clear();
+        const app = [...this.getModuleIds()].find((id) => APP_MODULE.test(id));
+        const visit = (id: string) => {
+          if (modules.has(id)) return;
+          modules.add(id);
+          this.getModuleInfo(id)?.importedIds.forEach(visit);
+        };
+        if (app !== undefined) visit(app);
+      },
+    },
+  };
+}
+
+/**
  * The chunks of a signed-in surface (the console, the dashboard): its entry with what it imports to start the
  * opened page's first reads (`web/<surface>/opened-page.ts`, a few KiB), kept apart so that it runs before the app
- * has come (see {@link preloadApp}); then the app in one chunk: the libraries and the shared code every page of it
- * runs on (but the drawings' dagre and d3, which only a transaction's page and a company's load, after their
- * words). Left to itself, the bundler splits what the lazy pages share into a dozen small chunks by which pages use
- * them, each a request (of six at a time over HTTP/1.1) and each compressed apart: 11 KiB more on a transaction's
- * first load than one chunk.
+ * has come (see {@link preloadApp}); then the app in one chunk: what the app imports statically (see
+ * {@link appGraph}), the libraries and the shared code, but signing in and the person's account, in a chunk of
+ * their own, `accounts`, with the passkeys' library, and the drawings' dagre and d3, which only a transaction's
+ * page, a template's and a company's load after their words. Each page is a chunk of its own, which its route
+ * loads: a transaction's page or a company's does not load, nor run, the queue's, the team's or signing in's code
+ * on a phone (issue 44). Left to itself, the bundler splits what the lazy pages share into a dozen small chunks by
+ * which pages use them, each a request (of six at a time over HTTP/1.1) and each compressed apart: 11 KiB more on
+ * a transaction's first load than one chunk.
  */
-function appChunks(surface: Surface) {
+function appChunks(surface: Surface, app: ReadonlySet<string>) {
+  const shared = new RegExp(`/web/(shared/|react-on-preact|${surface}/[^/]+\\.tsx?$)|/src/`);
   const entry = new RegExp(
     `/web/(${surface}/(opened-page|api)\\.ts|shared/(app/early-reads|contract-client|accounts/api-client|api-error)\\.ts)$`,
   );
-  const app = new RegExp(`/web/${surface}/[^/]+\\.tsx?$`);
   return {
     groups: [
       // First, so that the app's group, which takes what its modules import, leaves them to the entry.
@@ -215,10 +247,24 @@ function appChunks(surface: Surface) {
       {
         name: 'app',
         priority: 1,
+        // Not what the captured libraries' modules import: Radix Themes' index imports every component, and its
+        // chunk would then import the accounts' chunk.
+        includeDependenciesRecursively: false,
         test: (id: string) =>
-          (/node_modules/.test(id) && !/node_modules\/(@dagrejs|d3-)/.test(id)) ||
-          /\/web\/(shared|react-on-preact)/.test(id) ||
-          (app.test(id) && !id.endsWith('/main.tsx')),
+          /node_modules/.test(id)
+            ? !PAGE_LIBRARIES.test(id)
+            : app.has(id) ||
+              // The new password's fields are the account pages' only.
+              (shared.test(id) && !/\/web\/shared\/(accounts\/|form\/new-password)|\/main\.tsx$/.test(id)),
+      },
+      // Signing in and the person's account (their passkeys, authenticator, sessions; a team's people and single
+      // sign-on), one chunk for the pages and dialogs that load it.
+      {
+        name: 'accounts',
+        includeDependenciesRecursively: false,
+        test: (id: string) =>
+          (/\/web\/shared\/accounts\//.test(id) && !app.has(id)) ||
+          /node_modules\/@simplewebauthn\//.test(id),
       },
     ],
   };
@@ -226,6 +272,7 @@ function appChunks(surface: Surface) {
 
 /** The Vite configuration of one surface, served under {@link surfacePath}. */
 export function surfaceConfig(surface: Surface): InlineConfig {
+  const graph = appGraph();
   return {
     configFile: false,
     root: join(WEB_DIR, surface),
@@ -236,6 +283,7 @@ export function surfaceConfig(surface: Surface): InlineConfig {
       react(),
       pageShell(surface),
       preloadApp(),
+      graph.plugin,
       ...(surface === 'graphiql' ? [] : [unusedRadixRules()]),
     ],
     resolve: surface === 'graphiql' ? {} : { alias: PAGE_ALIASES },
@@ -249,7 +297,9 @@ export function surfaceConfig(surface: Surface): InlineConfig {
       chunkSizeWarningLimit: 5000,
       reportCompressedSize: false,
       rolldownOptions: {
-        ...(SIGNED_IN.includes(surface) ? { output: { codeSplitting: appChunks(surface) } } : {}),
+        ...(SIGNED_IN.includes(surface)
+          ? { output: { codeSplitting: appChunks(surface, graph.modules) } }
+          : {}),
         onLog(level, log, handler) {
           // GraphiQL's React Compiler output marks modules "use no memo", which bundling drops harmlessly.
           if (log.code === 'MODULE_LEVEL_DIRECTIVE') return;

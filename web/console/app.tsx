@@ -12,11 +12,10 @@ import {
   loadClosingPage,
   loadClosingsPage,
   loadNewClosingPage,
+  loadQueuePage,
   loadStartPage,
   loadTransactionPage,
 } from './opened-page.ts';
-import { QueuePage } from './pages/queue.tsx';
-import { TeamPage } from './pages/team.tsx';
 import { ROLES } from './roles.ts';
 import { ACCOUNTS, useSession } from './session.tsx';
 
@@ -34,7 +33,13 @@ const PERSONAL: readonly ShellSection[] = [{ to: '/alerts', label: 'Mail alerts'
 /** Signing in, and the pages of the mailed links (web/shared/accounts/). */
 const ACCOUNT_ROUTES = accountRoutes(ACCOUNTS);
 
-/** The pages of chunks of their own, each loaded when it is opened (their loaders: opened-page.ts). */
+/**
+ * The pages of chunks of their own, each loaded when it is opened (their loaders: opened-page.ts), the work queue
+ * too: a transaction's page opened from a link loads neither the queue's code nor its selects (issue 44).
+ */
+const QueuePage = lazy(loadQueuePage);
+/** The team: its people, their invitations, the organization's sign-in settings; a chunk of its own. */
+const TeamPage = lazy(async () => ({ default: (await import('./pages/team.tsx')).TeamPage }));
 const TransactionPage = lazy(loadTransactionPage);
 const StartPage = lazy(loadStartPage);
 const ClosingsPage = lazy(loadClosingsPage);
@@ -66,8 +71,8 @@ export function App() {
         <Route path="/" element={<Navigate to={home} replace />} />
         {ACCOUNT_ROUTES}
         <Route element={<SignedInPages />}>
-          <Route path="/queue" element={<QueuePage />} />
-          <Route path="/team" element={<TeamPage />} />
+          <Route path="/queue" element={<Lazily page={<QueuePage />} />} />
+          <Route path="/team" element={<Lazily page={<TeamPage />} />} />
           <Route
             path="/transactions/new"
             element={

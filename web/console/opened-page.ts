@@ -4,6 +4,10 @@
 import { readEarly } from '../shared/app/early-reads.ts';
 import { consoleApi } from './api.ts';
 
+/** The work queue, the home: a chunk of its own, started at once when the console is opened there. */
+export const loadQueuePage = async () => ({ default: (await import('./pages/queue.tsx')).QueuePage });
+/** Signing in, where the console sends whoever is not signed in: started at once when it is opened there. */
+const loadSignInPage = () => import('../shared/accounts/sign-in.tsx');
 /** A transaction's page, with its workflow drawn: a chunk of its own, loaded when one is opened. */
 export const loadTransactionPage = () => import('./pages/transaction/transaction-page.tsx');
 /** "New transaction", the form that starts one: a chunk of its own too, loaded when it is opened. */
@@ -14,17 +18,23 @@ export const loadNewClosingPage = () => import('./pages/closings/new-closing-pag
 export const loadClosingPage = () => import('./pages/closings/closing-page.tsx');
 
 /**
- * Starts what the page the console was opened at needs first, before the session is known: the work queue's
- * first page (at its plain address: the home, where sign-in lands), "New transaction"'s chunk and what its form
+ * Starts what the page the console was opened at needs first, before the session is known: the work queue's chunk
+ * and its first page (at its plain address: the home, where sign-in lands), signing in's chunk, "New transaction"'s chunk and what its form
  * offers, a transaction's chunk and its reads above the fold (the transaction, its workflow and its review), or a
  * closings page's chunk and what it reads first (the closings, what "New closing" offers, or the closing). A phone
  * then waits one round trip for them rather than three in a row (bench/RESULTS.md, 2026-11-28). The console's
  * entry calls it before it imports the app, so they leave beside the app's script rather than after it.
  */
 export function startOpenedPage({ pathname, search }: { pathname: string; search: string }): void {
-  if (/^\/console\/?$|^\/console\/queue\/?$/.test(pathname) && search === '') {
+  if (/^\/console\/?$|^\/console\/queue\/?$/.test(pathname)) {
+    void loadQueuePage();
+    if (search !== '') return;
     readEarly(consoleApi, 'GET /queue', { query: {} });
     readEarly(consoleApi, 'GET /queue/options');
+    return;
+  }
+  if (/^\/console\/sign-in\/?$/.test(pathname)) {
+    void loadSignInPage();
     return;
   }
   if (/^\/console\/transactions\/new\/?$/.test(pathname)) {

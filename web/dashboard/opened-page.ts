@@ -14,14 +14,20 @@ export const load = {
   settings: () => import('./pages/settings.tsx'),
   apiKeys: () => import('./pages/api-keys.tsx'),
   people: () => import('./pages/people.tsx'),
+  /** Signing in, where the dashboard sends whoever is not signed in: started at once when it is opened there. */
+  signIn: () => import('../shared/accounts/sign-in.tsx'),
 };
 
 /**
  * Starts what the page the dashboard was opened at needs first, before the session is known: a company's page,
- * its chunk and its read (the company, its updates and investments). They then leave beside the app's script,
+ * its chunk and its read (the company, its updates and investments), or signing in's chunk. They then leave beside the app's script,
  * not a round trip each after it (bench/RESULTS.md, issue 44); the page's `useResource` takes the answer.
  */
 export function startOpenedPage({ pathname }: { pathname: string }): void {
+  if (/^\/dashboard\/sign-in\/?$/.test(pathname)) {
+    void load.signIn();
+    return;
+  }
   const [, slug, id] = /^\/dashboard\/([^/]+)\/companies\/([^/]+)\/?$/.exec(pathname) ?? [];
   if (slug === undefined || id === undefined) return;
   try {

@@ -46,13 +46,6 @@ const FILTERS = [
 /** The filters of the menus that fold into one "Filters" button on a phone. */
 const MENU_FILTERS = ['template', 'sender', 'inStateForDays', 'sort'] as const;
 
-/** Where a transaction's "← Work queue" goes: back to the tab, search, filters and page it came from, if any. */
-export function queueAddressFrom(state: unknown): string {
-  const queue = typeof state === 'object' && state !== null ? (state as FromQueue).queue : undefined;
-  // Only a query string of the queue's own: never another path.
-  return typeof queue === 'string' && queue.startsWith('?') ? `/queue${queue}` : '/queue';
-}
-
 /** A filter's menu: its element's id, its label and its choices (value and text; the first is "all"). */
 interface Menu {
   name: (typeof MENU_FILTERS)[number];

@@ -1,6 +1,12 @@
-import { Dialog } from '@radix-ui/themes';
-import { SignInForm } from './sign-in-form.tsx';
+import { Dialog, Spinner } from '@radix-ui/themes';
+import { lazy, Suspense } from 'react';
+import type { SignInForm as Form } from './sign-in-form.tsx';
 import type { AccountSurface } from './surface.ts';
+
+/** The form, a chunk of its own (with the passkeys' and single sign-on's code): loaded only when a session ends. */
+const SignInForm = lazy(async () => ({
+  default: (await import('./sign-in-form.tsx')).SignInForm,
+})) as unknown as typeof Form;
 
 /**
  * The sign-in asked for above a page whose session ended under it (a session of `whenSessionEnds:
@@ -29,7 +35,9 @@ export function SignInAgainDialog<Answer, User extends { email: string }, Tenant
         <Dialog.Description size="2" mb="4">
           {session.ended}
         </Dialog.Description>
-        <SignInForm surface={surface} email={session.user.email} onSignedIn={() => undefined} />
+        <Suspense fallback={<Spinner />}>
+          <SignInForm surface={surface} email={session.user.email} onSignedIn={() => undefined} />
+        </Suspense>
       </Dialog.Content>
     </Dialog.Root>
   );

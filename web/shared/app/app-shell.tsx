@@ -1,14 +1,25 @@
 import { DesktopIcon, ExitIcon, LockClosedIcon, MobileIcon } from '@radix-ui/react-icons';
 import { Avatar, Box, Button, DropdownMenu, Flex, TabNav, Text } from '@radix-ui/themes';
-import { useState, type ReactNode } from 'react';
+import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router';
 import { useAccountActions } from '../accounts/session.tsx';
-import { ChangePasswordDialog } from '../accounts/change-password-dialog.tsx';
-import { AuthenticatorDialog } from '../accounts/factors/authenticator-dialog.tsx';
-import { SessionsDialog } from '../accounts/sessions/sessions-dialog.tsx';
 import { ErrorCallout } from '../error-callout.tsx';
 import { SiteHeader } from '../site-header.tsx';
 import { useApiAction } from '../use-api-action.ts';
+
+/**
+ * The person's menu's dialogs, each a chunk of its own loaded when first opened: a signed-in page does not load nor
+ * run them before it paints (the authenticator's and the passkeys' code among them).
+ */
+const ChangePasswordDialog = lazy(async () => ({
+  default: (await import('../accounts/change-password-dialog.tsx')).ChangePasswordDialog,
+}));
+const AuthenticatorDialog = lazy(async () => ({
+  default: (await import('../accounts/factors/authenticator-dialog.tsx')).AuthenticatorDialog,
+}));
+const SessionsDialog = lazy(async () => ({
+  default: (await import('../accounts/sessions/sessions-dialog.tsx')).SessionsDialog,
+}));
 
 /** The initials of a name (or of an e-mail address's local part), for the avatar: letters and digits only. */
 function initials(name: string, email: string): string {
@@ -155,9 +166,13 @@ export function AppShell({
           <Outlet />
         </Box>
       </main>
-      <ChangePasswordDialog open={changingPassword} setOpen={setChangingPassword} email={user.email} />
-      <AuthenticatorDialog open={addingFactor} setOpen={setAddingFactor} />
-      <SessionsDialog open={seeingSessions} setOpen={setSeeingSessions} />
+      <Suspense fallback={null}>
+        {changingPassword ? (
+          <ChangePasswordDialog open setOpen={setChangingPassword} email={user.email} />
+        ) : null}
+        {addingFactor ? <AuthenticatorDialog open setOpen={setAddingFactor} /> : null}
+        {seeingSessions ? <SessionsDialog open setOpen={setSeeingSessions} /> : null}
+      </Suspense>
       {children}
     </>
   );

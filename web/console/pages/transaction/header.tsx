@@ -12,7 +12,7 @@ import { StateBadge } from '../../state-badge.tsx';
 import { useWorkflowNames } from './workflow-names.tsx';
 import type { TransactionDetail } from '../../types.ts';
 import { contactOf, formatDateTime } from '../../words.ts';
-import { queueAddressFrom } from '../queue.tsx';
+import { queueAddressFrom } from '../queue-address.ts';
 import { BackLink } from '../../../shared/layout/back-link.tsx';
 import { Notice } from '../../../shared/notice.tsx';
 

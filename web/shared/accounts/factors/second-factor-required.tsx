@@ -1,8 +1,12 @@
 import { Button, Flex, Text } from '@radix-ui/themes';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { AuthLayout } from '../../auth-layout.tsx';
 import { PageHeading } from '../../page-heading.tsx';
-import { AuthenticatorDialog } from './authenticator-dialog.tsx';
+
+/** The dialog, with the authenticator's and the passkeys' code: a chunk of its own, loaded when it is opened. */
+const AuthenticatorDialog = lazy(async () => ({
+  default: (await import('./authenticator-dialog.tsx')).AuthenticatorDialog,
+}));
 
 /**
  * What a signed-in person sees, on every page, while their tenant requires two-step sign-in of their role and
@@ -43,13 +47,17 @@ export function SecondFactorRequiredPage({
           Sign out
         </Button>
       </Flex>
-      <AuthenticatorDialog
-        open={adding}
-        setOpen={(open) => {
-          setAdding(open);
-          if (!open) void refresh();
-        }}
-      />
+      <Suspense fallback={null}>
+        {adding ? (
+          <AuthenticatorDialog
+            open
+            setOpen={(open) => {
+              setAdding(open);
+              if (!open) void refresh();
+            }}
+          />
+        ) : null}
+      </Suspense>
     </AuthLayout>
   );
 }
