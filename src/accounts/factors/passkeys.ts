@@ -184,15 +184,9 @@ export async function addPasskey(
   const name = nameOf(options.name);
   const { response, challenge } = options;
   const { server, helpers } = await webauthn();
-  checkAnswer(
-    helpers,
-    rp,
-    { challenge, type: 'webauthn.create' },
-    {
-      clientDataJSON: response.response.clientDataJSON,
-      authenticatorData: registrationAuthData(helpers, response),
-    },
-  );
+  const authenticatorData = registrationAuthData(helpers, response);
+  const { clientDataJSON } = response.response;
+  checkAnswer(helpers, rp, { challenge, type: 'webauthn.create' }, { clientDataJSON, authenticatorData });
   let verified;
   try {
     verified = await server.verifyRegistrationResponse({
