@@ -6,7 +6,6 @@ import Fastify, {
   type RouteOptions,
 } from 'fastify';
 import cors, { type FastifyCorsOptions } from '@fastify/cors';
-import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { RequestListener, Server } from 'node:http';
 import { AppError, describeError, errorBody, pathPartTooLong, quote } from '../errors.ts';
 import { checkJsonInput } from '../validation/json-input.ts';
@@ -21,23 +20,8 @@ import type { TlsMaterial } from './tls.ts';
 import { instrumentApp, type RequestMetricsOptions } from '../observability/request-metrics.ts';
 import { requestLog } from '../observability/request-log.ts';
 import { activeTracing } from '../observability/tracing.ts';
+import { lazySerializers, lazyValidators } from './lazy-compilers.ts';
 import { schemaErrorFormatter, type SchemaErrorWording } from '../validation/schema-errors.ts';
-
-/**
- * Fastify's own serializers (fast-json-stringify), each compiled on its first answer rather than when its route
- * is added: compiling every answer schema of both services took most of a second of each start, and a start
- * answers from a handful of routes. The same compiler and options, so the same bytes; a schema that does not
- * compile fails its first answer, as `test/http/contracts.test.ts` makes sure none does.
- */
-export function lazySerializers(
-  ...factoryArgs: Parameters<ReturnType<typeof SerializerSelector>>
-): ReturnType<ReturnType<typeof SerializerSelector>> {
-  const compile = SerializerSelector()(...factoryArgs);
-  return (route) => {
-    let serialize: ((document: unknown) => string) | undefined;
-    return (document) => (serialize ??= compile(route))(document);
-  };
-}
 
 /** What `createBaseApp` builds both services' apps from. */
 export interface BaseAppOptions {
@@ -126,7 +110,10 @@ export async function createBaseApp(options: BaseAppOptions): Promise<FastifyIns
     logController: requestLog(),
     ...tracing?.serverOptions(),
     bodyLimit: 1024 * 1024,
-    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
+    // Validators and serializers compiled on each route's first use, not for every route at start (lazy-compilers.ts).
+    schemaController: {
+      compilersFactory: { buildValidator: lazyValidators(), buildSerializer: lazySerializers },
+    },
     ...(options.ajv ? { ajv: options.ajv } : {}),
     clientErrorHandler: answerClientError,
     // What Fastify refuses before routing (a path that is not valid percent-encoding, an over-long path

@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { Database, Queryable } from '../db/database.ts';
-import { safeDispatcher } from './safe-dispatcher.ts';
 import { openSecret, secretsKey } from './endpoints.ts';
 import { nextStep, type AttemptResult, type NextStep } from './delivery-outcome.ts';
 import { logAttempt } from './delivery-log.ts';
@@ -48,14 +47,19 @@ export interface DeliveryOptions {
 
 const RESPONSE_BODY_LIMIT = 4096;
 
-const defaultDispatchers = new Map<boolean, Dispatcher>();
-/** One safe dispatcher (and its connection pool) per process and setting. */
-function dispatcherFor(options: DeliveryOptions): Dispatcher {
-  if (options.dispatcher) return options.dispatcher;
+const defaultDispatchers = new Map<boolean, Promise<Dispatcher>>();
+/**
+ * One safe dispatcher (and its connection pool) per process and setting. It and undici are loaded on the first
+ * delivery, not when a process that may never send one starts (about a hundred modules).
+ */
+function dispatcherFor(options: DeliveryOptions): Promise<Dispatcher> {
+  if (options.dispatcher) return Promise.resolve(options.dispatcher);
   const allowPrivate = options.allowInsecure ?? false;
   let dispatcher = defaultDispatchers.get(allowPrivate);
   if (!dispatcher) {
-    dispatcher = safeDispatcher({ allowPrivate });
+    dispatcher = import('./safe-dispatcher.ts').then(({ safeDispatcher }) =>
+      safeDispatcher({ allowPrivate }),
+    );
     defaultDispatchers.set(allowPrivate, dispatcher);
   }
   return dispatcher;
@@ -120,11 +124,12 @@ async function send(
   const signature = secrets
     .map((secret) => new Webhook(secret).sign(claimed.messageId, now, claimed.body))
     .join(' ');
-  const started = performance.now();
-  const timeoutMs = options.timeoutMs ?? 15_000;
   if (!(options.allowInsecure ?? false) && !claimed.url.startsWith('https:')) {
     return { error: 'refused: webhooks go over https only', durationMs: 0 };
   }
+  const [{ request }, dispatcher] = await Promise.all([import('undici'), dispatcherFor(options)]);
+  const started = performance.now();
+  const timeoutMs = options.timeoutMs ?? 15_000;
   try {
     const response = await request(claimed.url, {
       method: 'POST',
@@ -137,7 +142,7 @@ async function send(
       },
       body: claimed.body,
       signal: AbortSignal.timeout(timeoutMs),
-      dispatcher: dispatcherFor(options),
+      dispatcher,
     });
     let text = '';
     for await (const chunk of response.body) {

@@ -1,5 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { AjvCompiler } from '@fastify/ajv-compiler';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,11 +57,24 @@ let cleanupFiles: () => Promise<void>;
 const pageRoutes: PageRoute[] = [];
 /** Every route of both services that declares its answers, each with those answers' schemas by status. */
 const answeringRoutes: { name: string; response: Record<string, unknown> }[] = [];
+/** Every part of a request that a route of either service validates, with its app's Ajv options. */
+const validatedParts: { name: string; httpPart: string; schema: unknown; ajv: Record<string, unknown> }[] =
+  [];
+/** The Ajv options each service's app is built with (src/portfolio/app.ts; the transactions app keeps Fastify's). */
+const AJV_OPTIONS = { transactions: {}, portfolio: { removeAdditional: false } };
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
   const store = await createTestFileStore();
   cleanupFiles = store.cleanup;
+  const validated = (ajv: Record<string, unknown>) => (route: RouteOptions) => {
+    for (const httpPart of ['body', 'querystring', 'params', 'headers'] as const) {
+      const schema = route.schema?.[httpPart];
+      if (schema !== undefined)
+        validatedParts.push({ name: `${String(route.method)} ${route.url}`, httpPart, schema, ajv });
+    }
+    onRoute(route);
+  };
   const onRoute = (route: RouteOptions) => {
     const response = route.schema?.response as Record<string, unknown> | undefined;
     if (response) answeringRoutes.push({ name: `${String(route.method)} ${route.url}`, response });
@@ -79,12 +93,12 @@ beforeAll(async () => {
       environment: 'staging',
       keyDelivery: { mailer },
       console: { mailer, transactionsUrl: () => 'https://transactions.test' },
-      onRoute,
+      onRoute: validated(AJV_OPTIONS.transactions),
     }),
     await buildPortfolioApp({
       db: testDb.db,
       dashboard: { mail: { mailer, portfolioUrl: 'https://portfolio.test' } },
-      onRoute,
+      onRoute: validated(AJV_OPTIONS.portfolio),
     }),
   ];
   for (const app of apps) await app.close();
@@ -121,6 +135,33 @@ describe('the answers of both services', () => {
         } catch (error) {
           failed.push(`${name} ${httpStatus}: ${String(error)}`);
         }
+      }
+    }
+    expect(failed).toEqual([]);
+  });
+});
+
+describe('the requests of both services', () => {
+  // Validators are compiled on a route's first request (lazyValidators in lazy-compilers.ts), not at start: each
+  // schema is compiled here with its app's Ajv options, as that first request will, so that none fails a request.
+  it("compiles every route's request schemas, as each route's first request will", () => {
+    expect(validatedParts.length).toBeGreaterThan(50);
+    const externals = Object.fromEntries(SHARED_SCHEMAS.map((schema) => [schema.$id ?? '', schema]));
+    const compilers = new Map<Record<string, unknown>, (route: unknown) => unknown>();
+    const failed: string[] = [];
+    for (const { name, httpPart, schema, ajv } of validatedParts) {
+      let compile = compilers.get(ajv);
+      if (compile === undefined) {
+        // Fastify's compilers are called with the route's schema and where it applies.
+        compile = AjvCompiler()(externals, { customOptions: ajv, plugins: [] }) as unknown as (
+          route: unknown,
+        ) => unknown;
+        compilers.set(ajv, compile);
+      }
+      try {
+        compile({ schema, method: name.split(' ')[0] ?? '', url: name, httpPart });
+      } catch (error) {
+        failed.push(`${name} ${httpPart}: ${String(error)}`);
       }
     }
     expect(failed).toEqual([]);

@@ -1,15 +1,11 @@
 import { createHash } from 'node:crypto';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import { COSEALG, decodeAttestationObject, parseAuthenticatorData } from '@simplewebauthn/server/helpers';
+import { webauthn, type WebAuthn } from './webauthn.ts';
 import type { Queryable } from '../../db/database.ts';
 import { AppError, notFound, passkeyErrors } from '../../errors.ts';
 import { TENANT_TABLES } from '../tenant-tables.ts';
@@ -27,11 +23,6 @@ import { TENANT_TABLES } from '../tenant-tables.ts';
 
 /** How long a passkey challenge may be answered. */
 export const CHALLENGE_MS = 5 * 60_000;
-/**
- * The signature algorithms a passkey may use: those every authenticator offers. Named, so that the library does
- * not probe the runtime for post-quantum ones (which Node reports as an experimental feature on every call).
- */
-const ALGORITHMS = [COSEALG.EdDSA, COSEALG.ES256, COSEALG.RS256];
 /** Passkeys per person: enough for every device one has. */
 const MAX_PASSKEYS = 20;
 
@@ -100,6 +91,7 @@ export function liveChallenge(challenge: PasskeyChallenge | undefined, purpose: 
  * checks them all again, with the signature.
  */
 function checkAnswer(
+  helpers: WebAuthn['helpers'],
   rp: RelyingParty,
   expected: { challenge: string; type: 'webauthn.create' | 'webauthn.get' },
   answer: { clientDataJSON: string; authenticatorData: Uint8Array<ArrayBuffer> },
@@ -117,7 +109,7 @@ function checkAnswer(
   if (clientData.origin !== rp.origin) throw passkeyErrors.origin(String(clientData.origin), rp.origin);
   let signedFor: Uint8Array;
   try {
-    signedFor = parseAuthenticatorData(answer.authenticatorData).rpIdHash;
+    signedFor = helpers.parseAuthenticatorData(answer.authenticatorData).rpIdHash;
   } catch {
     throw passkeyErrors.invalid();
   }
@@ -127,11 +119,14 @@ function checkAnswer(
 }
 
 /** The authenticator data of a registration's attestation object; PASSKEY_INVALID when it does not decode. */
-function registrationAuthData(response: RegistrationResponseJSON): Uint8Array<ArrayBuffer> {
+function registrationAuthData(
+  helpers: WebAuthn['helpers'],
+  response: RegistrationResponseJSON,
+): Uint8Array<ArrayBuffer> {
   try {
-    return decodeAttestationObject(Buffer.from(response.response.attestationObject, 'base64url')).get(
-      'authData',
-    );
+    return helpers
+      .decodeAttestationObject(Buffer.from(response.response.attestationObject, 'base64url'))
+      .get('authData');
   } catch {
     throw passkeyErrors.invalid();
   }
@@ -159,7 +154,8 @@ export async function registrationOptions(
     'select credential_id as "credentialId", transports from passkeys where user_id = $1',
     [person.userId],
   );
-  return generateRegistrationOptions({
+  const { server, helpers } = await webauthn();
+  return server.generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
     userID: userHandleOf(person.userId),
@@ -170,7 +166,8 @@ export async function registrationOptions(
     attestationType: 'none',
     excludeCredentials: existing.map((each) => ({ id: each.credentialId, transports: each.transports })),
     authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
-    supportedAlgorithmIDs: ALGORITHMS,
+    // Those every authenticator offers, named so that the library does not probe for post-quantum ones (experimental).
+    supportedAlgorithmIDs: [helpers.COSEALG.EdDSA, helpers.COSEALG.ES256, helpers.COSEALG.RS256],
   });
 }
 
@@ -186,20 +183,21 @@ export async function addPasskey(
 ): Promise<PasskeySummary> {
   const name = nameOf(options.name);
   const { response, challenge } = options;
-  checkAnswer(
-    rp,
-    { challenge, type: 'webauthn.create' },
-    { clientDataJSON: response.response.clientDataJSON, authenticatorData: registrationAuthData(response) },
-  );
+  const { server, helpers } = await webauthn();
+  const authenticatorData = registrationAuthData(helpers, response);
+  const { clientDataJSON } = response.response;
+  checkAnswer(helpers, rp, { challenge, type: 'webauthn.create' }, { clientDataJSON, authenticatorData });
   let verified;
   try {
-    verified = await verifyRegistrationResponse({
+    verified = await server.verifyRegistrationResponse({
       response,
       expectedChallenge: challenge,
       expectedOrigin: rp.origin,
       expectedRPID: rp.id,
       requireUserVerification: false,
-      supportedAlgorithmIDs: ALGORITHMS,
+      // The signature algorithms every authenticator offers. Named, so that the library does not probe the runtime
+      // for post-quantum ones (which Node reports as an experimental feature on every call).
+      supportedAlgorithmIDs: [helpers.COSEALG.EdDSA, helpers.COSEALG.ES256, helpers.COSEALG.RS256],
     });
   } catch {
     throw passkeyErrors.invalid();
@@ -253,7 +251,8 @@ export async function authenticationOptions(
   if (allowed?.length === 0) {
     throw new AppError('CONFLICT', 'You have no passkey: use a code from your authenticator app.');
   }
-  return generateAuthenticationOptions({
+  const { server } = await webauthn();
+  return server.generateAuthenticationOptions({
     rpID: rp.id,
     timeout: CHALLENGE_MS,
     userVerification: userId === undefined ? 'required' : 'preferred',
@@ -298,14 +297,16 @@ export async function usePasskey(
   },
 ): Promise<{ userId: string }> {
   const { response, challenge } = options;
+  const { server, helpers } = await webauthn();
   const authenticatorData = Buffer.from(response.response.authenticatorData, 'base64url');
   let parsed;
   try {
-    parsed = parseAuthenticatorData(authenticatorData);
+    parsed = helpers.parseAuthenticatorData(authenticatorData);
   } catch {
     throw passkeyErrors.invalid();
   }
   checkAnswer(
+    helpers,
     rp,
     { challenge, type: 'webauthn.get' },
     { clientDataJSON: response.response.clientDataJSON, authenticatorData },
@@ -336,7 +337,7 @@ export async function usePasskey(
   if (alone && !parsed.flags.uv) throw passkeyErrors.notVerified();
   let verified;
   try {
-    verified = await verifyAuthenticationResponse({
+    verified = await server.verifyAuthenticationResponse({
       response,
       expectedChallenge: challenge,
       expectedOrigin: rp.origin,

@@ -1,5 +1,4 @@
-import { Agent, fetch as undiciFetch } from 'undici';
-import * as oidc from 'openid-client';
+import type * as Oidc from 'openid-client';
 import { ssoErrors } from '../../errors.ts';
 
 /**
@@ -27,8 +26,20 @@ export interface ProviderClient {
   clientSecret: string | null;
 }
 
-const cache = new Map<string, { config: oidc.Configuration; until: number }>();
-let fetchOfProviders: oidc.CustomFetch | undefined;
+const cache = new Map<string, { config: Oidc.Configuration; until: number }>();
+/** The certificate authorities trusted besides the system's, and the fetch made to trust them once needed. */
+let providerCa: string | undefined;
+let fetchOfProviders: Promise<Oidc.CustomFetch> | undefined;
+
+let openidClient: Promise<typeof Oidc> | undefined;
+/**
+ * openid-client, loaded on the first sign-in through a provider: with undici and jose it is a hundred and more
+ * modules that a start, and every process that no one signs in to by SSO, would load for nothing.
+ */
+export function openid(): Promise<typeof Oidc> {
+  openidClient ??= import('openid-client');
+  return openidClient;
+}
 
 /**
  * Trusts these certificate authorities (PEM) besides the system's, when talking to identity providers: for a
@@ -36,15 +47,20 @@ let fetchOfProviders: oidc.CustomFetch | undefined;
  * trust the CA of the provider they run on loopback.
  */
 export function trustProviderCertificates(ca: string | undefined): void {
-  if (ca === undefined) {
-    fetchOfProviders = undefined;
-    cache.clear();
-    return;
-  }
-  const dispatcher = new Agent({ connect: { ca } });
-  fetchOfProviders = (url, options) =>
-    undiciFetch(url, { ...options, dispatcher }) as unknown as Promise<Response>;
+  providerCa = ca;
+  fetchOfProviders = undefined;
   cache.clear();
+}
+
+/** The fetch that trusts {@link trustProviderCertificates}'s authorities; none (openid-client's own) otherwise. */
+function providerFetch(): Promise<Oidc.CustomFetch> | undefined {
+  const ca = providerCa;
+  if (ca === undefined) return undefined;
+  fetchOfProviders ??= import('undici').then(({ Agent, fetch }) => {
+    const dispatcher = new Agent({ connect: { ca } });
+    return (url, options) => fetch(url, { ...options, dispatcher }) as unknown as Promise<Response>;
+  });
+  return fetchOfProviders;
 }
 
 /**
@@ -53,11 +69,13 @@ export function trustProviderCertificates(ca: string | undefined): void {
  * the provider does not answer, or answers with something that is not its discovery document (a wrong issuer
  * URL reads the same to the person: the provider cannot be used).
  */
-export async function providerOf(client: ProviderClient): Promise<oidc.Configuration> {
+export async function providerOf(client: ProviderClient): Promise<Oidc.Configuration> {
   const now = Date.now();
   const kept = cache.get(client.cacheKey);
   if (kept && kept.until > now) return kept.config;
-  let config: oidc.Configuration;
+  const oidc = await openid();
+  const customFetch = await providerFetch();
+  let config: Oidc.Configuration;
   try {
     config = await oidc.discovery(
       new URL(client.issuer),
@@ -66,7 +84,7 @@ export async function providerOf(client: ProviderClient): Promise<oidc.Configura
       client.clientSecret === null ? oidc.None() : oidc.ClientSecretBasic(client.clientSecret),
       {
         timeout: PROVIDER_TIMEOUT_S,
-        ...(fetchOfProviders && { [oidc.customFetch]: fetchOfProviders }),
+        ...(customFetch && { [oidc.customFetch]: customFetch }),
       },
     );
   } catch (error) {

@@ -1,9 +1,9 @@
-import * as oidc from 'openid-client';
+import type * as Oidc from 'openid-client';
 import type { Database } from '../../db/database.ts';
 import { AppError, ssoErrors } from '../../errors.ts';
 import type { User } from '../users.ts';
 import { connectionById, connectionForEmail, domainOf } from './connections.ts';
-import { providerOf } from './identity-providers.ts';
+import { openid, providerOf } from './identity-providers.ts';
 import { keepPendingLogin, newBrowserBinding, takePendingLogin } from './pending-logins.ts';
 import { personSignedInBySso, type ProviderClaims, type RecordJoin } from './sso-people.ts';
 
@@ -32,6 +32,7 @@ export async function beginSsoSignIn(
   const connection = await connectionForEmail(db, options.kind, email);
   if (!connection) throw ssoErrors.notConfigured(domainOf(email) || email);
   const provider = await providerOf(connection.client);
+  const oidc = await openid();
   const state = oidc.randomState();
   const nonce = oidc.randomNonce();
   const codeVerifier = oidc.randomPKCECodeVerifier();
@@ -64,7 +65,7 @@ function messagesOf(error: unknown): string {
 }
 
 /** openid-client's refusal of an answer, as the code the person's page explains. */
-export function refusalOf(error: unknown, issuer: string): AppError {
+export function refusalOf(oidc: typeof Oidc, error: unknown, issuer: string): AppError {
   if (error instanceof AppError) return error;
   if (error instanceof oidc.AuthorizationResponseError) return ssoErrors.denied();
   const said = messagesOf(error);
@@ -102,6 +103,7 @@ export async function completeSsoSignIn(
   const connection = await connectionById(db, pending.connectionId);
   if (!connection || connection.tenant.kind !== options.kind) throw ssoErrors.stateInvalid();
   const provider = await providerOf(connection.client);
+  const oidc = await openid();
   let claims: ProviderClaims | undefined;
   try {
     const tokens = await oidc.authorizationCodeGrant(provider, options.callbackUrl, {
@@ -118,7 +120,7 @@ export async function completeSsoSignIn(
         : idToken;
     claims = said && { email: said.email, email_verified: said.email_verified, name: said.name };
   } catch (error) {
-    throw refusalOf(error, connection.issuer);
+    throw refusalOf(oidc, error, connection.issuer);
   }
   if (!claims) throw ssoErrors.tokenInvalid('it holds no ID token');
   return personSignedInBySso(db, { connection, claims, record: options.record });
