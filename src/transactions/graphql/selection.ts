@@ -83,11 +83,7 @@ function merge(into: Tree, from: Tree): Tree {
  * reads to load in one statement. Aliases of one field share one entry (their `orderBy` applies when resolving);
  * `@skip` and `@include` are not evaluated, so at worst a column or relation is read and not shown.
  */
-function selectionTree(
-  resource: ResourceName,
-  nodes: readonly FieldNode[],
-  fragments: Fragments,
-): Tree {
+function selectionTree(resource: ResourceName, nodes: readonly FieldNode[], fragments: Fragments): Tree {
   const own = RESOURCES[resource].columns;
   let tree = readOf(resource);
   const relations = RELATIONS[resource] ?? {};
