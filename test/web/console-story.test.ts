@@ -211,8 +211,9 @@ describe('the organization console in Chromium', () => {
         transactionId: string;
         transmitToken: string;
       };
+      // No reload: the row arrives through the live stream (in the page's default wait, as a slow machine needs).
       const row = reviewerPage.getByRole('row', { name: /Grace Hopper/ });
-      await row.waitFor({ timeout: 5000 });
+      await row.waitFor();
       await expect.poll(() => draftTab.textContent()).toBe('Draft1');
       expect(await row.textContent()).toContain('draft');
       await chromium.screenshotPhoneAndDesktop(reviewerPage, 'queue');

@@ -288,6 +288,13 @@ describe('the recipient portal at /r in Chromium', () => {
       const downloading = page.waitForEvent('download');
       await page.getByRole('link', { name: /Download Subscription agreement/ }).click();
       const download = await downloading;
+      // A download Chromium gives up on (an answer that is not 2xx, a stream cut short) ends as "canceled": the
+      // failure then names what the service logged of the file's request.
+      const failure = await download.failure();
+      if (failure !== null) {
+        const fileLines = world.log.filter((line) => line.includes('"/files/'));
+        throw new Error(`the download failed (${failure}); the service logged:\n${fileLines.join('\n')}`);
+      }
       const signed = await readFile(await download.path());
       expect(signed.subarray(0, 5).toString()).toBe('%PDF-');
       expect(download.suggestedFilename()).toMatch(/Subscription agreement - signed\.pdf/);
