@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { access, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { constants } from 'node:fs';
+import { access, copyFile, mkdir, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
@@ -117,9 +118,8 @@ async function openUntraced(
   let applied: Migration[];
   try {
     const migrations = await loadMigrations();
-    const snapshot = (await exists(join(dir, 'PG_VERSION'))) ? undefined : await readSnapshot(migrations);
-    if (snapshot) {
-      db = await createPGliteDatabase(dir, { loadDataDir: snapshot });
+    if (!(await exists(join(dir, 'PG_VERSION'))) && (await copySnapshot(migrations, dir))) {
+      db = await createPGliteDatabase(dir);
       // As if initdb and the migrations had run now: the snapshot holds every migration, applied when it was made.
       await db.query('update schema_migrations set applied_at = now()');
       applied = [...migrations, ...(await migrate(db, migrations))];
@@ -157,45 +157,91 @@ async function exists(path: string): Promise<boolean> {
   );
 }
 
-/** The snapshot file for these migrations on the installed PGlite, or undefined when PGlite's is unknown. */
+/** The snapshot's folder for these migrations on the installed PGlite, or undefined when PGlite's is unknown. */
 async function snapshotPath(migrations: readonly Migration[]): Promise<string | undefined> {
   const pglite = await readFile(PGLITE_PACKAGE, 'utf8').catch(() => undefined);
   if (pglite === undefined) return undefined;
   const hash = createHash('sha256').update(pglite);
   for (const { version, name, sql } of migrations) hash.update(`${String(version)}\0${name}\0${sql}\0`);
-  return join(SNAPSHOT_DIR, `pglite-migrated-${hash.digest('hex').slice(0, 16)}.tar`);
+  return join(SNAPSHOT_DIR, `pglite-migrated-${hash.digest('hex').slice(0, 16)}`);
 }
 
-async function readSnapshot(migrations: readonly Migration[]): Promise<Blob | undefined> {
+/**
+ * Copies a folder's tree: its folders first, then every file at once (the copies run on libuv's threads, each
+ * cloned where the file system can). A data dir's 1,400 files take a third of Node's `fs.cp`'s CPU, which copies
+ * one file at a time with checks of its own around each.
+ */
+async function copyTree(from: string, to: string): Promise<void> {
+  const entries = await readdir(from, { recursive: true, withFileTypes: true });
+  const inCopy = (entry: { parentPath: string; name: string }) =>
+    join(to, relative(from, entry.parentPath), entry.name);
+  await mkdir(to);
+  // Listed parents first: each folder's parent exists when it is made.
+  for (const entry of entries) if (entry.isDirectory()) await mkdir(inCopy(entry), { recursive: true });
+  await Promise.all(
+    entries
+      .filter((entry) => entry.isFile())
+      .map((entry) =>
+        copyFile(join(entry.parentPath, entry.name), inCopy(entry), constants.COPYFILE_FICLONE),
+      ),
+  );
+}
+
+/**
+ * Copies the start snapshot into `dir` as a whole, or answers false when there is none for these migrations or
+ * `dir` already holds something (which is never overwritten). The copy is made beside `dir` and renamed into
+ * place, so that a start stopped halfway leaves no data dir that looks initialised and is not. The snapshot is a
+ * data dir itself, copied by the file system: as a tar archive, it was read into memory and written out again
+ * file by file through PGlite's WebAssembly file system, which cost a fresh start about 2 s of CPU more than
+ * opening a data dir does, where the copy costs about 0.3 s (bench/RESULTS.md, 2026-11-29).
+ */
+async function copySnapshot(migrations: readonly Migration[], dir: string): Promise<boolean> {
   const path = await snapshotPath(migrations);
-  if (path === undefined) return undefined;
-  const bytes = await readFile(path).catch(() => undefined);
-  return bytes && new Blob([bytes]);
+  if (path === undefined || !(await exists(join(path, 'PG_VERSION')))) return false;
+  const existing = await readdir(dir).catch(() => undefined);
+  if (existing !== undefined && existing.length > 0) return false;
+  const partial = `${dir}.${String(process.pid)}.partial`;
+  await rm(partial, { recursive: true, force: true });
+  try {
+    await copyTree(path, partial);
+    // Over an empty folder too (rename(2) replaces one).
+    await rename(partial, dir);
+  } catch (error) {
+    await rm(partial, { recursive: true, force: true });
+    throw error;
+  }
+  return true;
 }
 
 /**
  * Writes the start snapshot (run by `npm install`): the data dir of an embedded database just made by initdb
- * and brought up to date by the shipped migrations. A fresh embedded database then starts from a copy of it
- * instead of running initdb and every migration again; it is made by the same PGlite and the same migrations
- * (both part of its name), so the copy holds what they would have made.
+ * and brought up to date by the shipped migrations, closed cleanly. A fresh embedded database then starts from a
+ * copy of it instead of running initdb and every migration again; it is made by the same PGlite and the same
+ * migrations (both part of its name), so the copy holds what they would have made.
  *
  * @returns the snapshot's path, or undefined when the installed PGlite cannot be named
  */
 export async function writeStartSnapshot(): Promise<string | undefined> {
   const migrations = await loadMigrations();
   const path = await snapshotPath(migrations);
-  if (path === undefined || (await exists(path))) return path;
-  const db: PGliteDatabase = await createPGliteDatabase();
+  if (path === undefined || (await exists(join(path, 'PG_VERSION')))) return path;
+  await mkdir(SNAPSHOT_DIR, { recursive: true });
+  // Made aside and renamed: a start never copies half a snapshot.
+  const partial = `${path}.${String(process.pid)}.partial`;
+  await rm(partial, { recursive: true, force: true });
   try {
-    await migrate(db, migrations);
-    const tarball = await db.dumpDataDir();
-    await mkdir(SNAPSHOT_DIR, { recursive: true });
-    // Written aside and renamed: a start never reads half a snapshot.
-    const partial = `${path}.${String(process.pid)}.partial`;
-    await writeFile(partial, Buffer.from(await tarball.arrayBuffer()));
+    const db: PGliteDatabase = await createPGliteDatabase(partial);
+    try {
+      await migrate(db, migrations);
+    } finally {
+      await db.close();
+    }
     await rename(partial, path);
-  } finally {
-    await db.close();
+  } catch (error) {
+    await rm(partial, { recursive: true, force: true });
+    // Another install made the same snapshot meanwhile: theirs is as good.
+    if (await exists(join(path, 'PG_VERSION'))) return path;
+    throw error;
   }
   return path;
 }
