@@ -56,6 +56,9 @@ export async function seedDemoOnce(
   await underDemoLock(db, async () => {
     const [anything] = await db.query('select 1 from organizations limit 1');
     if (!anything) {
+      // The demo's signed documents are made by a document worker: its thread starts now, loading its modules on
+      // the other core while the demo's first rows are written, rather than when the first document is signed.
+      workers?.start();
       // The seeding modules load only for a fresh database.
       const { seedTransactionsDemo } = await import('./seed.ts');
       seeded = await seedTransactionsDemo(db, files, environment, { workers });
