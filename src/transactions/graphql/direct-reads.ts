@@ -30,7 +30,7 @@ import {
 } from 'graphql';
 import type { Database } from '../../db/database.ts';
 import { checkOperationCost } from './limits.ts';
-import { RELATIONS, RESOURCES, tenantColumn, type ResourceName } from './read-model.ts';
+import { RELATIONS, RESOURCES, sameTenant, tenantColumn, type ResourceName } from './read-model.ts';
 
 /**
  * Direct reads: the GraphQL queries that only read rows and their columns by id, answered by one prepared statement
@@ -162,7 +162,7 @@ class Planner {
       const { select, object } = this.object(resource, type, field.selectionSet, 't0');
       const table = RESOURCES[resource].table;
       columns.push(
-        `(select ${select} from ${table} t0 where t0.id = $${idParam} and t0.${tenantColumn(resource)} = $1) as r${roots.length}`,
+        `(select ${select} from ${table} t0 where t0.id = $${idParam} and ${sameTenant(`t0.${tenantColumn(resource)}`, '$1')}) as r${roots.length}`,
       );
       roots.push({ key: field.alias?.value ?? field.name.value, id, object });
     }
@@ -221,7 +221,7 @@ class Planner {
         const childAlias = `t${this.depth}`;
         const inner = this.object(relation.resource, childType, node.selectionSet, childAlias);
         const from = `from ${child.table} ${childAlias}
-          where ${childAlias}.${tenantColumn(relation.resource)} = ${alias}.${tenantColumn(resource)} and `;
+          where ${sameTenant(`${childAlias}.${tenantColumn(relation.resource)}`, `${alias}.${tenantColumn(resource)}`)} and `;
         const order = `order by ${childAlias}.created_at, ${childAlias}.sequence`;
         if (relation.kind === 'many') {
           expressions.push(

@@ -400,6 +400,18 @@ export function tenantColumn(resource: ResourceName): string {
 }
 
 /**
+ * The tenant check of a read by key: the row at `column` belongs to `organization`. Written `is not distinct
+ * from` rather than `=` (the same for these non-null columns) so that it stays a filter on the rows the key finds
+ * and never becomes the way to find them: PostgreSQL cannot take it as an index condition. With `=`, on tables
+ * not yet analyzed (a new or small organization's), the planner would read every row of the organization
+ * through its `organization_id` index and keep those of the parent, at every level of a nested read; the key is
+ * always the more selective condition, and the check costs a comparison per row found.
+ */
+export function sameTenant(column: string, organization: string): string {
+  return `${column} is not distinct from ${organization}`;
+}
+
+/**
  * The select list of a resource with its tree of relations as nested JSON: one statement reads a row and
  * everything the tree asks for. Column lists are unqualified and so bind to the innermost table; `alias`
  * names this level's table for the subqueries below it.
@@ -413,7 +425,7 @@ function selectList(resource: ResourceName, tree: Tree, alias: string, depth: nu
     const child = RESOURCES[relation.resource];
     const childAlias = `t${depth + 1}`;
     const inner = `select ${selectList(relation.resource, subtree, childAlias, depth + 1)} from ${child.table} ${childAlias}
-      where ${childAlias}.${tenantColumn(relation.resource)} = ${parentTenant} and `;
+      where ${sameTenant(`${childAlias}.${tenantColumn(relation.resource)}`, parentTenant)} and `;
     const key = relatedKey(field);
     if (relation.kind === 'one') {
       parts.push(
@@ -465,7 +477,7 @@ function findByIdStatement(resource: ResourceName, tree: Tree): string {
   }
   return (written[resource] ??=
     `select ${selectList(resource, tree, 't0', 0)} from ${RESOURCES[resource].table} t0
-     where t0.id = $1 and t0.${tenantColumn(resource)} = $2`);
+     where t0.id = $1 and ${sameTenant(`t0.${tenantColumn(resource)}`, '$2')}`);
 }
 
 /** The order of a list by creation time, as the GraphQL enum spells it. */

@@ -202,3 +202,49 @@ it('reads only the columns a query selects, with those its computed fields need,
   expect(notice.statement).toMatch(/notice_email as "noticeEmail"/);
   expect(notice.statement).not.toMatch(/input_data|definition|\bemail as "email"/);
 });
+
+/** Every `Index Cond` of a plan PostgreSQL gives in JSON, at any depth. */
+function indexConditions(node: unknown): string[] {
+  if (Array.isArray(node)) return node.flatMap(indexConditions);
+  if (typeof node !== 'object' || node === null) return [];
+  return Object.entries(node).flatMap(([key, value]) =>
+    key === 'Index Cond' && typeof value === 'string' ? [value] : indexConditions(value),
+  );
+}
+
+it("finds each level of a nested read by its parent's key, and checks the organization only on the rows found", async () => {
+  const tenant = await suite.emptyTenant();
+  const id = await bigTransaction(suite.db, tenant, { recipients: 2, revisions: 3, items: 4 });
+  const { counting, app } = await countingApp();
+  // The reference query's selection under a directive, which the direct read leaves to the general engine.
+  const engineQuery = `query ($id: uuid!) { transaction(id: $id) { ...Reference @include(if: true) } }
+    fragment Reference on Transaction {
+      id
+      transactionRecipients { id vulcanKey entity { id name email settings type } }
+      transactionProcessRevisions {
+        id transactionProcessId createdAt committedAt context
+        transactionItems { id completionPercentage createdAt data vulcanKey }
+      }
+    }`;
+  // The direct read takes the organization first, the general engine the id first.
+  for (const [query, params] of [
+    [REFERENCE_QUERY, [tenant.organizationId, id]],
+    [engineQuery, [id, tenant.organizationId]],
+  ] as const) {
+    await graphql(app, tenant.apiKey, query, { id });
+    counting.reset();
+    const { body } = await graphql(app, tenant.apiKey, query, { id });
+    expect(body.errors).toBeUndefined();
+    expect(body.data?.transaction.transactionProcessRevisions).toHaveLength(3);
+    const [statement] = counting.statements();
+    const [plan] = await suite.db.query<{ 'QUERY PLAN': unknown }>(
+      `explain (format json) ${statement ?? ''}`,
+      [...params],
+    );
+    // The organization's index would read every row of the organization at each level: a read of one
+    // transaction would cost as much as the organization is big.
+    const conditions = indexConditions(plan?.['QUERY PLAN']);
+    expect(conditions.length).toBeGreaterThan(0);
+    expect(conditions.filter((condition) => condition.includes('organization_id'))).toEqual([]);
+  }
+});
