@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { Observe } from './bound-histogram.ts';
 import type { Metrics } from './metrics.ts';
 
 declare module 'fastify' {
@@ -49,17 +50,41 @@ function sameToken(given: string, expectedHash: Buffer): boolean {
 }
 
 /**
+ * The observer of each label set one route has answered with, by method, status and GraphQL operation (all
+ * bounded: HTTP's methods, the statuses the app sends, {@link Metrics.operationLabel}'s names), bound at its
+ * first answer: the answers after it take three map lookups and no labels object.
+ */
+function routeObservers(
+  metrics: Metrics,
+  service: string,
+  route: string,
+): (method: string, status: number, operation: string) => Observe {
+  const byMethod = new Map<string, Map<number, Map<string, Observe>>>();
+  return (method, status, operation) => {
+    let byStatus = byMethod.get(method);
+    if (byStatus === undefined) byMethod.set(method, (byStatus = new Map<number, Map<string, Observe>>()));
+    let byOperation = byStatus.get(status);
+    if (byOperation === undefined) byStatus.set(status, (byOperation = new Map<string, Observe>()));
+    let observe = byOperation.get(operation);
+    if (observe === undefined) {
+      observe = metrics.requestDuration.bind({ service, method, route, status, operation });
+      byOperation.set(operation, observe);
+    }
+    return observe;
+  };
+}
+
+/**
  * Decorates `app.metrics` (null without metrics) and, with metrics, times every answer into
  * `portico_http_request_duration_seconds`: per route, with the route's template as its label (a hook added as
  * each route is registered, so nothing is looked up per request), and once for whatever matched no route (label
- * `unmatched`). The time is Fastify's own (`reply.elapsedTime`, taken for every request anyway): one histogram
- * observation and its labels object per request. With a token, also answers `GET /metrics`.
+ * `unmatched`). The time is Fastify's own (`reply.elapsedTime`, taken for every request anyway), counted through
+ * an observer bound once per label set. With a token, also answers `GET /metrics`.
  */
 export function instrumentApp(app: FastifyInstance, options: RequestMetricsOptions | undefined): void {
   app.decorate('metrics', options?.metrics ?? null);
   if (!options) return;
   const { metrics, service, graphql } = options;
-  const histogram = metrics.requestDuration;
 
   /** The GraphQL operation's label: its name unless the request was refused before it ran (4xx). */
   const operationOf = (request: FastifyRequest, status: number): string => {
@@ -72,29 +97,21 @@ export function instrumentApp(app: FastifyInstance, options: RequestMetricsOptio
     if (route.config?.stream === true) return;
     const template = route.url;
     const isGraphQL = graphql !== undefined && template === graphql.path;
+    const observerOf = routeObservers(metrics, service, template);
     const observe = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
       const status = reply.statusCode;
-      histogram.observe(
-        {
-          service,
-          method: request.method,
-          route: template,
-          status,
-          operation: isGraphQL ? operationOf(request, status) : '',
-        },
-        reply.elapsedTime / 1000,
-      );
+      observerOf(
+        request.method,
+        status,
+        isGraphQL ? operationOf(request, status) : '',
+      )(reply.elapsedTime / 1000);
       done();
     };
     route.onResponse = [...[route.onResponse ?? []].flat(), observe];
   });
+  const unmatchedObserverOf = routeObservers(metrics, service, UNMATCHED);
   app.addHook('onResponse', (request, reply, done) => {
-    if (request.is404) {
-      histogram.observe(
-        { service, method: request.method, route: UNMATCHED, status: reply.statusCode, operation: '' },
-        reply.elapsedTime / 1000,
-      );
-    }
+    if (request.is404) unmatchedObserverOf(request.method, reply.statusCode, '')(reply.elapsedTime / 1000);
     done();
   });
 
