@@ -12,8 +12,9 @@ import { COMPILE_CACHE_DIR, freshBuildEntry } from './start-build.js';
 // seconds all the same. Set before anything is compiled, as the flag is read when a module is.
 setFlagsFromString('--wasm-tiering-budget=18000000');
 
-// Each start loads about 3,000 modules (src and node_modules); V8's code cache of them on disk spares compiling
-// them all again: about a fifth of the start's main-thread CPU. Node writes what it compiled on exit, and
+// V8's code cache on disk of the modules a start loads (the build's chunks, the packages left out of it; about
+// 3,000 modules under tsx) spares compiling them all again: a fifth of the start's main-thread CPU, measured
+// before the packages were bundled. Node writes what it compiled on exit, and
 // `portico serve` once it listens (cli/serve.ts). A cache that cannot be written (a read-only install) is only
 // slower; NODE_DISABLE_COMPILE_CACHE=1 turns it off, NODE_COMPILE_CACHE=<dir> puts it elsewhere.
 enableCompileCache(COMPILE_CACHE_DIR);
