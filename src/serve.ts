@@ -119,15 +119,15 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
   const { logger } = options;
   // Compiled off the main thread while it reads the TLS material and the seals and loads the services' modules.
   if (config.databaseUrl === undefined) void compilePGlite();
+  // The services' modules load while the TLS material and the seals are read and the database opens (PGlite
+  // compiles its WebAssembly off this thread).
+  const services = import('./served-apps.ts');
+  // Awaited below; if a step before fails first, this must not be an unhandled rejection.
+  services.catch(() => undefined);
   const tls = await loadTlsMaterial(config);
   // Checked before anything starts: a seal that cannot seal stops the start with one line.
   const seals = options.only === 'portfolio' ? undefined : await loadSeals(config, logger);
-  const opening = openDatabase(config);
-  // The services' modules load while the database opens (PGlite compiles its WebAssembly off this thread).
-  const services = import('./served-apps.ts');
-  // Awaited below; if the database fails to open first, this must not be an unhandled rejection.
-  services.catch(() => undefined);
-  const opened = await opening;
+  const opened = await openDatabase(config);
   const { buildServedApps } = await services.catch(async (error: unknown) => {
     await opened.close();
     throw error;
