@@ -164,7 +164,11 @@ async function bundle(esbuild, external) {
     banner: {
       js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
     },
-    keepNames: true,
+    // Not `keepNames`: it wraps every function the bundle makes in a call that redefines its name, closures made
+    // per request included, which cost the served read 5–8% of its CPU once the packages were bundled (2% before,
+    // for src/ alone: bench/RESULTS.md, 2026-11-29). Portico reads no function's name, and Fastify's plugins
+    // carry names of their own; the few functions a clash renames (typebox's `FromUnion2`) say so only in a
+    // stack trace, whose frames the source maps name anyway.
     // Stack traces name the sources' files and lines (bin/portico.js turns source maps on for the build).
     sourcemap: 'linked',
     sourcesContent: false,
