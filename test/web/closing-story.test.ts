@@ -14,7 +14,7 @@ import { createTransaction } from '../../src/transactions/create-transaction.ts'
 import { formatMoney } from '../../src/transactions/money.ts';
 import { createRecipientNotices } from '../../src/transactions/recipients/notice-sender.ts';
 import { createAlertDigests } from '../../src/transactions/console/alerts/digest-job.ts';
-import { PHONE, useChromium } from '../support/browser/browser.ts';
+import { downloadBy, PHONE, useChromium } from '../support/browser/browser.ts';
 import { consoleForBrowser, signIn } from '../support/browser/console-chromium.ts';
 import { countOf, createPerson, mailTo, smtpMailer, uniqueEmail } from '../support/data/dashboard.ts';
 import { createEmptyTenant } from '../support/data/transactions-suite.ts';
@@ -438,10 +438,7 @@ describe('a closing in the organization console, in Chromium', () => {
       await chromium.screenshotPhoneAndDesktop(page, 'closing-queue-filtered');
       // The list as filtered, as the fund's administrator gets it: a CSV file and an Excel workbook, a row each.
       const downloaded = async (name: string) => {
-        const [download] = await Promise.all([
-          page.waitForEvent('download'),
-          page.getByRole('link', { name }).click(),
-        ]);
+        const download = await downloadBy(page, () => page.getByRole('link', { name }).click());
         return readFile(await download.path());
       };
       const records: string[][] = parse(await downloaded('Export CSV'), { bom: true });

@@ -11,7 +11,7 @@ import { createDocumentWorkers } from '../../src/transactions/documents/document
 import { readBundle, writeBundle, type BundlePart } from '../../src/transactions/evidence/bundle-zip.ts';
 import { createCertificateRuns } from '../../src/transactions/evidence/certificate-runs.ts';
 import { loadSealCredential } from '../../src/transactions/evidence/seal-credential.ts';
-import { useChromium } from '../support/browser/browser.ts';
+import { downloadBy, useChromium } from '../support/browser/browser.ts';
 import { consoleForBrowser, signIn } from '../support/browser/console-chromium.ts';
 import { runPortico } from '../support/cli.ts';
 import { createPerson, uniqueEmail } from '../support/data/dashboard.ts';
@@ -154,10 +154,11 @@ describe('the evidence of a completed transaction in Chromium', () => {
       }
 
       // 4. The console's button downloads the bundle; portico verify passes it, offline.
-      const download = page.waitForEvent('download');
-      await page.getByRole('link', { name: 'Download evidence bundle' }).click();
+      const download = await downloadBy(page, () =>
+        page.getByRole('link', { name: 'Download evidence bundle' }).click(),
+      );
       const bundle = join(folder.path(), 'evidence.zip');
-      await (await download).saveAs(bundle);
+      await download.saveAs(bundle);
       const passed = await runPortico(['verify', bundle], { database: db });
       expect(passed.stderr).toBe('');
       expect(passed.code).toBe(0);

@@ -10,6 +10,7 @@ import { startWebhookWorker } from '../../src/webhooks/delivery.ts';
 import {
   accessibilityViolations,
   DESKTOP,
+  downloadBy,
   listenForBrowser,
   PHONE,
   useChromium,
@@ -285,16 +286,12 @@ describe('the recipient portal at /r in Chromium', () => {
       await page.reload();
       await page.getByRole('heading', { name: 'Completed' }).waitFor();
       await screenshot(page, '12-completed');
-      const downloading = page.waitForEvent('download');
-      await page.getByRole('link', { name: /Download Subscription agreement/ }).click();
-      const download = await downloading;
-      // A download Chromium gives up on (an answer that is not 2xx, a stream cut short) ends as "canceled": the
-      // failure then names what the service logged of the file's request.
-      const failure = await download.failure();
-      if (failure !== null) {
-        const fileLines = world.log.filter((line) => line.includes('"/files/'));
-        throw new Error(`the download failed (${failure}); the service logged:\n${fileLines.join('\n')}`);
-      }
+      // A download that fails names what the service logged of the file's requests.
+      const download = await downloadBy(
+        page,
+        () => page.getByRole('link', { name: /Download Subscription agreement/ }).click(),
+        () => `; the service logged:\n${world.log.filter((line) => line.includes('"/files/')).join('\n')}`,
+      );
       const signed = await readFile(await download.path());
       expect(signed.subarray(0, 5).toString()).toBe('%PDF-');
       expect(download.suggestedFilename()).toMatch(/Subscription agreement - signed\.pdf/);

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Download, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { DEFAULT_WEB_DIST_DIR } from '../../../src/http/web-pages.ts';
 import { DIALECT } from '../db/database.ts';
@@ -285,4 +285,26 @@ export async function listenForBrowser(app: FastifyInstance, closeAfterAll: Clos
   closeAfterAll(() => app.close());
   await app.listen({ port: 0, host: '127.0.0.1' });
   return `https://localhost:${String((app.server.address() as AddressInfo).port)}`;
+}
+
+/**
+ * The finished download a click starts. Headless Chromium has ended a download as "canceled" once it had begun,
+ * under CI's load, on two routes of different services (a signed PDF, the queue's CSV), never alone and with no
+ * error the tests could see: the click is then made once more, and said on stderr, so that a download that fails
+ * twice, or every time, still fails the test. `explain` adds what the test knows (the service's log) to that
+ * failure.
+ */
+export async function downloadBy(
+  page: Page,
+  click: () => Promise<unknown>,
+  explain: () => string = () => '',
+): Promise<Download> {
+  for (let attempt = 1; ; attempt += 1) {
+    const [download] = await Promise.all([page.waitForEvent('download'), click()]);
+    const failure = await download.failure();
+    if (failure === null) return download;
+    const path = new URL(download.url()).pathname;
+    if (attempt >= 2) throw new Error(`the download of ${path} failed twice (${failure}) ${explain()}`);
+    process.stderr.write(`Chromium ended the download of ${path} as "${failure}": clicking again\n`);
+  }
 }
