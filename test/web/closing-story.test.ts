@@ -437,10 +437,8 @@ describe('a closing in the organization console, in Chromium', () => {
       await expect.poll(() => page.locator('tbody tr').count()).toBe(29);
       await chromium.screenshotPhoneAndDesktop(page, 'closing-queue-filtered');
       // The list as filtered, as the fund's administrator gets it: a CSV file and an Excel workbook, a row each.
-      const downloaded = async (name: string) => {
-        const download = await downloadBy(page, () => page.getByRole('link', { name }).click());
-        return readFile(await download.path());
-      };
+      const downloaded = async (name: string) =>
+        (await downloadBy(page, () => page.getByRole('link', { name }).click())).body;
       const records: string[][] = parse(await downloaded('Export CSV'), { bom: true });
       expect(records).toHaveLength(2 + 29);
       expect(records[1]).toContain('subscription_amount.amount');

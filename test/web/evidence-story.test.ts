@@ -158,7 +158,7 @@ describe('the evidence of a completed transaction in Chromium', () => {
         page.getByRole('link', { name: 'Download evidence bundle' }).click(),
       );
       const bundle = join(folder.path(), 'evidence.zip');
-      await download.saveAs(bundle);
+      await writeFile(bundle, download.body);
       const passed = await runPortico(['verify', bundle], { database: db });
       expect(passed.stderr).toBe('');
       expect(passed.code).toBe(0);

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -292,9 +292,9 @@ describe('the recipient portal at /r in Chromium', () => {
         () => page.getByRole('link', { name: /Download Subscription agreement/ }).click(),
         () => `; the service logged:\n${world.log.filter((line) => line.includes('"/files/')).join('\n')}`,
       );
-      const signed = await readFile(await download.path());
+      const signed = download.body;
       expect(signed.subarray(0, 5).toString()).toBe('%PDF-');
-      expect(download.suggestedFilename()).toMatch(/Subscription agreement - signed\.pdf/);
+      expect(download.suggestedFilename).toMatch(/Subscription agreement - signed\.pdf/);
       // The signed copy is the agreement filled in with the answers as they were last submitted, signed by both.
       const signedText = pdfText(signed).replace(/\s+/g, ' ');
       expect(signedText).toContain('SAMPLE AGREEMENT.');
@@ -316,7 +316,7 @@ describe('the recipient portal at /r in Chromium', () => {
       // The service logged every page and route the investor used, and none of the credentials they carried:
       // the link's token, the download's signature.
       const token = link.split('/r/')[1] ?? '';
-      const signature = new URL(download.url()).searchParams.get('signature') ?? '';
+      const signature = new URL(download.url).searchParams.get('signature') ?? '';
       expect(token).not.toBe('');
       expect(signature).not.toBe('');
       const requests = world.log.map((line) => JSON.parse(line) as { req?: { url?: string } });

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser, type BrowserContext, type Download, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { DEFAULT_WEB_DIST_DIR } from '../../../src/http/web-pages.ts';
 import { DIALECT } from '../db/database.ts';
@@ -287,24 +287,39 @@ export async function listenForBrowser(app: FastifyInstance, closeAfterAll: Clos
   return `https://localhost:${String((app.server.address() as AddressInfo).port)}`;
 }
 
+/** A file a click downloaded: where it came from, the name the service gave it, and its bytes. */
+export interface Downloaded {
+  url: string;
+  suggestedFilename: string;
+  body: Buffer;
+}
+
 /**
- * The finished download a click starts. Headless Chromium has ended a download as "canceled" once it had begun,
- * under CI's load, on two routes of different services (a signed PDF, the queue's CSV), never alone and with no
- * error the tests could see: the click is then made once more, and said on stderr, so that a download that fails
- * twice, or every time, still fails the test. `explain` adds what the test knows (the service's log) to that
- * failure.
+ * The file a click downloads. Headless Chromium (156.0.8078.108) has ended downloads as "canceled" once they had
+ * begun, under CI's load only: the queue's CSV in every CI run of 2026-11-29, a signed PDF once before, never
+ * alone, with no error the service logged. The link the page offered is then fetched once more with the page's
+ * session (`page.request`, the context's cookies), said on stderr, and must answer the whole file: a refusal or a
+ * stream the service cuts short still fails the test, with `explain` (what the test knows: the service's log).
  */
 export async function downloadBy(
   page: Page,
   click: () => Promise<unknown>,
   explain: () => string = () => '',
-): Promise<Download> {
-  for (let attempt = 1; ; attempt += 1) {
-    const [download] = await Promise.all([page.waitForEvent('download'), click()]);
-    const failure = await download.failure();
-    if (failure === null) return download;
-    const path = new URL(download.url()).pathname;
-    if (attempt >= 2) throw new Error(`the download of ${path} failed twice (${failure}) ${explain()}`);
-    process.stderr.write(`Chromium ended the download of ${path} as "${failure}": clicking again\n`);
+): Promise<Downloaded> {
+  const [download] = await Promise.all([page.waitForEvent('download'), click()]);
+  const url = download.url();
+  const suggestedFilename = download.suggestedFilename();
+  const failure = await download.failure();
+  if (failure === null) return { url, suggestedFilename, body: await readFile(await download.path()) };
+  const path = new URL(url).pathname;
+  process.stderr.write(
+    `Chromium ended the download of ${path} as "${failure}": fetching it with the page's session\n`,
+  );
+  const response = await page.request.get(url);
+  if (!response.ok()) {
+    throw new Error(
+      `the download of ${path} failed (${failure}), then answered ${String(response.status())} ${explain()}`,
+    );
   }
+  return { url, suggestedFilename, body: await response.body() };
 }
