@@ -1,6 +1,6 @@
 import { MagnifyingGlassIcon } from '@radix-ui/react-icons';
 import { TextField } from '@radix-ui/themes';
-import { useEffect, useRef, useState, type ComponentProps } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type ComponentProps } from 'react';
 
 /** How long typing pauses before the search runs. */
 const SEARCH_DELAY_MS = 250;
@@ -21,14 +21,17 @@ export function useTypedSearch(
   const [typed, setTyped] = useState(search);
   // The latest `apply`, with what it knows of the page now, without a new pause each time the page renders.
   const latestApply = useRef(apply);
-  useEffect(() => {
+  useLayoutEffect(() => {
     latestApply.current = apply;
   });
 
   useEffect(() => {
     setTyped(search);
   }, [search]);
-  useEffect(() => {
+  // A layout effect, whose cleanup runs as the list leaves the page or the text changes: a passive effect's runs
+  // after the next paint, and a pause ending before it would move the person, who clicked a row meanwhile, back
+  // to the list (`apply` navigates to the list's address).
+  useLayoutEffect(() => {
     if (typed === search) return;
     if (typed.trim() !== '' && typed.trim().length < minLength) return;
     const timer = setTimeout(() => {
