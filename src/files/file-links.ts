@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 import { outOfRange } from '../errors.ts';
 
 /** How long a link works when the caller does not say (`File.signedUrl`, `genTransactionFileLink`). */
@@ -35,8 +35,10 @@ export interface FileLinks {
  * made.
  */
 export function createFileLinks(secret: Buffer): FileLinks {
+  // A KeyObject made once, as the cursors' (portfolio/cursor.ts): a fifth of the HMAC's cost with a Buffer.
+  const key = createSecretKey(secret);
   const sign = (subject: string, expires: string): Buffer =>
-    createHmac('sha256', secret).update(`${subject}.${expires}`).digest();
+    createHmac('sha256', key).update(`${subject}.${expires}`).digest();
   const pathFor = (path: string, subject: string, expiresAt: Date): string => {
     const expires = String(Math.floor(expiresAt.getTime() / 1000));
     return `${path}?expires=${expires}&signature=${sign(subject, expires).toString('base64url')}`;
