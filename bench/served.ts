@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createPostgresDatabase } from '../src/db/postgres-database.ts';
 import { loadTlsMaterial } from '../src/http/tls.ts';
-import { REFERENCE_QUERY } from '../test/support/data/transactions.ts';
+import { ENGINE_REFERENCE_QUERY, REFERENCE_QUERY } from '../test/support/data/transactions.ts';
 import { cpuSnapshot } from './cpu.ts';
 import { post } from './https-client.ts';
 import { runLoad } from './load.ts';
@@ -24,19 +24,6 @@ import { median, printMarkdownTable } from './table.ts';
  */
 export const SERVED_CASES = ['demo', 'large', 'engine'] as const;
 export type ServedCase = (typeof SERVED_CASES)[number];
-
-/** The reference query's selection, spread from a fragment under `@include`: the general engine answers it. */
-const ENGINE_QUERY = `query ($id: uuid!) {
-  transaction(id: $id) { ...Reference @include(if: true) }
-}
-fragment Reference on Transaction {
-  id
-  transactionRecipients { id vulcanKey entity { id name email settings type } }
-  transactionProcessRevisions {
-    id transactionProcessId createdAt committedAt context
-    transactionItems { id completionPercentage createdAt data vulcanKey }
-  }
-}`;
 
 const LARGE = { revisions: 5, items: 20 };
 
@@ -158,7 +145,7 @@ export async function benchServed(
     const bodies: Record<ServedCase, string> = {
       demo: JSON.stringify({ query: REFERENCE_QUERY, variables: { id: demoId } }),
       large: JSON.stringify({ query: REFERENCE_QUERY, variables: { id: largeId } }),
-      engine: JSON.stringify({ query: ENGINE_QUERY, variables: { id: demoId } }),
+      engine: JSON.stringify({ query: ENGINE_REFERENCE_QUERY, variables: { id: demoId } }),
     };
     const { cert } = await loadTlsMaterial({
       dataDir: server.dataDir,

@@ -96,6 +96,22 @@ export const REFERENCE_QUERY = `query ($id: uuid!) {
   }
 }`;
 
+/**
+ * The reference query's selection, spread from a fragment under `@include`: the direct read leaves it to the
+ * general engine, which answers it with the same bytes.
+ */
+export const ENGINE_REFERENCE_QUERY = `query ($id: uuid!) {
+  transaction(id: $id) { ...Reference @include(if: true) }
+}
+fragment Reference on Transaction {
+  id
+  transactionRecipients { id vulcanKey entity { id name email settings type } }
+  transactionProcessRevisions {
+    id transactionProcessId createdAt committedAt context
+    transactionItems { id completionPercentage createdAt data vulcanKey }
+  }
+}`;
+
 /** The spec's createTransaction mutation, selecting its whole payload. */
 export const CREATE_TRANSACTION = `mutation ($input: CreateTransactionInput!) {
   createTransaction(input: $input) { transactionId transmitToken }

@@ -4,6 +4,7 @@ import { countingQueries } from '../../support/db/database.ts';
 import {
   CREATE_TRANSACTION,
   graphql,
+  ENGINE_REFERENCE_QUERY,
   REFERENCE_QUERY,
   transactionInput,
 } from '../../support/data/transactions.ts';
@@ -216,20 +217,10 @@ it("finds each level of a nested read by its parent's key, and checks the organi
   const tenant = await suite.emptyTenant();
   const id = await bigTransaction(suite.db, tenant, { recipients: 2, revisions: 3, items: 4 });
   const { counting, app } = await countingApp();
-  // The reference query's selection under a directive, which the direct read leaves to the general engine.
-  const engineQuery = `query ($id: uuid!) { transaction(id: $id) { ...Reference @include(if: true) } }
-    fragment Reference on Transaction {
-      id
-      transactionRecipients { id vulcanKey entity { id name email settings type } }
-      transactionProcessRevisions {
-        id transactionProcessId createdAt committedAt context
-        transactionItems { id completionPercentage createdAt data vulcanKey }
-      }
-    }`;
   // The direct read takes the organization first, the general engine the id first.
   for (const [query, params] of [
     [REFERENCE_QUERY, [tenant.organizationId, id]],
-    [engineQuery, [id, tenant.organizationId]],
+    [ENGINE_REFERENCE_QUERY, [id, tenant.organizationId]],
   ] as const) {
     await graphql(app, tenant.apiKey, query, { id });
     counting.reset();
