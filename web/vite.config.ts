@@ -191,8 +191,16 @@ const PAGE_ALIASES = [
   { find: /^markdown-to-jsx\/react$/, replacement: join(WEB_DIR, 'recipient/form/no-markdown.tsx') },
 ];
 
-/** The libraries only some pages load: the drawings' and the passkeys' (see {@link appChunks}). */
-const PAGE_LIBRARIES = /node_modules\/(@dagrejs\/|d3-|@simplewebauthn\/)/;
+/**
+ * The libraries only some pages, or a first use, load (see {@link appChunks}): the drawings' and the passkeys', and
+ * Radix's menus and selects, which no signed-in page shows before it is used (the person's menu comes after the
+ * first paint: web/shared/app/account-menu.tsx). Their popper and floating-ui stay in the app: Radix Themes'
+ * `Theme` provides tooltips with them.
+ */
+const PAGE_LIBRARIES = new RegExp(
+  'node_modules/(@dagrejs/|d3-|@simplewebauthn/|@radix-ui/react-(dropdown-menu|menu|select)/|' +
+    '@radix-ui/themes/dist/esm/components/(dropdown-menu|select)(\\.props)?\\.js)',
+);
 
 /** The surfaces whose entry starts the opened page's first reads, then imports its app (see {@link preloadApp}). */
 const SIGNED_IN: readonly Surface[] = ['console', 'dashboard'];
@@ -254,8 +262,11 @@ function appChunks(surface: Surface, app: ReadonlySet<string>) {
           /node_modules/.test(id)
             ? !PAGE_LIBRARIES.test(id)
             : app.has(id) ||
-              // The new password's fields are the account pages' only.
-              (shared.test(id) && !/\/web\/shared\/(accounts\/|form\/new-password)|\/main\.tsx$/.test(id)),
+              // The new password's fields are the account pages' only; the person's menu comes after the first paint.
+              (shared.test(id) &&
+                !/\/web\/shared\/(accounts\/|form\/new-password|app\/account-menu\.tsx$)|\/main\.tsx$/.test(
+                  id,
+                )),
       },
       // Signing in and the person's account (their passkeys, authenticator, sessions; a team's people and single
       // sign-on), one chunk for the pages and dialogs that load it.

@@ -800,6 +800,86 @@ describe('the organization console in Chromium', () => {
     await page.getByRole('heading', { name: 'Work queue' }).waitFor();
   });
 
+  it("opens the person's menu chosen before its code has come, from a click and from the keyboard, and keeps the focus on its button as the menu comes", async () => {
+    const { origin, admin } = world;
+    const page = await chromium.newPage(origin);
+    await page.goto(`${origin}/console`);
+    await signIn(page, admin);
+    await page.getByRole('heading', { name: 'Work queue' }).waitFor();
+    const menuButton = page.getByRole('button', { name: /account menu$/ });
+    // Found by its markup too: an open menu hides the rest of the page from the accessibility tree.
+    const trigger = page.locator('header button[aria-haspopup="menu"]');
+    const focusIsOn = (locator: Locator) => locator.evaluate((element) => element === document.activeElement);
+    const focusIsInMenu = () =>
+      page.evaluate(() => document.activeElement?.closest('[role="menu"]') !== null);
+    /** Opens the console again with the menu's chunk held until `release` is called. */
+    const holdMenuChunk = async () => {
+      let release: () => void = () => undefined;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      await page.unrouteAll();
+      await page.route(/\/console\/assets\/account-menu-[^/]+\.js$/, async (route) => {
+        await released;
+        await route.continue();
+      });
+      await page.goto(`${origin}/console/queue`);
+      await page.getByRole('heading', { name: 'Work queue' }).waitFor();
+      return () => {
+        release();
+      };
+    };
+
+    // A click before the menu's code has come: nothing opens yet, then the menu opens as it comes.
+    let release = await holdMenuChunk();
+    await menuButton.click();
+    expect(await page.getByRole('menu').count()).toBe(0);
+    expect(await menuButton.getAttribute('aria-expanded')).toBe('false');
+    release();
+    await page.getByRole('menuitem', { name: 'Sign out' }).waitFor();
+    expect(await trigger.getAttribute('aria-expanded')).toBe('true');
+    await page.keyboard.press('Escape');
+    await page.getByRole('menu').waitFor({ state: 'detached' });
+    expect(await focusIsOn(menuButton)).toBe(true);
+
+    // From the keyboard: Enter on the button opens the menu as it comes, with the focus in it.
+    release = await holdMenuChunk();
+    await menuButton.focus();
+    await page.keyboard.press('Enter');
+    release();
+    await page.getByRole('menuitem', { name: 'Sign out' }).waitFor();
+    await expect.poll(focusIsInMenu).toBe(true);
+    await page.keyboard.press('Escape');
+    await page.getByRole('menu').waitFor({ state: 'detached' });
+    expect(await focusIsOn(menuButton)).toBe(true);
+
+    // Focused but not chosen: the button becomes the menu's as its code comes, in the same place and size, and
+    // keeps the focus.
+    release = await holdMenuChunk();
+    await menuButton.focus();
+    const drawnBefore = await menuButton.boundingBox();
+    release();
+    await page.locator('header button[aria-haspopup="menu"][data-state="closed"]').waitFor();
+    expect(await focusIsOn(menuButton)).toBe(true);
+    expect(await menuButton.boundingBox()).toEqual(drawnBefore);
+    expect(await page.getByRole('menu').count()).toBe(0);
+    await page.keyboard.press('ArrowDown');
+    await page.getByRole('menuitem', { name: 'Sign out' }).waitFor();
+
+    // Pressed, and the code comes before the button is let go: the menu opens as Radix's does, on the press.
+    release = await holdMenuChunk();
+    const box = await menuButton.boundingBox();
+    if (box === null) throw new Error('the menu button is not shown');
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    release();
+    await page.getByRole('menuitem', { name: 'Sign out' }).waitFor();
+    await page.mouse.up();
+    await page.getByRole('menuitem', { name: 'Sign out' }).click();
+    await page.getByText('You have signed out.').waitFor();
+    await page.unrouteAll();
+  });
+
   it('opens the transaction a row leads to even when the search typed before the click ends its pause as the queue leaves the page', async () => {
     const { app, db, origin, tenant, admin } = world;
     const email = uniqueEmail('trustee');

@@ -7,7 +7,6 @@ import { AppShell } from '../shared/app/app-shell.tsx';
 import { SecondFactorRequiredPage } from '../shared/accounts/factors/second-factor-required.tsx';
 import { RoleBadge } from '../shared/accounts/roles.tsx';
 import { ROLES } from './roles.ts';
-import { CompaniesPage } from './pages/companies.tsx';
 import { NotFoundPage } from '../shared/app/not-found-page.tsx';
 import { accountRoutes } from '../shared/accounts/account-routes.tsx';
 import { ACCOUNTS } from './accounts.ts';
@@ -28,9 +27,10 @@ function lazyPage(loadPage: () => Promise<ComponentType>): ComponentType {
 }
 
 /**
- * The pages of chunks of their own, each loaded when first needed (their loaders: opened-page.ts, which starts a
- * company's at once when the dashboard is opened at one).
+ * The pages of chunks of their own, each loaded when first needed (their loaders: opened-page.ts, which starts the
+ * companies' or a company's at once when the dashboard is opened there).
  */
+const CompaniesPage = lazyPage(async () => (await load.companies()).CompaniesPage);
 const CompanyPage = lazyPage(async () => (await load.company()).CompanyPage);
 const SettingsLayout = lazyPage(async () => (await load.settings()).SettingsLayout);
 const ApiKeysPage = lazyPage(async () => (await load.apiKeys()).ApiKeysPage);

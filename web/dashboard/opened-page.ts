@@ -5,11 +5,12 @@ import { readEarly } from '../shared/app/early-reads.ts';
 import { dashboardApi } from './api.ts';
 
 /**
- * The modules of the pages other than signing in and the companies (where signing in leads), each loaded when
- * first needed (a company's page, the settings' dialogs, the mailed links' pages), so that the first pages load
- * less.
+ * The modules of the pages, each loaded when first needed (the companies, a company's page, the settings' dialogs,
+ * the mailed links' pages), so that the first pages load less: a company's page opened from a link loads neither
+ * the companies' code nor its selects.
  */
 export const load = {
+  companies: () => import('./pages/companies.tsx'),
   company: () => import('./pages/company.tsx'),
   settings: () => import('./pages/settings.tsx'),
   apiKeys: () => import('./pages/api-keys.tsx'),
@@ -20,12 +21,21 @@ export const load = {
 
 /**
  * Starts what the page the dashboard was opened at needs first, before the session is known: a company's page,
- * its chunk and its read (the company, its updates and investments), or signing in's chunk. They then leave beside the app's script,
- * not a round trip each after it (bench/RESULTS.md, issue 44); the page's `useResource` takes the answer.
+ * its chunk and its read (the company, its updates and investments), the companies' chunk (at the dashboard's
+ * address or an instance's, where a signed-in person lands), or signing in's chunk. They then leave beside the
+ * app's script, not a round trip each after it (bench/RESULTS.md, issue 44); the page's `useResource` takes the
+ * answer.
  */
 export function startOpenedPage({ pathname }: { pathname: string }): void {
   if (/^\/dashboard\/sign-in\/?$/.test(pathname)) {
     void load.signIn();
+    return;
+  }
+  if (
+    /^\/dashboard\/?$|^\/dashboard\/[^/]+\/(companies\/?)?$/.test(pathname) &&
+    !/^\/dashboard\/(forgot-password|invitation|reset-password)\/?$/.test(pathname)
+  ) {
+    void load.companies();
     return;
   }
   const [, slug, id] = /^\/dashboard\/([^/]+)\/companies\/([^/]+)\/?$/.exec(pathname) ?? [];

@@ -1,11 +1,12 @@
-import { DesktopIcon, ExitIcon, LockClosedIcon, MobileIcon } from '@radix-ui/react-icons';
-import { Avatar, Box, Button, DropdownMenu, Flex, TabNav, Text } from '@radix-ui/themes';
-import { lazy, Suspense, useState, type ReactNode } from 'react';
+import { Box, TabNav } from '@radix-ui/themes';
+import { lazy, Suspense, useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router';
 import { useAccountActions } from '../accounts/session.tsx';
 import { ErrorCallout } from '../error-callout.tsx';
 import { SiteHeader } from '../site-header.tsx';
 import { useApiAction } from '../use-api-action.ts';
+import { AccountMenuButton } from './account-menu-button.tsx';
+import type { AccountMenuActions } from './account-menu.tsx';
 
 /**
  * The person's menu's dialogs, each a chunk of its own loaded when first opened: a signed-in page does not load nor
@@ -21,16 +22,9 @@ const SessionsDialog = lazy(async () => ({
   default: (await import('../accounts/sessions/sessions-dialog.tsx')).SessionsDialog,
 }));
 
-/** The initials of a name (or of an e-mail address's local part), for the avatar: letters and digits only. */
-function initials(name: string, email: string): string {
-  const words = (name.trim() === '' ? (email.split('@')[0] ?? '') : name).split(/[\s._-]+/);
-  return words
-    .map((word) => /[\p{L}\p{N}]/u.exec(word)?.[0] ?? '')
-    .filter(Boolean)
-    .slice(0, 2)
-    .join('')
-    .toUpperCase();
-}
+/** The person's menu: a chunk of its own, loaded once the page has painted, or when its button is chosen first. */
+const loadAccountMenu = () => import('./account-menu.tsx');
+const AccountMenu = lazy(loadAccountMenu);
 
 /** A section of the shell's navigation: its page, and when it counts as the current one (its path by default). */
 export interface ShellSection {
@@ -87,69 +81,28 @@ export function AppShell({
         surface="app"
         owner={tenant}
         end={
-          <DropdownMenu.Root>
-            <DropdownMenu.Trigger>
-              <Button variant="ghost" color="gray">
-                <Avatar size="1" radius="full" fallback={initials(user.name, user.email)} aria-hidden />
-                <span className="hide-on-phone">{user.name || user.email}</span>
-                <span className="visually-hidden">account menu</span>
-                <DropdownMenu.TriggerIcon />
-              </Button>
-            </DropdownMenu.Trigger>
-            <DropdownMenu.Content
-              align="end"
-              onCloseAutoFocus={(event) => {
-                // The password's dialog takes the focus, not the menu's button.
-                if (changingPassword || addingFactor || seeingSessions) event.preventDefault();
-              }}
-            >
-              <DropdownMenu.Label>
-                <Flex direction="column">
-                  <Text size="2" weight="medium" highContrast>
-                    {user.name || user.email}
-                  </Text>
-                  <Text size="1">{user.email}</Text>
-                </Flex>
-              </DropdownMenu.Label>
-              <DropdownMenu.Label>{role}</DropdownMenu.Label>
-              <DropdownMenu.Separator />
-              {personal.map((page) => (
-                <DropdownMenu.Item key={page.to} asChild>
-                  <Link to={page.to}>{page.label}</Link>
-                </DropdownMenu.Item>
-              ))}
-              {account === undefined ? null : (
-                <DropdownMenu.Item
-                  onSelect={() => {
-                    setChangingPassword(true);
-                  }}
-                >
-                  <LockClosedIcon aria-hidden /> Change password
-                </DropdownMenu.Item>
-              )}
-              {account === undefined ? null : (
-                <DropdownMenu.Item
-                  onSelect={() => {
-                    setAddingFactor(true);
-                  }}
-                >
-                  <MobileIcon aria-hidden /> Two-step sign-in
-                </DropdownMenu.Item>
-              )}
-              {account === undefined ? null : (
-                <DropdownMenu.Item
-                  onSelect={() => {
-                    setSeeingSessions(true);
-                  }}
-                >
-                  <DesktopIcon aria-hidden /> Sessions
-                </DropdownMenu.Item>
-              )}
-              <DropdownMenu.Item onSelect={() => void leave()}>
-                <ExitIcon aria-hidden /> Sign out
-              </DropdownMenu.Item>
-            </DropdownMenu.Content>
-          </DropdownMenu.Root>
+          <PersonMenu
+            user={user}
+            role={role}
+            personal={personal}
+            keepFocus={changingPassword || addingFactor || seeingSessions}
+            actions={{
+              ...(account === undefined
+                ? {}
+                : {
+                    changePassword: () => {
+                      setChangingPassword(true);
+                    },
+                    addFactor: () => {
+                      setAddingFactor(true);
+                    },
+                    seeSessions: () => {
+                      setSeeingSessions(true);
+                    },
+                  }),
+              signOut: () => void leave(),
+            }}
+          />
         }
       >
         <TabNav.Root aria-label="Sections" className="app-sections">
@@ -175,5 +128,97 @@ export function AppShell({
       </Suspense>
       {children}
     </>
+  );
+}
+
+/**
+ * The person's menu in the header. Its button shows at once; the menu's chunk loads when the person moves to the
+ * button (a pointer over it, the focus), or a few seconds after the page has come, and the button then becomes the
+ * menu's, drawn alike. Chosen before that (pressed, as Radix's menu opens, or Enter, Space or the down arrow), the
+ * button opens the menu as it comes; the focus stays on the button meanwhile, and goes where the open menu puts it.
+ * Loaded while the page still builds, the menu would take the phone's CPU from the page's first paint.
+ */
+function PersonMenu({
+  user,
+  role,
+  personal,
+  actions,
+  keepFocus,
+}: {
+  user: { name: string; email: string };
+  role: ReactNode;
+  personal: readonly ShellSection[];
+  actions: AccountMenuActions;
+  keepFocus: boolean;
+}) {
+  const [menu, setMenu] = useState<'button' | 'loaded' | 'open'>('button');
+  const chosen = useRef(false);
+  const focused = useRef(false);
+  const mounted = useRef(true);
+  const prepare = useCallback(() => {
+    void loadAccountMenu().then(() => {
+      if (mounted.current)
+        setMenu((shown) => (shown !== 'button' ? shown : chosen.current ? 'open' : 'loaded'));
+    });
+  }, []);
+  useEffect(() => {
+    mounted.current = true;
+    // Unasked, once the page has long come and the browser has nothing else to do.
+    let idle: number | undefined;
+    const later = window.setTimeout(() => {
+      idle = typeof requestIdleCallback === 'function' ? requestIdleCallback(prepare) : undefined;
+      if (idle === undefined) prepare();
+    }, 5000);
+    return () => {
+      mounted.current = false;
+      window.clearTimeout(later);
+      if (idle !== undefined) cancelIdleCallback(idle);
+    };
+  }, [prepare]);
+  const choose = () => {
+    chosen.current = true;
+    prepare();
+  };
+  const placeholder = (
+    <AccountMenuButton
+      user={user}
+      type="button"
+      aria-haspopup="menu"
+      aria-expanded={false}
+      onPointerEnter={prepare}
+      onPointerDown={(event) => {
+        // As Radix's menu does, which opens on the press of the main button.
+        if (event.button === 0 && !event.ctrlKey) choose();
+        else prepare();
+      }}
+      onFocus={() => {
+        focused.current = true;
+        prepare();
+      }}
+      onBlur={() => {
+        focused.current = false;
+      }}
+      onClick={choose}
+      onKeyDown={(event) => {
+        if (event.key === 'ArrowDown') {
+          event.preventDefault();
+          choose();
+        }
+      }}
+    />
+  );
+  if (menu === 'button') return placeholder;
+  return (
+    <Suspense fallback={placeholder}>
+      <AccountMenu
+        user={user}
+        role={role}
+        personal={personal}
+        actions={actions}
+        defaultOpen={menu === 'open'}
+        keepFocus={keepFocus}
+        focusTrigger={focused.current && menu === 'loaded'}
+      />
+    </Suspense>
   );
 }
