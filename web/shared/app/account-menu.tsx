@@ -3,7 +3,7 @@
 // (app-shell.tsx) shows its button, drawn alike, until this has come.
 import { DesktopIcon, ExitIcon, LockClosedIcon, MobileIcon } from '@radix-ui/react-icons';
 import { DropdownMenu, Flex, Text } from '@radix-ui/themes';
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { AccountMenuButton } from './account-menu-button.tsx';
 import type { ShellSection } from './app-shell.tsx';
@@ -41,7 +41,8 @@ export default function AccountMenu({
 }) {
   const trigger = useRef<HTMLButtonElement>(null);
   const [focusOnMount] = useState(focusTrigger);
-  useEffect(() => {
+  // In the render that puts it in the button's place, before the page can take a key: the focus stays on it.
+  useLayoutEffect(() => {
     if (focusOnMount) trigger.current?.focus();
   }, [focusOnMount]);
   return (

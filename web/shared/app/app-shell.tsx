@@ -6,7 +6,7 @@ import { ErrorCallout } from '../error-callout.tsx';
 import { SiteHeader } from '../site-header.tsx';
 import { useApiAction } from '../use-api-action.ts';
 import { AccountMenuButton } from './account-menu-button.tsx';
-import type { AccountMenuActions } from './account-menu.tsx';
+import type { default as AccountMenu, AccountMenuActions } from './account-menu.tsx';
 
 /**
  * The person's menu's dialogs, each a chunk of its own loaded when first opened: a signed-in page does not load nor
@@ -22,9 +22,12 @@ const SessionsDialog = lazy(async () => ({
   default: (await import('../accounts/sessions/sessions-dialog.tsx')).SessionsDialog,
 }));
 
-/** The person's menu: a chunk of its own, loaded once the page has painted, or when its button is chosen first. */
-const loadAccountMenu = () => import('./account-menu.tsx');
-const AccountMenu = lazy(loadAccountMenu);
+/**
+ * The person's menu: a chunk of its own, loaded when the person comes to its button (see `PersonMenu`), then kept
+ * here, so that the button becomes the menu's in one render, the focus moved with it.
+ */
+let accountMenu: { default: typeof AccountMenu } | undefined;
+const loadAccountMenu = async () => (accountMenu ??= await import('./account-menu.tsx'));
 
 /** A section of the shell's navigation: its page, and when it counts as the current one (its path by default). */
 export interface ShellSection {
@@ -207,18 +210,17 @@ function PersonMenu({
       }}
     />
   );
-  if (menu === 'button') return placeholder;
+  if (menu === 'button' || accountMenu === undefined) return placeholder;
+  const { default: Menu } = accountMenu;
   return (
-    <Suspense fallback={placeholder}>
-      <AccountMenu
-        user={user}
-        role={role}
-        personal={personal}
-        actions={actions}
-        defaultOpen={menu === 'open'}
-        keepFocus={keepFocus}
-        focusTrigger={focused.current && menu === 'loaded'}
-      />
-    </Suspense>
+    <Menu
+      user={user}
+      role={role}
+      personal={personal}
+      actions={actions}
+      defaultOpen={menu === 'open'}
+      keepFocus={keepFocus}
+      focusTrigger={focused.current && menu === 'loaded'}
+    />
   );
 }
