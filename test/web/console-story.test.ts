@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 // Kept as one file: the console's stories share one server and one Chromium, whose start is most of a
 // short story's time.
+import { randomUUID } from 'node:crypto';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { displayPrefix } from '../../src/keys/api-key.ts';
@@ -798,6 +799,27 @@ describe('the organization console in Chromium', () => {
     await page.getByText('The e-mail address or the password is not right.').waitFor();
     await signIn(page, { email: admin.email, password: newPassword });
     await page.getByRole('heading', { name: 'Work queue' }).waitFor();
+  });
+
+  it("asks someone not signed in to sign in at a transaction's address, without an error from the page's chunk started early whose style sheet did not come", async () => {
+    const { origin } = world;
+    const page = await chromium.newPage(origin);
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    // The entry starts the transaction page's chunk and style sheet before the session is known; the style sheet
+    // fails (as when the person leaves, or the network drops it), and the route that would show the page never
+    // renders: no one is signed in.
+    await page.route(/\/console\/assets\/transaction-[^/]+\.css$/, (route) => route.abort());
+    const failed = page.waitForEvent('requestfailed', (request) =>
+      /\/transaction-[^/]+\.css$/.test(request.url()),
+    );
+    await page.goto(`${origin}/console/transactions/${randomUUID()}`);
+    await page.getByLabel('E-mail address').waitFor();
+    await failed;
+    // A turn of the page's event loop after the failure: an unhandled rejection would have been reported by then.
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0)));
+    expect(errors).toEqual([]);
+    await page.unrouteAll();
   });
 
   it("opens the person's menu chosen before its code has come, from a click and from the keyboard, and keeps the focus on its button as the menu comes", async () => {

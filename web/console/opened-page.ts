@@ -1,7 +1,7 @@
 // What the page the console was opened at needs first, started by the entry (main.tsx) before it imports the
 // app: the pages' chunks that this starts (each also the loader of its page's `lazy` in app.tsx), and their first
 // reads. It stays small, in the entry's chunk (web/vite.config.ts): nothing here may import the app's modules.
-import { readEarly } from '../shared/app/early-reads.ts';
+import { loadEarly, readEarly } from '../shared/app/early-reads.ts';
 import { consoleApi } from './api.ts';
 
 /** The work queue, the home: a chunk of its own, started at once when the console is opened there. */
@@ -27,34 +27,34 @@ export const loadClosingPage = () => import('./pages/closings/closing-page.tsx')
  */
 export function startOpenedPage({ pathname, search }: { pathname: string; search: string }): void {
   if (/^\/console\/?$|^\/console\/queue\/?$/.test(pathname)) {
-    void loadQueuePage();
+    loadEarly(loadQueuePage);
     if (search !== '') return;
     readEarly(consoleApi, 'GET /queue', { query: {} });
     readEarly(consoleApi, 'GET /queue/options');
     return;
   }
   if (/^\/console\/sign-in\/?$/.test(pathname)) {
-    void loadSignInPage();
+    loadEarly(loadSignInPage);
     return;
   }
   if (/^\/console\/transactions\/new\/?$/.test(pathname)) {
-    void loadStartPage();
+    loadEarly(loadStartPage);
     readEarly(consoleApi, 'GET /start/options');
     return;
   }
   if (/^\/console\/closings\/?$/.test(pathname)) {
-    void loadClosingsPage();
+    loadEarly(loadClosingsPage);
     readEarly(consoleApi, 'GET /closings');
     return;
   }
   if (/^\/console\/closings\/new\/?$/.test(pathname)) {
-    void loadNewClosingPage();
+    loadEarly(loadNewClosingPage);
     readEarly(consoleApi, 'GET /start/options');
     return;
   }
   const closing = /^\/console\/closings\/([^/]+)\/?$/.exec(pathname)?.[1];
   if (closing !== undefined) {
-    void loadClosingPage();
+    loadEarly(loadClosingPage);
     try {
       readEarly(consoleApi, 'GET /closings/:id', { params: { id: decodeURIComponent(closing) } });
     } catch {
@@ -77,5 +77,5 @@ export function startOpenedPage({ pathname, search }: { pathname: string; search
     readEarly(consoleApi, 'GET /transactions/:id/workflow', { params });
     readEarly(consoleApi, 'GET /transactions/:id/review', { params });
   }
-  void loadTransactionPage();
+  loadEarly(loadTransactionPage);
 }

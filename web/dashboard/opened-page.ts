@@ -1,7 +1,7 @@
 // What the page the dashboard was opened at needs first, started by the entry (main.tsx) before it imports the
 // app: the pages' chunks (each also the loader of its page in app.tsx) and a company's read. It stays small, in
 // the entry's chunk: nothing here may import the app's modules.
-import { readEarly } from '../shared/app/early-reads.ts';
+import { loadEarly, readEarly } from '../shared/app/early-reads.ts';
 import { dashboardApi } from './api.ts';
 
 /**
@@ -28,14 +28,14 @@ export const load = {
  */
 export function startOpenedPage({ pathname }: { pathname: string }): void {
   if (/^\/dashboard\/sign-in\/?$/.test(pathname)) {
-    void load.signIn();
+    loadEarly(load.signIn);
     return;
   }
   if (
     /^\/dashboard\/?$|^\/dashboard\/[^/]+\/(companies\/?)?$/.test(pathname) &&
     !/^\/dashboard\/(forgot-password|invitation|reset-password)\/?$/.test(pathname)
   ) {
-    void load.companies();
+    loadEarly(load.companies);
     return;
   }
   const [, slug, id] = /^\/dashboard\/([^/]+)\/companies\/([^/]+)\/?$/.exec(pathname) ?? [];
@@ -47,5 +47,5 @@ export function startOpenedPage({ pathname }: { pathname: string }): void {
   } catch {
     // Not an address the page can read: it says so itself.
   }
-  void load.company();
+  loadEarly(load.company);
 }

@@ -52,6 +52,19 @@ export function takeEarly<T>(url: string, readAgain: () => Promise<T>): Promise<
 }
 
 /**
+ * Starts loading a page's chunk now, from a page's entry (by the address the page was opened at), beside the app's
+ * script. The page's route loads it again when it renders, and takes the same module, or reports that it did not
+ * come; an early start that fails (its style sheet did not come: the person left the page first, or the network
+ * failed) is the route's to report, and is not reported as unhandled, as an early read is not.
+ *
+ * @example
+ * loadEarly(loadTransactionPage);
+ */
+export function loadEarly(load: () => Promise<unknown>): void {
+  load().catch(() => undefined);
+}
+
+/**
  * Imports a page's app once the page's element is there: the entry is `async` (web/vite.config.ts, `preloadApp`), so
  * it may run before the document is parsed, when its app's chunk was at hand (cached).
  *
