@@ -176,11 +176,14 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Each test file opens its own database; two workers match the two cores of our machines. Processes rather
-    // than worker threads, though threads cost about an eighth less CPU: V8 keeps one registry of the JIT's code
-    // pages per process, and two threads each compiling and freeing PGlite's WebAssembly race on it, which aborts
-    // the whole process now and then (`Check failed: jit_page_->allocations_.erase(addr) == 1`, seen on Node
-    // 24.21 in CI; nodejs/node#64500, open).
+    // than worker threads, though threads cost about an eighth less CPU, so that V8 can be given a flag: V8 aborts
+    // a process now and then as it frees the code of PGlite's WebAssembly (`Check failed:
+    // jit_page_->allocations_.erase(addr) == 1` in `ThreadIsolation::UnregisterWasmAllocation`, seen on Node 24.21
+    // in CI, in a worker thread and in a child process alike; nodejs/node#64500, open). That path is the garbage
+    // collection of WebAssembly code, which `--no-wasm-code-gc` turns off: each test process keeps the code of the
+    // databases it closed until it exits, a few megabytes.
     pool: 'forks',
+    execArgv: ['--no-wasm-code-gc'],
     maxWorkers: 2,
     // Files share their worker's loaded modules (Fastify, Mercurius, graphql-js, PGlite): importing them again
     // for every file cost more than a second each. No file leans on module state: each builds its own database
