@@ -30,7 +30,14 @@ import {
 } from 'graphql';
 import type { Database } from '../../db/database.ts';
 import { checkOperationCost } from './limits.ts';
-import { RELATIONS, RESOURCES, sameTenant, tenantColumn, type ResourceName } from './read-model.ts';
+import {
+  RELATIONS,
+  RESOURCES,
+  relationSubquery,
+  sameTenant,
+  tenantColumn,
+  type ResourceName,
+} from './read-model.ts';
 
 /**
  * Direct reads: the GraphQL queries that only read rows and their columns by id, answered by one prepared statement
@@ -216,26 +223,15 @@ class Planner {
         if ((node.arguments?.length ?? 0) > (orderBy ? 1 : 0) || !node.selectionSet) throw new Unplannable();
         const childType = getNamedType(definition.type);
         if (!isObjectType(childType)) throw new Unplannable();
-        const child = RESOURCES[relation.resource];
         this.depth += 1;
         const childAlias = `t${this.depth}`;
         const inner = this.object(relation.resource, childType, node.selectionSet, childAlias);
-        const from = `from ${child.table} ${childAlias}
-          where ${sameTenant(`${childAlias}.${tenantColumn(relation.resource)}`, `${alias}.${tenantColumn(resource)}`)} and `;
-        const order = `order by ${childAlias}.created_at, ${childAlias}.sequence`;
-        if (relation.kind === 'many') {
-          expressions.push(
-            `coalesce((select json_agg(${inner.select} ${order}) ${from} ${childAlias}.${relation.column} = ${alias}.id), '[]')`,
-          );
-          fields.push({ kind: 'many', key, object: inner.object, orderBy });
-        } else {
-          const match =
-            relation.kind === 'one'
-              ? `${childAlias}.id = ${alias}.${relation.foreignKey}`
-              : `${childAlias}.${relation.column} = ${alias}.id ${order} limit 1`;
-          expressions.push(`(select ${inner.select} ${from} ${match})`);
-          fields.push({ kind: 'one', key, nonNull: isNonNullType(definition.type), object: inner.object });
-        }
+        expressions.push(relationSubquery({ alias, resource }, relation, childAlias, inner.select));
+        fields.push(
+          relation.kind === 'many'
+            ? { kind: 'many', key, object: inner.object, orderBy }
+            : { kind: 'one', key, nonNull: isNonNullType(definition.type), object: inner.object },
+        );
         continue;
       }
       const expression = columns[name];

@@ -352,11 +352,9 @@ export interface Tree {
 /** A read of every column and no relation. */
 export const EVERY_COLUMN: Tree = { relations: {} };
 
-/** Every row read carries its id, its organization and its creation time, and the relations loaded with it. */
+/** Every row read carries its id, the columns its read names, and the relations loaded with it. */
 export interface Row {
   id: string;
-  organizationId: string;
-  createdAt: Date | string;
   [column: string]: unknown;
 }
 
@@ -365,32 +363,15 @@ export function relatedKey(field: string): string {
   return `$${field}`;
 }
 
-/** A column of a resource, named as its field: `organization_id as "organizationId"`. */
-function namedColumn(resource: ResourceName, field: string): string {
-  return `${(RESOURCES[resource].columns as Record<string, string>)[field]} as "${field}"`;
-}
-
-/** Every column of each resource, named as its field: `id as "id", organization_id as "organizationId", …`. */
-const COLUMN_LISTS = Object.fromEntries(
-  Object.keys(RESOURCES).map((resource) => [
-    resource,
-    Object.keys(RESOURCES[resource as ResourceName].columns)
-      .map((field) => namedColumn(resource as ResourceName, field))
-      .join(', '),
-  ]),
-) as Record<ResourceName, string>;
-
 /**
- * The columns a read shows of a resource: those it names, in the resource's own order (so that two selections of
- * the same fields write the same statement), or every column.
+ * The fields a read shows of a resource: those it names, in the resource's own order (so that two selections of
+ * the same fields write the same statement), or every one.
  */
-function columnList(resource: ResourceName, columns: readonly string[] | undefined): string {
-  if (columns === undefined) return COLUMN_LISTS[resource];
+function columnsOf(resource: ResourceName, columns: readonly string[] | undefined): string[] {
+  const all = Object.keys(RESOURCES[resource].columns);
+  if (columns === undefined) return all;
   const named = new Set(columns);
-  return Object.keys(RESOURCES[resource].columns)
-    .filter((field) => named.has(field))
-    .map((field) => namedColumn(resource, field))
-    .join(', ');
+  return all.filter((field) => named.has(field));
 }
 
 /** The column that holds a resource's organization. */
@@ -412,34 +393,102 @@ export function sameTenant(column: string, organization: string): string {
 }
 
 /**
- * The select list of a resource with its tree of relations as nested JSON: one statement reads a row and
- * everything the tree asks for. Column lists are unqualified and so bind to the innermost table; `alias`
- * names this level's table for the subqueries below it.
+ * The subquery that reads a relation of the row aliased `parent.alias`, from the related table aliased
+ * `childAlias`: the related row's `select` (one JSON array of its values), the oldest such row's for `first`, or
+ * those of every related row in creation order as one JSON array for `many` (`[]` when there is none). The
+ * related rows are the parent's organization's only.
  */
-function selectList(resource: ResourceName, tree: Tree, alias: string, depth: number): string {
-  const parts: string[] = [columnList(resource, tree.columns)];
-  const parentTenant = `${alias}.${tenantColumn(resource)}`;
+export function relationSubquery(
+  parent: { alias: string; resource: ResourceName },
+  relation: Relation,
+  childAlias: string,
+  select: string,
+): string {
+  const child = RESOURCES[relation.resource];
+  const from = `from ${child.table} ${childAlias}
+      where ${sameTenant(`${childAlias}.${tenantColumn(relation.resource)}`, `${parent.alias}.${tenantColumn(parent.resource)}`)} and`;
+  const order = `${childAlias}.${child.columns.createdAt}, ${childAlias}.sequence`;
+  switch (relation.kind) {
+    case 'one':
+      return `(select ${select} ${from} ${childAlias}.id = ${parent.alias}.${relation.foreignKey})`;
+    case 'first':
+      return `(select ${select} ${from} ${childAlias}.${relation.column} = ${parent.alias}.id
+        order by ${order} limit 1)`;
+    case 'many':
+      return `(select coalesce(json_agg(${select} order by ${order}), '[]'::json) ${from}
+        ${childAlias}.${relation.column} = ${parent.alias}.id)`;
+  }
+}
+
+/**
+ * How a related row, read as a JSON array (see {@link selectList}), becomes a row: its fields in the array's
+ * order, then its relations, each under its {@link relatedKey}.
+ */
+interface RowShape {
+  fields: readonly string[];
+  relations: readonly { key: string; many: boolean; shape: RowShape }[];
+}
+
+/** A statement's select list and the shape of what it reads. */
+interface SelectList {
+  sql: string;
+  shape: RowShape;
+}
+
+/**
+ * The select list of a resource with its tree of relations: one statement reads a row and everything the tree
+ * asks for. The row's own columns are named as their fields; each related row is a JSON array of its values by
+ * position (`json_build_array`), and each list of them a JSON array of those in creation order, which
+ * {@link rowsOf} gives their keys: PostgreSQL writes and the server parses no key per value. Column lists are
+ * unqualified and so bind to the innermost table; `alias` names this level's table for the subqueries below it.
+ */
+function selectList(resource: ResourceName, tree: Tree, alias: string, depth: number): SelectList {
+  const own = RESOURCES[resource].columns as Record<string, string>;
+  const fields = columnsOf(resource, tree.columns);
+  const expressions = fields.map((field) => (depth === 0 ? `${own[field]} as "${field}"` : own[field]));
+  const relations: RowShape['relations'][number][] = [];
   for (const [field, subtree] of Object.entries(tree.relations)) {
     const relation = RELATIONS[resource]?.[field];
     if (!relation) continue;
-    const child = RESOURCES[relation.resource];
     const childAlias = `t${depth + 1}`;
-    const inner = `select ${selectList(relation.resource, subtree, childAlias, depth + 1)} from ${child.table} ${childAlias}
-      where ${sameTenant(`${childAlias}.${tenantColumn(relation.resource)}`, parentTenant)} and `;
+    const inner = selectList(relation.resource, subtree, childAlias, depth + 1);
     const key = relatedKey(field);
-    if (relation.kind === 'one') {
-      parts.push(
-        `(select row_to_json(r) from (${inner} ${childAlias}.id = ${alias}.${relation.foreignKey}) r) as "${key}"`,
-      );
-    } else if (relation.kind === 'first') {
-      parts.push(`(select row_to_json(r) from (${inner} ${childAlias}.${relation.column} = ${alias}.id
-        order by ${childAlias}.created_at, ${childAlias}.sequence limit 1) r) as "${key}"`);
-    } else {
-      parts.push(`(select coalesce(json_agg(r order by r."createdAt", r.sequence), '[]'::json) from (${inner}
-        ${childAlias}.${relation.column} = ${alias}.id) r) as "${key}"`);
-    }
+    const subquery = relationSubquery({ alias, resource }, relation, childAlias, inner.sql);
+    expressions.push(depth === 0 ? `${subquery} as "${key}"` : subquery);
+    relations.push({ key, many: relation.kind === 'many', shape: inner.shape });
   }
-  return parts.join(',\n    ');
+  return {
+    sql: depth === 0 ? expressions.join(',\n    ') : `json_build_array(${expressions.join(', ')})`,
+    shape: { fields, relations },
+  };
+}
+
+/** A related row read as a JSON array, given its keys (and its own related rows theirs). */
+function relatedRow(values: readonly unknown[], shape: RowShape): Row {
+  const row: Record<string, unknown> = {};
+  const { fields, relations } = shape;
+  for (let index = 0; index < fields.length; index++) row[fields[index] as string] = values[index];
+  for (let index = 0; index < relations.length; index++) {
+    const relation = relations[index] as RowShape['relations'][number];
+    row[relation.key] = related(values[fields.length + index], relation);
+  }
+  return row as Row;
+}
+
+function related(value: unknown, relation: RowShape['relations'][number]): unknown {
+  if (value === null || value === undefined) return null;
+  return relation.many
+    ? (value as unknown[][]).map((values) => relatedRow(values, relation.shape))
+    : relatedRow(value as unknown[], relation.shape);
+}
+
+/** The rows a statement of {@link selectList} read, each with its related rows given their keys. */
+function rowsOf(rows: Row[], shape: RowShape): Row[] {
+  if (shape.relations.length === 0) return rows;
+  for (const row of rows) {
+    for (const relation of shape.relations) row[relation.key] = related(row[relation.key], relation);
+  }
+  return rows;
 }
 
 /**
@@ -458,7 +507,8 @@ export async function findById(
   options: { id: string; organizationId: string },
   tree: Tree = EVERY_COLUMN,
 ): Promise<Row | undefined> {
-  const [row] = await db.query<Row>(findByIdStatement(resource, tree), [options.id, options.organizationId]);
+  const { sql, shape } = findByIdStatement(resource, tree);
+  const [row] = rowsOf(await db.query<Row>(sql, [options.id, options.organizationId]), shape);
   return row;
 }
 
@@ -467,17 +517,25 @@ export async function findById(
  * statement's text is the very same string each time, which the prepared statements' map finds without
  * reading it through.
  */
-const findByIdStatements = new WeakMap<Tree, Partial<Record<ResourceName, string>>>();
+const findByIdStatements = new WeakMap<Tree, Partial<Record<ResourceName, SelectList>>>();
 
-function findByIdStatement(resource: ResourceName, tree: Tree): string {
+function findByIdStatement(resource: ResourceName, tree: Tree): SelectList {
   let written = findByIdStatements.get(tree);
   if (written === undefined) {
     written = {};
     findByIdStatements.set(tree, written);
   }
-  return (written[resource] ??=
-    `select ${selectList(resource, tree, 't0', 0)} from ${RESOURCES[resource].table} t0
-     where t0.id = $1 and ${sameTenant(`t0.${tenantColumn(resource)}`, '$2')}`);
+  let statement = written[resource];
+  if (statement === undefined) {
+    const list = selectList(resource, tree, 't0', 0);
+    statement = {
+      sql: `select ${list.sql} from ${RESOURCES[resource].table} t0
+     where t0.id = $1 and ${sameTenant(`t0.${tenantColumn(resource)}`, '$2')}`,
+      shape: list.shape,
+    };
+    written[resource] = statement;
+  }
+  return statement;
 }
 
 /** The order of a list by creation time, as the GraphQL enum spells it. */
@@ -504,11 +562,15 @@ export async function listTransactions(
     seek = `and (t0.created_at, t0.sequence) ${comparison} (
       select created_at, sequence from transactions where id = $3 and organization_id = $1)`;
   }
-  const rows = await db.query<Row>(
-    `select ${selectList('Transaction', tree, 't0', 0)} from transactions t0
-     where t0.organization_id = $1 ${seek}
-     order by t0.created_at ${direction}, t0.sequence ${direction} limit $2`,
-    params,
+  const list = selectList('Transaction', tree, 't0', 0);
+  const rows = rowsOf(
+    await db.query<Row>(
+      `select ${list.sql} from transactions t0
+       where t0.organization_id = $1 ${seek}
+       order by t0.created_at ${direction}, t0.sequence ${direction} limit $2`,
+      params,
+    ),
+    list.shape,
   );
   return { rows: rows.slice(0, options.first), hasNextPage: rows.length > options.first };
 }

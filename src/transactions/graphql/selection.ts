@@ -37,10 +37,10 @@ function fieldsByName(nodes: readonly FieldNode[], fragments: Fragments): Map<st
 }
 
 /**
- * The columns every read shows whatever the query selects: the resolvers' ids and organization, and what lists
- * are ordered by.
+ * The columns every read shows whatever the query selects: the id, which resolvers read (a file's link, a
+ * transaction's available events, a connection's cursor). Lists are ordered in the statement itself.
  */
-const ALWAYS_READ = ['id', 'organizationId', 'createdAt', 'sequence'];
+const ALWAYS_READ = ['id'];
 
 /** A read of a resource's columns that every read shows, these columns, and no relation. */
 function readOf(resource: ResourceName, ...columns: string[]): Tree {
