@@ -159,15 +159,101 @@ export function boundedInteger(
  */
 const PLANNED_LIMITS = new Set([DEFAULT_LIMIT, MAX_LIMIT]);
 
-/** Numbered parameters for one statement. */
-function parameters() {
-  const values: unknown[] = [];
+/** The values a page's statement takes, by name: its text numbers those it uses, in its own order. */
+interface PageValues {
+  instance: string;
+  company: string | null;
+  since: string | null;
+  revision: string | undefined;
+  afterTime: string | undefined;
+  afterId: string | undefined;
+  limit: number;
+}
+
+/** What a page's statement text depends on: each such shape has one text, written once. */
+interface PageShape {
+  list: ListName;
+  /** A later page of a walk (its revision and seek from the cursor), or the first (the revision read). */
+  walk: boolean;
+  company: boolean;
+  since: boolean;
+  /** The page's size plus one, when written into the text (`PLANNED_LIMITS`); bound otherwise. */
+  plannedLimit: number | undefined;
+}
+
+interface PageStatement {
+  sql: string;
+  /** The values of its parameters `$1`, `$2`, …, by name. */
+  values: (keyof PageValues)[];
+}
+
+/**
+ * Page statements written, by shape: at most 3 lists × 2 × 2 × 2 × 3 sizes. Writing one afresh for each request
+ * also had the prepared statements' map hash its 2 KB text each time.
+ */
+const pageStatements = new Map<string, PageStatement>();
+
+function pageStatement(shape: PageShape): PageStatement {
+  const key = `${shape.list} ${String(shape.walk)} ${String(shape.company)} ${String(shape.since)} ${String(shape.plannedLimit)}`;
+  let statement = pageStatements.get(key);
+  if (statement === undefined) {
+    statement = writePageStatement(shape);
+    pageStatements.set(key, statement);
+  }
+  return statement;
+}
+
+function writePageStatement(shape: PageShape): PageStatement {
+  const list = LISTS[shape.list];
+  const values: (keyof PageValues)[] = [];
+  const p = (name: keyof PageValues): string => {
+    values.push(name);
+    return `$${String(values.length)}`;
+  };
+  const instance = p('instance');
+  const company = shape.company ? `${p('company')}::uuid` : undefined;
+  const scope = [`r.instance_id = ${instance}`];
+  if (company !== undefined) scope.push(`r.company_id = ${company}`);
+  if (shape.since) scope.push(`r.updated_at >= ${p('since')}::timestamptz`);
+  // The records of the walk: those created up to the revision its first page saw.
+  const coveredAt = (revision: string) => [...scope, `r.created_revision <= ${revision}`].join(' and ');
+  const covered = coveredAt(shape.walk ? `${p('revision')}::bigint` : '(select revision from walk)');
+  const direction = list.descending ? 'desc' : 'asc';
+  const seek = shape.walk
+    ? [
+        `(r.${list.timeColumn}, r.id) ${list.descending ? '<' : '>'} (${p('afterTime')}::timestamptz, ${p('afterId')}::uuid)`,
+      ]
+    : [];
+  const page = `page as (
+      select ${list.select} from ${list.table} r
+      where ${[covered, ...seek].join(' and ')}
+      order by r.${list.timeColumn} ${direction}, r.id ${direction}
+      limit ${shape.plannedLimit === undefined ? p('limit') : String(shape.plannedLimit)}
+    )`;
+  const columns = [
+    `coalesce((
+      select json_agg(page order by page."${list.timeField}" collate "C" ${direction}, page.id ${direction}) from page
+    ), '[]'::json) as rows`,
+    ...(shape.list === 'companies' ? [`${pageFunds(instance)} as funds`] : []),
+  ].join(', ');
+
+  if (shape.walk) return { sql: `with ${page} select ${columns}`, values };
+  const total =
+    shape.list === 'companies' && !shape.since
+      ? 'i.companies_count'
+      : `(select count(*) from ${list.table} r where ${coveredAt('i.revision')})`;
+  const found =
+    company === undefined
+      ? 'true'
+      : `exists (select 1 from portfolio_companies c where c.instance_id = i.id and c.id = ${company})`;
+  // One statement, one snapshot: the revision, the total and the first page agree.
   return {
+    sql: `with walk as (
+        select i.revision, ${total}::float8 as total, ${found} as found
+        from portfolio_instances i where i.id = ${instance}
+      ), ${page}
+      select walk.revision::text as revision, walk.total, walk.found, ${columns} from walk`,
     values,
-    add(value: unknown): string {
-      values.push(value);
-      return `$${values.length}`;
-    },
   };
 }
 
@@ -196,60 +282,32 @@ export async function listPage<Name extends ListName>(
   }
   const updatedSince = walk ? walk.updatedSince : (since ?? null);
 
-  const p = parameters();
-  const instance = p.add(request.instanceId);
-  const company = companyId === null ? undefined : `${p.add(companyId)}::uuid`;
-  const scope = [`r.instance_id = ${instance}`];
-  if (company !== undefined) scope.push(`r.company_id = ${company}`);
-  if (updatedSince !== null) scope.push(`r.updated_at >= ${p.add(updatedSince)}::timestamptz`);
-  // The records of the walk: those created up to the revision its first page saw.
-  const coveredAt = (revision: string) => [...scope, `r.created_revision <= ${revision}`].join(' and ');
-  const covered = coveredAt(walk ? `${p.add(walk.revision)}::bigint` : '(select revision from walk)');
-  const direction = list.descending ? 'desc' : 'asc';
-  const seek = walk
-    ? [
-        `(r.${list.timeColumn}, r.id) ${list.descending ? '<' : '>'} (${p.add(walk.after[0])}::timestamptz, ${p.add(walk.after[1])}::uuid)`,
-      ]
-    : [];
-  const page = `page as (
-      select ${list.select} from ${list.table} r
-      where ${[covered, ...seek].join(' and ')}
-      order by r.${list.timeColumn} ${direction}, r.id ${direction}
-      limit ${updatedSince === null && PLANNED_LIMITS.has(limit) ? String(limit + 1) : p.add(limit + 1)}
-    )`;
-  const columns = [
-    `coalesce((
-      select json_agg(page order by page."${list.timeField}" collate "C" ${direction}, page.id ${direction}) from page
-    ), '[]'::json) as rows`,
-    ...(name === 'companies' ? [`${pageFunds(instance)} as funds`] : []),
-  ].join(', ');
-
-  let sql: string;
-  if (walk) {
-    sql = `with ${page} select ${columns}`;
-  } else {
-    const total =
-      name === 'companies' && updatedSince === null
-        ? 'i.companies_count'
-        : `(select count(*) from ${list.table} r where ${coveredAt('i.revision')})`;
-    const found =
-      company === undefined
-        ? 'true'
-        : `exists (select 1 from portfolio_companies c where c.instance_id = i.id and c.id = ${company})`;
-    // One statement, one snapshot: the revision, the total and the first page agree.
-    sql = `with walk as (
-        select i.revision, ${total}::float8 as total, ${found} as found
-        from portfolio_instances i where i.id = ${instance}
-      ), ${page}
-      select walk.revision::text as revision, walk.total, walk.found, ${columns} from walk`;
-  }
+  const statement = pageStatement({
+    list: name,
+    walk: walk !== undefined,
+    company: companyId !== null,
+    since: updatedSince !== null,
+    plannedLimit: updatedSince === null && PLANNED_LIMITS.has(limit) ? limit + 1 : undefined,
+  });
+  const values: PageValues = {
+    instance: request.instanceId,
+    company: companyId,
+    since: updatedSince,
+    revision: walk?.revision,
+    afterTime: walk?.after[0],
+    afterId: walk?.after[1],
+    limit: limit + 1,
+  };
   const [row] = await db.query<{
     rows: ListRecords[Name][];
     funds?: [string, string][] | null;
     revision?: string;
     total?: number;
     found?: boolean;
-  }>(sql, p.values);
+  }>(
+    statement.sql,
+    statement.values.map((value) => values[value]),
+  );
   if (!row || row.found === false) throw notFound('company', companyId);
 
   const data = row.rows;
