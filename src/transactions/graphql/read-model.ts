@@ -550,29 +550,42 @@ export async function listTransactions(
   options: { organizationId: string; first: number; after?: string | undefined; orderBy: CreatedAtOrder },
   tree: Tree = EVERY_COLUMN,
 ): Promise<{ rows: Row[]; hasNextPage: boolean }> {
-  const descending = options.orderBy === 'CREATED_AT_DESC';
-  const direction = descending ? 'desc' : 'asc';
-  const comparison = descending ? '<' : '>';
-  const params: unknown[] = [options.organizationId, options.first + 1];
-  let seek = '';
-  if (options.after !== undefined) {
-    params.push(options.after);
-    // Seek from the cursor's own row: exact to the microsecond, and a cursor naming another
-    // organization's transaction finds no row and so no page.
-    seek = `and (t0.created_at, t0.sequence) ${comparison} (
-      select created_at, sequence from transactions where id = $3 and organization_id = $1)`;
+  const after = options.after !== undefined;
+  const { sql, shape } = listStatement(tree, options.orderBy, after);
+  const params = [options.organizationId, options.first + 1, ...(after ? [options.after] : [])];
+  const rows = rowsOf(await db.query<Row>(sql, params), shape);
+  return { rows: rows.slice(0, options.first), hasNextPage: rows.length > options.first };
+}
+
+/** Pages' statements already written, by the tree they read, then by order and whether they seek (as `findById`'s). */
+const listStatements = new WeakMap<Tree, Map<string, SelectList>>();
+
+function listStatement(tree: Tree, orderBy: CreatedAtOrder, after: boolean): SelectList {
+  let written = listStatements.get(tree);
+  if (written === undefined) {
+    written = new Map();
+    listStatements.set(tree, written);
   }
-  const list = selectList('Transaction', tree, 't0', 0);
-  const rows = rowsOf(
-    await db.query<Row>(
-      `select ${list.sql} from transactions t0
+  const key = `${orderBy} ${String(after)}`;
+  let statement = written.get(key);
+  if (statement === undefined) {
+    const direction = orderBy === 'CREATED_AT_DESC' ? 'desc' : 'asc';
+    // Seek from the cursor's own row: exact to the microsecond, and a cursor naming another organization's
+    // transaction finds no row and so no page.
+    const seek = after
+      ? `and (t0.created_at, t0.sequence) ${direction === 'desc' ? '<' : '>'} (
+      select created_at, sequence from transactions where id = $3 and organization_id = $1)`
+      : '';
+    const list = selectList('Transaction', tree, 't0', 0);
+    statement = {
+      sql: `select ${list.sql} from transactions t0
        where t0.organization_id = $1 ${seek}
        order by t0.created_at ${direction}, t0.sequence ${direction} limit $2`,
-      params,
-    ),
-    list.shape,
-  );
-  return { rows: rows.slice(0, options.first), hasNextPage: rows.length > options.first };
+      shape: list.shape,
+    };
+    written.set(key, statement);
+  }
+  return statement;
 }
 
 /** How many transactions the organization has (`TransactionConnection.totalCount`). */
