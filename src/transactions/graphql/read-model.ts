@@ -507,33 +507,41 @@ export async function findById(
   options: { id: string; organizationId: string },
   tree: Tree = EVERY_COLUMN,
 ): Promise<Row | undefined> {
-  const { sql, shape } = findByIdStatement(resource, tree);
+  const { sql, shape } = statementOf(
+    resource,
+    tree,
+    resource,
+    (list) => `select ${list} from ${RESOURCES[resource].table} t0
+     where t0.id = $1 and ${sameTenant(`t0.${tenantColumn(resource)}`, '$2')}`,
+  );
   const [row] = rowsOf(await db.query<Row>(sql, [options.id, options.organizationId]), shape);
   return row;
 }
 
 /**
- * Statements already written, by the tree they read: a query's trees are kept (see `treeOf`), and so the
- * statement's text is the very same string each time, which the prepared statements' map finds without
- * reading it through.
+ * Statements already written, by the tree they read, then by what else their text depends on (the resource read
+ * by id; a page's order and seek): a query's trees are kept (see `treeOf`), and so the statement's text is the
+ * very same string each time, which the prepared statements' map finds without reading it through.
  */
-const findByIdStatements = new WeakMap<Tree, Partial<Record<ResourceName, SelectList>>>();
+const statements = new WeakMap<Tree, Map<string, SelectList>>();
 
-function findByIdStatement(resource: ResourceName, tree: Tree): SelectList {
-  let written = findByIdStatements.get(tree);
+/** The statement `key` that reads `tree` of `resource`, written once by `write` around its select list. */
+function statementOf(
+  resource: ResourceName,
+  tree: Tree,
+  key: string,
+  write: (selectList: string) => string,
+): SelectList {
+  let written = statements.get(tree);
   if (written === undefined) {
-    written = {};
-    findByIdStatements.set(tree, written);
+    written = new Map();
+    statements.set(tree, written);
   }
-  let statement = written[resource];
+  let statement = written.get(key);
   if (statement === undefined) {
     const list = selectList(resource, tree, 't0', 0);
-    statement = {
-      sql: `select ${list.sql} from ${RESOURCES[resource].table} t0
-     where t0.id = $1 and ${sameTenant(`t0.${tenantColumn(resource)}`, '$2')}`,
-      shape: list.shape,
-    };
-    written[resource] = statement;
+    statement = { sql: write(list.sql), shape: list.shape };
+    written.set(key, statement);
   }
   return statement;
 }
@@ -551,41 +559,21 @@ export async function listTransactions(
   tree: Tree = EVERY_COLUMN,
 ): Promise<{ rows: Row[]; hasNextPage: boolean }> {
   const after = options.after !== undefined;
-  const { sql, shape } = listStatement(tree, options.orderBy, after);
-  const params = [options.organizationId, options.first + 1, ...(after ? [options.after] : [])];
-  const rows = rowsOf(await db.query<Row>(sql, params), shape);
-  return { rows: rows.slice(0, options.first), hasNextPage: rows.length > options.first };
-}
-
-/** Pages' statements already written, by the tree they read, then by order and whether they seek (as `findById`'s). */
-const listStatements = new WeakMap<Tree, Map<string, SelectList>>();
-
-function listStatement(tree: Tree, orderBy: CreatedAtOrder, after: boolean): SelectList {
-  let written = listStatements.get(tree);
-  if (written === undefined) {
-    written = new Map();
-    listStatements.set(tree, written);
-  }
-  const key = `${orderBy} ${String(after)}`;
-  let statement = written.get(key);
-  if (statement === undefined) {
-    const direction = orderBy === 'CREATED_AT_DESC' ? 'desc' : 'asc';
-    // Seek from the cursor's own row: exact to the microsecond, and a cursor naming another organization's
-    // transaction finds no row and so no page.
+  const direction = options.orderBy === 'CREATED_AT_DESC' ? 'desc' : 'asc';
+  // Seek from the cursor's own row: exact to the microsecond, and a cursor naming another organization's
+  // transaction finds no row and so no page.
+  const { sql, shape } = statementOf('Transaction', tree, `page ${direction} ${String(after)}`, (list) => {
     const seek = after
       ? `and (t0.created_at, t0.sequence) ${direction === 'desc' ? '<' : '>'} (
       select created_at, sequence from transactions where id = $3 and organization_id = $1)`
       : '';
-    const list = selectList('Transaction', tree, 't0', 0);
-    statement = {
-      sql: `select ${list.sql} from transactions t0
+    return `select ${list} from transactions t0
        where t0.organization_id = $1 ${seek}
-       order by t0.created_at ${direction}, t0.sequence ${direction} limit $2`,
-      shape: list.shape,
-    };
-    written.set(key, statement);
-  }
-  return statement;
+       order by t0.created_at ${direction}, t0.sequence ${direction} limit $2`;
+  });
+  const params = [options.organizationId, options.first + 1, ...(after ? [options.after] : [])];
+  const rows = rowsOf(await db.query<Row>(sql, params), shape);
+  return { rows: rows.slice(0, options.first), hasNextPage: rows.length > options.first };
 }
 
 /** How many transactions the organization has (`TransactionConnection.totalCount`). */
