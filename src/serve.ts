@@ -23,13 +23,12 @@ import { startCertificateRuns } from './transactions/evidence/certificate-runs.t
 import type { KickedRuns } from './jobs/kicked-runs.ts';
 import { createDocumentWorkers } from './transactions/documents/document-workers.ts';
 import type { ServiceName } from './served-apps.ts';
+import { startPageDrawing } from './http/drawing/page-drawing.ts';
 
 export interface ServeOptions {
   /** Run one service only. @default both */
   only?: ServiceName | undefined;
-  /**
-   * Seed demo data into an empty database. @default true on the embedded database in staging, else false
-   */
+  /** Seed demo data into an empty database. @default true on the embedded database in staging, else false */
   demo?: boolean | undefined;
   logger: Logger;
   /** Trace with OpenTelemetry (see `tracingWanted` in config.ts). @default false */
@@ -306,9 +305,10 @@ async function startServices(config: Config, options: ServeOptions): Promise<Run
     }
 
     // What was queued before the services listened (the demo's invitations, mail that failed before a restart),
-    // now that links can name the port listened on; and the document workers' first thread, out of the start's way.
+    // now that links can name the port listened on; and the first threads of the documents and pages, early.
     recipientNotices?.kick();
     documentWorkers?.start();
+    closers.push({ what: 'the page drawer', close: startPageDrawing(options.only) });
     // Webhooks report Transactions events: the service that runs them delivers them.
     if (config.webhookWorker === 'in-process' && options.only !== 'portfolio') {
       // Loaded once the services listen, like the admin server below: they answer without waiting for either.

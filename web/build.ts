@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { build } from 'vite';
 import { writeCompressedCopies } from './precompress.ts';
-import { SURFACES, WEB_DIST_DIR, surfaceConfig, type Surface } from './vite.config.ts';
+import { DRAWN, SURFACES, WEB_DIST_DIR, drawingConfig, surfaceConfig, type Surface } from './vite.config.ts';
 
 /**
  * Brotli's best quality for the pages people open on a phone; quality 9 for GraphiQL's seven megabytes of
@@ -31,6 +31,7 @@ const started = Date.now();
 const compressing: Promise<void>[] = [];
 for (const surface of chosen) {
   await build({ ...surfaceConfig(surface), logLevel: 'warn' });
+  if (DRAWN.includes(surface)) await build({ ...drawingConfig(surface), logLevel: 'warn' });
   compressing.push(writeCompressedCopies(join(WEB_DIST_DIR, surface, 'assets'), brotliQuality(surface)));
 }
 await Promise.all(compressing);

@@ -246,7 +246,7 @@ function appGraph(): { plugin: Plugin; modules: Set<string> } {
 function appChunks(surface: Surface, app: ReadonlySet<string>) {
   const shared = new RegExp(`/web/(shared/|react-on-preact|${surface}/[^/]+\\.tsx?$)|/src/`);
   const entry = new RegExp(
-    `/web/(${surface}/(opened-page|api)\\.ts|shared/(app/early-reads|contract-client|accounts/api-client|api-error)\\.ts)$`,
+    `/web/(${surface}/(opened-page|api)\\.ts|shared/(app/early-reads|app/drawn-page|contract-client|accounts/api-client|api-error)\\.ts)$`,
   );
   return {
     groups: [
@@ -306,6 +306,9 @@ export function surfaceConfig(surface: Surface): InlineConfig {
       assetsDir: 'assets',
       // GraphiQL's Monaco editor is a few megabytes; it is served from this origin with an immutable cache.
       chunkSizeWarningLimit: 5000,
+      // The chunks and style sheets of each page, by its module, for the server to link from a page it draws
+      // (src/http/drawing/page-drawing.ts); in `.vite/`, beside the page, not under the served `assets/`.
+      manifest: SIGNED_IN.includes(surface),
       reportCompressedSize: false,
       rolldownOptions: {
         ...(SIGNED_IN.includes(surface)
@@ -328,6 +331,35 @@ export function surfaceConfig(surface: Surface): InlineConfig {
         '/key-delivery/api': { target: 'https://localhost:4000', secure: false },
         '/recipient': { target: 'https://localhost:4000', secure: false },
       },
+    },
+  };
+}
+
+/**
+ * The surfaces whose pages the server draws (web/shared/app/draw.tsx), and where each one's drawing module is
+ * built: `web/dist/<surface>/drawing/draw.js`, beside the page and outside its served `assets/`.
+ */
+export const DRAWN: readonly Surface[] = SIGNED_IN;
+
+/**
+ * The Vite configuration of a surface's drawing module (`web/<surface>/draw.tsx`), built for Node after the
+ * surface itself (whose build empties its folder): one file with every library in it, on Preact as the page is.
+ */
+export function drawingConfig(surface: Surface): InlineConfig {
+  return {
+    configFile: false,
+    root: join(WEB_DIR, surface),
+    base: `${surfacePath(surface)}/`,
+    publicDir: false,
+    plugins: [react()],
+    resolve: { alias: PAGE_ALIASES },
+    ssr: { noExternal: true, target: 'node' },
+    build: {
+      ssr: join(WEB_DIR, surface, 'draw.tsx'),
+      outDir: join(WEB_DIST_DIR, surface, 'drawing'),
+      emptyOutDir: true,
+      reportCompressedSize: false,
+      rolldownOptions: { output: { codeSplitting: false, entryFileNames: 'draw.js' } },
     },
   };
 }

@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { DrawnPage } from './drawing/drawing-contract.ts';
 import { AppError } from '../errors.ts';
 
 /** The front end built by `npm install` (`npm run build:web`) in this checkout: one folder per surface. */
@@ -66,6 +67,31 @@ export interface WebSurfaceOptions {
   worksWithout: string;
   /** The built front end. @default web/dist of this checkout */
   distDir?: string | undefined;
+  /**
+   * Draws some of the surface's pages on the server (drawing/drawn-pages.ts), given the request and the built
+   * page: undefined sends the page as built.
+   */
+  draw?: ((request: FastifyRequest, page: string) => Promise<DrawnPage | undefined>) | undefined;
+}
+
+/**
+ * The built page with a drawing in it: the page's chunk and style sheets linked from the head, the answers it was
+ * drawn with as JSON before the entry's script (which runs as soon as it has come, maybe before the body is
+ * parsed, and takes them: web/shared/app/drawn-page.ts), and the app's HTML in the root element (marked
+ * `data-drawn`, without the no-script note: the page's words are there). The JSON cannot end its element: every
+ * `<` in it is escaped.
+ */
+export function withDrawing(page: string, surface: string, drawn: DrawnPage): string {
+  const root = new RegExp(`<div id="${surface}">[\\s\\S]*?</div>`);
+  const entry = page.indexOf('<script type="module"');
+  if (entry < 0) throw new Error(`the built ${surface} page has no entry script`);
+  const answers = JSON.stringify(drawn.answers).replace(/</g, '\\u003c');
+  const head =
+    `<script type="application/json" id="${surface}-answers">${answers}</script>` + drawn.head.join('');
+  return (page.slice(0, entry) + head + page.slice(entry)).replace(
+    root,
+    () => `<div id="${surface}" data-drawn>${drawn.html}</div>`,
+  );
 }
 
 /**
@@ -108,9 +134,15 @@ export function registerWebSurface(app: FastifyInstance, options: WebSurfaceOpti
   // Read once: a rebuild replaces the hashed asset names, so it takes a restart either way.
   const page = readFileSync(indexPath);
   const headers = pageHeaders(options.contentSecurityPolicy);
+  const { draw } = options;
+  const pageText = draw ? page.toString('utf8') : '';
+  // A drawn page holds what one person may read: no cache but theirs keeps it.
+  const drawnHeaders = { ...headers, 'cache-control': 'private, no-cache', vary: 'cookie' };
   for (const url of pagePaths) {
-    app.get(url, (request, reply) => {
+    app.get(url, async (request, reply) => {
       refuseNonPage(request.url);
+      const drawn = draw && (await draw(request, pageText));
+      if (drawn) return reply.headers(drawnHeaders).send(withDrawing(pageText, options.surface, drawn));
       return reply.headers(headers).send(page);
     });
   }

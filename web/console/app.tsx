@@ -7,6 +7,7 @@ import { Loading, SessionPending } from '../shared/accounts/session-pending.tsx'
 import { SignInAgainDialog } from '../shared/accounts/sign-in-again.tsx';
 import { SecondFactorRequiredPage } from '../shared/accounts/factors/second-factor-required.tsx';
 import { NotFoundPage } from '../shared/app/not-found-page.tsx';
+import { lazyPage } from '../shared/app/lazy-page.ts';
 import { LiveProvider } from './live.tsx';
 import {
   loadClosingPage,
@@ -40,7 +41,8 @@ const ACCOUNT_ROUTES = accountRoutes(ACCOUNTS);
 const QueuePage = lazy(loadQueuePage);
 /** The team: its people, their invitations, the organization's sign-in settings; a chunk of its own. */
 const TeamPage = lazy(async () => ({ default: (await import('./pages/team.tsx')).TeamPage }));
-const TransactionPage = lazy(loadTransactionPage);
+/** A transaction's page: the server draws it, and the app renders over it at once (lazy-page.ts). */
+const TransactionPage = lazyPage(loadTransactionPage, (module) => module.default);
 const StartPage = lazy(loadStartPage);
 const ClosingsPage = lazy(loadClosingsPage);
 const NewClosingPage = lazy(loadNewClosingPage);

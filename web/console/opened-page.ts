@@ -1,15 +1,19 @@
 // What the page the console was opened at needs first, started by the entry (main.tsx) before it imports the
 // app: the pages' chunks that this starts (each also the loader of its page's `lazy` in app.tsx), and their first
 // reads. It stays small, in the entry's chunk (web/vite.config.ts): nothing here may import the app's modules.
-import { loadEarly, readEarly } from '../shared/app/early-reads.ts';
-import { consoleApi } from './api.ts';
+import { loadEarly, pageLoader, readEarly, type Started } from '../shared/app/early-reads.ts';
+import type { AccountRoutes } from '../shared/accounts/api-client.ts';
+import { client, consoleApi } from './api.ts';
 
 /** The work queue, the home: a chunk of its own, started at once when the console is opened there. */
 export const loadQueuePage = async () => ({ default: (await import('./pages/queue.tsx')).QueuePage });
 /** Signing in, where the console sends whoever is not signed in: started at once when it is opened there. */
 const loadSignInPage = () => import('../shared/accounts/sign-in.tsx');
-/** A transaction's page, with its workflow drawn: a chunk of its own, loaded when one is opened. */
-export const loadTransactionPage = () => import('./pages/transaction/transaction-page.tsx');
+/**
+ * A transaction's page, with its workflow drawn: a chunk of its own, loaded when one is opened. The server draws
+ * it (src/transactions/console/console.ts, `drawnConsolePage`), so it is remembered once it has come (`pageLoader`).
+ */
+export const loadTransactionPage = pageLoader(() => import('./pages/transaction/transaction-page.tsx'));
 /** "New transaction", the form that starts one: a chunk of its own too, loaded when it is opened. */
 export const loadStartPage = () => import('./pages/start/start-page.tsx');
 /** The closings: their list, "New closing" and a closing's page, each a chunk of its own. */
@@ -23,9 +27,24 @@ export const loadClosingPage = () => import('./pages/closings/closing-page.tsx')
  * offers, a transaction's chunk and its reads above the fold (the transaction, its workflow and its review), or a
  * closings page's chunk and what it reads first (the closings, what "New closing" offers, or the closing). A phone
  * then waits one round trip for them rather than three in a row (bench/RESULTS.md, 2026-11-28). The console's
- * entry calls it before it imports the app, so they leave beside the app's script rather than after it.
+ * entry calls it before it imports the app, so they leave beside the app's script rather than after it. Answers
+ * when the session and the page's chunk have come (or failed): a page the server drew waits for them before the
+ * app renders over it.
  */
-export function startOpenedPage({ pathname, search }: { pathname: string; search: string }): void {
+export function startOpenedPage({
+  pathname,
+  search,
+}: {
+  pathname: string;
+  search: string;
+}): Promise<unknown> {
+  // Who is signed in: every page asks first (the HTML preloads it), and one the server drew renders with it.
+  const session = readEarly(client.routes<AccountRoutes<unknown>>(), 'GET /session');
+  return Promise.all([session.settled, startPage(pathname, search)?.settled]);
+}
+
+/** Starts the opened page's chunk and first reads (see {@link startOpenedPage}): answers the chunk's load. */
+function startPage(pathname: string, search: string): Started | undefined {
   if (/^\/console\/?$|^\/console\/queue\/?$/.test(pathname)) {
     loadEarly(loadQueuePage);
     if (search !== '') return;
@@ -77,5 +96,5 @@ export function startOpenedPage({ pathname, search }: { pathname: string; search
     readEarly(consoleApi, 'GET /transactions/:id/workflow', { params });
     readEarly(consoleApi, 'GET /transactions/:id/review', { params });
   }
-  loadEarly(loadTransactionPage);
+  return loadEarly(loadTransactionPage);
 }

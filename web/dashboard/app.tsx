@@ -1,6 +1,6 @@
 import { PRODUCT } from './product.ts';
 import { Skeleton } from '@radix-ui/themes';
-import { lazy, Suspense, type ComponentType } from 'react';
+import { Suspense, type ComponentType } from 'react';
 import { Navigate, Route, Routes, useLocation, useParams } from 'react-router';
 import { Loading, SessionPending } from '../shared/accounts/session-pending.tsx';
 import { AppShell } from '../shared/app/app-shell.tsx';
@@ -12,11 +12,19 @@ import { accountRoutes } from '../shared/accounts/account-routes.tsx';
 import { ACCOUNTS } from './accounts.ts';
 import { WrongInstancePage } from './pages/wrong-instance.tsx';
 import { useSession } from './session.tsx';
+import type { PageLoader } from '../shared/app/early-reads.ts';
+import { lazyPage } from '../shared/app/lazy-page.ts';
 import { load } from './opened-page.ts';
 
-/** A page of an instance, from its module (`loadPage`): its shell (header, tabs) stays while the module loads. */
-function lazyPage(loadPage: () => Promise<ComponentType>): ComponentType {
-  const Page = lazy(async () => ({ default: await loadPage() }));
+/**
+ * A page of an instance, `pick`ed from its module: its shell (header, tabs) stays while the module loads, and a
+ * page whose module has come renders at once (the company's page, which the server draws: lazy-page.ts).
+ */
+function instancePage<Module>(
+  load: PageLoader<Module>,
+  pick: (module: Module) => ComponentType,
+): ComponentType {
+  const Page = lazyPage(load, pick);
   return function InstancePage() {
     return (
       <Suspense fallback={<Skeleton height="320px" />}>
@@ -30,11 +38,11 @@ function lazyPage(loadPage: () => Promise<ComponentType>): ComponentType {
  * The pages of chunks of their own, each loaded when first needed (their loaders: opened-page.ts, which starts the
  * companies' or a company's at once when the dashboard is opened there).
  */
-const CompaniesPage = lazyPage(async () => (await load.companies()).CompaniesPage);
-const CompanyPage = lazyPage(async () => (await load.company()).CompanyPage);
-const SettingsLayout = lazyPage(async () => (await load.settings()).SettingsLayout);
-const ApiKeysPage = lazyPage(async () => (await load.apiKeys()).ApiKeysPage);
-const PeoplePage = lazyPage(async () => (await load.people()).PeoplePage);
+const CompaniesPage = instancePage(load.companies, (module) => module.CompaniesPage);
+const CompanyPage = instancePage(load.company, (module) => module.CompanyPage);
+const SettingsLayout = instancePage(load.settings, (module) => module.SettingsLayout);
+const ApiKeysPage = instancePage(load.apiKeys, (module) => module.ApiKeysPage);
+const PeoplePage = instancePage(load.people, (module) => module.PeoplePage);
 /** Signing in, and the pages of the mailed links (web/shared/accounts/). */
 const ACCOUNT_ROUTES = accountRoutes(ACCOUNTS);
 

@@ -1,16 +1,18 @@
 // How the dashboard writes times, amounts and counts: in the reader's language, with unambiguous months.
 
-import { dateFormatters, locale } from '../shared/format.ts';
+import { dateFormatters, locale, perReader } from '../shared/format.ts';
 
-const monthFormat = new Intl.DateTimeFormat(locale, { month: 'short', year: '2-digit', timeZone: 'UTC' });
-const relativeFormat = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' });
+const monthFormat = perReader(
+  () => new Intl.DateTimeFormat(locale, { month: 'short', year: '2-digit', timeZone: 'UTC' }),
+);
+const relativeFormat = perReader(() => new Intl.RelativeTimeFormat(locale, { numeric: 'auto' }));
 
 /** `24 Nov 2026` and `24 Nov 2026, 19:40`: short months, as tables want. */
 export const { formatDate, formatDateTime } = dateFormatters('short');
 
 /** `Nov 26`: a chart's axis label for a reporting date (kept in UTC, as the updates report on days). */
 export function formatMonth(iso: string | number): string {
-  return monthFormat.format(new Date(iso));
+  return monthFormat().format(new Date(iso));
 }
 
 const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
@@ -25,7 +27,7 @@ const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
 export function formatRelative(iso: string, now = Date.now()): string {
   const seconds = (new Date(iso).getTime() - now) / 1000;
   for (const [unit, size] of UNITS) {
-    if (Math.abs(seconds) >= size) return relativeFormat.format(Math.round(seconds / size), unit);
+    if (Math.abs(seconds) >= size) return relativeFormat().format(Math.round(seconds / size), unit);
   }
   return 'just now';
 }

@@ -1,5 +1,6 @@
 // The dashboard's app, mounted into the page: its router, its session and its pages (app.tsx), in Portico's
-// theme. Imported by the entry (main.tsx) once the opened page's first read is on its way.
+// theme. The entry (main.tsx) imports it once the opened page's first read is on its way, and mounts it: a
+// function, not a side effect of loading, as this module shares its chunk with what the pages' chunks import.
 import { mountThemed } from '../shared/boot.tsx';
 import '../shared/app/app.css';
 import './dashboard.css';
@@ -7,11 +8,14 @@ import { BrowserRouter } from 'react-router';
 import { App } from './app.tsx';
 import { SessionProvider } from './session.tsx';
 
-mountThemed(
-  'dashboard',
-  <BrowserRouter basename="/dashboard">
-    <SessionProvider>
-      <App />
-    </SessionProvider>
-  </BrowserRouter>,
-);
+/** Renders the dashboard into `#dashboard`. */
+export function mountDashboard(): void {
+  mountThemed(
+    'dashboard',
+    <BrowserRouter basename="/dashboard">
+      <SessionProvider>
+        <App />
+      </SessionProvider>
+    </BrowserRouter>,
+  );
+}

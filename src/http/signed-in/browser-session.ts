@@ -13,7 +13,7 @@ export interface BrowserSessionOptions {
   /** The instance secret that signs the session cookie (`instance_secrets`), one per surface. */
   secretName: string;
   cookieName: string;
-  /** The path the cookie is sent to: the surface's JSON routes, never its page. */
+  /** The path the cookie is sent to: the surface's page (drawn for the person) and its JSON routes. */
   path: string;
   /** How long its sessions last idle, and at most after signing in. */
   limits: SessionLimits;
@@ -22,7 +22,7 @@ export interface BrowserSessionOptions {
 /**
  * The sessions of people signed in to a page, and CSRF protection for what they change, as one Fastify plugin
  * for the routes registered beside it: a server-side session (@fastify/session on `user_sessions`, the cookie
- * HttpOnly, Secure, SameSite=Strict, sent only to `path`, expiring after the idle limit) and a CSRF token (@fastify/csrf-protection,
+ * HttpOnly, Secure, SameSite=Strict, sent only under `path`, expiring after the idle limit) and a CSRF token (@fastify/csrf-protection,
  * read from `X-CSRF-Token`) on every request other than GET and HEAD. The customer dashboard uses it; the
  * organization console will.
  *

@@ -6,7 +6,14 @@ import { TENANT_TABLES } from '../../accounts/tenant-tables.ts';
 import type { Database } from '../../db/database.ts';
 import { AppError, factorErrors, notPermitted, notSignedIn } from '../../errors.ts';
 import { contractRoutes, type ContractRoute, type RouteContract } from '../contract-routes.ts';
-import { pageContentSecurityPolicy, registerWebSurface, type WebSurfaceOptions } from '../web-pages.ts';
+import { pageDrawing, type DrawnRoute } from '../drawing/drawn-pages.ts';
+import type { PageDrawer } from '../drawing/page-drawing.ts';
+import {
+  DEFAULT_WEB_DIST_DIR,
+  pageContentSecurityPolicy,
+  registerWebSurface,
+  type WebSurfaceOptions,
+} from '../web-pages.ts';
 import { SECOND_FACTOR_SETUP, type accountRoutes } from './account-contract.ts';
 import { registerAccountRoutes } from './account-routes.ts';
 import { browserSession } from './browser-session.ts';
@@ -59,9 +66,19 @@ export interface SignedInSurface<Kind extends TenantKind, Table extends RoleTabl
   name: string;
   /** The kind of tenant its people belong to. */
   kind: Kind;
-  /** Its page, under `page.path` (every path without a dot: it routes on the client). */
-  page: Pick<WebSurfaceOptions, 'path' | 'title' | 'worksWithout' | 'distDir'>;
-  /** Its session cookie's name; the cookie goes only to the JSON routes, under `<page.path>/api`. */
+  /**
+   * Its page, under `page.path` (every path without a dot: it routes on the client); `drawn` names the pages the
+   * server draws for a signed-in person (drawing/drawn-pages.ts).
+   */
+  page: Pick<WebSurfaceOptions, 'path' | 'title' | 'worksWithout' | 'distDir'> & {
+    drawn?: ((path: string) => DrawnRoute | undefined) | undefined;
+    /** @default the process's page drawer */
+    drawer?: PageDrawer | undefined;
+  };
+  /**
+   * Its session cookie's name; the cookie goes to the page and its JSON routes, under `page.path` (the page is
+   * drawn for the person it names).
+   */
   cookieName: string;
   db: Database;
   /** The contract's account routes (sign-in, sign-out, invitation and password reset links). */
@@ -107,11 +124,23 @@ export async function registerSignedInSurface<Kind extends TenantKind, Table ext
   const { db, kind, permissions } = surface;
   const sessionLimits = surface.sessionLimits ?? DEFAULT_SESSION_LIMITS;
   const apiPath = `${surface.page.path}/api`;
+  const { drawn, drawer, ...page } = surface.page;
   registerWebSurface(app, {
-    ...surface.page,
+    ...page,
     surface: surface.name,
     contentSecurityPolicy: pageContentSecurityPolicy(),
     clientRoutes: true,
+    draw:
+      drawn &&
+      pageDrawing(app, {
+        surface: surface.name,
+        pagePath: page.path,
+        apiPath,
+        cookieName: surface.cookieName,
+        distDir: page.distDir ?? DEFAULT_WEB_DIST_DIR,
+        routeAt: drawn,
+        drawer,
+      }),
   });
   if (!app.hasDecorator('signedInRoutes')) app.decorate('signedInRoutes', []);
   const declared = app.signedInRoutes;
@@ -166,7 +195,7 @@ export async function registerSignedInSurface<Kind extends TenantKind, Table ext
         db,
         secretName: `${surface.name}_session_cookies`,
         cookieName: surface.cookieName,
-        path: apiPath,
+        path: surface.page.path,
         limits: sessionLimits,
       });
       api.decorateRequest('signedInPerson', null);

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { wrongInstance } from '../../errors.ts';
+import type { DrawnRoute } from '../../http/drawing/drawn-pages.ts';
 import { registerSignedInSurface } from '../../http/signed-in/surface.ts';
 import { dashboardPages } from '../people.ts';
 import { dashboardRoutes as contract } from './contract.ts';
@@ -12,8 +13,28 @@ import { registerDashboardSsoRoutes } from './sso-routes.ts';
 /** Where the dashboard's JSON routes are. */
 export const DASHBOARD_API_PATH = `${DASHBOARD_PATH}/api`;
 
-/** The session cookie: sent only to the JSON routes, never read by the page's scripts. */
-export const SESSION_COOKIE = 'portico_session';
+/**
+ * The dashboard's pages the server draws for a signed-in person (http/drawing/drawn-pages.ts): a company's, with
+ * its charts the heaviest to draw in a phone's browser, and its one read (web/dashboard/opened-page.ts reads the
+ * same). The charts are drawn after the first paint, in their reserved room.
+ */
+export function drawnDashboardPage(path: string): DrawnRoute | undefined {
+  const [, slug, id] = /^\/([^/]+)\/companies\/([^/]+)\/?$/.exec(path) ?? [];
+  if (slug === undefined || id === undefined) return undefined;
+  try {
+    const param = (value: string) => encodeURIComponent(decodeURIComponent(value));
+    return { reads: [`/instances/${param(slug)}/companies/${param(id)}`], module: 'pages/company.tsx' };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The session cookie: sent to the page (which the server draws for the person) and the JSON routes, never read by
+ * the page's scripts. Named anew when it moved from `/dashboard/api` to `/dashboard`: a cookie of the old path
+ * would be sent first to the JSON routes, and shadow the new one.
+ */
+export const SESSION_COOKIE = 'portico_dashboard_sid';
 
 /**
  * The customer dashboard on the Portfolio service, a signed-in surface (http/signed-in/surface.ts): its page
@@ -31,6 +52,8 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
       title: 'The dashboard',
       worksWithout: 'The API at /v1/external works without it.',
       distDir: deps.distDir,
+      drawn: drawnDashboardPage,
+      drawer: deps.pageDrawer,
     },
     cookieName: SESSION_COOKIE,
     sessionLimits: deps.sessionLimits,

@@ -1,3 +1,4 @@
+import type { PageDrawer } from '../../http/drawing/page-drawing.ts';
 import type { SessionLimits } from '../../accounts/sessions.ts';
 import type { Database } from '../../db/database.ts';
 import type { SignedInPerson } from '../../http/signed-in/person.ts';
@@ -14,6 +15,8 @@ export interface DashboardDeps {
   sessionLimits?: SessionLimits | undefined;
   /** The built front end. @default web/dist of this checkout */
   distDir?: string | undefined;
+  /** What draws its pages on the server (http/drawing/); tests give one that waits longer. @default pageDrawer() */
+  pageDrawer?: PageDrawer | undefined;
 }
 
 /** The person behind a dashboard request, and their instance (`{ user, instance }`). */

@@ -2,6 +2,7 @@ import { DEFAULT_UPLOAD_MAX_BYTES } from '../recipients/uploads.ts';
 import { registerPaperFormRoute } from './transaction/paper-form-route.ts';
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_SESSION_LIMITS } from '../../accounts/sessions.ts';
+import type { DrawnRoute } from '../../http/drawing/drawn-pages.ts';
 import { registerSignedInSurface } from '../../http/signed-in/surface.ts';
 import { consoleRoutes as contract } from './contract.ts';
 import type { ConsoleDeps } from './deps.ts';
@@ -25,8 +26,31 @@ import { registerTransactionRoutes } from './transaction/routes.ts';
 import { registerAlertRoutes } from './alerts/routes.ts';
 import { registerAlertStopRoute } from './alerts/stop-route.ts';
 
-/** The console's session cookie: sent only to its JSON routes, never read by the page's scripts. */
-export const CONSOLE_SESSION_COOKIE = 'portico_console_session';
+/**
+ * The console's session cookie: sent to its page (which the server draws for the person) and its JSON routes, never
+ * read by the page's scripts. Named anew when it moved from `/console/api` to `/console`: a cookie of the old path
+ * would be sent first to the JSON routes, and shadow the new one.
+ */
+export const CONSOLE_SESSION_COOKIE = 'portico_console_sid';
+
+/**
+ * The console's pages the server draws for a signed-in person (http/drawing/drawn-pages.ts): a transaction's, the
+ * heaviest to draw in a phone's browser, with the reads above its fold (web/console/opened-page.ts reads the same).
+ */
+export function drawnConsolePage(path: string): DrawnRoute | undefined {
+  const opened = /^\/transactions\/([^/]+)\/?$/.exec(path)?.[1];
+  if (opened === undefined || opened === 'new') return undefined;
+  let id: string;
+  try {
+    id = encodeURIComponent(decodeURIComponent(opened));
+  } catch {
+    return undefined;
+  }
+  return {
+    reads: [`/transactions/${id}`, `/transactions/${id}/workflow`, `/transactions/${id}/review`],
+    module: 'pages/transaction/transaction-page.tsx',
+  };
+}
 
 /**
  * The organization console on the Transactions service, a signed-in surface (http/signed-in/surface.ts): its
@@ -53,6 +77,8 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
       title: 'The console',
       worksWithout: 'The API at /beta works without it.',
       distDir: deps.distDir,
+      drawn: drawnConsolePage,
+      drawer: deps.pageDrawer,
     },
     cookieName: CONSOLE_SESSION_COOKIE,
     sessionLimits,

@@ -1,3 +1,4 @@
+import type { PageDrawer } from '../../http/drawing/page-drawing.ts';
 import type { SessionLimits } from '../../accounts/sessions.ts';
 import type { Database } from '../../db/database.ts';
 import type { FileLinks } from '../../files/file-links.ts';
@@ -36,6 +37,8 @@ export interface ConsoleDeps {
   sessionLimits?: SessionLimits | undefined;
   /** The built front end. @default web/dist of this checkout */
   distDir?: string | undefined;
+  /** What draws its pages on the server (http/drawing/); tests give one that waits longer. @default pageDrawer() */
+  pageDrawer?: PageDrawer | undefined;
 }
 
 /** The person behind a console request, and their organization (`{ user, organization }`). */

@@ -2,7 +2,7 @@
 // failures per address and per client, and the choice of instance when one password opens two.
 import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { DASHBOARD_API_PATH } from '../../../src/portfolio/dashboard/dashboard.ts';
+import { DASHBOARD_PATH } from '../../../src/portfolio/dashboard/links.ts';
 import {
   Browser,
   PASSWORD,
@@ -116,7 +116,7 @@ describe('signing in', () => {
       ]),
     ).toBe(1);
     expect(browser.cookieAttributes).toEqual(
-      expect.arrayContaining(['HttpOnly', 'Secure', 'SameSite=Strict', `Path=${DASHBOARD_API_PATH}`]),
+      expect.arrayContaining(['HttpOnly', 'Secure', 'SameSite=Strict', `Path=${DASHBOARD_PATH}`]),
     );
 
     expect(await whoIsSignedIn(browser)).toEqual({

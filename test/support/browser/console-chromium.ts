@@ -1,3 +1,4 @@
+import { createPageDrawer } from '../../../src/http/drawing/page-drawing.ts';
 import type { FastifyInstance } from 'fastify';
 import type { Locator, Page } from 'playwright-core';
 import type { Database } from '../../../src/db/database.ts';
@@ -40,6 +41,9 @@ export async function consoleForBrowser(
     intervalMs: 0,
   });
   closeAfterAll(() => recipientNotices.stop());
+  // Pages are drawn however slow the machine: a story reads what the drawn page did not bring, once.
+  const pageDrawer = createPageDrawer({ waitMs: 60_000 });
+  closeAfterAll(() => pageDrawer.close());
   const app = await buildTransactionsApp({
     db,
     files,
@@ -47,7 +51,7 @@ export async function consoleForBrowser(
     tls: await testTls(),
     apiKeyCacheMs: 0,
     recipientNotices,
-    console: { mailer, transactionsUrl: () => origin },
+    console: { mailer, transactionsUrl: () => origin, pageDrawer },
     documentWorkers: options.documentWorkers,
   });
   origin = await listenForBrowser(app, closeAfterAll);

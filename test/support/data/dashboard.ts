@@ -118,7 +118,7 @@ export const DASHBOARD_SURFACE: SignInSurface = { apiPath: DASHBOARD_API_PATH, c
 type SignInCredentials = { email: string; password: string; instance?: string; organization?: string };
 
 /**
- * One simulated browser: it keeps the `portico_session` cookie the server sets (as a browser would, only the
+ * One simulated browser: it keeps the session cookie the server sets (as a browser would, only the
  * latest), and the latest CSRF token the dashboard's answers carry, which it sends as `x-csrf-token` on every
  * POST and DELETE. Requests come from `clientAddress` (`x-forwarded-for`) over HTTPS (`x-forwarded-proto`).
  */
@@ -127,7 +127,7 @@ export class Browser {
   cookie: string | undefined;
   /** The latest CSRF token an answer carried. */
   csrfToken: string | undefined;
-  /** The attributes of the last session cookie the server set (`HttpOnly`, `Path=/dashboard/api`, …). */
+  /** The attributes of the last session cookie the server set (`HttpOnly`, `Path=/dashboard`, …). */
   cookieAttributes: string[] = [];
 
   constructor(

@@ -14,7 +14,7 @@ import type {
   TransactionDetail,
   WorkflowPanel,
 } from '../../../src/transactions/console/contract.ts';
-import { CONSOLE_API_PATH } from '../../../src/transactions/console/links.ts';
+import { CONSOLE_PATH } from '../../../src/transactions/console/links.ts';
 import {
   type Browser,
   PASSWORD,
@@ -59,7 +59,7 @@ describe('signing in to the console', () => {
     const operator = people.operator;
     const page = await signedIn(operator);
     expect(page.cookieAttributes).toEqual(
-      expect.arrayContaining(['HttpOnly', 'Secure', 'SameSite=Strict', `Path=${CONSOLE_API_PATH}`]),
+      expect.arrayContaining(['HttpOnly', 'Secure', 'SameSite=Strict', `Path=${CONSOLE_PATH}`]),
     );
     const session = await page.session();
     expect(session.body).toEqual({

@@ -1,5 +1,6 @@
 import { Card, Flex, Heading, Text } from '@radix-ui/themes';
-import { lazy, Suspense, useId } from 'react';
+import { lazy, useId } from 'react';
+import { AfterFirstPaint } from '../../shared/app/after-paint.tsx';
 import { formatDate } from '../format.ts';
 import type { TrendPoint } from './trend-plot.tsx';
 
@@ -51,7 +52,7 @@ export function TrendChart({
           </Text>
           {known.length === 0 ? null : (
             // The plot's room is kept (as tall as the plot) and busy until its module has come.
-            <Suspense fallback={<div className="trend-chart-plot" aria-busy />}>
+            <AfterFirstPaint room={<div className="trend-chart-plot" aria-busy />}>
               <div className="trend-chart-plot" data-testid={`chart-${title}`}>
                 <TrendPlot
                   title={title}
@@ -62,7 +63,7 @@ export function TrendChart({
                   axisFormat={axisFormat}
                 />
               </div>
-            </Suspense>
+            </AfterFirstPaint>
           )}
           {note === undefined ? null : (
             <Text as="p" size="1" color="gray">

@@ -1,8 +1,9 @@
-import { createContext, use, useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import type {
   PublicKeyCredentialCreationOptionsJSON,
   RegistrationResponseJSON,
 } from '@simplewebauthn/browser';
+import { takeEarly, takeEarlyAnswer } from '../app/early-reads.ts';
 import { ApiError, SESSION_ENDED, type AccountRoutes, type ApiClient } from './api-client.ts';
 
 /** Who is signed in, and to which tenant (the dashboard's instance, the console's organization). */
@@ -106,7 +107,7 @@ export const AccountActionsContext = createContext<AccountActions | undefined>(u
 
 /** The signed-in person's account actions; undefined outside a surface's session provider. */
 export function useAccountActions(): AccountActions | undefined {
-  return use(AccountActionsContext);
+  return useContext(AccountActionsContext);
 }
 
 /** How a surface reads its session answers, and what its pages do when a session ends. */
@@ -157,12 +158,21 @@ export function createSession<Answer, User, Tenant>(
     return signed ? { status: 'signed-in', ...signed } : { status: 'signed-out', notice };
   };
 
-  function SessionProvider({ children }: { children: ReactNode }) {
-    const [session, setSession] = useState<SessionState<User, Tenant>>({ status: 'loading' });
+  const sessionUrl = api.urlOf('GET /session');
 
-    const refresh = useCallback(async () => {
+  function SessionProvider({ children }: { children: ReactNode }) {
+    // Known at once when the page's entry read it early and it has come (a page drawn on the server waits for it
+    // before the app renders over it), or when the server draws the page.
+    const [session, setSession] = useState<SessionState<User, Tenant>>(() => {
+      const early = takeEarlyAnswer(sessionUrl);
+      return early ? stateOf(early.data as Answer) : { status: 'loading' };
+    });
+    const [knownAtStart] = useState(session.status !== 'loading');
+
+    /** Takes in who a `GET /session` answers is signed in, or that the server could not be asked. */
+    const settle = useCallback(async (answer: Promise<Answer>) => {
       try {
-        setSession(stateOf(await api('GET /session')));
+        setSession(stateOf(await answer));
       } catch (error) {
         setSession({
           status: 'unreachable',
@@ -171,9 +181,14 @@ export function createSession<Answer, User, Tenant>(
         });
       }
     }, []);
+    const refresh = useCallback(() => settle(api('GET /session')), [settle]);
 
     useEffect(() => {
-      void refresh();
+      if (!knownAtStart) {
+        // The entry's early read, when it is still on its way.
+        const read = () => api('GET /session');
+        void settle(takeEarly(sessionUrl, read) ?? read());
+      }
       // When the session has ended, no one is signed in, unless the page is kept: then it stays, marked ended.
       const ended = (state: SessionState<User, Tenant>): SessionState<User, Tenant> =>
         options.whenSessionEnds === 'sign-in-above-page' && state.status === 'signed-in'
@@ -191,7 +206,7 @@ export function createSession<Answer, User, Tenant>(
           },
         );
       });
-    }, [refresh]);
+    }, [settle, knownAtStart]);
 
     const value = useMemo<SessionContextValue<Answer, User, Tenant>>(
       () => ({
@@ -240,7 +255,7 @@ export function createSession<Answer, User, Tenant>(
   }
 
   function useSession(): SessionContextValue<Answer, User, Tenant> {
-    const value = use(SessionContext);
+    const value = useContext(SessionContext);
     if (!value) throw new Error('useSession is used outside SessionProvider');
     return value;
   }

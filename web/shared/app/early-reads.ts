@@ -5,7 +5,21 @@ interface EarlyRead {
   answer: Promise<unknown>;
   /** Set when the answer came and was a success. */
   settled?: { data: unknown };
+  /** Taken by every render rather than once: a page drawn on the server, whose lazy parts render again. */
+  kept?: boolean;
 }
+
+/** What an entry started early: `settled` when its answer or chunk has come, or failed (it never rejects). */
+export interface Started {
+  settled: Promise<void>;
+}
+
+const settledOf = (promise: Promise<unknown>): Started => ({
+  settled: promise.then(
+    () => undefined,
+    () => undefined,
+  ),
+});
 
 /** Early reads by address; each is taken once. */
 const started = new Map<string, EarlyRead>();
@@ -13,7 +27,8 @@ const started = new Map<string, EarlyRead>();
 /**
  * Starts reading a GET route now, from a page's entry (by the address the page was opened at), so the read goes
  * out beside the session's and the page's own chunk rather than after them: on a phone's network each of those
- * is a round trip. The first `useResource` of the same address takes its answer: at once when it has come.
+ * is a round trip. The first `useResource` of the same address takes its answer: at once when it has come. Answers
+ * when it has settled, for an entry that waits for it.
  *
  * @example
  * readEarly(consoleApi, 'GET /transactions/:id', { params: { id } });
@@ -22,7 +37,11 @@ export function readEarly<Contract, Name extends JsonRouteName<Contract> & `GET 
   api: ContractClient<Contract>,
   name: Name,
   ...input: InputArgs<Contract, Name>
-): void {
+): Started {
+  // The page was drawn on the server with this answer (`answerEarly`), or it is already on its way.
+  const url = api.urlOf(name, ...input);
+  const already = started.get(url);
+  if (already) return settledOf(already.answer);
   const read: EarlyRead = { answer: api(name, ...input) };
   read.answer.then(
     (data) => {
@@ -31,14 +50,28 @@ export function readEarly<Contract, Name extends JsonRouteName<Contract> & `GET 
     // Whoever takes it handles a failure; one that is never taken must not be reported as unhandled.
     () => undefined,
   );
-  started.set(api.urlOf(name, ...input), read);
+  started.set(url, read);
+  return settledOf(read.answer);
+}
+
+/**
+ * Gives the answer of `url` at once: the server drew the page with it, and sent it with the page (drawn-page.ts).
+ * `kept`: every render takes it, not only the first (the server's render, which draws a lazy part twice).
+ */
+export function answerEarly(url: string, data: unknown, options: { kept?: boolean } = {}): void {
+  started.set(url, { answer: Promise.resolve(data), settled: { data }, kept: options.kept });
+}
+
+/** Forgets every early read and answer: the server's renderer, between two people's pages. */
+export function forgetEarly(): void {
+  started.clear();
 }
 
 /** The answer of an early read of `url` that has come, taken: a component can start with it. */
 export function takeEarlyAnswer(url: string): { data: unknown } | undefined {
-  const settled = started.get(url)?.settled;
-  if (settled) started.delete(url);
-  return settled;
+  const read = started.get(url);
+  if (read?.settled && read.kept !== true) started.delete(url);
+  return read?.settled;
 }
 
 /**
@@ -47,7 +80,7 @@ export function takeEarlyAnswer(url: string): { data: unknown } | undefined {
  */
 export function takeEarly<T>(url: string, readAgain: () => Promise<T>): Promise<T> | undefined {
   const read = started.get(url);
-  started.delete(url);
+  if (read?.kept !== true) started.delete(url);
   return (read?.answer as Promise<T> | undefined)?.catch(readAgain);
 }
 
@@ -60,8 +93,37 @@ export function takeEarly<T>(url: string, readAgain: () => Promise<T>): Promise<
  * @example
  * loadEarly(loadTransactionPage);
  */
-export function loadEarly(load: () => Promise<unknown>): void {
-  load().catch(() => undefined);
+export function loadEarly(load: () => Promise<unknown>): Started {
+  return settledOf(load());
+}
+
+/** A page's chunk loader that remembers its module once it has come (see {@link pageLoader}). */
+export interface PageLoader<Module> {
+  (): Promise<Module>;
+  /** The module, once it has come: the page's route renders it at once rather than suspending. */
+  loaded?: Module;
+}
+
+/**
+ * A page's chunk loader (`() => import('./page.tsx')`) that loads it once, and remembers it once it has come: a
+ * page drawn on the server waits for its chunk before the app renders over it, so that the route renders the page
+ * at once (web/shared/app/lazy-page.ts) instead of its "Loading" in place of the words already on screen. A load
+ * that failed is tried again by the next call.
+ *
+ * @example
+ * export const loadTransactionPage = pageLoader(() => import('./pages/transaction/transaction-page.tsx'));
+ */
+export function pageLoader<Module>(load: () => Promise<Module>): PageLoader<Module> {
+  let loading: Promise<Module> | undefined;
+  const loader: PageLoader<Module> = () =>
+    (loading ??= load().then(
+      (module) => (loader.loaded = module),
+      (error: unknown) => {
+        loading = undefined;
+        throw error;
+      },
+    ));
+  return loader;
 }
 
 /**
@@ -69,7 +131,7 @@ export function loadEarly(load: () => Promise<unknown>): void {
  * it may run before the document is parsed, when its app's chunk was at hand (cached).
  *
  * @example
- * importWhenParsed(() => import('./mount.tsx'));
+ * importWhenParsed(async () => (await import('./mount.tsx')).mountConsole());
  */
 export function importWhenParsed(load: () => Promise<unknown>): void {
   if (document.readyState !== 'loading') void load();

@@ -1,5 +1,6 @@
 import { Text } from '@radix-ui/themes';
-import { lazy, Suspense, useId, useMemo, type ReactNode } from 'react';
+import { lazy, useId, useMemo, type ReactNode } from 'react';
+import { AfterFirstPaint } from '../../../shared/app/after-paint.tsx';
 import type { WorkflowPanel } from '../../types.ts';
 import { estimatedSize } from './workflow-layout.ts';
 import { useWorkflowNames } from './workflow-names.tsx';
@@ -46,8 +47,8 @@ export function WorkflowFigure({
   const size = useMemo(() => estimatedSize(workflow, names), [workflow, names]);
   return (
     <figure className="workflow-graph">
-      <Suspense
-        fallback={
+      <AfterFirstPaint
+        room={
           <Room size={size} busy>
             <Text size="2" color="gray">
               Drawing the workflow…
@@ -58,7 +59,7 @@ export function WorkflowFigure({
         <Room size={size}>
           <WorkflowGraph workflow={workflow} labelledBy={`${id}-caption`} />
         </Room>
-      </Suspense>
+      </AfterFirstPaint>
       <figcaption id={`${id}-caption`}>
         {caption ?? (
           <>

@@ -1,0 +1,129 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { DEFAULT_WEB_DIST_DIR } from '../web-pages.ts';
+import type { DrawRequest } from './drawing-contract.ts';
+
+export type { DrawRequest, Reader } from './drawing-contract.ts';
+
+/** A page to draw in a thread: the surface's drawing module, and the page; without a page, the module is loaded. */
+export interface DrawTask {
+  module: string;
+  request?: DrawRequest | undefined;
+}
+
+/**
+ * The threads that draw signed-in pages to HTML (web/shared/app/draw.tsx), off the event loop: a page of a large
+ * transaction takes milliseconds of CPU, and a burst of page loads would otherwise hold every request of the
+ * process. Drawing is an improvement, never a condition: a page that is not drawn within {@link DRAW_WAIT_MS}, a
+ * queue that is full, a thread that failed, and the page goes out as the browser draws it.
+ */
+export interface PageDrawer {
+  /**
+   * The page's HTML drawn by the surface's module, or undefined when it could not be drawn in time (the page is
+   * then sent undrawn). The surface's module is `<distDir>/<surface>/drawing/draw.js`.
+   */
+  draw(distDir: string, surface: string, request: DrawRequest): Promise<string | undefined>;
+  /** Starts the thread and loads the surfaces' modules now, out of the first page's way (`serve` calls it). */
+  start(distDir: string, surfaces: readonly string[]): void;
+  /** Ends the thread, and the drawings in it (their pages go out undrawn); a drawing after it starts another. */
+  close(): Promise<void>;
+}
+
+/**
+ * How long a page waits for its drawing before it is sent undrawn: a phone waits 150 ms or more for each round
+ * trip, and a page is drawn in a few milliseconds. A drawing that takes longer still ends (and warms its thread)
+ * unless it passes {@link DRAW_LIMIT_MS}.
+ */
+export const DRAW_WAIT_MS = 250;
+/** How long a drawing may run at most, before its thread is terminated and replaced. */
+export const DRAW_LIMIT_MS = 10_000;
+/** Drawings that wait for the thread at most; past them, pages are sent undrawn. */
+export const DRAW_QUEUE_LIMIT = 16;
+/** The heap of the drawing thread: a page's answers are bounded by its routes, its HTML by them. */
+const DRAW_HEAP_MB = 128;
+
+const WORKER = fileURLToPath(new URL('./page-drawing-worker.ts', import.meta.url));
+
+/** The drawing module of a surface in a built front end, if it was built. */
+function moduleOf(distDir: string, surface: string): string | undefined {
+  const module = join(distDir, surface, 'drawing', 'draw.js');
+  return existsSync(module) ? module : undefined;
+}
+
+/** A page drawer of one thread (see {@link PageDrawer}); its thread starts with the first drawing or `start`. */
+export function createPageDrawer(
+  options: { waitMs?: number; limitMs?: number; queueLimit?: number } = {},
+): PageDrawer {
+  const waitMs = options.waitMs ?? DRAW_WAIT_MS;
+  const limitMs = options.limitMs ?? DRAW_LIMIT_MS;
+  const queueLimit = options.queueLimit ?? DRAW_QUEUE_LIMIT;
+  let pool: Piscina<DrawTask, string | undefined> | undefined;
+  const poolOf = () =>
+    (pool ??= new Piscina<DrawTask, string | undefined>({
+      filename: WORKER,
+      minThreads: 1,
+      maxThreads: 1,
+      maxQueue: queueLimit,
+      idleTimeout: 60_000,
+      resourceLimits: { maxOldGenerationSizeMb: DRAW_HEAP_MB },
+    }));
+  const modules = new Map<string, string | undefined>();
+  const moduleFor = (distDir: string, surface: string) => {
+    const key = `${distDir}\0${surface}`;
+    if (!modules.has(key)) modules.set(key, moduleOf(distDir, surface));
+    return modules.get(key);
+  };
+  const run = (task: DrawTask) => poolOf().run(task, { signal: AbortSignal.timeout(limitMs) });
+
+  return {
+    async draw(distDir, surface, request) {
+      const module = moduleFor(distDir, surface);
+      if (module === undefined) return undefined;
+      if (pool && pool.queueSize >= queueLimit) return undefined;
+      // A drawing that failed, or ends after the page went out undrawn, is dropped.
+      const drawing = run({ module, request }).catch(() => undefined);
+      const waited = new AbortController();
+      const late = sleep(waitMs, undefined, { signal: waited.signal }).catch(() => undefined);
+      try {
+        return await Promise.race([drawing, late]);
+      } finally {
+        waited.abort();
+      }
+    },
+    start(distDir, surfaces) {
+      for (const surface of surfaces) {
+        const module = moduleFor(distDir, surface);
+        if (module !== undefined) run({ module }).catch(() => undefined);
+      }
+    },
+    async close() {
+      const closing = pool;
+      pool = undefined;
+      await closing?.close({ force: true });
+    },
+  };
+}
+
+let shared: PageDrawer | undefined;
+
+/** The process's page drawer, made on first use. Idle threads do not keep a process alive. */
+export function pageDrawer(): PageDrawer {
+  shared ??= createPageDrawer();
+  return shared;
+}
+
+/** The surfaces whose pages the server draws, by the service that serves them. */
+const DRAWN_SURFACES = { transactions: ['console'], portfolio: ['dashboard'] } as const;
+
+/**
+ * Starts the process's page drawer for the surfaces of the services `portico serve` runs (`only` one, or both),
+ * with the front end this checkout built; answers what closes it.
+ */
+export function startPageDrawing(only?: keyof typeof DRAWN_SURFACES): () => Promise<void> {
+  const drawer = pageDrawer();
+  drawer.start(DEFAULT_WEB_DIST_DIR, only ? DRAWN_SURFACES[only] : Object.values(DRAWN_SURFACES).flat());
+  return () => drawer.close();
+}

@@ -1,0 +1,164 @@
+// The signed-in pages the server draws (src/http/drawing/): a console transaction's page comes with its words in
+// the HTML, drawn by the same app the browser runs (the built front end's drawing module, in a worker thread), on
+// the answers of the page's own routes read for the person who asked; anyone else gets the page undrawn.
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { readerOf } from '../../../src/http/drawing/drawn-pages.ts';
+import { createPageDrawer } from '../../../src/http/drawing/page-drawing.ts';
+import { withDrawing } from '../../../src/http/web-pages.ts';
+import { buildTransactionsApp } from '../../../src/transactions/app.ts';
+import type { TransactionDetail } from '../../../src/transactions/console/contract.ts';
+import {
+  api,
+  browser,
+  organizationWith,
+  signedIn,
+  transactionWithTeam,
+  TRANSACTIONS_URL,
+} from '../../support/data/console-api.ts';
+import { smtpWithMailer, type Browser } from '../../support/data/dashboard.ts';
+import { createTestDatabase } from '../../support/db/database.ts';
+import { createTestFileStore } from '../../support/data/transactions.ts';
+import { madeBeforeAll } from '../../support/made-before-all.ts';
+
+const world = madeBeforeAll('drawn pages', async (closeAfterAll) => {
+  const testDb = await createTestDatabase();
+  closeAfterAll(() => testDb.close());
+  const store = await createTestFileStore();
+  closeAfterAll(store.cleanup);
+  const { mailer } = await smtpWithMailer(closeAfterAll);
+  // However slow the machine, the page waits for its drawing: these tests are about what is drawn.
+  const pageDrawer = createPageDrawer({ waitMs: 60_000 });
+  closeAfterAll(() => pageDrawer.close());
+  const app = await buildTransactionsApp({
+    db: testDb.db,
+    files: store.files,
+    environment: 'staging',
+    trustProxy: true,
+    console: { mailer, transactionsUrl: () => TRANSACTIONS_URL, pageDrawer },
+  });
+  closeAfterAll(() => app.close());
+  return { db: testDb.db, files: store.files, app };
+});
+
+/** The answers a drawn page carries for its first reads, by address; undefined when the page was not drawn. */
+function drawnAnswers(html: string): Record<string, unknown> | undefined {
+  const sent = /<script type="application\/json" id="console-answers">([\s\S]*?)<\/script>/.exec(html)?.[1];
+  return sent === undefined ? undefined : (JSON.parse(sent) as Record<string, unknown>);
+}
+
+/** A transaction's page as `page` gets it: its HTML, and whether it came drawn. */
+async function transactionPage(page: Browser, id: string, cookie?: string) {
+  const response = await page.request('GET', `/console/transactions/${id}`, undefined, {
+    headers: cookie === undefined ? {} : { cookie },
+  });
+  expect(response.status).toBe(200);
+  return { html: response.text, drawn: response.text.includes('<div id="console" data-drawn>'), response };
+}
+
+describe('pages the server draws', () => {
+  it("draws a transaction's page for a person of its organization: its header in the HTML, the answers it was drawn with, its style sheets linked, and no cache but theirs", async () => {
+    const { story, people } = await transactionWithTeam(world, 'sent');
+    const viewer = await signedIn(world, people.viewer);
+    const { html, drawn, response } = await transactionPage(viewer, story.transactionId);
+    expect(drawn).toBe(true);
+    expect(response.headers['cache-control']).toBe('private, no-cache');
+    expect(response.headers.vary).toBe('cookie');
+    // The header's words, as the app writes them: the template's title, the sender.
+    const detail = (await viewer.get(api(`/transactions/${story.transactionId}`))).body as {
+      transaction: TransactionDetail;
+    };
+    expect(html).toContain(`>${detail.transaction.sender.name}<`);
+    expect(html).toContain('Jump to');
+    // The answers are the routes' own, for the person who asked, by the addresses the page reads them at.
+    const answers = drawnAnswers(html);
+    const reads = ['', '/workflow', '/review'].map((part) =>
+      api(`/transactions/${story.transactionId}${part}`),
+    );
+    expect(Object.keys(answers ?? {}).sort()).toEqual([...reads].sort());
+    for (const url of reads) expect(answers?.[url]).toEqual((await viewer.get(url)).body);
+    // Not the session's answer: its CSRF token stays out of the HTML.
+    expect(html).not.toContain(viewer.csrfToken ?? 'no token');
+    // The page's own style sheet is linked from the head, so the drawn page does not move when it comes.
+    const head = html.slice(0, html.indexOf('</head>'));
+    expect(head).toMatch(
+      /<link rel="stylesheet" crossorigin href="\/console\/assets\/transaction-[\w-]+\.css">/,
+    );
+  });
+
+  it('sends the page undrawn to someone not signed in, to a person of another organization, and for a transaction that does not exist', async () => {
+    const { story, people } = await transactionWithTeam(world, 'sent');
+    const detail = (
+      await (await signedIn(world, people.viewer)).get(api(`/transactions/${story.transactionId}`))
+    ).body as { transaction: TransactionDetail };
+    const senderName = detail.transaction.sender.name;
+
+    const stranger = await transactionPage(browser(world), story.transactionId);
+    expect(stranger.drawn).toBe(false);
+    expect(stranger.response.headers['cache-control']).toBe('no-cache');
+
+    const elsewhere = await organizationWith(world, ['admin'], 'drawn');
+    const outsider = await signedIn(world, elsewhere.people.admin);
+    const theirs = await transactionPage(outsider, story.transactionId);
+    expect(theirs.drawn).toBe(false);
+    expect(theirs.html).not.toContain(senderName);
+    expect(drawnAnswers(theirs.html)).toBeUndefined();
+
+    const nowhere = await transactionPage(await signedIn(world, people.admin), randomUUID());
+    expect(nowhere.drawn).toBe(false);
+  });
+
+  it("writes the page's times in the language and time zone the reader's browser told, and in UTC, in English, without it", async () => {
+    const { story, people } = await transactionWithTeam(world, 'sent');
+    const admin = await signedIn(world, people.admin);
+    const { transaction } = (await admin.get(api(`/transactions/${story.transactionId}`))).body as {
+      transaction: TransactionDetail;
+    };
+    const written = (locale: string, timeZone: string) =>
+      new Intl.DateTimeFormat(locale, {
+        day: 'numeric',
+        month: 'short',
+        year: 'numeric',
+        hour: '2-digit',
+        minute: '2-digit',
+        timeZone,
+      }).format(new Date(transaction.createdAt));
+    const reader = `portico_reader=${encodeURIComponent('locale=de-DE&zone=Asia/Tokyo&scheme=dark')}`;
+    const told = await transactionPage(admin, story.transactionId, reader);
+    expect(told.html).toContain(written('de-DE', 'Asia/Tokyo'));
+    expect(told.html).toContain('class="radix-themes dark"');
+    const untold = await transactionPage(admin, story.transactionId);
+    expect(untold.html).toContain(written('en', 'UTC'));
+    expect(untold.html).toContain('class="radix-themes light"');
+  });
+});
+
+describe('the reader cookie', () => {
+  it('takes a language, time zone and appearance that check out, and leaves out any that does not', () => {
+    expect(
+      readerOf({ portico_reader: 'locale=fr-CA&zone=America%2FToronto&scheme=dark' }, 'de-DE,de;q=0.9'),
+    ).toEqual({ locale: 'fr-CA', timeZone: 'America/Toronto', scheme: 'dark' });
+    expect(
+      readerOf({ portico_reader: 'locale=<script>&zone=Mars%2FOlympus&scheme=purple' }, 'de-DE,de;q=0.9'),
+    ).toEqual({ locale: 'de-DE', timeZone: undefined, scheme: 'light' });
+    expect(readerOf({ portico_reader: `locale=${'x'.repeat(5000)}` }, undefined)).toEqual({
+      locale: 'en',
+      timeZone: undefined,
+      scheme: 'light',
+    });
+  });
+});
+
+describe('a drawn page', () => {
+  it('carries answers whose text cannot end their script element', () => {
+    const page =
+      '<html><head><script type="module" async src="/console/assets/index.js"></script></head><body><div id="console"><noscript>JS</noscript></div></body></html>';
+    const hostile = { '/console/api/transactions/x': { name: '</script><script>alert(1)</script><!--' } };
+    const html = withDrawing(page, 'console', { html: '<p>drawn</p>', answers: hostile, head: [] });
+    expect(html).not.toContain('<script>alert(1)');
+    expect(html.match(/<\/script>/g)).toHaveLength(2);
+    expect(drawnAnswers(html)).toEqual(hostile);
+    expect(html).toContain('<div id="console" data-drawn><p>drawn</p></div>');
+    expect(html).not.toContain('<noscript>');
+  });
+});

@@ -1,0 +1,47 @@
+// Draws a signed-in page on the server (src/http/drawing/page-drawing.ts runs it in a worker thread): the same app the
+// browser runs, on the answers the server read for the person, in their language, time zone and appearance.
+// Its HTML goes in the page, so a phone paints the page's words before any script has come; the app then renders
+// over them (web/shared/boot.tsx, `mount`).
+import { renderToStringAsync } from 'preact-render-to-string';
+import type { VNode } from 'preact';
+import { StrictMode, type ReactNode } from 'react';
+import { StaticRouter } from 'react-router';
+import { PorticoTheme } from '../boot.tsx';
+import { setReader } from '../format.ts';
+import type { DrawRequest } from '../../../src/http/drawing/drawing-contract.ts';
+import { answerEarly, forgetEarly } from './early-reads.ts';
+
+/**
+ * Draws `page` (a surface's router and app) to HTML, with the request's answers taken by its reads, as the
+ * browser's render of the same page would take them from the early reads. A worker draws one page at a time; the
+ * answers are forgotten after it.
+ */
+export async function drawPage(page: ReactNode, request: DrawRequest): Promise<string> {
+  forgetEarly();
+  // A reader whose time zone is not known reads the times in UTC, not in the server's zone.
+  setReader({ locale: request.reader.locale, timeZone: request.reader.timeZone ?? 'UTC' });
+  for (const [url, data] of Object.entries(request.answers)) answerEarly(url, data, { kept: true });
+  try {
+    const tree = (
+      <StrictMode>
+        <PorticoTheme drawn={request.reader.scheme}>{page}</PorticoTheme>
+      </StrictMode>
+    );
+    return await renderToStringAsync(tree as VNode);
+  } finally {
+    forgetEarly();
+  }
+}
+
+/**
+ * Draws a surface's page at `request.path`: its app (`app`, inside the session's provider) under the router, at
+ * the surface's path (`basename`, e.g. `/console`), as its `mount.tsx` renders it in the browser.
+ */
+export function drawSurface(basename: string, app: ReactNode, request: DrawRequest): Promise<string> {
+  return drawPage(
+    <StaticRouter basename={basename} location={`${basename}${request.path}`}>
+      {app}
+    </StaticRouter>,
+    request,
+  );
+}
