@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fastifyCookie } from '@fastify/cookie';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { DrawnPage } from './drawing-contract.ts';
-import { pageDrawer, type PageDrawer, type Reader } from './page-drawing.ts';
+import { drawingModule, pageDrawer, type PageDrawer, type Reader } from './page-drawing.ts';
 
 /** A page of a surface that the server draws: the reads it takes first, and its chunk's module. */
 export interface DrawnRoute {
@@ -124,8 +124,10 @@ export function pageDrawing(
   app: FastifyInstance,
   options: PageDrawingOptions,
 ): ((request: FastifyRequest, page: string) => Promise<DrawnPage | undefined>) | undefined {
+  // A front end built before pages were drawn has neither: its pages go out as built, without reads for nothing.
   const manifestPath = join(options.distDir, options.surface, '.vite', 'manifest.json');
-  if (!existsSync(manifestPath)) return undefined;
+  if (!existsSync(manifestPath) || !existsSync(drawingModule(options.distDir, options.surface)))
+    return undefined;
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<string, ManifestChunk>;
   const drawer = options.drawer ?? pageDrawer();
   const { apiPath, pagePath } = options;

@@ -47,9 +47,14 @@ const DRAW_HEAP_MB = 128;
 
 const WORKER = fileURLToPath(new URL('./page-drawing-worker.ts', import.meta.url));
 
+/** Where `npm run build:web` writes a surface's drawing module (web/<surface>/draw.tsx). */
+export function drawingModule(distDir: string, surface: string): string {
+  return join(distDir, surface, 'drawing', 'draw.js');
+}
+
 /** The drawing module of a surface in a built front end, if it was built. */
 function moduleOf(distDir: string, surface: string): string | undefined {
-  const module = join(distDir, surface, 'drawing', 'draw.js');
+  const module = drawingModule(distDir, surface);
   return existsSync(module) ? module : undefined;
 }
 

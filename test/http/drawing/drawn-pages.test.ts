@@ -16,7 +16,16 @@ import {
   transactionWithTeam,
   TRANSACTIONS_URL,
 } from '../../support/data/console-api.ts';
-import { smtpWithMailer, type Browser } from '../../support/data/dashboard.ts';
+import { buildPortfolioApp } from '../../../src/portfolio/app.ts';
+import {
+  createDashboardPerson,
+  instanceApi,
+  PORTFOLIO_URL,
+  signedInBrowser,
+  smtpWithMailer,
+  type Browser,
+} from '../../support/data/dashboard.ts';
+import { createTestPortfolio } from '../../support/data/portfolio.ts';
 import { createTestDatabase } from '../../support/db/database.ts';
 import { createTestFileStore } from '../../support/data/transactions.ts';
 import { madeBeforeAll } from '../../support/made-before-all.ts';
@@ -130,6 +139,55 @@ describe('pages the server draws', () => {
     const untold = await transactionPage(admin, story.transactionId);
     expect(untold.html).toContain(written('en', 'UTC'));
     expect(untold.html).toContain('class="radix-themes light"');
+  });
+});
+
+describe("the dashboard's pages the server draws", () => {
+  const portfolio = madeBeforeAll('drawn dashboard pages', async (closeAfterAll) => {
+    const testDb = await createTestDatabase();
+    closeAfterAll(() => testDb.close());
+    const { mailer } = await smtpWithMailer(closeAfterAll);
+    const pageDrawer = createPageDrawer({ waitMs: 60_000 });
+    closeAfterAll(() => pageDrawer.close());
+    const app = await buildPortfolioApp({
+      db: testDb.db,
+      trustProxy: true,
+      apiKeyCacheMs: 0,
+      dashboard: { mail: { mailer, portfolioUrl: PORTFOLIO_URL }, pageDrawer },
+    });
+    closeAfterAll(() => app.close());
+    const ours = await createTestPortfolio(testDb.db, { companies: 3, funds: 2 });
+    const theirs = await createTestPortfolio(testDb.db, { companies: 1, funds: 1 });
+    const person = (instanceId: string) => createDashboardPerson(testDb.db, { instanceId, role: 'member' });
+    return {
+      app,
+      ours,
+      theirs,
+      ourViewer: await person(ours.instanceId),
+      theirViewer: await person(theirs.instanceId),
+    };
+  });
+
+  it("draws a company's page for a person of its instance, with the company's answer, and not for a person of another instance", async () => {
+    const { app, ours, ourViewer, theirViewer } = portfolio;
+    const address = `/dashboard/${ours.slug}/companies/${ours.companyId}`;
+    const viewer = await signedInBrowser(app, ourViewer);
+    const page = await viewer.get(address);
+    expect(page.text).toContain('<div id="dashboard" data-drawn>');
+    const read = instanceApi(ours.slug, `/companies/${ours.companyId}`);
+    const company = (await viewer.get(read)).body as { company: { legalName: string } };
+    expect(page.text).toContain(`>${company.company.legalName}</h1>`);
+    const sent = /<script type="application\/json" id="dashboard-answers">([\s\S]*?)<\/script>/.exec(
+      page.text,
+    )?.[1];
+    expect(JSON.parse(sent ?? '{}')).toEqual({ [read]: company });
+    // A chart's room is drawn, not its plot: the browser draws the plot after the first paint.
+    expect(page.text).toContain('class="trend-chart-plot"');
+    expect(page.text).not.toContain('class="trend-plot"');
+
+    const outsider = await (await signedInBrowser(app, theirViewer)).get(address);
+    expect(outsider.text).not.toContain('data-drawn');
+    expect(outsider.text).not.toContain(company.company.legalName);
   });
 });
 

@@ -159,10 +159,15 @@ function PersonMenu({
   const focused = useRef(false);
   const mounted = useRef(true);
   const prepare = useCallback(() => {
-    void loadAccountMenu().then(() => {
-      if (mounted.current)
-        setMenu((shown) => (shown !== 'button' ? shown : chosen.current ? 'open' : 'loaded'));
-    });
+    loadAccountMenu().then(
+      () => {
+        if (mounted.current)
+          setMenu((shown) => (shown !== 'button' ? shown : chosen.current ? 'open' : 'loaded'));
+      },
+      // Its chunk did not come (the page was left while it loaded, the network failed): the button stays, and
+      // loads it again when the person comes to it.
+      () => undefined,
+    );
   }, []);
   useEffect(() => {
     mounted.current = true;
