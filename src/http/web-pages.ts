@@ -1,5 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -94,6 +96,35 @@ export function withDrawing(page: string, surface: string, drawn: DrawnPage): st
   );
 }
 
+const brotli = promisify(brotliCompress);
+const gzipped = promisify(gzip);
+
+/** Whether an Accept-Encoding header accepts `coding` (named, and not with `q=0`). */
+function accepts(header: string | undefined, coding: string): boolean {
+  return (header ?? '').split(',').some((part) => {
+    const [name = '', ...parameters] = part.split(';').map((each) => each.trim().toLowerCase());
+    return name === coding && !parameters.some((parameter) => /^q=0(\.0*)?$/.test(parameter));
+  });
+}
+
+/**
+ * A drawn page as the browser accepts it, brotli or else gzip, compressed on libuv's threads: a phone waits for
+ * every byte of the HTML before its first paint, and a drawn page's 20–40 KB shrink to a fifth. It holds no secret
+ * of the session (the CSRF token stays out of it), and nothing of the request but the address it answers.
+ */
+export async function encoded(
+  html: string,
+  acceptEncoding: string | undefined,
+): Promise<{ body: Buffer; encoding?: 'br' | 'gzip' }> {
+  if (accepts(acceptEncoding, 'br')) {
+    // Quality 5: within a millisecond for a page, most of the best quality's gain.
+    const params = { [constants.BROTLI_PARAM_QUALITY]: 5 };
+    return { body: await brotli(html, { params }), encoding: 'br' };
+  }
+  if (accepts(acceptEncoding, 'gzip')) return { body: await gzipped(html), encoding: 'gzip' };
+  return { body: Buffer.from(html) };
+}
+
 /**
  * Serves one surface of the built front end: its page (never cached, with the headers of
  * {@link pageHeaders}) and its content-hashed assets under `<path>/assets/` (cached for a year, brotli or gzip
@@ -137,13 +168,18 @@ export function registerWebSurface(app: FastifyInstance, options: WebSurfaceOpti
   const { draw } = options;
   const pageText = draw ? page.toString('utf8') : '';
   // A drawn page holds what one person may read: no cache but theirs keeps it.
-  const drawnHeaders = { ...headers, 'cache-control': 'private, no-cache', vary: 'cookie' };
+  const drawnHeaders = { ...headers, 'cache-control': 'private, no-cache', vary: 'cookie, accept-encoding' };
   for (const url of pagePaths) {
     app.get(url, async (request, reply) => {
       refuseNonPage(request.url);
       const drawn = draw && (await draw(request, pageText));
-      if (drawn) return reply.headers(drawnHeaders).send(withDrawing(pageText, options.surface, drawn));
-      return reply.headers(headers).send(page);
+      if (!drawn) return reply.headers(headers).send(page);
+      const { body, encoding } = await encoded(
+        withDrawing(pageText, options.surface, drawn),
+        request.headers['accept-encoding'],
+      );
+      if (encoding) void reply.header('content-encoding', encoding);
+      return reply.headers(drawnHeaders).send(body);
     });
   }
   if (!options.clientRoutes) app.get(`${path}/`, (_request, reply) => reply.redirect(path, 301));

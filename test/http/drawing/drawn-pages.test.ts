@@ -2,6 +2,7 @@
 // the HTML, drawn by the same app the browser runs (the built front end's drawing module, in a worker thread), on
 // the answers of the page's own routes read for the person who asked; anyone else gets the page undrawn.
 import { randomUUID } from 'node:crypto';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { readerOf } from '../../../src/http/drawing/drawn-pages.ts';
 import { createPageDrawer } from '../../../src/http/drawing/page-drawing.ts';
@@ -72,7 +73,7 @@ describe('pages the server draws', () => {
     const { html, drawn, response } = await transactionPage(viewer, story.transactionId);
     expect(drawn).toBe(true);
     expect(response.headers['cache-control']).toBe('private, no-cache');
-    expect(response.headers.vary).toBe('cookie');
+    expect(response.headers.vary).toBe('cookie, accept-encoding');
     // The header's words, as the app writes them: the template's title, the sender.
     const detail = (await viewer.get(api(`/transactions/${story.transactionId}`))).body as {
       transaction: TransactionDetail;
@@ -115,6 +116,27 @@ describe('pages the server draws', () => {
 
     const nowhere = await transactionPage(await signedIn(world, people.admin), randomUUID());
     expect(nowhere.drawn).toBe(false);
+  });
+
+  it('sends a drawn page compressed as the browser accepts it: brotli, else gzip, else as it is', async () => {
+    const { story, people } = await transactionWithTeam(world, 'sent');
+    const viewer = await signedIn(world, people.viewer);
+    const url = `/console/transactions/${story.transactionId}`;
+    const load = (acceptEncoding: string) =>
+      viewer.request('GET', url, undefined, { headers: { 'accept-encoding': acceptEncoding } });
+    const plain = await load('identity');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.text).toContain('data-drawn');
+    const html = plain.text;
+    const br = await load('gzip, deflate, br');
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.headers.vary).toBe('cookie, accept-encoding');
+    const brotli = br.bytes ?? Buffer.alloc(0);
+    expect(brotliDecompressSync(brotli).toString('utf8')).toBe(html);
+    expect(brotli.length).toBeLessThan(html.length / 3);
+    const gzipped = await load('br;q=0, gzip');
+    expect(gzipped.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gzipped.bytes ?? Buffer.alloc(0)).toString('utf8')).toBe(html);
   });
 
   it("writes the page's times in the language and time zone the reader's browser told, and in UTC, in English, without it", async () => {
