@@ -131,6 +131,8 @@ export function pageDrawing(
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<string, ManifestChunk>;
   const drawer = options.drawer ?? pageDrawer();
   const { apiPath, pagePath } = options;
+  /** The head's tags of each drawn page's module, found once in the manifest. */
+  const heads = new Map<string, string[]>();
 
   return async (request, page) => {
     const path = request.url.slice(pagePath.length).split('?')[0] ?? '';
@@ -143,7 +145,13 @@ export function pageDrawing(
       const answer = await app.inject({
         method: 'GET',
         url,
-        headers: { cookie, accept: 'application/json', 'user-agent': request.headers['user-agent'] ?? '' },
+        // The page's request id: its log lines and its reads' are found together.
+        headers: {
+          cookie,
+          accept: 'application/json',
+          'user-agent': request.headers['user-agent'] ?? '',
+          'x-request-id': request.id,
+        },
         remoteAddress: request.ip,
       });
       return answer.statusCode === 200 ? answer.json<unknown>() : undefined;
@@ -161,6 +169,9 @@ export function pageDrawing(
       reader: readerOf(cookies, request.headers['accept-language']),
     });
     if (html === undefined) return undefined;
-    return { html, answers, head: headTags(manifest, route.module, pagePath, page) };
+    let head = heads.get(route.module);
+    if (head === undefined)
+      heads.set(route.module, (head = headTags(manifest, route.module, pagePath, page)));
+    return { html, answers, head };
   };
 }
