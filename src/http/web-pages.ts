@@ -112,7 +112,7 @@ function accepts(header: string | undefined, coding: string): boolean {
  * every byte of the HTML before its first paint, and a drawn page's 20–40 KB shrink to a fifth. It holds no secret
  * of the session (the CSRF token stays out of it), and nothing of the request but the address it answers.
  */
-export async function encoded(
+async function encoded(
   html: string,
   acceptEncoding: string | undefined,
 ): Promise<{ body: Buffer; encoding?: 'br' | 'gzip' }> {

@@ -10,6 +10,9 @@ export interface DrawRequest {
   reader: Reader;
 }
 
+/** The name of the cookie in which the page tells the server how its reader reads (the server and page each name it). */
+export type ReaderCookie = 'portico_reader';
+
 /** The reader of a drawn page: their language, time zone (undefined: UTC) and light or dark appearance. */
 export interface Reader {
   locale: string;

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fastifyCookie } from '@fastify/cookie';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { DrawnPage } from './drawing-contract.ts';
+import type { DrawnPage, ReaderCookie } from './drawing-contract.ts';
 import { drawingModule, pageDrawer, type PageDrawer, type Reader } from './page-drawing.ts';
 
 /** A page of a surface that the server draws: the reads it takes first, and its chunk's module. */
@@ -31,7 +31,7 @@ export interface PageDrawingOptions {
 }
 
 /** The reader cookie's name: web/shared/app/drawn-page.ts sets it. */
-const READER_COOKIE = 'portico_reader';
+const READER_COOKIE: ReaderCookie = 'portico_reader';
 /** The longest language tag and time zone name taken from the reader cookie or Accept-Language. */
 const MAX_TAG = 64;
 
@@ -126,8 +126,8 @@ export function pageDrawing(
 ): ((request: FastifyRequest, page: string) => Promise<DrawnPage | undefined>) | undefined {
   // A front end built before pages were drawn has neither: its pages go out as built, without reads for nothing.
   const manifestPath = join(options.distDir, options.surface, '.vite', 'manifest.json');
-  if (!existsSync(manifestPath) || !existsSync(drawingModule(options.distDir, options.surface)))
-    return undefined;
+  const module = drawingModule(options.distDir, options.surface);
+  if (!existsSync(manifestPath) || module === undefined) return undefined;
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<string, ManifestChunk>;
   const drawer = options.drawer ?? pageDrawer();
   const { apiPath, pagePath } = options;
@@ -163,7 +163,7 @@ export function pageDrawing(
     if (!person?.user || person.secondFactorRequired === true) return undefined;
     if (reads.some((answer) => answer === undefined)) return undefined;
     const answers = Object.fromEntries(urls.map((url, index) => [url, reads[index]]));
-    const html = await drawer.draw(options.distDir, options.surface, {
+    const html = await drawer.draw(module, {
       path,
       answers: { ...answers, [sessionUrl]: session },
       reader: readerOf(cookies, request.headers['accept-language']),

@@ -22,12 +22,12 @@ export interface DrawTask {
  */
 export interface PageDrawer {
   /**
-   * The page's HTML drawn by the surface's module, or undefined when it could not be drawn in time (the page is
-   * then sent undrawn). The surface's module is `<distDir>/<surface>/drawing/draw.js`.
+   * The page's HTML drawn by a surface's drawing module (see {@link drawingModule}), or undefined when it could
+   * not be drawn in time (the page is then sent undrawn).
    */
-  draw(distDir: string, surface: string, request: DrawRequest): Promise<string | undefined>;
-  /** Starts the thread and loads the surfaces' modules now, out of the first page's way (`serve` calls it). */
-  start(distDir: string, surfaces: readonly string[]): void;
+  draw(module: string, request: DrawRequest): Promise<string | undefined>;
+  /** Starts the thread and loads these drawing modules now, out of the first page's way (`serve` calls it). */
+  start(modules: readonly string[]): void;
   /** Ends the thread, and the drawings in it (their pages go out undrawn); a drawing after it starts another. */
   close(): Promise<void>;
 }
@@ -47,14 +47,12 @@ const DRAW_HEAP_MB = 128;
 
 const WORKER = fileURLToPath(new URL('./page-drawing-worker.ts', import.meta.url));
 
-/** Where `npm run build:web` writes a surface's drawing module (web/<surface>/draw.tsx). */
-export function drawingModule(distDir: string, surface: string): string {
-  return join(distDir, surface, 'drawing', 'draw.js');
-}
-
-/** The drawing module of a surface in a built front end, if it was built. */
-function moduleOf(distDir: string, surface: string): string | undefined {
-  const module = drawingModule(distDir, surface);
+/**
+ * Where `npm run build:web` writes a surface's drawing module (web/<surface>/draw.tsx), if it did: a front end
+ * built before pages were drawn has none.
+ */
+export function drawingModule(distDir: string, surface: string): string | undefined {
+  const module = join(distDir, surface, 'drawing', 'draw.js');
   return existsSync(module) ? module : undefined;
 }
 
@@ -75,18 +73,10 @@ export function createPageDrawer(
       idleTimeout: 60_000,
       resourceLimits: { maxOldGenerationSizeMb: DRAW_HEAP_MB },
     }));
-  const modules = new Map<string, string | undefined>();
-  const moduleFor = (distDir: string, surface: string) => {
-    const key = `${distDir}\0${surface}`;
-    if (!modules.has(key)) modules.set(key, moduleOf(distDir, surface));
-    return modules.get(key);
-  };
   const run = (task: DrawTask) => poolOf().run(task, { signal: AbortSignal.timeout(limitMs) });
 
   return {
-    async draw(distDir, surface, request) {
-      const module = moduleFor(distDir, surface);
-      if (module === undefined) return undefined;
+    async draw(module, request) {
       if (pool && pool.queueSize >= queueLimit) return undefined;
       // A drawing that failed, or ends after the page went out undrawn, is dropped.
       const drawing = run({ module, request }).catch(() => undefined);
@@ -98,11 +88,8 @@ export function createPageDrawer(
         waited.abort();
       }
     },
-    start(distDir, surfaces) {
-      for (const surface of surfaces) {
-        const module = moduleFor(distDir, surface);
-        if (module !== undefined) run({ module }).catch(() => undefined);
-      }
+    start(modules) {
+      for (const module of modules) run({ module }).catch(() => undefined);
     },
     async close() {
       const closing = pool;
@@ -129,6 +116,7 @@ const DRAWN_SURFACES = { transactions: ['console'], portfolio: ['dashboard'] } a
  */
 export function startPageDrawing(only?: keyof typeof DRAWN_SURFACES): () => Promise<void> {
   const drawer = pageDrawer();
-  drawer.start(DEFAULT_WEB_DIST_DIR, only ? DRAWN_SURFACES[only] : Object.values(DRAWN_SURFACES).flat());
+  const surfaces = only ? DRAWN_SURFACES[only] : Object.values(DRAWN_SURFACES).flat();
+  drawer.start(surfaces.flatMap((surface) => drawingModule(DEFAULT_WEB_DIST_DIR, surface) ?? []));
   return () => drawer.close();
 }

@@ -12,11 +12,12 @@ import type { DrawRequest } from '../../../src/http/drawing/drawing-contract.ts'
 import { answerEarly, forgetEarly } from './early-reads.ts';
 
 /**
- * Draws `page` (a surface's router and app) to HTML, with the request's answers taken by its reads, as the
- * browser's render of the same page would take them from the early reads. A worker draws one page at a time; the
- * answers are forgotten after it.
+ * Draws a surface's page at `request.path` to HTML: its app (`app`, inside the session's provider) under the router
+ * at the surface's path (`basename`, e.g. `/console`), in Portico's theme, as its `mount.tsx` renders it in the
+ * browser, with the request's answers taken by its reads as the browser's render takes them from the early reads.
+ * A worker draws one page at a time; the answers are forgotten after it.
  */
-export async function drawPage(page: ReactNode, request: DrawRequest): Promise<string> {
+export async function drawSurface(basename: string, app: ReactNode, request: DrawRequest): Promise<string> {
   forgetEarly();
   // A reader whose time zone is not known reads the times in UTC, not in the server's zone.
   setReader({ locale: request.reader.locale, timeZone: request.reader.timeZone ?? 'UTC' });
@@ -24,24 +25,15 @@ export async function drawPage(page: ReactNode, request: DrawRequest): Promise<s
   try {
     const tree = (
       <StrictMode>
-        <PorticoTheme drawn={request.reader.scheme}>{page}</PorticoTheme>
+        <PorticoTheme drawn={request.reader.scheme}>
+          <StaticRouter basename={basename} location={`${basename}${request.path}`}>
+            {app}
+          </StaticRouter>
+        </PorticoTheme>
       </StrictMode>
     );
     return await renderToStringAsync(tree as VNode);
   } finally {
     forgetEarly();
   }
-}
-
-/**
- * Draws a surface's page at `request.path`: its app (`app`, inside the session's provider) under the router, at
- * the surface's path (`basename`, e.g. `/console`), as its `mount.tsx` renders it in the browser.
- */
-export function drawSurface(basename: string, app: ReactNode, request: DrawRequest): Promise<string> {
-  return drawPage(
-    <StaticRouter basename={basename} location={`${basename}${request.path}`}>
-      {app}
-    </StaticRouter>,
-    request,
-  );
 }

@@ -2,16 +2,17 @@
 // before any script has come, and the app then renders over them. The entry takes the answers the server drew
 // it with, and tells the server, for the next page, how this reader reads: their language, time zone and
 // light or dark.
+import type { ReaderCookie } from '../../../src/http/drawing/drawing-contract.ts';
 import { answerEarly, importWhenParsed } from './early-reads.ts';
 
 /** The cookie that tells the server how to write a page for this browser (src/http/drawing/drawn-pages.ts reads it). */
-export const READER_COOKIE = 'portico_reader';
+const READER_COOKIE: ReaderCookie = 'portico_reader';
 
 /**
  * Sets the reader cookie: the browser's language, time zone and light or dark appearance, a year, to every path
  * of this host (both services' pages), as the server draws a page in them. Nothing in it is secret.
  */
-export function tellReader(): void {
+function tellReader(): void {
   const reader = new URLSearchParams({
     locale: navigator.language,
     zone: Intl.DateTimeFormat().resolvedOptions().timeZone,
@@ -24,7 +25,7 @@ export function tellReader(): void {
  * Whether the server drew the page: then the answers it drew it with (`<script type="application/json"
  * id="<surface>-answers">`, before the entry's script) are taken as the page's first reads, by their addresses.
  */
-export function takeDrawnAnswers(surface: string): boolean {
+function takeDrawnAnswers(surface: string): boolean {
   const sent = document.getElementById(`${surface}-answers`);
   if (sent === null) return false;
   try {
