@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createPostgresDatabase } from '../src/db/postgres-database.ts';
 import { loadTlsMaterial } from '../src/http/tls.ts';
-import { ENGINE_REFERENCE_QUERY, REFERENCE_QUERY } from '../test/support/data/transactions.ts';
+import { FRAGMENT_REFERENCE_QUERY, REFERENCE_QUERY } from '../test/support/data/transactions.ts';
 import { cpuSnapshot } from './cpu.ts';
 import { post } from './https-client.ts';
 import { runLoad } from './load.ts';
@@ -19,10 +19,10 @@ import { median, printMarkdownTable } from './table.ts';
 
 /**
  * What is read: the reference query on the demo transaction (`demo`) and on one of 2 recipients x 5 revisions x
- * 20 items (`large`), and the demo's selection through the general engine (`engine`: a fragment under a directive,
- * which the direct reads leave to Mercurius and graphql-jit).
+ * 20 items (`large`), and the demo's selection spread from a fragment under a directive (`fragment`), as clients
+ * spell it.
  */
-export const SERVED_CASES = ['demo', 'large', 'engine'] as const;
+export const SERVED_CASES = ['demo', 'large', 'fragment'] as const;
 export type ServedCase = (typeof SERVED_CASES)[number];
 
 const LARGE = { revisions: 5, items: 20 };
@@ -145,7 +145,7 @@ export async function benchServed(
     const bodies: Record<ServedCase, string> = {
       demo: JSON.stringify({ query: REFERENCE_QUERY, variables: { id: demoId } }),
       large: JSON.stringify({ query: REFERENCE_QUERY, variables: { id: largeId } }),
-      engine: JSON.stringify({ query: ENGINE_REFERENCE_QUERY, variables: { id: demoId } }),
+      fragment: JSON.stringify({ query: FRAGMENT_REFERENCE_QUERY, variables: { id: demoId } }),
     };
     const { cert } = await loadTlsMaterial({
       dataDir: server.dataDir,
@@ -161,7 +161,7 @@ export async function benchServed(
       url: `https://127.0.0.1:${String(server.transactionsPort)}/beta`,
       headers: { authorization: `Bearer ${facts.transactions.apiKey}` },
       bodies,
-      expected: { demo: '', large: '', engine: '' },
+      expected: { demo: '', large: '', fragment: '' },
     });
   }
   if (!first) throw new Error('no checkout to serve');
@@ -175,11 +175,11 @@ export async function benchServed(
     headers: {},
     ca: first.cert,
     bodies: first.bodies,
-    expected: { demo: '', large: '', engine: '' },
+    expected: { demo: '', large: '', fragment: '' },
   });
 
   // The same bytes from every process: the floor and the first checkout read the same rows; every other
-  // checkout its own, whose ids differ but not their lengths. The general engine answers as the direct read.
+  // checkout its own, whose ids differ but not their lengths. The fragment's answer is the direct read's.
   for (const target of targets) {
     for (const served of settings.cases) {
       const answer = await post(target.url, target.bodies[served], target.headers, target.ca);
@@ -224,7 +224,7 @@ export async function benchServed(
   const measured: Measured[] = targets.map(({ name, commit }) => ({
     name,
     commit,
-    rounds: { demo: [], large: [], engine: [] },
+    rounds: { demo: [], large: [], fragment: [] },
   }));
   for (const served of settings.cases) {
     for (const target of targets) await run(target, served, settings.warmupSeconds);

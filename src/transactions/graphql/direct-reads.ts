@@ -16,13 +16,16 @@ import {
   parse,
   specifiedRules,
   validate,
+  visit,
   type FieldNode,
   type GraphQLEnumType,
   type GraphQLObjectType,
   type GraphQLOutputType,
   type GraphQLScalarType,
   type GraphQLSchema,
+  type DocumentNode,
   type OperationDefinitionNode,
+  type SelectionNode,
   type SelectionSetNode,
   type ValidationRule,
   type ValueNode,
@@ -43,12 +46,16 @@ import {
  * Direct reads: the GraphQL queries that only read rows and their columns by id, answered by one prepared statement
  * whose positional arrays are given their keys in Node, without GraphQL's execution. A query of root fields by
  * id (`transaction(id:)`, `entity(id:)`, …) whose every field is a column of its row, a relation of RELATIONS
- * (with at most `orderBy`) or `__typename`, with no directives, is *plannable*; every other request (mutations,
- * connections, computed fields, persisted queries, GET, anything invalid) goes on to Mercurius as before. The
- * answer is the same, byte for byte, as Mercurius and graphql-jit give (a test holds them to it): the same
- * fields in the same order, the same orders of lists, dates as `toISOString` writes them. A row that GraphQL
- * would refuse to show (a null in a non-null field, a value outside an enum) and any failure of the statement
- * also go on to Mercurius, which reads again and reports as always.
+ * (with at most `orderBy`) or `__typename` is *plannable*, however the query spells its selection: fragments and
+ * inline fragments on the same type, `@include` and `@skip` (on literals, or on variables: one plan per
+ * combination of their values), a response key asked more than once (merged as GraphQL merges it). Every other
+ * request (mutations, connections, computed fields, persisted queries, GET, anything invalid) goes on to
+ * Mercurius as before. The answer is the same, byte for byte, as Mercurius gives (a test holds them to it): the
+ * same fields in the order GraphQL's CollectFields gives them, the same orders of lists, dates as `toISOString`
+ * writes them. (graphql-jit, with which Mercurius answers a query text from its second time on, places a key
+ * where it first appears in the document even when a variable's `@include` or `@skip` left that place out.) A
+ * row that GraphQL would refuse to show (a null in a non-null field, a value outside an enum) and any failure of
+ * the statement also go on to Mercurius, which reads again and reports as always.
  */
 
 /** What a field of a planned object shows, by its place in the row's array. */
@@ -65,15 +72,28 @@ interface ObjectPlan {
   positions: number[];
 }
 
-/** A plannable operation: its statement, its parameters, and how the row becomes the answer. */
+/** A plan of an operation: its statement, its parameters, and how the row becomes the answer. */
 interface Plan {
   sql: string;
   /** The root fields, in order: their response key, their `id` argument, what they show. */
   roots: { key: string; id: ValueNode; object: ObjectPlan }[];
+}
+
+/**
+ * A plannable operation: its variables, and its plans by the values of the variables its `@include` and `@skip`
+ * read (`plan`), each made on its first use (null when that selection is not plannable).
+ */
+interface Operation {
   variableDefinitions: readonly VariableDefinitionNode[];
   /** When every variable is a required scalar or enum without a default: each with its type. */
   leafVariables: { name: string; type: GraphQLScalarType | GraphQLEnumType }[] | undefined;
+  /** The variables that `@include` and `@skip` read, in the order of their first use. */
+  conditions: readonly string[];
+  plan(variables: Record<string, unknown>): Plan | null;
 }
+
+/** The most variables an operation's `@include` and `@skip` may read and be planned: one plan per combination. */
+const MOST_CONDITIONS = 4;
 
 /** The root fields that read one row by id, by name: the resource they read. */
 const BY_ID: Readonly<Record<string, ResourceName>> = {
@@ -100,37 +120,71 @@ class Unplannable extends Error {}
 const isoText = (expression: string) =>
   `to_char((${expression}) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-/** The fields of a selection in order, through fragments on the same type; each response key once. */
-function fieldsOf(
-  selectionSet: SelectionSetNode,
+type Fragments = ReadonlyMap<string, { typeCondition: string; selectionSet: SelectionSetNode }>;
+
+/** The value of an `if:` argument: a literal, or a variable's value in the plan being made. */
+type Condition = (value: ValueNode) => boolean;
+
+/** Whether `@skip` and `@include` let a selection in; any other directive is not planned. */
+function included(selection: SelectionNode, condition: Condition): boolean {
+  let shown = true;
+  for (const directive of selection.directives ?? []) {
+    const name = directive.name.value;
+    const value = directive.arguments?.find((argument) => argument.name.value === 'if')?.value;
+    if ((name !== 'include' && name !== 'skip') || value === undefined) throw new Unplannable();
+    if (condition(value) === (name === 'skip')) shown = false;
+  }
+  return shown;
+}
+
+/** A response key of an object: its first field, and every selection set asked under the key, merged. */
+interface Collected {
+  key: string;
+  node: FieldNode;
+  selectionSets: SelectionSetNode[];
+}
+
+/**
+ * The response keys of an object as GraphQL collects them (its `collectFields`): in the order of their first
+ * field, through fragments on the same type (each fragment once), past what `@skip` and `@include` leave out,
+ * every field asked under a key merged into it (validation has made sure they are the same field with the same
+ * arguments).
+ */
+function collectFields(
+  selectionSets: readonly SelectionSetNode[],
   type: GraphQLObjectType,
-  fragments: ReadonlyMap<string, { typeCondition: string; selectionSet: SelectionSetNode }>,
-): FieldNode[] {
-  const fields: FieldNode[] = [];
-  const keys = new Set<string>();
-  const visit = (set: SelectionSetNode, seen: ReadonlySet<string>): void => {
+  fragments: Fragments,
+  condition: Condition,
+): Collected[] {
+  const collected = new Map<string, Collected>();
+  const visited = new Set<string>();
+  const visit = (set: SelectionSetNode): void => {
     for (const selection of set.selections) {
-      if (selection.directives !== undefined && selection.directives.length > 0) throw new Unplannable();
+      if (!included(selection, condition)) continue;
       if (selection.kind === Kind.FIELD) {
         const key = selection.alias?.value ?? selection.name.value;
-        // GraphQL merges a key asked twice; not worth planning.
-        if (keys.has(key)) throw new Unplannable();
-        keys.add(key);
-        fields.push(selection);
+        let field = collected.get(key);
+        if (field === undefined) {
+          field = { key, node: selection, selectionSets: [] };
+          collected.set(key, field);
+        }
+        if (selection.selectionSet) field.selectionSets.push(selection.selectionSet);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        const condition = selection.typeCondition?.name.value;
-        if (condition !== undefined && condition !== type.name) throw new Unplannable();
-        visit(selection.selectionSet, seen);
+        const typeCondition = selection.typeCondition?.name.value;
+        if (typeCondition !== undefined && typeCondition !== type.name) throw new Unplannable();
+        visit(selection.selectionSet);
       } else {
         const name = selection.name.value;
+        if (visited.has(name)) continue;
+        visited.add(name);
         const fragment = fragments.get(name);
-        if (!fragment || fragment.typeCondition !== type.name || seen.has(name)) throw new Unplannable();
-        visit(fragment.selectionSet, new Set([...seen, name]));
+        if (!fragment || fragment.typeCondition !== type.name) throw new Unplannable();
+        visit(fragment.selectionSet);
       }
     }
   };
-  visit(selectionSet, new Set());
-  return fields;
+  for (const set of selectionSets) visit(set);
+  return [...collected.values()];
 }
 
 /** Compiles operations to plans; SQL parameters are numbered from `$2` on (`$1` is the organization). */
@@ -139,10 +193,8 @@ class Planner {
 
   constructor(
     private readonly schema: GraphQLSchema,
-    private readonly fragments: ReadonlyMap<
-      string,
-      { typeCondition: string; selectionSet: SelectionSetNode }
-    >,
+    private readonly fragments: Fragments,
+    private readonly condition: Condition,
   ) {}
 
   plan(operation: OperationDefinitionNode): Plan {
@@ -152,63 +204,45 @@ class Planner {
     if (!queryType) throw new Unplannable();
     const roots: Plan['roots'] = [];
     const columns: string[] = [];
-    for (const field of fieldsOf(operation.selectionSet, queryType, this.fragments)) {
-      const resource = BY_ID[field.name.value];
-      const id = field.arguments?.find((argument) => argument.name.value === 'id')?.value;
-      if (
-        resource === undefined ||
-        id === undefined ||
-        field.arguments?.length !== 1 ||
-        !field.selectionSet
-      ) {
-        throw new Unplannable();
-      }
+    const collected = collectFields([operation.selectionSet], queryType, this.fragments, this.condition);
+    for (const { key, node, selectionSets } of collected) {
+      const resource = BY_ID[node.name.value];
+      const id = node.arguments?.find((argument) => argument.name.value === 'id')?.value;
+      if (resource === undefined || id === undefined || node.arguments?.length !== 1) throw new Unplannable();
       const type = this.schema.getType(resource);
       if (!isObjectType(type)) throw new Unplannable();
       const idParam = roots.length + 2;
-      const { select, object } = this.object(resource, type, field.selectionSet, 't0');
+      const { select, object } = this.object(resource, type, selectionSets, 't0');
       const table = RESOURCES[resource].table;
       columns.push(
         `(select ${select} from ${table} t0 where t0.id = $${idParam} and ${sameTenant(`t0.${tenantColumn(resource)}`, '$1')}) as r${roots.length}`,
       );
-      roots.push({ key: field.alias?.value ?? field.name.value, id, object });
+      roots.push({ key, id, object });
     }
-    const variableDefinitions = operation.variableDefinitions ?? [];
-    return {
-      sql: `select ${columns.join(', ')}`,
-      roots,
-      variableDefinitions,
-      leafVariables: this.leafVariables(variableDefinitions),
-    };
-  }
-
-  private leafVariables(definitions: readonly VariableDefinitionNode[]): Plan['leafVariables'] {
-    const leaves: NonNullable<Plan['leafVariables']> = [];
-    for (const definition of definitions) {
-      if (definition.type.kind !== Kind.NON_NULL_TYPE || definition.defaultValue !== undefined)
-        return undefined;
-      if (definition.type.type.kind !== Kind.NAMED_TYPE) return undefined;
-      const type = this.schema.getType(definition.type.type.name.value);
-      if (!isScalarType(type) && !isEnumType(type)) return undefined;
-      leaves.push({ name: definition.variable.name.value, type });
-    }
-    return leaves;
+    // Everything left out: GraphQL answers `{"data":{}}`, which is not worth a statement.
+    if (roots.length === 0) throw new Unplannable();
+    return { sql: `select ${columns.join(', ')}`, roots };
   }
 
   /** `json_build_array(…)` of an object's expressions over the table aliased `alias`, and how to read it back. */
   private object(
     resource: ResourceName,
     type: GraphQLObjectType,
-    selectionSet: SelectionSetNode,
+    selectionSets: readonly SelectionSetNode[],
     alias: string,
   ): { select: string; object: ObjectPlan } {
+    if (selectionSets.length === 0) throw new Unplannable();
     const expressions: string[] = [];
     const fields: FieldPlan[] = [];
     const positions: number[] = [];
     const columns: Readonly<Record<string, string>> = RESOURCES[resource].columns;
-    for (const node of fieldsOf(selectionSet, type, this.fragments)) {
+    for (const { key, node, selectionSets: below } of collectFields(
+      selectionSets,
+      type,
+      this.fragments,
+      this.condition,
+    )) {
       const name = node.name.value;
-      const key = node.alias?.value ?? name;
       if (name === '__typename') {
         fields.push({ kind: 'typename', key, typename: type.name });
         positions.push(-1);
@@ -220,12 +254,12 @@ class Planner {
       positions.push(expressions.length);
       if (relation) {
         const orderBy = node.arguments?.find((argument) => argument.name.value === 'orderBy')?.value;
-        if ((node.arguments?.length ?? 0) > (orderBy ? 1 : 0) || !node.selectionSet) throw new Unplannable();
+        if ((node.arguments?.length ?? 0) > (orderBy ? 1 : 0)) throw new Unplannable();
         const childType = getNamedType(definition.type);
         if (!isObjectType(childType)) throw new Unplannable();
         this.depth += 1;
         const childAlias = `t${this.depth}`;
-        const inner = this.object(relation.resource, childType, node.selectionSet, childAlias);
+        const inner = this.object(relation.resource, childType, below, childAlias);
         expressions.push(relationSubquery({ alias, resource }, relation, childAlias, inner.select));
         fields.push(
           relation.kind === 'many'
@@ -235,7 +269,7 @@ class Planner {
         continue;
       }
       const expression = columns[name];
-      if (expression === undefined || (node.arguments?.length ?? 0) > 0 || node.selectionSet) {
+      if (expression === undefined || (node.arguments?.length ?? 0) > 0 || below.length > 0) {
         throw new Unplannable();
       }
       expressions.push(this.leaf(expression, definition.type));
@@ -333,6 +367,39 @@ function orderOf(node: ValueNode | undefined, variables: Record<string, unknown>
   return node === undefined ? undefined : valueOf(node, variables);
 }
 
+/** The variables' types, when every one is a required scalar or enum without a default. */
+function leafVariables(
+  schema: GraphQLSchema,
+  definitions: readonly VariableDefinitionNode[],
+): Operation['leafVariables'] {
+  const leaves: NonNullable<Operation['leafVariables']> = [];
+  for (const definition of definitions) {
+    if (definition.type.kind !== Kind.NON_NULL_TYPE || definition.defaultValue !== undefined)
+      return undefined;
+    if (definition.type.type.kind !== Kind.NAMED_TYPE) return undefined;
+    const type = schema.getType(definition.type.type.name.value);
+    if (!isScalarType(type) && !isEnumType(type)) return undefined;
+    leaves.push({ name: definition.variable.name.value, type });
+  }
+  return leaves;
+}
+
+/**
+ * The variables that the `if:` of `@include` and `@skip` read in a document, each once, in the order of their
+ * first use.
+ */
+function conditionsOf(document: DocumentNode): string[] {
+  const names = new Set<string>();
+  visit(document, {
+    Directive(directive) {
+      for (const argument of directive.arguments ?? []) {
+        if (argument.value.kind === Kind.VARIABLE) names.add(argument.value.name.value);
+      }
+    },
+  });
+  return [...names];
+}
+
 /**
  * The operation's variables as GraphQL coerces them, or undefined when it would refuse them (Mercurius then says
  * why). Variables that are all required scalars or enums without defaults, the common case, are coerced by their
@@ -340,17 +407,17 @@ function orderOf(node: ValueNode | undefined, variables: Record<string, unknown>
  */
 function coerceVariables(
   schema: GraphQLSchema,
-  plan: Plan,
+  operation: Operation,
   given: unknown,
 ): Record<string, unknown> | undefined {
   if (given !== undefined && given !== null && (typeof given !== 'object' || Array.isArray(given))) {
     return undefined;
   }
   const inputs = (given ?? {}) as Record<string, unknown>;
-  if (plan.leafVariables) {
+  if (operation.leafVariables) {
     const coerced: Record<string, unknown> = {};
     try {
-      for (const { name, type } of plan.leafVariables) {
+      for (const { name, type } of operation.leafVariables) {
         const value = inputs[name];
         if (value === undefined || value === null) return undefined;
         const parsed: unknown = type.parseValue(value);
@@ -362,7 +429,7 @@ function coerceVariables(
     }
     return coerced;
   }
-  const coerced = getVariableValues(schema, plan.variableDefinitions, inputs);
+  const coerced = getVariableValues(schema, operation.variableDefinitions, inputs);
   return coerced.errors ? undefined : coerced.coerced;
 }
 
@@ -395,52 +462,97 @@ export function createDirectReads(options: {
   let schema: GraphQLSchema | undefined;
   // By query text, then by operation name: a text's hash is computed once per request, and never for a key
   // built from it.
-  const plans = new Map<string, Map<string | undefined, Plan | null>>();
+  const operations = new Map<string, Map<string | undefined, Operation | null>>();
 
-  const planFor = (query: string, operationName: string | undefined): Plan | null => {
-    let byName = plans.get(query);
+  const operationOf = (query: string, operationName: string | undefined): Operation | null => {
+    let byName = operations.get(query);
     const known = byName?.get(operationName);
     if (known !== undefined) return known;
-    let plan: Plan | null;
+    let operation: Operation | null;
     try {
-      plan = makePlan(query, operationName);
+      operation = makeOperation(query, operationName);
     } catch {
       // Unplannable, or refused by the parser or the cost limit: Mercurius says why.
-      plan = null;
+      operation = null;
     }
     if (byName === undefined) {
-      if (plans.size >= PLAN_CACHE_SIZE) plans.delete(plans.keys().next().value as string);
+      if (operations.size >= PLAN_CACHE_SIZE) operations.delete(operations.keys().next().value as string);
       byName = new Map();
-      plans.set(query, byName);
+      operations.set(query, byName);
     }
-    byName.set(operationName, plan);
-    return plan;
+    byName.set(operationName, operation);
+    return operation;
   };
 
-  const makePlan = (query: string, operationName: string | undefined): Plan | null => {
+  const makeOperation = (query: string, operationName: string | undefined): Operation | null => {
     if (!schema) return null;
+    const executable = schema;
     const document = parse(query, { maxTokens: options.maxTokens });
-    if (validate(schema, document, [...specifiedRules, ...options.validationRules]).length > 0) return null;
-    const operation = getOperationAST(document, operationName);
-    if (!operation) return null;
+    if (validate(executable, document, [...specifiedRules, ...options.validationRules]).length > 0)
+      return null;
+    const definition = getOperationAST(document, operationName);
+    if (!definition) return null;
     // Within the cost limit whatever the variables: a plannable operation has no page sizes.
-    checkOperationCost({ schema, document, variables: {}, operationName }, options.costLimit);
+    checkOperationCost({ schema: executable, document, variables: {}, operationName }, options.costLimit);
     const fragments = new Map<string, { typeCondition: string; selectionSet: SelectionSetNode }>();
-    for (const definition of document.definitions) {
-      if (definition.kind === Kind.FRAGMENT_DEFINITION) {
-        fragments.set(definition.name.value, {
-          typeCondition: definition.typeCondition.name.value,
-          selectionSet: definition.selectionSet,
+    for (const fragment of document.definitions) {
+      if (fragment.kind === Kind.FRAGMENT_DEFINITION) {
+        if ((fragment.directives?.length ?? 0) > 0) return null;
+        fragments.set(fragment.name.value, {
+          typeCondition: fragment.typeCondition.name.value,
+          selectionSet: fragment.selectionSet,
         });
       }
     }
-    return new Planner(schema, fragments).plan(operation);
+    const conditions = conditionsOf(document);
+    if (conditions.length > MOST_CONDITIONS) return null;
+    const plan = (values: ReadonlyMap<string, boolean>): Plan | null => {
+      const condition: Condition = (value) => {
+        if (value.kind === Kind.BOOLEAN) return value.value;
+        const known = value.kind === Kind.VARIABLE ? values.get(value.name.value) : undefined;
+        if (known === undefined) throw new Unplannable();
+        return known;
+      };
+      try {
+        return new Planner(executable, fragments, condition).plan(definition);
+      } catch (error) {
+        if (error instanceof Unplannable) return null;
+        throw error;
+      }
+    };
+    const variableDefinitions = definition.variableDefinitions ?? [];
+    const plans = new Map<string, Plan | null>();
+    const operation: Operation = {
+      variableDefinitions,
+      leafVariables: leafVariables(executable, variableDefinitions),
+      conditions,
+      plan(variables) {
+        // The conditions' values, as a key: `t` or `f` for each; anything else is GraphQL's to refuse.
+        let key = '';
+        const values = new Map<string, boolean>();
+        for (const name of conditions) {
+          const value = variables[name];
+          if (typeof value !== 'boolean') return null;
+          key += value ? 't' : 'f';
+          values.set(name, value);
+        }
+        let made = plans.get(key);
+        if (made === undefined) {
+          made = plan(values);
+          plans.set(key, made);
+        }
+        return made;
+      },
+    };
+    // An operation none of whose combinations is plannable is known at once.
+    if (conditions.length === 0 && operation.plan({}) === null) return null;
+    return operation;
   };
 
   return {
     useSchema(executable) {
       schema = executable;
-      plans.clear();
+      operations.clear();
     },
     async preHandler(request, reply) {
       const caller = request.caller;
@@ -452,10 +564,12 @@ export function createDirectReads(options: {
       if (typeof query !== 'string' || (operationName !== undefined && typeof operationName !== 'string')) {
         return undefined;
       }
-      const plan = planFor(query, operationName);
-      if (!plan) return undefined;
-      const variables = coerceVariables(schema, plan, envelope.variables);
+      const operation = operationOf(query, operationName);
+      if (!operation) return undefined;
+      const variables = coerceVariables(schema, operation, envelope.variables);
       if (!variables) return undefined;
+      const plan = operation.plan(variables);
+      if (!plan) return undefined;
       let answer: string;
       try {
         const params = [caller.organizationId, ...plan.roots.map((root) => valueOf(root.id, variables))];

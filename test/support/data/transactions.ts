@@ -97,10 +97,10 @@ export const REFERENCE_QUERY = `query ($id: uuid!) {
 }`;
 
 /**
- * The reference query's selection, spread from a fragment under `@include`: the direct read leaves it to the
- * general engine, which answers it with the same bytes.
+ * The reference query's selection as a client may spell it, spread from a fragment under `@include`: the same
+ * bytes, and read in one statement of the same plan.
  */
-export const ENGINE_REFERENCE_QUERY = `query ($id: uuid!) {
+export const FRAGMENT_REFERENCE_QUERY = `query ($id: uuid!) {
   transaction(id: $id) { ...Reference @include(if: true) }
 }
 fragment Reference on Transaction {

@@ -4,7 +4,7 @@ import { buildSchema, getNamedType, isObjectType, type GraphQLObjectType } from 
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/db/database.ts';
 import { RELATIONS, RESOURCES, type ResourceName } from '../../../src/transactions/graphql/read-model.ts';
-import { REFERENCE_QUERY } from '../../support/data/transactions.ts';
+import { FRAGMENT_REFERENCE_QUERY, REFERENCE_QUERY } from '../../support/data/transactions.ts';
 import type { OrganizationStory } from '../../support/data/stories.ts';
 import { useTransactionsSuite } from '../../support/data/transactions-suite.ts';
 
@@ -122,6 +122,12 @@ describe('a query that only reads rows by id', () => {
     expect(body).toContain('"transactionProcessRevisions":[{');
   });
 
+  it('is answered directly with the same bytes for the reference query spread from a fragment under @include', async () => {
+    const plain = await compare(REFERENCE_QUERY, { id: story.transactionId });
+    const spread = await compare(FRAGMENT_REFERENCE_QUERY, { id: story.transactionId });
+    expect(spread).toEqual(plain);
+  });
+
   it('is answered directly with the same bytes for every column of a transaction and of its relations, three levels down', async () => {
     const query = `query ($id: uuid!) { transaction(id: $id) { ${everything('Transaction', 3)} } }`;
     const { body, directly } = await compare(query, { id: story.transactionId });
@@ -203,6 +209,57 @@ describe('a query that only reads rows by id', () => {
     }
   });
 
+  it('keeps or leaves out what @include and @skip say, on literals and on variables, for each of their values, the same as GraphQL', async () => {
+    const query = `query ($id: uuid!, $items: Boolean!, $quiet: Boolean = false) {
+      transaction(id: $id) {
+        id
+        state @skip(if: true)
+        isComplete @include(if: true)
+        ...Revisions @include(if: $items)
+        ... on Transaction @skip(if: $quiet) { transactionRecipients { id entity { name @include(if: $items) } } }
+        transactionProcessRevisions @skip(if: $quiet) { number }
+      }
+    }
+    fragment Revisions on Transaction { transactionProcessRevisions { id transactionItems { id vulcanKey } } }`;
+    const bodies = new Set<string>();
+    for (const items of [true, false]) {
+      for (const quiet of [true, false, undefined]) {
+        // Each combination as a text of its own, so that Mercurius answers it with graphql-js, as it does a text
+        // the first time: graphql-jit, which it compiles a text with the second time, places a key where the
+        // key first appears in the document, left out or not (transactionProcessRevisions before
+        // transactionRecipients here, when $items is false), where GraphQL's CollectFields places the keys in
+        // the order they first appear among the fields kept. Direct reads follow GraphQL.
+        const text = `${query}\n# items: ${items}, quiet: ${quiet}`;
+        const { body, directly } = await compare(text, { id: story.transactionId, items, quiet });
+        expect(directly).toBe(true);
+        expect(body.includes('"state"')).toBe(false);
+        expect(body.includes('"transactionItems"')).toBe(items);
+        expect(body.includes('"transactionRecipients"')).toBe(quiet !== true);
+        bodies.add(body);
+      }
+    }
+    // Four selections: `quiet` unset is `quiet: false`.
+    expect(bodies.size).toBe(4);
+  });
+
+  it('merges a response key asked more than once, through fragments and at the root, as GraphQL does', async () => {
+    const query = `query ($id: uuid!) {
+      transaction(id: $id) { __typename id ...Parts transactionRecipients { id } }
+      again: transaction(id: $id) { state }
+      again: transaction(id: $id) { __typename transactionRecipients { vulcanKey } ...Parts }
+    }
+    fragment Parts on Transaction {
+      __typename id
+      transactionRecipients { vulcanKey entity { id } }
+      transactionRecipients { entity { name } }
+    }`;
+    const { body, directly } = await compare(query, { id: story.transactionId });
+    expect(directly).toBe(true);
+    const recipient = (JSON.parse(body) as { data: { transaction: { transactionRecipients: object[] } } })
+      .data.transaction.transactionRecipients[0];
+    expect(Object.keys(recipient ?? {})).toEqual(['vulcanKey', 'entity', 'id']);
+  });
+
   it("answers null for an unknown id and for another organization's, as GraphQL does", async () => {
     const query = 'query ($id: uuid!) { transaction(id: $id) { id } }';
     for (const id of ['00000000-0000-4000-8000-000000000000', other.transactionId]) {
@@ -217,8 +274,7 @@ describe('a request that direct reads cannot answer', () => {
   it.each([
     ['a computed field', 'query ($id: uuid!) { transaction(id: $id) { id availableEvents { key } } }'],
     ['a connection', '{ viewer { transactions(first: 2) { totalCount nodes { id } } } }'],
-    ['a directive', 'query ($id: uuid!) { transaction(id: $id) { id state @include(if: false) } }'],
-    ['a response key asked twice', 'query ($id: uuid!) { transaction(id: $id) { id id } }'],
+    ['every root field left out', 'query ($id: uuid!) { transaction(id: $id) @skip(if: true) { id } }'],
     ['a file link', `{ file(id: "00000000-0000-4000-8000-000000000000") { id signedUrl } }`],
     [
       'a mutation',
@@ -237,6 +293,14 @@ describe('a request that direct reads cannot answer', () => {
     ['is null', { id: null }],
   ])('goes on to GraphQL when a variable %s, which refuses it as always', async (_, variables) => {
     const { body, directly } = await compare('query ($id: uuid!) { transaction(id: $id) { id } }', variables);
+    expect(directly).toBe(false);
+    expect(body).toContain('"errors"');
+  });
+
+  it('goes on to GraphQL when a condition of @include is null, which refuses it as always', async () => {
+    const query =
+      'query ($id: uuid!, $c: Boolean = true) { transaction(id: $id) { id state @include(if: $c) } }';
+    const { body, directly } = await compare(query, { id: story.transactionId, c: null });
     expect(directly).toBe(false);
     expect(body).toContain('"errors"');
   });
