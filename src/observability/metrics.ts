@@ -44,6 +44,11 @@ export interface Metrics {
    * observers bound once per label set (request-metrics.ts), as it is on the path of every answer.
    */
   readonly requestDuration: BoundHistogram<'service' | 'method' | 'route' | 'status' | 'operation'>;
+  /**
+   * GraphQL reads answered before Mercurius, by how: `direct` (one planned statement, direct-reads.ts) or
+   * `compiled` (the query's graphql-jit code, compiled-reads.ts); Mercurius answered the rest of `/beta`'s.
+   */
+  readonly graphqlReads: Counter<'path'>;
   /** Requests refused by a rate limit, by service and by what they counted against. */
   readonly rateLimitRefusals: Counter<'service' | 'bucket'>;
   /** Sign-ins of people's pages refused, by surface and why. */
@@ -116,6 +121,12 @@ export function createMetrics(): Metrics {
       help: 'Time from a request to its answer, by service, method, route template, status and GraphQL operation',
       labelNames: ['service', 'method', 'route', 'status', 'operation'],
       buckets: REQUEST_BUCKETS,
+      registers,
+    }),
+    graphqlReads: new Counter({
+      name: 'portico_graphql_reads_total',
+      help: 'GraphQL reads answered before Mercurius, by path (direct: one planned statement; compiled: graphql-jit)',
+      labelNames: ['path'],
       registers,
     }),
     rateLimitRefusals: new Counter({

@@ -18,6 +18,7 @@ import type { RecipientNotices } from './recipients/notice-sender.ts';
 import type { DocumentWorkers } from './documents/document-workers.ts';
 import { registerRecipientRoutes } from './recipients/routes.ts';
 import { contextBuilder } from './graphql/context.ts';
+import { createCompiledReads } from './graphql/compiled-reads.ts';
 import { createDirectReads } from './graphql/direct-reads.ts';
 import { registerGraphiQL } from './graphql/graphiql.ts';
 import { registerKeyDelivery, type KeyDeliveryDeps } from './key-delivery/routes.ts';
@@ -61,6 +62,12 @@ export interface TransactionsAppDeps extends Omit<BaseAppOptions, 'rateLimit' | 
    * (direct-reads.ts; the same answers, faster). Tests turn it off to compare. @default true
    */
   directReads?: boolean;
+  /**
+   * Whether a query posted again runs its graphql-jit code before Mercurius, which answers the rest
+   * (compiled-reads.ts; the same answers, without Mercurius' round of hooks and checks). Tests turn it off to
+   * compare. @default true
+   */
+  compiledReads?: boolean;
   /** Changes to the GraphQL operation limits. @default DEFAULT_GRAPHQL_LIMITS */
   graphqlLimits?: Partial<GraphQLLimits>;
   /** Rate limits per key and per address; none when absent. */
@@ -130,10 +137,29 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
 
   const keyCache = createApiKeyCache<ApiKeyRecord>({ ttlMs: deps.apiKeyCacheMs ?? 1000 });
   const validationRules = [...limitRules(limits), storableStringsRule];
+  const reads = deps.metrics?.metrics.graphqlReads;
+  const readRules = { validationRules, maxTokens: limits.tokens, costLimit: limits.cost };
   const directReads =
     deps.directReads === false
       ? undefined
-      : createDirectReads({ db, validationRules, maxTokens: limits.tokens, costLimit: limits.cost });
+      : createDirectReads({ ...readRules, db, answered: reads?.labels('direct') });
+  const context = contextBuilder({
+    db,
+    links,
+    files: deps.files,
+    baseUrl,
+    webhooksAllowInsecure: deps.webhooksAllowInsecure ?? false,
+    webhookLookup: deps.webhookLookup,
+    recipientNotices: deps.recipientNotices,
+    documentWorkers: deps.documentWorkers,
+  });
+  const compiledReads =
+    deps.compiledReads === false
+      ? undefined
+      : createCompiledReads({ ...readRules, context, answered: reads?.labels('compiled') });
+  const preHandlers = [directReads?.preHandler, compiledReads?.preHandler].filter(
+    (handler) => handler !== undefined,
+  );
   app.decorateRequest('caller', null);
   app.addHook(
     'onRoute',
@@ -142,7 +168,7 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
       db,
       environment: deps.environment,
       keyCache,
-      ...(directReads ? { preHandler: directReads.preHandler } : {}),
+      ...(preHandlers.length > 0 ? { preHandler: preHandlers } : {}),
     }),
   );
 
@@ -157,21 +183,13 @@ export async function buildTransactionsApp(deps: TransactionsAppDeps): Promise<F
       validationRules,
       graphql: { parseOptions: { maxTokens: limits.tokens } },
       persistedQueryProvider: mercurius.persistedQueryDefaults.automatic(1000),
-      context: contextBuilder({
-        db,
-        links,
-        files: deps.files,
-        baseUrl,
-        webhooksAllowInsecure: deps.webhooksAllowInsecure ?? false,
-        webhookLookup: deps.webhookLookup,
-        recipientNotices: deps.recipientNotices,
-        documentWorkers: deps.documentWorkers,
-      }),
+      context,
       errorFormatter,
       errorHandler,
     });
     addOperationHooks(graphql, limits);
     directReads?.useSchema(graphql.graphql.schema);
+    compiledReads?.useSchema(graphql.graphql.schema);
     await registerSchemaRoute(graphql, {
       schema: graphql.graphql.schema,
       authenticate: apiKeyCheck({ db, environment: deps.environment, keyCache }),

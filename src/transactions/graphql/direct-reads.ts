@@ -13,9 +13,6 @@ import {
   isScalarType,
   Kind,
   OperationTypeNode,
-  parse,
-  specifiedRules,
-  validate,
   visit,
   type FieldNode,
   type GraphQLEnumType,
@@ -27,12 +24,12 @@ import {
   type OperationDefinitionNode,
   type SelectionNode,
   type SelectionSetNode,
-  type ValidationRule,
   type ValueNode,
   type VariableDefinitionNode,
 } from 'graphql';
 import type { Database } from '../../db/database.ts';
 import { checkOperationCost } from './limits.ts';
+import { operationCache, postedOperation, validDocument, type DocumentRules } from './posted-operations.ts';
 import {
   RELATIONS,
   RESOURCES,
@@ -433,63 +430,31 @@ function coerceVariables(
   return coerced.errors ? undefined : coerced.coerced;
 }
 
-/** The most distinct query texts whose plan (or unplannability) is kept; past it, the oldest is forgotten. */
-const PLAN_CACHE_SIZE = 1000;
-
-interface Envelope {
-  query?: unknown;
-  operationName?: unknown;
-  variables?: unknown;
-  extensions?: unknown;
-}
-
 /**
  * The direct reads of the GraphQL endpoint: `preHandler` answers a plannable POST itself and lets every other
  * request through. `useSchema` gives it Mercurius' executable schema (with the scalars' rules) once built; until
  * then every request goes through.
  */
-export function createDirectReads(options: {
-  db: Database;
-  /** The validation rules Mercurius adds to GraphQL's own (operation limits, storable strings). */
-  validationRules: readonly ValidationRule[];
-  maxTokens: number;
-  /** The operation cost limit: a plan is made only for an operation within it. */
-  costLimit: number;
-}): {
+export function createDirectReads(
+  options: DocumentRules & {
+    db: Database;
+    /** The operation cost limit: a plan is made only for an operation within it. */
+    costLimit: number;
+    /** Counts each request answered (the metric's series). */
+    answered?: { inc(): void } | undefined;
+  },
+): {
   useSchema(schema: GraphQLSchema): void;
   preHandler: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
 } {
   let schema: GraphQLSchema | undefined;
-  // By query text, then by operation name: a text's hash is computed once per request, and never for a key
-  // built from it.
-  const operations = new Map<string, Map<string | undefined, Operation | null>>();
-
-  const operationOf = (query: string, operationName: string | undefined): Operation | null => {
-    let byName = operations.get(query);
-    const known = byName?.get(operationName);
-    if (known !== undefined) return known;
-    let operation: Operation | null;
-    try {
-      operation = makeOperation(query, operationName);
-    } catch {
-      // Unplannable, or refused by the parser or the cost limit: Mercurius says why.
-      operation = null;
-    }
-    if (byName === undefined) {
-      if (operations.size >= PLAN_CACHE_SIZE) operations.delete(operations.keys().next().value as string);
-      byName = new Map();
-      operations.set(query, byName);
-    }
-    byName.set(operationName, operation);
-    return operation;
-  };
+  const operations = operationCache((query, operationName) => makeOperation(query, operationName));
 
   const makeOperation = (query: string, operationName: string | undefined): Operation | null => {
     if (!schema) return null;
     const executable = schema;
-    const document = parse(query, { maxTokens: options.maxTokens });
-    if (validate(executable, document, [...specifiedRules, ...options.validationRules]).length > 0)
-      return null;
+    const document = validDocument(executable, query, options);
+    if (!document) return null;
     const definition = getOperationAST(document, operationName);
     if (!definition) return null;
     // Within the cost limit whatever the variables: a plannable operation has no page sizes.
@@ -555,18 +520,12 @@ export function createDirectReads(options: {
       operations.clear();
     },
     async preHandler(request, reply) {
+      const posted = postedOperation(request);
       const caller = request.caller;
-      const envelope = request.body as Envelope | undefined;
-      if (request.method !== 'POST' || !caller || !schema || !envelope || envelope.extensions !== undefined) {
-        return undefined;
-      }
-      const { query, operationName } = envelope;
-      if (typeof query !== 'string' || (operationName !== undefined && typeof operationName !== 'string')) {
-        return undefined;
-      }
-      const operation = operationOf(query, operationName);
+      if (!posted || !caller || !schema) return undefined;
+      const operation = operations.get(posted.query, posted.operationName);
       if (!operation) return undefined;
-      const variables = coerceVariables(schema, operation, envelope.variables);
+      const variables = coerceVariables(schema, operation, posted.variables);
       if (!variables) return undefined;
       const plan = operation.plan(variables);
       if (!plan) return undefined;
@@ -584,6 +543,7 @@ export function createDirectReads(options: {
         // A failed read or a row GraphQL would not show: Mercurius reads again and reports as always.
         return undefined;
       }
+      options.answered?.inc();
       return reply.type('application/json; charset=utf-8').send(answer);
     },
   };

@@ -66,8 +66,8 @@ export function graphqlRouteHooks(options: {
   db: Database;
   environment: Environment;
   keyCache: ApiKeyCache<ApiKeyRecord>;
-  /** Runs before Mercurius and may answer itself (see direct-reads.ts). */
-  preHandler?: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
+  /** Run before Mercurius, in order, and each may answer itself (see direct-reads.ts, compiled-reads.ts). */
+  preHandler?: ((request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>)[];
 }): (route: RouteOptions) => void {
   return (route) => {
     if (route.url !== options.path) return;
@@ -76,7 +76,7 @@ export function graphqlRouteHooks(options: {
     route.config = { ...route.config, apiKey: true, graphql: true };
     route.onRequest = [...[route.onRequest ?? []].flat(), apiKeyCheck(options)];
     route.preValidation = [...[route.preValidation ?? []].flat(), checkGraphQLEnvelope];
-    if (options.preHandler) route.preHandler = [...[route.preHandler ?? []].flat(), options.preHandler];
+    if (options.preHandler) route.preHandler = [...[route.preHandler ?? []].flat(), ...options.preHandler];
     route.onSend = [
       ...[route.onSend ?? []].flat(),
       (request, reply, payload, done) => {

@@ -10,7 +10,7 @@ import { useTransactionsSuite } from '../../support/data/transactions-suite.ts';
 
 /**
  * Direct reads (direct-reads.ts) answer plannable queries without GraphQL's execution: each query here is asked of
- * the suite's app (direct reads on) and of an app with them off, and the two answers must be the same bytes,
+ * the suite's app (direct reads on) and of an app with them (and compiled reads) off, and the two answers must be the same bytes,
  * status and media type. A recording database tells which path answered.
  */
 
@@ -95,7 +95,7 @@ beforeAll(async () => {
   // Three rounds of submission: revisions, voided and completed signatures, a file, two recipients.
   story = await suite.tenant({ rounds: 3 });
   other = await suite.tenant();
-  general = await suite.buildApp({ directReads: false });
+  general = await suite.buildApp({ directReads: false, compiledReads: false });
   direct = await suite.buildApp({ db: recording(suite.db) });
   const { body } = await ask(
     general,
