@@ -14,7 +14,7 @@ import { operationCache, postedOperation, validDocument, type DocumentRules } fr
  * - mutations, GET, persisted queries, and anything GraphQL refuses;
  * - an answer with errors (a bad variable, a field that failed, a cost over the limit): Mercurius runs the query
  *   again and words its errors. A query changes nothing, so running it twice only costs its reads twice.
- * Direct reads (direct-reads.ts) come first: a plannable read never gets here.
+ * Direct reads (direct-reads.ts) come first: a read they answer never gets here.
  */
 
 /** A query text that passed GraphQL's checks: its document, and its compiled query from its second time on. */
