@@ -75,6 +75,8 @@ interface Measurement {
   markMs: Record<string, number>;
   jsBytes: number;
   cssBytes: number;
+  /** Whether the server drew the page: its HTML came with the page's words (`data-drawn`). */
+  drawn: boolean;
 }
 
 interface Portico {
@@ -272,7 +274,8 @@ async function measure(
       },
       marks.map((mark) => mark.selector),
     );
-    await page.goto(url, { waitUntil: 'networkidle', timeout: 120_000 });
+    const response = await page.goto(url, { waitUntil: 'networkidle', timeout: 120_000 });
+    const drawn = (await response?.text())?.includes(' data-drawn') ?? false;
     for (const { selector } of marks) await page.locator(selector).first().waitFor({ timeout: 120_000 });
     const shown = await page.evaluate(() => (window as unknown as { shown: Record<string, number> }).shown);
     const markMs = Object.fromEntries(
@@ -287,7 +290,7 @@ async function measure(
       .catch(() => undefined);
     await page.waitForTimeout(1000);
     const lcpMs = await page.evaluate(() => (window as unknown as { lcp?: number }).lcp ?? Number.NaN);
-    return { lcpMs, markMs, jsBytes: bytes.Script, cssBytes: bytes.Stylesheet };
+    return { lcpMs, markMs, jsBytes: bytes.Script, cssBytes: bytes.Stylesheet, drawn };
   } finally {
     await context.close();
   }
@@ -482,7 +485,10 @@ try {
         page.marks,
       );
       results.get(page.name)?.push(measured);
-      process.stderr.write(`run ${String(run + 1)}: ${page.name}: LCP ${measured.lcpMs.toFixed(0)} ms\n`);
+      const how = measured.drawn ? ', drawn by the server' : '';
+      process.stderr.write(
+        `run ${String(run + 1)}: ${page.name}: LCP ${measured.lcpMs.toFixed(0)} ms${how}\n`,
+      );
     }
   }
 

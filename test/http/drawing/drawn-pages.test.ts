@@ -213,6 +213,36 @@ describe("the dashboard's pages the server draws", () => {
   });
 });
 
+describe('a surface drawn for the first time since the thread started', () => {
+  it("waits for its first page's drawing longer than for the pages after it, so that the first is drawn too", async () => {
+    const closers: (() => unknown)[] = [];
+    const testDb = await createTestDatabase();
+    const { mailer } = await smtpWithMailer((close) => closers.push(close));
+    // No patience at all for a warm thread: only the first page's own patience can let it be drawn.
+    const pageDrawer = createPageDrawer({ waitMs: 0, firstWaitMs: 60_000 });
+    const app = await buildPortfolioApp({
+      db: testDb.db,
+      trustProxy: true,
+      apiKeyCacheMs: 0,
+      dashboard: { mail: { mailer, portfolioUrl: PORTFOLIO_URL }, pageDrawer },
+    });
+    try {
+      const ours = await createTestPortfolio(testDb.db, { companies: 1, funds: 1 });
+      const viewer = await signedInBrowser(
+        app,
+        await createDashboardPerson(testDb.db, { instanceId: ours.instanceId, role: 'member' }),
+      );
+      const page = await viewer.get(`/dashboard/${ours.slug}/companies/${ours.companyId}`);
+      expect(page.text).toContain('<div id="dashboard" data-drawn>');
+    } finally {
+      await app.close();
+      await pageDrawer.close();
+      for (const close of closers) await close();
+      await testDb.close();
+    }
+  });
+});
+
 describe('the reader cookie', () => {
   it('takes a language, time zone and appearance that check out, and leaves out any that does not', () => {
     expect(
