@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createMetrics, type Metrics } from '../../../src/observability/metrics.ts';
 import type { OrganizationStory } from '../../support/data/stories.ts';
+import { askToCompare, expectSameAnswer } from '../../support/data/compared-answers.ts';
 import { useTransactionsSuite } from '../../support/data/transactions-suite.ts';
 
 /**
@@ -17,16 +18,8 @@ let mercurius: FastifyInstance;
 let compiled: FastifyInstance;
 let metrics: Metrics;
 
-async function ask(app: FastifyInstance, query: string, variables?: unknown) {
-  const response = await app.inject({
-    method: 'POST',
-    url: '/beta',
-    headers: { authorization: `Bearer ${story.apiKey}` },
-    payload: { query, variables },
-  });
-  // Each answer with errors names its own request.
-  const body = response.body.replace(/"requestId":"req_[\w-]+"/g, '"requestId":"…"');
-  return { status: response.statusCode, type: response.headers['content-type'], body };
+function ask(app: FastifyInstance, query: string, variables?: unknown) {
+  return askToCompare(app, story.apiKey, query, variables);
 }
 
 /** How many reads the compiled path answered so far. */
@@ -45,17 +38,7 @@ async function compare(
   let body = '';
   for (let time = 0; time < times; time += 1) {
     const fast = await ask(compiled, query, variables);
-    const slow = await ask(mercurius, query, variables);
-    if (fast.body.includes('"errors"')) {
-      // Mercurius orders `data` and `errors` differently before and after it compiled a query: errors compare
-      // as JSON.
-      expect({ ...fast, body: JSON.parse(fast.body) as unknown }).toEqual({
-        ...slow,
-        body: JSON.parse(slow.body) as unknown,
-      });
-    } else {
-      expect(fast).toEqual(slow);
-    }
+    expectSameAnswer(fast, await ask(mercurius, query, variables));
     body = fast.body;
   }
   return { body, compiled: (await compiledCount()) - before };

@@ -4,6 +4,7 @@ import { buildSchema, getNamedType, isObjectType, type GraphQLObjectType } from 
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/db/database.ts';
 import { RELATIONS, RESOURCES, type ResourceName } from '../../../src/transactions/graphql/read-model.ts';
+import { askToCompare, expectSameAnswer } from '../../support/data/compared-answers.ts';
 import { FRAGMENT_REFERENCE_QUERY, REFERENCE_QUERY } from '../../support/data/transactions.ts';
 import type { OrganizationStory } from '../../support/data/stories.ts';
 import { useTransactionsSuite } from '../../support/data/transactions-suite.ts';
@@ -58,16 +59,8 @@ function recording(db: Database): Database {
   };
 }
 
-async function ask(app: FastifyInstance, query: string, variables?: unknown, key = story.apiKey) {
-  const response = await app.inject({
-    method: 'POST',
-    url: '/beta',
-    headers: { authorization: `Bearer ${key}` },
-    payload: { query, variables },
-  });
-  // Each answer with errors names its own request.
-  const body = response.body.replace(/"requestId":"req_[\w-]+"/g, '"requestId":"…"');
-  return { status: response.statusCode, type: response.headers['content-type'], body };
+function ask(app: FastifyInstance, query: string, variables?: unknown, key = story.apiKey) {
+  return askToCompare(app, key, query, variables);
 }
 
 /** Asks both apps; expects the same answer, and says whether the direct app's own statement answered. */
@@ -75,17 +68,7 @@ async function compare(query: string, variables?: unknown): Promise<{ body: stri
   sent.length = 0;
   const fast = await ask(direct, query, variables);
   const directly = sent.some(isDirect);
-  const slow = await ask(general, query, variables);
-  if (fast.body.includes('"errors"')) {
-    // Mercurius itself orders `data` and `errors` differently before and after it compiled a query: the two apps
-    // have seen this text a different number of times, so errors compare as JSON.
-    expect({ ...fast, body: JSON.parse(fast.body) as unknown }).toEqual({
-      ...slow,
-      body: JSON.parse(slow.body) as unknown,
-    });
-  } else {
-    expect(fast).toEqual(slow);
-  }
+  expectSameAnswer(fast, await ask(general, query, variables));
   return { body: fast.body, directly };
 }
 
