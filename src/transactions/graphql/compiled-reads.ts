@@ -59,8 +59,13 @@ export function createCompiledReads(
       known.seen = true;
       return null;
     }
-    const compiled = compileQuery(executable, known.document, operationName);
-    known.compiled = isCompiledQuery(compiled) ? compiled : null;
+    try {
+      const compiled = compileQuery(executable, known.document, operationName);
+      known.compiled = isCompiledQuery(compiled) ? compiled : null;
+    } catch {
+      // Whatever graphql-jit cannot compile, Mercurius runs as always.
+      known.compiled = null;
+    }
     return known.compiled;
   };
 
