@@ -84,8 +84,6 @@ interface Operation {
   variableDefinitions: readonly VariableDefinitionNode[];
   /** When every variable is a required scalar or enum without a default: each with its type. */
   leafVariables: { name: string; type: GraphQLScalarType | GraphQLEnumType }[] | undefined;
-  /** The variables that `@include` and `@skip` read, in the order of their first use. */
-  conditions: readonly string[];
   plan(variables: Record<string, unknown>): Plan | null;
 }
 
@@ -471,11 +469,12 @@ export function createDirectReads(
     }
     const conditions = conditionsOf(document);
     if (conditions.length > MOST_CONDITIONS) return null;
-    const plan = (values: ReadonlyMap<string, boolean>): Plan | null => {
+    /** The plan for these variables, whose conditions' values are booleans. */
+    const plan = (variables: Record<string, unknown>): Plan | null => {
       const condition: Condition = (value) => {
         if (value.kind === Kind.BOOLEAN) return value.value;
-        const known = value.kind === Kind.VARIABLE ? values.get(value.name.value) : undefined;
-        if (known === undefined) throw new Unplannable();
+        const known = value.kind === Kind.VARIABLE ? variables[value.name.value] : undefined;
+        if (typeof known !== 'boolean') throw new Unplannable();
         return known;
       };
       try {
@@ -490,20 +489,17 @@ export function createDirectReads(
     const operation: Operation = {
       variableDefinitions,
       leafVariables: leafVariables(executable, variableDefinitions),
-      conditions,
       plan(variables) {
         // The conditions' values, as a key: `t` or `f` for each; anything else is GraphQL's to refuse.
         let key = '';
-        const values = new Map<string, boolean>();
         for (const name of conditions) {
           const value = variables[name];
           if (typeof value !== 'boolean') return null;
           key += value ? 't' : 'f';
-          values.set(name, value);
         }
         let made = plans.get(key);
         if (made === undefined) {
-          made = plan(values);
+          made = plan(variables);
           plans.set(key, made);
         }
         return made;
