@@ -64,6 +64,27 @@ export default tseslint.config(
   },
   ...boundaries,
   {
+    // A part of a page in a chunk of its own loads through web/shared/app/chunk.tsx, which says so in its place
+    // when its chunk did not come and loads it again on "Try again"; React's own `lazy` keeps the failure for good
+    // and leaves it uncaught.
+    files: ['web/**/*.ts', 'web/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'react',
+              importNames: ['lazy', 'Suspense'],
+              message:
+                'Use lazyChunk and Chunked (web/shared/app/chunk.tsx): they say when a chunk did not come.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests read JSON responses loosely and then assert on them.
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {

@@ -831,6 +831,60 @@ describe('the organization console in Chromium', () => {
     await page.unrouteAll();
   });
 
+  it('says that the app, a page or the drawing whose code did not come did not load, in its place, keeping the rest of the page, and loads it again when asked', async () => {
+    const { origin, admin, other } = world;
+    const page = await chromium.newPage(origin);
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    // The app's chunk, the team page's and the drawing's do not come until they are asked for again, as when the
+    // network drops them or the person leaves the page while they load.
+    const refusing = new Set(['app', 'team', 'workflow-graph']);
+    const refused: string[] = [];
+    await page.route(/\/console\/assets\/(app|team|workflow-graph)-[^/]+\.js$/, async (route) => {
+      const chunk = /\/(app|team|workflow-graph)-[^/]+\.js$/.exec(route.request().url())?.[1] ?? '';
+      if (!refusing.has(chunk)) return route.continue();
+      refused.push(chunk);
+      return route.abort();
+    });
+    await page.goto(`${origin}/console`);
+    const appNotLoaded = page.getByRole('alert').filter({ hasText: 'This page did not finish loading' });
+    await appNotLoaded.waitFor();
+    await chromium.screenshot(page, 'app-not-loaded');
+    refusing.delete('app');
+    await appNotLoaded.getByRole('link', { name: 'Reload the page' }).click();
+    await signIn(page, admin);
+    await page.getByRole('heading', { name: 'Work queue' }).waitFor();
+    await page.getByRole('link', { name: 'Team' }).click();
+    const pageNotLoaded = page.getByRole('alert').filter({ hasText: 'This page did not load' });
+    await pageNotLoaded.waitFor();
+    await page
+      .getByRole('navigation', { name: 'Sections' })
+      .getByRole('link', { name: 'Work queue' })
+      .waitFor();
+    refusing.delete('team');
+    await pageNotLoaded.getByRole('button', { name: 'Try again' }).click();
+    await page.getByRole('heading', { name: 'Team' }).waitFor();
+
+    await page.goto(`${origin}/console/transactions/${other.id}`);
+    const drawingNotLoaded = page
+      .getByRole('alert')
+      .filter({ hasText: 'The drawing of the workflow did not load' });
+    await drawingNotLoaded.waitFor();
+    // The rest of the transaction's page is there, its timeline read.
+    await page.getByRole('list', { name: 'Timeline, newest first' }).getByRole('listitem').first().waitFor();
+    await chromium.screenshot(page, 'drawing-not-loaded');
+    refusing.delete('workflow-graph');
+    await drawingNotLoaded.getByRole('button', { name: 'Try again' }).click();
+    await workflowOf(page)
+      .locator('.workflow-graph-room')
+      .getByRole('img', { name: /^The workflow drawn: now / })
+      .waitFor();
+    expect(await page.getByRole('alert').filter({ hasText: 'did not load' }).count()).toBe(0);
+    expect(new Set(refused)).toEqual(new Set(['app', 'team', 'workflow-graph']));
+    expect(errors).toEqual([]);
+    await page.unrouteAll();
+  });
+
   it("opens the person's menu chosen before its code has come, from a click and from the keyboard, and keeps the focus on its button as the menu comes", async () => {
     const { origin, admin } = world;
     const page = await chromium.newPage(origin);

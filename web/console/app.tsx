@@ -1,5 +1,6 @@
 import { Navigate, Route, Routes, useLocation } from 'react-router';
-import { lazy, Suspense, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
+import { Chunked, lazyChunk } from '../shared/app/chunk.tsx';
 import { accountRoutes } from '../shared/accounts/account-routes.tsx';
 import { AppShell, type ShellSection } from '../shared/app/app-shell.tsx';
 import { RoleBadge } from '../shared/accounts/roles.tsx';
@@ -38,24 +39,24 @@ const ACCOUNT_ROUTES = accountRoutes(ACCOUNTS);
  * The pages of chunks of their own, each loaded when it is opened (their loaders: opened-page.ts), the work queue
  * too: a transaction's page opened from a link loads neither the queue's code nor its selects (issue 44).
  */
-const QueuePage = lazy(loadQueuePage);
+const QueuePage = lazyChunk(loadQueuePage);
 /** The team: its people, their invitations, the organization's sign-in settings; a chunk of its own. */
-const TeamPage = lazy(async () => ({ default: (await import('./pages/team.tsx')).TeamPage }));
+const TeamPage = lazyChunk(async () => ({ default: (await import('./pages/team.tsx')).TeamPage }));
 /** A transaction's page: the server draws it, and the app renders over it at once (lazy-page.ts). */
 const TransactionPage = lazyPage(loadTransactionPage, (module) => module.default);
-const StartPage = lazy(loadStartPage);
-const ClosingsPage = lazy(loadClosingsPage);
-const NewClosingPage = lazy(loadNewClosingPage);
-const ClosingPage = lazy(loadClosingPage);
+const StartPage = lazyChunk(loadStartPage);
+const ClosingsPage = lazyChunk(loadClosingsPage);
+const NewClosingPage = lazyChunk(loadNewClosingPage);
+const ClosingPage = lazyChunk(loadClosingPage);
 /** The templates: their list, the import and a template's page (with its workflow drawn), chunks of their own. */
-const TemplatesPage = lazy(() => import('./pages/templates/templates-page.tsx'));
-const ImportTemplatePage = lazy(() => import('./pages/templates/import-page.tsx'));
-const TemplatePage = lazy(() => import('./pages/templates/template-page.tsx'));
+const TemplatesPage = lazyChunk(() => import('./pages/templates/templates-page.tsx'));
+const ImportTemplatePage = lazyChunk(() => import('./pages/templates/import-page.tsx'));
+const TemplatePage = lazyChunk(() => import('./pages/templates/template-page.tsx'));
 /** The person's mail alerts: a chunk of its own. */
-const AlertsPage = lazy(() => import('./pages/alerts.tsx'));
+const AlertsPage = lazyChunk(() => import('./pages/alerts.tsx'));
 /** A bulk action: its preflight before it runs, and its page after; a chunk each. */
-const NewBulkPage = lazy(() => import('./pages/bulk/new-bulk-page.tsx'));
-const BulkPage = lazy(() => import('./pages/bulk/bulk-page.tsx'));
+const NewBulkPage = lazyChunk(() => import('./pages/bulk/new-bulk-page.tsx'));
+const BulkPage = lazyChunk(() => import('./pages/bulk/bulk-page.tsx'));
 
 /**
  * The console's pages, under /console: signing in and the mailed links' pages, then the pages of the signed-in
@@ -68,7 +69,7 @@ export function App() {
   }
   const home = session.status === 'signed-in' ? ACCOUNTS.home(session.tenant) : '/sign-in';
   return (
-    <Suspense fallback={<Loading />}>
+    <Chunked what="This page" fallback={<Loading />}>
       <Routes>
         <Route path="/" element={<Navigate to={home} replace />} />
         {ACCOUNT_ROUTES}
@@ -78,9 +79,9 @@ export function App() {
           <Route
             path="/transactions/new"
             element={
-              <Suspense fallback={<Loading />}>
+              <Chunked what="This page" fallback={<Loading />}>
                 <StartPage />
-              </Suspense>
+              </Chunked>
             }
           />
           <Route path="/closings" element={<Lazily page={<ClosingsPage />} />} />
@@ -95,15 +96,15 @@ export function App() {
           <Route
             path="/transactions/:id"
             element={
-              <Suspense fallback={<Loading />}>
+              <Chunked what="This page" fallback={<Loading />}>
                 <TransactionPage />
-              </Suspense>
+              </Chunked>
             }
           />
         </Route>
         <Route path="*" element={<NotFoundPage home={home} homeLabel="Go to the console" />} />
       </Routes>
-    </Suspense>
+    </Chunked>
   );
 }
 
@@ -146,7 +147,11 @@ function SignedInPages() {
   );
 }
 
-/** A page of a chunk of its own, "Loading" until its chunk is there, in the shell. */
+/** A page of a chunk of its own, "Loading" until its chunk is there (or saying it did not come), in the shell. */
 function Lazily({ page }: { page: ReactNode }) {
-  return <Suspense fallback={<Loading />}>{page}</Suspense>;
+  return (
+    <Chunked what="This page" fallback={<Loading />}>
+      {page}
+    </Chunked>
+  );
 }

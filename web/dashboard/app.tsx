@@ -1,6 +1,7 @@
 import { PRODUCT } from './product.ts';
 import { Skeleton } from '@radix-ui/themes';
-import { Suspense, type ComponentType } from 'react';
+import type { ComponentType } from 'react';
+import { Chunked } from '../shared/app/chunk.tsx';
 import { Navigate, Route, Routes, useLocation, useParams } from 'react-router';
 import { Loading, SessionPending } from '../shared/accounts/session-pending.tsx';
 import { AppShell } from '../shared/app/app-shell.tsx';
@@ -27,9 +28,9 @@ function instancePage<Module>(
   const Page = lazyPage(load, pick);
   return function InstancePage() {
     return (
-      <Suspense fallback={<Skeleton height="320px" />}>
+      <Chunked what="This page" fallback={<Skeleton height="320px" />}>
         <Page />
-      </Suspense>
+      </Chunked>
     );
   };
 }
@@ -59,7 +60,7 @@ export function App() {
   // Said of an unknown address inside an instance (in its shell, to its people only) and of any other.
   const notFound = <NotFoundPage home={home} homeLabel="Go to the dashboard" />;
   return (
-    <Suspense fallback={<Loading />}>
+    <Chunked what="This page" fallback={<Loading />}>
       <Routes>
         <Route path="/" element={<Navigate to={home} replace />} />
         {ACCOUNT_ROUTES}
@@ -76,7 +77,7 @@ export function App() {
         </Route>
         <Route path="*" element={notFound} />
       </Routes>
-    </Suspense>
+    </Chunked>
   );
 }
 

@@ -1,5 +1,6 @@
 import { Skeleton } from '@radix-ui/themes';
-import { lazy, Suspense, useEffect, type ReactNode } from 'react';
+import { useEffect, type ReactNode } from 'react';
+import { Chunked, lazyChunk } from '../shared/app/chunk.tsx';
 import { Route, Routes, useParams } from 'react-router';
 import { PortalLayout } from './components/portal-layout.tsx';
 import { HomePage } from './pages/home.tsx';
@@ -19,16 +20,20 @@ const load = {
   submitStep: () => import('./pages/submit-step.tsx'),
   electronicRecords: () => import('./pages/electronic-records.tsx'),
 };
-const ItemStepPage = lazy(async () => ({ default: (await load.itemStep()).ItemStepPage }));
-const SignStepPage = lazy(async () => ({ default: (await load.signStep()).SignStepPage }));
-const SubmitStepPage = lazy(async () => ({ default: (await load.submitStep()).SubmitStepPage }));
-const ElectronicRecordsPage = lazy(async () => ({
+const ItemStepPage = lazyChunk(async () => ({ default: (await load.itemStep()).ItemStepPage }));
+const SignStepPage = lazyChunk(async () => ({ default: (await load.signStep()).SignStepPage }));
+const SubmitStepPage = lazyChunk(async () => ({ default: (await load.submitStep()).SubmitStepPage }));
+const ElectronicRecordsPage = lazyChunk(async () => ({
   default: (await load.electronicRecords()).ElectronicRecordsPage,
 }));
 
 /** A step's page, inside the portal's layout, which stays while the page's module loads. */
 function StepPage({ children }: { children: ReactNode }) {
-  return <Suspense fallback={<Skeleton height="480px" />}>{children}</Suspense>;
+  return (
+    <Chunked what="This step" fallback={<Skeleton height="480px" />}>
+      {children}
+    </Chunked>
+  );
 }
 
 /**
@@ -51,7 +56,8 @@ function Portal() {
   const { state, setView, retry, fail } = useRecipientView(token);
   const ready = state.status === 'ready';
   useEffect(() => {
-    if (ready) void load.itemStep();
+    // Fetched ahead for the next step; should it not come, the step's page loads it again, or says it did not.
+    if (ready) load.itemStep().catch(() => undefined);
   }, [ready]);
   if (state.status === 'loading') return <LoadingPage />;
   if (state.status === 'failed') {

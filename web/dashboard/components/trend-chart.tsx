@@ -1,13 +1,14 @@
 import { Card, Flex, Heading, Text } from '@radix-ui/themes';
-import { lazy, useId } from 'react';
+import { useId } from 'react';
 import { AfterFirstPaint } from '../../shared/app/after-paint.tsx';
+import { lazyChunk } from '../../shared/app/chunk.tsx';
 import { formatDate } from '../format.ts';
 import type { TrendPoint } from './trend-plot.tsx';
 
 export type { TrendPoint };
 
 /** The chart itself, drawn with d3: loaded apart, after the card's title, summary and table. */
-const TrendPlot = lazy(async () => ({ default: (await import('./trend-plot.tsx')).TrendPlot }));
+const TrendPlot = lazyChunk(async () => ({ default: (await import('./trend-plot.tsx')).TrendPlot }));
 
 /**
  * One measure over time in a card: an area, line or bar chart with a tooltip that the arrow keys move too, a
@@ -52,7 +53,7 @@ export function TrendChart({
           </Text>
           {known.length === 0 ? null : (
             // The plot's room is kept (as tall as the plot) and busy until its module has come.
-            <AfterFirstPaint room={<div className="trend-chart-plot" aria-busy />}>
+            <AfterFirstPaint what="The chart" room={<div className="trend-chart-plot" aria-busy />}>
               <div className="trend-chart-plot" data-testid={`chart-${title}`}>
                 <TrendPlot
                   title={title}

@@ -1,4 +1,4 @@
-import { lazy } from 'react';
+import { lazyChunk } from '../app/chunk.tsx';
 import { Route } from 'react-router';
 import type { AccountSurface } from './surface.ts';
 
@@ -14,15 +14,15 @@ import type { AccountSurface } from './surface.ts';
  * <Routes>{ACCOUNT_ROUTES}<Route path="/team" element={<TeamPage />} /></Routes>
  */
 export function accountRoutes<Answer, User, Tenant>(surface: AccountSurface<Answer, User, Tenant>) {
-  const SignInPage = lazy(async () => {
+  const SignInPage = lazyChunk(async () => {
     const { SignInPage: Page } = await import('./sign-in.tsx');
     return { default: () => <Page surface={surface} /> };
   });
-  const ForgotPasswordPage = lazy(async () => {
+  const ForgotPasswordPage = lazyChunk(async () => {
     const { ForgotPasswordPage: Page } = await import('./forgot-password.tsx');
     return { default: () => <Page surface={surface} /> };
   });
-  const SetPasswordPage = lazy(async () => {
+  const SetPasswordPage = lazyChunk(async () => {
     const { SetPasswordPage: Page } = await import('./set-password.tsx');
     return {
       default: ({ purpose }: { purpose: 'invitation' | 'reset' }) => (

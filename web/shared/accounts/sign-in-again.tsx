@@ -1,10 +1,10 @@
 import { Dialog, Spinner } from '@radix-ui/themes';
-import { lazy, Suspense } from 'react';
+import { Chunked, lazyChunk } from '../app/chunk.tsx';
 import type { SignInForm as Form } from './sign-in-form.tsx';
 import type { AccountSurface } from './surface.ts';
 
 /** The form, a chunk of its own (with the passkeys' and single sign-on's code): loaded only when a session ends. */
-const SignInForm = lazy(async () => ({
+const SignInForm = lazyChunk(async () => ({
   default: (await import('./sign-in-form.tsx')).SignInForm,
 })) as unknown as typeof Form;
 
@@ -35,9 +35,9 @@ export function SignInAgainDialog<Answer, User extends { email: string }, Tenant
         <Dialog.Description size="2" mb="4">
           {session.ended}
         </Dialog.Description>
-        <Suspense fallback={<Spinner />}>
+        <Chunked what="The sign-in form" fallback={<Spinner />}>
           <SignInForm surface={surface} email={session.user.email} onSignedIn={() => undefined} />
-        </Suspense>
+        </Chunked>
       </Dialog.Content>
     </Dialog.Root>
   );

@@ -1,5 +1,6 @@
 import { Box, TabNav } from '@radix-ui/themes';
-import { lazy, Suspense, useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { Chunked, lazyChunk } from './chunk.tsx';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router';
 import { useAccountActions } from '../accounts/session.tsx';
 import { ErrorCallout } from '../error-callout.tsx';
@@ -12,13 +13,13 @@ import type { default as AccountMenu, AccountMenuActions } from './account-menu.
  * The person's menu's dialogs, each a chunk of its own loaded when first opened: a signed-in page does not load nor
  * run them before it paints (the authenticator's and the passkeys' code among them).
  */
-const ChangePasswordDialog = lazy(async () => ({
+const ChangePasswordDialog = lazyChunk(async () => ({
   default: (await import('../accounts/change-password-dialog.tsx')).ChangePasswordDialog,
 }));
-const AuthenticatorDialog = lazy(async () => ({
+const AuthenticatorDialog = lazyChunk(async () => ({
   default: (await import('../accounts/factors/authenticator-dialog.tsx')).AuthenticatorDialog,
 }));
-const SessionsDialog = lazy(async () => ({
+const SessionsDialog = lazyChunk(async () => ({
   default: (await import('../accounts/sessions/sessions-dialog.tsx')).SessionsDialog,
 }));
 
@@ -122,13 +123,13 @@ export function AppShell({
           <Outlet />
         </Box>
       </main>
-      <Suspense fallback={null}>
+      <Chunked what="This dialog" fallback={null}>
         {changingPassword ? (
           <ChangePasswordDialog open setOpen={setChangingPassword} email={user.email} />
         ) : null}
         {addingFactor ? <AuthenticatorDialog open setOpen={setAddingFactor} /> : null}
         {seeingSessions ? <SessionsDialog open setOpen={setSeeingSessions} /> : null}
-      </Suspense>
+      </Chunked>
       {children}
     </>
   );

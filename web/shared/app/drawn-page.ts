@@ -57,5 +57,24 @@ export function startSurface(
   importWhenParsed(async () => {
     const [mount] = await Promise.all([loadApp(), drawn ? opened : undefined]);
     mount();
-  });
+  }, sayAppNotLoaded);
+}
+
+/**
+ * Says at the top of the page that its app did not come (the connection dropped, Portico was updated since the page
+ * came, or the person left while it loaded), with a link that loads the page again: a page the server drew stays
+ * readable under it, but nothing on it would work. The app's style sheet, which the HTML links, draws it.
+ */
+function sayAppNotLoaded(): void {
+  const notice = document.createElement('p');
+  notice.setAttribute('role', 'alert');
+  notice.className = 'app-not-loaded';
+  const reload = document.createElement('a');
+  reload.href = window.location.href;
+  reload.textContent = 'Reload the page';
+  notice.append(
+    'This page did not finish loading: the connection may have dropped, or Portico was updated since it opened. ',
+    reload,
+  );
+  document.body.prepend(notice);
 }

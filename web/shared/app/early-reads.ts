@@ -128,12 +128,16 @@ export function pageLoader<Module>(load: () => Promise<Module>): PageLoader<Modu
 
 /**
  * Imports a page's app once the page's element is there: the entry is `async` (web/vite.config.ts, `preloadApp`), so
- * it may run before the document is parsed, when its app's chunk was at hand (cached).
+ * it may run before the document is parsed, when its app's chunk was at hand (cached). An app that did not come
+ * goes to `failed`, rather than being left as an unhandled rejection.
  *
  * @example
- * importWhenParsed(async () => (await import('./mount.tsx')).mountConsole());
+ * importWhenParsed(async () => (await import('./mount.tsx')).mountConsole(), sayAppNotLoaded);
  */
-export function importWhenParsed(load: () => Promise<unknown>): void {
-  if (document.readyState !== 'loading') void load();
-  else document.addEventListener('DOMContentLoaded', () => void load(), { once: true });
+export function importWhenParsed(load: () => Promise<unknown>, failed: (error: unknown) => void): void {
+  const start = () => {
+    load().catch(failed);
+  };
+  if (document.readyState !== 'loading') start();
+  else document.addEventListener('DOMContentLoaded', start, { once: true });
 }

@@ -115,7 +115,8 @@ function OnBehalf({ entry }: { entry: TimelineEntry }) {
       {paperForm ? (
         <>
           , with the paper form{' '}
-          <Link href={paperForm.downloadPath} download={paperForm.name}>
+          {/* Underlined: a link inside a sentence is told from its words by more than its colour. */}
+          <Link href={paperForm.downloadPath} download={paperForm.name} underline="always">
             {paperForm.name}
           </Link>
         </>

@@ -1,12 +1,13 @@
 import { Text } from '@radix-ui/themes';
-import { lazy, useId, useMemo, type ReactNode } from 'react';
+import { useId, useMemo, type ReactNode } from 'react';
 import { AfterFirstPaint } from '../../../shared/app/after-paint.tsx';
+import { lazyChunk } from '../../../shared/app/chunk.tsx';
 import type { WorkflowPanel } from '../../types.ts';
 import { estimatedSize } from './workflow-layout.ts';
 import { useWorkflowNames } from './workflow-names.tsx';
 
 /** The drawing (dagre and the SVG): a chunk of its own, after the page's words. */
-const WorkflowGraph = lazy(() => import('./workflow-graph.tsx'));
+const WorkflowGraph = lazyChunk(() => import('./workflow-graph.tsx'));
 
 /** The drawing's room: as wide as the figure, as tall as the drawing at that width, and no taller than it is. */
 function Room({
@@ -48,6 +49,7 @@ export function WorkflowFigure({
   return (
     <figure className="workflow-graph">
       <AfterFirstPaint
+        what="The drawing of the workflow"
         room={
           <Room size={size} busy>
             <Text size="2" color="gray">

@@ -1,10 +1,11 @@
 import { Button, Flex, Text } from '@radix-ui/themes';
-import { lazy, Suspense, useState } from 'react';
+import { useState } from 'react';
+import { Chunked, lazyChunk } from '../../app/chunk.tsx';
 import { AuthLayout } from '../../auth-layout.tsx';
 import { PageHeading } from '../../page-heading.tsx';
 
 /** The dialog, with the authenticator's and the passkeys' code: a chunk of its own, loaded when it is opened. */
-const AuthenticatorDialog = lazy(async () => ({
+const AuthenticatorDialog = lazyChunk(async () => ({
   default: (await import('./authenticator-dialog.tsx')).AuthenticatorDialog,
 }));
 
@@ -47,7 +48,7 @@ export function SecondFactorRequiredPage({
           Sign out
         </Button>
       </Flex>
-      <Suspense fallback={null}>
+      <Chunked what="This dialog" fallback={null}>
         {adding ? (
           <AuthenticatorDialog
             open
@@ -57,7 +58,7 @@ export function SecondFactorRequiredPage({
             }}
           />
         ) : null}
-      </Suspense>
+      </Chunked>
     </AuthLayout>
   );
 }
