@@ -28,12 +28,14 @@ export function lazyChunk<Props extends object>(
   const make = () =>
     lazy(() =>
       load().catch((error: unknown) => {
-        failed.add(() => {
-          Current = make();
-        });
+        failed.add(makeAgain);
         throw new ChunkNotLoaded('a chunk of the page did not load', { cause: error });
       }),
     );
+  // One per component, so that a chunk that failed twice before "Try again" is made anew once.
+  const makeAgain = () => {
+    Current = make();
+  };
   let Current = make();
   return function Chunk(props: Props) {
     return <Current {...props} />;
